@@ -1,0 +1,33 @@
+# Compiler settings shared by every target.
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+# ccache keeps rebuilds fast (CI and the developer loop); harmless when absent.
+find_program(CCACHE_PROGRAM ccache)
+if(CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_C_COMPILER_LAUNCHER "${CCACHE_PROGRAM}")
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${CCACHE_PROGRAM}")
+endif()
+
+# Torch headers use `slots` as an identifier: Qt keywords are off project-wide.
+add_compile_definitions(QT_NO_KEYWORDS)
+
+set(TREELENS_SANITIZE "" CACHE STRING "Sanitizers to enable, e.g. address,undefined")
+if(TREELENS_SANITIZE)
+  add_compile_options(-fsanitize=${TREELENS_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=${TREELENS_SANITIZE})
+endif()
+
+# Warning flags go on our own targets only (not on Qt moc output or third-party code).
+function(treelens_warnings target)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
+  endif()
+endfunction()

@@ -1,0 +1,20 @@
+#pragma once
+/// \file strings.h
+/// Small string helpers used by the readers and writers.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace treelens {
+
+std::vector<std::string_view> splitView(std::string_view s, char sep);
+std::string_view trimView(std::string_view s);
+std::string join(const std::vector<std::string> &parts, std::string_view sep);
+bool startsWith(std::string_view s, std::string_view prefix);
+bool endsWith(std::string_view s, std::string_view suffix);
+std::string toLowerAscii(std::string_view s);
+/// Parses a decimal int with nothing else around it; false on overflow/garbage.
+bool parseInt(std::string_view s, int &out);
+
+} // namespace treelens

@@ -1,0 +1,363 @@
+#include "core/formats/conllu.h"
+
+#include <algorithm>
+
+#include "core/base/strings.h"
+#include "core/base/utf8.h"
+
+namespace treelens {
+
+namespace {
+
+struct LineError {
+    int line;
+    std::string what;
+};
+
+// Splits a line into exactly 10 tab-separated fields; returns the count found.
+int splitColumns(std::string_view line, std::string_view (&cols)[10])
+{
+    int n = 0;
+    std::size_t start = 0;
+    while (true) {
+        const auto tab = line.find('\t', start);
+        const auto field = line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start);
+        if (n < 10)
+            cols[n] = field;
+        ++n;
+        if (tab == std::string_view::npos)
+            return n;
+        start = tab + 1;
+    }
+}
+
+
+// Skips ASCII and Unicode white space (EWT texts contain U+00A0, see SpacesAfter).
+std::size_t skipSpaces(std::string_view text, std::size_t pos)
+{
+    while (pos < text.size()) {
+        int len = 1;
+        const char32_t c = decodeUtf8(text, pos, len);
+        const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0xA0 || c == 0x1680
+            || (c >= 0x2000 && c <= 0x200B) || c == 0x202F || c == 0x205F || c == 0x3000 || c == 0xFEFF;
+        if (!space)
+            break;
+        pos += static_cast<std::size_t>(len);
+    }
+    return pos;
+}
+
+// Aligns tokens (or the multiword tokens that cover them) to the sentence text.
+void alignOffsets(Sentence &s)
+{
+    const std::string &text = s.text;
+    if (text.empty())
+        return;
+    std::size_t pos = 0;
+    std::size_t mwt = 0;
+    const int n = static_cast<int>(s.tokens.size());
+    for (int i = 0; i < n;) {
+        // A multiword token covering word i+1 aligns as one surface string.
+        while (mwt < s.multiwordTokens.size() && s.multiwordTokens[mwt].last < i + 1)
+            ++mwt;
+        const bool inMwt = mwt < s.multiwordTokens.size() && s.multiwordTokens[mwt].first == i + 1;
+        const std::string &surface = inMwt ? s.multiwordTokens[mwt].columns[1] : s.tokens[static_cast<std::size_t>(i)].text;
+        const int span = inMwt ? s.multiwordTokens[mwt].last - s.multiwordTokens[mwt].first + 1 : 1;
+        pos = skipSpaces(text, pos);
+        if (text.compare(pos, surface.size(), surface) != 0)
+            return; // text and forms disagree: leave the rest unaligned
+        for (int k = 0; k < span && i + k < n; ++k) {
+            auto &t = s.tokens[static_cast<std::size_t>(i + k)];
+            t.charStart = static_cast<int>(pos);
+            t.charEnd = static_cast<int>(pos + surface.size());
+        }
+        pos += surface.size();
+        i += span;
+    }
+}
+
+class Reader {
+public:
+    Reader(std::string_view text, const std::string &source, const ConlluReadOptions &opt)
+        : m_text(text), m_source(source), m_opt(opt) {}
+
+    Result<std::vector<Sentence>> run()
+    {
+        const long long bad = findInvalidUtf8(m_text);
+        if (bad >= 0)
+            return fail(lineOfOffset(m_text, static_cast<std::size_t>(bad)), "invalid UTF-8");
+        std::vector<Sentence> out;
+        Sentence cur;
+        bool open = false;
+        int sentenceLine = 0;
+        std::size_t pos = 0;
+        int lineNo = 0;
+        bool headsSeen = false, headsMissing = false;
+        std::vector<int> heads;
+        std::vector<std::string> rels;
+        std::vector<int> wordLines;
+
+        auto finish = [&]() -> bool {
+            if (!open)
+                return true;
+            if (cur.tokens.empty()) {
+                m_err = {sentenceLine, "sentence has comments but no words"};
+                return false;
+            }
+            if (headsSeen && headsMissing) {
+                m_err = {sentenceLine, "HEAD is '_' for some words but not others"};
+                return false;
+            }
+            if (headsSeen) {
+                const int n = static_cast<int>(heads.size());
+                for (int k = 0; k < n; ++k)
+                    if (heads[static_cast<std::size_t>(k)] > n) {
+                        m_err = {wordLines[static_cast<std::size_t>(k)], "HEAD " + std::to_string(heads[static_cast<std::size_t>(k)])
+                                     + " out of range (the sentence has " + std::to_string(n) + " words)"};
+                        return false;
+                    }
+                DependencyTree t;
+                t.heads = std::move(heads);
+                t.deprels = std::move(rels);
+                if (m_opt.validateTrees) {
+                    // Range errors were caught per line; check root count and cycles.
+                    const Status st = t.validate();
+                    if (!st.ok()) {
+                        m_err = {sentenceLine, "sentence " + (cur.id.empty() ? std::to_string(out.size() + 1) : "'" + cur.id + "'") + ": " + st.message()};
+                        return false;
+                    }
+                }
+                cur.dependency = std::move(t);
+            }
+            for (const auto &m : cur.multiwordTokens)
+                if (m.last > static_cast<int>(cur.tokens.size())) {
+                    m_err = {sentenceLine, "multiword token " + m.columns[0] + " extends past the last word"};
+                    return false;
+                }
+            if (m_opt.alignOffsets)
+                alignOffsets(cur);
+            if (cur.id.empty())
+                cur.id = "s" + std::to_string(out.size() + 1);
+            out.push_back(std::move(cur));
+            cur = Sentence();
+            heads.clear();
+            rels.clear();
+            wordLines.clear();
+            headsSeen = headsMissing = false;
+            open = false;
+            return true;
+        };
+
+        while (pos < m_text.size()) {
+            auto nl = m_text.find('\n', pos);
+            if (nl == std::string_view::npos)
+                nl = m_text.size();
+            std::string_view line = m_text.substr(pos, nl - pos);
+            pos = nl + 1;
+            ++lineNo;
+            if (!line.empty() && line.back() == '\r')
+                line.remove_suffix(1);
+            if (line.empty()) {
+                if (!finish())
+                    return fail(m_err.line, m_err.what);
+                continue;
+            }
+            if (!open) {
+                open = true;
+                sentenceLine = lineNo;
+            }
+            if (line[0] == '#') {
+                if (!cur.tokens.empty())
+                    return fail(lineNo, "comment line inside a sentence's word lines");
+                cur.comments.emplace_back(line.substr(1));
+                const std::string_view c = trimView(line.substr(1));
+                if (startsWith(c, "sent_id")) {
+                    const auto eq = c.find('=');
+                    if (eq != std::string_view::npos)
+                        cur.id = std::string(trimView(c.substr(eq + 1)));
+                } else if (startsWith(c, "text") && c.size() > 4 && (c[4] == ' ' || c[4] == '=')) {
+                    const auto eq = c.find('=');
+                    if (eq != std::string_view::npos) {
+                        // Keep the text exactly after "= " (it may have inner spacing).
+                        std::string_view v = c.substr(eq + 1);
+                        if (!v.empty() && v[0] == ' ')
+                            v.remove_prefix(1);
+                        cur.text = std::string(v);
+                    }
+                }
+                continue;
+            }
+            std::string_view cols[10];
+            const int ncols = splitColumns(line, cols);
+            if (ncols != 10)
+                return fail(lineNo, "expected 10 tab-separated columns, found " + std::to_string(ncols));
+            const std::string_view id = cols[0];
+            const auto dash = id.find('-');
+            const auto dot = id.find('.');
+            const int nextWord = static_cast<int>(cur.tokens.size()) + 1;
+            if (dash != std::string_view::npos) {
+                MultiwordToken m;
+                if (!parseInt(id.substr(0, dash), m.first) || !parseInt(id.substr(dash + 1), m.last))
+                    return fail(lineNo, "bad multiword token id '" + std::string(id) + "'");
+                if (m.first != nextWord || m.last <= m.first)
+                    return fail(lineNo, "multiword token range '" + std::string(id) + "' does not start at the next word " + std::to_string(nextWord));
+                m.columns.reserve(10);
+                for (auto c : cols)
+                    m.columns.emplace_back(c);
+                cur.multiwordTokens.push_back(std::move(m));
+                continue;
+            }
+            if (dot != std::string_view::npos) {
+                EmptyNode e;
+                if (!parseInt(id.substr(0, dot), e.after) || !parseInt(id.substr(dot + 1), e.sub) || e.sub < 1)
+                    return fail(lineNo, "bad empty node id '" + std::string(id) + "'");
+                if (e.after != nextWord - 1)
+                    return fail(lineNo, "empty node '" + std::string(id) + "' is out of order");
+                if (!cur.emptyNodes.empty() && cur.emptyNodes.back().after == e.after && e.sub != cur.emptyNodes.back().sub + 1)
+                    return fail(lineNo, "duplicate or out-of-order empty node id '" + std::string(id) + "'");
+                e.columns.reserve(10);
+                for (auto c : cols)
+                    e.columns.emplace_back(c);
+                cur.emptyNodes.push_back(std::move(e));
+                continue;
+            }
+            int wid = 0;
+            if (!parseInt(id, wid))
+                return fail(lineNo, "ID '" + std::string(id) + "' is not an integer");
+            if (wid != nextWord)
+                return fail(lineNo, wid < nextWord ? "duplicate word id " + std::string(id)
+                                                   : "word id " + std::string(id) + " out of sequence (expected " + std::to_string(nextWord) + ")");
+            if (cols[1].empty())
+                return fail(lineNo, "empty FORM");
+            Token t;
+            t.text = std::string(cols[1]);
+            t.lemma = std::string(cols[2]);
+            t.upos = std::string(cols[3]);
+            t.xpos = std::string(cols[4]);
+            t.feats = std::string(cols[5]);
+            t.deps = std::string(cols[8]);
+            t.misc = std::string(cols[9]);
+            if (cols[6] == "_") {
+                headsMissing = true;
+                heads.push_back(-1);
+            } else {
+                int h = 0;
+                if (!parseInt(cols[6], h))
+                    return fail(lineNo, "HEAD '" + std::string(cols[6]) + "' is not an integer");
+                if (h < 0)
+                    return fail(lineNo, "HEAD " + std::to_string(h) + " is negative");
+                headsSeen = true;
+                heads.push_back(h);
+            }
+            rels.emplace_back(cols[7]);
+            wordLines.push_back(lineNo);
+            cur.tokens.push_back(std::move(t));
+        }
+        if (!finish())
+            return fail(m_err.line, m_err.what);
+        return out;
+    }
+
+private:
+    Error fail(int line, const std::string &what) const
+    {
+        return Error{m_source + ":" + std::to_string(line) + ": " + what};
+    }
+
+    std::string_view m_text;
+    const std::string &m_source;
+    const ConlluReadOptions &m_opt;
+    LineError m_err{0, {}};
+};
+
+void appendField(std::string &out, const std::string &v)
+{
+    out += v.empty() ? std::string_view("_") : std::string_view(v);
+}
+
+void appendColumns(std::string &out, const std::vector<std::string> &cols)
+{
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+        if (k)
+            out += '\t';
+        appendField(out, cols[k]);
+    }
+    out += '\n';
+}
+
+} // namespace
+
+Result<std::vector<Sentence>> readConllu(std::string_view text, const std::string &source, const ConlluReadOptions &options)
+{
+    return Reader(text, source, options).run();
+}
+
+void appendConllu(std::string &out, const Sentence &s)
+{
+    bool hasId = false, hasText = false;
+    for (const auto &c : s.comments) {
+        const auto t = trimView(c);
+        hasId = hasId || startsWith(t, "sent_id");
+        hasText = hasText || (startsWith(t, "text") && t.size() > 4 && (t[4] == ' ' || t[4] == '='));
+    }
+    for (const auto &c : s.comments) {
+        out += '#';
+        out += c;
+        out += '\n';
+    }
+    if (!hasId && !s.id.empty())
+        out += "# sent_id = " + s.id + "\n";
+    if (!hasText && !s.text.empty())
+        out += "# text = " + s.text + "\n";
+
+    std::size_t mwt = 0, empty = 0;
+    auto emitEmpty = [&](int after) {
+        while (empty < s.emptyNodes.size() && s.emptyNodes[empty].after == after)
+            appendColumns(out, s.emptyNodes[empty++].columns);
+    };
+    emitEmpty(0);
+    const bool tree = s.dependency.has_value() && s.dependency->heads.size() == s.tokens.size();
+    for (std::size_t i = 0; i < s.tokens.size(); ++i) {
+        const int id = static_cast<int>(i) + 1;
+        while (mwt < s.multiwordTokens.size() && s.multiwordTokens[mwt].first == id)
+            appendColumns(out, s.multiwordTokens[mwt++].columns);
+        const Token &t = s.tokens[i];
+        out += std::to_string(id);
+        out += '\t';
+        appendField(out, t.text);
+        out += '\t';
+        appendField(out, t.lemma);
+        out += '\t';
+        appendField(out, t.upos);
+        out += '\t';
+        appendField(out, t.xpos);
+        out += '\t';
+        appendField(out, t.feats);
+        out += '\t';
+        if (tree && s.dependency->heads[i] >= 0) {
+            out += std::to_string(s.dependency->heads[i]);
+            out += '\t';
+            appendField(out, s.dependency->deprels[i]);
+        } else {
+            out += "_\t";
+            appendField(out, tree ? s.dependency->deprels[i] : std::string());
+        }
+        out += '\t';
+        appendField(out, t.deps);
+        out += '\t';
+        appendField(out, t.misc);
+        out += '\n';
+        emitEmpty(id);
+    }
+    out += '\n';
+}
+
+std::string writeConllu(const std::vector<Sentence> &sentences)
+{
+    std::string out;
+    for (const auto &s : sentences)
+        appendConllu(out, s);
+    return out;
+}
+
+} // namespace treelens

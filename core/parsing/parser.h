@@ -1,0 +1,57 @@
+#pragma once
+/// \file parser.h
+/// The Parser interface: pre-tokenised words (a Sentence with tokens) in, the same
+/// Sentence with a dependency and/or constituency tree out. Backends: Link Grammar
+/// (this issue); neural, external-command and file backends plug in the same way.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/base/runcontrol.h"
+#include "core/data/sentence.h"
+
+namespace treelens {
+
+/// Options shared by all backends; a backend ignores what does not apply to it.
+struct ParserConfig {
+    std::string backend = "link-grammar"; ///< see availableParsers()
+    double timeoutSeconds = 2.0;          ///< per sentence; 0 = no limit
+    int maxWords = 250;                   ///< longer inputs are refused with an error
+    std::string language = "en";
+
+    Status validate() const;
+};
+
+struct ParserInfo {
+    std::string name;
+    bool dependencies = false;
+    bool constituencies = false;
+    std::string description;
+};
+
+class Parser {
+public:
+    virtual ~Parser() = default;
+    virtual ParserInfo info() const = 0;
+
+    /// Parses one sentence. `input.tokens` must be non-empty; their text is the
+    /// tokenisation to keep (trees are over exactly these tokens). On success the
+    /// returned Sentence equals `input` plus trees and metadata ("parser",
+    /// and "partial" = "yes" when the backend could only give a partial parse).
+    /// Not thread-safe: use one Parser per thread.
+    virtual Result<Sentence> parse(const Sentence &input) = 0;
+
+    /// Parses many sentences; stops at the first error or when cancelled
+    /// (then returns an Error "cancelled").
+    virtual Result<std::vector<Sentence>> parseAll(const std::vector<Sentence> &inputs, const RunControl &control = {});
+};
+
+/// Names accepted by createParser().
+std::vector<ParserInfo> availableParsers();
+
+/// Creates the backend named by config.backend.
+Result<std::unique_ptr<Parser>> createParser(const ParserConfig &config);
+
+} // namespace treelens

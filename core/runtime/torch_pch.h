@@ -1,0 +1,3 @@
+// Precompiled header for the core translation units that use LibTorch.
+#pragma once
+#include <torch/torch.h>

@@ -1,0 +1,22 @@
+# Sources of treelens_core that need neither LibTorch nor Link Grammar. Listed
+# here once so the fuzz build (tests/fuzz, compiled with clang + libFuzzer) can
+# compile exactly the same readers as the product.
+set(TREELENS_CORE_PLAIN_SOURCES
+  base/fileio.cpp
+  base/strings.cpp
+  base/utf8.cpp
+  data/constituencytree.cpp
+  data/dependencytree.cpp
+  data/sentence.cpp
+  formats/conllu.cpp
+  formats/corpus.cpp
+  formats/plaintext.cpp
+  formats/ptb.cpp
+  formats/treelensjson.cpp
+  text/tokenizer.cpp
+  parsing/headrules.cpp
+  eval/bracketeval.cpp
+  eval/depeval.cpp
+  eval/tokeneval.cpp
+)
+list(TRANSFORM TREELENS_CORE_PLAIN_SOURCES PREPEND "${CMAKE_CURRENT_LIST_DIR}/")
