@@ -4,6 +4,7 @@
 
 #include "core/base/strings.h"
 #include "core/base/utf8.h"
+#include "core/formats/ptb.h"
 
 namespace treelens {
 
@@ -129,6 +130,11 @@ public:
                 }
                 cur.dependency = std::move(t);
             }
+            if (cur.constituency && cur.constituency->wordCount() != static_cast<int>(cur.tokens.size())) {
+                m_err = {sentenceLine, "'# constituency' tree has " + std::to_string(cur.constituency->wordCount()) + " words but the sentence has "
+                                           + std::to_string(cur.tokens.size())};
+                return false;
+            }
             for (const auto &m : cur.multiwordTokens)
                 if (m.last > static_cast<int>(cur.tokens.size())) {
                     m_err = {sentenceLine, "multiword token " + m.columns[0] + " extends past the last word"};
@@ -175,6 +181,16 @@ public:
                     const auto eq = c.find('=');
                     if (eq != std::string_view::npos)
                         cur.id = std::string(trimView(c.substr(eq + 1)));
+                } else if (startsWith(c, "constituency")) {
+                    const auto eq = c.find('=');
+                    if (eq != std::string_view::npos) {
+                        auto trees = readPtb(c.substr(eq + 1), m_source + ":" + std::to_string(lineNo) + " (constituency)");
+                        if (!trees)
+                            return trees.error();
+                        if (trees->size() != 1)
+                            return fail(lineNo, "'# constituency' must hold exactly one tree");
+                        cur.constituency = std::move(trees->front());
+                    }
                 } else if (startsWith(c, "text") && c.size() > 4 && (c[4] == ' ' || c[4] == '=')) {
                     const auto eq = c.find('=');
                     if (eq != std::string_view::npos) {
@@ -294,13 +310,20 @@ Result<std::vector<Sentence>> readConllu(std::string_view text, const std::strin
 
 void appendConllu(std::string &out, const Sentence &s)
 {
-    bool hasId = false, hasText = false;
+    // The "# constituency" comment always reflects Sentence::constituency (a
+    // re-parsed sentence must not keep a stale tree); other comments are verbatim.
+    bool hasId = false, hasText = false, treeWritten = false;
+    const bool tree = s.constituency && !s.constituency->empty();
     for (const auto &c : s.comments) {
         const auto t = trimView(c);
+        if (startsWith(t, "constituency")) {
+            if (tree && !treeWritten)
+                out += "# constituency = " + writePtbTree(*s.constituency) + "\n";
+            treeWritten = true;
+            continue;
+        }
         hasId = hasId || startsWith(t, "sent_id");
         hasText = hasText || (startsWith(t, "text") && t.size() > 4 && (t[4] == ' ' || t[4] == '='));
-    }
-    for (const auto &c : s.comments) {
         out += '#';
         out += c;
         out += '\n';
@@ -309,6 +332,8 @@ void appendConllu(std::string &out, const Sentence &s)
         out += "# sent_id = " + s.id + "\n";
     if (!hasText && !s.text.empty())
         out += "# text = " + s.text + "\n";
+    if (tree && !treeWritten)
+        out += "# constituency = " + writePtbTree(*s.constituency) + "\n";
 
     std::size_t mwt = 0, empty = 0;
     auto emitEmpty = [&](int after) {
@@ -316,7 +341,7 @@ void appendConllu(std::string &out, const Sentence &s)
             appendColumns(out, s.emptyNodes[empty++].columns);
     };
     emitEmpty(0);
-    const bool tree = s.dependency.has_value() && s.dependency->heads.size() == s.tokens.size();
+    const bool deps = s.dependency.has_value() && s.dependency->heads.size() == s.tokens.size();
     for (std::size_t i = 0; i < s.tokens.size(); ++i) {
         const int id = static_cast<int>(i) + 1;
         while (mwt < s.multiwordTokens.size() && s.multiwordTokens[mwt].first == id)
@@ -334,13 +359,13 @@ void appendConllu(std::string &out, const Sentence &s)
         out += '\t';
         appendField(out, t.feats);
         out += '\t';
-        if (tree && s.dependency->heads[i] >= 0) {
+        if (deps && s.dependency->heads[i] >= 0) {
             out += std::to_string(s.dependency->heads[i]);
             out += '\t';
             appendField(out, s.dependency->deprels[i]);
         } else {
             out += "_\t";
-            appendField(out, tree ? s.dependency->deprels[i] : std::string());
+            appendField(out, deps ? s.dependency->deprels[i] : std::string());
         }
         out += '\t';
         appendField(out, t.deps);

@@ -4,6 +4,8 @@
 /// Everything in the format is kept: comments (sent_id/text and any other) in
 /// order, multiword token ranges, empty nodes, enhanced DEPS and MISC verbatim,
 /// so reading then writing a valid file reproduces it byte for byte.
+/// A "# constituency = (S ...)" comment (PTB brackets over the words) is read
+/// into Sentence::constituency and written for sentences that have a tree.
 
 #include <string>
 #include <string_view>

@@ -1,1 +1,279 @@
-// work in progress
+#include "core/formats/ptb.h"
+
+#include <functional>
+
+#include "core/base/fileio.h"
+#include "core/base/strings.h"
+#include "core/base/utf8.h"
+
+namespace treelens {
+
+namespace {
+
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+class PtbReader {
+public:
+    PtbReader(std::string_view text, const std::string &source, const PtbReadOptions &opt)
+        : m_text(text), m_source(source), m_opt(opt) {}
+
+    Result<std::vector<ConstituencyTree>> run()
+    {
+        const long long bad = findInvalidUtf8(m_text);
+        if (bad >= 0)
+            return fail(static_cast<std::size_t>(bad), "invalid UTF-8");
+        std::vector<ConstituencyTree> out;
+        while (true) {
+            skipSpace();
+            if (m_pos >= m_text.size())
+                break;
+            if (m_text[m_pos] != '(')
+                return fail(m_pos, "expected '(' at the start of a tree, found '" + std::string(1, m_text[m_pos]) + "'");
+            ConstituencyTree tree;
+            const std::size_t start = m_pos;
+            if (!parseNode(tree, -1, 0))
+                return Error{m_error};
+            tree.renumberWords();
+            if (m_opt.stripTraces) {
+                tree.stripTraces();
+                if (tree.wordCount() == 0)
+                    return fail(start, "tree has no words once traces are removed");
+            }
+            if (m_opt.stripFunctionTags)
+                tree.stripFunctionTags();
+            out.push_back(std::move(tree));
+        }
+        return out;
+    }
+
+private:
+    void skipSpace()
+    {
+        while (m_pos < m_text.size() && isSpace(m_text[m_pos]))
+            ++m_pos;
+    }
+
+    std::string_view readAtom()
+    {
+        const std::size_t b = m_pos;
+        while (m_pos < m_text.size() && !isSpace(m_text[m_pos]) && m_text[m_pos] != '(' && m_text[m_pos] != ')')
+            ++m_pos;
+        return m_text.substr(b, m_pos - b);
+    }
+
+    // Parses "(LABEL child...)" at m_pos; children are atoms (terminals) or nodes.
+    bool parseNode(ConstituencyTree &tree, int parent, int depth)
+    {
+        if (depth > m_opt.maxDepth) {
+            setError(m_pos, "trees nested deeper than " + std::to_string(m_opt.maxDepth) + " levels are not supported");
+            return false;
+        }
+        const std::size_t open = m_pos;
+        ++m_pos; // '('
+        skipSpace();
+        std::string label;
+        if (m_pos < m_text.size() && m_text[m_pos] != '(' && m_text[m_pos] != ')')
+            label = std::string(readAtom());
+        const int self = tree.addNode(label, parent);
+        int children = 0;
+        while (true) {
+            skipSpace();
+            if (m_pos >= m_text.size()) {
+                setError(open, "unbalanced brackets: '(' is never closed");
+                return false;
+            }
+            const char c = m_text[m_pos];
+            if (c == ')') {
+                ++m_pos;
+                break;
+            }
+            if (c == '(') {
+                if (!parseNode(tree, self, depth + 1))
+                    return false;
+            } else {
+                const std::string_view atom = readAtom();
+                tree.addNode(std::string(atom), self, true);
+            }
+            ++children;
+        }
+        if (children == 0) {
+            setError(open, label.empty() ? "empty brackets '()'" : "constituent '" + label + "' has no children");
+            return false;
+        }
+        if (parent < 0) {
+            // A stray ')' right after a complete tree means unbalanced input.
+            skipSpace();
+            if (m_pos < m_text.size() && m_text[m_pos] == ')') {
+                setError(m_pos, "unbalanced brackets: unexpected ')'");
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void setError(std::size_t offset, const std::string &what)
+    {
+        m_error = m_source + ":" + std::to_string(lineOfOffset(m_text, offset)) + ": " + what;
+    }
+    Error fail(std::size_t offset, const std::string &what)
+    {
+        setError(offset, what);
+        return Error{m_error};
+    }
+
+    std::string_view m_text;
+    const std::string &m_source;
+    const PtbReadOptions &m_opt;
+    std::size_t m_pos = 0;
+    std::string m_error;
+};
+
+// Writes a subtree on one line: "(NP (DT the) (NN man))".
+void writeOneLine(const ConstituencyTree &t, int i, std::string &out)
+{
+    const auto &n = t.node(i);
+    if (n.terminal) {
+        out += n.label;
+        return;
+    }
+    out += '(';
+    out += n.label;
+    for (int c : n.children) {
+        out += ' ';
+        writeOneLine(t, c, out);
+    }
+    out += ')';
+}
+
+// The .mrg layout: phrasal children start a new line indented two spaces per
+// level; preterminals follow on the current line as "(TAG word) ".
+void writeTreebank(const ConstituencyTree &t, int i, int depth, std::string &out)
+{
+    const auto &n = t.node(i);
+    out += '(';
+    out += n.label;
+    out += ' ';
+    bool lastPhrasal = false;
+    for (int c : n.children) {
+        const auto &cn = t.node(c);
+        if (cn.terminal) {
+            // A bare word directly under a phrase (not in the WSJ files).
+            out += cn.label;
+            out += ' ';
+            lastPhrasal = false;
+        } else if (t.isPreterminal(c)) {
+            if (lastPhrasal) {
+                out += '\n';
+                out.append(static_cast<std::size_t>(2 * (depth + 1)), ' ');
+            }
+            out += '(';
+            out += cn.label;
+            out += ' ';
+            out += t.node(cn.children[0]).label;
+            out += ") ";
+            lastPhrasal = false;
+        } else {
+            if (depth > 0 || !n.label.empty() || c != n.children.front()) {
+                out += '\n';
+                out.append(static_cast<std::size_t>(2 * (depth + 1)), ' ');
+            }
+            writeTreebank(t, c, depth + 1, out);
+            lastPhrasal = true;
+        }
+    }
+    out += ')';
+}
+
+std::string stemOf(const std::string &source)
+{
+    std::string name = fileName(source);
+    const auto dot = name.rfind('.');
+    return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+}
+
+} // namespace
+
+Result<std::vector<ConstituencyTree>> readPtb(std::string_view text, const std::string &source, const PtbReadOptions &options)
+{
+    return PtbReader(text, source, options).run();
+}
+
+Result<std::vector<Sentence>> readPtbSentences(std::string_view text, const std::string &source, const PtbReadOptions &options)
+{
+    auto trees = readPtb(text, source, options);
+    if (!trees)
+        return trees.error();
+    std::vector<Sentence> out;
+    out.reserve(trees->size());
+    const std::string stem = stemOf(source);
+    int n = 0;
+    for (auto &tree : *trees) {
+        Sentence s;
+        s.id = stem + ":" + std::to_string(++n);
+        const auto words = tree.words();
+        const auto tags = tree.tags();
+        for (std::size_t k = 0; k < words.size(); ++k) {
+            Token t;
+            t.text = ptbUnescape(words[k]);
+            t.xpos = tags[k];
+            if (!s.text.empty())
+                s.text += ' ';
+            t.charStart = static_cast<int>(s.text.size());
+            s.text += t.text;
+            t.charEnd = static_cast<int>(s.text.size());
+            s.tokens.push_back(std::move(t));
+        }
+        s.constituency = std::move(tree);
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::string writePtbTree(const ConstituencyTree &tree, PtbStyle style)
+{
+    std::string out;
+    if (tree.empty())
+        return out;
+    if (style == PtbStyle::OneLine)
+        writeOneLine(tree, tree.root(), out);
+    else
+        writeTreebank(tree, tree.root(), 0, out);
+    return out;
+}
+
+Result<std::string> writePtb(const std::vector<Sentence> &sentences, PtbStyle style)
+{
+    std::string out;
+    if (style == PtbStyle::Treebank)
+        out += '\n'; // the WSJ files start with an empty line
+    for (const auto &s : sentences) {
+        if (!s.constituency || s.constituency->empty())
+            return Error{"sentence '" + s.id + "' has no constituency tree"};
+        out += writePtbTree(*s.constituency, style);
+        out += '\n';
+    }
+    return out;
+}
+
+namespace {
+const std::pair<const char *, const char *> kEscapes[] = {
+    {"(", "-LRB-"}, {")", "-RRB-"}, {"{", "-LCB-"}, {"}", "-RCB-"}, {"[", "-LSB-"}, {"]", "-RSB-"}};
+}
+
+std::string ptbUnescape(const std::string &word)
+{
+    for (const auto &[raw, esc] : kEscapes)
+        if (word == esc)
+            return raw;
+    return word;
+}
+
+std::string ptbEscape(const std::string &word)
+{
+    for (const auto &[raw, esc] : kEscapes)
+        if (word == raw)
+            return esc;
+    return word;
+}
+
+} // namespace treelens

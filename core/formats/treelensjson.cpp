@@ -1,1 +1,202 @@
-// work in progress
+#include "core/formats/treelensjson.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/strings.h"
+#include "core/base/utf8.h"
+#include "core/formats/ptb.h"
+
+namespace treelens {
+
+using nlohmann::json;
+
+namespace {
+
+std::string getString(const json &j, const char *key)
+{
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Result<Sentence> fromJson(const json &j, const std::string &where)
+{
+    if (!j.is_object())
+        return makeError(where, "expected a JSON object per sentence");
+    Sentence s;
+    s.id = getString(j, "id");
+    s.text = getString(j, "text");
+    const auto toks = j.find("tokens");
+    if (toks == j.end() || !toks->is_array() || toks->empty())
+        return makeError(where, "'tokens' must be a non-empty array");
+    for (const auto &t : *toks) {
+        Token tok;
+        if (t.is_string()) {
+            tok.text = t.get<std::string>();
+        } else if (t.is_object()) {
+            tok.text = getString(t, "form");
+            tok.lemma = getString(t, "lemma");
+            tok.upos = getString(t, "upos");
+            tok.xpos = getString(t, "xpos");
+            tok.feats = getString(t, "feats");
+            tok.misc = getString(t, "misc");
+            if (t.contains("start") && t["start"].is_number_integer())
+                tok.charStart = t["start"].get<int>();
+            if (t.contains("end") && t["end"].is_number_integer())
+                tok.charEnd = t["end"].get<int>();
+        } else {
+            return makeError(where, "a token must be a string or an object");
+        }
+        if (tok.text.empty())
+            return makeError(where, "token " + std::to_string(s.tokens.size() + 1) + " has an empty form");
+        s.tokens.push_back(std::move(tok));
+    }
+    const auto heads = j.find("heads");
+    if (heads != j.end()) {
+        if (!heads->is_array() || heads->size() != s.tokens.size())
+            return makeError(where, "'heads' must be an array with one entry per token");
+        DependencyTree d;
+        for (const auto &h : *heads) {
+            if (!h.is_number_integer())
+                return makeError(where, "'heads' must hold integers");
+            d.heads.push_back(h.get<int>());
+        }
+        const auto rels = j.find("deprels");
+        if (rels != j.end()) {
+            if (!rels->is_array() || rels->size() != s.tokens.size())
+                return makeError(where, "'deprels' must be an array with one entry per token");
+            for (const auto &r : *rels)
+                d.deprels.push_back(r.is_string() ? r.get<std::string>() : std::string());
+        } else {
+            d.deprels.assign(s.tokens.size(), "dep");
+        }
+        const Status st = d.validate();
+        if (!st.ok())
+            return makeError(where, st.message());
+        s.dependency = std::move(d);
+    }
+    const auto cons = j.find("constituency");
+    if (cons != j.end() && !cons->is_null()) {
+        if (!cons->is_string())
+            return makeError(where, "'constituency' must be a PTB bracket string");
+        auto trees = readPtb(cons->get<std::string>(), where + " (constituency)");
+        if (!trees)
+            return trees.error();
+        if (trees->size() != 1)
+            return makeError(where, "'constituency' must hold exactly one tree");
+        if (trees->front().wordCount() != static_cast<int>(s.tokens.size()))
+            return makeError(where, "'constituency' has " + std::to_string(trees->front().wordCount()) + " words but there are "
+                                        + std::to_string(s.tokens.size()) + " tokens");
+        s.constituency = std::move(trees->front());
+    }
+    const auto meta = j.find("metadata");
+    if (meta != j.end() && meta->is_object())
+        for (auto it = meta->begin(); it != meta->end(); ++it)
+            s.metadata.emplace_back(it.key(), it->is_string() ? it->get<std::string>() : it->dump());
+    return s;
+}
+
+} // namespace
+
+Result<std::vector<Sentence>> readTreeLensJson(std::string_view text, const std::string &source)
+{
+    const long long bad = findInvalidUtf8(text);
+    if (bad >= 0)
+        return makeError(source + ":" + std::to_string(lineOfOffset(text, static_cast<std::size_t>(bad))), "invalid UTF-8");
+    std::vector<Sentence> out;
+    const std::string_view trimmed = trimView(text);
+    auto finishIds = [&]() {
+        for (std::size_t i = 0; i < out.size(); ++i)
+            if (out[i].id.empty())
+                out[i].id = "s" + std::to_string(i + 1);
+    };
+    if (!trimmed.empty() && trimmed.front() == '[') {
+        const json doc = json::parse(trimmed, nullptr, false);
+        if (doc.is_discarded())
+            return makeError(source, "not valid JSON");
+        int k = 0;
+        for (const auto &j : doc) {
+            auto s = fromJson(j, source + ": sentence " + std::to_string(++k));
+            if (!s)
+                return s.error();
+            out.push_back(std::move(*s));
+        }
+        finishIds();
+        return out;
+    }
+    // JSON Lines.
+    std::size_t pos = 0;
+    int line = 0;
+    while (pos <= text.size()) {
+        auto nl = text.find('\n', pos);
+        if (nl == std::string_view::npos)
+            nl = text.size();
+        const std::string_view l = trimView(text.substr(pos, nl - pos));
+        ++line;
+        pos = nl + 1;
+        if (l.empty())
+            continue;
+        const std::string where = source + ":" + std::to_string(line);
+        const json j = json::parse(l, nullptr, false);
+        if (j.is_discarded())
+            return makeError(where, "not valid JSON");
+        auto s = fromJson(j, where);
+        if (!s)
+            return s.error();
+        out.push_back(std::move(*s));
+    }
+    finishIds();
+    return out;
+}
+
+std::string sentenceToJsonLine(const Sentence &s)
+{
+    json j;
+    j["id"] = s.id;
+    j["text"] = s.text;
+    json toks = json::array();
+    for (const auto &t : s.tokens) {
+        json o;
+        o["form"] = t.text;
+        auto put = [&](const char *k, const std::string &v) {
+            if (!v.empty() && v != "_")
+                o[k] = v;
+        };
+        put("lemma", t.lemma);
+        put("upos", t.upos);
+        put("xpos", t.xpos);
+        put("feats", t.feats);
+        put("misc", t.misc);
+        if (t.charStart >= 0) {
+            o["start"] = t.charStart;
+            o["end"] = t.charEnd;
+        }
+        toks.push_back(std::move(o));
+    }
+    j["tokens"] = std::move(toks);
+    if (s.dependency) {
+        j["heads"] = s.dependency->heads;
+        j["deprels"] = s.dependency->deprels;
+    }
+    if (s.constituency && !s.constituency->empty())
+        j["constituency"] = writePtbTree(*s.constituency);
+    if (!s.metadata.empty()) {
+        json m = json::object();
+        for (const auto &[k, v] : s.metadata)
+            m[k] = v;
+        j["metadata"] = std::move(m);
+    }
+    // Replace invalid UTF-8 rather than throw: input was validated, but be safe.
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string writeTreeLensJson(const std::vector<Sentence> &sentences)
+{
+    std::string out;
+    for (const auto &s : sentences) {
+        out += sentenceToJsonLine(s);
+        out += '\n';
+    }
+    return out;
+}
+
+} // namespace treelens

@@ -1,1 +1,61 @@
-// work in progress
+#include "core/parsing/parser.h"
+
+#if defined(TREELENS_WITH_LINK_GRAMMAR) && __has_include("core/parsing/linkgrammarparser.h")
+#include "core/parsing/linkgrammarparser.h"
+#define TREELENS_HAVE_LG 1
+#endif
+
+namespace treelens {
+
+Status ParserConfig::validate() const
+{
+    if (timeoutSeconds < 0)
+        return Error{"parser timeout must be >= 0 seconds"};
+    if (maxWords <= 0)
+        return Error{"parser word limit must be positive"};
+    if (language != "en")
+        return Error{"only English ('en') is supported, not '" + language + "'"};
+    return {};
+}
+
+Result<std::vector<Sentence>> Parser::parseAll(const std::vector<Sentence> &inputs, const RunControl &control)
+{
+    std::vector<Sentence> out;
+    out.reserve(inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        if (control.isCancelled())
+            return Error{"cancelled"};
+        auto r = parse(inputs[i]);
+        if (!r)
+            return r.error();
+        out.push_back(std::move(*r));
+        control.report(i + 1, inputs.size(), "parsing");
+    }
+    return out;
+}
+
+std::vector<ParserInfo> availableParsers()
+{
+    std::vector<ParserInfo> out;
+#ifdef TREELENS_HAVE_LG
+    out.push_back(linkGrammarParserInfo());
+#endif
+    return out;
+}
+
+Result<std::unique_ptr<Parser>> createParser(const ParserConfig &config)
+{
+    const Status st = config.validate();
+    if (!st.ok())
+        return st.error();
+#ifdef TREELENS_HAVE_LG
+    if (config.backend == "link-grammar")
+        return createLinkGrammarParser(config);
+#endif
+    std::string known;
+    for (const auto &p : availableParsers())
+        known += (known.empty() ? "" : ", ") + p.name;
+    return Error{"unknown parser '" + config.backend + "' (available: " + (known.empty() ? std::string("none") : known) + ")"};
+}
+
+} // namespace treelens

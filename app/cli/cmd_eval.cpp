@@ -1,0 +1,156 @@
+// eval-parse and info.
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command.h"
+#include "core/eval/bracketeval.h"
+#include "core/eval/depeval.h"
+#include "core/parsing/parser.h"
+#include "core/runtime/torchinfo.h"
+
+namespace treelens::cli {
+
+namespace {
+
+std::string fixed(double v, int digits = 2)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+double round2(double v) { return static_cast<double>(static_cast<long long>(v * 100.0 + (v >= 0 ? 0.5 : -0.5))) / 100.0; }
+
+struct EvalSpec {
+    std::string gold, pred, from;
+    bool json = false;
+    bool keepPunct = false;
+};
+
+nlohmann::json bracketJson(const BracketCounts &c)
+{
+    return {{"precision", round2(c.precision())}, {"recall", round2(c.recall())}, {"f1", round2(c.f1())},
+            {"gold_brackets", c.gold}, {"predicted_brackets", c.predicted}, {"matched_brackets", c.matched}};
+}
+
+} // namespace
+
+void addEvalParseCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("eval-parse", "Score predicted trees against gold trees (UAS/LAS, bracket P/R/F1)");
+    auto spec = std::make_shared<EvalSpec>();
+    cmd->add_option("--gold,-g", spec->gold, "Gold file (.conllu, .mrg/.ptb, .json)")->required()->type_name("G");
+    cmd->add_option("--pred,-p", spec->pred, "Predicted file, same sentences and tokens")->required()->type_name("P");
+    cmd->add_option("--from", spec->from, "Format of both files (default: from each extension)")
+        ->check(CLI::IsMember({"conllu", "ptb", "json"}));
+    cmd->add_flag("--json", spec->json, "Print one JSON object instead of text");
+    cmd->add_flag("--keep-punct", spec->keepPunct, "Brackets: do not delete punctuation (evalb deletes it)");
+    cmd->footer("Dependencies (when both files have them): UAS/LAS with and without punctuation (LAS on the universal\n"
+                "relation, CoNLL 2018 style). Constituents (when both have them): labelled and unlabelled bracket\n"
+                "P/R/F1 with evalb COLLINS.prm conventions (see docs/evaluation.md).");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            auto fmtOf = [&](const std::string &p) {
+                return spec->from.empty() ? formatFromPath(p) : *parseCorpusFormat(spec->from);
+            };
+            auto gold = readCorpusFile(spec->gold, fmtOf(spec->gold));
+            if (!gold)
+                return fail(gold.message());
+            auto pred = readCorpusFile(spec->pred, fmtOf(spec->pred));
+            if (!pred)
+                return fail(pred.message());
+            if (gold->size() != pred->size())
+                return fail(spec->gold + " has " + std::to_string(gold->size()) + " sentences but " + spec->pred + " has "
+                            + std::to_string(pred->size()));
+            auto all = [](const std::vector<Sentence> &v, bool dep) {
+                for (const auto &s : v)
+                    if (dep ? !s.dependency : !s.constituency)
+                        return false;
+                return !v.empty();
+            };
+            const bool doDep = all(*gold, true) && all(*pred, true);
+            const bool doCon = all(*gold, false) && all(*pred, false);
+            if (!doDep && !doCon)
+                return fail("the files share no kind of tree (every sentence of both needs a dependency or a constituency tree)");
+            nlohmann::json j;
+            j["sentences"] = gold->size();
+            std::string text;
+            if (doDep) {
+                auto e = evaluateDependencies(*gold, *pred);
+                if (!e)
+                    return fail(e.message());
+                j["dependency"] = {{"tokens", e->all.tokens},
+                                   {"uas", round2(e->all.uas())},
+                                   {"las", round2(e->all.las())},
+                                   {"tokens_no_punct", e->noPunct.tokens},
+                                   {"uas_no_punct", round2(e->noPunct.uas())},
+                                   {"las_no_punct", round2(e->noPunct.las())},
+                                   {"exact_unlabeled", e->exactUnlabeled}};
+                text += "Dependencies: " + std::to_string(e->sentences) + " sentences, " + std::to_string(e->all.tokens) + " tokens\n";
+                text += "  UAS " + fixed(e->all.uas()) + "  LAS " + fixed(e->all.las()) + "  (punctuation included)\n";
+                text += "  UAS " + fixed(e->noPunct.uas()) + "  LAS " + fixed(e->noPunct.las()) + "  (punctuation excluded, "
+                        + std::to_string(e->noPunct.tokens) + " tokens)\n";
+                text += "  exact unlabeled match " + std::to_string(e->exactUnlabeled) + " sentences\n";
+            }
+            if (doCon) {
+                BracketEvalOptions opt;
+                opt.ignorePunctuation = !spec->keepPunct;
+                auto e = evaluateBrackets(*gold, *pred, opt);
+                if (!e)
+                    return fail(e.message());
+                j["constituency"] = {{"labeled", bracketJson(e->labeled)},
+                                     {"unlabeled", bracketJson(e->unlabeled)},
+                                     {"exact_labeled", e->exactLabeled},
+                                     {"sentence_f1_unlabeled", round2(e->sentenceF1Unlabeled)}};
+                text += "Constituents: " + std::to_string(e->sentences) + " sentences (evalb conventions"
+                        + std::string(spec->keepPunct ? ", punctuation kept" : "") + ")\n";
+                text += "  labeled    P " + fixed(e->labeled.precision()) + "  R " + fixed(e->labeled.recall()) + "  F1 "
+                        + fixed(e->labeled.f1()) + "  (" + std::to_string(e->labeled.matched) + " of " + std::to_string(e->labeled.gold)
+                        + " gold, " + std::to_string(e->labeled.predicted) + " predicted)\n";
+                text += "  unlabeled  P " + fixed(e->unlabeled.precision()) + "  R " + fixed(e->unlabeled.recall()) + "  F1 "
+                        + fixed(e->unlabeled.f1()) + "\n";
+                text += "  exact labeled match " + std::to_string(e->exactLabeled) + " sentences\n";
+            }
+            std::cout << (spec->json ? j.dump() + "\n" : text);
+            return 0;
+        };
+    });
+}
+
+void addInfoCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("info", "Print versions, parser backends and the compute device");
+    auto json = std::make_shared<bool>(false);
+    cmd->add_flag("--json", *json, "Print JSON");
+    cmd->callback([&action, json]() {
+        action = [json]() {
+            const TorchInfo t = torchInfo();
+            nlohmann::json j;
+            j["treelens"] = TREELENS_VERSION;
+            j["libtorch"] = t.version;
+            j["cuda_available"] = t.cudaAvailable;
+            j["cuda_devices"] = t.cudaDevices;
+            j["threads"] = t.threads;
+            j["blas"] = t.blas;
+            nlohmann::json parsers = nlohmann::json::array();
+            for (const auto &p : availableParsers())
+                parsers.push_back({{"name", p.name}, {"dependencies", p.dependencies}, {"constituencies", p.constituencies},
+                                   {"description", p.description}});
+            j["parsers"] = parsers;
+            if (*json) {
+                std::cout << j.dump() << '\n';
+            } else {
+                std::cout << "TreeLens " << TREELENS_VERSION << "\nLibTorch " << t.version << " (" << t.threads << " threads, BLAS: "
+                          << (t.blas.empty() ? "unknown" : t.blas) << ")\nCUDA: "
+                          << (t.cudaAvailable ? std::to_string(t.cudaDevices) + " device(s)" : std::string("not available")) << "\nParsers:\n";
+                for (const auto &p : availableParsers())
+                    std::cout << "  " << p.name << " - " << p.description << '\n';
+            }
+            return 0;
+        };
+    });
+}
+
+} // namespace treelens::cli
