@@ -2,9 +2,10 @@
 /// \file bracketeval.h
 /// Labelled and unlabelled bracket precision/recall/F1 with the conventions of
 /// evalb's COLLINS.prm: traces (-NONE-) removed, punctuation (the tags `` '' . : ,)
-/// ignored for span boundaries, the top node (and an unlabeled wrapper) not
-/// counted, preterminals not counted, ADVP and PRT equivalent, function tags
-/// stripped, brackets matched as a multiset. Details in docs/evaluation.md.
+/// deleted before spans are computed, the unlabeled wrapper / ROOT / TOP node
+/// not counted (the sentence-level constituent below it is, as in evalb),
+/// preterminals not counted, ADVP and PRT equivalent, function tags stripped,
+/// brackets matched as a multiset. Details in docs/evaluation.md.
 
 #include <string>
 #include <vector>
@@ -29,7 +30,7 @@ struct BracketCounts {
 
 struct BracketEvalOptions {
     bool ignorePunctuation = true;  ///< evalb DELETE_LABEL for punctuation tags
-    bool countRoot = false;         ///< count the whole-sentence top bracket
+    bool countRoot = true;          ///< count the sentence-level constituent (evalb does)
     bool requireSameWords = true;   ///< error if word sequences differ
 };
 
