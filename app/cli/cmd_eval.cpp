@@ -55,10 +55,10 @@ void addEvalParseCommand(CLI::App &app, Action &action)
             auto fmtOf = [&](const std::string &p) {
                 return spec->from.empty() ? formatFromPath(p) : *parseCorpusFormat(spec->from);
             };
-            auto gold = readCorpusFile(spec->gold, fmtOf(spec->gold));
+            auto gold = readCorpusNonEmpty(spec->gold, fmtOf(spec->gold));
             if (!gold)
                 return fail(gold.message());
-            auto pred = readCorpusFile(spec->pred, fmtOf(spec->pred));
+            auto pred = readCorpusNonEmpty(spec->pred, fmtOf(spec->pred));
             if (!pred)
                 return fail(pred.message());
             if (gold->size() != pred->size())

@@ -81,12 +81,17 @@ void addParseCommand(CLI::App &app, Action &action)
                 return fail(sentences.message());
             std::vector<Sentence> parsed;
             parsed.reserve(sentences->size());
+            const std::string source = spec->input.file.empty() ? std::string("<input>") : spec->input.file;
             for (auto &s : *sentences) {
+                const std::string where = source + ":" + std::to_string(s.line) + ": ";
+                if (static_cast<int>(s.tokens.size()) > spec->maxWords)
+                    return fail(where + "sentence has " + std::to_string(s.tokens.size()) + " words (limit "
+                                + std::to_string(spec->maxWords) + ", see --max-words)");
                 s.dependency.reset();
                 s.constituency.reset();
                 auto r = (*parser)->parse(s);
                 if (!r)
-                    return fail(r.message());
+                    return fail(where + r.message());
                 parsed.push_back(std::move(*r));
             }
             std::string text;
@@ -146,8 +151,7 @@ void addConvertCommand(CLI::App &app, Action &action)
             if (!spec->from.empty())
                 from = *parseCorpusFormat(spec->from);
             const CorpusFormat to = *parseCorpusFormat(spec->to);
-            CorpusReadOptions opt;
-            auto sentences = readCorpusFile(spec->input, from, opt);
+            auto sentences = readCorpusNonEmpty(spec->input, from);
             if (!sentences)
                 return fail(sentences.message());
             for (auto &s : *sentences) {

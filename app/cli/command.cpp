@@ -30,7 +30,26 @@ void addInputOptions(CLI::App *cmd, InputSpec &spec, bool withFrom)
             ->type_name("FMT");
 }
 
+namespace {
+Result<std::vector<Sentence>> nonEmpty(Result<std::vector<Sentence>> r, const std::string &source)
+{
+    if (r && r->empty())
+        return Error{source + ":1: no sentences in the input"};
+    return r;
+}
+} // namespace
+
 Result<std::vector<Sentence>> readInput(const InputSpec &spec)
+{
+    return nonEmpty(readInputAllowEmpty(spec), spec.file.empty() ? (spec.text.empty() || spec.text == "-" ? "<stdin>" : "<argument>") : spec.file);
+}
+
+Result<std::vector<Sentence>> readCorpusNonEmpty(const std::string &path, CorpusFormat format)
+{
+    return nonEmpty(readCorpusFile(path, format), path == "-" ? std::string("<stdin>") : path);
+}
+
+Result<std::vector<Sentence>> readInputAllowEmpty(const InputSpec &spec)
 {
     if (!spec.text.empty() && !spec.file.empty())
         return Error{"give either TEXT or --input, not both"};

@@ -36,7 +36,11 @@ struct InputSpec {
     int maxTokens = 0;
 };
 void addInputOptions(CLI::App *cmd, InputSpec &spec, bool withFrom);
+/// Reads the input; an input without any sentence is an error ("FILE:1: no sentences").
 Result<std::vector<Sentence>> readInput(const InputSpec &spec);
+Result<std::vector<Sentence>> readInputAllowEmpty(const InputSpec &spec);
+/// readCorpusFile that also refuses a file without sentences.
+Result<std::vector<Sentence>> readCorpusNonEmpty(const std::string &path, CorpusFormat format);
 
 /// Writes to OUT atomically, or stdout when OUT is empty or "-".
 int writeOutput(const std::string &out, const std::string &data);

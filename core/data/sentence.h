@@ -30,6 +30,7 @@ struct EmptyNode {
 struct Sentence {
     std::string id;    ///< "# sent_id", or a generated id
     std::string text;  ///< "# text", or the raw input
+    int line = 0;      ///< 1-based line where the sentence starts in its source file (0 = unknown)
     std::vector<Token> tokens;
     std::optional<DependencyTree> dependency;
     std::optional<ConstituencyTree> constituency;

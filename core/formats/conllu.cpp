@@ -144,6 +144,7 @@ public:
                 alignOffsets(cur);
             if (cur.id.empty())
                 cur.id = "s" + std::to_string(out.size() + 1);
+            cur.line = sentenceLine;
             out.push_back(std::move(cur));
             cur = Sentence();
             heads.clear();

@@ -13,9 +13,17 @@ Result<std::vector<Sentence>> readPlainText(std::string_view text, const std::st
         return makeError(source + ":" + std::to_string(lineOfOffset(text, static_cast<std::size_t>(bad))), "invalid UTF-8");
     const Tokenizer tokenizer;
     std::vector<Sentence> out;
-    auto check = [&](const Sentence &s, std::size_t offset) -> Status {
+    // Line numbers are counted incrementally: sentences come in text order.
+    std::size_t countedTo = 0;
+    int countedLine = 1;
+    auto lineAt = [&](std::size_t offset) {
+        for (; countedTo < offset && countedTo < text.size(); ++countedTo)
+            countedLine += text[countedTo] == '\n';
+        return countedLine;
+    };
+    auto check = [&](const Sentence &s) -> Status {
         if (options.maxTokens > 0 && static_cast<int>(s.tokens.size()) > options.maxTokens)
-            return makeError(source + ":" + std::to_string(lineOfOffset(text, offset)),
+            return makeError(source + ":" + std::to_string(s.line),
                              "sentence has " + std::to_string(s.tokens.size()) + " tokens (limit " + std::to_string(options.maxTokens) + ")");
         return {};
     };
@@ -31,7 +39,8 @@ Result<std::vector<Sentence>> readPlainText(std::string_view text, const std::st
             if (s.tokens.empty())
                 continue;
             s.id = "s" + std::to_string(out.size() + 1);
-            const Status st = check(s, static_cast<std::size_t>(b));
+            s.line = lineAt(static_cast<std::size_t>(b) + static_cast<std::size_t>(trimmed.data() - raw.data()));
+            const Status st = check(s);
             if (!st.ok())
                 return st.error();
             out.push_back(std::move(s));
@@ -54,7 +63,8 @@ Result<std::vector<Sentence>> readPlainText(std::string_view text, const std::st
         if (s.tokens.empty())
             continue;
         s.id = "s" + std::to_string(out.size() + 1);
-        const Status st = check(s, lineStart);
+        s.line = lineAt(lineStart);
+        const Status st = check(s);
         if (!st.ok())
             return st.error();
         out.push_back(std::move(s));

@@ -41,12 +41,21 @@ public:
             }
             if (m_opt.stripFunctionTags)
                 tree.stripFunctionTags();
+            m_lines.push_back(lineAt(start));
             out.push_back(std::move(tree));
         }
         return out;
     }
 
 private:
+    // Line of a byte offset; offsets must not decrease between calls (trees are read in order).
+    int lineAt(std::size_t offset)
+    {
+        for (; m_countedTo < offset && m_countedTo < m_text.size(); ++m_countedTo)
+            m_countedLine += m_text[m_countedTo] == '\n';
+        return m_countedLine;
+    }
+
     void skipSpace()
     {
         while (m_pos < m_text.size() && isSpace(m_text[m_pos]))
@@ -125,7 +134,12 @@ private:
     const std::string &m_source;
     const PtbReadOptions &m_opt;
     std::size_t m_pos = 0;
+    std::size_t m_countedTo = 0;
+    int m_countedLine = 1;
     std::string m_error;
+
+public:
+    std::vector<int> m_lines; ///< start line of each tree read
 };
 
 // Writes a subtree on one line: "(NP (DT the) (NN man))".
@@ -200,7 +214,8 @@ Result<std::vector<ConstituencyTree>> readPtb(std::string_view text, const std::
 
 Result<std::vector<Sentence>> readPtbSentences(std::string_view text, const std::string &source, const PtbReadOptions &options)
 {
-    auto trees = readPtb(text, source, options);
+    PtbReader reader(text, source, options);
+    auto trees = reader.run();
     if (!trees)
         return trees.error();
     std::vector<Sentence> out;
@@ -209,6 +224,7 @@ Result<std::vector<Sentence>> readPtbSentences(std::string_view text, const std:
     int n = 0;
     for (auto &tree : *trees) {
         Sentence s;
+        s.line = reader.m_lines[static_cast<std::size_t>(n)];
         s.id = stem + ":" + std::to_string(++n);
         const auto words = tree.words();
         const auto tags = tree.tags();

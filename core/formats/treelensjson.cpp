@@ -142,6 +142,7 @@ Result<std::vector<Sentence>> readTreeLensJson(std::string_view text, const std:
         auto s = fromJson(j, where);
         if (!s)
             return s.error();
+        s->line = line;
         out.push_back(std::move(*s));
     }
     finishIds();

@@ -1,0 +1,239 @@
+// End-to-end tests: run treelens-cli as a user would, on files, and check output,
+// exit codes (0 ok, 1 user/data error, 2 usage error) and error messages.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/fileio.h"
+#include "core/formats/conllu.h"
+#include "testutil.h"
+
+using namespace treelens;
+
+namespace {
+
+struct Run {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string tempDir()
+{
+    static std::string dir = [] {
+        std::string t = ::testing::TempDir() + "treelens-cli-XXXXXX";
+        return std::string(mkdtemp(t.data()));
+    }();
+    return dir;
+}
+
+std::string quote(const std::string &s)
+{
+    std::string q = "'";
+    for (char c : s)
+        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+Run cli(const std::string &args, const std::string &stdinText = "")
+{
+    const std::string outPath = tempDir() + "/stdout", errPath = tempDir() + "/stderr", inPath = tempDir() + "/stdin";
+    std::ofstream(inPath) << stdinText;
+    const std::string cmd = std::string(TREELENS_CLI) + " " + args + " <" + inPath + " >" + outPath + " 2>" + errPath;
+    const int status = std::system(cmd.c_str());
+    Run r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = *readFile(outPath);
+    r.err = *readFile(errPath);
+    return r;
+}
+
+std::string writeTemp(const std::string &name, const std::string &content)
+{
+    const std::string p = tempDir() + "/" + name;
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+}
+
+int countLines(const std::string &s, char first)
+{
+    int n = 0;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);)
+        n += !l.empty() && l[0] == first;
+    return n;
+}
+
+} // namespace
+
+TEST(Cli, HelpForEveryCommand)
+{
+    const Run top = cli("--help");
+    EXPECT_EQ(top.code, 0);
+    for (const char *c : {"tokenize", "parse", "convert", "eval-parse", "eval-tokenize", "info"}) {
+        EXPECT_NE(top.out.find(c), std::string::npos) << c;
+        const Run r = cli(std::string(c) + " --help");
+        EXPECT_EQ(r.code, 0) << c;
+        EXPECT_NE(r.out.find("Usage"), std::string::npos) << c;
+    }
+}
+
+TEST(Cli, UsageErrorsExitWith2)
+{
+    EXPECT_EQ(cli("").code, 2);
+    EXPECT_EQ(cli("frobnicate").code, 2);
+    EXPECT_EQ(cli("parse --format xml \"A b.\"").code, 2);
+    EXPECT_EQ(cli("convert x.conllu").code, 2); // --to missing
+}
+
+TEST(Cli, ParsePrintsConlluWithConstituencyTree)
+{
+    const Run r = cli("parse \"The old man saw a red kite.\"");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("# text = The old man saw a red kite."), std::string::npos);
+    EXPECT_NE(r.out.find("# constituency = ("), std::string::npos);
+    auto s = readConllu(r.out, "stdout");
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(s->size(), 1u);
+    EXPECT_EQ(s->front().words(), (std::vector<std::string>{"The", "old", "man", "saw", "a", "red", "kite", "."}));
+    ASSERT_TRUE(s->front().dependency);
+    ASSERT_TRUE(s->front().constituency);
+    EXPECT_EQ(s->front().constituency->wordCount(), 8);
+
+    const Run ptb = cli("parse --format ptb \"The old man saw a red kite.\"");
+    ASSERT_EQ(ptb.code, 0) << ptb.err;
+    EXPECT_EQ(ptb.out.front(), '(');
+    EXPECT_EQ(countLines(ptb.out, '('), 1);
+
+    const Run json = cli("parse --format json \"The old man saw a red kite.\"");
+    ASSERT_EQ(json.code, 0) << json.err;
+    const auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["tokens"].size(), 8u);
+    EXPECT_EQ(j["heads"].size(), 8u);
+    EXPECT_TRUE(j["constituency"].is_string());
+}
+
+TEST(Cli, ParseFilesAndStdin)
+{
+    const std::string in = writeTemp("three.txt", "The cat sat.\n\nDogs bark loudly.\nIt rained.\n");
+    const Run r = cli("parse --format ptb --input " + quote(in));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(countLines(r.out, '('), 3);
+    const Run split = cli("parse --format ptb --split -", "The cat sat. Dogs bark loudly. It rained.");
+    ASSERT_EQ(split.code, 0) << split.err;
+    EXPECT_EQ(countLines(split.out, '('), 3);
+    const std::string out = tempDir() + "/parsed.conllu";
+    const Run o = cli("parse --input " + quote(in) + " -o " + quote(out));
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_TRUE(o.out.empty());
+    EXPECT_EQ(readConllu(*readFile(out), out)->size(), 3u);
+}
+
+TEST(Cli, TokenizeOneSentencePerLine)
+{
+    const Run r = cli("tokenize \"I don't know.\"");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "I do n't know .\n");
+    const Run s = cli("tokenize --split -", "Mr. Smith left. He didn't return!");
+    ASSERT_EQ(s.code, 0) << s.err;
+    EXPECT_EQ(s.out, "Mr. Smith left .\nHe did n't return !\n");
+}
+
+TEST(Cli, ConvertWithHeadRulesAndStripping)
+{
+    const std::string mrg = test::testData("golden/traces.mrg");
+    const Run r = cli("convert " + quote(mrg) + " --to ptb --strip-traces --strip-function-tags");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find("-NONE-"), std::string::npos);
+    EXPECT_EQ(r.out.find("NP-SBJ"), std::string::npos);
+    EXPECT_EQ(countLines(r.out, '('), 3);
+    const Run c = cli("convert " + quote(mrg) + " --to conllu --head-rules collins --strip-traces");
+    ASSERT_EQ(c.code, 0) << c.err;
+    auto s = readConllu(c.out, "stdout");
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(s->size(), 3u);
+    // "Mr. Vinken is expected to resign .": VP(VBZ is ...) heads the sentence (Collins).
+    EXPECT_EQ(s->front().dependency->heads, (std::vector<int>{2, 3, 0, 3, 6, 4, 3}));
+    // JSON round trip through the CLI keeps trees.
+    const std::string json = tempDir() + "/t.jsonl";
+    ASSERT_EQ(cli("convert " + quote(mrg) + " --to json --strip-traces -o " + quote(json)).code, 0);
+    const Run back = cli("convert " + quote(json) + " --to ptb");
+    ASSERT_EQ(back.code, 0) << back.err;
+    EXPECT_EQ(countLines(back.out, '('), 3);
+}
+
+TEST(Cli, ConvertWsjSampleMatchesHandCheckedHeads)
+{
+    TREELENS_REQUIRE_SHARED("data/ptb-sample/wsj_0001.mrg");
+    const Run r = cli("convert " + quote(test::sharedPath("data/ptb-sample/wsj_0001.mrg")) +
+                      " --to conllu --head-rules collins --strip-traces");
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto got = readConllu(r.out, "stdout");
+    auto gold = readConllu(*readFile(test::testData("golden/wsj_0001_collins.conllu")), "golden");
+    ASSERT_TRUE(got.ok() && gold.ok());
+    EXPECT_EQ(got->front().dependency->heads, gold->front().dependency->heads);
+}
+
+TEST(Cli, EvalParseTextAndJson)
+{
+    const std::string gold = writeTemp("gold.conllu",
+                                       "1\tI\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n2\tran\t_\tVERB\t_\t_\t0\troot\t_\t_\n3\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n\n");
+    const std::string pred = writeTemp("pred.conllu",
+                                       "1\tI\t_\tPRON\t_\t_\t2\tobj\t_\t_\n2\tran\t_\tVERB\t_\t_\t0\troot\t_\t_\n3\t.\t_\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n");
+    const Run t = cli("eval-parse --gold " + quote(gold) + " --pred " + quote(pred));
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.out.find("UAS 66.67  LAS 33.33  (punctuation included)"), std::string::npos) << t.out;
+    const Run j = cli("eval-parse --json --gold " + quote(gold) + " --pred " + quote(pred));
+    ASSERT_EQ(j.code, 0);
+    const auto o = nlohmann::json::parse(j.out);
+    EXPECT_DOUBLE_EQ(o["dependency"]["uas"].get<double>(), 66.67);
+    EXPECT_DOUBLE_EQ(o["dependency"]["uas_no_punct"].get<double>(), 100.0);
+    EXPECT_DOUBLE_EQ(o["dependency"]["las_no_punct"].get<double>(), 50.0);
+    const std::string mrg = test::testData("golden/traces.mrg");
+    const Run b = cli("eval-parse --json --gold " + quote(mrg) + " --pred " + quote(mrg));
+    ASSERT_EQ(b.code, 0) << b.err;
+    EXPECT_DOUBLE_EQ(nlohmann::json::parse(b.out)["constituency"]["labeled"]["f1"].get<double>(), 100.0);
+}
+
+TEST(Cli, BadInputGivesOneLineErrorNamingFileAndLine)
+{
+    struct Case {
+        std::string args;
+        std::string expect;
+    };
+    const std::string badConllu = writeTemp("bad.conllu", "1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n2\tb\t_\t_\t_\t_\t0\troot\t_\t_\n\n");
+    const std::string cols = writeTemp("cols.conllu", "# sent_id = 1\n1\ta\t_\t_\n\n");
+    const std::string badPtb = writeTemp("bad.mrg", "(S (NP x)\n");
+    const std::string empty = writeTemp("empty.txt", "\n\n");
+    const std::string utf8 = writeTemp("utf8.txt", "fine line\nbad \xff byte\n");
+    std::string longText;
+    for (int i = 0; i < 2000; ++i)
+        longText += "word ";
+    const std::string longFile = writeTemp("long.txt", "Short one.\n" + longText + "\n");
+    const Case cases[] = {
+        {"parse --input " + quote(badConllu), "bad.conllu:1:"},
+        {"convert " + quote(cols) + " --to ptb", "cols.conllu:2: expected 10 tab-separated columns"},
+        {"convert " + quote(badPtb) + " --to conllu", "bad.mrg:1: unbalanced brackets"},
+        {"tokenize --input " + quote(empty), "empty.txt:1: no sentences"},
+        {"tokenize --input " + quote(utf8), "utf8.txt:2: invalid UTF-8"},
+        {"parse --input " + quote(longFile), "long.txt:2: sentence has 2000 words"},
+        {"parse --input /nonexistent/file.txt", "/nonexistent/file.txt: No such file"},
+        {"eval-parse --gold " + quote(badConllu) + " --pred " + quote(badConllu), "bad.conllu:1:"},
+    };
+    for (const auto &c : cases) {
+        const std::string out = tempDir() + "/should-not-exist";
+        std::remove(out.c_str());
+        const Run r = cli(c.args + (c.args.rfind("eval-parse", 0) == 0 ? "" : " -o " + quote(out)));
+        EXPECT_EQ(r.code, 1) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\nstderr: " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+        EXPECT_FALSE(test::pathExists(out)) << "partial output written for " << c.args;
+        EXPECT_TRUE(r.out.empty());
+    }
+}

@@ -1,0 +1,45 @@
+#pragma once
+/// \file analysisdocument.h
+/// The document behind the main window: the current sentence with its trees and
+/// the state of the selection. Lives on the GUI thread; views listen to changed().
+
+#include <memory>
+
+#include <QObject>
+#include <QString>
+
+#include "core/data/sentence.h"
+
+namespace treelens {
+
+class AnalysisDocument : public QObject {
+    Q_OBJECT
+public:
+    enum Change { SentenceChanged = 0x1, BusyChanged = 0x2, ErrorChanged = 0x4 };
+    Q_DECLARE_FLAGS(Changes, Change)
+
+    explicit AnalysisDocument(QObject *parent = nullptr);
+
+    /// The parsed sentence; null until the first result arrives.
+    std::shared_ptr<const Sentence> sentence() const { return m_sentence; }
+    void setSentence(std::shared_ptr<const Sentence> sentence);
+
+    bool isBusy() const { return m_busy; }
+    void setBusy(bool busy);
+
+    /// The last error message, empty when the last request succeeded.
+    QString lastError() const { return m_error; }
+    void setError(const QString &message);
+
+Q_SIGNALS:
+    void changed(treelens::AnalysisDocument::Changes what);
+
+private:
+    std::shared_ptr<const Sentence> m_sentence;
+    bool m_busy = false;
+    QString m_error;
+};
+
+} // namespace treelens
+
+Q_DECLARE_OPERATORS_FOR_FLAGS(treelens::AnalysisDocument::Changes)
