@@ -10,6 +10,8 @@ namespace treelens {
 
 namespace {
 
+const char *const kColumnNames[10] = {"ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"};
+
 struct LineError {
     int line;
     std::string what;
@@ -208,6 +210,9 @@ public:
             const int ncols = splitColumns(line, cols);
             if (ncols != 10)
                 return fail(lineNo, "expected 10 tab-separated columns, found " + std::to_string(ncols));
+            for (int k = 0; k < 10; ++k)
+                if (cols[k].empty())
+                    return fail(lineNo, std::string("column ") + std::to_string(k + 1) + " (" + kColumnNames[k] + ") is empty (use '_')");
             const std::string_view id = cols[0];
             const auto dash = id.find('-');
             const auto dot = id.find('.');
@@ -244,8 +249,6 @@ public:
             if (wid != nextWord)
                 return fail(lineNo, wid < nextWord ? "duplicate word id " + std::string(id)
                                                    : "word id " + std::string(id) + " out of sequence (expected " + std::to_string(nextWord) + ")");
-            if (cols[1].empty())
-                return fail(lineNo, "empty FORM");
             Token t;
             t.text = std::string(cols[1]);
             t.lemma = std::string(cols[2]);

@@ -80,6 +80,7 @@ TEST(Conllu, RejectsMalformedInputWithFileAndLine)
         {"gap-id", "1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n3\tb\t_\t_\t_\t_\t1\tdep\t_\t_\n\n", "out of sequence"},
         {"utf8", "1\ta\xff\t_\t_\t_\t_\t0\troot\t_\t_\n\n", "bad.conllu:1: invalid UTF-8"},
         {"mixed-head", "1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n2\tb\t_\t_\t_\t_\t_\t_\t_\t_\n\n", "HEAD is '_' for some words"},
+        {"empty-column", "1\ta\t_\t_\t_\t_\t0\t\t_\t_\n\n", "bad.conllu:1: column 8 (DEPREL) is empty"},
         {"self-head", "1\ta\t_\t_\t_\t_\t1\troot\t_\t_\n\n", "its own head"},
     };
     for (const auto &c : cases) {
