@@ -7,6 +7,9 @@
 #include "app/cli/command.h"
 #include "core/eval/bracketeval.h"
 #include "core/eval/depeval.h"
+#include "core/eval/tokeneval.h"
+#include "core/base/strings.h"
+#include "core/text/tokenizer.h"
 #include "core/parsing/parser.h"
 #include "core/runtime/torchinfo.h"
 
@@ -148,6 +151,64 @@ void addInfoCommand(CLI::App &app, Action &action)
                 for (const auto &p : availableParsers())
                     std::cout << "  " << p.name << " - " << p.description << '\n';
             }
+            return 0;
+        };
+    });
+}
+
+} // namespace treelens::cli
+
+namespace treelens::cli {
+
+void addEvalTokenizeCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("eval-tokenize", "Score the tokenizer and sentence splitter against gold CoNLL-U");
+    struct Spec {
+        std::string gold;
+        bool json = false;
+        int mismatches = 0;
+    };
+    auto spec = std::make_shared<Spec>();
+    cmd->add_option("--gold,-g", spec->gold, "Gold CoNLL-U file with '# text' lines (e.g. UD EWT test)")->required()->type_name("FILE");
+    cmd->add_flag("--json", spec->json, "Print one JSON object instead of text");
+    cmd->add_option("--mismatches", spec->mismatches, "Also list the first N disagreeing stretches")->capture_default_str();
+    cmd->footer("Tokens: multiword tokens count as their surface token, matched by exact character span (CoNLL 2018\n"
+                "'Tokens'). Words: multiword tokens split. Sentences: gold '# text' lines joined into paragraphs and\n"
+                "re-split. Definitions in docs/tokenizer.md.");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            auto gold = readCorpusNonEmpty(spec->gold, CorpusFormat::Conllu);
+            if (!gold)
+                return fail(gold.message());
+            const Tokenizer tokenizer;
+            const TokenizationScore t = evaluateTokenizer(*gold, tokenizer, spec->mismatches);
+            const SegmentationScore s = evaluateSentenceSplitter(*gold, tokenizer);
+            auto r4 = [](double v) { return static_cast<double>(static_cast<long long>(v * 10000.0 + 0.5)) / 10000.0; };
+            if (spec->json) {
+                nlohmann::json j = {{"sentences", t.sentences},
+                                    {"token_precision", r4(t.tokens.precision())},
+                                    {"token_recall", r4(t.tokens.recall())},
+                                    {"token_f1", r4(t.tokens.f1())},
+                                    {"word_f1", r4(t.words.f1())},
+                                    {"sentence_precision", r4(s.sentences.precision())},
+                                    {"sentence_recall", r4(s.sentences.recall())},
+                                    {"sentence_f1", r4(s.sentences.f1())},
+                                    {"boundary_f1", r4(s.boundaries.f1())}};
+                nlohmann::json mm = nlohmann::json::array();
+                for (const auto &m : t.mismatches)
+                    mm.push_back({{"sentence", m.sentenceId}, {"gold", m.gold}, {"predicted", m.predicted}});
+                if (spec->mismatches > 0)
+                    j["mismatches"] = mm;
+                std::cout << j.dump() << '\n';
+                return 0;
+            }
+            std::cout << "Tokens     P " << fixed(100 * t.tokens.precision()) << "  R " << fixed(100 * t.tokens.recall()) << "  F1 "
+                      << fixed(100 * t.tokens.f1()) << "  (" << t.tokens.gold << " gold tokens, " << t.sentences << " sentences)\n"
+                      << "Words      F1 " << fixed(100 * t.words.f1()) << "\n"
+                      << "Sentences  P " << fixed(100 * s.sentences.precision()) << "  R " << fixed(100 * s.sentences.recall())
+                      << "  F1 " << fixed(100 * s.sentences.f1()) << "  (boundary F1 " << fixed(100 * s.boundaries.f1()) << ")\n";
+            for (const auto &m : t.mismatches)
+                std::cout << "  " << m.sentenceId << ": gold [" << join(m.gold, " | ") << "] predicted [" << join(m.predicted, " | ") << "]\n";
             return 0;
         };
     });

@@ -21,6 +21,7 @@ int main(int argc, char **argv)
     addParseCommand(app, action);
     addConvertCommand(app, action);
     addEvalParseCommand(app, action);
+    addEvalTokenizeCommand(app, action);
     addInfoCommand(app, action);
 
     try {
