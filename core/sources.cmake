@@ -18,5 +18,6 @@ set(TREELENS_CORE_PLAIN_SOURCES
   eval/bracketeval.cpp
   eval/depeval.cpp
   eval/tokeneval.cpp
+  model/tensordata.cpp
 )
 list(TRANSFORM TREELENS_CORE_PLAIN_SOURCES PREPEND "${CMAKE_CURRENT_LIST_DIR}/")

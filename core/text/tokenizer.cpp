@@ -961,7 +961,18 @@ private:
             return isDigit(next) || next == '#';
         if (titleAbbreviations().count(w))
             return true;
-        return otherAbbreviations().count(w) > 0 && !(isUpperLetter(next) && nextWordStartsSentence(j + 1));
+        if (!otherAbbreviations().count(w))
+            return false;
+        // "sat", "sun", "ill", "miss", ... are ordinary words too: written in
+        // lower case before a capitalised word ("The cat sat. Dogs bark") the
+        // period ends the sentence; "Sat." and "Sun." stay abbreviations.
+        static const WordSet ordinaryWords = {"sat", "sun", "wed", "mar", "mon", "min", "max", "ill", "miss",
+                                              "mass", "wash", "ore", "sec", "rec", "info", "ref", "la", "pa",
+                                              "mo", "est", "dom", "co", "ca", "que", "fax", "spec", "para",
+                                              "conf", "mob", "misc", "ps", "hr", "yr", "rd", "ave", "penn"};
+        if (isUpperLetter(next) && ordinaryWords.count(w) && !isUpperLetter(at(i)))
+            return false;
+        return !(isUpperLetter(next) && nextWordStartsSentence(j + 1));
     }
 
     char32_t nextAfterChunkOrInChunk(int k) const { return k < m_n ? at(k) : nextAfterChunk(); }

@@ -18,7 +18,7 @@ using namespace treelens;
 
 namespace {
 
-struct Run {
+struct CliRun {
     int code = -1;
     std::string out;
     std::string err;
@@ -41,13 +41,13 @@ std::string quote(const std::string &s)
     return q + "'";
 }
 
-Run cli(const std::string &args, const std::string &stdinText = "")
+CliRun cli(const std::string &args, const std::string &stdinText = "")
 {
     const std::string outPath = tempDir() + "/stdout", errPath = tempDir() + "/stderr", inPath = tempDir() + "/stdin";
     std::ofstream(inPath) << stdinText;
     const std::string cmd = std::string(TREELENS_CLI) + " " + args + " <" + inPath + " >" + outPath + " 2>" + errPath;
     const int status = std::system(cmd.c_str());
-    Run r;
+    CliRun r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.out = *readFile(outPath);
     r.err = *readFile(errPath);
@@ -74,11 +74,11 @@ int countLines(const std::string &s, char first)
 
 TEST(Cli, HelpForEveryCommand)
 {
-    const Run top = cli("--help");
+    const CliRun top = cli("--help");
     EXPECT_EQ(top.code, 0);
     for (const char *c : {"tokenize", "parse", "convert", "eval-parse", "eval-tokenize", "info"}) {
         EXPECT_NE(top.out.find(c), std::string::npos) << c;
-        const Run r = cli(std::string(c) + " --help");
+        const CliRun r = cli(std::string(c) + " --help");
         EXPECT_EQ(r.code, 0) << c;
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << c;
     }
@@ -94,7 +94,7 @@ TEST(Cli, UsageErrorsExitWith2)
 
 TEST(Cli, ParsePrintsConlluWithConstituencyTree)
 {
-    const Run r = cli("parse \"The old man saw a red kite.\"");
+    const CliRun r = cli("parse \"The old man saw a red kite.\"");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("# text = The old man saw a red kite."), std::string::npos);
     EXPECT_NE(r.out.find("# constituency = ("), std::string::npos);
@@ -106,12 +106,12 @@ TEST(Cli, ParsePrintsConlluWithConstituencyTree)
     ASSERT_TRUE(s->front().constituency);
     EXPECT_EQ(s->front().constituency->wordCount(), 8);
 
-    const Run ptb = cli("parse --format ptb \"The old man saw a red kite.\"");
+    const CliRun ptb = cli("parse --format ptb \"The old man saw a red kite.\"");
     ASSERT_EQ(ptb.code, 0) << ptb.err;
     EXPECT_EQ(ptb.out.front(), '(');
     EXPECT_EQ(countLines(ptb.out, '('), 1);
 
-    const Run json = cli("parse --format json \"The old man saw a red kite.\"");
+    const CliRun json = cli("parse --format json \"The old man saw a red kite.\"");
     ASSERT_EQ(json.code, 0) << json.err;
     const auto j = nlohmann::json::parse(json.out);
     EXPECT_EQ(j["tokens"].size(), 8u);
@@ -122,14 +122,14 @@ TEST(Cli, ParsePrintsConlluWithConstituencyTree)
 TEST(Cli, ParseFilesAndStdin)
 {
     const std::string in = writeTemp("three.txt", "The cat sat.\n\nDogs bark loudly.\nIt rained.\n");
-    const Run r = cli("parse --format ptb --input " + quote(in));
+    const CliRun r = cli("parse --format ptb --input " + quote(in));
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(countLines(r.out, '('), 3);
-    const Run split = cli("parse --format ptb --split -", "The cat sat. Dogs bark loudly. It rained.");
+    const CliRun split = cli("parse --format ptb --split -", "The cat sat. Dogs bark loudly. It rained.");
     ASSERT_EQ(split.code, 0) << split.err;
     EXPECT_EQ(countLines(split.out, '('), 3);
     const std::string out = tempDir() + "/parsed.conllu";
-    const Run o = cli("parse --input " + quote(in) + " -o " + quote(out));
+    const CliRun o = cli("parse --input " + quote(in) + " -o " + quote(out));
     ASSERT_EQ(o.code, 0) << o.err;
     EXPECT_TRUE(o.out.empty());
     EXPECT_EQ(readConllu(*readFile(out), out)->size(), 3u);
@@ -137,10 +137,10 @@ TEST(Cli, ParseFilesAndStdin)
 
 TEST(Cli, TokenizeOneSentencePerLine)
 {
-    const Run r = cli("tokenize \"I don't know.\"");
+    const CliRun r = cli("tokenize \"I don't know.\"");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.out, "I do n't know .\n");
-    const Run s = cli("tokenize --split -", "Mr. Smith left. He didn't return!");
+    const CliRun s = cli("tokenize --split -", "Mr. Smith left. He didn't return!");
     ASSERT_EQ(s.code, 0) << s.err;
     EXPECT_EQ(s.out, "Mr. Smith left .\nHe did n't return !\n");
 }
@@ -148,22 +148,23 @@ TEST(Cli, TokenizeOneSentencePerLine)
 TEST(Cli, ConvertWithHeadRulesAndStripping)
 {
     const std::string mrg = test::testData("golden/traces.mrg");
-    const Run r = cli("convert " + quote(mrg) + " --to ptb --strip-traces --strip-function-tags");
+    const CliRun r = cli("convert " + quote(mrg) + " --to ptb --strip-traces --strip-function-tags");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.out.find("-NONE-"), std::string::npos);
     EXPECT_EQ(r.out.find("NP-SBJ"), std::string::npos);
     EXPECT_EQ(countLines(r.out, '('), 3);
-    const Run c = cli("convert " + quote(mrg) + " --to conllu --head-rules collins --strip-traces");
+    const CliRun c = cli("convert " + quote(mrg) + " --to conllu --head-rules collins --strip-traces");
     ASSERT_EQ(c.code, 0) << c.err;
     auto s = readConllu(c.out, "stdout");
     ASSERT_TRUE(s.ok()) << s.message();
     ASSERT_EQ(s->size(), 3u);
-    // "Mr. Vinken is expected to resign .": VP(VBZ is ...) heads the sentence (Collins).
-    EXPECT_EQ(s->front().dependency->heads, (std::vector<int>{2, 3, 0, 3, 6, 4, 3}));
+    // "Mr. Vinken is expected to resign .": VP(VBZ is ...) heads the sentence;
+    // Collins' VP rule lists TO first, so "to" heads "to resign" (hand-checked).
+    EXPECT_EQ(s->front().dependency->heads, (std::vector<int>{2, 3, 0, 3, 4, 5, 3}));
     // JSON round trip through the CLI keeps trees.
     const std::string json = tempDir() + "/t.jsonl";
     ASSERT_EQ(cli("convert " + quote(mrg) + " --to json --strip-traces -o " + quote(json)).code, 0);
-    const Run back = cli("convert " + quote(json) + " --to ptb");
+    const CliRun back = cli("convert " + quote(json) + " --to ptb");
     ASSERT_EQ(back.code, 0) << back.err;
     EXPECT_EQ(countLines(back.out, '('), 3);
 }
@@ -171,7 +172,7 @@ TEST(Cli, ConvertWithHeadRulesAndStripping)
 TEST(Cli, ConvertWsjSampleMatchesHandCheckedHeads)
 {
     TREELENS_REQUIRE_SHARED("data/ptb-sample/wsj_0001.mrg");
-    const Run r = cli("convert " + quote(test::sharedPath("data/ptb-sample/wsj_0001.mrg")) +
+    const CliRun r = cli("convert " + quote(test::sharedPath("data/ptb-sample/wsj_0001.mrg")) +
                       " --to conllu --head-rules collins --strip-traces");
     ASSERT_EQ(r.code, 0) << r.err;
     auto got = readConllu(r.out, "stdout");
@@ -186,17 +187,17 @@ TEST(Cli, EvalParseTextAndJson)
                                        "1\tI\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n2\tran\t_\tVERB\t_\t_\t0\troot\t_\t_\n3\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n\n");
     const std::string pred = writeTemp("pred.conllu",
                                        "1\tI\t_\tPRON\t_\t_\t2\tobj\t_\t_\n2\tran\t_\tVERB\t_\t_\t0\troot\t_\t_\n3\t.\t_\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n");
-    const Run t = cli("eval-parse --gold " + quote(gold) + " --pred " + quote(pred));
+    const CliRun t = cli("eval-parse --gold " + quote(gold) + " --pred " + quote(pred));
     ASSERT_EQ(t.code, 0) << t.err;
     EXPECT_NE(t.out.find("UAS 66.67  LAS 33.33  (punctuation included)"), std::string::npos) << t.out;
-    const Run j = cli("eval-parse --json --gold " + quote(gold) + " --pred " + quote(pred));
+    const CliRun j = cli("eval-parse --json --gold " + quote(gold) + " --pred " + quote(pred));
     ASSERT_EQ(j.code, 0);
     const auto o = nlohmann::json::parse(j.out);
     EXPECT_DOUBLE_EQ(o["dependency"]["uas"].get<double>(), 66.67);
     EXPECT_DOUBLE_EQ(o["dependency"]["uas_no_punct"].get<double>(), 100.0);
     EXPECT_DOUBLE_EQ(o["dependency"]["las_no_punct"].get<double>(), 50.0);
     const std::string mrg = test::testData("golden/traces.mrg");
-    const Run b = cli("eval-parse --json --gold " + quote(mrg) + " --pred " + quote(mrg));
+    const CliRun b = cli("eval-parse --json --gold " + quote(mrg) + " --pred " + quote(mrg));
     ASSERT_EQ(b.code, 0) << b.err;
     EXPECT_DOUBLE_EQ(nlohmann::json::parse(b.out)["constituency"]["labeled"]["f1"].get<double>(), 100.0);
 }
@@ -229,7 +230,7 @@ TEST(Cli, BadInputGivesOneLineErrorNamingFileAndLine)
     for (const auto &c : cases) {
         const std::string out = tempDir() + "/should-not-exist";
         std::remove(out.c_str());
-        const Run r = cli(c.args + (c.args.rfind("eval-parse", 0) == 0 ? "" : " -o " + quote(out)));
+        const CliRun r = cli(c.args + (c.args.rfind("eval-parse", 0) == 0 ? "" : " -o " + quote(out)));
         EXPECT_EQ(r.code, 1) << c.args << "\n" << r.err;
         EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\nstderr: " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;

@@ -3,13 +3,13 @@
 # Usage: check_package.sh BUILD_DIR SOURCE_DIR GUI(ON|OFF)
 set -euo pipefail
 build=$1
-src=$2
+src=$(cd "$2" && pwd)
 gui=$3
 cd "$build"
 rm -rf _CPack_Packages treelens-*.deb treelens-*.tar.gz
 cpack -G "DEB;TGZ" >cpack.log 2>&1 || { cat cpack.log; exit 1; }
-deb=$(ls treelens_*.deb treelens-*.deb 2>/dev/null | head -1)
-tgz=$(ls treelens-*.tar.gz | head -1)
+deb=$(compgen -G "treelens*.deb" | head -1 || true)
+tgz=$(compgen -G "treelens-*.tar.gz" | head -1 || true)
 [[ -f $deb ]] || { echo "no .deb produced"; ls; exit 1; }
 [[ -f $tgz ]] || { echo "no .tar.gz produced"; exit 1; }
 contents=$(dpkg-deb -c "$deb")
@@ -29,7 +29,8 @@ depends=$(dpkg-deb -f "$deb" Depends)
 for d in libtorch link-grammar-dictionaries-en libopenblas0-pthread; do
   grep -q "$d" <<<"$depends" || { echo "Depends lacks $d: $depends"; exit 1; }
 done
-tar tzf "$tgz" | grep -q "bin/treelens-cli$" || { echo "tar.gz lacks bin/treelens-cli"; exit 1; }
+tarlist=$(tar tzf "$tgz")
+grep -q "bin/treelens-cli$" <<<"$tarlist" || { echo "tar.gz lacks bin/treelens-cli"; exit 1; }
 if [[ $gui == ON ]]; then
   if command -v desktop-file-validate >/dev/null; then
     desktop-file-validate "$src/installer/org.treelens.TreeLens.desktop"
