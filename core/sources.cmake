@@ -19,5 +19,10 @@ set(TREELENS_CORE_PLAIN_SOURCES
   eval/depeval.cpp
   eval/tokeneval.cpp
   model/tensordata.cpp
+  model/safetensors.cpp
+  model/modelfile.cpp
+  encoders/induction.cpp
+  encoders/vocabulary.cpp
+  training/pretraincorpus.cpp
 )
 list(TRANSFORM TREELENS_CORE_PLAIN_SOURCES PREPEND "${CMAKE_CURRENT_LIST_DIR}/")

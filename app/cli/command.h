@@ -23,6 +23,9 @@ void addConvertCommand(CLI::App &app, Action &action);
 void addEvalParseCommand(CLI::App &app, Action &action);
 void addEvalTokenizeCommand(CLI::App &app, Action &action);
 void addInfoCommand(CLI::App &app, Action &action);
+void addAnalyzeCommand(CLI::App &app, Action &action);
+void addTrainCommand(CLI::App &app, Action &action);
+void addEvalInductionCommand(CLI::App &app, Action &action);
 
 /// Prints "treelens-cli: error: <message>" on one line and returns 1.
 int fail(const std::string &message);

@@ -23,6 +23,9 @@ int main(int argc, char **argv)
     addEvalParseCommand(app, action);
     addEvalTokenizeCommand(app, action);
     addInfoCommand(app, action);
+    addAnalyzeCommand(app, action);
+    addTrainCommand(app, action);
+    addEvalInductionCommand(app, action);
 
     try {
         app.parse(argc, argv);

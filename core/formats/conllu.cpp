@@ -164,7 +164,9 @@ public:
             std::string_view line = m_text.substr(pos, nl - pos);
             pos = nl + 1;
             ++lineNo;
-            if (!line.empty() && line.back() == '\r')
+            // CRLF files read like LF files; every trailing CR goes (not just one)
+            // so that what is written back reads back identically (found by fuzzing).
+            while (!line.empty() && line.back() == '\r')
                 line.remove_suffix(1);
             if (line.empty()) {
                 if (!finish())

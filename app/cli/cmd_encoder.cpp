@@ -1,0 +1,260 @@
+// analyze, train, eval-induction: the encoder commands.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command.h"
+#include "core/base/fileio.h"
+#include "core/encoders/encoder.h"
+#include "core/eval/inductioneval.h"
+#include "core/formats/ptb.h"
+#include "core/training/mlmtrainer.h"
+
+namespace treelens::cli {
+
+namespace {
+
+struct DeviceSpec {
+    std::string model;
+    std::string device = "auto";
+    int threads = 0;
+    int batch = 32;
+};
+
+void addModelOptions(CLI::App *cmd, DeviceSpec &spec)
+{
+    cmd->add_option("--model,-m", spec.model, "Model file (.safetensors) or model directory; default: the shipped "
+                                              "tree-transformer-en-small")
+        ->type_name("M");
+    cmd->add_option("--device", spec.device, "auto (CUDA when available), cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--threads", spec.threads, "CPU threads for LibTorch (0 = its default)")->capture_default_str();
+    cmd->add_option("--batch", spec.batch, "Sentences per forward pass")->capture_default_str();
+}
+
+Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
+{
+    std::string path = spec.model;
+    if (path.empty()) {
+        path = defaultModelPath();
+        if (path.empty())
+            return Error{"no --model given and the shipped default model (resources/models/"
+                         "tree-transformer-en-small.safetensors) was not found"};
+    }
+    DeviceConfig dc;
+    dc.device = spec.device;
+    dc.threads = spec.threads;
+    dc.batchSize = spec.batch;
+    return loadEncoder(path, dc);
+}
+
+nlohmann::json matrixJson(const Matrix &m)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (int r = 0; r < m.rows; ++r) {
+        nlohmann::json row = nlohmann::json::array();
+        for (int c = 0; c < m.cols; ++c)
+            row.push_back(m.at(r, c));
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+} // namespace
+
+nlohmann::json analysisJson(const Analysis &a, bool withAttention)
+{
+    nlohmann::json j;
+    j["tokens"] = a.tokens;
+    j["family"] = a.family;
+    j["layers"] = a.layers;
+    j["heads"] = a.heads;
+    if (!a.linkProbs.empty())
+        j["link_probs"] = a.linkProbs;
+    if (!a.constituentPrior.empty()) {
+        nlohmann::json c = nlohmann::json::array();
+        for (const auto &m : a.constituentPrior)
+            c.push_back(matrixJson(m));
+        j["constituent_prior"] = c;
+    }
+    if (withAttention && !a.attention.empty()) {
+        nlohmann::json at = nlohmann::json::array(), raw = nlohmann::json::array();
+        for (std::size_t l = 0; l < a.attention.size(); ++l) {
+            nlohmann::json heads = nlohmann::json::array(), rawHeads = nlohmann::json::array();
+            for (std::size_t h = 0; h < a.attention[l].size(); ++h) {
+                heads.push_back(matrixJson(a.attention[l][h]));
+                if (l < a.attentionRaw.size())
+                    rawHeads.push_back(matrixJson(a.attentionRaw[l][h]));
+            }
+            at.push_back(heads);
+            raw.push_back(rawHeads);
+        }
+        j["attention"] = at;
+        if (!a.attentionRaw.empty())
+            j["attention_raw"] = raw;
+    }
+    if (a.inducedTree) {
+        nlohmann::json b = nlohmann::json::array();
+        for (const auto &[s, e] : a.inducedBrackets)
+            b.push_back({s, e});
+        j["induced_brackets"] = b;
+        j["induced_tree"] = writePtbTree(*a.inducedTree);
+    }
+    if (!a.embedding.empty())
+        j["embedding"] = a.embedding;
+    if (!a.meanEmbedding.empty())
+        j["mean_embedding"] = a.meanEmbedding;
+    if (a.prediction) {
+        j["prediction"] = {{"label", a.prediction->label}, {"score", a.prediction->score},
+                           {"labels", a.prediction->labels}, {"probabilities", a.prediction->probabilities}};
+    }
+    return j;
+}
+
+void addAnalyzeCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("analyze", "Run an encoder on sentences: link probabilities, constituent prior, "
+                                              "attention, induced tree, embeddings");
+    struct Spec {
+        InputSpec input;
+        DeviceSpec dev;
+        bool json = false;
+        bool noAttention = false;
+        std::string out;
+    };
+    auto spec = std::make_shared<Spec>();
+    cmd->add_option("text", spec->input.text, "Sentence text, or - for stdin")->type_name("TEXT");
+    addInputOptions(cmd, spec->input, true);
+    addModelOptions(cmd, spec->dev);
+    cmd->add_flag("--json", spec->json, "JSON Lines: one object per sentence (keys in docs/cli.md)");
+    cmd->add_flag("--no-attention", spec->noAttention, "Leave the per-head attention matrices out of --json");
+    cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            auto sentences = readInput(spec->input);
+            if (!sentences)
+                return fail(sentences.message());
+            auto enc = openModel(spec->dev);
+            if (!enc)
+                return fail(enc.message());
+            std::vector<EncoderInput> batch;
+            for (const auto &s : *sentences)
+                batch.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}});
+            AnalyzeOptions opt;
+            opt.attention = spec->json && !spec->noAttention;
+            auto res = (*enc)->analyze(batch, opt);
+            if (!res)
+                return fail(res.message());
+            std::string out;
+            for (const auto &a : *res) {
+                if (spec->json) {
+                    out += analysisJson(a, opt.attention).dump();
+                    out += '\n';
+                } else {
+                    std::string line;
+                    for (std::size_t k = 0; k + 1 < a.tokens.size(); ++k) {
+                        char buf[32];
+                        std::snprintf(buf, sizeof buf, " %.2f ", a.linkProbs.back()[k]);
+                        line += a.tokens[k] + buf;
+                    }
+                    line += a.tokens.back();
+                    out += "tree:  " + (a.inducedTree ? writePtbTree(*a.inducedTree) : std::string("-")) + "\n";
+                    out += "links (top layer): " + line + "\n";
+                }
+            }
+            return writeOutput(spec->out, out);
+        };
+    });
+}
+
+void addTrainCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("train", "Train an encoder with masked-LM pre-training from a recipe");
+    struct Spec {
+        std::string family;
+        std::string config;
+        std::string resume;
+        int steps = 0;
+    };
+    auto spec = std::make_shared<Spec>();
+    cmd->add_option("family", spec->family, "Model family (tree-transformer)")->required()
+        ->check(CLI::IsMember({"tree-transformer"}));
+    cmd->add_option("--config,-c", spec->config, "Recipe JSON (relative paths are relative to it)")->required()->type_name("RECIPE.json");
+    cmd->add_option("--resume", spec->resume, "Continue from a checkpoint written by an earlier run")->type_name("CKPT");
+    cmd->add_option("--steps", spec->steps, "Override the recipe's step count");
+    cmd->footer("Progress (step, loss, masked-token accuracy, steps/s, tokens/s) goes to stderr; checkpoints are\n"
+                "written atomically every checkpoint_every steps. Recipe keys: docs/training.md.");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            auto text = readFile(spec->config);
+            if (!text)
+                return fail(text.message());
+            auto recipe = MlmRecipe::fromJson(*text, std::filesystem::path(spec->config).parent_path().string());
+            if (!recipe)
+                return fail(spec->config + ": " + recipe.message());
+            if (spec->family != recipe->family)
+                return fail(spec->config + ": the recipe trains '" + recipe->family + "', not '" + spec->family + "'");
+            if (spec->steps > 0)
+                recipe->steps = spec->steps;
+            auto progress = [](const TrainProgress &p) {
+                if (!p.message.empty() && p.loss == 0.0) {
+                    std::cerr << "train: " << p.message << std::endl;
+                    return;
+                }
+                char buf[256];
+                std::snprintf(buf, sizeof buf, "step %d/%d  loss %.3f  acc %.3f  lr %.2e  %.2f steps/s  %.0f tok/s  %.0f s%s",
+                              p.step, p.steps, p.loss, p.accuracy, p.lr, p.stepsPerSecond, p.tokensPerSecond,
+                              p.elapsedSeconds, p.validationLoss >= 0 ? "" : "");
+                std::cerr << buf;
+                if (p.validationLoss >= 0)
+                    std::cerr << "  val " << p.validationLoss;
+                if (!p.message.empty())
+                    std::cerr << "  (" << p.message << ")";
+                std::cerr << std::endl;
+            };
+            if (auto s = trainMaskedLm(*recipe, spec->resume, progress); !s)
+                return fail(s.message());
+            std::cerr << "train: wrote " << recipe->output << std::endl;
+            return 0;
+        };
+    });
+}
+
+void addEvalInductionCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("eval-induction", "Score an encoder's unsupervised constituency trees against gold "
+                                                     "PTB trees, with baselines");
+    struct Spec {
+        DeviceSpec dev;
+        std::vector<std::string> gold;
+        bool json = false;
+        InductionConfig induction;
+    };
+    auto spec = std::make_shared<Spec>();
+    addModelOptions(cmd, spec->dev);
+    cmd->add_option("--gold,-g", spec->gold, "Gold PTB files (.mrg); e.g. wsj_0180 ... wsj_0199")->required()->expected(1, -1);
+    cmd->add_flag("--json", spec->json, "Print one JSON object");
+    cmd->add_option("--start-layer", spec->induction.startLayer, "Layer to start the top-down parse at (-1 = top)")->capture_default_str();
+    cmd->add_option("--min-layer", spec->induction.minLayer, "Lowest layer the parse descends to")->capture_default_str();
+    cmd->add_option("--threshold", spec->induction.threshold, "Weakest-link threshold for splitting")->capture_default_str();
+    cmd->add_option("--descend", spec->induction.descend, "A side whose links all exceed this recurses one layer lower")->capture_default_str();
+    cmd->footer("Protocol (docs/tree-transformer.md): traces and function tags stripped, punctuation removed, unlabelled\n"
+                "brackets without single words and the whole sentence; sentence-level F1 averaged (the paper's figure)\n"
+                "and corpus-level F1, all lengths and length <= 10, with left/right-branching and random baselines.");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            auto enc = openModel(spec->dev);
+            if (!enc)
+                return fail(enc.message());
+            auto report = evaluateInduction(**enc, spec->gold, spec->induction);
+            if (!report)
+                return fail(report.message());
+            std::cout << (spec->json ? inductionReportJson(*report) + "\n" : inductionReportText(*report));
+            return 0;
+        };
+    });
+}
+
+} // namespace treelens::cli

@@ -1,0 +1,95 @@
+#pragma once
+/// \file analysis.h
+/// What an encoder did with one input, in plain types (no torch): the viewers,
+/// the CLI and probing read only this. Matrices are dense row-major float with
+/// explicit shapes, indexed by the encoder's own units (`tokens`: word tokens,
+/// with a `[CLS]`-style token first when the model has one; tree nodes for
+/// recursive models). An encoder fills only the fields it emits (EncoderInfo
+/// says which); empty vectors mean "not applicable".
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/data/constituencytree.h"
+
+namespace treelens {
+
+/// A dense row-major float matrix.
+struct Matrix {
+    int rows = 0;
+    int cols = 0;
+    std::vector<float> data; ///< rows * cols values
+
+    Matrix() = default;
+    Matrix(int r, int c, float fill = 0.0f) : rows(r), cols(c), data(static_cast<std::size_t>(r) * c, fill) {}
+    float at(int r, int c) const { return data[static_cast<std::size_t>(r) * cols + c]; }
+    float &at(int r, int c) { return data[static_cast<std::size_t>(r) * cols + c]; }
+    bool empty() const { return data.empty(); }
+};
+
+/// A named float array with a shape (gates and other family-specific outputs,
+/// e.g. "ggsa.global_gate" [layers, tokens], "deptrans.relation_gate" [layers, heads, n, n]).
+struct NamedArray {
+    std::vector<int> shape;
+    std::vector<float> data;
+};
+
+/// Recursive models: how one tree node attends over its children (and, for
+/// dependency composition, its parent), per head.
+struct NodeAttention {
+    int node = -1;
+    std::vector<int> targets;                   ///< node indices attended to
+    std::vector<std::vector<float>> weights;    ///< [head][target]
+};
+
+/// A classification or scoring result for tasks with an output head.
+struct Prediction {
+    std::string label;
+    float score = 0.0f;
+    std::vector<std::string> labels;
+    std::vector<float> probabilities;
+};
+
+struct Analysis {
+    std::string family;                 ///< e.g. "tree-transformer"
+    std::vector<std::string> tokens;    ///< the model's units, as the matrices index them
+    std::vector<std::string> words;     ///< the input words
+    /// Index in `tokens` of each input word (word pieces → words is explicit, never assumed).
+    std::vector<int> wordToken;
+    int layers = 0;
+    int heads = 0;
+
+    /// attention[layer][head]: tokens×tokens, after any structural weighting
+    /// (Tree Transformer: softmax ⊙ C, not renormalised).
+    std::vector<std::vector<Matrix>> attention;
+    /// The same before the structural weighting (plain softmax); empty if identical.
+    std::vector<std::vector<Matrix>> attentionRaw;
+    /// constituentPrior[layer]: tokens×tokens (Tree Transformer C).
+    std::vector<Matrix> constituentPrior;
+    /// linkProbs[layer][k]: probability that tokens k and k+1 are in one constituent.
+    std::vector<std::vector<float>> linkProbs;
+    /// Brackets induced by the model over word indices [start, end), the
+    /// whole-sentence span omitted, sorted; and the same as a tree over the words.
+    std::vector<std::pair<int, int>> inducedBrackets;
+    std::optional<ConstituencyTree> inducedTree;
+
+    std::map<std::string, NamedArray> gates;
+    std::vector<NodeAttention> nodeAttention;
+
+    /// Sentence embeddings: the first (`[CLS]`) token's final state and the mean
+    /// of the word tokens' final states (both d_model long).
+    std::vector<float> embedding;
+    std::vector<float> meanEmbedding;
+    /// layerStates[l]: tokens×d_model hidden states after layer l (l = 0 is the
+    /// embedding layer output, l = k the output of layer k); only when requested.
+    std::vector<Matrix> layerStates;
+
+    std::optional<Prediction> prediction;
+    /// Sentence-pair models: attention from the first sentence's tokens to the second's.
+    std::vector<Matrix> crossAttention;
+};
+
+} // namespace treelens

@@ -1,0 +1,87 @@
+#include "core/encoders/encoder.h"
+
+#include <cctype>
+#include <filesystem>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/encoders/treetransformer.h"
+#include "core/model/modelfile.h"
+
+#ifndef TREELENS_SOURCE_DIR_STR
+#define TREELENS_SOURCE_DIR_STR ""
+#endif
+#ifndef TREELENS_INSTALL_DATADIR
+#define TREELENS_INSTALL_DATADIR "/usr/share/treelens"
+#endif
+
+namespace treelens {
+
+Status DeviceConfig::validate() const
+{
+    bool ok = device == "auto" || device == "cpu" || device == "cuda";
+    if (!ok && device.rfind("cuda:", 0) == 0 && device.size() > 5 && device.size() < 9) {
+        ok = true;
+        for (std::size_t i = 5; i < device.size(); ++i)
+            ok = ok && std::isdigit(static_cast<unsigned char>(device[i]));
+    }
+    if (!ok)
+        return makeError("--device", "'" + device + "' is not one of auto, cpu, cuda, cuda:N");
+    if (threads < 0 || threads > 1024)
+        return makeError("--threads", "must be 0 (default) to 1024");
+    if (batchSize < 1 || batchSize > 65536)
+        return makeError("--batch", "must be 1 to 65536");
+    return {};
+}
+
+std::vector<std::string> availableEncoderFamilies()
+{
+    return {"tree-transformer"};
+}
+
+Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const DeviceConfig &device)
+{
+    if (auto s = device.validate(); !s)
+        return s.error();
+    auto file = loadModelFile(path);
+    if (!file)
+        return file.error();
+    std::string family;
+    try {
+        family = nlohmann::json::parse(file->configJson).value("family", std::string());
+    } catch (const std::exception &e) {
+        return makeError(path, std::string("treelens.config is not valid JSON: ") + e.what());
+    }
+    if (family == "tree-transformer")
+        return createTreeTransformer(*file, device);
+    std::string known;
+    for (const auto &f : availableEncoderFamilies())
+        known += (known.empty() ? "" : ", ") + f;
+    return makeError(path, "unknown model family '" + family + "' (this build loads: " + known + ")");
+}
+
+std::string defaultModelPath()
+{
+    namespace fs = std::filesystem;
+    const char *name = "tree-transformer-en-small.safetensors";
+    std::vector<fs::path> candidates;
+    if (const char *env = std::getenv("TREELENS_MODEL_DIR"))
+        candidates.push_back(fs::path(env) / name);
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const fs::path dir = exe.parent_path();
+        candidates.push_back(dir / "../share/treelens/models" / name);
+        candidates.push_back(dir / "models" / name);
+    }
+    candidates.push_back(fs::path(TREELENS_INSTALL_DATADIR) / "models" / name);
+    if (*TREELENS_SOURCE_DIR_STR)
+        candidates.push_back(fs::path(TREELENS_SOURCE_DIR_STR) / "resources/models" / name);
+    for (const auto &c : candidates)
+        if (fs::is_regular_file(c, ec))
+            return fs::weakly_canonical(c, ec).string();
+    return {};
+}
+
+} // namespace treelens

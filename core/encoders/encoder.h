@@ -1,0 +1,126 @@
+#pragma once
+/// \file encoder.h
+/// The one interface every encoder family implements (Tree Transformer,
+/// Dependency-Transformer, gated group self-attention, recursive tree
+/// aggregation, recursive Tree Transformer / Tree-LSTM). Torch-free: tensors
+/// stay inside the implementation; results are plain `Analysis` values.
+///
+/// Threading: an Encoder is used from one thread at a time (the session's
+/// inference thread owns it and its device). analyze() polls RunControl between
+/// batches and returns an Error "cancelled" when asked to stop.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/base/runcontrol.h"
+#include "core/data/analysis.h"
+#include "core/data/dependencytree.h"
+#include "core/data/constituencytree.h"
+#include "core/encoders/induction.h"
+
+namespace treelens {
+
+/// Where and how inference runs.
+struct DeviceConfig {
+    std::string device = "auto"; ///< "auto" (CUDA when LibTorch has it and a GPU is present), "cpu", "cuda", "cuda:N"
+    int threads = 0;             ///< CPU intra-op threads; 0 = leave LibTorch's default
+    int batchSize = 32;          ///< sentences per forward pass (padded to the longest)
+
+    Status validate() const;
+};
+
+/// What a model takes as input.
+enum class InputKind {
+    Words,               ///< a word sequence (Tree Transformer, GGSA)
+    WordsWithDependency, ///< words plus a dependency tree (Dependency-Transformer, recursive dep models)
+    WordsWithConstituency///< words plus a constituency tree (recursive constituency models)
+};
+
+/// What an encoder emits (which Analysis fields are filled).
+struct EncoderOutputs {
+    bool attention = false;
+    bool attentionRaw = false;
+    bool constituentPrior = false;
+    bool linkProbs = false;
+    bool inducedTree = false;
+    bool gates = false;
+    bool nodeAttention = false;
+    bool embedding = false;
+    bool layerStates = false;
+    bool prediction = false;
+    bool crossAttention = false;
+};
+
+struct EncoderInfo {
+    std::string family;          ///< "tree-transformer", ...
+    std::string task;            ///< "masked-lm", "classification", "pair-classification", ...
+    std::string name;            ///< model name from its metadata
+    int layers = 0;
+    int heads = 0;
+    int dModel = 0;
+    int dFF = 0;
+    int vocabSize = 0;
+    int maxTokens = 0;           ///< longest input in tokens (position table), 0 = unbounded
+    long long parameters = 0;
+    InputKind input = InputKind::Words;
+    bool pairInput = false;      ///< takes sentence pairs
+    bool hasClsToken = false;    ///< tokens[0] is a [CLS]-style token
+    std::vector<std::string> labels;
+    EncoderOutputs outputs;
+    std::string device;          ///< where it runs now: "cpu" or "cuda:0"
+    std::string configJson;      ///< the model file's treelens.config, verbatim
+};
+
+/// One input: words, and the trees or second sentence a family needs.
+struct EncoderInput {
+    std::vector<std::string> words;
+    std::optional<DependencyTree> dependency;
+    std::optional<ConstituencyTree> constituency;
+    std::vector<std::string> secondWords;  ///< sentence pairs only
+};
+
+struct AnalyzeOptions {
+    bool attention = true;        ///< per-head attention matrices (large: L·H·N²)
+    bool layerStates = false;     ///< hidden states per layer (for probing)
+    InductionConfig induction;    ///< unsupervised parsing settings
+};
+
+/// How embed() pools hidden states into one vector per sentence.
+struct EmbedOptions {
+    int layer = -1;               ///< -1 = the final (normalised) output; 0 = embeddings; k = after layer k
+    enum class Pooling { Cls, Mean } pooling = Pooling::Mean;
+};
+
+class Encoder {
+public:
+    virtual ~Encoder() = default;
+    virtual const EncoderInfo &info() const = 0;
+    /// One Analysis per input, in order. Errors name the input ("sentence 3: 300 tokens, the model takes at most 256").
+    virtual Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch,
+                                                  const AnalyzeOptions &options = {},
+                                                  const RunControl *control = nullptr) = 0;
+    /// Sentence vectors for probing: one per input.
+    virtual Result<std::vector<std::vector<float>>> embed(const std::vector<EncoderInput> &batch,
+                                                          const EmbedOptions &options = {},
+                                                          const RunControl *control = nullptr) = 0;
+    /// Hidden states of every layer (0 = embeddings .. layers), per input:
+    /// result[input][layer] is tokens×d_model. For word-level probing.
+    virtual Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &batch,
+                                                                 const RunControl *control = nullptr) = 0;
+};
+
+/// Loads a model file (.safetensors or a model directory) and builds the
+/// encoder of the family named in its config, on the configured device.
+Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const DeviceConfig &device = {});
+
+/// Families this build can load.
+std::vector<std::string> availableEncoderFamilies();
+
+/// Path of the shipped default model (resources/models/tree-transformer-en-small.safetensors),
+/// searched next to the executable, in the install prefix and in the source tree; empty if not found.
+std::string defaultModelPath();
+
+} // namespace treelens

@@ -1,0 +1,46 @@
+#pragma once
+/// \file induction.h
+/// Unsupervised constituency parsing from per-layer link probabilities: the
+/// official Tree Transformer's top-down greedy algorithm (parse.py build_tree),
+/// torch-free so it can be tested and reused on any link table.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/data/constituencytree.h"
+
+namespace treelens {
+
+struct InductionConfig {
+    int startLayer = -1;       ///< layer to start at; -1 = the top layer
+    int minLayer = 2;          ///< never descend below this layer (official: 2)
+    double threshold = 0.8;    ///< a span whose weakest link is above this is not split here
+    double descend = 0.7;      ///< a side whose links are all above this recurses one layer lower
+
+    Status validate(int layers) const;
+    std::string toJson() const;
+    static Result<InductionConfig> fromJson(const std::string &json);
+};
+
+/// links[layer][k] links word k and word k+1 (n_words - 1 per layer).
+/// Returns the brackets [start, end) over word indices, sorted and unique,
+/// without the whole-sentence span; none for fewer than 2 words.
+/// Follows the official code exactly, including: the first weakest link wins
+/// ties; the layer stays clamped at minLayer; at minLayer an unsplittable span
+/// becomes one flat bracket; a one-link span is a 2-word bracket.
+std::vector<std::pair<int, int>> induceBrackets(const std::vector<std::vector<float>> &links,
+                                                const InductionConfig &config = {});
+
+/// Builds a tree over the words from nested brackets (labels "X", preterminal
+/// "W"); brackets must be properly nested (as induceBrackets' are).
+ConstituencyTree bracketsToTree(const std::vector<std::string> &words,
+                                const std::vector<std::pair<int, int>> &brackets);
+
+/// Left- and right-branching and uniformly random binary bracketings (baselines).
+std::vector<std::pair<int, int>> leftBranchingBrackets(int words);
+std::vector<std::pair<int, int>> rightBranchingBrackets(int words);
+std::vector<std::pair<int, int>> randomBinaryBrackets(int words, unsigned seed);
+
+} // namespace treelens

@@ -1,0 +1,231 @@
+#include "core/encoders/treetransformernet.h"
+
+#include <cmath>
+#include <cstring>
+
+#include <torch/torch.h>
+
+namespace treelens::tt {
+
+namespace F = torch::nn::functional;
+
+namespace {
+
+std::string layerName(int l, const char *rest)
+{
+    return "layers." + std::to_string(l) + "." + rest;
+}
+
+torch::Tensor toTorch(const TensorData &t, const torch::Device &device)
+{
+    const std::vector<float> v = t.toFloat();
+    std::vector<int64_t> shape(t.shape.begin(), t.shape.end());
+    auto cpu = torch::from_blob(const_cast<float *>(v.data()), shape, torch::kFloat32).clone();
+    return cpu.to(device);
+}
+
+} // namespace
+
+torch::Tensor sinusoidalPositions(int maxLen, int d)
+{
+    auto pe = torch::zeros({maxLen, d}, torch::kFloat32);
+    auto position = torch::arange(0, maxLen, torch::kFloat32).unsqueeze(1);
+    auto divTerm = torch::exp(torch::arange(0, d, 2, torch::kFloat32) * -(std::log(10000.0) / d));
+    pe.index_put_({torch::indexing::Slice(), torch::indexing::Slice(0, torch::indexing::None, 2)},
+                  torch::sin(position * divTerm));
+    pe.index_put_({torch::indexing::Slice(), torch::indexing::Slice(1, torch::indexing::None, 2)},
+                  torch::cos(position * divTerm));
+    return pe;
+}
+
+torch::Tensor officialLayerNorm(const torch::Tensor &x, const torch::Tensor &a, const torch::Tensor &b, double eps)
+{
+    auto mean = x.mean(-1, true);
+    auto std = x.std(-1, /*unbiased=*/true, /*keepdim=*/true);
+    return a * (x - mean) / (std + eps) + b;
+}
+
+Result<Net> Net::fromTensors(const TreeTransformerConfig &config, const TensorMap &tensors,
+                             const torch::Device &device)
+{
+    Net net;
+    net.m_config = config;
+    net.m_device = device;
+    for (const auto &[name, t] : tensors) {
+        if (name == "word_embed.1.pe")
+            continue;
+        net.m_p[name] = toTorch(t, device);
+    }
+    const auto pe = tensors.find("word_embed.1.pe");
+    if (pe != tensors.end())
+        net.m_pe = toTorch(pe->second, device).reshape({config.maxLen, config.dModel});
+    else
+        net.m_pe = sinusoidalPositions(config.maxLen, config.dModel).to(device);
+    net.refreshFused();
+    return net;
+}
+
+TensorMap Net::toTensors() const
+{
+    TensorMap out;
+    auto put = [&](const std::string &name, const torch::Tensor &t) {
+        auto c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+        std::vector<float> v(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+        out[name] = TensorData::fromFloat(std::vector<std::int64_t>(c.sizes().begin(), c.sizes().end()), v);
+    };
+    for (const auto &[name, t] : m_p)
+        put(name, t);
+    put("word_embed.1.pe", m_pe.unsqueeze(0));
+    return out;
+}
+
+std::vector<torch::Tensor> Net::parameters() const
+{
+    std::vector<torch::Tensor> v;
+    for (const auto &[name, t] : m_p)
+        v.push_back(t);
+    return v;
+}
+
+void Net::setTrainable(bool on)
+{
+    for (auto &[name, t] : m_p)
+        t.set_requires_grad(on);
+}
+
+void Net::refreshFused()
+{
+    torch::NoGradGuard guard;
+    m_fused.clear();
+    for (int l = 0; l < m_config.layers; ++l) {
+        auto w = [&](const char *rest) { return m_p.at(layerName(l, rest)); };
+        Fused f;
+        f.qkvW = torch::cat({w("self_attn.linears.0.weight"), w("self_attn.linears.1.weight"),
+                             w("self_attn.linears.2.weight")}, 0).contiguous();
+        f.qkvB = torch::cat({w("self_attn.linears.0.bias"), w("self_attn.linears.1.bias"),
+                             w("self_attn.linears.2.bias")}, 0).contiguous();
+        f.gW = torch::cat({w("group_attn.linear_key.weight"), w("group_attn.linear_query.weight")}, 0).contiguous();
+        f.gB = torch::cat({w("group_attn.linear_key.bias"), w("group_attn.linear_query.bias")}, 0).contiguous();
+        m_fused.push_back(std::move(f));
+    }
+}
+
+struct Forward {
+    static Outputs run(const Net &net, const torch::Tensor &ids, const torch::Tensor &mask, const ForwardOptions &o)
+    {
+        const auto &cfg = net.m_config;
+        const auto &p = net.m_p;
+        const int64_t B = ids.size(0), L = ids.size(1), d = cfg.dModel, H = cfg.heads, dk = d / H;
+        const double eps = cfg.layerNormEps;
+        const double drop = o.train ? cfg.dropout : 0.0;
+        const auto dev = net.m_device;
+        auto dropout = [&](const torch::Tensor &t) { return drop > 0 ? F::dropout(t, F::DropoutFuncOptions().p(drop).training(true)) : t; };
+        auto linear = [&](const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b) {
+            return torch::addmm(b, x.reshape({-1, x.size(-1)}), w.t()).view({B, L, w.size(0)});
+        };
+        auto P = [&](int l, const char *rest) -> const torch::Tensor & { return p.at(layerName(l, rest)); };
+
+        Outputs out;
+        // Embeddings: lut[id]·sqrt(d) + pe.
+        auto x = torch::embedding(p.at("word_embed.0.lut.weight"), ids) * std::sqrt(static_cast<double>(d))
+                 + net.m_pe.narrow(0, 0, L).unsqueeze(0);
+        x = dropout(x);
+        out.embed = x;
+
+        // Structural masks, shared by every layer.
+        auto opts = torch::TensorOptions().dtype(torch::kBool).device(dev);
+        auto eye = torch::eye(L, opts);
+        auto superDiag = torch::ones({L, L}, opts).triu(1).logical_and(torch::ones({L, L}, opts).tril(1));
+        auto neighbours = superDiag.logical_or(superDiag.t());
+        auto keyMask = mask.unsqueeze(1);                                // [B,1,L]
+        auto groupAllowed = keyMask.logical_and(neighbours.unsqueeze(0)); // [B,L,L]
+        auto attnAllowed = keyMask.logical_or(eye.unsqueeze(0)).unsqueeze(1); // [B,1,L,L]
+        const bool anyPad = !mask.all().item<bool>();
+        auto strictUpper = torch::ones({L, L}, opts).triu(1);
+        const double scale = 1.0 / std::sqrt(static_cast<double>(dk));
+
+        torch::Tensor prior; // undefined = the scalar 0 of layer 0
+        for (int l = 0; l < cfg.layers; ++l) {
+            // ---- constituent ("group") attention
+            auto u = officialLayerNorm(x, P(l, "group_attn.norm.a_2"), P(l, "group_attn.norm.b_2"), eps);
+            torch::Tensor key, query;
+            if (!o.train && l < static_cast<int>(net.m_fused.size())) {
+                auto kq = linear(u, net.m_fused[l].gW, net.m_fused[l].gB);
+                key = kq.narrow(2, 0, d);
+                query = kq.narrow(2, d, d);
+            } else {
+                key = linear(u, P(l, "group_attn.linear_key.weight"), P(l, "group_attn.linear_key.bias"));
+                query = linear(u, P(l, "group_attn.linear_query.weight"), P(l, "group_attn.linear_query.bias"));
+            }
+            auto gScores = torch::bmm(query, key.transpose(1, 2)) / cfg.groupDivisor;
+            gScores = gScores.masked_fill(groupAllowed.logical_not(), -1e9);
+            auto nb = torch::softmax(gScores, -1);
+            nb = torch::sqrt(nb * nb.transpose(1, 2) + 1e-9);
+            auto A = prior.defined() ? prior + (1.0 - prior) * nb : nb;
+            // C[i,j] = prod_{k=i}^{j-1} A[k,k+1] for i<j, in log space. Prefix sums in
+            // double keep long sentences exact (the official code sums with a
+            // float triangular matmul; the results agree to ~1e-7).
+            auto links = A.diagonal(1, 1, 2);                                   // [B,L-1]
+            auto logs = torch::log(links.to(torch::kFloat64) + 1e-9);
+            auto cs = torch::cat({torch::zeros({B, 1}, logs.options()), logs.cumsum(1)}, 1); // [B,L]
+            auto upper = torch::exp(cs.unsqueeze(1) - cs.unsqueeze(2)).to(A.scalar_type()); // [i,j] = cs[j]-cs[i]
+            upper = upper.masked_fill(strictUpper.logical_not(), 0.0);
+            auto C = upper + upper.transpose(1, 2) + A.masked_fill(eye.logical_not(), 1e-9);
+            if (o.keepPrior) {
+                out.breakProb.push_back(A);
+                out.groupProb.push_back(C);
+            }
+            prior = C;
+
+            // ---- self-attention, weighted by C, not renormalised
+            auto h = officialLayerNorm(x, P(l, "sublayer.0.norm.a_2"), P(l, "sublayer.0.norm.b_2"), eps);
+            torch::Tensor q, k, v;
+            if (!o.train && l < static_cast<int>(net.m_fused.size())) {
+                auto qkv = linear(h, net.m_fused[l].qkvW, net.m_fused[l].qkvB).view({B, L, 3, H, dk});
+                q = qkv.select(2, 0).transpose(1, 2);
+                k = qkv.select(2, 1).transpose(1, 2);
+                v = qkv.select(2, 2).transpose(1, 2);
+            } else {
+                q = linear(h, P(l, "self_attn.linears.0.weight"), P(l, "self_attn.linears.0.bias")).view({B, L, H, dk}).transpose(1, 2);
+                k = linear(h, P(l, "self_attn.linears.1.weight"), P(l, "self_attn.linears.1.bias")).view({B, L, H, dk}).transpose(1, 2);
+                v = linear(h, P(l, "self_attn.linears.2.weight"), P(l, "self_attn.linears.2.bias")).view({B, L, H, dk}).transpose(1, 2);
+            }
+            auto scores = torch::matmul(q, k.transpose(-2, -1)) * scale; // [B,H,L,L]
+            if (anyPad)
+                scores = scores.masked_fill(attnAllowed.logical_not(), -1e9);
+            auto raw = torch::softmax(scores, -1);
+            auto att = raw * C.unsqueeze(1);
+            if (o.keepAttention) {
+                out.attnRaw.push_back(raw);
+                out.attn.push_back(att);
+            }
+            auto ctx = torch::matmul(dropout(att), v).transpose(1, 2).reshape({B, L, d});
+            x = x + dropout(linear(ctx, P(l, "self_attn.linears.3.weight"), P(l, "self_attn.linears.3.bias")));
+
+            // ---- feed-forward: w_2(gelu(w_1 LN(x)))
+            auto f = officialLayerNorm(x, P(l, "sublayer.1.norm.a_2"), P(l, "sublayer.1.norm.b_2"), eps);
+            f = torch::gelu(linear(f, P(l, "feed_forward.w_1.weight"), P(l, "feed_forward.w_1.bias")));
+            x = x + dropout(linear(dropout(f), P(l, "feed_forward.w_2.weight"), P(l, "feed_forward.w_2.bias")));
+            if (o.keepLayerOut)
+                out.layerOut.push_back(x);
+        }
+        out.finalHidden = officialLayerNorm(x, p.at("norm.a_2"), p.at("norm.b_2"), eps);
+        if (o.logits && p.count("proj.weight")) {
+            if (o.logitRows.defined()) {
+                auto rows = out.finalHidden.reshape({B * L, d}).index_select(0, o.logitRows);
+                out.logits = torch::addmm(p.at("proj.bias"), rows, p.at("proj.weight").t());
+            } else {
+                out.logits = torch::addmm(p.at("proj.bias"), out.finalHidden.reshape({B * L, d}),
+                                          p.at("proj.weight").t()).view({B, L, -1});
+            }
+        }
+        return out;
+    }
+};
+
+Outputs forward(const Net &net, const torch::Tensor &ids, const torch::Tensor &mask, const ForwardOptions &options)
+{
+    return Forward::run(net, ids, mask, options);
+}
+
+} // namespace treelens::tt

@@ -1,0 +1,84 @@
+#pragma once
+/// \file treetransformernet.h
+/// LibTorch implementation of the Tree Transformer, internal to core (training,
+/// the encoder, tests and benchmarks include it; viz/ and ui/ never do).
+/// Shapes: B sentences, L tokens (padded, [CLS] first, pad id 0), d = d_model,
+/// H heads, V vocabulary.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "core/base/result.h"
+#include "core/encoders/treetransformer.h"
+#include "core/model/tensordata.h"
+
+namespace treelens::tt {
+
+class Net {
+public:
+    /// Copies the tensors to `device` as f32; the config must already be validated against them.
+    static Result<Net> fromTensors(const TreeTransformerConfig &config, const TensorMap &tensors,
+                                   const torch::Device &device);
+    /// The weights back as plain f32 tensors (official names; "word_embed.1.pe" included).
+    TensorMap toTensors() const;
+
+    const TreeTransformerConfig &config() const { return m_config; }
+    torch::Device device() const { return m_device; }
+    /// Every trainable tensor (requires_grad set by setTrainable).
+    std::vector<torch::Tensor> parameters() const;
+    std::map<std::string, torch::Tensor> &named() { return m_p; }
+    void setTrainable(bool on);
+    bool hasProjection() const { return m_p.count("proj.weight") > 0; }
+    const torch::Tensor &param(const std::string &name) const { return m_p.at(name); }
+
+    /// Concatenated Q|K|V and key|query matrices for inference (one GEMM each);
+    /// call again after the weights change.
+    void refreshFused();
+
+private:
+    TreeTransformerConfig m_config;
+    torch::Device m_device{torch::kCPU};
+    std::map<std::string, torch::Tensor> m_p; // official names, excluding pe
+    torch::Tensor m_pe;                       // [maxLen, d]
+    struct Fused {
+        torch::Tensor qkvW, qkvB, gW, gB;
+    };
+    std::vector<Fused> m_fused;
+    friend struct Forward;
+};
+
+struct ForwardOptions {
+    bool train = false;           ///< dropout on, autograd allowed, unfused weights
+    bool keepAttention = false;   ///< attnRaw/attn per layer [B,H,L,L]
+    bool keepPrior = true;        ///< breakProb (A) and groupProb (C) per layer [B,L,L]
+    bool keepLayerOut = false;    ///< layerOut per layer [B,L,d]
+    bool logits = false;          ///< proj(norm(x)) [B,L,V] (or at logitRows only)
+    torch::Tensor logitRows;      ///< optional flat row indices into B*L: logits only there [K,V]
+};
+
+struct Outputs {
+    torch::Tensor embed;                    ///< [B,L,d] embeddings (lut·sqrt(d) + pe)
+    std::vector<torch::Tensor> breakProb;   ///< per layer A [B,L,L]
+    std::vector<torch::Tensor> groupProb;   ///< per layer C [B,L,L]
+    std::vector<torch::Tensor> attnRaw;     ///< per layer [B,H,L,L] softmax before ×C
+    std::vector<torch::Tensor> attn;        ///< per layer [B,H,L,L] after ×C
+    std::vector<torch::Tensor> layerOut;    ///< per layer [B,L,d]
+    torch::Tensor finalHidden;              ///< [B,L,d] after the final LayerNorm
+    torch::Tensor logits;                   ///< [B,L,V] or [K,V]
+};
+
+/// ids: [B,L] int64; mask: [B,L] bool (true = real token). Runs under the
+/// caller's grad mode (wrap in torch::InferenceMode for analysis).
+Outputs forward(const Net &net, const torch::Tensor &ids, const torch::Tensor &mask,
+                const ForwardOptions &options);
+
+/// The official LayerNorm: a·(x − mean)/(std_unbiased + eps) + b.
+torch::Tensor officialLayerNorm(const torch::Tensor &x, const torch::Tensor &a, const torch::Tensor &b, double eps);
+
+/// Sinusoidal position table [maxLen, d] as the official PositionalEncoding builds it.
+torch::Tensor sinusoidalPositions(int maxLen, int d);
+
+} // namespace treelens::tt

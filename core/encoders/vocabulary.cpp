@@ -1,0 +1,127 @@
+#include "core/encoders/vocabulary.h"
+
+#include <nlohmann/json.hpp>
+
+namespace treelens {
+
+Result<Vocabulary> Vocabulary::fromTokens(std::vector<std::string> tokens)
+{
+    if (tokens.empty())
+        return makeError("vocabulary", "the vocabulary is empty");
+    Vocabulary v;
+    v.m_tokens = std::move(tokens);
+    for (std::size_t i = 0; i < v.m_tokens.size(); ++i) {
+        const std::string &t = v.m_tokens[i];
+        if (t.empty())
+            return makeError("vocabulary", "entry " + std::to_string(i) + " is empty");
+        if (!v.m_index.emplace(t, static_cast<int>(i)).second)
+            return makeError("vocabulary", "'" + t + "' appears twice (ids " + std::to_string(v.m_index[t]) + " and "
+                                               + std::to_string(i) + ")");
+    }
+    for (const char *special : {"[PAD]", "[UNK]", "[MASK]", "[CLS]"})
+        if (!v.contains(special))
+            return makeError("vocabulary", std::string("the special token ") + special + " is missing");
+    v.m_pad = v.id("[PAD]");
+    v.m_unk = v.id("[UNK]");
+    v.m_mask = v.id("[MASK]");
+    v.m_cls = v.id("[CLS]");
+    return v;
+}
+
+Result<Vocabulary> Vocabulary::fromDictionaryJson(const std::string &json, const std::string &where)
+{
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(json);
+    } catch (const std::exception &e) {
+        return makeError(where, std::string("not valid JSON: ") + e.what());
+    }
+    if (!j.is_object() || j.empty())
+        return makeError(where, "expected a non-empty JSON object {\"word\": id, ...}");
+    std::vector<std::string> tokens(j.size());
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        if (!it.value().is_number_integer())
+            return makeError(where, "the id of '" + it.key() + "' is not an integer");
+        const auto id = it.value().get<long long>();
+        if (id < 0 || id >= static_cast<long long>(tokens.size()))
+            return makeError(where, "the id " + std::to_string(id) + " of '" + it.key() + "' is out of range 0.."
+                                        + std::to_string(tokens.size() - 1));
+        if (!tokens[static_cast<std::size_t>(id)].empty())
+            return makeError(where, "id " + std::to_string(id) + " is used twice");
+        tokens[static_cast<std::size_t>(id)] = it.key();
+    }
+    auto v = fromTokens(std::move(tokens));
+    if (!v)
+        return makeError(where, v.message());
+    return v;
+}
+
+Result<Vocabulary> Vocabulary::fromLines(const std::string &text, const std::string &where)
+{
+    std::vector<std::string> tokens;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos)
+            nl = text.size();
+        std::string line = text.substr(pos, nl - pos);
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        tokens.push_back(std::move(line));
+        pos = nl + 1;
+    }
+    while (!tokens.empty() && tokens.back().empty())
+        tokens.pop_back();
+    auto v = fromTokens(std::move(tokens));
+    if (!v)
+        return makeError(where, v.message());
+    return v;
+}
+
+std::string Vocabulary::toLines() const
+{
+    std::string out;
+    for (const auto &t : m_tokens) {
+        out += t;
+        out += '\n';
+    }
+    return out;
+}
+
+int Vocabulary::id(const std::string &token) const
+{
+    const auto it = m_index.find(token);
+    return it == m_index.end() ? -1 : it->second;
+}
+
+std::string Vocabulary::normalize(const std::string &word)
+{
+    std::string out;
+    out.reserve(word.size());
+    bool inDigits = false;
+    for (char c : word) {
+        if (c >= '0' && c <= '9') {
+            if (!inDigits)
+                out += 'N';
+            inDigits = true;
+            continue;
+        }
+        inDigits = false;
+        out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return out;
+}
+
+std::vector<int> Vocabulary::encode(const std::vector<std::string> &words) const
+{
+    std::vector<int> ids;
+    ids.reserve(words.size() + 1);
+    ids.push_back(m_cls);
+    for (const auto &w : words) {
+        const int i = id(normalize(w));
+        ids.push_back(i >= 0 ? i : m_unk);
+    }
+    return ids;
+}
+
+} // namespace treelens

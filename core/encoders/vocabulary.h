@@ -1,0 +1,51 @@
+#pragma once
+/// \file vocabulary.h
+/// Word vocabularies of encoders and the text → id rules of the official Tree
+/// Transformer: lower-case, every run of ASCII digits becomes "N", "[CLS]"
+/// first, unknown words become "[UNK]". (The official code maps a word that is
+/// not in its dictionary to the first BERT word piece of the word; TreeLens has
+/// no BERT tokenizer and uses "[UNK]": see docs/tree-transformer.md.)
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/base/result.h"
+
+namespace treelens {
+
+class Vocabulary {
+public:
+    Vocabulary() = default;
+    /// Tokens in id order; must be non-empty and free of duplicates.
+    static Result<Vocabulary> fromTokens(std::vector<std::string> tokens);
+    /// The official dictionary.json: {"word": id, ...} with ids 0..n-1 each used once.
+    static Result<Vocabulary> fromDictionaryJson(const std::string &json, const std::string &where);
+    /// Newline-separated tokens (treelens.vocab metadata, vocab.txt).
+    static Result<Vocabulary> fromLines(const std::string &text, const std::string &where);
+    std::string toLines() const;
+
+    int size() const { return static_cast<int>(m_tokens.size()); }
+    const std::string &token(int id) const { return m_tokens[static_cast<std::size_t>(id)]; }
+    const std::vector<std::string> &tokens() const { return m_tokens; }
+    /// -1 when absent.
+    int id(const std::string &token) const;
+    bool contains(const std::string &token) const { return id(token) >= 0; }
+
+    int padId() const { return m_pad; }
+    int unkId() const { return m_unk; }
+    int maskId() const { return m_mask; }
+    int clsId() const { return m_cls; }
+
+    /// The official normalisation of one word: lower-case (ASCII), digit runs → "N".
+    static std::string normalize(const std::string &word);
+    /// [CLS] followed by the ids of the normalised words.
+    std::vector<int> encode(const std::vector<std::string> &words) const;
+
+private:
+    std::vector<std::string> m_tokens;
+    std::unordered_map<std::string, int> m_index;
+    int m_pad = 0, m_unk = 1, m_mask = 2, m_cls = 3;
+};
+
+} // namespace treelens

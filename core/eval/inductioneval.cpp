@@ -1,0 +1,234 @@
+#include "core/eval/inductioneval.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/fileio.h"
+#include "core/encoders/induction.h"
+#include "core/formats/ptb.h"
+
+namespace treelens {
+
+namespace {
+
+bool isPunctuationTag(const std::string &tag)
+{
+    static const std::set<std::string> tags = {".", ",", ":", "-LRB-", "-RRB-", "''", "``"};
+    return tags.count(tag) > 0;
+}
+
+double f1(double p, double r) { return p + r > 0 ? 2 * p * r / (p + r) : 0.0; }
+
+} // namespace
+
+Result<std::vector<InductionGold>> readInductionGold(const std::string &text, const std::string &source)
+{
+    PtbReadOptions opt;
+    opt.stripTraces = true;
+    opt.stripFunctionTags = true;
+    auto trees = readPtb(text, source, opt);
+    if (!trees)
+        return trees.error();
+    std::vector<InductionGold> out;
+    for (const auto &tree : *trees) {
+        const auto words = tree.words();
+        const auto tags = tree.tags();
+        // Map old word index -> new index after punctuation removal.
+        std::vector<int> newIndex(words.size() + 1, 0);
+        InductionGold g;
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            newIndex[i] = static_cast<int>(g.words.size());
+            if (!isPunctuationTag(tags[i]))
+                g.words.push_back(ptbUnescape(words[i]));
+        }
+        newIndex[words.size()] = static_cast<int>(g.words.size());
+        const int n = static_cast<int>(g.words.size());
+        std::set<std::pair<int, int>> spans;
+        for (const auto &s : tree.spans(true)) {
+            const int a = newIndex[static_cast<std::size_t>(s.start)];
+            const int b = newIndex[static_cast<std::size_t>(s.end)];
+            if (b - a >= 2 && !(a == 0 && b == n))
+                spans.insert({a, b});
+        }
+        g.brackets.assign(spans.begin(), spans.end());
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+InductionScore scoreBrackets(const std::vector<std::vector<std::pair<int, int>>> &gold,
+                             const std::vector<std::vector<std::pair<int, int>>> &predicted,
+                             const std::vector<int> &lengths)
+{
+    InductionScore s;
+    double matched = 0, goldN = 0, predN = 0, sentSum = 0;
+    for (std::size_t i = 0; i < gold.size(); ++i) {
+        const int n = lengths[i];
+        std::set<std::pair<int, int>> g, p;
+        for (const auto &b : gold[i])
+            if (b.second - b.first >= 2 && !(b.first == 0 && b.second == n))
+                g.insert(b);
+        for (const auto &b : predicted[i])
+            if (b.second - b.first >= 2 && !(b.first == 0 && b.second == n))
+                p.insert(b);
+        double m = 0;
+        for (const auto &b : p)
+            m += g.count(b);
+        matched += m;
+        goldN += static_cast<double>(g.size());
+        predN += static_cast<double>(p.size());
+        if (g.empty() && p.empty())
+            sentSum += 1.0;
+        else {
+            const double pr = p.empty() ? 0 : m / static_cast<double>(p.size());
+            const double rc = g.empty() ? 0 : m / static_cast<double>(g.size());
+            sentSum += f1(pr, rc);
+        }
+    }
+    s.sentences = gold.size();
+    s.precision = predN > 0 ? 100.0 * matched / predN : 0.0;
+    s.recall = goldN > 0 ? 100.0 * matched / goldN : 0.0;
+    s.corpusF1 = f1(s.precision, s.recall);
+    s.sentenceF1 = gold.empty() ? 0.0 : 100.0 * sentSum / static_cast<double>(gold.size());
+    return s;
+}
+
+Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<std::string> &goldFiles,
+                                          const InductionConfig &config, const RunControl *control)
+{
+    const int layers = encoder.info().layers;
+    if (auto s = config.validate(layers); !s)
+        return s.error();
+    InductionReport report;
+    report.files = goldFiles;
+    report.config = config;
+    std::vector<InductionGold> gold;
+    for (const auto &f : goldFiles) {
+        auto text = readFile(f);
+        if (!text)
+            return text.error();
+        auto g = readInductionGold(*text, f);
+        if (!g)
+            return g.error();
+        for (auto &x : *g) {
+            const int maxWords = encoder.info().maxTokens > 0 ? encoder.info().maxTokens - 1 : 1 << 30;
+            if (x.words.size() < 2 || static_cast<int>(x.words.size()) > maxWords) {
+                ++report.skipped;
+                continue;
+            }
+            gold.push_back(std::move(x));
+        }
+    }
+    if (gold.empty())
+        return makeError(goldFiles.empty() ? "eval-induction" : goldFiles.front(), "no gold sentences with 2 or more words");
+
+    std::vector<EncoderInput> inputs;
+    for (const auto &g : gold)
+        inputs.push_back(EncoderInput{g.words, {}, {}, {}});
+    AnalyzeOptions ao;
+    ao.attention = false;
+    ao.induction = config;
+    auto analyses = encoder.analyze(inputs, ao, control);
+    if (!analyses)
+        return analyses.error();
+
+    std::vector<std::vector<std::vector<float>>> wordLinks; // [sentence][layer][gap]
+    for (const auto &a : *analyses) {
+        std::vector<std::vector<float>> links;
+        for (const auto &l : a.linkProbs) {
+            const int first = a.wordToken.empty() ? 0 : a.wordToken.front();
+            links.emplace_back(l.begin() + first, l.end());
+        }
+        wordLinks.push_back(std::move(links));
+    }
+
+    auto evaluate = [&](const std::function<std::vector<std::pair<int, int>>(std::size_t)> &produce, bool short10) {
+        std::vector<std::vector<std::pair<int, int>>> g, p;
+        std::vector<int> lengths;
+        for (std::size_t i = 0; i < gold.size(); ++i) {
+            if (short10 && gold[i].words.size() > 10)
+                continue;
+            g.push_back(gold[i].brackets);
+            p.push_back(produce(i));
+            lengths.push_back(static_cast<int>(gold[i].words.size()));
+        }
+        return scoreBrackets(g, p, lengths);
+    };
+    auto modelAt = [&](const InductionConfig &c) {
+        return [&, c](std::size_t i) { return induceBrackets(wordLinks[i], c); };
+    };
+    auto n = [&](std::size_t i) { return static_cast<int>(gold[i].words.size()); };
+    for (bool short10 : {false, true}) {
+        InductionSplit &sp = short10 ? report.upTo10 : report.all;
+        sp.model = evaluate(modelAt(config), short10);
+        sp.left = evaluate([&](std::size_t i) { return leftBranchingBrackets(n(i)); }, short10);
+        sp.right = evaluate([&](std::size_t i) { return rightBranchingBrackets(n(i)); }, short10);
+        sp.random = evaluate([&](std::size_t i) { return randomBinaryBrackets(n(i), static_cast<unsigned>(i) * 2654435761u + 1); }, short10);
+    }
+    for (int start = std::max(0, config.minLayer); start < layers; ++start) {
+        InductionConfig c = config;
+        c.startLayer = start;
+        InductionReport::StartLayer s;
+        s.layer = start;
+        s.all = evaluate(modelAt(c), false);
+        s.upTo10 = evaluate(modelAt(c), true);
+        report.byStartLayer.push_back(s);
+    }
+    return report;
+}
+
+namespace {
+nlohmann::json scoreJson(const InductionScore &s)
+{
+    auto r = [](double v) { return static_cast<double>(static_cast<long long>(v * 100 + 0.5)) / 100; };
+    return {{"sentences", s.sentences}, {"sentence_f1", r(s.sentenceF1)}, {"corpus_f1", r(s.corpusF1)},
+            {"precision", r(s.precision)}, {"recall", r(s.recall)}};
+}
+nlohmann::json splitJson(const InductionSplit &s)
+{
+    return {{"model", scoreJson(s.model)}, {"left_branching", scoreJson(s.left)},
+            {"right_branching", scoreJson(s.right)}, {"random", scoreJson(s.random)}};
+}
+} // namespace
+
+std::string inductionReportJson(const InductionReport &r)
+{
+    nlohmann::json j;
+    j["files"] = r.files;
+    j["config"] = nlohmann::json::parse(r.config.toJson());
+    j["all"] = splitJson(r.all);
+    j["length_10"] = splitJson(r.upTo10);
+    j["skipped"] = r.skipped;
+    nlohmann::json layers = nlohmann::json::array();
+    for (const auto &s : r.byStartLayer)
+        layers.push_back({{"start_layer", s.layer}, {"all", scoreJson(s.all)}, {"length_10", scoreJson(s.upTo10)}});
+    j["by_start_layer"] = layers;
+    return j.dump();
+}
+
+std::string inductionReportText(const InductionReport &r)
+{
+    std::string out;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%-18s %12s %12s %12s %12s\n", "", "F1 (sent)", "F1 (corpus)", "F1<=10 sent", "F1<=10 corp");
+    out += buf;
+    auto row = [&](const char *name, const InductionScore &a, const InductionScore &b) {
+        std::snprintf(buf, sizeof buf, "%-18s %12.2f %12.2f %12.2f %12.2f\n", name, a.sentenceF1, a.corpusF1, b.sentenceF1, b.corpusF1);
+        out += buf;
+    };
+    row("model", r.all.model, r.upTo10.model);
+    row("left-branching", r.all.left, r.upTo10.left);
+    row("right-branching", r.all.right, r.upTo10.right);
+    row("random binary", r.all.random, r.upTo10.random);
+    std::snprintf(buf, sizeof buf, "sentences: %zu (%zu of at most 10 words), skipped %zu\nstart layer:\n",
+                  r.all.model.sentences, r.upTo10.model.sentences, r.skipped);
+    out += buf;
+    for (const auto &s : r.byStartLayer)
+        row(("  layer " + std::to_string(s.layer)).c_str(), s.all, s.upTo10);
+    return out;
+}
+
+} // namespace treelens

@@ -1,0 +1,64 @@
+#pragma once
+/// \file inductioneval.h
+/// Unsupervised constituency parsing evaluation (torch-free): an encoder's
+/// induced brackets against gold PTB trees, with the protocol of the Tree
+/// Transformer paper and the PRPN/ON-LSTM code it follows: traces and function
+/// tags stripped, punctuation words removed (tags . , : -LRB- -RRB- '' ``),
+/// unlabelled brackets, single words and the whole-sentence span ignored.
+/// Reports corpus-level F1 and the mean of sentence-level F1 (the paper's
+/// figure), for all lengths and for sentences of at most 10 words, with
+/// left-branching, right-branching and random-binary baselines under the same
+/// scorer, and the model's F1 for every start layer.
+
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/base/runcontrol.h"
+#include "core/encoders/encoder.h"
+
+namespace treelens {
+
+struct InductionScore {
+    std::size_t sentences = 0;
+    double corpusF1 = 0.0;     ///< percent: 2PR/(P+R) over all brackets
+    double sentenceF1 = 0.0;   ///< percent: mean of per-sentence F1 (a sentence with no gold and no predicted bracket counts 100)
+    double precision = 0.0;    ///< percent, corpus-level
+    double recall = 0.0;
+};
+
+struct InductionSplit {
+    InductionScore model, left, right, random;
+};
+
+struct InductionReport {
+    std::vector<std::string> files;
+    InductionSplit all, upTo10;
+    struct StartLayer {
+        int layer = 0;
+        InductionScore all, upTo10;
+    };
+    std::vector<StartLayer> byStartLayer;
+    InductionConfig config;
+    std::size_t skipped = 0;   ///< sentences with fewer than 2 words after punctuation removal, or too long
+};
+
+/// Gold word lists and unlabelled brackets from PTB text, punctuation removed.
+struct InductionGold {
+    std::vector<std::string> words;
+    std::vector<std::pair<int, int>> brackets;
+};
+Result<std::vector<InductionGold>> readInductionGold(const std::string &ptbText, const std::string &source);
+
+/// Scores brackets (any producer) against gold; exposed for tests.
+InductionScore scoreBrackets(const std::vector<std::vector<std::pair<int, int>>> &gold,
+                             const std::vector<std::vector<std::pair<int, int>>> &predicted,
+                             const std::vector<int> &lengths);
+
+Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<std::string> &goldFiles,
+                                          const InductionConfig &config, const RunControl *control = nullptr);
+
+std::string inductionReportJson(const InductionReport &report);
+std::string inductionReportText(const InductionReport &report);
+
+} // namespace treelens

@@ -1,0 +1,145 @@
+#include "core/model/modelfile.h"
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/fileio.h"
+#include "core/model/safetensors.h"
+
+namespace treelens {
+
+namespace {
+
+std::vector<std::string> splitLines(const std::string &text)
+{
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos)
+            nl = text.size();
+        std::string line = text.substr(pos, nl - pos);
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        out.push_back(std::move(line));
+        pos = nl + 1;
+    }
+    while (!out.empty() && out.back().empty())
+        out.pop_back();
+    return out;
+}
+
+} // namespace
+
+Status validateModelFile(const ModelFile &file, const std::string &where)
+{
+    nlohmann::json config;
+    try {
+        config = nlohmann::json::parse(file.configJson);
+    } catch (const std::exception &e) {
+        return makeError(where, std::string("treelens.config is not valid JSON: ") + e.what());
+    }
+    if (!config.is_object() || !config.contains("family") || !config["family"].is_string())
+        return makeError(where, "treelens.config must be a JSON object with a string \"family\"");
+    if (file.vocab.empty())
+        return makeError(where, "the vocabulary is empty");
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < file.vocab.size(); ++i)
+        if (!seen.insert(file.vocab[i]).second)
+            return makeError(where, "vocabulary entry " + std::to_string(i) + " '" + file.vocab[i] + "' is a duplicate");
+    if (file.tensors.empty())
+        return makeError(where, "the file holds no tensors");
+    for (const auto &[name, t] : file.tensors) {
+        if (t.dtype != DType::F32 && t.dtype != DType::F16 && t.dtype != DType::BF16)
+            return makeError(where, "tensor '" + name + "' has dtype " + dtypeName(t.dtype) + "; weights must be F32, F16 or BF16");
+        for (float v : t.toFloat())
+            if (!std::isfinite(v))
+                return makeError(where, "tensor '" + name + "' contains NaN or Inf values (refused)");
+    }
+    return {};
+}
+
+Result<ModelFile> loadModelFile(const std::string &path)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    ModelFile file;
+    file.sourcePath = path;
+    if (fs::is_directory(path, ec)) {
+        const std::string cfg = (fs::path(path) / "config.json").string();
+        const std::string st = (fs::path(path) / "model.safetensors").string();
+        const std::string voc = (fs::path(path) / "vocab.txt").string();
+        for (const auto &p : {cfg, st, voc})
+            if (!fs::exists(p, ec))
+                return makeError(path, "a model directory needs config.json, model.safetensors and vocab.txt; " +
+                                           fs::path(p).filename().string() + " is missing");
+        auto c = readFile(cfg);
+        if (!c)
+            return c.error();
+        auto v = readFile(voc);
+        if (!v)
+            return v.error();
+        auto s = readSafetensors(st);
+        if (!s)
+            return s.error();
+        file.configJson = *c;
+        file.vocab = splitLines(*v);
+        file.tensors = std::move(s->tensors);
+    } else {
+        auto s = readSafetensors(path);
+        if (!s)
+            return s.error();
+        const auto c = s->metadata.find("treelens.config");
+        if (c == s->metadata.end())
+            return makeError(path, "no treelens.config in the safetensors metadata (not a TreeLens model; import "
+                                   "PyTorch checkpoints with treelens-cli import-checkpoint)");
+        const auto v = s->metadata.find("treelens.vocab");
+        if (v == s->metadata.end())
+            return makeError(path, "no treelens.vocab in the safetensors metadata");
+        file.configJson = c->second;
+        file.vocab = splitLines(v->second);
+        file.tensors = std::move(s->tensors);
+    }
+    if (auto st = validateModelFile(file, path); !st)
+        return st.error();
+    return file;
+}
+
+Status saveModelFile(const std::string &path, const ModelFile &file, DType storage)
+{
+    if (auto st = validateModelFile(file, path); !st)
+        return st;
+    TensorMap stored;
+    for (const auto &[name, t] : file.tensors)
+        stored[name] = t.convertedTo(storage);
+    std::string vocab;
+    for (const auto &w : file.vocab) {
+        if (w.find('\n') != std::string::npos)
+            return makeError(path, "vocabulary entry contains a newline");
+        vocab += w;
+        vocab += '\n';
+    }
+    return writeSafetensors(path, stored, {{"treelens.config", file.configJson}, {"treelens.vocab", vocab}, {"format", "pt"}});
+}
+
+Status expectShape(const TensorMap &tensors, const std::string &name, const std::vector<std::int64_t> &shape,
+                   const std::string &where)
+{
+    const auto it = tensors.find(name);
+    auto text = [](const std::vector<std::int64_t> &s) {
+        std::string t = "[";
+        for (std::size_t i = 0; i < s.size(); ++i)
+            t += (i ? ", " : "") + std::to_string(s[i]);
+        return t + "]";
+    };
+    if (it == tensors.end())
+        return makeError(where, "tensor '" + name + "' is missing (expected shape " + text(shape) + ")");
+    if (it->second.shape != shape)
+        return makeError(where, "tensor '" + name + "' has shape " + text(it->second.shape) + ", expected " + text(shape));
+    return {};
+}
+
+} // namespace treelens

@@ -1,0 +1,36 @@
+#pragma once
+/// \file safetensors.h
+/// Reader/writer for the safetensors format (8-byte little-endian header
+/// length N, N bytes of JSON header, then the data buffer). There is no Debian
+/// package for it; this one validates everything and never trusts the file:
+/// header length against the file size, JSON well-formedness, dtype names,
+/// shapes, offsets in range, sizes matching shape × dtype, no overlap and no
+/// uncovered bytes, string-only metadata. Errors name the file and tensor.
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "core/base/result.h"
+#include "core/model/tensordata.h"
+
+namespace treelens {
+
+struct SafetensorsFile {
+    TensorMap tensors;
+    std::map<std::string, std::string> metadata; ///< the "__metadata__" object
+};
+
+/// Largest header accepted (the format's own limit is 100 MB).
+constexpr std::uint64_t kSafetensorsMaxHeader = 100u * 1024u * 1024u;
+
+Result<SafetensorsFile> readSafetensors(const std::string &path);
+Result<SafetensorsFile> readSafetensorsBytes(const std::uint8_t *data, std::size_t size, const std::string &where);
+
+/// Serialises (tensors sorted by name, header padded with spaces to a multiple of 8).
+Result<std::string> safetensorsBytes(const TensorMap &tensors, const std::map<std::string, std::string> &metadata);
+/// Writes atomically (temporary file then rename).
+Status writeSafetensors(const std::string &path, const TensorMap &tensors,
+                        const std::map<std::string, std::string> &metadata);
+
+} // namespace treelens

@@ -1,0 +1,30 @@
+#include "core/runtime/device.h"
+
+#include <torch/torch.h>
+
+namespace treelens {
+
+Result<torch::Device> resolveDevice(const DeviceConfig &config)
+{
+    if (auto s = config.validate(); !s)
+        return s.error();
+    if (config.threads > 0)
+        at::set_num_threads(config.threads);
+    const bool cuda = torch::cuda::is_available();
+    if (config.device == "auto")
+        return cuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+    if (config.device == "cpu")
+        return torch::Device(torch::kCPU);
+    // "cuda" or "cuda:N"
+    if (!cuda)
+        return makeError("--device " + config.device,
+                         "CUDA is not available (this LibTorch has no CUDA support or no GPU is present); use --device cpu or auto");
+    int index = 0;
+    if (config.device.size() > 5)
+        index = std::stoi(config.device.substr(5));
+    if (index >= static_cast<int>(torch::cuda::device_count()))
+        return makeError("--device " + config.device, "there are only " + std::to_string(torch::cuda::device_count()) + " CUDA devices");
+    return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
+
+} // namespace treelens

@@ -1,0 +1,209 @@
+// Tree Transformer parity with the official implementation
+// (../shared/fixtures/tree-transformer-official, see its README): every tensor
+// to 1e-5 absolute, brackets exactly, the 24 parser-only cases exactly.
+// Weights and expected tensors are read with LibTorch's own pickle reader from
+// the plain-dict files, independently of TreeLens's checkpoint importer.
+#include <torch/torch.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/encoders/induction.h"
+#include "core/encoders/treetransformer.h"
+#include "core/encoders/treetransformernet.h"
+#include "core/encoders/vocabulary.h"
+#include "core/model/modelfile.h"
+#include "testutil.h"
+
+using namespace treelens;
+
+namespace {
+
+const char *kFixture = "fixtures/tree-transformer-official";
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+c10::Dict<c10::IValue, c10::IValue> loadPlainDict(const std::string &path)
+{
+    const std::string bytes = slurp(path);
+    const std::vector<char> data(bytes.begin(), bytes.end());
+    return torch::pickle_load(data).toGenericDict();
+}
+
+TensorData toData(const torch::Tensor &t)
+{
+    auto c = t.to(torch::kFloat32).contiguous();
+    std::vector<float> v(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    return TensorData::fromFloat(std::vector<std::int64_t>(c.sizes().begin(), c.sizes().end()), v);
+}
+
+TensorMap plainStateDict()
+{
+    TensorMap m;
+    for (const auto &e : loadPlainDict(test::sharedPath(std::string(kFixture) + "/state_dict_plain.pt")))
+        m[e.key().toStringRef()] = toData(e.value().toTensor());
+    return m;
+}
+
+nlohmann::json summary() { return nlohmann::json::parse(slurp(test::sharedPath(std::string(kFixture) + "/summary.json"))); }
+
+TreeTransformerConfig fixtureConfig()
+{
+    const auto c = summary()["config"];
+    TreeTransformerConfig cfg;
+    cfg.layers = c["N"];
+    cfg.dModel = c["d_model"];
+    cfg.heads = c["h"];
+    cfg.dFF = c["d_ff"];
+    cfg.vocabSize = c["vocab_size"];
+    return cfg;
+}
+
+double maxAbsDiff(const torch::Tensor &a, const torch::Tensor &b)
+{
+    EXPECT_EQ(a.sizes(), b.sizes());
+    if (a.sizes() != b.sizes())
+        return 1e9;
+    return (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
+}
+
+std::vector<std::pair<int, int>> bracketsFromJson(const nlohmann::json &j)
+{
+    std::vector<std::pair<int, int>> b;
+    for (const auto &x : j)
+        b.push_back({x[0].get<int>(), x[1].get<int>()});
+    std::sort(b.begin(), b.end());
+    return b;
+}
+
+} // namespace
+
+TEST(TreeTransformerParity, EveryTensorMatchesTheOfficialCode)
+{
+    TREELENS_REQUIRE_SHARED(std::string(kFixture) + "/tensors.pt");
+    const auto cfg = fixtureConfig();
+    const TensorMap weights = plainStateDict();
+    ASSERT_TRUE(validateTreeTransformerWeights(cfg, weights, "state_dict_plain.pt").ok());
+    auto net = tt::Net::fromTensors(cfg, weights, torch::kCPU);
+    ASSERT_TRUE(net.ok()) << net.message();
+
+    auto expected = loadPlainDict(test::sharedPath(std::string(kFixture) + "/tensors.pt"));
+    auto get = [&](const char *k) { return expected.at(k).toTensor(); };
+    const auto ids = get("input_ids").to(torch::kInt64);
+    const auto mask = ids.ne(0);
+
+    torch::InferenceMode guard;
+    tt::ForwardOptions o;
+    o.keepAttention = o.keepPrior = o.keepLayerOut = o.logits = true;
+    const auto out = tt::forward(*net, ids, mask, o);
+    const double tol = 1e-5;
+    EXPECT_LE(maxAbsDiff(out.embed, get("embed")), tol) << "embed";
+    EXPECT_LE(maxAbsDiff(torch::stack(out.breakProb, 1), get("break_prob")), tol) << "break_prob";
+    EXPECT_LE(maxAbsDiff(torch::stack(out.groupProb, 1), get("group_prob")), tol) << "group_prob";
+    EXPECT_LE(maxAbsDiff(torch::stack(out.attnRaw, 1), get("attn_raw")), tol) << "attn_raw";
+    EXPECT_LE(maxAbsDiff(torch::stack(out.attn, 1), get("attn")), tol) << "attn";
+    EXPECT_LE(maxAbsDiff(torch::stack(out.layerOut, 1), get("layer_out")), tol) << "layer_out";
+    EXPECT_LE(maxAbsDiff(out.finalHidden, get("final_hidden")), tol) << "final_hidden";
+    EXPECT_LE(maxAbsDiff(out.logits, get("logits")), tol) << "logits";
+    // The test can fail: a paper-style LayerNorm (biased variance, eps inside) does not match.
+    auto ln = torch::layer_norm(out.layerOut[0], {cfg.dModel}, net->param("norm.a_2"), net->param("norm.b_2"), 1e-6);
+    auto official = tt::officialLayerNorm(out.layerOut[0], net->param("norm.a_2"), net->param("norm.b_2"), 1e-6);
+    EXPECT_GT(maxAbsDiff(ln, official), 1e-4);
+}
+
+TEST(TreeTransformerParity, EncoderLinksAndBracketsMatch)
+{
+    TREELENS_REQUIRE_SHARED(std::string(kFixture) + "/summary.json");
+    const auto s = summary();
+    ModelFile file;
+    auto vocab = Vocabulary::fromDictionaryJson(slurp(test::sharedPath(std::string(kFixture) + "/dictionary.json")), "dictionary.json");
+    ASSERT_TRUE(vocab.ok()) << vocab.message();
+    file.vocab = vocab->tokens();
+    file.tensors = plainStateDict();
+    file.configJson = nlohmann::json{{"family", "tree-transformer"}, {"model", nlohmann::json::parse(fixtureConfig().toJson())}}.dump();
+    auto enc = createTreeTransformer(file, DeviceConfig{"cpu", 0, 2});
+    ASSERT_TRUE(enc.ok()) << enc.message();
+    std::vector<EncoderInput> batch;
+    for (const auto &sent : s["sentences"])
+        batch.push_back(EncoderInput{sent["words"].get<std::vector<std::string>>(), {}, {}, {}});
+    // Ids as the official script made them (lower case, [CLS] first).
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        const auto want = s["sentences"][i]["input_ids"].get<std::vector<int>>();
+        const auto got = vocab->encode(batch[i].words);
+        EXPECT_EQ(got, std::vector<int>(want.begin(), want.begin() + static_cast<long>(got.size())));
+    }
+    auto res = (*enc)->analyze(batch);
+    ASSERT_TRUE(res.ok()) << res.message();
+    ASSERT_EQ(res->size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+        const auto &a = (*res)[i];
+        const auto &sent = s["sentences"][i];
+        const auto links = sent["link_probs_word_level"];
+        ASSERT_EQ(a.linkProbs.size(), links.size());
+        for (std::size_t l = 0; l < links.size(); ++l)
+            for (std::size_t k = 0; k < links[l].size(); ++k)
+                EXPECT_NEAR(a.linkProbs[l][k + 1], links[l][k].get<float>(), 1e-5) << "layer " << l << " link " << k;
+        EXPECT_EQ(a.inducedBrackets, bracketsFromJson(sent["brackets"])) << sent["text"];
+        EXPECT_EQ(a.tokens.size(), sent["words"].size() + 1);
+        EXPECT_EQ(a.attention.size(), 4u);
+        EXPECT_EQ(a.attention[0].size(), 4u);
+        EXPECT_EQ(a.constituentPrior[0].rows, static_cast<int>(a.tokens.size()));
+        EXPECT_EQ(a.embedding.size(), 32u);
+    }
+    // Batching with padding: the same sentence alone gives the same numbers.
+    auto alone = (*enc)->analyze({batch[1]});
+    ASSERT_TRUE(alone.ok());
+    for (std::size_t l = 0; l < 4; ++l)
+        for (std::size_t k = 0; k < (*alone)[0].linkProbs[l].size(); ++k)
+            EXPECT_NEAR((*alone)[0].linkProbs[l][k], (*res)[1].linkProbs[l][k], 1e-6);
+}
+
+TEST(TreeTransformerParity, TwentyFourParserCases)
+{
+    TREELENS_REQUIRE_SHARED(std::string(kFixture) + "/summary.json");
+    const auto cases = summary()["parser_cases"];
+    ASSERT_EQ(cases.size(), 24u);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto links = cases[i]["word_links"].get<std::vector<std::vector<float>>>();
+        EXPECT_EQ(induceBrackets(links), bracketsFromJson(cases[i]["brackets"])) << "case " << i << " length " << cases[i]["length"];
+    }
+}
+
+TEST(TreeTransformerInduction, HandCheckedSmallCases)
+{
+    // One layer above minLayer clamps: 3 layers, min 2, start 2.
+    InductionConfig c;
+    c.minLayer = 0;
+    // Words a b c d: weakest link between b and c splits; sides are [a b] and [c d].
+    EXPECT_EQ(induceBrackets({{0.9f, 0.1f, 0.9f}}, c), (std::vector<std::pair<int, int>>{{0, 2}, {2, 4}}));
+    // All links strong at the minimum layer: one flat span (the whole sentence, removed).
+    EXPECT_TRUE(induceBrackets({{0.9f, 0.95f, 0.9f}}, c).empty());
+    // Fewer than two words: nothing.
+    EXPECT_TRUE(induceBrackets({{}}, c).empty());
+    const auto tree = bracketsToTree({"a", "b", "c", "d"}, {{0, 2}, {2, 4}});
+    EXPECT_EQ(tree.spans().size(), 3u);
+    EXPECT_EQ(leftBranchingBrackets(4), (std::vector<std::pair<int, int>>{{0, 2}, {0, 3}}));
+    EXPECT_EQ(rightBranchingBrackets(4), (std::vector<std::pair<int, int>>{{1, 4}, {2, 4}}));
+    EXPECT_EQ(randomBinaryBrackets(5, 7).size(), 3u);
+}
+
+TEST(TreeTransformerVocabulary, OfficialNormalisation)
+{
+    EXPECT_EQ(Vocabulary::normalize("The"), "the");
+    EXPECT_EQ(Vocabulary::normalize("1,234.5"), "N,N.N");
+    EXPECT_EQ(Vocabulary::normalize("A4"), "aN");
+    auto v = Vocabulary::fromTokens({"[PAD]", "[UNK]", "[MASK]", "[CLS]", "the", "N"});
+    ASSERT_TRUE(v.ok());
+    EXPECT_EQ(v->encode({"The", "1999", "zebra"}), (std::vector<int>{3, 4, 5, 1}));
+    EXPECT_FALSE(Vocabulary::fromTokens({}).ok());
+    EXPECT_FALSE(Vocabulary::fromTokens({"[PAD]", "[UNK]", "[MASK]", "[CLS]", "a", "a"}).ok());
+    EXPECT_FALSE(Vocabulary::fromDictionaryJson("{\"a\": 3}", "d.json").ok());
+}
