@@ -4,6 +4,9 @@ find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 
+# libzip reads PyTorch checkpoints (zip archives) for import-checkpoint.
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+
 # LibTorch (Debian's libtorch-dev). Its config adds its own flags to TORCH_CXX_FLAGS.
 find_package(Torch REQUIRED)
 

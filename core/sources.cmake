@@ -21,6 +21,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   model/tensordata.cpp
   model/safetensors.cpp
   model/modelfile.cpp
+  model/pickle.cpp
   encoders/induction.cpp
   encoders/vocabulary.cpp
   training/pretraincorpus.cpp

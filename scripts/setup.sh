@@ -14,6 +14,7 @@ PACKAGES=(
   clang libclang-rt-14-dev
   wordnet-base
   xvfb xauth imagemagick poppler-utils
+  libzip-dev unzip
   dpkg-dev file graphviz appstream desktop-file-utils librsvg2-bin
 )
 

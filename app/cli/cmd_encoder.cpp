@@ -9,6 +9,7 @@
 #include "app/cli/command.h"
 #include "core/base/fileio.h"
 #include "core/encoders/encoder.h"
+#include "core/encoders/encoderbench.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/ptb.h"
 #include "core/training/mlmtrainer.h"
@@ -22,6 +23,7 @@ struct DeviceSpec {
     std::string device = "auto";
     int threads = 0;
     int batch = 32;
+    std::string precision = "fp32";
 };
 
 void addModelOptions(CLI::App *cmd, DeviceSpec &spec)
@@ -32,6 +34,8 @@ void addModelOptions(CLI::App *cmd, DeviceSpec &spec)
     cmd->add_option("--device", spec.device, "auto (CUDA when available), cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--threads", spec.threads, "CPU threads for LibTorch (0 = its default)")->capture_default_str();
     cmd->add_option("--batch", spec.batch, "Sentences per forward pass")->capture_default_str();
+    cmd->add_option("--precision", spec.precision, "fp32 (reference numerics) or bf16 projections (faster on AVX-512-BF16 CPUs)")
+        ->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
 }
 
 Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
@@ -47,6 +51,7 @@ Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
     dc.device = spec.device;
     dc.threads = spec.threads;
     dc.batchSize = spec.batch;
+    dc.precision = spec.precision;
     return loadEncoder(path, dc);
 }
 
@@ -252,6 +257,128 @@ void addEvalInductionCommand(CLI::App &app, Action &action)
             if (!report)
                 return fail(report.message());
             std::cout << (spec->json ? inductionReportJson(*report) + "\n" : inductionReportText(*report));
+            return 0;
+        };
+    });
+}
+
+} // namespace treelens::cli
+
+namespace treelens::cli {
+
+void addBenchCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("bench", "Time encoder analysis; prints one JSON object");
+    auto spec = std::make_shared<EncoderBenchConfig>();
+    cmd->add_option("--model,-m", spec->model, "Model file, 'random:official' (10 layers, d 512, 8 heads, d_ff 2048, "
+                                               "vocabulary 16k, random weights) or 'random:L,D,H,F,V'")->capture_default_str();
+    cmd->add_option("--words", spec->words, "Words per sentence")->capture_default_str();
+    cmd->add_option("--batch", spec->batch, "Sentences per forward pass")->capture_default_str();
+    cmd->add_option("--threads", spec->threads, "CPU threads (0 = LibTorch's default)")->capture_default_str();
+    cmd->add_option("--device", spec->device, "cpu, cuda, cuda:N or auto")->capture_default_str();
+    cmd->add_option("--seconds", spec->seconds, "Measure for about this long")->capture_default_str();
+    cmd->add_flag("!--no-peak", spec->peak, "Skip the GEMM peak measurement");
+    cmd->add_option("--precision", spec->precision, "fp32 or bf16 projections")->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
+    cmd->add_flag("--no-onednn", spec->noOneDnn, "fp32 through plain addmm (OpenBLAS) only, for comparison");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            auto r = benchmarkEncoder(*spec);
+            if (!r)
+                return fail(r.message());
+            std::cout << r->toJson() << '\n';
+            return 0;
+        };
+    });
+}
+
+} // namespace treelens::cli
+
+#include "core/encoders/vocabulary.h"
+#include "core/model/checkpoint.h"
+#include "core/model/modelfile.h"
+
+namespace treelens::cli {
+
+void addImportCheckpointCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("import-checkpoint", "Convert a PyTorch checkpoint (.pt/.pth) into a TreeLens "
+                                                        ".safetensors model (no Python needed, no code executed)");
+    struct Spec {
+        std::string family = "tree-transformer";
+        std::string checkpoint, vocab, out, name, storage = "f32";
+        int heads = 8;
+    };
+    auto spec = std::make_shared<Spec>();
+    cmd->add_option("--family", spec->family, "Model family")->check(CLI::IsMember({"tree-transformer"}))->capture_default_str();
+    cmd->add_option("checkpoint", spec->checkpoint, "torch.save zip checkpoint: a state dict, or a dict holding "
+                                                    "'state_dict'")->required()->type_name("CKPT");
+    cmd->add_option("--vocab", spec->vocab, "Vocabulary: the official dictionary.json ({word: id}) or one token per line")
+        ->required()->type_name("V");
+    cmd->add_option("-o,--output", spec->out, "Output .safetensors")->required()->type_name("OUT.safetensors");
+    cmd->add_option("--name", spec->name, "Model name stored in the metadata");
+    cmd->add_option("--heads", spec->heads, "Attention heads (not recorded in the weights; the official default is 8)")->capture_default_str();
+    cmd->add_option("--storage", spec->storage, "Weight dtype in the file")->check(CLI::IsMember({"f32", "f16", "bf16"}))->capture_default_str();
+    cmd->footer("The configuration (layers, d_model, heads, d_ff, vocabulary size) is read off the tensor shapes and\n"
+                "every tensor is checked against it. Only tensor and container pickle globals are accepted.");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            std::string note;
+            auto tensors = readTorchCheckpoint(spec->checkpoint, &note);
+            if (!tensors)
+                return fail(tensors.message());
+            auto vtext = readFile(spec->vocab);
+            if (!vtext)
+                return fail(vtext.message());
+            const bool json = !vtext->empty() && vtext->find_first_not_of(" \t\r\n") != std::string::npos &&
+                              (*vtext)[vtext->find_first_not_of(" \t\r\n")] == '{';
+            auto vocab = json ? Vocabulary::fromDictionaryJson(*vtext, spec->vocab) : Vocabulary::fromLines(*vtext, spec->vocab);
+            if (!vocab)
+                return fail(vocab.message());
+            // Infer the configuration from the shapes.
+            TreeTransformerConfig cfg;
+            auto shape = [&](const std::string &n) -> std::vector<std::int64_t> {
+                auto it = tensors->find(n);
+                return it == tensors->end() ? std::vector<std::int64_t>{} : it->second.shape;
+            };
+            const auto lut = shape("word_embed.0.lut.weight");
+            const auto w1 = shape("layers.0.feed_forward.w_1.weight");
+            if (lut.size() != 2 || w1.size() != 2)
+                return fail(spec->checkpoint + ": not a tree-transformer state dict (no word_embed.0.lut.weight / "
+                                               "layers.0.feed_forward.w_1.weight)");
+            cfg.vocabSize = static_cast<int>(lut[0]);
+            cfg.dModel = static_cast<int>(lut[1]);
+            cfg.dFF = static_cast<int>(w1[0]);
+            cfg.layers = 0;
+            while (tensors->count("layers." + std::to_string(cfg.layers) + ".feed_forward.w_1.weight"))
+                ++cfg.layers;
+            const auto pe = shape("word_embed.1.pe");
+            if (pe.size() == 3)
+                cfg.maxLen = static_cast<int>(pe[1]);
+            cfg.heads = spec->heads; // not recoverable from the shapes
+            if (auto s = cfg.validate(); !s)
+                return fail(spec->checkpoint + ": " + s.message());
+            if (auto s = validateTreeTransformerWeights(cfg, *tensors, spec->checkpoint); !s)
+                return fail(s.message());
+            if (vocab->size() != cfg.vocabSize)
+                return fail(spec->vocab + ": " + std::to_string(vocab->size()) + " entries, but the checkpoint's embedding has " +
+                            std::to_string(cfg.vocabSize) + " rows");
+            nlohmann::json config = {{"family", spec->family},
+                                     {"task", "masked-lm"},
+                                     {"name", spec->name.empty() ? std::filesystem::path(spec->checkpoint).stem().string() : spec->name},
+                                     {"model", nlohmann::json::parse(cfg.toJson())},
+                                     {"tokenizer", {{"lowercase", true}, {"digits", "N"}, {"cls", "[CLS]"}, {"unknown", "[UNK]"}}},
+                                     {"induction", nlohmann::json::parse(InductionConfig{}.toJson())},
+                                     {"training", {{"imported_from", std::filesystem::path(spec->checkpoint).filename().string()}, {"note", note}}}};
+            ModelFile file;
+            file.configJson = config.dump();
+            file.vocab = vocab->tokens();
+            file.tensors = std::move(*tensors);
+            const DType storage = spec->storage == "f16" ? DType::F16 : spec->storage == "bf16" ? DType::BF16 : DType::F32;
+            if (auto s = saveModelFile(spec->out, file, storage); !s)
+                return fail(s.message());
+            std::cerr << "import-checkpoint: " << note << "; " << cfg.layers << " layers, d_model " << cfg.dModel << ", d_ff "
+                      << cfg.dFF << ", " << cfg.heads << " heads, "
+                      << "vocabulary " << cfg.vocabSize << " -> " << spec->out << std::endl;
             return 0;
         };
     });

@@ -26,6 +26,8 @@ void addInfoCommand(CLI::App &app, Action &action);
 void addAnalyzeCommand(CLI::App &app, Action &action);
 void addTrainCommand(CLI::App &app, Action &action);
 void addEvalInductionCommand(CLI::App &app, Action &action);
+void addBenchCommand(CLI::App &app, Action &action);
+void addImportCheckpointCommand(CLI::App &app, Action &action);
 
 /// Prints "treelens-cli: error: <message>" on one line and returns 1.
 int fail(const std::string &message);

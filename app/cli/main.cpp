@@ -26,6 +26,8 @@ int main(int argc, char **argv)
     addAnalyzeCommand(app, action);
     addTrainCommand(app, action);
     addEvalInductionCommand(app, action);
+    addBenchCommand(app, action);
+    addImportCheckpointCommand(app, action);
 
     try {
         app.parse(argc, argv);

@@ -28,6 +28,8 @@ Status DeviceConfig::validate() const
     }
     if (!ok)
         return makeError("--device", "'" + device + "' is not one of auto, cpu, cuda, cuda:N");
+    if (precision != "fp32" && precision != "bf16")
+        return makeError("--precision", "'" + precision + "' is not fp32 or bf16");
     if (threads < 0 || threads > 1024)
         return makeError("--threads", "must be 0 (default) to 1024");
     if (batchSize < 1 || batchSize > 65536)

@@ -28,6 +28,10 @@ struct DeviceConfig {
     std::string device = "auto"; ///< "auto" (CUDA when LibTorch has it and a GPU is present), "cpu", "cuda", "cuda:N"
     int threads = 0;             ///< CPU intra-op threads; 0 = leave LibTorch's default
     int batchSize = 32;          ///< sentences per forward pass (padded to the longest)
+    /// "fp32" (default; matches the reference implementations) or "bf16"
+    /// (projections in bfloat16 on oneDNN, everything else fp32: faster on
+    /// CPUs with AVX-512-BF16/AMX, deviations documented in docs/performance.md).
+    std::string precision = "fp32";
 
     Status validate() const;
 };

@@ -392,6 +392,8 @@ Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, co
     auto net = tt::Net::fromTensors(*cfg, file.tensors, *dev);
     if (!net)
         return net.error();
+    if (device.precision != "fp32")
+        net->refreshFused(device.precision);
 
     EncoderInfo info;
     info.family = "tree-transformer";

@@ -93,19 +93,46 @@ void Net::setTrainable(bool on)
         t.set_requires_grad(on);
 }
 
-void Net::refreshFused()
+torch::Tensor Net::Linear::apply(const torch::Tensor &x, const std::string &precision) const
+{
+    if (precision == "bf16" && wHalf.defined())
+        return torch::addmm(bHalf, x.to(torch::kBFloat16), wHalf.t()).to(torch::kFloat32);
+    // oneDNN for skinny products (a sentence or a few), OpenBLAS for big batches.
+    if (packed.defined() && x.size(0) <= 256)
+        return torch::mkldnn_linear(x.contiguous().to_mkldnn(), packed, b).to_dense();
+    return torch::addmm(b, x, w.t());
+}
+
+void Net::refreshFused(const std::string &precision)
 {
     torch::NoGradGuard guard;
+    m_precision = precision;
     m_fused.clear();
+    const bool cpu = m_device.is_cpu() && at::hasMKLDNN();
+    auto make = [&](torch::Tensor w, torch::Tensor b) {
+        Linear l;
+        l.w = w.detach().contiguous();
+        l.b = b.detach().contiguous();
+        if (cpu && precision != "plain")
+            l.packed = l.w.to_mkldnn();
+        if (precision == "bf16") {
+            l.wHalf = l.w.to(torch::kBFloat16);
+            l.bHalf = l.b.to(torch::kBFloat16);
+        }
+        return l;
+    };
     for (int l = 0; l < m_config.layers; ++l) {
         auto w = [&](const char *rest) { return m_p.at(layerName(l, rest)); };
         Fused f;
-        f.qkvW = torch::cat({w("self_attn.linears.0.weight"), w("self_attn.linears.1.weight"),
-                             w("self_attn.linears.2.weight")}, 0).contiguous();
-        f.qkvB = torch::cat({w("self_attn.linears.0.bias"), w("self_attn.linears.1.bias"),
-                             w("self_attn.linears.2.bias")}, 0).contiguous();
-        f.gW = torch::cat({w("group_attn.linear_key.weight"), w("group_attn.linear_query.weight")}, 0).contiguous();
-        f.gB = torch::cat({w("group_attn.linear_key.bias"), w("group_attn.linear_query.bias")}, 0).contiguous();
+        f.qkv = make(torch::cat({w("self_attn.linears.0.weight"), w("self_attn.linears.1.weight"),
+                                 w("self_attn.linears.2.weight")}, 0),
+                     torch::cat({w("self_attn.linears.0.bias"), w("self_attn.linears.1.bias"),
+                                 w("self_attn.linears.2.bias")}, 0));
+        f.g = make(torch::cat({w("group_attn.linear_key.weight"), w("group_attn.linear_query.weight")}, 0),
+                   torch::cat({w("group_attn.linear_key.bias"), w("group_attn.linear_query.bias")}, 0));
+        f.out = make(w("self_attn.linears.3.weight"), w("self_attn.linears.3.bias"));
+        f.w1 = make(w("feed_forward.w_1.weight"), w("feed_forward.w_1.bias"));
+        f.w2 = make(w("feed_forward.w_2.weight"), w("feed_forward.w_2.bias"));
         m_fused.push_back(std::move(f));
     }
 }
@@ -124,6 +151,10 @@ struct Forward {
             return torch::addmm(b, x.reshape({-1, x.size(-1)}), w.t()).view({B, L, w.size(0)});
         };
         auto P = [&](int l, const char *rest) -> const torch::Tensor & { return p.at(layerName(l, rest)); };
+        auto fusedLinear = [&](const torch::Tensor &x, const Net::Linear &lin) {
+            return lin.apply(x.reshape({-1, x.size(-1)}), net.m_precision).view({B, L, lin.w.size(0)});
+        };
+        const bool fused = !o.train && !net.m_fused.empty();
 
         Outputs out;
         // Embeddings: lut[id]·sqrt(d) + pe.
@@ -149,8 +180,8 @@ struct Forward {
             // ---- constituent ("group") attention
             auto u = officialLayerNorm(x, P(l, "group_attn.norm.a_2"), P(l, "group_attn.norm.b_2"), eps);
             torch::Tensor key, query;
-            if (!o.train && l < static_cast<int>(net.m_fused.size())) {
-                auto kq = linear(u, net.m_fused[l].gW, net.m_fused[l].gB);
+            if (fused) {
+                auto kq = fusedLinear(u, net.m_fused[l].g);
                 key = kq.narrow(2, 0, d);
                 query = kq.narrow(2, d, d);
             } else {
@@ -180,8 +211,8 @@ struct Forward {
             // ---- self-attention, weighted by C, not renormalised
             auto h = officialLayerNorm(x, P(l, "sublayer.0.norm.a_2"), P(l, "sublayer.0.norm.b_2"), eps);
             torch::Tensor q, k, v;
-            if (!o.train && l < static_cast<int>(net.m_fused.size())) {
-                auto qkv = linear(h, net.m_fused[l].qkvW, net.m_fused[l].qkvB).view({B, L, 3, H, dk});
+            if (fused) {
+                auto qkv = fusedLinear(h, net.m_fused[l].qkv).view({B, L, 3, H, dk});
                 q = qkv.select(2, 0).transpose(1, 2);
                 k = qkv.select(2, 1).transpose(1, 2);
                 v = qkv.select(2, 2).transpose(1, 2);
@@ -200,12 +231,18 @@ struct Forward {
                 out.attn.push_back(att);
             }
             auto ctx = torch::matmul(dropout(att), v).transpose(1, 2).reshape({B, L, d});
-            x = x + dropout(linear(ctx, P(l, "self_attn.linears.3.weight"), P(l, "self_attn.linears.3.bias")));
+            x = x + dropout(fused ? fusedLinear(ctx, net.m_fused[l].out)
+                                  : linear(ctx, P(l, "self_attn.linears.3.weight"), P(l, "self_attn.linears.3.bias")));
 
             // ---- feed-forward: w_2(gelu(w_1 LN(x)))
             auto f = officialLayerNorm(x, P(l, "sublayer.1.norm.a_2"), P(l, "sublayer.1.norm.b_2"), eps);
-            f = torch::gelu(linear(f, P(l, "feed_forward.w_1.weight"), P(l, "feed_forward.w_1.bias")));
-            x = x + dropout(linear(dropout(f), P(l, "feed_forward.w_2.weight"), P(l, "feed_forward.w_2.bias")));
+            if (fused) {
+                f = torch::gelu(fusedLinear(f, net.m_fused[l].w1));
+                x = x + fusedLinear(f, net.m_fused[l].w2);
+            } else {
+                f = torch::gelu(linear(f, P(l, "feed_forward.w_1.weight"), P(l, "feed_forward.w_1.bias")));
+                x = x + dropout(linear(dropout(f), P(l, "feed_forward.w_2.weight"), P(l, "feed_forward.w_2.bias")));
+            }
             if (o.keepLayerOut)
                 out.layerOut.push_back(x);
         }

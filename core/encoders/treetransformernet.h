@@ -34,19 +34,32 @@ public:
     bool hasProjection() const { return m_p.count("proj.weight") > 0; }
     const torch::Tensor &param(const std::string &name) const { return m_p.at(name); }
 
-    /// Concatenated Q|K|V and key|query matrices for inference (one GEMM each);
-    /// call again after the weights change.
-    void refreshFused();
+    /// Inference copies of the projections: Q|K|V and key|query concatenated
+    /// (one GEMM each), prepacked for oneDNN on the CPU (skinny products run
+    /// 3-10x faster there than through OpenBLAS), and in bf16 when
+    /// `precision` is "bf16". Call again after the weights change.
+    void refreshFused(const std::string &precision = "fp32");
+    const std::string &precision() const { return m_precision; }
 
 private:
     TreeTransformerConfig m_config;
     torch::Device m_device{torch::kCPU};
     std::map<std::string, torch::Tensor> m_p; // official names, excluding pe
     torch::Tensor m_pe;                       // [maxLen, d]
+public:
+    /// One inference projection y = x Wᵀ + b with its prepacked forms.
+    struct Linear {
+        torch::Tensor w, b;       ///< dense f32 [out, in], [out]
+        torch::Tensor packed;     ///< oneDNN (mkldnn) copy of w, CPU only
+        torch::Tensor wHalf, bHalf; ///< bf16 copies (precision "bf16")
+        torch::Tensor apply(const torch::Tensor &x2d, const std::string &precision) const;
+    };
+private:
     struct Fused {
-        torch::Tensor qkvW, qkvB, gW, gB;
+        Linear qkv, g, out, w1, w2;
     };
     std::vector<Fused> m_fused;
+    std::string m_precision = "fp32";
     friend struct Forward;
 };
 

@@ -1,0 +1,588 @@
+#include "core/model/pickle.h"
+
+#include <cstring>
+
+namespace treelens {
+
+namespace {
+
+constexpr std::size_t kMaxStack = 1u << 20;
+constexpr std::size_t kMaxMemo = 1u << 22;
+constexpr std::size_t kMaxString = 1u << 28;
+
+
+struct StorageType {
+    const char *name;
+    DType dtype;
+};
+const StorageType kStorages[] = {
+    {"torch.FloatStorage", DType::F32}, {"torch.HalfStorage", DType::F16},   {"torch.BFloat16Storage", DType::BF16},
+    {"torch.DoubleStorage", DType::F64}, {"torch.LongStorage", DType::I64},  {"torch.IntStorage", DType::I32},
+    {"torch.ShortStorage", DType::I16},  {"torch.CharStorage", DType::I8},   {"torch.ByteStorage", DType::U8},
+    {"torch.BoolStorage", DType::Bool}};
+
+bool allowedGlobal(const std::string &g)
+{
+    if (g == "collections.OrderedDict" || g == "torch._utils._rebuild_tensor_v2" ||
+        g == "torch._utils._rebuild_parameter" || g == "torch._utils._rebuild_tensor")
+        return true;
+    for (const auto &s : kStorages)
+        if (g == s.name)
+            return true;
+    return false;
+}
+
+class Unpickler {
+public:
+    Unpickler(const std::uint8_t *d, std::size_t n, const StorageResolver &r, std::string where)
+        : m_d(d), m_n(n), m_resolve(r), m_where(std::move(where))
+    {
+    }
+
+    PickleRef make(PickleValue::Kind k)
+    {
+        m_doc.arena.push_back(std::make_unique<PickleValue>());
+        m_doc.arena.back()->kind = k;
+        return m_doc.arena.back().get();
+    }
+
+    Result<PickleDocument> run()
+    {
+        while (true) {
+            if (m_pos >= m_n)
+                return err("truncated pickle (no STOP opcode)");
+            const std::uint8_t op = m_d[m_pos++];
+            Status s = step(op);
+            if (!s)
+                return s.error();
+            if (m_stopped) {
+                if (m_stack.size() != 1)
+                    return err("malformed pickle: stack holds " + std::to_string(m_stack.size()) + " values at STOP");
+                m_doc.root = m_stack.back();
+                return std::move(m_doc);
+            }
+        }
+    }
+
+private:
+    Error err(const std::string &what) const
+    {
+        return makeError(m_where, what + " (pickle offset " + std::to_string(m_pos) + ")");
+    }
+
+    bool need(std::size_t k) const { return m_n - m_pos >= k; }
+
+    template <class T>
+    bool readLe(T &v)
+    {
+        if (!need(sizeof(T)))
+            return false;
+        std::memcpy(&v, m_d + m_pos, sizeof(T)); // little-endian host (x86-64, arm64)
+        m_pos += sizeof(T);
+        return true;
+    }
+
+    Status push(PickleRef v)
+    {
+        if (m_stack.size() >= kMaxStack)
+            return err("pickle stack too deep");
+        m_stack.push_back(std::move(v));
+        return {};
+    }
+
+    Result<PickleRef> pop()
+    {
+        if (m_stack.empty() || m_stack.back()->kind == PickleValue::Kind::Mark)
+            return err("malformed pickle: stack underflow");
+        auto v = m_stack.back();
+        m_stack.pop_back();
+        return v;
+    }
+
+    Result<std::vector<PickleRef>> popToMark()
+    {
+        std::size_t k = m_stack.size();
+        while (k > 0 && m_stack[k - 1]->kind != PickleValue::Kind::Mark)
+            --k;
+        if (k == 0)
+            return err("malformed pickle: no MARK");
+        std::vector<PickleRef> items(m_stack.begin() + static_cast<long>(k), m_stack.end());
+        m_stack.resize(k - 1);
+        return items;
+    }
+
+    Status memoPut(std::size_t idx)
+    {
+        if (m_stack.empty())
+            return err("malformed pickle: PUT on an empty stack");
+        if (idx >= kMaxMemo)
+            return err("pickle memo index too large");
+        if (m_memo.size() <= idx)
+            m_memo.resize(idx + 1);
+        m_memo[idx] = m_stack.back();
+        return {};
+    }
+
+    Status memoGet(std::size_t idx)
+    {
+        if (idx >= m_memo.size() || !m_memo[idx])
+            return err("malformed pickle: GET of unknown memo entry " + std::to_string(idx));
+        return push(m_memo[idx]);
+    }
+
+    Result<std::string> readLine()
+    {
+        const std::size_t start = m_pos;
+        while (m_pos < m_n && m_d[m_pos] != '\n')
+            ++m_pos;
+        if (m_pos >= m_n)
+            return err("truncated pickle in a GLOBAL");
+        std::string s(reinterpret_cast<const char *>(m_d + start), m_pos - start);
+        ++m_pos;
+        return s;
+    }
+
+    Status pushString(std::size_t len, PickleValue::Kind kind)
+    {
+        if (len > kMaxString || !need(len))
+            return err("truncated or oversized string");
+        auto v = make(kind);
+        v->s.assign(reinterpret_cast<const char *>(m_d + m_pos), len);
+        m_pos += len;
+        return push(v);
+    }
+
+    static Result<std::vector<std::int64_t>> intTuple(PickleRef v, const char *what, const Unpickler &u)
+    {
+        if (v->kind != PickleValue::Kind::Tuple && v->kind != PickleValue::Kind::List)
+            return u.err(std::string(what) + " is not a tuple");
+        std::vector<std::int64_t> out;
+        for (const auto &x : v->items) {
+            if (x->kind != PickleValue::Kind::Int)
+                return u.err(std::string(what) + " holds a non-integer");
+            out.push_back(x->i);
+        }
+        return out;
+    }
+
+    Result<PickleRef> rebuildTensor(const std::vector<PickleRef> &args)
+    {
+        if (args.size() < 4)
+            return err("_rebuild_tensor_v2 needs (storage, offset, size, stride, ...)");
+        const auto &st = args[0];
+        if (st->kind != PickleValue::Kind::Storage || !st->storage)
+            return err("_rebuild_tensor_v2: first argument is not a storage");
+        if (args[1]->kind != PickleValue::Kind::Int)
+            return err("_rebuild_tensor_v2: offset is not an integer");
+        auto size = intTuple(args[2], "tensor size", *this);
+        if (!size)
+            return size.error();
+        auto stride = intTuple(args[3], "tensor stride", *this);
+        if (!stride)
+            return stride.error();
+        if (size->size() != stride->size() || size->size() > 8)
+            return err("tensor size and stride disagree");
+        const std::int64_t offset = args[1]->i;
+        const std::size_t es = dtypeSize(st->dtype);
+        const auto storageElems = static_cast<std::int64_t>(st->storage->size() / es);
+        std::int64_t numel = 1, maxIndex = offset;
+        for (std::size_t d = 0; d < size->size(); ++d) {
+            const std::int64_t n = (*size)[d], s = (*stride)[d];
+            if (n < 0 || s < 0)
+                return err("negative tensor size or stride");
+            if (n == 0) {
+                numel = 0;
+                break;
+            }
+            if (numel > (std::int64_t(1) << 40) / n)
+                return err("tensor too large");
+            numel *= n;
+            if (s > (std::int64_t(1) << 40) / std::max<std::int64_t>(1, n))
+                return err("tensor stride too large");
+            maxIndex += (n - 1) * s;
+        }
+        if (offset < 0 || (numel > 0 && maxIndex >= storageElems))
+            return err("tensor reaches element " + std::to_string(maxIndex) + " of a storage with " +
+                       std::to_string(storageElems));
+        // Expanded (stride-0) views could ask for far more memory than the file
+        // holds: cap the materialised size.
+        const double bytesOut = static_cast<double>(numel) * static_cast<double>(es);
+        if (bytesOut > 4.0 * 1024 * 1024 * 1024 || bytesOut > 8.0 * static_cast<double>(st->storage->size()) + 1048576.0)
+            return err("tensor of " + std::to_string(numel) + " elements is far larger than its storage");
+        auto v = make(PickleValue::Kind::Tensor);
+        v->tensor.dtype = st->dtype;
+        v->tensor.shape = *size;
+        v->tensor.bytes.resize(static_cast<std::size_t>(numel) * es);
+        // Materialise row-major, following the strides.
+        std::vector<std::int64_t> idx(size->size(), 0);
+        const std::uint8_t *src = st->storage->data();
+        for (std::int64_t k = 0; k < numel; ++k) {
+            std::int64_t at = offset;
+            for (std::size_t d = 0; d < idx.size(); ++d)
+                at += idx[d] * (*stride)[d];
+            std::memcpy(v->tensor.bytes.data() + static_cast<std::size_t>(k) * es, src + static_cast<std::size_t>(at) * es, es);
+            for (std::size_t d = idx.size(); d-- > 0;) {
+                if (++idx[d] < (*size)[d])
+                    break;
+                idx[d] = 0;
+            }
+        }
+        return v;
+    }
+
+    Status reduce()
+    {
+        auto args = pop();
+        if (!args)
+            return args.error();
+        auto fn = pop();
+        if (!fn)
+            return fn.error();
+        if ((*fn)->kind != PickleValue::Kind::Global)
+            return err("REDUCE of something that is not an allowed global");
+        if ((*args)->kind != PickleValue::Kind::Tuple)
+            return err("REDUCE arguments are not a tuple");
+        const std::string &g = (*fn)->s;
+        const auto &a = (*args)->items;
+        if (g == "collections.OrderedDict") {
+            auto d = make(PickleValue::Kind::Dict);
+            if (!a.empty())
+                return err("OrderedDict with arguments is not supported");
+            return push(d);
+        }
+        if (g == "torch._utils._rebuild_tensor_v2" || g == "torch._utils._rebuild_tensor") {
+            auto t = rebuildTensor(a);
+            if (!t)
+                return t.error();
+            return push(*t);
+        }
+        if (g == "torch._utils._rebuild_parameter") {
+            if (a.empty() || a[0]->kind != PickleValue::Kind::Tensor)
+                return err("_rebuild_parameter without a tensor");
+            return push(a[0]);
+        }
+        return err("refusing to call pickle global '" + g + "'");
+    }
+
+    Status step(std::uint8_t op)
+    {
+        using K = PickleValue::Kind;
+        switch (op) {
+        case 0x80: // PROTO
+            if (!need(1))
+                return err("truncated PROTO");
+            if (m_d[m_pos] > 5)
+                return err("unsupported pickle protocol " + std::to_string(m_d[m_pos]));
+            ++m_pos;
+            return {};
+        case 0x95: { // FRAME
+            std::uint64_t len;
+            if (!readLe(len))
+                return err("truncated FRAME");
+            return {};
+        }
+        case '.':
+            m_stopped = true;
+            return {};
+        case '(':
+            return push(make(K::Mark));
+        case '}':
+            return push(make(K::Dict));
+        case ']':
+            return push(make(K::List));
+        case ')':
+            return push(make(K::Tuple));
+        case 'N':
+            return push(make(K::None));
+        case 0x88:
+        case 0x89: {
+            auto v = make(K::Bool);
+            v->b = op == 0x88;
+            return push(v);
+        }
+        case 'J': {
+            std::int32_t x;
+            if (!readLe(x))
+                return err("truncated BININT");
+            auto v = make(K::Int);
+            v->i = x;
+            return push(v);
+        }
+        case 'K': {
+            std::uint8_t x;
+            if (!readLe(x))
+                return err("truncated BININT1");
+            auto v = make(K::Int);
+            v->i = x;
+            return push(v);
+        }
+        case 'M': {
+            std::uint16_t x;
+            if (!readLe(x))
+                return err("truncated BININT2");
+            auto v = make(K::Int);
+            v->i = x;
+            return push(v);
+        }
+        case 0x8a: { // LONG1
+            std::uint8_t n;
+            if (!readLe(n) || !need(n))
+                return err("truncated LONG1");
+            if (n > 8)
+                return err("integer too large");
+            std::uint64_t x = 0;
+            for (int k = n - 1; k >= 0; --k)
+                x = (x << 8) | m_d[m_pos + static_cast<std::size_t>(k)];
+            if (n > 0 && n < 8 && (m_d[m_pos + n - 1] & 0x80))
+                x |= ~std::uint64_t(0) << (8 * n); // sign-extend
+            m_pos += n;
+            auto v = make(K::Int);
+            v->i = static_cast<std::int64_t>(x);
+            return push(v);
+        }
+        case 'G': {
+            if (!need(8))
+                return err("truncated BINFLOAT");
+            std::uint64_t bits = 0;
+            for (int k = 0; k < 8; ++k)
+                bits = (bits << 8) | m_d[m_pos + static_cast<std::size_t>(k)];
+            m_pos += 8;
+            auto v = make(K::Float);
+            std::memcpy(&v->f, &bits, 8);
+            return push(v);
+        }
+        case 'X': {
+            std::uint32_t len;
+            if (!readLe(len))
+                return err("truncated BINUNICODE");
+            return pushString(len, K::String);
+        }
+        case 0x8c: {
+            std::uint8_t len;
+            if (!readLe(len))
+                return err("truncated SHORT_BINUNICODE");
+            return pushString(len, K::String);
+        }
+        case 'T': {
+            std::uint32_t len;
+            if (!readLe(len))
+                return err("truncated BINSTRING");
+            return pushString(len, K::String);
+        }
+        case 'U': {
+            std::uint8_t len;
+            if (!readLe(len))
+                return err("truncated SHORT_BINSTRING");
+            return pushString(len, K::String);
+        }
+        case 'B': {
+            std::uint32_t len;
+            if (!readLe(len))
+                return err("truncated BINBYTES");
+            return pushString(len, K::Bytes);
+        }
+        case 'C': {
+            std::uint8_t len;
+            if (!readLe(len))
+                return err("truncated SHORT_BINBYTES");
+            return pushString(len, K::Bytes);
+        }
+        case 'q': {
+            std::uint8_t i;
+            if (!readLe(i))
+                return err("truncated BINPUT");
+            return memoPut(i);
+        }
+        case 'r': {
+            std::uint32_t i;
+            if (!readLe(i))
+                return err("truncated LONG_BINPUT");
+            return memoPut(i);
+        }
+        case 0x94:
+            return memoPut(m_memo.size());
+        case 'h': {
+            std::uint8_t i;
+            if (!readLe(i))
+                return err("truncated BINGET");
+            return memoGet(i);
+        }
+        case 'j': {
+            std::uint32_t i;
+            if (!readLe(i))
+                return err("truncated LONG_BINGET");
+            return memoGet(i);
+        }
+        case 'c': { // GLOBAL "module\nname\n"
+            auto mod = readLine();
+            if (!mod)
+                return mod.error();
+            auto name = readLine();
+            if (!name)
+                return name.error();
+            const std::string g = *mod + "." + *name;
+            if (!allowedGlobal(g))
+                return err("refusing pickle global '" + g + "' (not a tensor or container type)");
+            auto v = make(K::Global);
+            v->s = g;
+            return push(v);
+        }
+        case 0x93: { // STACK_GLOBAL
+            auto name = pop();
+            if (!name)
+                return name.error();
+            auto mod = pop();
+            if (!mod)
+                return mod.error();
+            if ((*mod)->kind != K::String || (*name)->kind != K::String)
+                return err("STACK_GLOBAL needs two strings");
+            const std::string g = (*mod)->s + "." + (*name)->s;
+            if (!allowedGlobal(g))
+                return err("refusing pickle global '" + g + "' (not a tensor or container type)");
+            auto v = make(K::Global);
+            v->s = g;
+            return push(v);
+        }
+        case 'Q': { // BINPERSID
+            auto pid = pop();
+            if (!pid)
+                return pid.error();
+            const auto &t = (*pid)->items;
+            if ((*pid)->kind != K::Tuple || t.size() < 5 || t[0]->kind != K::String || t[0]->s != "storage" ||
+                t[1]->kind != K::Global || t[2]->kind != K::String || t[4]->kind != K::Int)
+                return err("unsupported persistent id (expected ('storage', type, key, location, numel))");
+            DType dtype = DType::F32;
+            bool found = false;
+            for (const auto &s : kStorages)
+                if (t[1]->s == s.name) {
+                    dtype = s.dtype;
+                    found = true;
+                }
+            if (!found)
+                return err("persistent id with a non-storage type '" + t[1]->s + "'");
+            auto bytes = m_resolve(t[2]->s);
+            if (!bytes)
+                return bytes.error();
+            const std::int64_t numel = t[4]->i;
+            if (numel < 0 || static_cast<std::uint64_t>(numel) * dtypeSize(dtype) > (*bytes)->size())
+                return err("storage '" + t[2]->s + "' has " + std::to_string((*bytes)->size()) + " bytes, fewer than " +
+                           std::to_string(numel) + " elements of " + dtypeName(dtype));
+            auto v = make(K::Storage);
+            v->s = t[2]->s;
+            v->dtype = dtype;
+            v->numel = numel;
+            v->storage = *bytes;
+            return push(v);
+        }
+        case 'R':
+            return reduce();
+        case 'b': { // BUILD: only a dict's attribute state (e.g. state_dict._metadata), ignored
+            auto state = pop();
+            if (!state)
+                return state.error();
+            if (m_stack.empty() || m_stack.back()->kind != K::Dict)
+                return err("BUILD is only accepted on a dict");
+            return {};
+        }
+        case 't': {
+            auto items = popToMark();
+            if (!items)
+                return items.error();
+            auto v = make(K::Tuple);
+            v->items = std::move(*items);
+            return push(v);
+        }
+        case 0x85:
+        case 0x86:
+        case 0x87: {
+            const int n = op - 0x84;
+            auto v = make(K::Tuple);
+            v->items.resize(static_cast<std::size_t>(n));
+            for (int k = n - 1; k >= 0; --k) {
+                auto x = pop();
+                if (!x)
+                    return x.error();
+                v->items[static_cast<std::size_t>(k)] = *x;
+            }
+            return push(v);
+        }
+        case 'l': {
+            auto items = popToMark();
+            if (!items)
+                return items.error();
+            auto v = make(K::List);
+            v->items = std::move(*items);
+            return push(v);
+        }
+        case 'a': {
+            auto x = pop();
+            if (!x)
+                return x.error();
+            if (m_stack.empty() || m_stack.back()->kind != K::List)
+                return err("APPEND to a non-list");
+            m_stack.back()->items.push_back(*x);
+            return {};
+        }
+        case 'e': {
+            auto items = popToMark();
+            if (!items)
+                return items.error();
+            if (m_stack.empty() || m_stack.back()->kind != K::List)
+                return err("APPENDS to a non-list");
+            for (auto &x : *items)
+                m_stack.back()->items.push_back(x);
+            return {};
+        }
+        case 's': {
+            auto value = pop();
+            if (!value)
+                return value.error();
+            auto key = pop();
+            if (!key)
+                return key.error();
+            if (m_stack.empty() || m_stack.back()->kind != K::Dict)
+                return err("SETITEM on a non-dict");
+            m_stack.back()->dict.emplace_back(*key, *value);
+            return {};
+        }
+        case 'u': {
+            auto items = popToMark();
+            if (!items)
+                return items.error();
+            if (items->size() % 2 != 0)
+                return err("SETITEMS with an odd number of items");
+            if (m_stack.empty() || m_stack.back()->kind != K::Dict)
+                return err("SETITEMS on a non-dict");
+            for (std::size_t k = 0; k < items->size(); k += 2)
+                m_stack.back()->dict.emplace_back((*items)[k], (*items)[k + 1]);
+            return {};
+        }
+        default: {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "0x%02x", op);
+            return err(std::string("unsupported pickle opcode ") + buf);
+        }
+        }
+    }
+
+    const std::uint8_t *m_d;
+    std::size_t m_n;
+    std::size_t m_pos = 0;
+    const StorageResolver &m_resolve;
+    std::string m_where;
+    std::vector<PickleRef> m_stack;
+    std::vector<PickleRef> m_memo;
+    bool m_stopped = false;
+    PickleDocument m_doc;
+};
+
+} // namespace
+
+Result<PickleDocument> unpickle(const std::uint8_t *data, std::size_t size, const StorageResolver &storages,
+                           const std::string &where)
+{
+    Unpickler u(data, size, storages, where);
+    return u.run();
+}
+
+} // namespace treelens

@@ -1,0 +1,59 @@
+#pragma once
+/// \file pickle.h
+/// A restricted Python unpickler (protocols 2-4) that rebuilds only what
+/// PyTorch checkpoints need: None/bool/int/float/str/bytes, tuples, lists,
+/// dicts, collections.OrderedDict, and tensors through
+/// torch._utils._rebuild_tensor_v2 / _rebuild_parameter over storages named
+/// by persistent ids ('storage', torch.<Type>Storage, key, location, numel).
+/// Any other global (os.system, builtins.eval, subprocess.Popen, ...) is
+/// rejected with an error naming it before anything else happens; nothing is
+/// ever executed — the unpickler only builds values. Bounded: stack depth,
+/// memo size, container sizes and element counts are limited; malformed input
+/// gives an Error, never a crash (fuzzed).
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/model/tensordata.h"
+
+namespace treelens {
+
+struct PickleValue;
+/// Values are owned by their PickleDocument (an arena): containers may refer
+/// to each other freely, even in cycles, without leaking.
+using PickleRef = PickleValue *;
+
+struct PickleValue {
+    enum class Kind { None, Bool, Int, Float, String, Bytes, Tuple, List, Dict, Global, Storage, Tensor, Mark };
+    Kind kind = Kind::None;
+    bool b = false;
+    std::int64_t i = 0;
+    double f = 0.0;
+    std::string s;                                   ///< String/Bytes; Global: "module.name"; Storage: key
+    std::vector<PickleRef> items;                    ///< Tuple/List
+    std::vector<std::pair<PickleRef, PickleRef>> dict; ///< Dict, in insertion order
+    DType dtype = DType::F32;                        ///< Storage
+    std::int64_t numel = 0;                          ///< Storage
+    std::shared_ptr<const std::vector<std::uint8_t>> storage; ///< Storage bytes
+    TensorData tensor;                               ///< Tensor
+};
+
+/// Returns the raw bytes of storage `key` (e.g. "archive/data/<key>"), or an Error.
+using StorageResolver = std::function<Result<std::shared_ptr<const std::vector<std::uint8_t>>>(const std::string &key)>;
+
+struct PickleDocument {
+    std::vector<std::unique_ptr<PickleValue>> arena;
+    PickleRef root = nullptr;
+};
+
+/// Unpickles `data`. `where` prefixes error messages ("model.pth").
+Result<PickleDocument> unpickle(const std::uint8_t *data, std::size_t size, const StorageResolver &storages,
+                           const std::string &where);
+
+} // namespace treelens
