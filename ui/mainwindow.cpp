@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
@@ -66,6 +67,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(&m_jobs, &JobRunner::sentenceAvailable, this,
             [this](quint64, std::shared_ptr<const Sentence> s) { m_document.setSentence(std::move(s)); });
     connect(&m_jobs, &JobRunner::jobFailed, this, [this](quint64, const QString &msg) { m_document.setError(msg); });
+    connect(&m_jobs, &JobRunner::analysisAvailable, this,
+            [this](quint64, std::shared_ptr<const Analysis> a) { m_document.setAnalysis(std::move(a)); });
+    connect(&m_jobs, &JobRunner::modelFailed, this,
+            [this](quint64, const QString &msg) { m_document.setAnalysis(nullptr, msg); });
     connect(&m_document, &AnalysisDocument::changed, this, &MainWindow::onDocumentChanged);
 
     ParserConfig config;
@@ -74,6 +79,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         config = ParserConfig();
     m_jobs.setParserConfig(config);
     resize(900, 600);
+}
+
+void MainWindow::setModelPath(const QString &path)
+{
+    m_jobs.setModelPath(path);
+    setWindowTitle(path.isEmpty() ? QStringLiteral("TreeLens")
+                                  : QStringLiteral("TreeLens — %1").arg(QFileInfo(path).fileName()));
 }
 
 void MainWindow::analyse(const QString &text)
@@ -94,12 +106,16 @@ void MainWindow::onDocumentChanged(AnalysisDocument::Changes what)
         m_progress->setVisible(m_document.isBusy());
         m_cancel->setEnabled(m_document.isBusy());
     }
-    if (what & AnalysisDocument::SentenceChanged) {
+    if (what & (AnalysisDocument::SentenceChanged | AnalysisDocument::AnalysisChanged)) {
         if (const auto s = m_document.sentence()) {
-            m_textView->setSentence(*s);
+            m_textView->setSentence(*s, m_document.analysis().get());
             m_status->setText(tr("%n word(s), parsed by %1", nullptr, static_cast<int>(s->tokens.size()))
                                   .arg(QString::fromStdString(s->metadataValue("parser"))));
-            Q_EMIT analysisShown(true);
+            if (!m_document.modelMessage().isEmpty())
+                m_status->setText(m_status->text() + tr(" — model: %1").arg(m_document.modelMessage()));
+            // With a model, the analysis is the last thing to arrive.
+            if (m_jobs.modelPath().isEmpty() || m_document.analysis() || !m_document.modelMessage().isEmpty())
+                Q_EMIT analysisShown(true);
         }
     } else if ((what & AnalysisDocument::ErrorChanged) && !m_document.lastError().isEmpty()) {
         m_textView->showMessage(m_document.lastError());

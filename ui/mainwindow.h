@@ -26,6 +26,9 @@ public:
     JobRunner *jobRunner() { return &m_jobs; }
     TreeTextView *treeTextView() { return m_textView; }
 
+    /// The encoder run on every analysed sentence ("" = trees only).
+    void setModelPath(const QString &path);
+
     /// Puts `text` in the input box and analyses it.
     void analyse(const QString &text);
 

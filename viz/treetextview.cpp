@@ -6,7 +6,7 @@
 
 namespace treelens {
 
-QString formatTreesAsText(const Sentence &s)
+QString formatTreesAsText(const Sentence &s, const Analysis *a)
 {
     QString out;
     if (s.dependency) {
@@ -39,6 +39,24 @@ QString formatTreesAsText(const Sentence &s)
     }
     if (s.metadataValue("partial") == "yes")
         out += QStringLiteral("\n(partial parse: the parser found no complete analysis)\n");
+    if (a) {
+        out += QStringLiteral("\nInduced by the encoder (%1, %2 layers)\n").arg(QString::fromStdString(a->family)).arg(a->layers);
+        if (a->inducedTree)
+            out += QString::fromStdString(writePtbTree(*a->inducedTree, PtbStyle::Treebank)) + QLatin1Char('\n');
+        if (!a->linkProbs.empty()) {
+            out += QStringLiteral("\nLink probabilities (layer × gap; high = same constituent)\n");
+            QString header = QStringLiteral("layer ");
+            for (std::size_t k = 0; k + 1 < a->tokens.size(); ++k)
+                header += QStringLiteral(" %1").arg(QString::fromStdString(a->tokens[k + 1]).left(6), 6);
+            out += header + QLatin1Char('\n');
+            for (std::size_t l = a->linkProbs.size(); l-- > 0;) {
+                QString row = QStringLiteral("%1 ").arg(static_cast<int>(l), 5);
+                for (float p : a->linkProbs[l])
+                    row += QStringLiteral(" %1").arg(static_cast<double>(p), 6, 'f', 2);
+                out += row + QLatin1Char('\n');
+            }
+        }
+    }
     return out;
 }
 
@@ -49,7 +67,10 @@ TreeTextView::TreeTextView(QWidget *parent) : QPlainTextEdit(parent)
     setLineWrapMode(QPlainTextEdit::NoWrap);
 }
 
-void TreeTextView::setSentence(const Sentence &sentence) { setPlainText(formatTreesAsText(sentence)); }
+void TreeTextView::setSentence(const Sentence &sentence, const Analysis *analysis)
+{
+    setPlainText(formatTreesAsText(sentence, analysis));
+}
 
 void TreeTextView::showMessage(const QString &message) { setPlainText(message); }
 

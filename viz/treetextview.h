@@ -6,18 +6,19 @@
 
 #include <QPlainTextEdit>
 
+#include "core/data/analysis.h"
 #include "core/data/sentence.h"
 
 namespace treelens {
 
 /// The text shown by TreeTextView (also used by tests and the clipboard).
-QString formatTreesAsText(const Sentence &sentence);
+QString formatTreesAsText(const Sentence &sentence, const Analysis *analysis = nullptr);
 
 class TreeTextView : public QPlainTextEdit {
     Q_OBJECT
 public:
     explicit TreeTextView(QWidget *parent = nullptr);
-    void setSentence(const Sentence &sentence);
+    void setSentence(const Sentence &sentence, const Analysis *analysis = nullptr);
     void showMessage(const QString &message);
 };
 

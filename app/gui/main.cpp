@@ -3,6 +3,7 @@
 #include <QCommandLineParser>
 #include <QTimer>
 
+#include "core/encoders/encoder.h"
 #include "ui/mainwindow.h"
 #include "ui/session/settings.h"
 
@@ -28,6 +29,10 @@ int main(int argc, char **argv)
     cli.process(app);
 
     treelens::MainWindow window;
+    QString model = cli.value(modelOpt);
+    if (model.isEmpty())
+        model = QString::fromStdString(treelens::defaultModelPath());
+    window.setModelPath(model);
     if (cli.isSet(quitOpt))
         QObject::connect(&window, &treelens::MainWindow::analysisShown, &app, [](bool ok) { QApplication::exit(ok ? 0 : 1); });
     window.show();

@@ -7,8 +7,17 @@ AnalysisDocument::AnalysisDocument(QObject *parent) : QObject(parent) {}
 void AnalysisDocument::setSentence(std::shared_ptr<const Sentence> sentence)
 {
     m_sentence = std::move(sentence);
+    m_analysis.reset(); // it belonged to the previous sentence
+    m_modelMessage.clear();
     m_error.clear();
-    Q_EMIT changed(Changes(SentenceChanged) | ErrorChanged);
+    Q_EMIT changed(Changes(SentenceChanged) | ErrorChanged | AnalysisChanged);
+}
+
+void AnalysisDocument::setAnalysis(std::shared_ptr<const Analysis> analysis, const QString &modelMessage)
+{
+    m_analysis = std::move(analysis);
+    m_modelMessage = modelMessage;
+    Q_EMIT changed(AnalysisChanged);
 }
 
 void AnalysisDocument::setBusy(bool busy)

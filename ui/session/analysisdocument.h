@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QString>
 
+#include "core/data/analysis.h"
 #include "core/data/sentence.h"
 
 namespace treelens {
@@ -15,7 +16,7 @@ namespace treelens {
 class AnalysisDocument : public QObject {
     Q_OBJECT
 public:
-    enum Change { SentenceChanged = 0x1, BusyChanged = 0x2, ErrorChanged = 0x4 };
+    enum Change { SentenceChanged = 0x1, BusyChanged = 0x2, ErrorChanged = 0x4, AnalysisChanged = 0x8 };
     Q_DECLARE_FLAGS(Changes, Change)
 
     explicit AnalysisDocument(QObject *parent = nullptr);
@@ -23,6 +24,12 @@ public:
     /// The parsed sentence; null until the first result arrives.
     std::shared_ptr<const Sentence> sentence() const { return m_sentence; }
     void setSentence(std::shared_ptr<const Sentence> sentence);
+
+    /// The encoder's analysis of sentence(); null without a model (or on a model error).
+    std::shared_ptr<const Analysis> analysis() const { return m_analysis; }
+    void setAnalysis(std::shared_ptr<const Analysis> analysis, const QString &modelMessage = QString());
+    /// Why there is no analysis (model missing or failed), empty otherwise.
+    QString modelMessage() const { return m_modelMessage; }
 
     bool isBusy() const { return m_busy; }
     void setBusy(bool busy);
@@ -36,6 +43,8 @@ Q_SIGNALS:
 
 private:
     std::shared_ptr<const Sentence> m_sentence;
+    std::shared_ptr<const Analysis> m_analysis;
+    QString m_modelMessage;
     bool m_busy = false;
     QString m_error;
 };

@@ -12,6 +12,7 @@
 #include <QString>
 #include <QThread>
 
+#include "core/data/analysis.h"
 #include "core/data/sentence.h"
 #include "core/parsing/parser.h"
 
@@ -28,6 +29,9 @@ public:
     /// Parser settings are captured here, on the GUI thread, and sent with the next request.
     void setParserConfig(const ParserConfig &config);
     ParserConfig parserConfig() const { return m_config; }
+    /// Encoder model run after parsing ("" = none). Loaded once on the worker thread.
+    void setModelPath(const QString &path) { m_modelPath = path; }
+    QString modelPath() const { return m_modelPath; }
 
     /// Tokenises and parses `text` (one sentence). Returns the request's generation id.
     quint64 requestParse(const QString &text);
@@ -39,18 +43,25 @@ public:
 Q_SIGNALS:
     void sentenceAvailable(quint64 generation, std::shared_ptr<const treelens::Sentence> sentence);
     void jobFailed(quint64 generation, const QString &message);
+    /// The encoder's analysis of the sentence just delivered (after sentenceAvailable).
+    void analysisAvailable(quint64 generation, std::shared_ptr<const treelens::Analysis> analysis);
+    /// The model could not be loaded or run; the trees are still delivered.
+    void modelFailed(quint64 generation, const QString &message);
     void busyChanged(bool busy);
 
     // Internal: carries a request to the worker thread.
-    void parseRequested(quint64 generation, const QString &text, const treelens::ParserConfig &config);
+    void parseRequested(quint64 generation, const QString &text, const treelens::ParserConfig &config,
+                        const QString &modelPath);
 
 private:
-    void onWorkerResult(quint64 generation, std::shared_ptr<const Sentence> sentence, const QString &error);
+    void onWorkerResult(quint64 generation, std::shared_ptr<const Sentence> sentence,
+                        std::shared_ptr<const Analysis> analysis, const QString &error, const QString &modelError);
 
     QThread m_thread;
     ParseWorker *m_worker = nullptr;
     std::atomic<quint64> m_generation{0};
     ParserConfig m_config;
+    QString m_modelPath;
     int m_pending = 0;
 };
 
@@ -58,3 +69,4 @@ private:
 
 Q_DECLARE_METATYPE(std::shared_ptr<const treelens::Sentence>)
 Q_DECLARE_METATYPE(treelens::ParserConfig)
+Q_DECLARE_METATYPE(std::shared_ptr<const treelens::Analysis>)
