@@ -37,6 +37,8 @@ Result<SafetensorsFile> readSafetensorsBytes(const std::uint8_t *data, std::size
                                     std::to_string(size - 8) + " after the length field");
     if (n < 2)
         return makeError(where, "header is empty");
+    if (std::memchr(data + 8, 0, n) != nullptr)
+        return makeError(where, "header contains a NUL byte");
     nlohmann::json header;
     try {
         header = nlohmann::json::parse(data + 8, data + 8 + n);
@@ -67,6 +69,8 @@ Result<SafetensorsFile> readSafetensorsBytes(const std::uint8_t *data, std::size
             continue;
         }
         const std::string t = "tensor '" + name + "'";
+        if (name.empty())
+            return makeError(where, "a tensor has an empty name");
         if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets"))
             return makeError(where, t + ": needs dtype, shape and data_offsets");
         if (!v["dtype"].is_string())

@@ -238,3 +238,35 @@ TEST(Cli, BadInputGivesOneLineErrorNamingFileAndLine)
         EXPECT_TRUE(r.out.empty());
     }
 }
+
+TEST(Cli, ImportTheOfficialCheckpointThenAnalyzeAsJson)
+{
+    TREELENS_REQUIRE_SHARED("fixtures/tree-transformer-official/model.pth");
+    const std::string fx = test::sharedPath("fixtures/tree-transformer-official");
+    const std::string model = tempDir() + "/official.safetensors";
+    const CliRun imp = cli("import-checkpoint --family tree-transformer " + quote(fx + "/model.pth") + " --vocab " +
+                           quote(fx + "/dictionary.json") + " --heads 4 -o " + quote(model));
+    ASSERT_EQ(imp.code, 0) << imp.err;
+    const CliRun r = cli("analyze --model " + quote(model) + " --json \"the old man saw a red kite\"");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["tokens"].size(), 8u);
+    EXPECT_EQ(j["tokens"][0], "[CLS]");
+    EXPECT_EQ(j["layers"], 4);
+    EXPECT_EQ(j["link_probs"].size(), 4u);
+    EXPECT_EQ(j["link_probs"][0].size(), 7u);
+    EXPECT_EQ(j["attention"][3][3].size(), 8u);
+    EXPECT_EQ(j["constituent_prior"][0][0].size(), 8u);
+    // The fixture's brackets for this sentence.
+    EXPECT_EQ(j["induced_brackets"], nlohmann::json::parse("[[1,5],[1,7],[5,7]]"));
+    // Value from summary.json: word-level link 1 of layer 0 (old-man) = 0.96245.
+    EXPECT_NEAR(j["link_probs"][0][2].get<double>(), 0.9624476432800293, 1e-5);
+    // Bad input: a pickle global that is not allowed, a missing vocabulary entry count.
+    const CliRun bad = cli("import-checkpoint --family tree-transformer " + quote(fx + "/model.pth") + " --vocab " +
+                           quote(writeTemp("v.txt", "[PAD]\n[UNK]\n[MASK]\n[CLS]\nthe\n")) + " --heads 4 -o " + quote(model));
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_NE(bad.err.find("5 entries"), std::string::npos) << bad.err;
+    const CliRun noModel = cli("analyze --model " + quote(writeTemp("junk.safetensors", "junk")) + " hello");
+    EXPECT_EQ(noModel.code, 1);
+    EXPECT_NE(noModel.err.find("too short"), std::string::npos) << noModel.err;
+}

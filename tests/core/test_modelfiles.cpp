@@ -155,6 +155,9 @@ TEST(Safetensors, RejectsEveryKindOfBadFile)
         {file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", d8), "trailing bytes"},
         {file(R"({"__metadata__":{"k":1}})", ""), "not a string"},
         {file(R"({"a":{"dtype":"F32","shape":[2]}})", d8), "needs dtype, shape and data_offsets"},
+        // Found by fuzzing: an empty name read but could not be written back.
+        {file(R"({"":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", d8), "empty name"},
+        {file(std::string(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})") + '\0', d8), "NUL byte"},
     };
     for (const auto &c : cases) {
         auto r = readBytes(c.bytes);
@@ -346,6 +349,21 @@ TEST(Checkpoint, ConvertedModelReproducesTheFixtureOutputs)
         std::sort(want.begin(), want.end());
         EXPECT_EQ(a.inducedBrackets, want);
     }
+    // Longer than the position table (256 tokens with [CLS]): a clear error, no crash.
+    auto tooLong = (*enc)->analyze({EncoderInput{std::vector<std::string>(300, "the"), {}, {}, {}}});
+    ASSERT_FALSE(tooLong.ok());
+    EXPECT_NE(tooLong.message().find("at most 255"), std::string::npos) << tooLong.message();
+    EXPECT_FALSE((*enc)->analyze({EncoderInput{{}, {}, {}, {}}}).ok());
+    // Wrong shapes: a truncated embedding is refused naming the tensor.
+    ModelFile broken = mf;
+    broken.tensors = std::move(*readTorchCheckpoint(test::sharedPath(kFixture + "/model.pth")));
+    broken.tensors["layers.1.feed_forward.w_1.weight"] = TensorData::fromFloat({3, 4}, std::vector<float>(12, 0.0f));
+    const std::string brokenPath = tempPath("broken.safetensors");
+    ASSERT_TRUE(saveModelFile(brokenPath, broken).ok());
+    auto bad = loadEncoder(brokenPath);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.message().find("'layers.1.feed_forward.w_1.weight' has shape [3, 4], expected [64, 32]"), std::string::npos)
+        << bad.message();
 }
 
 TEST(Checkpoint, BadArchivesGiveClearErrors)
