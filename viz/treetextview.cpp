@@ -44,7 +44,7 @@ QString formatTreesAsText(const Sentence &s, const Analysis *a)
         if (a->inducedTree)
             out += QString::fromStdString(writePtbTree(*a->inducedTree, PtbStyle::Treebank)) + QLatin1Char('\n');
         if (!a->linkProbs.empty()) {
-            out += QStringLiteral("\nLink probabilities (layer × gap; high = same constituent)\n");
+            out += QStringLiteral("\nLink probabilities (layer × link from the previous token; high = same constituent)\n");
             QString header = QStringLiteral("layer ");
             for (std::size_t k = 0; k + 1 < a->tokens.size(); ++k)
                 header += QStringLiteral(" %1").arg(QString::fromStdString(a->tokens[k + 1]).left(6), 6);

@@ -280,6 +280,8 @@ void addBenchCommand(CLI::App &app, Action &action)
     cmd->add_flag("!--no-peak", spec->peak, "Skip the GEMM peak measurement");
     cmd->add_option("--precision", spec->precision, "fp32 or bf16 projections")->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
     cmd->add_flag("--no-onednn", spec->noOneDnn, "fp32 through plain addmm (OpenBLAS) only, for comparison");
+    cmd->add_flag("--official-ops", spec->officialStyle, "Time the official code's operation sequence (separate GEMMs, "
+                                                         "triangular-matmul prior, vocabulary projection) as the reference");
     cmd->callback([&action, spec]() {
         action = [spec]() {
             auto r = benchmarkEncoder(*spec);

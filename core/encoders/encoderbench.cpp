@@ -143,6 +143,8 @@ Result<EncoderBenchResult> benchmarkEncoder(const EncoderBenchConfig &config)
     tt::ForwardOptions fo;
     fo.keepAttention = config.attention;
     fo.keepPrior = true;
+    fo.officialStyle = config.officialStyle;
+    fo.logits = config.officialStyle; // the official forward always projects to the vocabulary
     auto once = [&] {
         torch::InferenceMode guard;
         auto out = tt::forward(*net, ids, mask, fo);
@@ -181,7 +183,7 @@ Result<EncoderBenchResult> benchmarkEncoder(const EncoderBenchConfig &config)
     EncoderBenchResult r;
     r.model = config.model;
     r.device = dev->str();
-    r.precision = config.noOneDnn ? "fp32-openblas" : config.precision;
+    r.precision = config.officialStyle ? "fp32-official-ops" : config.noOneDnn ? "fp32-openblas" : config.precision;
     r.layers = cfg.layers;
     r.dModel = cfg.dModel;
     r.heads = cfg.heads;

@@ -25,6 +25,9 @@ struct EncoderBenchConfig {
     bool attention = true;  ///< keep per-head attention as analysis does
     std::string precision = "fp32"; ///< or "bf16"
     bool noOneDnn = false;  ///< plain addmm (OpenBLAS) for every projection, for comparison
+    /// Time the official code's operation sequence instead (separate GEMMs,
+    /// triangular-matmul prior, vocabulary projection): the reference to beat.
+    bool officialStyle = false;
     bool peak = true;       ///< also measure the GEMM peak (large square products)
 };
 

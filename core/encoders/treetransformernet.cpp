@@ -154,7 +154,8 @@ struct Forward {
         auto fusedLinear = [&](const torch::Tensor &x, const Net::Linear &lin) {
             return lin.apply(x.reshape({-1, x.size(-1)}), net.m_precision).view({B, L, lin.w.size(0)});
         };
-        const bool fused = !o.train && !net.m_fused.empty();
+        const bool fused = !o.train && !o.officialStyle && !net.m_fused.empty();
+        auto triF = torch::ones({L, L}, torch::TensorOptions().device(dev)).triu(0);
 
         Outputs out;
         // Embeddings: lut[id]·sqrt(d) + pe.
@@ -196,11 +197,17 @@ struct Forward {
             // C[i,j] = prod_{k=i}^{j-1} A[k,k+1] for i<j, in log space. Prefix sums in
             // double keep long sentences exact (the official code sums with a
             // float triangular matmul; the results agree to ~1e-7).
-            auto links = A.diagonal(1, 1, 2);                                   // [B,L-1]
-            auto logs = torch::log(links.to(torch::kFloat64) + 1e-9);
-            auto cs = torch::cat({torch::zeros({B, 1}, logs.options()), logs.cumsum(1)}, 1); // [B,L]
-            auto upper = torch::exp(cs.unsqueeze(1) - cs.unsqueeze(2)).to(A.scalar_type()); // [i,j] = cs[j]-cs[i]
-            upper = upper.masked_fill(strictUpper.logical_not(), 0.0);
+            torch::Tensor upper;
+            if (o.officialStyle) {
+                auto t = torch::log(A + 1e-9).masked_fill(superDiag.logical_not(), 0.0).matmul(triF);
+                upper = triF.matmul(t).exp().masked_fill(strictUpper.logical_not(), 0.0);
+            } else {
+                auto links = A.diagonal(1, 1, 2);                                   // [B,L-1]
+                auto logs = torch::log(links.to(torch::kFloat64) + 1e-9);
+                auto cs = torch::cat({torch::zeros({B, 1}, logs.options()), logs.cumsum(1)}, 1); // [B,L]
+                upper = torch::exp(cs.unsqueeze(1) - cs.unsqueeze(2)).to(A.scalar_type()); // [i,j] = cs[j]-cs[i]
+                upper = upper.masked_fill(strictUpper.logical_not(), 0.0);
+            }
             auto C = upper + upper.transpose(1, 2) + A.masked_fill(eye.logical_not(), 1e-9);
             if (o.keepPrior) {
                 out.breakProb.push_back(A);

@@ -70,6 +70,11 @@ struct ForwardOptions {
     bool keepLayerOut = false;    ///< layerOut per layer [B,L,d]
     bool logits = false;          ///< proj(norm(x)) [B,L,V] (or at logitRows only)
     torch::Tensor logitRows;      ///< optional flat row indices into B*L: logits only there [K,V]
+    /// Benchmark reference: the official code's operation sequence (separate
+    /// Q/K/V/key/query GEMMs through addmm, C by a float32 triangular matmul,
+    /// the vocabulary projection). Same results; used to time the official way
+    /// of computing on the same machine.
+    bool officialStyle = false;
 };
 
 struct Outputs {

@@ -113,6 +113,12 @@ TEST(TreeTransformerParity, EveryTensorMatchesTheOfficialCode)
     EXPECT_LE(maxAbsDiff(torch::stack(out.layerOut, 1), get("layer_out")), tol) << "layer_out";
     EXPECT_LE(maxAbsDiff(out.finalHidden, get("final_hidden")), tol) << "final_hidden";
     EXPECT_LE(maxAbsDiff(out.logits, get("logits")), tol) << "logits";
+    // The benchmark's official-style operation sequence computes the same numbers.
+    tt::ForwardOptions ref = o;
+    ref.officialStyle = true;
+    const auto refOut = tt::forward(*net, ids, mask, ref);
+    EXPECT_LE(maxAbsDiff(torch::stack(refOut.groupProb, 1), get("group_prob")), tol) << "official-style group_prob";
+    EXPECT_LE(maxAbsDiff(refOut.logits, get("logits")), tol) << "official-style logits";
     // The test can fail: a paper-style LayerNorm (biased variance, eps inside) does not match.
     auto ln = torch::layer_norm(out.layerOut[0], {cfg.dModel}, net->param("norm.a_2"), net->param("norm.b_2"), 1e-6);
     auto official = tt::officialLayerNorm(out.layerOut[0], net->param("norm.a_2"), net->param("norm.b_2"), 1e-6);
