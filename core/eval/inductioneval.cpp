@@ -168,9 +168,12 @@ Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<st
         sp.right = evaluate([&](std::size_t i) { return rightBranchingBrackets(n(i)); }, short10);
         sp.random = evaluate([&](std::size_t i) { return randomBinaryBrackets(n(i), static_cast<unsigned>(i) * 2654435761u + 1); }, short10);
     }
-    for (int start = std::max(0, config.minLayer); start < layers; ++start) {
+    // Every start layer; below the configured minimum layer the minimum moves
+    // down with it (the parse then uses that single layer).
+    for (int start = 0; start < layers; ++start) {
         InductionConfig c = config;
         c.startLayer = start;
+        c.minLayer = std::min(config.minLayer, start);
         InductionReport::StartLayer s;
         s.layer = start;
         s.all = evaluate(modelAt(c), false);

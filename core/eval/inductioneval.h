@@ -35,7 +35,7 @@ struct InductionReport {
     std::vector<std::string> files;
     InductionSplit all, upTo10;
     struct StartLayer {
-        int layer = 0;
+        int layer = 0;      ///< start layer (minimum layer: min(config.minLayer, layer))
         InductionScore all, upTo10;
     };
     std::vector<StartLayer> byStartLayer;

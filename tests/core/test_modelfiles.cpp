@@ -349,6 +349,24 @@ TEST(Checkpoint, ConvertedModelReproducesTheFixtureOutputs)
         std::sort(want.begin(), want.end());
         EXPECT_EQ(a.inducedBrackets, want);
     }
+    // bf16 projections stay close to fp32 (the tolerance is what docs/performance.md states).
+    DeviceConfig bf;
+    bf.device = "cpu";
+    bf.precision = "bf16";
+    auto encBf = loadEncoder(path, bf);
+    ASSERT_TRUE(encBf.ok()) << encBf.message();
+    {
+        const auto words = summary["sentences"][0]["words"].get<std::vector<std::string>>();
+        auto a32 = (*enc)->analyze({EncoderInput{words, {}, {}, {}}});
+        auto a16 = (*encBf)->analyze({EncoderInput{words, {}, {}, {}}});
+        ASSERT_TRUE(a32.ok() && a16.ok());
+        double worst = 0;
+        for (std::size_t l = 0; l < a32->front().linkProbs.size(); ++l)
+            for (std::size_t k = 0; k < a32->front().linkProbs[l].size(); ++k)
+                worst = std::max(worst, static_cast<double>(std::fabs(a32->front().linkProbs[l][k] - a16->front().linkProbs[l][k])));
+        EXPECT_LT(worst, 0.05);
+        EXPECT_GT(worst, 0.0); // it really ran in bf16
+    }
     // Longer than the position table (256 tokens with [CLS]): a clear error, no crash.
     auto tooLong = (*enc)->analyze({EncoderInput{std::vector<std::string>(300, "the"), {}, {}, {}}});
     ASSERT_FALSE(tooLong.ok());
