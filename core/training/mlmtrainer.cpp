@@ -537,6 +537,8 @@ Status trainMaskedLm(const MlmRecipe &recipe, const std::string &resumeFrom,
     }
 
     // ---- final model file
+    if (lastValidation < 0) // resumed at the last step: measure it now
+        lastValidation = validationLoss();
     TensorMap finalWeights = net.toTensors();
     if (!recipe.keepProjection) {
         finalWeights.erase("proj.weight");
