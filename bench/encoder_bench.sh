@@ -10,7 +10,7 @@ threads=${2:-1}
 secs=${3:-5}
 for batch in 1 64; do
   "$cli" bench --model random:official --words 40 --batch "$batch" --threads "$threads" --seconds "$secs" --official-ops --no-peak
-  "$cli" bench --model random:official --words 40 --batch "$batch" --threads "$threads" --seconds "$secs" --no-onednn --no-peak
+  "$cli" bench --model random:official --words 40 --batch "$batch" --threads "$threads" --seconds "$secs" --onednn --no-peak
   "$cli" bench --model random:official --words 40 --batch "$batch" --threads "$threads" --seconds "$secs" --no-peak
   "$cli" bench --model random:official --words 40 --batch "$batch" --threads "$threads" --seconds "$secs" --precision bf16 \
     $([[ $batch == 64 ]] && echo "" || echo "--no-peak")

@@ -14,6 +14,7 @@ mkdir -p build/fuzz/findings
 for t in "${targets[@]}"; do
   corpus=build/fuzz/corpus/$t
   mkdir -p "$corpus"
+  extra=()
   case $t in
     conllu) cp tests/data/golden/*.conllu "$corpus"/ 2>/dev/null || true ;;
     ptb) cp tests/data/golden/*.mrg "$corpus"/ 2>/dev/null || true ;;
@@ -22,12 +23,23 @@ for t in "${targets[@]}"; do
       # A tiny valid file: one F32 tensor and metadata.
       printf '\x50\x00\x00\x00\x00\x00\x00\x00{"__metadata__":{"k":"v"},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}} \x00\x00\x80\x3f' >"$corpus"/seed.safetensors ;;
     pickle)
-      fixture=../shared/fixtures/tree-transformer-official/model.pth
-      if [[ -f $fixture ]] && command -v unzip >/dev/null; then unzip -p "$fixture" model/data.pkl >"$corpus"/model.pkl; fi
-      printf '\x80\x02}q\x00(X\x01\x00\x00\x00aK\x05u.' >"$corpus"/dict.pkl ;;
+      # data.pkl of the fixture's checkpoints (OrderedDict, plain dict, int64/int32 tensors), else a tiny dict.
+      fixtures=../shared/fixtures/tree-transformer-official
+      for f in model.pth state_dict.pt tensors.pt; do
+        if [[ -f $fixtures/$f ]] && command -v unzip >/dev/null; then
+          unzip -p "$fixtures/$f" "${f%.*}/data.pkl" >"$corpus/${f%.*}.pkl" || true
+        fi
+      done
+      printf '\x80\x02}q\x00(X\x01\x00\x00\x00aK\x05u.' >"$corpus"/dict.pkl
+      # Tokens the mutator could hardly guess: the allowed globals and the persistent id.
+      printf '%s\n' '"ctorch._utils\x0a_rebuild_tensor_v2\x0a"' '"ctorch._utils\x0a_rebuild_parameter\x0a"' \
+        '"ctorch\x0aFloatStorage\x0a"' '"ctorch\x0aLongStorage\x0a"' '"ctorch\x0aBoolStorage\x0a"' \
+        '"ccollections\x0aOrderedDict\x0a"' '"X\x07\x00\x00\x00storage"' '"X\x01\x00\x00\x000"' \
+        '"X\x03\x00\x00\x00cpu"' '")R"' '"\x80\x02"' >build/fuzz/pickle.dict
+      extra=(-dict=build/fuzz/pickle.dict) ;;
     json) printf '{"tokens":["a","b"],"heads":[0,1],"constituency":"(S (X a) (Y b))"}\n' >"$corpus"/seed.jsonl ;;
   esac
   echo "fuzz_$t: ${secs}s"
   build/fuzz/fuzz_$t -max_total_time="$secs" -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
-    -artifact_prefix=build/fuzz/findings/$t- "$corpus" 2>&1 | tail -n 12
+    -artifact_prefix=build/fuzz/findings/$t- "${extra[@]}" "$corpus" 2>&1 | tail -n 12
 done

@@ -279,7 +279,7 @@ void addBenchCommand(CLI::App &app, Action &action)
     cmd->add_option("--seconds", spec->seconds, "Measure for about this long")->capture_default_str();
     cmd->add_flag("!--no-peak", spec->peak, "Skip the GEMM peak measurement");
     cmd->add_option("--precision", spec->precision, "fp32 or bf16 projections")->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
-    cmd->add_flag("--no-onednn", spec->noOneDnn, "fp32 through plain addmm (OpenBLAS) only, for comparison");
+    cmd->add_flag("--onednn", spec->oneDnn, "fp32 projections through oneDNN instead of OpenBLAS, for comparison");
     cmd->add_flag("--official-ops", spec->officialStyle, "Time the official code's operation sequence (separate GEMMs, "
                                                          "triangular-matmul prior, vocabulary projection) as the reference");
     cmd->callback([&action, spec]() {

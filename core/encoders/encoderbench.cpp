@@ -135,7 +135,7 @@ Result<EncoderBenchResult> benchmarkEncoder(const EncoderBenchConfig &config)
         return net.error();
     if (config.precision != "fp32" && config.precision != "bf16")
         return makeError("bench", "--precision must be fp32 or bf16");
-    net->refreshFused(config.noOneDnn ? "plain" : config.precision);
+    net->refreshFused(config.oneDnn ? "onednn" : config.precision);
 
     const int64_t L = config.words + 1;
     auto ids = torch::randint(4, cfg.vocabSize, {config.batch, L}, torch::TensorOptions().dtype(torch::kInt64)).to(*dev);
@@ -183,7 +183,7 @@ Result<EncoderBenchResult> benchmarkEncoder(const EncoderBenchConfig &config)
     EncoderBenchResult r;
     r.model = config.model;
     r.device = dev->str();
-    r.precision = config.officialStyle ? "fp32-official-ops" : config.noOneDnn ? "fp32-openblas" : config.precision;
+    r.precision = config.officialStyle ? "fp32-official-ops" : config.oneDnn ? "fp32-onednn" : config.precision;
     r.layers = cfg.layers;
     r.dModel = cfg.dModel;
     r.heads = cfg.heads;

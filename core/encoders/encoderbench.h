@@ -24,7 +24,7 @@ struct EncoderBenchConfig {
     double seconds = 3.0;   ///< measure for about this long (after warm-up)
     bool attention = true;  ///< keep per-head attention as analysis does
     std::string precision = "fp32"; ///< or "bf16"
-    bool noOneDnn = false;  ///< plain addmm (OpenBLAS) for every projection, for comparison
+    bool oneDnn = false;    ///< fp32 projections through oneDNN (mkldnn_linear) instead of addmm/OpenBLAS
     /// Time the official code's operation sequence instead (separate GEMMs,
     /// triangular-matmul prior, vocabulary projection): the reference to beat.
     bool officialStyle = false;

@@ -113,7 +113,9 @@ void Net::refreshFused(const std::string &precision)
         Linear l;
         l.w = w.detach().contiguous();
         l.b = b.detach().contiguous();
-        if (cpu && precision != "plain")
+        // oneDNN fp32 ("onednn") is opt-in: measured with OpenBLAS pinned to the
+        // same thread count it was slower than addmm (docs/performance.md).
+        if (cpu && precision == "onednn")
             l.packed = l.w.to_mkldnn();
         if (precision == "bf16") {
             l.wHalf = l.w.to(torch::kBFloat16);

@@ -35,8 +35,8 @@ public:
     const torch::Tensor &param(const std::string &name) const { return m_p.at(name); }
 
     /// Inference copies of the projections: Q|K|V and key|query concatenated
-    /// (one GEMM each), prepacked for oneDNN on the CPU (skinny products run
-    /// 3-10x faster there than through OpenBLAS), and in bf16 when
+    /// (one GEMM each), optionally prepacked for oneDNN ("onednn"),
+    /// and in bf16 when
     /// `precision` is "bf16". Call again after the weights change.
     void refreshFused(const std::string &precision = "fp32");
     const std::string &precision() const { return m_precision; }

@@ -1,36 +1,60 @@
 #include "core/model/checkpoint.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <memory>
+#include <new>
+#include <set>
+#include <stdexcept>
 
+#include <sys/stat.h>
 #include <zip.h>
 
-#include "core/base/fileio.h"
 #include "core/model/pickle.h"
 
 namespace treelens {
 
 namespace {
 
+// data.pkl of a state dict is ~150 bytes per tensor; storages may be large.
+constexpr std::uint64_t kMaxPickleBytes = std::uint64_t(1) << 28;
+constexpr std::uint64_t kMaxEntryBytes = std::uint64_t(1) << 34;
+// Deflate cannot compress better than ~1032:1; a larger claimed ratio is a lie.
+constexpr std::uint64_t kMaxDeflateRatio = 1100;
+
 struct ZipCloser {
     void operator()(zip_t *z) const { zip_discard(z); }
 };
 
-Result<std::vector<std::uint8_t>> readEntry(zip_t *z, zip_int64_t index, const std::string &where)
+using Bytes = std::vector<std::uint8_t>;
+
+Result<Bytes> readEntry(zip_t *z, zip_int64_t index, std::uint64_t fileSize, std::uint64_t limit, const std::string &where)
 {
     zip_stat_t st;
     zip_stat_init(&st);
-    if (zip_stat_index(z, static_cast<zip_uint64_t>(index), 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
+    if (zip_stat_index(z, static_cast<zip_uint64_t>(index), 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) ||
+        !(st.valid & ZIP_STAT_COMP_SIZE) || !(st.valid & ZIP_STAT_COMP_METHOD))
         return makeError(where, "cannot read a zip entry's size");
-    if (st.size > (std::uint64_t(1) << 34))
-        return makeError(where, std::string("zip entry '") + (st.name ? st.name : "?") + "' is too large");
+    const std::string name = (st.valid & ZIP_STAT_NAME) && st.name ? st.name : "?";
+    // Sizes come from the file: check them before allocating anything.
+    if (st.size > limit)
+        return makeError(where, "zip entry '" + name + "' is too large (" + std::to_string(st.size) + " bytes)");
+    if (st.comp_size > fileSize ||
+        (st.comp_method == ZIP_CM_STORE && st.size != st.comp_size) ||
+        (st.comp_method != ZIP_CM_STORE && st.size / kMaxDeflateRatio > st.comp_size))
+        return makeError(where, "zip entry '" + name + "' has inconsistent sizes (corrupt archive)");
     zip_file_t *f = zip_fopen_index(z, static_cast<zip_uint64_t>(index), 0);
     if (!f)
-        return makeError(where, std::string("cannot open zip entry: ") + zip_strerror(z));
-    std::vector<std::uint8_t> out(static_cast<std::size_t>(st.size));
-    zip_int64_t got = out.empty() ? 0 : zip_fread(f, out.data(), out.size());
+        return makeError(where, "cannot open zip entry '" + name + "': " + zip_strerror(z));
+    Bytes out(static_cast<std::size_t>(st.size));
+    const zip_int64_t got = out.empty() ? 0 : zip_fread(f, out.data(), out.size());
+    // One more byte must not be there, and the CRC is checked at the end of the entry.
+    std::uint8_t extra = 0;
+    const zip_int64_t more = zip_fread(f, &extra, 1);
     zip_fclose(f);
-    if (got < 0 || static_cast<std::uint64_t>(got) != st.size)
-        return makeError(where, std::string("zip entry '") + (st.name ? st.name : "?") + "' is truncated or corrupt");
+    if (got < 0 || static_cast<std::uint64_t>(got) != st.size || more != 0)
+        return makeError(where, "zip entry '" + name + "' is truncated or corrupt");
     return out;
 }
 
@@ -44,18 +68,94 @@ bool isTensorDict(const PickleValue &v)
     return false;
 }
 
-} // namespace
-
-Result<TensorMap> readTorchCheckpoint(const std::string &path, std::string *note)
+std::size_t countTensors(const PickleValue &v)
 {
+    std::size_t n = 0;
+    for (const auto &kv : v.dict)
+        n += kv.second->kind == PickleValue::Kind::Tensor ? 1 : 0;
+    return n;
+}
+
+std::string quoted(const std::string &s)
+{
+    return "'" + (s.size() > 40 ? s.substr(0, 37) + "..." : s) + "'";
+}
+
+/// One-level description of a value for notes and errors ("OrderedDict(94 tensors)").
+std::string describe(const PickleValue &v)
+{
+    using K = PickleValue::Kind;
+    switch (v.kind) {
+    case K::None: return "None";
+    case K::Bool: return v.b ? "True" : "False";
+    case K::Int: return std::to_string(v.i);
+    case K::Float: {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", v.f);
+        return buf;
+    }
+    case K::String: return quoted(v.s);
+    case K::Bytes: return "bytes(" + std::to_string(v.s.size()) + ")";
+    case K::Tuple: return "tuple(" + std::to_string(v.items.size()) + ")";
+    case K::List: return "list(" + std::to_string(v.items.size()) + ")";
+    case K::Dict: {
+        const std::string type = v.s == "OrderedDict" ? "OrderedDict" : "dict";
+        const std::size_t t = countTensors(v);
+        return type + "(" + std::to_string(v.dict.size()) + (t == v.dict.size() && t > 0 ? " tensors" : " entries") + ")";
+    }
+    case K::Global: return v.s;
+    case K::Storage: return "storage";
+    case K::Tensor: {
+        std::string s = std::string("tensor ") + dtypeName(v.tensor.dtype) + "[";
+        for (std::size_t d = 0; d < v.tensor.shape.size(); ++d)
+            s += (d ? ", " : "") + std::to_string(v.tensor.shape[d]);
+        return s + "]";
+    }
+    case K::Mark: break;
+    }
+    return "?";
+}
+
+/// "{'step': 0, 'state_dict': OrderedDict(94 tensors)}", at most 6 entries.
+std::string describeDict(const PickleValue &v)
+{
+    std::string s = "{";
+    for (std::size_t i = 0; i < v.dict.size(); ++i) {
+        if (i == 6) {
+            s += ", ... (" + std::to_string(v.dict.size()) + " entries)";
+            break;
+        }
+        s += (i ? ", " : "") + describe(*v.dict[i].first) + ": " + describe(*v.dict[i].second);
+    }
+    return s + "}";
+}
+
+Result<TensorMap> readCheckpoint(const std::string &path, std::string *note)
+{
+    std::uint64_t fileSize = 0;
     {
-        auto head = readFile(path);
-        if (!head)
-            return head.error();
-        if (head->size() >= 2 && static_cast<unsigned char>((*head)[0]) == 0x80 && head->compare(0, 2, "PK") != 0)
-            return makeError(path, "legacy (pre-1.6) torch.save format is not supported; re-save it with torch >= 1.6 "
-                                   "(torch.save(obj, f)) or as a plain state dict");
-        if (head->size() < 4 || head->compare(0, 2, "PK") != 0)
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0)
+            return makeError(path, std::strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            return makeError(path, "not a regular file");
+        fileSize = static_cast<std::uint64_t>(st.st_size);
+        std::FILE *f = std::fopen(path.c_str(), "rb");
+        if (!f)
+            return makeError(path, std::strerror(errno));
+        unsigned char head[14] = {};
+        const std::size_t n = std::fread(head, 1, sizeof head, f);
+        std::fclose(f);
+        // torch.save before 1.6 wrote a sequence of pickles, the first one the
+        // magic number 0x1950a86a20f9469cfc6c as a LONG1.
+        static const unsigned char kLegacy[14] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c,
+                                                  0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
+        if (n == sizeof head && std::memcmp(head, kLegacy, sizeof head) == 0)
+            return makeError(path, "legacy (pre-1.6) torch.save format not supported; re-save it with torch >= 1.6 "
+                                   "(torch.save(torch.load(f), f))");
+        if (n >= 2 && head[0] == 0x80)
+            return makeError(path, "a bare pickle, not a PyTorch zip checkpoint; save it with torch.save (torch >= 1.6)");
+        if (n < 4 || head[0] != 'P' || head[1] != 'K')
             return makeError(path, "not a PyTorch zip checkpoint (no zip signature)");
     }
     int errorCode = 0;
@@ -76,7 +176,7 @@ Result<TensorMap> readTorchCheckpoint(const std::string &path, std::string *note
             continue;
         const std::string s = name;
         const auto slash = s.find('/');
-        if (slash != std::string::npos && s.substr(slash) == "/data.pkl") {
+        if (slash != std::string::npos && s.compare(slash, std::string::npos, "/data.pkl") == 0) {
             prefix = s.substr(0, slash);
             pkl = i;
             break;
@@ -84,69 +184,109 @@ Result<TensorMap> readTorchCheckpoint(const std::string &path, std::string *note
     }
     if (pkl < 0)
         return makeError(path, "no <archive>/data.pkl in the zip (not a torch.save checkpoint)");
+    if (zip_name_locate(z.get(), (prefix + "/constants.pkl").c_str(), 0) >= 0)
+        return makeError(path, "a TorchScript module (torch.jit.save), not a torch.save checkpoint; "
+                               "save its state_dict() with torch.save");
     const zip_int64_t bo = zip_name_locate(z.get(), (prefix + "/byteorder").c_str(), 0);
     if (bo >= 0) {
-        auto order = readEntry(z.get(), bo, path);
+        auto order = readEntry(z.get(), bo, fileSize, 64, path);
         if (!order)
             return order.error();
-        if (std::string(order->begin(), order->end()) != "little")
-            return makeError(path, "big-endian checkpoints are not supported");
+        std::string o(order->begin(), order->end());
+        while (!o.empty() && (o.back() == '\n' || o.back() == '\r' || o.back() == ' '))
+            o.pop_back();
+        if (o != "little")
+            return makeError(path, "byteorder '" + o.substr(0, 16) +
+                                   "': only little-endian checkpoints are supported (re-save on a little-endian machine)");
     }
-    auto data = readEntry(z.get(), pkl, path);
+    auto data = readEntry(z.get(), pkl, fileSize, kMaxPickleBytes, path);
     if (!data)
         return data.error();
-    std::map<std::string, std::shared_ptr<const std::vector<std::uint8_t>>> cache;
-    StorageResolver resolve = [&](const std::string &key) -> Result<std::shared_ptr<const std::vector<std::uint8_t>>> {
+    std::map<std::string, std::shared_ptr<const Bytes>> cache;
+    StorageResolver resolve = [&](const std::string &key) -> Result<std::shared_ptr<const Bytes>> {
         if (auto it = cache.find(key); it != cache.end())
             return it->second;
         const zip_int64_t idx = zip_name_locate(z.get(), (prefix + "/data/" + key).c_str(), 0);
-        if (idx < 0)
+        if (idx < 0 || key.empty() || key.find('/') != std::string::npos)
             return makeError(path, "storage '" + key + "' is missing from the archive");
-        auto bytes = readEntry(z.get(), idx, path);
+        auto bytes = readEntry(z.get(), idx, fileSize, kMaxEntryBytes, path);
         if (!bytes)
             return bytes.error();
-        auto shared = std::make_shared<const std::vector<std::uint8_t>>(std::move(*bytes));
+        auto shared = std::make_shared<const Bytes>(std::move(*bytes));
         cache[key] = shared;
         return shared;
     };
     auto doc = unpickle(data->data(), data->size(), resolve, path);
     if (!doc)
         return doc.error();
-    const PickleValue *root = doc->root;
-    std::string found = "top-level dict";
-    if (!isTensorDict(*root)) {
-        root = nullptr;
-        if (doc->root->kind == PickleValue::Kind::Dict) {
-            for (const char *key : {"state_dict", "model_state_dict", "model"}) {
-                for (const auto &[k, v] : doc->root->dict)
-                    if (k->kind == PickleValue::Kind::String && k->s == key && isTensorDict(*v)) {
-                        root = v;
-                        found = std::string("'") + key + "' of the top-level dict";
-                        break;
-                    }
-                if (root)
+    cache.clear(); // tensors are materialised: the storages are no longer needed
+
+    // A training checkpoint ({'epoch', 'model': ..., 'best': tensor(...)})
+    // may hold a stray tensor at the top: the named entries win.
+    PickleValue *root = nullptr;
+    std::string found;
+    if (doc->root->kind == PickleValue::Kind::Dict) {
+        for (const char *key : {"state_dict", "model_state_dict", "model"}) {
+            for (const auto &[k, v] : doc->root->dict)
+                if (k->kind == PickleValue::Kind::String && k->s == key && isTensorDict(*v)) {
+                    root = v;
+                    found = std::string("'") + key + "' of " + describeDict(*doc->root);
                     break;
-            }
+                }
+            if (root)
+                break;
         }
-        if (!root)
-            return makeError(path, "no state dict found (neither the top-level object nor its 'state_dict', "
-                                   "'model_state_dict' or 'model' maps names to tensors)");
+    }
+    if (!root && isTensorDict(*doc->root)) {
+        root = doc->root;
+        found = std::string("the top-level ") + (root->s == "OrderedDict" ? "OrderedDict" : "dict");
+    }
+    if (!root) {
+        const std::string top = doc->root->kind == PickleValue::Kind::Dict ? describeDict(*doc->root) : describe(*doc->root);
+        return makeError(path, "no state dict found in " + top.substr(0, 200) +
+                               " (neither it nor its 'state_dict', 'model_state_dict' or 'model' maps names to tensors)");
     }
     TensorMap out;
-    std::size_t skipped = 0;
+    std::vector<std::string> skipped;
+    // Tensors referenced twice (through the memo) are moved once, then copied.
+    std::map<const PickleValue *, std::string> taken;
     for (const auto &[k, v] : root->dict) {
         if (k->kind != PickleValue::Kind::String || v->kind != PickleValue::Kind::Tensor) {
-            ++skipped;
+            skipped.push_back(describe(*k));
             continue;
         }
-        out[k->s] = v->tensor;
+        if (auto it = taken.find(v); it != taken.end()) {
+            TensorData copy = out.at(it->second);
+            out[k->s] = std::move(copy);
+        } else {
+            out[k->s] = std::move(v->tensor);
+            taken.emplace(v, k->s);
+        }
     }
     if (note) {
-        *note = "state dict from the " + found + ": " + std::to_string(out.size()) + " tensors";
-        if (skipped)
-            *note += ", " + std::to_string(skipped) + " non-tensor entries skipped";
+        *note = "state dict from " + found + ": " + std::to_string(out.size()) + " tensors";
+        if (!skipped.empty()) {
+            *note += "; " + std::to_string(skipped.size()) + " non-tensor entries ignored (";
+            for (std::size_t i = 0; i < skipped.size() && i < 5; ++i)
+                *note += (i ? ", " : "") + skipped[i];
+            *note += skipped.size() > 5 ? ", ...)" : ")";
+        }
     }
     return out;
+}
+
+} // namespace
+
+Result<TensorMap> readTorchCheckpoint(const std::string &path, std::string *note)
+{
+    // Allocation failures (a consistent but huge file) become errors.
+    try {
+        return readCheckpoint(path, note);
+    } catch (const std::bad_alloc &) {
+        return makeError(path, "out of memory while reading the checkpoint");
+    } catch (const std::length_error &) {
+        return makeError(path, "out of memory while reading the checkpoint");
+    }
 }
 
 } // namespace treelens

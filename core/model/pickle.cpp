@@ -1,15 +1,27 @@
 #include "core/model/pickle.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <new>
+#include <set>
+#include <stdexcept>
 
 namespace treelens {
 
 namespace {
 
-constexpr std::size_t kMaxStack = 1u << 20;
+constexpr std::size_t kMaxStack = 1u << 18; // pickle batches SETITEMS/APPENDS by 1000
 constexpr std::size_t kMaxMemo = 1u << 22;
 constexpr std::size_t kMaxString = 1u << 28;
-
+// Every opcode creates at most one value; a real state dict needs ~20 per tensor.
+constexpr std::size_t kMaxValues = 1u << 20;
+constexpr int kMaxDims = 16;
+// Materialised tensor bytes, in total, may exceed the distinct storage bytes
+// (shared or expanded storages: tied weights, stride-0 buffers) by this factor
+// plus a constant; a small file can therefore not ask for unbounded memory.
+constexpr double kTensorBytesFactor = 16.0;
+constexpr double kTensorBytesSlack = 64.0 * 1024 * 1024;
 
 struct StorageType {
     const char *name;
@@ -23,8 +35,8 @@ const StorageType kStorages[] = {
 
 bool allowedGlobal(const std::string &g)
 {
-    if (g == "collections.OrderedDict" || g == "torch._utils._rebuild_tensor_v2" ||
-        g == "torch._utils._rebuild_parameter" || g == "torch._utils._rebuild_tensor")
+    if (g == "collections.OrderedDict" || g == "torch._utils._rebuild_tensor_v2" || g == "torch._utils._rebuild_tensor" ||
+        g == "torch._utils._rebuild_parameter" || g == "torch._utils._rebuild_parameter_with_state")
         return true;
     for (const auto &s : kStorages)
         if (g == s.name)
@@ -51,12 +63,14 @@ public:
         while (true) {
             if (m_pos >= m_n)
                 return err("truncated pickle (no STOP opcode)");
+            if (m_doc.arena.size() >= kMaxValues)
+                return err("pickle builds more than " + std::to_string(kMaxValues) + " values");
             const std::uint8_t op = m_d[m_pos++];
             Status s = step(op);
             if (!s)
                 return s.error();
             if (m_stopped) {
-                if (m_stack.size() != 1)
+                if (m_stack.size() != 1 || m_stack.back()->kind == PickleValue::Kind::Mark)
                     return err("malformed pickle: stack holds " + std::to_string(m_stack.size()) + " values at STOP");
                 m_doc.root = m_stack.back();
                 return std::move(m_doc);
@@ -68,6 +82,11 @@ private:
     Error err(const std::string &what) const
     {
         return makeError(m_where, what + " (pickle offset " + std::to_string(m_pos) + ")");
+    }
+
+    Error refuse(const std::string &global) const
+    {
+        return makeError(m_where, "refusing pickle global '" + global + "' (not a tensor or container)");
     }
 
     bool need(std::size_t k) const { return m_n - m_pos >= k; }
@@ -113,8 +132,8 @@ private:
 
     Status memoPut(std::size_t idx)
     {
-        if (m_stack.empty())
-            return err("malformed pickle: PUT on an empty stack");
+        if (m_stack.empty() || m_stack.back()->kind == PickleValue::Kind::Mark)
+            return err("malformed pickle: PUT without a value");
         if (idx >= kMaxMemo)
             return err("pickle memo index too large");
         if (m_memo.size() <= idx)
@@ -180,54 +199,114 @@ private:
         auto stride = intTuple(args[3], "tensor stride", *this);
         if (!stride)
             return stride.error();
-        if (size->size() != stride->size() || size->size() > 8)
-            return err("tensor size and stride disagree");
+        if (size->size() > static_cast<std::size_t>(kMaxDims))
+            return err("tensor has " + std::to_string(size->size()) + " dimensions (at most " + std::to_string(kMaxDims) + ")");
+        if (size->size() != stride->size())
+            return err("tensor size and stride have different lengths");
+        const std::string &key = st->s;
+        const std::int64_t storageElems = st->numel; // checked against the storage bytes at BINPERSID
         const std::int64_t offset = args[1]->i;
-        const std::size_t es = dtypeSize(st->dtype);
-        const auto storageElems = static_cast<std::int64_t>(st->storage->size() / es);
-        std::int64_t numel = 1, maxIndex = offset;
+        if (offset < 0 || offset > storageElems)
+            return err("tensor offset " + std::to_string(offset) + " is outside storage '" + key + "' of " +
+                       std::to_string(storageElems) + " elements");
+        // Every quantity stays below 2^40 * kMaxDims, so nothing overflows.
+        constexpr std::int64_t kBig = std::int64_t(1) << 40;
+        std::int64_t numel = 1, last = offset;
         for (std::size_t d = 0; d < size->size(); ++d) {
             const std::int64_t n = (*size)[d], s = (*stride)[d];
             if (n < 0 || s < 0)
                 return err("negative tensor size or stride");
-            if (n == 0) {
+            if (n > kBig || s > kBig)
+                return err("tensor size or stride too large");
+            if (n == 0)
                 numel = 0;
-                break;
+            else if (numel > 0) {
+                if (numel > kBig / n)
+                    return err("tensor too large");
+                numel *= n;
             }
-            if (numel > (std::int64_t(1) << 40) / n)
-                return err("tensor too large");
-            numel *= n;
-            if (s > (std::int64_t(1) << 40) / std::max<std::int64_t>(1, n))
+            if (n > 0 && s > 0 && (n - 1) > kBig / s)
                 return err("tensor stride too large");
-            maxIndex += (n - 1) * s;
+            if (n > 0)
+                last += (n - 1) * s;
         }
-        if (offset < 0 || (numel > 0 && maxIndex >= storageElems))
-            return err("tensor reaches element " + std::to_string(maxIndex) + " of a storage with " +
-                       std::to_string(storageElems));
+        if (numel > 0 && last >= storageElems)
+            return err("tensor reaches element " + std::to_string(last) + " of storage '" + key + "' with " +
+                       std::to_string(storageElems) + " elements");
+        const std::size_t es = dtypeSize(st->dtype);
         // Expanded (stride-0) views could ask for far more memory than the file
-        // holds: cap the materialised size.
+        // holds: bound each tensor and the total by the storage bytes.
         const double bytesOut = static_cast<double>(numel) * static_cast<double>(es);
-        if (bytesOut > 4.0 * 1024 * 1024 * 1024 || bytesOut > 8.0 * static_cast<double>(st->storage->size()) + 1048576.0)
-            return err("tensor of " + std::to_string(numel) + " elements is far larger than its storage");
+        const double storageBytes = static_cast<double>(storageElems) * static_cast<double>(es);
+        if (bytesOut > 8.0 * storageBytes + 1048576.0)
+            return err("tensor of " + std::to_string(numel) + " elements is far larger than its storage '" + key + "'");
+        m_tensorBytes += bytesOut;
+        if (m_tensorBytes > kTensorBytesFactor * m_storageBytes + kTensorBytesSlack)
+            return err("tensors would take far more memory than their storages hold");
         auto v = make(PickleValue::Kind::Tensor);
         v->tensor.dtype = st->dtype;
         v->tensor.shape = *size;
         v->tensor.bytes.resize(static_cast<std::size_t>(numel) * es);
-        // Materialise row-major, following the strides.
-        std::vector<std::int64_t> idx(size->size(), 0);
-        const std::uint8_t *src = st->storage->data();
-        for (std::int64_t k = 0; k < numel; ++k) {
-            std::int64_t at = offset;
-            for (std::size_t d = 0; d < idx.size(); ++d)
-                at += idx[d] * (*stride)[d];
-            std::memcpy(v->tensor.bytes.data() + static_cast<std::size_t>(k) * es, src + static_cast<std::size_t>(at) * es, es);
-            for (std::size_t d = idx.size(); d-- > 0;) {
-                if (++idx[d] < (*size)[d])
+        if (numel == 0)
+            return v;
+        copyStrided(v->tensor.bytes.data(), st->storage->data() + static_cast<std::size_t>(offset) * es, *size, *stride, es);
+        return v;
+    }
+
+    /// Row-major copy of a strided view; contiguous runs (innermost stride 1,
+    /// or the whole tensor) are copied with one memcpy each.
+    static void copyStrided(std::uint8_t *dst, const std::uint8_t *src, std::vector<std::int64_t> size,
+                            std::vector<std::int64_t> stride, std::size_t es)
+    {
+        // Drop size-1 dimensions (their stride is meaningless) and merge
+        // dimensions that are contiguous with the next one.
+        std::vector<std::int64_t> n, s;
+        for (std::size_t d = 0; d < size.size(); ++d)
+            if (size[d] != 1) {
+                n.push_back(size[d]);
+                s.push_back(stride[d]);
+            }
+        for (std::size_t d = n.size(); d-- > 1;)
+            if (s[d - 1] == s[d] * n[d]) {
+                n[d - 1] *= n[d];
+                s[d - 1] = s[d];
+                n.erase(n.begin() + static_cast<long>(d));
+                s.erase(s.begin() + static_cast<long>(d));
+            }
+        if (n.empty()) {
+            std::memcpy(dst, src, es);
+            return;
+        }
+        // Innermost run: one memcpy when contiguous, else element by element.
+        const std::size_t inner = n.size() - 1;
+        const std::int64_t runLen = n[inner];
+        const bool contiguousRun = s[inner] == 1;
+        std::vector<std::int64_t> idx(inner, 0);
+        std::size_t out = 0;
+        while (true) {
+            std::int64_t at = 0;
+            for (std::size_t d = 0; d < inner; ++d)
+                at += idx[d] * s[d];
+            if (contiguousRun) {
+                const std::size_t bytes = static_cast<std::size_t>(runLen) * es;
+                std::memcpy(dst + out, src + static_cast<std::size_t>(at) * es, bytes);
+                out += bytes;
+            } else {
+                for (std::int64_t k = 0; k < runLen; ++k, out += es)
+                    std::memcpy(dst + out, src + static_cast<std::size_t>(at + k * s[inner]) * es, es);
+            }
+            std::size_t d = inner;
+            while (d > 0) {
+                --d;
+                if (++idx[d] < n[d])
                     break;
                 idx[d] = 0;
+                if (d == 0)
+                    return;
             }
+            if (inner == 0)
+                return;
         }
-        return v;
     }
 
     Status reduce()
@@ -245,9 +324,10 @@ private:
         const std::string &g = (*fn)->s;
         const auto &a = (*args)->items;
         if (g == "collections.OrderedDict") {
-            auto d = make(PickleValue::Kind::Dict);
             if (!a.empty())
                 return err("OrderedDict with arguments is not supported");
+            auto d = make(PickleValue::Kind::Dict);
+            d->s = "OrderedDict";
             return push(d);
         }
         if (g == "torch._utils._rebuild_tensor_v2" || g == "torch._utils._rebuild_tensor") {
@@ -256,9 +336,11 @@ private:
                 return t.error();
             return push(*t);
         }
-        if (g == "torch._utils._rebuild_parameter") {
+        if (g == "torch._utils._rebuild_parameter" || g == "torch._utils._rebuild_parameter_with_state") {
+            // A Parameter's data is its tensor; requires_grad, hooks and
+            // Python attributes (the state) do not matter for weights.
             if (a.empty() || a[0]->kind != PickleValue::Kind::Tensor)
-                return err("_rebuild_parameter without a tensor");
+                return err(g.substr(g.rfind('.') + 1) + " without a tensor");
             return push(a[0]);
         }
         return err("refusing to call pickle global '" + g + "'");
@@ -422,7 +504,7 @@ private:
                 return name.error();
             const std::string g = *mod + "." + *name;
             if (!allowedGlobal(g))
-                return err("refusing pickle global '" + g + "' (not a tensor or container type)");
+                return refuse(g);
             auto v = make(K::Global);
             v->s = g;
             return push(v);
@@ -438,7 +520,7 @@ private:
                 return err("STACK_GLOBAL needs two strings");
             const std::string g = (*mod)->s + "." + (*name)->s;
             if (!allowedGlobal(g))
-                return err("refusing pickle global '" + g + "' (not a tensor or container type)");
+                return refuse(g);
             auto v = make(K::Global);
             v->s = g;
             return push(v);
@@ -464,9 +546,13 @@ private:
             if (!bytes)
                 return bytes.error();
             const std::int64_t numel = t[4]->i;
-            if (numel < 0 || static_cast<std::uint64_t>(numel) * dtypeSize(dtype) > (*bytes)->size())
+            if (numel < 0 || static_cast<std::uint64_t>(numel) > (*bytes)->size() / dtypeSize(dtype))
                 return err("storage '" + t[2]->s + "' has " + std::to_string((*bytes)->size()) + " bytes, fewer than " +
                            std::to_string(numel) + " elements of " + dtypeName(dtype));
+            if (!m_seenStorages.count((*bytes).get())) {
+                m_seenStorages.insert((*bytes).get());
+                m_storageBytes += static_cast<double>((*bytes)->size());
+            }
             auto v = make(K::Storage);
             v->s = t[2]->s;
             v->dtype = dtype;
@@ -574,6 +660,9 @@ private:
     std::vector<PickleRef> m_memo;
     bool m_stopped = false;
     PickleDocument m_doc;
+    std::set<const void *> m_seenStorages;
+    double m_storageBytes = 0; ///< distinct storage bytes seen so far
+    double m_tensorBytes = 0;  ///< bytes materialised for tensors so far
 };
 
 } // namespace
@@ -581,8 +670,16 @@ private:
 Result<PickleDocument> unpickle(const std::uint8_t *data, std::size_t size, const StorageResolver &storages,
                            const std::string &where)
 {
-    Unpickler u(data, size, storages, where);
-    return u.run();
+    // Allocation failures (a huge but consistent file) become errors, never
+    // exceptions across the API.
+    try {
+        Unpickler u(data, size, storages, where);
+        return u.run();
+    } catch (const std::bad_alloc &) {
+        return makeError(where, "out of memory while unpickling");
+    } catch (const std::length_error &) {
+        return makeError(where, "out of memory while unpickling");
+    }
 }
 
 } // namespace treelens

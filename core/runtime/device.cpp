@@ -1,5 +1,7 @@
 #include "core/runtime/device.h"
 
+#include <dlfcn.h>
+
 #include <torch/torch.h>
 
 namespace treelens {
@@ -8,8 +10,16 @@ Result<torch::Device> resolveDevice(const DeviceConfig &config)
 {
     if (auto s = config.validate(); !s)
         return s.error();
-    if (config.threads > 0)
+    if (config.threads > 0) {
         at::set_num_threads(config.threads);
+        // OpenBLAS (Debian's libopenblas0-pthread behind LibTorch's fp32 GEMMs)
+        // keeps its own thread pool: give it the same count, or "1 thread"
+        // would quietly use every core. Looked up at run time so no BLAS is
+        // linked directly.
+        using SetThreads = void (*)(int);
+        if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+            fn(config.threads);
+    }
     const bool cuda = torch::cuda::is_available();
     if (config.device == "auto")
         return cuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
