@@ -11,6 +11,7 @@
 #include "core/encoders/encoder.h"
 #include "core/encoders/encoderbench.h"
 #include "core/eval/inductioneval.h"
+#include "core/formats/analysisjson.h"
 #include "core/formats/ptb.h"
 #include "core/training/mlmtrainer.h"
 
@@ -55,68 +56,7 @@ Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
     return loadEncoder(path, dc);
 }
 
-nlohmann::json matrixJson(const Matrix &m)
-{
-    nlohmann::json rows = nlohmann::json::array();
-    for (int r = 0; r < m.rows; ++r) {
-        nlohmann::json row = nlohmann::json::array();
-        for (int c = 0; c < m.cols; ++c)
-            row.push_back(m.at(r, c));
-        rows.push_back(std::move(row));
-    }
-    return rows;
-}
-
 } // namespace
-
-nlohmann::json analysisJson(const Analysis &a, bool withAttention)
-{
-    nlohmann::json j;
-    j["tokens"] = a.tokens;
-    j["family"] = a.family;
-    j["layers"] = a.layers;
-    j["heads"] = a.heads;
-    if (!a.linkProbs.empty())
-        j["link_probs"] = a.linkProbs;
-    if (!a.constituentPrior.empty()) {
-        nlohmann::json c = nlohmann::json::array();
-        for (const auto &m : a.constituentPrior)
-            c.push_back(matrixJson(m));
-        j["constituent_prior"] = c;
-    }
-    if (withAttention && !a.attention.empty()) {
-        nlohmann::json at = nlohmann::json::array(), raw = nlohmann::json::array();
-        for (std::size_t l = 0; l < a.attention.size(); ++l) {
-            nlohmann::json heads = nlohmann::json::array(), rawHeads = nlohmann::json::array();
-            for (std::size_t h = 0; h < a.attention[l].size(); ++h) {
-                heads.push_back(matrixJson(a.attention[l][h]));
-                if (l < a.attentionRaw.size())
-                    rawHeads.push_back(matrixJson(a.attentionRaw[l][h]));
-            }
-            at.push_back(heads);
-            raw.push_back(rawHeads);
-        }
-        j["attention"] = at;
-        if (!a.attentionRaw.empty())
-            j["attention_raw"] = raw;
-    }
-    if (a.inducedTree) {
-        nlohmann::json b = nlohmann::json::array();
-        for (const auto &[s, e] : a.inducedBrackets)
-            b.push_back({s, e});
-        j["induced_brackets"] = b;
-        j["induced_tree"] = writePtbTree(*a.inducedTree);
-    }
-    if (!a.embedding.empty())
-        j["embedding"] = a.embedding;
-    if (!a.meanEmbedding.empty())
-        j["mean_embedding"] = a.meanEmbedding;
-    if (a.prediction) {
-        j["prediction"] = {{"label", a.prediction->label}, {"score", a.prediction->score},
-                           {"labels", a.prediction->labels}, {"probabilities", a.prediction->probabilities}};
-    }
-    return j;
-}
 
 void addAnalyzeCommand(CLI::App &app, Action &action)
 {
@@ -155,7 +95,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
             std::string out;
             for (const auto &a : *res) {
                 if (spec->json) {
-                    out += analysisJson(a, opt.attention).dump();
+                    out += analysisToJson(a, opt.attention);
                     out += '\n';
                 } else {
                     std::string line;

@@ -1,5 +1,6 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <set>
 
 #include "ui/session/jobrunner.h"
 #include "testutil.h"
@@ -74,4 +75,123 @@ TEST(JobRunner, CancelDropsTheResult)
     runner.cancel();
     ASSERT_TRUE(waitFor([&] { return !busy; }));
     EXPECT_EQ(delivered, 0);
+}
+
+#include <QTimer>
+#include <thread>
+
+#include "core/formats/corpus.h"
+#include "ui/session/latencyprobe.h"
+
+TEST(LatencyProbe, MeasuresABlockedEventLoop)
+{
+    app();
+    LatencyProbe probe(5);
+    probe.start();
+    QElapsedTimer t;
+    t.start();
+    // Let the probe tick freely, then block the loop for 150 ms from inside it.
+    QTimer::singleShot(50, [] { std::this_thread::sleep_for(std::chrono::milliseconds(150)); });
+    while (t.elapsed() < 400)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    probe.stop();
+    EXPECT_GE(probe.maxStallMs(), 140.0);
+    EXPECT_EQ(probe.stallsOver100ms(), 1);
+    EXPECT_GT(probe.samples(), 10);
+}
+
+namespace {
+std::shared_ptr<const std::vector<Sentence>> threeSentences()
+{
+    auto r = readCorpusFile(std::string(TREELENS_TEST_DATA_DIR) + "/ui/three.conllu", CorpusFormat::Conllu);
+    EXPECT_TRUE(r.ok());
+    return std::make_shared<const std::vector<Sentence>>(std::move(*r));
+}
+} // namespace
+
+TEST(JobRunner, ScoresACorpusAgainstDependencySubtrees)
+{
+    app();
+    const std::string model = defaultModelPath();
+    if (model.empty())
+        GTEST_SKIP() << "SKIPPED: the shipped model was not found";
+    const auto corpus = threeSentences();
+    JobRunner runner;
+    runner.setModelPath(QString::fromStdString(model));
+    std::shared_ptr<const CorpusAnalysis> result;
+    int progress = 0;
+    QObject::connect(&runner, &JobRunner::corpusAnalysisAvailable,
+                     [&](quint64, std::shared_ptr<const CorpusAnalysis> r) { result = r; });
+    QObject::connect(&runner, &JobRunner::progressChanged, [&](quint64, int, int, const QString &) { ++progress; });
+    runner.requestCorpusAnalysis(corpus);
+    ASSERT_TRUE(waitFor([&] { return result != nullptr; }, 60000));
+    ASSERT_EQ(result->rows.size(), 3u);
+    EXPECT_EQ(result->reference, QStringLiteral("gold dependency subtrees"));
+    EXPECT_GT(progress, 0);
+
+    // Independent reference: run the encoder here and score by hand against the
+    // subtree spans read off the hand-written trees.
+    auto enc = loadEncoder(model);
+    ASSERT_TRUE(enc.ok());
+    const std::vector<std::set<std::pair<int, int>>> gold = {
+        {{0, 2}},                 // The cat | sat .
+        {{0, 2}, {4, 6}},         // Mr. Vinken | of Elsevier (chairman's yield is the whole sentence)
+        {},                       // Dogs bark loudly . : bark's yield is everything
+    };
+    for (std::size_t i = 0; i < 3; ++i) {
+        auto a = (*enc)->analyze({EncoderInput{(*corpus)[i].words(), std::nullopt, std::nullopt, {}}});
+        ASSERT_TRUE(a.ok());
+        const int n = static_cast<int>((*corpus)[i].tokens.size());
+        std::set<std::pair<int, int>> pred;
+        for (const auto &b : a->front().inducedBrackets)
+            if (b.second - b.first > 1 && b.second - b.first < n)
+                pred.insert(b);
+        double f1 = 100.0;
+        if (!(gold[i].empty() && pred.empty())) {
+            int hit = 0;
+            for (const auto &p : pred)
+                hit += gold[i].count(p) ? 1 : 0;
+            f1 = hit == 0 ? 0.0 : 200.0 * hit / static_cast<double>(pred.size() + gold[i].size());
+        }
+        EXPECT_NEAR(result->rows[i].f1, f1, 1e-9) << "sentence " << i;
+        EXPECT_EQ(result->rows[i].words, n);
+    }
+}
+
+TEST(JobRunner, ANewRequestCancelsACorpusAnalysis)
+{
+    app();
+    const std::string model = defaultModelPath();
+    if (model.empty())
+        GTEST_SKIP() << "SKIPPED: the shipped model was not found";
+    // 600 sentences: long enough that it is still running when superseded.
+    auto many = std::make_shared<std::vector<Sentence>>();
+    const auto three = threeSentences();
+    for (int i = 0; i < 200; ++i)
+        many->insert(many->end(), three->begin(), three->end());
+    JobRunner runner;
+    runner.setModelPath(QString::fromStdString(model));
+    bool corpusDelivered = false, busy = true;
+    std::shared_ptr<const Sentence> got;
+    QObject::connect(&runner, &JobRunner::corpusAnalysisAvailable, [&](quint64, auto) { corpusDelivered = true; });
+    QObject::connect(&runner, &JobRunner::sentenceAvailable, [&](quint64, std::shared_ptr<const Sentence> s) { got = s; });
+    QObject::connect(&runner, &JobRunner::busyChanged, [&](bool b) { busy = b; });
+    int started = 0;
+    QObject::connect(&runner, &JobRunner::progressChanged, [&](quint64, int done, int, const QString &) { started = done; });
+    runner.requestCorpusAnalysis(many);
+    ASSERT_TRUE(waitFor([&] { return started > 0; }, 60000));
+    QElapsedTimer t;
+    t.start();
+    runner.cancel();
+    ASSERT_TRUE(waitFor([&] { return !busy; }));
+    std::printf("[ info ] corpus analysis stopped %lld ms after cancel()\n", static_cast<long long>(t.elapsed()));
+    EXPECT_FALSE(corpusDelivered);
+    // A new request after that runs normally.
+    runner.requestCorpusAnalysis(many);
+    ASSERT_TRUE(waitFor([&] { return busy; }));
+    runner.requestSentence(std::make_shared<const Sentence>((*three)[0]));
+    ASSERT_TRUE(waitFor([&] { return got != nullptr; }, 60000));
+    ASSERT_TRUE(waitFor([&] { return !busy; }));
+    EXPECT_FALSE(corpusDelivered);
+    EXPECT_EQ(got->tokens.size(), 4u);
 }

@@ -1,37 +1,434 @@
+// The real main window, offscreen, with the shipped default model: a sentence
+// is analysed through the JobRunner and the scene contents of every view are
+// checked against the document's sentence and analysis (which the encoder tests
+// check against the official implementation).
 #include <QApplication>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QGraphicsItem>
+#include <QMimeData>
+#include <QProcess>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QUrl>
+#include <QXmlStreamReader>
 
+#include "core/encoders/encoder.h"
+#include "ui/controlpanel.h"
+#include "ui/corpuspanel.h"
 #include "ui/mainwindow.h"
+#include "ui/session/latencyprobe.h"
+#include "viz/constituencyview.h"
+#include "viz/dependencyview.h"
+#include "viz/heatmapview.h"
+#include "viz/linkstripview.h"
 #include "viz/treetextview.h"
 #include "testutil.h"
 
 using namespace treelens;
 
-TEST(MainWindow, AnalysesASentenceAndShowsBothTrees)
+namespace {
+
+QApplication &app()
 {
-    qputenv("XDG_CONFIG_HOME", QByteArray(::testing::TempDir().c_str()));
-    int argc = 1;
-    char arg0[] = "test";
-    char *argv[] = {arg0, nullptr};
-    QApplication app(argc, argv);
-    MainWindow w;
-    w.show();
-    bool shown = false, ok = false;
-    QObject::connect(&w, &MainWindow::analysisShown, [&](bool r) {
-        shown = true;
-        ok = r;
-    });
-    w.analyse(QStringLiteral("The old man saw a red kite."));
+    static int argc = 1;
+    static char arg0[] = "treelens_ui_tests";
+    static char *argv[] = {arg0, nullptr};
+    static QApplication *a = [] {
+        qputenv("XDG_CONFIG_HOME", QByteArray(::testing::TempDir().c_str()) + "/treelens-ui-tests");
+        auto *instance = new QApplication(argc, argv);
+        QApplication::setOrganizationName(QStringLiteral("TreeLensTests"));
+        QApplication::setApplicationName(QStringLiteral("TreeLensTests"));
+        return instance;
+    }();
+    return *a;
+}
+
+template <class F>
+bool waitFor(F done, int ms = 30000)
+{
     QElapsedTimer t;
     t.start();
-    while (!shown && t.elapsed() < 20000)
-        QApplication::processEvents(QEventLoop::AllEvents, 20);
-    ASSERT_TRUE(shown);
+    while (!done() && t.elapsed() < ms)
+        QApplication::processEvents(QEventLoop::AllEvents, 10);
+    return done();
+}
+
+std::string modelPath()
+{
+    return defaultModelPath();
+}
+
+/// Analyses `text` in `w` and waits for it to be shown.
+bool analyseAndWait(MainWindow &w, const QString &text, bool *ok = nullptr)
+{
+    bool shown = false, result = false;
+    auto c = QObject::connect(&w, &MainWindow::analysisShown, [&](bool r) {
+        shown = true;
+        result = r;
+    });
+    w.analyse(text);
+    const bool done = waitFor([&] { return shown; });
+    QObject::disconnect(c);
+    if (ok)
+        *ok = result;
+    return done;
+}
+
+} // namespace
+
+class MainWindowTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        app();
+        if (modelPath().empty())
+            GTEST_SKIP() << "SKIPPED: the shipped model resources/models/tree-transformer-en-small.safetensors was not found";
+    }
+};
+
+TEST_F(MainWindowTest, AnalysesASentenceAndEveryViewShowsIt)
+{
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(modelPath()));
+    w.show();
+    bool ok = false;
+    ASSERT_TRUE(analyseAndWait(w, QStringLiteral("The old man saw a red kite near the river ."), &ok));
     ASSERT_TRUE(ok) << w.treeTextView()->toPlainText().toStdString();
-    ASSERT_TRUE(w.document()->sentence());
-    const QString text = w.treeTextView()->toPlainText();
-    EXPECT_EQ(text, formatTreesAsText(*w.document()->sentence()));
-    for (const char *word : {"old", "man", "saw", "red", "kite"})
-        EXPECT_TRUE(text.contains(QString::fromLatin1(word)));
-    EXPECT_TRUE(text.contains(QStringLiteral("Constituency tree")));
+    const auto s = w.document()->sentence();
+    const auto a = w.document()->analysis();
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(a) << "no analysis: " << w.document()->modelMessage().toStdString();
+    const int n = static_cast<int>(s->tokens.size());
+    ASSERT_EQ(n, 11);
+
+    // Text view: the same text the formatter gives.
+    EXPECT_EQ(w.treeTextView()->toPlainText(), formatTreesAsText(*s, a.get()));
+
+    // Constituency: one leaf item per word, in sentence order on one baseline.
+    w.constituencyView()->setMode(ConstituencyView::Mode::Parser);
+    const auto leaves = w.constituencyView()->leafItems();
+    ASSERT_EQ(static_cast<int>(leaves.size()), n);
+    for (int i = 1; i < n; ++i) {
+        EXPECT_LT(leaves[i - 1]->sceneBoundingRect().center().x(), leaves[i]->sceneBoundingRect().center().x());
+        EXPECT_NEAR(leaves[i - 1]->sceneBoundingRect().bottom(), leaves[i]->sceneBoundingRect().bottom(), 1.0);
+    }
+    // Compare mode: the shared + extra brackets are exactly the induced ones.
+    w.constituencyView()->setMode(ConstituencyView::Mode::Compare);
+    auto induced = w.constituencyView()->sharedSpans();
+    const auto extra = w.constituencyView()->extraSpans();
+    induced.insert(induced.end(), extra.begin(), extra.end());
+    std::sort(induced.begin(), induced.end());
+    std::vector<std::pair<int, int>> expected;
+    for (const auto &b : a->inducedBrackets)
+        if (b.second - b.first > 1 && b.second - b.first < n)
+            expected.push_back(b);
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(induced, expected);
+
+    // Dependency: one arc per dependency, pairs equal the tree.
+    ASSERT_TRUE(s->dependency);
+    const auto arcs = w.dependencyView()->treeArcItems();
+    ASSERT_EQ(static_cast<int>(arcs.size()), n);
+    std::vector<std::pair<int, int>> got, want;
+    for (const auto &arc : arcs)
+        got.push_back(arc.second);
+    for (int i = 0; i < n; ++i)
+        want.push_back({i, s->dependency->heads[static_cast<std::size_t>(i)] - 1});
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(static_cast<int>(w.dependencyView()->wordItems().size()), n);
+
+    // Prior heatmap: every cell equals the analysis matrix; the boxes are the induced brackets.
+    const int tokens = static_cast<int>(a->tokens.size());
+    ASSERT_EQ(w.priorView()->rowCount(), tokens);
+    for (int layer = 0; layer < a->layers; ++layer) {
+        ViewState st = w.viewState();
+        st.layer = layer;
+        w.setViewState(st);
+        ASSERT_EQ(w.viewState().layer, layer);
+        const Matrix &c = a->constituentPrior[static_cast<std::size_t>(layer)];
+        for (int r = 0; r < tokens; ++r)
+            for (int col = 0; col < tokens; ++col)
+                ASSERT_NEAR(w.priorView()->cellValue(r, col), c.at(r, col), 1e-6) << "layer " << layer << " cell " << r << "," << col;
+    }
+    auto boxes = w.priorView()->bracketBoxes();
+    std::sort(boxes.begin(), boxes.end());
+    auto brackets = a->inducedBrackets;
+    std::sort(brackets.begin(), brackets.end());
+    EXPECT_EQ(boxes, brackets);
+
+    // Attention heatmap: layer and head switching, before and after ×C.
+    for (int layer = 0; layer < a->layers; layer += a->layers - 1) {
+        for (int head = 0; head < a->heads; ++head) {
+            ViewState st = w.viewState();
+            st.layer = layer;
+            st.head = head;
+            st.weightedAttention = (head % 2 == 0);
+            w.setViewState(st);
+            const auto &source = st.weightedAttention ? a->attention : a->attentionRaw;
+            const Matrix &m = source[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
+            for (int r = 0; r < tokens; ++r)
+                for (int col = 0; col < tokens; ++col)
+                    ASSERT_NEAR(w.attentionView()->cellValue(r, col), m.at(r, col), 1e-6);
+            // The overview follows the same before/after ×C choice.
+            EXPECT_NEAR(w.overviewView()->cellValue(layer, head, 1, 2), m.at(1, 2), 1e-6);
+        }
+    }
+    // Link strip: word gaps equal the analysis' links between word tokens.
+    const int cls = a->wordToken.empty() ? 0 : a->wordToken[0];
+    for (int layer = 0; layer < a->layers; ++layer)
+        for (int g = 0; g + 1 < n; ++g)
+            EXPECT_NEAR(w.linkView()->gapValue(layer, g), a->linkProbs[static_cast<std::size_t>(layer)][static_cast<std::size_t>(g + cls)], 1e-6);
+}
+
+TEST_F(MainWindowTest, EventLoopKeepsRunningWhileTheModelWorks)
+{
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(modelPath()));
+    w.show();
+    ASSERT_TRUE(analyseAndWait(w, QStringLiteral("A warm-up sentence loads the parser and the model.")));
+    LatencyProbe probe(5);
+    probe.start();
+    bool ok = false;
+    const QString longSentence = QStringLiteral(
+        "The committee , which had met in the old town hall every Thursday for more than twenty years , decided "
+        "after a long and sometimes heated debate that the new library would be built next to the river , where "
+        "the children of the village could reach it on foot .");
+    ASSERT_TRUE(analyseAndWait(w, longSentence, &ok));
+    probe.stop();
+    EXPECT_TRUE(ok);
+    // Behaviour, not timing: parsing and inference ran while the GUI thread kept
+    // serving its timer (a job on the GUI thread would leave ~1 sample).
+    EXPECT_GT(probe.samples(), 3);
+    std::printf("[ info ] GUI-thread worst stall while analysing 50 words: %.1f ms (%d samples)\n", probe.maxStallMs(),
+                probe.samples());
+}
+
+TEST_F(MainWindowTest, CancelDropsTheRunningAnalysis)
+{
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(modelPath()));
+    w.show();
+    ASSERT_TRUE(analyseAndWait(w, QStringLiteral("First comes a sentence that is shown.")));
+    const auto before = w.document()->sentence();
+    int shown = 0;
+    QObject::connect(&w, &MainWindow::analysisShown, [&](bool) { ++shown; });
+    w.analyse(QStringLiteral("This sentence is cancelled before its analysis arrives."));
+    w.cancel();
+    ASSERT_TRUE(waitFor([&] { return !w.jobRunner()->isBusy(); }));
+    QApplication::processEvents();
+    EXPECT_EQ(shown, 0);
+    EXPECT_EQ(w.document()->sentence(), before);
+    // And the window still works afterwards.
+    ASSERT_TRUE(analyseAndWait(w, QStringLiteral("After cancelling, this one is shown.")));
+    EXPECT_EQ(w.document()->sentence()->tokens.size(), 8u); // After cancelling , this one is shown .
+}
+
+TEST_F(MainWindowTest, CorpusSentencesKeepTheirGoldTreesAndDropOpensFiles)
+{
+    const QString conllu = QStringLiteral(TREELENS_TEST_DATA_DIR "/ui/three.conllu");
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(modelPath()));
+    w.show();
+    // Dropping a file opens it as a corpus.
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(conllu)});
+    // As a real drag does it: enter (the window accepts file URLs), then drop.
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    EXPECT_TRUE(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    ASSERT_EQ(w.corpusPanel()->model()->rowCount(), 3);
+    EXPECT_TRUE(QSettings().value(QStringLiteral("recent/files")).toStringList().contains(conllu));
+
+    bool shown = false;
+    QObject::connect(&w, &MainWindow::analysisShown, [&](bool) { shown = true; });
+    w.corpusPanel()->activateRow(1);
+    ASSERT_TRUE(waitFor([&] { return shown; }));
+    const auto s = w.document()->sentence();
+    ASSERT_TRUE(s);
+    const auto gold = w.corpusPanel()->model()->sentenceAt(1);
+    EXPECT_EQ(s->tokens.size(), gold->tokens.size());
+    ASSERT_TRUE(s->dependency);
+    EXPECT_EQ(*s->dependency, *gold->dependency); // gold tree kept, not re-parsed
+    EXPECT_EQ(s->metadataValue("dependency_source"), "gold");
+    EXPECT_TRUE(s->constituency); // filled in by the parser
+
+    // Next/previous sentence.
+    shown = false;
+    w.corpusPanel()->step(-1);
+    ASSERT_TRUE(waitFor([&] { return shown; }));
+    EXPECT_EQ(w.document()->sentence()->tokens.size(), w.corpusPanel()->model()->sentenceAt(0)->tokens.size());
+
+    // Searching filters the list.
+    w.corpusPanel()->setSearch(QStringLiteral("Elsevier"));
+    EXPECT_EQ(w.corpusPanel()->visibleRows(), 1);
+    w.corpusPanel()->setSearch(QString());
+    EXPECT_EQ(w.corpusPanel()->visibleRows(), 3);
+
+    // A broken file leaves the loaded corpus untouched.
+    QTemporaryDir dir;
+    const QString bad = dir.filePath(QStringLiteral("bad.conllu"));
+    QFile f(bad);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("1\tword\t_\t_\t_\t_\tx\troot\t_\t_\n\n");
+    f.close();
+    QString error;
+    EXPECT_FALSE(w.openCorpus(bad, &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("bad.conllu"))) << error.toStdString();
+    EXPECT_EQ(w.corpusPanel()->model()->rowCount(), 3);
+}
+
+TEST_F(MainWindowTest, ScoresAWholeCorpus)
+{
+    const QString ptb = QString::fromStdString(test::sharedPath("data/ptb-sample/wsj_0180.mrg"));
+    if (ptb.isEmpty() || !QFile::exists(ptb))
+        GTEST_SKIP() << "SKIPPED: ../shared/data/ptb-sample/wsj_0180.mrg not found";
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(modelPath()));
+    QString error;
+    ASSERT_TRUE(w.openCorpus(ptb, &error)) << error.toStdString();
+    bool scored = false;
+    QObject::connect(&w, &MainWindow::corpusScored, [&] { scored = true; });
+    LatencyProbe probe(5);
+    probe.start();
+    w.scoreCorpus();
+    ASSERT_TRUE(waitFor([&] { return scored; }, 120000));
+    probe.stop();
+    const auto result = w.corpusPanel()->model()->analysis();
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->reference, QStringLiteral("gold constituency"));
+    EXPECT_EQ(static_cast<int>(result->rows.size()), w.corpusPanel()->model()->rowCount());
+    EXPECT_GT(result->scored, 0);
+    for (const auto &row : result->rows)
+        if (row.f1 >= 0) {
+            EXPECT_LE(row.f1, 100.0);
+        }
+    std::printf("[ info ] scored %d sentences in %.1f s; worst GUI stall %.1f ms\n", result->scored, result->seconds,
+                probe.maxStallMs());
+}
+
+TEST_F(MainWindowTest, SettingsPersistAcrossWindows)
+{
+    {
+        MainWindow w;
+        w.resize(1111, 777);
+        w.show();
+        w.close();
+    }
+    MainWindow again;
+    EXPECT_EQ(again.size(), QSize(1111, 777));
+}
+
+namespace {
+
+QString guiBinary()
+{
+    return QStringLiteral(TREELENS_GUI_BINARY);
+}
+
+int runGui(const QStringList &args, QString *err = nullptr)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), QString::fromStdString(::testing::TempDir()) + QStringLiteral("/treelens-export"));
+    p.setProcessEnvironment(env);
+    p.start(guiBinary(), args);
+    if (!p.waitForFinished(120000))
+        return -1;
+    if (err)
+        *err = QString::fromUtf8(p.readAllStandardError());
+    return p.exitCode();
+}
+
+bool onPath(const char *program) { return !QStandardPaths::findExecutable(QString::fromLatin1(program)).isEmpty(); }
+
+} // namespace
+
+TEST_F(MainWindowTest, ExportViewWritesValidFilesForEveryView)
+{
+    QTemporaryDir dir;
+    const QString sentence = QStringLiteral("The old man saw a red kite near the river.");
+    for (const QString &view : MainWindow::exportableViewNames()) {
+        for (const QString &ext : {QStringLiteral("svg"), QStringLiteral("pdf"), QStringLiteral("png")}) {
+            const QString out = dir.filePath(view + QLatin1Char('.') + ext);
+            QString err;
+            ASSERT_EQ(runGui({QStringLiteral("--sentence"), sentence, QStringLiteral("--export-view"), view,
+                              QStringLiteral("--layer"), QStringLiteral("2"), QStringLiteral("--out"), out},
+                             &err),
+                      0)
+                << view.toStdString() << "." << ext.toStdString() << ": " << err.toStdString();
+            QFile f(out);
+            ASSERT_TRUE(f.open(QIODevice::ReadOnly)) << out.toStdString();
+            const QByteArray bytes = f.readAll();
+            if (ext == QLatin1String("svg")) {
+                QXmlStreamReader xml(bytes);
+                while (!xml.atEnd())
+                    xml.readNext();
+                EXPECT_FALSE(xml.hasError()) << view.toStdString() << ": " << xml.errorString().toStdString();
+                EXPECT_TRUE(QSvgRenderer(bytes).isValid()) << view.toStdString();
+            } else if (ext == QLatin1String("pdf")) {
+                EXPECT_TRUE(bytes.startsWith("%PDF")) << view.toStdString();
+                if (onPath("pdftoppm")) {
+                    QProcess p;
+                    p.start(QStringLiteral("pdftoppm"), {QStringLiteral("-png"), QStringLiteral("-r"), QStringLiteral("30"),
+                                                        out, dir.filePath(view + QStringLiteral("-pdf"))});
+                    ASSERT_TRUE(p.waitForFinished(60000));
+                    EXPECT_EQ(p.exitCode(), 0) << view.toStdString() << ": pdftoppm failed";
+                }
+            } else {
+                QImage img;
+                EXPECT_TRUE(img.loadFromData(bytes, "PNG")) << view.toStdString();
+                EXPECT_GT(img.width(), 100);
+            }
+        }
+    }
+    // Trees also to LaTeX; compiled when a TeX installation is present.
+    for (const QString &view : {QStringLiteral("constituency"), QStringLiteral("dependency")}) {
+        const QString out = dir.filePath(view + QStringLiteral(".tex"));
+        QString err;
+        ASSERT_EQ(runGui({QStringLiteral("--sentence"), sentence, QStringLiteral("--export-view"), view, QStringLiteral("--out"), out}, &err), 0)
+            << err.toStdString();
+        if (!onPath("pdflatex")) {
+            std::printf("[ info ] pdflatex not installed; %s.tex not compiled\n", qPrintable(view));
+            continue;
+        }
+        QProcess p;
+        p.setWorkingDirectory(dir.path());
+        p.start(QStringLiteral("pdflatex"), {QStringLiteral("-interaction=nonstopmode"), QStringLiteral("-halt-on-error"), out});
+        ASSERT_TRUE(p.waitForFinished(120000));
+        EXPECT_EQ(p.exitCode(), 0) << view.toStdString() << ".tex did not compile:\n" << p.readAllStandardOutput().right(2000).toStdString();
+        EXPECT_TRUE(QFile::exists(dir.filePath(view + QStringLiteral(".pdf"))));
+    }
+    // Errors: unknown view (usage, 2) and unknown format (data error, 1).
+    EXPECT_EQ(runGui({QStringLiteral("--export-view"), QStringLiteral("nosuchview"), QStringLiteral("--out"), dir.filePath(QStringLiteral("x.svg"))}), 2);
+    EXPECT_EQ(runGui({QStringLiteral("--export-view"), QStringLiteral("prior"), QStringLiteral("--out"), dir.filePath(QStringLiteral("x.bmpx"))}), 1);
+}
+
+TEST_F(MainWindowTest, BatchExportWritesOneFilePerSentenceAndView)
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath(QStringLiteral("sentences.txt"));
+    QFile f(input);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("The cat sat on the mat.\nDogs bark loudly at night.\nShe gave him a book.\n");
+    f.close();
+    const QString out = dir.filePath(QStringLiteral("out"));
+    QString err;
+    ASSERT_EQ(runGui({input, QStringLiteral("--export-view"), QStringLiteral("dependency,prior"), QStringLiteral("--format"),
+                      QStringLiteral("svg"), QStringLiteral("--out"), out},
+                     &err),
+              0)
+        << err.toStdString();
+    const QStringList files = QDir(out).entryList(QDir::Files, QDir::Name);
+    EXPECT_EQ(files, QStringList({QStringLiteral("0001-dependency.svg"), QStringLiteral("0001-prior.svg"),
+                                  QStringLiteral("0002-dependency.svg"), QStringLiteral("0002-prior.svg"),
+                                  QStringLiteral("0003-dependency.svg"), QStringLiteral("0003-prior.svg")}));
 }

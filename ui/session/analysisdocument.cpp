@@ -20,6 +20,16 @@ void AnalysisDocument::setAnalysis(std::shared_ptr<const Analysis> analysis, con
     Q_EMIT changed(AnalysisChanged);
 }
 
+void AnalysisDocument::setResult(std::shared_ptr<const Sentence> sentence, std::shared_ptr<const Analysis> analysis,
+                                 const QString &modelMessage)
+{
+    m_sentence = std::move(sentence);
+    m_analysis = std::move(analysis);
+    m_modelMessage = modelMessage;
+    m_error.clear();
+    Q_EMIT changed(Changes(SentenceChanged) | ErrorChanged | AnalysisChanged);
+}
+
 void AnalysisDocument::setBusy(bool busy)
 {
     if (busy == m_busy)

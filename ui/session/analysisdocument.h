@@ -31,6 +31,11 @@ public:
     /// Why there is no analysis (model missing or failed), empty otherwise.
     QString modelMessage() const { return m_modelMessage; }
 
+    /// The sentence and its analysis together (one change notification, so views
+    /// never see a new sentence with the previous sentence's analysis).
+    void setResult(std::shared_ptr<const Sentence> sentence, std::shared_ptr<const Analysis> analysis,
+                   const QString &modelMessage = QString());
+
     bool isBusy() const { return m_busy; }
     void setBusy(bool busy);
 

@@ -1,36 +1,107 @@
 #include "ui/session/jobrunner.h"
 
-#include "core/encoders/encoder.h"
+#include <algorithm>
+#include <set>
+
+#include <QElapsedTimer>
+
 #include "core/text/tokenizer.h"
 
 namespace treelens {
 
+namespace {
+
+using Span = std::pair<int, int>;
+
+/// Reference brackets of a corpus sentence for the corpus table: the gold
+/// constituency spans when there are any, else the yield of every word with
+/// dependents in the gold dependency tree (when contiguous). Single words and the
+/// whole sentence are left out, as in the induction protocol.
+std::set<Span> referenceSpans(const Sentence &s, bool *fromConstituency)
+{
+    std::set<Span> out;
+    const int n = static_cast<int>(s.tokens.size());
+    if (s.constituency && !s.constituency->empty()) {
+        *fromConstituency = true;
+        for (const auto &sp : s.constituency->spans(false))
+            if (sp.end - sp.start > 1 && sp.end - sp.start < n)
+                out.insert({sp.start, sp.end});
+        return out;
+    }
+    *fromConstituency = false;
+    if (!s.dependency || s.dependency->size() != static_cast<std::size_t>(n))
+        return out;
+    const auto &heads = s.dependency->heads;
+    std::vector<int> lo(static_cast<std::size_t>(n)), hi(static_cast<std::size_t>(n)), count(static_cast<std::size_t>(n), 1);
+    for (int i = 0; i < n; ++i)
+        lo[static_cast<std::size_t>(i)] = hi[static_cast<std::size_t>(i)] = i;
+    // Propagate each word's position up its head chain (trees are shallow; n·depth).
+    for (int i = 0; i < n; ++i) {
+        int h = heads[static_cast<std::size_t>(i)] - 1;
+        for (int guard = 0; h >= 0 && guard < n; ++guard) {
+            lo[static_cast<std::size_t>(h)] = std::min(lo[static_cast<std::size_t>(h)], i);
+            hi[static_cast<std::size_t>(h)] = std::max(hi[static_cast<std::size_t>(h)], i);
+            ++count[static_cast<std::size_t>(h)];
+            h = heads[static_cast<std::size_t>(h)] - 1;
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        const int a = lo[static_cast<std::size_t>(i)], b = hi[static_cast<std::size_t>(i)] + 1;
+        if (b - a == count[static_cast<std::size_t>(i)] && b - a > 1 && b - a < n)
+            out.insert({a, b});
+    }
+    return out;
+}
+
+double spanF1(const std::set<Span> &gold, const std::vector<Span> &predicted, int words)
+{
+    std::set<Span> pred;
+    for (const auto &p : predicted)
+        if (p.second - p.first > 1 && p.second - p.first < words)
+            pred.insert(p);
+    if (gold.empty() && pred.empty())
+        return 100.0;
+    int hit = 0;
+    for (const auto &p : pred)
+        hit += gold.count(p) ? 1 : 0;
+    if (hit == 0)
+        return 0.0;
+    const double prec = static_cast<double>(hit) / static_cast<double>(pred.size());
+    const double rec = static_cast<double>(hit) / static_cast<double>(gold.size());
+    return 100.0 * 2.0 * prec * rec / (prec + rec);
+}
+
+} // namespace
+
 /// Lives on the worker thread; owns the parser (Link Grammar dictionaries are
 /// expensive to load and not shared between threads) and the encoder (and so
 /// its device).
-class ParseWorker : public QObject {
+class JobWorker : public QObject {
     Q_OBJECT
-public:
-    explicit ParseWorker(const std::atomic<quint64> *latest) : m_latest(latest) {}
+    /// Emits jobDone when a request handler returns, however it returns, so the
+    /// runner's count of outstanding requests stays exact.
+    struct DoneGuard {
+        JobWorker *w;
+        quint64 generation;
+        ~DoneGuard() { Q_EMIT w->jobDone(generation); }
+    };
 
-    void parse(quint64 generation, const QString &text, const ParserConfig &config, const QString &modelPath)
+public:
+    explicit JobWorker(const std::atomic<quint64> *latest) : m_latest(latest) {}
+
+    void loadModel(const QString &modelPath)
     {
-        // Superseded before it started: skip the work, but still report so the
-        // runner's count of outstanding requests stays exact.
-        if (generation != m_latest->load()) {
-            Q_EMIT finished(generation, nullptr, nullptr, QString(), QString());
+        if (ensureEncoder(modelPath))
+            Q_EMIT modelLoaded(modelPath, std::make_shared<const EncoderInfo>(m_encoder->info()));
+        else if (!modelPath.isEmpty())
+            Q_EMIT modelFailed(0, m_modelError);
+    }
+
+    void parseText(quint64 generation, const QString &text, const ParserConfig &config, const QString &modelPath)
+    {
+        DoneGuard done{this, generation};
+        if (stale(generation))
             return;
-        }
-        if (!m_parser || config.backend != m_config.backend || config.timeoutSeconds != m_config.timeoutSeconds
-            || config.maxWords != m_config.maxWords) {
-            auto p = createParser(config);
-            if (!p) {
-                Q_EMIT finished(generation, nullptr, nullptr, QString::fromStdString(p.message()), QString());
-                return;
-            }
-            m_parser = std::move(*p);
-            m_config = config;
-        }
         Sentence s;
         s.id = "input";
         s.text = text.trimmed().toStdString();
@@ -39,29 +110,186 @@ public:
             Q_EMIT finished(generation, nullptr, nullptr, QStringLiteral("Type a sentence to analyse."), QString());
             return;
         }
-        auto r = m_parser->parse(s);
-        if (!r) {
-            Q_EMIT finished(generation, nullptr, nullptr, QString::fromStdString(r.message()), QString());
+        run(generation, std::move(s), config, modelPath);
+    }
+
+    void analyseSentence(quint64 generation, std::shared_ptr<const Sentence> sentence, const ParserConfig &config,
+                         const QString &modelPath)
+    {
+        DoneGuard done{this, generation};
+        if (stale(generation))
+            return;
+        run(generation, *sentence, config, modelPath);
+    }
+
+    void analyseCorpus(quint64 generation, std::shared_ptr<const std::vector<Sentence>> corpus, const QString &modelPath)
+    {
+        DoneGuard done{this, generation};
+        if (stale(generation))
+            return;
+        if (!ensureEncoder(modelPath)) {
+            Q_EMIT finished(generation, nullptr, nullptr,
+                            m_modelError.isEmpty() ? QStringLiteral("No model loaded.") : m_modelError, QString());
             return;
         }
-        auto sentence = std::make_shared<const Sentence>(std::move(*r));
+        QElapsedTimer clock;
+        clock.start();
+        auto result = std::make_shared<CorpusAnalysis>();
+        const std::size_t total = corpus->size();
+        result->rows.resize(total);
+        const int maxTokens = m_encoder->info().maxTokens;
+        const int cls = m_encoder->info().hasClsToken ? 1 : 0;
+        constexpr std::size_t batchSize = 16;
+        AnalyzeOptions options;
+        options.attention = false; // the table needs links and brackets only
+        bool anyConstituency = false;
+        double f1Sum = 0.0;
+        for (std::size_t start = 0; start < total; start += batchSize) {
+            if (stale(generation))
+                return;
+            std::vector<EncoderInput> batch;
+            std::vector<std::size_t> index;
+            for (std::size_t i = start; i < std::min(total, start + batchSize); ++i) {
+                const Sentence &s = (*corpus)[i];
+                result->rows[i].words = static_cast<int>(s.tokens.size());
+                if (s.tokens.empty() || (maxTokens > 0 && static_cast<int>(s.tokens.size()) + cls > maxTokens))
+                    continue;
+                batch.push_back(EncoderInput{s.words(), std::nullopt, std::nullopt, {}});
+                index.push_back(i);
+            }
+            if (!batch.empty()) {
+                RunControl control;
+                control.cancelled = [this, generation] { return stale(generation); };
+                auto analyses = m_encoder->analyze(batch, options, &control);
+                if (!analyses) {
+                    if (stale(generation))
+                        return;
+                    Q_EMIT finished(generation, nullptr, nullptr, QString::fromStdString(analyses.message()), QString());
+                    return;
+                }
+                for (std::size_t k = 0; k < index.size(); ++k) {
+                    const Analysis &a = (*analyses)[k];
+                    const Sentence &s = (*corpus)[index[k]];
+                    auto &row = result->rows[index[k]];
+                    if (!a.linkProbs.empty() && !a.linkProbs.back().empty()) {
+                        double sum = 0.0;
+                        for (float v : a.linkProbs.back())
+                            sum += v;
+                        row.meanTopLink = sum / static_cast<double>(a.linkProbs.back().size());
+                    }
+                    bool fromConstituency = false;
+                    const auto gold = referenceSpans(s, &fromConstituency);
+                    anyConstituency = anyConstituency || fromConstituency;
+                    if (fromConstituency || s.dependency) {
+                        row.f1 = spanF1(gold, a.inducedBrackets, row.words);
+                        f1Sum += row.f1;
+                        ++result->scored;
+                    }
+                }
+            }
+            progress(generation, static_cast<int>(std::min(total, start + batchSize)), static_cast<int>(total),
+                     QStringLiteral("Analysing corpus"));
+        }
+        result->reference = anyConstituency ? QStringLiteral("gold constituency")
+                                            : QStringLiteral("gold dependency subtrees");
+        result->meanF1 = result->scored ? f1Sum / result->scored : -1.0;
+        result->seconds = static_cast<double>(clock.elapsed()) / 1000.0;
+        Q_EMIT corpusFinished(generation, std::move(result));
+    }
+
+Q_SIGNALS:
+    void finished(quint64 generation, std::shared_ptr<const treelens::Sentence> sentence,
+                  std::shared_ptr<const treelens::Analysis> analysis, const QString &error, const QString &modelError);
+    void corpusFinished(quint64 generation, std::shared_ptr<const treelens::CorpusAnalysis> result);
+    void modelLoaded(const QString &path, std::shared_ptr<const treelens::EncoderInfo> info);
+    void modelFailed(quint64 generation, const QString &message);
+    void progressed(quint64 generation, int done, int total, const QString &stage);
+    void jobDone(quint64 generation);
+
+private:
+    /// Superseded: the runner counts every request, so a skipped one still reports.
+    bool stale(quint64 generation) const { return generation != m_latest->load(); }
+
+    void progress(quint64 generation, int done, int total, const QString &stage)
+    {
+        if (!m_progressClock.isValid() || m_progressClock.elapsed() >= 50 || done == total) {
+            m_progressClock.restart();
+            Q_EMIT progressed(generation, done, total, stage);
+        }
+    }
+
+    bool ensureEncoder(const QString &modelPath)
+    {
+        if (modelPath.isEmpty())
+            return false;
+        if (m_encoder && modelPath == m_modelPath)
+            return true;
+        if (!m_encoder && modelPath == m_modelPath && !m_modelError.isEmpty())
+            return false; // already failed: do not retry on every sentence
+        m_encoder.reset();
+        m_modelPath = modelPath;
+        m_modelError.clear();
+        auto e = loadEncoder(modelPath.toStdString());
+        if (!e) {
+            m_modelError = QString::fromStdString(e.message());
+            return false;
+        }
+        m_encoder = std::move(*e);
+        return true;
+    }
+
+    void run(quint64 generation, Sentence s, const ParserConfig &config, const QString &modelPath)
+    {
+        double parseMs = 0.0, encoderMs = 0.0;
+        // Fill in the trees a corpus sentence lacks (all of them for typed text).
+        if (!s.dependency || !s.constituency) {
+            if (!m_parser || config.backend != m_config.backend || config.timeoutSeconds != m_config.timeoutSeconds
+                || config.maxWords != m_config.maxWords) {
+                auto p = createParser(config);
+                if (!p) {
+                    Q_EMIT finished(generation, nullptr, nullptr, QString::fromStdString(p.message()), QString());
+                    return;
+                }
+                m_parser = std::move(*p);
+                m_config = config;
+            }
+            progress(generation, 0, 0, QStringLiteral("Parsing"));
+            QElapsedTimer parseClock;
+            parseClock.start();
+            auto r = m_parser->parse(s);
+            parseMs = static_cast<double>(parseClock.nsecsElapsed()) / 1e6;
+            if (!r) {
+                // The encoder needs only the words: show its analysis without trees
+                // rather than nothing (e.g. Link Grammar on a 200-word sentence).
+                s.setMetadata("parse_error", r.message());
+            }
+            const bool goldDep = s.dependency.has_value(), goldConst = s.constituency.has_value();
+            Sentence parsed = r ? std::move(*r) : s;
+            if (goldDep) {
+                parsed.dependency = s.dependency;
+                parsed.setMetadata("dependency_source", "gold");
+            }
+            if (goldConst) {
+                parsed.constituency = s.constituency;
+                parsed.setMetadata("constituency_source", "gold");
+            }
+            s = std::move(parsed);
+        } else {
+            s.setMetadata("dependency_source", "gold");
+            s.setMetadata("constituency_source", "gold");
+        }
         std::shared_ptr<const Analysis> analysis;
         QString modelError;
-        if (!modelPath.isEmpty() && generation == m_latest->load()) {
-            if (!m_encoder || modelPath != m_modelPath) {
-                m_encoder.reset();
-                m_modelPath = modelPath;
-                auto e = loadEncoder(modelPath.toStdString());
-                if (e)
-                    m_encoder = std::move(*e);
-                else
-                    m_modelError = QString::fromStdString(e.message());
-            }
-            if (m_encoder) {
+        if (!modelPath.isEmpty() && !stale(generation)) {
+            progress(generation, 0, 0, QStringLiteral("Running the encoder"));
+            if (ensureEncoder(modelPath)) {
                 RunControl control;
-                control.cancelled = [this, generation] { return generation != m_latest->load(); };
-                auto a = m_encoder->analyze({EncoderInput{sentence->words(), sentence->dependency, sentence->constituency, {}}},
-                                            AnalyzeOptions{}, &control);
+                control.cancelled = [this, generation] { return stale(generation); };
+                QElapsedTimer encoderClock;
+                encoderClock.start();
+                auto a = m_encoder->analyze({EncoderInput{s.words(), s.dependency, s.constituency, {}}}, AnalyzeOptions{},
+                                            &control);
+                encoderMs = static_cast<double>(encoderClock.nsecsElapsed()) / 1e6;
                 if (a)
                     analysis = std::make_shared<const Analysis>(std::move(a->front()));
                 else
@@ -70,33 +298,65 @@ public:
                 modelError = m_modelError;
             }
         }
-        Q_EMIT finished(generation, std::move(sentence), std::move(analysis), QString(), modelError);
+        // Stage timings for the status bar and bench_gui (metadata is never written to CoNLL-U).
+        s.setMetadata("timing.parse_ms", std::to_string(parseMs));
+        s.setMetadata("timing.encoder_ms", std::to_string(encoderMs));
+        Q_EMIT finished(generation, std::make_shared<const Sentence>(std::move(s)), std::move(analysis), QString(), modelError);
     }
 
-Q_SIGNALS:
-    void finished(quint64 generation, std::shared_ptr<const treelens::Sentence> sentence,
-                  std::shared_ptr<const treelens::Analysis> analysis, const QString &error, const QString &modelError);
-
-private:
     const std::atomic<quint64> *m_latest;
     std::unique_ptr<Parser> m_parser;
     ParserConfig m_config;
     std::unique_ptr<Encoder> m_encoder;
     QString m_modelPath;
     QString m_modelError;
+    QElapsedTimer m_progressClock;
 };
 
 JobRunner::JobRunner(QObject *parent) : QObject(parent)
 {
     qRegisterMetaType<std::shared_ptr<const Sentence>>();
+    qRegisterMetaType<std::shared_ptr<const std::vector<Sentence>>>();
     qRegisterMetaType<ParserConfig>();
     qRegisterMetaType<std::shared_ptr<const Analysis>>();
+    qRegisterMetaType<std::shared_ptr<const EncoderInfo>>();
+    qRegisterMetaType<std::shared_ptr<const CorpusAnalysis>>();
     m_thread.setObjectName(QStringLiteral("treelens-jobs"));
-    m_worker = new ParseWorker(&m_generation);
+    m_worker = new JobWorker(&m_generation);
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    connect(this, &JobRunner::parseRequested, m_worker, &ParseWorker::parse, Qt::QueuedConnection);
-    connect(m_worker, &ParseWorker::finished, this, &JobRunner::onWorkerResult, Qt::QueuedConnection);
+    connect(m_worker, &JobWorker::finished, this,
+            [this](quint64 generation, std::shared_ptr<const Sentence> sentence, std::shared_ptr<const Analysis> analysis,
+                   const QString &error, const QString &modelError) {
+                if (generation == m_generation.load()) {
+                    if (sentence) {
+                        Q_EMIT resultAvailable(generation, sentence, analysis, modelError);
+                        Q_EMIT sentenceAvailable(generation, std::move(sentence));
+                        if (analysis)
+                            Q_EMIT analysisAvailable(generation, std::move(analysis));
+                        else if (!modelError.isEmpty())
+                            Q_EMIT modelFailed(generation, modelError);
+                    } else {
+                        Q_EMIT jobFailed(generation, error);
+                    }
+                }
+            },
+            Qt::QueuedConnection);
+    connect(m_worker, &JobWorker::corpusFinished, this,
+            [this](quint64 generation, std::shared_ptr<const CorpusAnalysis> result) {
+                if (generation == m_generation.load())
+                    Q_EMIT corpusAnalysisAvailable(generation, std::move(result));
+            },
+            Qt::QueuedConnection);
+    connect(m_worker, &JobWorker::jobDone, this, &JobRunner::finish, Qt::QueuedConnection);
+    connect(m_worker, &JobWorker::modelLoaded, this, &JobRunner::modelLoaded, Qt::QueuedConnection);
+    connect(m_worker, &JobWorker::modelFailed, this, &JobRunner::modelFailed, Qt::QueuedConnection);
+    connect(m_worker, &JobWorker::progressed, this,
+            [this](quint64 generation, int done, int total, const QString &stage) {
+                if (generation == m_generation.load())
+                    Q_EMIT progressChanged(generation, done, total, stage);
+            },
+            Qt::QueuedConnection);
     m_thread.start();
 }
 
@@ -109,35 +369,57 @@ JobRunner::~JobRunner()
 
 void JobRunner::setParserConfig(const ParserConfig &config) { m_config = config; }
 
-quint64 JobRunner::requestParse(const QString &text)
+void JobRunner::setModelPath(const QString &path)
+{
+    m_modelPath = path;
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, path] { w->loadModel(path); }, Qt::QueuedConnection);
+}
+
+quint64 JobRunner::next()
 {
     const quint64 gen = m_generation.fetch_add(1) + 1;
     if (m_pending++ == 0)
         Q_EMIT busyChanged(true);
-    Q_EMIT parseRequested(gen, text, m_config, m_modelPath);
+    return gen;
+}
+
+void JobRunner::finish(quint64)
+{
+    if (--m_pending == 0)
+        Q_EMIT busyChanged(false);
+}
+
+quint64 JobRunner::requestParse(const QString &text)
+{
+    const quint64 gen = next();
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, gen, text, c = m_config, m = m_modelPath] { w->parseText(gen, text, c, m); },
+        Qt::QueuedConnection);
+    return gen;
+}
+
+quint64 JobRunner::requestSentence(std::shared_ptr<const Sentence> sentence)
+{
+    const quint64 gen = next();
+    QMetaObject::invokeMethod(
+        m_worker,
+        [w = m_worker, gen, s = std::move(sentence), c = m_config, m = m_modelPath] { w->analyseSentence(gen, s, c, m); },
+        Qt::QueuedConnection);
+    return gen;
+}
+
+quint64 JobRunner::requestCorpusAnalysis(std::shared_ptr<const std::vector<Sentence>> corpus)
+{
+    const quint64 gen = next();
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, gen, c = std::move(corpus), m = m_modelPath] { w->analyseCorpus(gen, c, m); },
+        Qt::QueuedConnection);
     return gen;
 }
 
 void JobRunner::cancel()
 {
     m_generation.fetch_add(1);
-}
-
-void JobRunner::onWorkerResult(quint64 generation, std::shared_ptr<const Sentence> sentence,
-                               std::shared_ptr<const Analysis> analysis, const QString &error, const QString &modelError)
-{
-    if (generation == m_generation.load()) {
-        if (sentence) {
-            Q_EMIT sentenceAvailable(generation, std::move(sentence));
-            if (analysis)
-                Q_EMIT analysisAvailable(generation, std::move(analysis));
-            else if (!modelError.isEmpty())
-                Q_EMIT modelFailed(generation, modelError);
-        } else
-            Q_EMIT jobFailed(generation, error);
-    }
-    if (--m_pending == 0)
-        Q_EMIT busyChanged(false);
 }
 
 } // namespace treelens

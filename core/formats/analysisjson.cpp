@@ -1,0 +1,148 @@
+#include "core/formats/analysisjson.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "core/formats/ptb.h"
+
+namespace treelens {
+
+namespace {
+
+nlohmann::json matrixJson(const Matrix &m)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (int r = 0; r < m.rows; ++r) {
+        nlohmann::json row = nlohmann::json::array();
+        for (int c = 0; c < m.cols; ++c)
+            row.push_back(m.at(r, c));
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+void appendCsvField(std::string &out, const std::string &field)
+{
+    if (field.find_first_of(",\"\r\n") == std::string::npos) {
+        out += field;
+        return;
+    }
+    out += '"';
+    for (char c : field) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    out += '"';
+}
+
+/// "%.9g" without printf: std::to_chars ignores the C locale, which a Qt
+/// application sets from the environment (a decimal comma would split the field).
+void appendFloat(std::string &out, float v)
+{
+    char buf[64];
+    const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 9);
+    out.append(buf, res.ptr);
+}
+
+} // namespace
+
+std::string analysisToJson(const Analysis &a, bool withAttention, int indent)
+{
+    nlohmann::json j;
+    j["tokens"] = a.tokens;
+    j["family"] = a.family;
+    j["layers"] = a.layers;
+    j["heads"] = a.heads;
+    if (!a.linkProbs.empty())
+        j["link_probs"] = a.linkProbs;
+    if (!a.constituentPrior.empty()) {
+        nlohmann::json c = nlohmann::json::array();
+        for (const auto &m : a.constituentPrior)
+            c.push_back(matrixJson(m));
+        j["constituent_prior"] = c;
+    }
+    if (withAttention && !a.attention.empty()) {
+        nlohmann::json at = nlohmann::json::array(), raw = nlohmann::json::array();
+        for (std::size_t l = 0; l < a.attention.size(); ++l) {
+            nlohmann::json heads = nlohmann::json::array(), rawHeads = nlohmann::json::array();
+            for (std::size_t h = 0; h < a.attention[l].size(); ++h) {
+                heads.push_back(matrixJson(a.attention[l][h]));
+                if (l < a.attentionRaw.size() && h < a.attentionRaw[l].size())
+                    rawHeads.push_back(matrixJson(a.attentionRaw[l][h]));
+            }
+            at.push_back(heads);
+            raw.push_back(rawHeads);
+        }
+        j["attention"] = at;
+        if (!a.attentionRaw.empty())
+            j["attention_raw"] = raw;
+    }
+    if (a.inducedTree) {
+        nlohmann::json b = nlohmann::json::array();
+        for (const auto &[s, e] : a.inducedBrackets)
+            b.push_back({s, e});
+        j["induced_brackets"] = b;
+        j["induced_tree"] = writePtbTree(*a.inducedTree);
+    }
+    if (!a.embedding.empty())
+        j["embedding"] = a.embedding;
+    if (!a.meanEmbedding.empty())
+        j["mean_embedding"] = a.meanEmbedding;
+    if (a.prediction) {
+        j["prediction"] = {{"label", a.prediction->label}, {"score", a.prediction->score},
+                           {"labels", a.prediction->labels}, {"probabilities", a.prediction->probabilities}};
+    }
+    // Tokens come from user text: replace invalid UTF-8 rather than throw.
+    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string matrixToCsv(const Matrix &m, const std::vector<std::string> &rowLabels, const std::vector<std::string> &colLabels)
+{
+    auto label = [](const std::vector<std::string> &labels, int i) {
+        return i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)] : std::to_string(i);
+    };
+    std::string out;
+    for (int c = 0; c < m.cols; ++c) {
+        out += ',';
+        appendCsvField(out, label(colLabels, c));
+    }
+    out += "\r\n";
+    for (int r = 0; r < m.rows; ++r) {
+        appendCsvField(out, label(rowLabels, r));
+        for (int c = 0; c < m.cols; ++c) {
+            out += ',';
+            appendFloat(out, m.at(r, c));
+        }
+        out += "\r\n";
+    }
+    return out;
+}
+
+std::string linkProbsToCsv(const Analysis &a)
+{
+    if (a.linkProbs.empty())
+        return {};
+    std::size_t gaps = 0;
+    for (const auto &layer : a.linkProbs)
+        gaps = std::max(gaps, layer.size());
+    Matrix m(static_cast<int>(a.linkProbs.size()), static_cast<int>(gaps));
+    std::vector<std::string> rows, cols;
+    for (std::size_t l = 0; l < a.linkProbs.size(); ++l) {
+        rows.push_back("layer " + std::to_string(l + 1));
+        // A layer with fewer gaps than the others (malformed input) leaves zeros.
+        for (std::size_t k = 0; k < a.linkProbs[l].size(); ++k)
+            m.at(static_cast<int>(l), static_cast<int>(k)) = a.linkProbs[l][k];
+    }
+    for (std::size_t k = 0; k < gaps; ++k) {
+        if (k + 1 < a.tokens.size())
+            cols.push_back(a.tokens[k] + "|" + a.tokens[k + 1]);
+        else
+            cols.push_back(std::to_string(k) + "|" + std::to_string(k + 1));
+    }
+    return matrixToCsv(m, rows, cols);
+}
+
+} // namespace treelens

@@ -1,0 +1,502 @@
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QGraphicsPathItem>
+#include <QGraphicsSimpleTextItem>
+#include <QImage>
+#include <QMouseEvent>
+#include <QPainter>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <set>
+
+#include "core/encoders/induction.h"
+#include "core/formats/ptb.h"
+#include "viz/constituencyview.h"
+#include "viz/graphlayout.h"
+#include "testutil.h"
+
+using namespace treelens;
+
+namespace {
+
+QApplication &app()
+{
+    static int argc = 1;
+    static char arg0[] = "test";
+    static char *argv[] = {arg0, nullptr};
+    // Never destroyed: a static QApplication dies after Qt\'s own statics (crash at exit).
+    static QApplication *a = new QApplication(argc, argv);
+    return *a;
+}
+
+using Spans = std::vector<std::pair<int, int>>;
+
+// 8 words: The black cat sat on the mat .
+// Parser spans: S[0,8) NP[0,3) VP[3,7) PP[4,7) NP[5,7).
+const char *kTree = "(S (NP (DT The) (JJ black) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))) (. .))";
+
+Sentence sentenceFrom(const std::string &ptb)
+{
+    auto s = readPtbSentences(ptb, "t");
+    EXPECT_TRUE(s.ok());
+    return s->front();
+}
+
+/// "(S (NP (NN w0) (NN w1)) (VP ...))" over n words, with varied nesting:
+/// spans split at a third so depths differ between words.
+std::string syntheticTree(int n)
+{
+    std::function<std::string(int, int, int)> build = [&](int lo, int hi, int depth) -> std::string {
+        if (hi - lo == 1)
+            return "(NN w" + std::to_string(lo) + ")";
+        if (hi - lo == 2 || depth > 6) {
+            std::string s = "(NP";
+            for (int i = lo; i < hi; ++i)
+                s += " (NN w" + std::to_string(i) + ")";
+            return s + ")";
+        }
+        const int mid = lo + std::max(1, (hi - lo) / 3);
+        return std::string(depth % 2 ? "(VP " : "(NP ") + build(lo, mid, depth + 1) + " " + build(mid, hi, depth + 1) +
+               ")";
+    };
+    return "(S " + build(0, n, 0) + ")";
+}
+
+/// An analysis over tokens [CLS] + words (wordToken[w] = w + 1) with two layers of
+/// C and attention whose values are known functions of the indices.
+std::shared_ptr<Analysis> makeAnalysis(int words, const Spans &brackets)
+{
+    auto a = std::make_shared<Analysis>();
+    a->family = "tree-transformer";
+    const int t = words + 1;
+    a->tokens.push_back("[CLS]");
+    for (int w = 0; w < words; ++w) {
+        a->tokens.push_back("w" + std::to_string(w));
+        a->words.push_back("w" + std::to_string(w));
+        a->wordToken.push_back(w + 1);
+    }
+    a->layers = 2;
+    a->heads = 1;
+    for (int l = 0; l < 2; ++l) {
+        Matrix c(t, t), att(t, t);
+        for (int r = 0; r < t; ++r)
+            for (int k = 0; k < t; ++k) {
+                c.at(r, k) = static_cast<float>(l == 0 ? (r * t + k) / double(t * t) : 1.0 - (r * t + k) / double(t * t));
+                att.at(r, k) = static_cast<float>(((r + 2 * k + l) % t) / double(t * t) * 2.0);
+            }
+        a->constituentPrior.push_back(c);
+        a->attention.push_back({att});
+    }
+    a->inducedBrackets = brackets;
+    return a;
+}
+
+QColor fillOf(QGraphicsItem *item)
+{
+    auto *p = dynamic_cast<QGraphicsPathItem *>(item);
+    return p ? p->brush().color() : QColor();
+}
+
+QString textOf(QGraphicsItem *item)
+{
+    for (QGraphicsItem *c : item->childItems())
+        if (auto *t = dynamic_cast<QGraphicsSimpleTextItem *>(c))
+            return t->text();
+    return QString();
+}
+
+void expectLeavesInOrder(const ConstituencyView &view, const std::vector<std::string> &words)
+{
+    const auto leaves = view.leafItems();
+    ASSERT_EQ(leaves.size(), words.size());
+    for (std::size_t i = 0; i < leaves.size(); ++i) {
+        EXPECT_EQ(textOf(leaves[i]).toStdString(), words[i]) << i;
+        if (i > 0) {
+            const QRectF a = leaves[i - 1]->sceneBoundingRect();
+            const QRectF b = leaves[i]->sceneBoundingRect();
+            EXPECT_LT(a.center().x(), b.center().x()) << i;
+            EXPECT_LE(a.right(), b.left()) << "leaves " << i - 1 << " and " << i << " overlap";
+            EXPECT_NEAR(a.center().y(), b.center().y(), 0.01) << i;
+        }
+    }
+}
+
+Spans sortedSpans(const ConstituencyView &view)
+{
+    Spans s;
+    for (const auto &p : view.phraseItems())
+        s.push_back(p.second);
+    std::sort(s.begin(), s.end());
+    return s;
+}
+
+Spans treeSpans(const ConstituencyTree &tree)
+{
+    Spans s;
+    for (const auto &l : tree.spans(true))
+        s.push_back({l.start, l.end});
+    std::sort(s.begin(), s.end());
+    return s;
+}
+
+QGraphicsItem *phraseWithSpan(const ConstituencyView &view, std::pair<int, int> span)
+{
+    for (const auto &p : view.phraseItems())
+        if (p.second == span)
+            return p.first;
+    return nullptr;
+}
+
+QImage render(ConstituencyView &view, double scale = 1.0)
+{
+    const QSizeF size = view.exportSize() * scale;
+    QImage img(size.toSize(), QImage::Format_ARGB32);
+    img.fill(Qt::transparent);
+    QPainter p(&img);
+    view.renderTo(&p, QRectF(QPointF(0, 0), size));
+    p.end();
+    return img;
+}
+
+/// Writes a PNG for eyeballing when TREELENS_VIEW_PNG_DIR is set.
+void maybeSave(ConstituencyView &view, const char *name)
+{
+    const char *dir = std::getenv("TREELENS_VIEW_PNG_DIR");
+    if (!dir)
+        return;
+    const QString base = QString::fromUtf8(dir) + QStringLiteral("/constituency-") + QString::fromUtf8(name);
+    const QImage img = render(view, 2.0);
+    img.save(base + QStringLiteral(".png"));
+    if (img.width() > 2400) // a readable piece of a wide tree, at print size
+        img.copy(0, 0, 2000, std::min(img.height(), 1400)).save(base + QStringLiteral("-left.png"));
+}
+
+} // namespace
+
+TEST(GraphLayout, KeepsFortyLeafRankInOrderAndOnePathPerEdge)
+{
+    // A root over 40 leaves whose edges are listed scrambled and not ordered:
+    // only the same-rank group can put the leaves in 0..39 order.
+    GraphLayoutRequest req;
+    req.nodeSizes.push_back(QSizeF(30, 16));
+    std::vector<int> leaves;
+    for (int i = 0; i < 40; ++i) {
+        req.nodeSizes.push_back(QSizeF(20 + (i % 5) * 6, 16));
+        leaves.push_back(i + 1);
+    }
+    for (int i = 0; i < 40; ++i)
+        req.edges.push_back({0, 1 + (i * 17) % 40});
+    req.sameRank.push_back(leaves);
+    req.orderedChildren = false;
+    auto r = layoutGraph(req);
+    ASSERT_TRUE(r.ok()) << r.message();
+    ASSERT_EQ(r->centers.size(), 41u);
+    ASSERT_EQ(r->edgePaths.size(), req.edges.size());
+    for (int i = 1; i < 40; ++i) {
+        const QPointF a = r->centers[static_cast<std::size_t>(leaves[i - 1])];
+        const QPointF b = r->centers[static_cast<std::size_t>(leaves[i])];
+        EXPECT_LT(a.x(), b.x()) << i;
+        EXPECT_DOUBLE_EQ(a.y(), b.y());
+        // Sizes are honoured: neighbours do not overlap (node separation 8 pt).
+        const double halfA = req.nodeSizes[static_cast<std::size_t>(leaves[i - 1])].width() / 2;
+        const double halfB = req.nodeSizes[static_cast<std::size_t>(leaves[i])].width() / 2;
+        EXPECT_GE(b.x() - a.x(), halfA + halfB + 7.9) << i;
+    }
+    // Root above the leaves (Qt y grows downwards), rank separation respected.
+    EXPECT_LT(r->centers[0].y() + 8 + 28 - 0.1, r->centers[1].y() - 8 + 0.2);
+    // Each path runs from its tail's border to its head's border, inside the bounds.
+    for (std::size_t e = 0; e < req.edges.size(); ++e) {
+        const QPainterPath &p = r->edgePaths[e];
+        ASSERT_FALSE(p.isEmpty());
+        const QPointF tail = r->centers[static_cast<std::size_t>(req.edges[e].first)];
+        const QPointF head = r->centers[static_cast<std::size_t>(req.edges[e].second)];
+        EXPECT_LT(QLineF(p.pointAtPercent(0), tail).length(), QLineF(p.pointAtPercent(0), head).length());
+        EXPECT_NEAR(p.pointAtPercent(1).y(), head.y() - 8.0, 1.5) << e;
+        EXPECT_TRUE(r->bounds.adjusted(-1, -1, 1, 1).contains(p.boundingRect())) << e;
+    }
+    for (const QPointF &c : r->centers)
+        EXPECT_TRUE(r->bounds.contains(c));
+}
+
+TEST(GraphLayout, RejectsBadIndicesAndReportsVersion)
+{
+    GraphLayoutRequest req;
+    req.nodeSizes = {QSizeF(10, 10), QSizeF(10, 10)};
+    req.edges = {{0, 2}};
+    EXPECT_FALSE(layoutGraph(req).ok());
+    req.edges = {{0, 1}};
+    req.sameRank = {{1, -1}};
+    EXPECT_FALSE(layoutGraph(req).ok());
+    EXPECT_FALSE(graphvizVersion().isEmpty());
+    auto empty = layoutGraph(GraphLayoutRequest{});
+    ASSERT_TRUE(empty.ok());
+    EXPECT_TRUE(empty->centers.empty());
+}
+
+TEST(ConstituencyView, ParserTreeLeavesAndPhrases)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom(kTree));
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Parser);
+    view.setData({sent, nullptr});
+    expectLeavesInOrder(view, {"The", "black", "cat", "sat", "on", "the", "mat", "."});
+    EXPECT_EQ(sortedSpans(view), (Spans{{0, 3}, {0, 8}, {3, 7}, {4, 7}, {5, 7}}));
+    // Every phrase sits above all the leaves it spans.
+    const auto leaves = view.leafItems();
+    for (const auto &[item, span] : view.phraseItems())
+        for (int w = span.first; w < span.second; ++w)
+            EXPECT_LT(item->sceneBoundingRect().bottom(), leaves[static_cast<std::size_t>(w)]->sceneBoundingRect().top());
+    // No analysis: nothing to compare, no overlay colours.
+    EXPECT_TRUE(view.sharedSpans().empty());
+    for (const auto &p : view.phraseItems())
+        EXPECT_EQ(fillOf(p.first), QColor(Qt::white));
+    maybeSave(view, "parser");
+}
+
+TEST(ConstituencyView, FortyWordTreeKeepsSentenceOrder)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom(syntheticTree(40)));
+    ASSERT_EQ(sent->words().size(), 40u);
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Parser);
+    view.setData({sent, nullptr});
+    expectLeavesInOrder(view, sent->words());
+    EXPECT_EQ(sortedSpans(view), treeSpans(*sent->constituency));
+    maybeSave(view, "forty");
+}
+
+TEST(ConstituencyView, CompareClassifiesSpans)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom(kTree));
+    // (2,3) is a single word and not compared.
+    auto a = makeAnalysis(8, {{0, 2}, {0, 3}, {2, 3}, {3, 7}, {3, 8}, {4, 7}});
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Compare);
+    view.setOverlay(ConstituencyView::Overlay::None);
+    view.setData({sent, a});
+    // Parser informative spans {[0,3) [3,7) [4,7) [5,7)}; induced {[0,2) [0,3) [3,7) [3,8) [4,7)}.
+    EXPECT_EQ(view.sharedSpans(), (Spans{{0, 3}, {3, 7}, {4, 7}}));
+    EXPECT_EQ(view.missingSpans(), (Spans{{5, 7}}));
+    EXPECT_EQ(view.extraSpans(), (Spans{{0, 2}, {3, 8}}));
+    // Shared nodes get a solid outline, missing ones a dashed one.
+    auto *shared = dynamic_cast<QGraphicsPathItem *>(phraseWithSpan(view, {0, 3}));
+    auto *missing = dynamic_cast<QGraphicsPathItem *>(phraseWithSpan(view, {5, 7}));
+    auto *whole = dynamic_cast<QGraphicsPathItem *>(phraseWithSpan(view, {0, 8}));
+    ASSERT_TRUE(shared && missing && whole);
+    EXPECT_EQ(shared->pen().style(), Qt::SolidLine);
+    EXPECT_EQ(missing->pen().style(), Qt::DashLine);
+    EXPECT_NE(shared->pen().color(), missing->pen().color());
+    EXPECT_NE(whole->pen().color(), shared->pen().color());
+    EXPECT_NE(whole->pen().color(), missing->pen().color());
+    maybeSave(view, "compare");
+
+    // An analysis that only has a tree (no bracket list) compares the same.
+    auto b = std::make_shared<Analysis>(*a);
+    b->inducedTree = bracketsToTree(sent->words(), a->inducedBrackets);
+    b->inducedBrackets.clear();
+    view.setData({sent, b});
+    EXPECT_EQ(view.sharedSpans(), (Spans{{0, 3}, {3, 7}, {4, 7}}));
+    EXPECT_EQ(view.extraSpans(), (Spans{{0, 2}, {3, 8}}));
+}
+
+TEST(ConstituencyView, CohesionFillFollowsPriorAndLayer)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom(kTree));
+    auto a = makeAnalysis(8, {{0, 3}, {3, 8}});
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Parser);
+    view.setOverlay(ConstituencyView::Overlay::Cohesion);
+    ViewState st;
+    st.layer = 0;
+    view.setState(st);
+    view.setData({sent, a});
+    // Span [i, j) reads C[wordToken[i]][wordToken[j-1]] = C[i+1][j].
+    for (const auto &[item, span] : view.phraseItems())
+        EXPECT_EQ(fillOf(item), sequentialColor(a->constituentPrior[0].at(span.first + 1, span.second)))
+            << span.first << "," << span.second;
+    const QColor before = fillOf(phraseWithSpan(view, {3, 7}));
+    st.layer = 1;
+    view.setState(st);
+    for (const auto &[item, span] : view.phraseItems())
+        EXPECT_EQ(fillOf(item), sequentialColor(a->constituentPrior[1].at(span.first + 1, span.second)));
+    EXPECT_NE(fillOf(phraseWithSpan(view, {3, 7})), before);
+    // Hover text carries the exact value.
+    const QString hover = phraseWithSpan(view, {3, 7})->toolTip();
+    EXPECT_TRUE(hover.contains(QStringLiteral("VP [3,7) cohesion at layer 2: %1")
+                                   .arg(a->constituentPrior[1].at(4, 7), 0, 'f', 3)))
+        << hover.toStdString();
+    maybeSave(view, "cohesion");
+}
+
+TEST(ConstituencyView, FocusAttentionColoursLeavesAndSumsPhrases)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom(kTree));
+    auto a = makeAnalysis(8, {{0, 3}});
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Parser);
+    view.setOverlay(ConstituencyView::Overlay::FocusAttention);
+    view.setData({sent, a});
+    ViewState st;
+    st.layer = 1;
+    st.focusWord = 2; // "cat", token 3
+    view.setState(st);
+    const Matrix &att = a->attention[1][0];
+    const auto leaves = view.leafItems();
+    ASSERT_EQ(leaves.size(), 8u);
+    for (int w = 0; w < 8; ++w)
+        EXPECT_EQ(fillOf(leaves[static_cast<std::size_t>(w)]), sequentialColor(att.at(3, w + 1))) << w;
+    double vp = 0;
+    for (int w = 3; w < 7; ++w)
+        vp += att.at(3, w + 1);
+    EXPECT_EQ(fillOf(phraseWithSpan(view, {3, 7})), sequentialColor(vp));
+    // Another focus word recolours the leaves.
+    st.focusWord = 5;
+    view.setState(st);
+    for (int w = 0; w < 8; ++w)
+        EXPECT_EQ(fillOf(view.leafItems()[static_cast<std::size_t>(w)]), sequentialColor(att.at(6, w + 1))) << w;
+    maybeSave(view, "focus");
+}
+
+TEST(ConstituencyView, ModesSwitchTheScene)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom(kTree));
+    const Spans brackets{{0, 2}, {0, 3}, {3, 7}, {3, 8}, {4, 7}};
+    auto a = makeAnalysis(8, brackets);
+    ConstituencyView view;
+    view.setOverlay(ConstituencyView::Overlay::Cohesion);
+    view.setData({sent, a});
+    view.setMode(ConstituencyView::Mode::Induced);
+    expectLeavesInOrder(view, sent->words());
+    // The induced tree's phrases are the brackets plus the whole sentence.
+    Spans expected = brackets;
+    expected.push_back({0, 8});
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(sortedSpans(view), expected);
+    maybeSave(view, "induced");
+
+    view.setMode(ConstituencyView::Mode::SideBySide);
+    // The primary tree is the parser's; both are in the scene.
+    EXPECT_EQ(sortedSpans(view), (Spans{{0, 3}, {0, 8}, {3, 7}, {4, 7}, {5, 7}}));
+    int wordBoxes = 0;
+    for (QGraphicsItem *item : view.scene()->items())
+        if (item->data(1).isValid())
+            ++wordBoxes;
+    EXPECT_EQ(wordBoxes, 16);
+    maybeSave(view, "sidebyside");
+
+    view.setMode(ConstituencyView::Mode::Parser);
+    EXPECT_TRUE(view.sharedSpans().empty());
+    view.setMode(ConstituencyView::Mode::Compare);
+    EXPECT_EQ(view.sharedSpans().size(), 3u);
+}
+
+TEST(ConstituencyView, NoTreeShowsMessageAndRenders)
+{
+    app();
+    Sentence s;
+    s.tokens.resize(2);
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Parser);
+    view.setData({std::make_shared<Sentence>(s), nullptr});
+    EXPECT_TRUE(view.leafItems().empty());
+    bool message = false;
+    for (QGraphicsItem *item : view.scene()->items())
+        if (auto *t = dynamic_cast<QGraphicsSimpleTextItem *>(item))
+            message = message || t->text().contains(QStringLiteral("No constituency tree"));
+    EXPECT_TRUE(message);
+    EXPECT_GT(view.exportSize().width(), 0);
+}
+
+TEST(ConstituencyView, RenderToPaintsOnWhite)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom(kTree));
+    ConstituencyView view;
+    view.setData({sent, makeAnalysis(8, {{0, 3}, {3, 8}})});
+    const QSizeF size = view.exportSize();
+    EXPECT_GT(size.width(), 100);
+    EXPECT_GT(size.height(), 50);
+    const QImage img = render(view);
+    int white = 0, ink = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+            const QRgb p = img.pixel(x, y);
+            EXPECT_EQ(qAlpha(p), 255);
+            if (p == qRgb(255, 255, 255))
+                ++white;
+            else
+                ++ink;
+        }
+    EXPECT_GT(ink, 500);
+    EXPECT_GT(white, ink); // a white page with a drawing on it
+    // The corner is background.
+    EXPECT_EQ(img.pixel(0, 0), qRgb(255, 255, 255));
+}
+
+TEST(ConstituencyView, ClickOnWordEmitsWordClicked)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom(kTree));
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Parser);
+    view.setData({sent, makeAnalysis(8, {})});
+    view.resize(900, 400);
+    view.show();
+    std::vector<int> clicked;
+    std::vector<QString> hovered;
+    QObject::connect(&view, &ConstituencyView::wordClicked, [&](int w) { clicked.push_back(w); });
+    QObject::connect(&view, &ConstituencyView::hovered, [&](const QString &t) { hovered.push_back(t); });
+    const QPoint at = view.mapFromScene(view.leafItems()[4]->sceneBoundingRect().center());
+    QMouseEvent move(QEvent::MouseMove, at, view.viewport()->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
+    QApplication::sendEvent(view.viewport(), &move);
+    ASSERT_GE(hovered.size(), 1u);
+    EXPECT_TRUE(hovered.back().contains(QStringLiteral("“on” word 4")));
+    QMouseEvent press(QEvent::MouseButtonPress, at, view.viewport()->mapToGlobal(at), Qt::LeftButton,
+                      Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(view.viewport(), &press);
+    QMouseEvent release(QEvent::MouseButtonRelease, at, view.viewport()->mapToGlobal(at), Qt::LeftButton,
+                        Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(view.viewport(), &release);
+    ASSERT_EQ(clicked.size(), 1u);
+    EXPECT_EQ(clicked.front(), 4);
+}
+
+TEST(ConstituencyView, HundredTwentyWordsTiming)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom(syntheticTree(120)));
+    ASSERT_EQ(sent->words().size(), 120u);
+    const auto brackets = rightBranchingBrackets(120);
+    auto a = makeAnalysis(120, brackets);
+    ConstituencyView view;
+    ViewState st;
+    st.focusWord = 3;
+    view.setState(st);
+    QElapsedTimer timer;
+    timer.start();
+    view.setData({sent, a});
+    const qint64 layoutMs = timer.elapsed();
+    QImage img(view.exportSize().toSize(), QImage::Format_ARGB32);
+    QPainter p(&img);
+    view.renderTo(&p, QRectF(QPointF(0, 0), view.exportSize()));
+    p.end();
+    const qint64 totalMs = timer.elapsed();
+    timer.restart();
+    st.layer = 1;
+    view.setState(st); // cached layout: colours only
+    const qint64 relayerMs = timer.elapsed();
+    std::printf("[ timing ] 120 words: layout+scene %lld ms, +render %lld ms total, layer switch %lld ms\n",
+                static_cast<long long>(layoutMs), static_cast<long long>(totalMs), static_cast<long long>(relayerMs));
+    expectLeavesInOrder(view, sent->words());
+    maybeSave(view, "120");
+}

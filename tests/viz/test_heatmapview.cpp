@@ -1,0 +1,434 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <set>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPdfWriter>
+
+#include <gtest/gtest.h>
+
+#include "viz/heatmapview.h"
+#include "viz/qcustomplot.h"
+
+using namespace treelens;
+
+namespace {
+
+void ensureApp()
+{
+    static int argc = 1;
+    static char arg0[] = "test";
+    static char *argv[] = {arg0, nullptr};
+    if (!QApplication::instance())
+        new QApplication(argc, argv); // lives for the whole test binary
+}
+
+// Distinct, known values per (layer, head, row, column) so a wrong layer, head
+// or transposition shows.
+float priorValue(int l, int r, int c) { return static_cast<float>((r * 7 + c * 3 + l * 11) % 100) / 100.0f; }
+float attnValue(int l, int h, int r, int c) { return static_cast<float>((r * 13 + c * 5 + l * 17 + h * 29) % 97) / 97.0f; }
+float rawValue(int l, int h, int r, int c) { return 1.0f - attnValue(l, h, r, c) * 0.5f; }
+
+/// A Tree-Transformer-like analysis: [CLS] then one token per word.
+std::shared_ptr<Analysis> makeAnalysis(const std::vector<std::string> &words, int layers, int heads)
+{
+    auto a = std::make_shared<Analysis>();
+    a->family = "tree-transformer";
+    a->words = words;
+    a->tokens.push_back("[CLS]");
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        a->tokens.push_back(words[i]);
+        a->wordToken.push_back(static_cast<int>(i) + 1);
+    }
+    const int n = static_cast<int>(a->tokens.size());
+    a->layers = layers;
+    a->heads = heads;
+    for (int l = 0; l < layers; ++l) {
+        Matrix prior(n, n);
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < n; ++c)
+                prior.at(r, c) = priorValue(l, r, c);
+        a->constituentPrior.push_back(prior);
+        a->attention.emplace_back();
+        a->attentionRaw.emplace_back();
+        for (int h = 0; h < heads; ++h) {
+            Matrix m(n, n), raw(n, n);
+            for (int r = 0; r < n; ++r)
+                for (int c = 0; c < n; ++c) {
+                    m.at(r, c) = attnValue(l, h, r, c);
+                    raw.at(r, c) = rawValue(l, h, r, c);
+                }
+            a->attention.back().push_back(m);
+            a->attentionRaw.back().push_back(raw);
+        }
+    }
+    return a;
+}
+
+const std::vector<std::string> kShort = {"the", "cat", "sat", "on", "the", "mat", "today", "."};
+
+std::vector<std::string> longSentence(int n)
+{
+    static const char *pool[] = {"the", "committee", "said", "that", "its", "members", "would", "consider",
+                                 "a", "new", "proposal", "on", "Friday", "after", "lengthy", "debate", ","};
+    std::vector<std::string> out;
+    for (int i = 0; i < n; ++i)
+        out.push_back(pool[i % 17]);
+    out.back() = ".";
+    return out;
+}
+
+QImage renderImage(ExportableView &view, double scale = 1.0)
+{
+    const QSizeF size = view.exportSize();
+    QImage img((size * scale).toSize(), QImage::Format_ARGB32);
+    img.fill(Qt::white);
+    QPainter p(&img);
+    p.setRenderHint(QPainter::Antialiasing);
+    view.renderTo(&p, QRectF(QPointF(0, 0), size * scale));
+    p.end();
+    return img;
+}
+
+int nonWhitePixels(const QImage &img)
+{
+    int count = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x)
+            if ((img.pixel(x, y) & 0xFFFFFF) != 0xFFFFFF)
+                ++count;
+    return count;
+}
+
+/// Lays a view out on the offscreen screen so pixel positions are real.
+void showAndLayout(QWidget &w, QCustomPlot *plot)
+{
+    w.resize(900, 760);
+    w.show();
+    QApplication::processEvents();
+    plot->replot();
+    QApplication::processEvents();
+    plot->replot();
+}
+
+void sendMouse(QWidget *target, QEvent::Type type, const QPointF &pos)
+{
+    const Qt::MouseButton button = type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton;
+    const Qt::MouseButtons buttons = type == QEvent::MouseButtonPress ? Qt::LeftButton : Qt::NoButton;
+    QMouseEvent ev(type, pos, target->mapToGlobal(pos), button, buttons, Qt::NoModifier);
+    QApplication::sendEvent(target, &ev);
+}
+
+} // namespace
+
+TEST(HeatmapView, PriorCellsAreTheMatrixOfTheSelectedLayer)
+{
+    ensureApp();
+    auto a = makeAnalysis(kShort, 3, 2);
+    HeatmapView view(HeatmapView::Kind::Prior);
+    view.setData({nullptr, a});
+    const int n = static_cast<int>(a->tokens.size());
+    for (int layer = 0; layer < 3; ++layer) {
+        ViewState s;
+        s.layer = layer;
+        view.setState(s);
+        ASSERT_EQ(view.rowCount(), n);
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < n; ++c)
+                ASSERT_FLOAT_EQ(view.cellValue(r, c), a->constituentPrior[layer].at(r, c)) << layer << " " << r << " " << c;
+    }
+    // Layer 0 and layer 1 differ (hand values), and the view follows.
+    ViewState s;
+    s.layer = 1;
+    view.setState(s);
+    EXPECT_FLOAT_EQ(view.cellValue(2, 5), priorValue(1, 2, 5));
+    EXPECT_NE(view.cellValue(2, 5), priorValue(0, 2, 5));
+    // Row 0 is drawn at the top: the y axis is reversed.
+    EXPECT_TRUE(view.plot()->yAxis->rangeReversed());
+    EXPECT_EQ(view.exportName(), QStringLiteral("prior"));
+}
+
+TEST(HeatmapView, AttentionFollowsHeadAndWeighting)
+{
+    ensureApp();
+    auto a = makeAnalysis(kShort, 2, 3);
+    HeatmapView view(HeatmapView::Kind::Attention);
+    view.setData({nullptr, a});
+    const int n = static_cast<int>(a->tokens.size());
+    for (bool weighted : {true, false}) {
+        ViewState s;
+        s.layer = 1;
+        s.head = 2;
+        s.weightedAttention = weighted;
+        view.setState(s);
+        ASSERT_EQ(view.rowCount(), n);
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < n; ++c) {
+                const float expected = weighted ? a->attention[1][2].at(r, c) : a->attentionRaw[1][2].at(r, c);
+                ASSERT_FLOAT_EQ(view.cellValue(r, c), expected);
+            }
+    }
+    // A head that does not exist: nothing plotted.
+    ViewState s;
+    s.head = 7;
+    view.setState(s);
+    EXPECT_EQ(view.rowCount(), 0);
+    EXPECT_TRUE(std::isnan(view.cellValue(0, 0)));
+}
+
+TEST(HeatmapView, BracketBoxesAreTheInducedBracketsOverTokens)
+{
+    ensureApp();
+    auto a = makeAnalysis(kShort, 2, 1);
+    a->inducedBrackets = {{0, 2}, {2, 6}, {3, 6}, {4, 6}};
+    HeatmapView prior(HeatmapView::Kind::Prior);
+    prior.setData({nullptr, a});
+    EXPECT_EQ(prior.bracketBoxes(), a->inducedBrackets);
+
+    // The boxes sit on the tokens of their words: with [CLS] first, word w is token w + 1,
+    // so [0, 2) covers token cells 1..2, i.e. coordinates 0.5 .. 2.5.
+    std::set<std::pair<double, double>> corners;
+    for (int i = 0; i < prior.plot()->itemCount(); ++i)
+        if (auto *rect = qobject_cast<QCPItemRect *>(prior.plot()->item(i)))
+            corners.insert({rect->topLeft->coords().x(), rect->bottomRight->coords().x()});
+    const std::set<std::pair<double, double>> expected = {{0.5, 2.5}, {2.5, 6.5}, {3.5, 6.5}, {4.5, 6.5}};
+    EXPECT_EQ(corners, expected);
+
+    // Attention maps carry no brackets.
+    HeatmapView attention(HeatmapView::Kind::Attention);
+    attention.setData({nullptr, a});
+    EXPECT_TRUE(attention.bracketBoxes().empty());
+}
+
+TEST(HeatmapView, HoverReportsTheExactValue)
+{
+    ensureApp();
+    auto a = makeAnalysis(kShort, 2, 1);
+    HeatmapView view(HeatmapView::Kind::Prior);
+    view.setData({nullptr, a});
+    ViewState s;
+    s.layer = 1;
+    view.setState(s);
+    showAndLayout(view, view.plot());
+    QString text;
+    QObject::connect(&view, &HeatmapView::hovered, [&](const QString &t) { text = t; });
+    // Row 2 (token "cat"), column 3 (token "sat").
+    const QPointF pos(view.plot()->xAxis->coordToPixel(3), view.plot()->yAxis->coordToPixel(2));
+    sendMouse(view.plot(), QEvent::MouseMove, pos);
+    const QString value = QString::number(static_cast<double>(priorValue(1, 2, 3)), 'f', 4);
+    EXPECT_EQ(text, QStringLiteral("C[cat][sat] = %1, layer 2").arg(value));
+}
+
+TEST(HeatmapView, LargeMatrixBuilds)
+{
+    ensureApp();
+    auto a = makeAnalysis(longSentence(255), 1, 1); // 256 tokens with [CLS]
+    QElapsedTimer timer;
+    timer.start();
+    HeatmapView view(HeatmapView::Kind::Attention);
+    view.setData({nullptr, a});
+    view.resize(900, 800);
+    view.plot()->replot();
+    const qint64 built = timer.elapsed();
+    EXPECT_EQ(view.rowCount(), 256);
+    EXPECT_FLOAT_EQ(view.cellValue(255, 17), a->attention[0][0].at(255, 17));
+    timer.restart();
+    const QImage img = renderImage(view);
+    std::printf("256x256 heatmap: built and plotted in %lld ms, rendered in %lld ms\n",
+                static_cast<long long>(built), static_cast<long long>(timer.elapsed()));
+    EXPECT_GT(nonWhitePixels(img), img.width() * img.height() / 4);
+    img.save(QStringLiteral("/tmp/heatmap-attention-256.png"));
+}
+
+TEST(HeatmapView, RenderToPaints)
+{
+    ensureApp();
+    for (const auto &words : {kShort, longSentence(40)}) {
+        auto a = makeAnalysis(words, 3, 2);
+        // Brackets in the spirit of a binary tree over the sentence.
+        const int nw = static_cast<int>(words.size());
+        for (int span = 2; span < nw; span *= 2)
+            for (int s = 0; s + span <= nw; s += span)
+                a->inducedBrackets.push_back({s, s + span});
+        std::sort(a->inducedBrackets.begin(), a->inducedBrackets.end());
+        for (auto kind : {HeatmapView::Kind::Prior, HeatmapView::Kind::Attention}) {
+            HeatmapView view(kind);
+            view.setData({nullptr, a});
+            ViewState s;
+            s.layer = 1;
+            s.head = 1;
+            view.setState(s);
+            const QImage img = renderImage(view);
+            EXPECT_GT(nonWhitePixels(img), img.width() * img.height() / 10);
+            img.save(QStringLiteral("/tmp/heatmap-%1-%2.png").arg(view.exportName()).arg(nw));
+            // Shown in a window as well (the widget path, not only export).
+            if (kind == HeatmapView::Kind::Prior) {
+                showAndLayout(view, view.plot());
+                view.grab().save(QStringLiteral("/tmp/heatmap-widget-%1.png").arg(nw));
+            }
+        }
+    }
+}
+
+TEST(HeatmapView, RenderToPdfIsVector)
+{
+    ensureApp();
+    auto a = makeAnalysis(kShort, 2, 1);
+    a->inducedBrackets = {{0, 2}, {2, 6}};
+    HeatmapView view(HeatmapView::Kind::Prior);
+    view.setData({nullptr, a});
+    const QString path = QStringLiteral("/tmp/heatmap-prior.pdf");
+    {
+        QPdfWriter pdf(path);
+        const QSizeF size = view.exportSize();
+        pdf.setPageSize(QPageSize(size, QPageSize::Point));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setResolution(72);
+        QPainter p(&pdf);
+        view.renderTo(&p, QRectF(QPointF(0, 0), size));
+    }
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    EXPECT_GT(f.size(), 1000);
+}
+
+TEST(AttentionOverview, GridMatchesLayersAndHeads)
+{
+    ensureApp();
+    auto a = makeAnalysis(kShort, 3, 4);
+    AttentionOverview view;
+    view.setData({nullptr, a});
+    EXPECT_EQ(view.gridLayers(), 3);
+    EXPECT_EQ(view.gridHeads(), 4);
+    EXPECT_FLOAT_EQ(view.cellValue(2, 1, 4, 6), a->attention[2][1].at(4, 6));
+    EXPECT_FLOAT_EQ(view.cellValue(0, 3, 8, 0), a->attention[0][3].at(8, 0));
+    ViewState s;
+    s.weightedAttention = false;
+    view.setState(s);
+    EXPECT_FLOAT_EQ(view.cellValue(2, 1, 4, 6), a->attentionRaw[2][1].at(4, 6));
+    // 12 x 12 still works.
+    auto big = makeAnalysis(longSentence(40), 12, 12);
+    QElapsedTimer timer;
+    timer.start();
+    view.setData({nullptr, big});
+    std::printf("12x12 overview of 41 tokens built in %lld ms\n", static_cast<long long>(timer.elapsed()));
+    EXPECT_EQ(view.gridLayers(), 12);
+    EXPECT_EQ(view.gridHeads(), 12);
+    EXPECT_FLOAT_EQ(view.cellValue(11, 11, 40, 39), big->attentionRaw[11][11].at(40, 39));
+}
+
+TEST(AttentionOverview, ClickingACellActivatesItsLayerAndHead)
+{
+    ensureApp();
+    auto a = makeAnalysis(kShort, 3, 4);
+    AttentionOverview view;
+    view.setData({nullptr, a});
+    showAndLayout(view, view.plot());
+    std::vector<std::pair<int, int>> activated;
+    QObject::connect(&view, &AttentionOverview::cellActivated, [&](int l, int h) { activated.emplace_back(l, h); });
+    QString hover;
+    QObject::connect(&view, &AttentionOverview::hovered, [&](const QString &t) { hover = t; });
+
+    // Identify every map by its data (values are distinct per layer/head), then
+    // click the middle of its axis rect.
+    int clicked = 0;
+    for (QCPAxisRect *rect : view.plot()->axisRects()) {
+        auto plottables = rect->plottables();
+        if (plottables.isEmpty())
+            continue;
+        auto *map = qobject_cast<QCPColorMap *>(plottables.front());
+        ASSERT_NE(map, nullptr);
+        int layer = -1, head = -1;
+        for (int l = 0; l < 3; ++l)
+            for (int h = 0; h < 4; ++h)
+                if (map->data()->cell(2, 1) == static_cast<double>(a->attention[l][h].at(1, 2)) &&
+                    map->data()->cell(5, 3) == static_cast<double>(a->attention[l][h].at(3, 5)))
+                    layer = l, head = h;
+        ASSERT_GE(layer, 0);
+        activated.clear();
+        sendMouse(view.plot(), QEvent::MouseButtonPress, QPointF(rect->rect().center()));
+        sendMouse(view.plot(), QEvent::MouseButtonRelease, QPointF(rect->rect().center()));
+        ASSERT_EQ(activated.size(), 1u);
+        EXPECT_EQ(activated.front(), std::make_pair(layer, head));
+        ++clicked;
+        if (layer == 2 && head == 1) {
+            // Hover over row 3 ("sat"), column 5 ("the"): token indices, [CLS] is token 0.
+            const QPointF pos(rect->axis(QCPAxis::atBottom)->coordToPixel(5), rect->axis(QCPAxis::atLeft)->coordToPixel(3));
+            sendMouse(view.plot(), QEvent::MouseMove, pos);
+            EXPECT_TRUE(hover.startsWith(QStringLiteral("Layer 3, head 2: attention[sat \u2192 the] = %1")
+                                             .arg(static_cast<double>(a->attention[2][1].at(3, 5)), 0, 'f', 4)))
+                << hover.toStdString();
+        }
+    }
+    EXPECT_EQ(clicked, 12);
+}
+
+TEST(AttentionOverview, RenderToPaints)
+{
+    ensureApp();
+    for (int words : {8, 40}) {
+        auto a = makeAnalysis(longSentence(words), words == 8 ? 3 : 12, words == 8 ? 4 : 12);
+        AttentionOverview view;
+        view.setData({nullptr, a});
+        ViewState s;
+        s.layer = 1;
+        s.head = 2;
+        view.setState(s);
+        const QImage img = renderImage(view);
+        EXPECT_GT(nonWhitePixels(img), img.width() * img.height() / 10);
+        img.save(QStringLiteral("/tmp/heatmap-overview-%1.png").arg(words));
+        showAndLayout(view, view.plot());
+        view.grab().save(QStringLiteral("/tmp/heatmap-overview-widget-%1.png").arg(words));
+    }
+}
+namespace {
+/// Bottom-right corner of the painted content.
+QPoint paintedExtent(ExportableView &view, int dpi)
+{
+    const QSizeF size = view.exportSize();
+    QImage img(size.toSize(), QImage::Format_ARGB32);
+    img.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
+    img.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
+    img.fill(Qt::white);
+    {
+        QPainter p(&img);
+        view.renderTo(&p, QRectF(QPointF(0, 0), size));
+    }
+    QPoint extent(0, 0);
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x)
+            if ((img.pixel(x, y) & 0xFFFFFF) != 0xFFFFFF)
+                extent = QPoint(std::max(extent.x(), x), std::max(extent.y(), y));
+    return extent;
+}
+} // namespace
+
+// The exporter paints PDF at 72 dpi and PNG at 300 dpi: the plot must fill the
+// same target whatever the device resolution.
+TEST(HeatmapView, RenderFillsTargetAtAnyDpi)
+{
+    ensureApp();
+    auto a = makeAnalysis(kShort, 2, 2);
+    HeatmapView heatmap(HeatmapView::Kind::Prior);
+    heatmap.setData({nullptr, a});
+    AttentionOverview overview;
+    overview.setData({nullptr, a});
+    for (ExportableView *view : std::initializer_list<ExportableView *>{&heatmap, &overview}) {
+        const QPoint at96 = paintedExtent(*view, 96);
+        const QSizeF size = view->exportSize();
+        EXPECT_GT(at96.x(), size.width() * 0.9);
+        EXPECT_GT(at96.y(), size.height() * 0.9);
+        for (int dpi : {72, 300}) {
+            const QPoint other = paintedExtent(*view, dpi);
+            EXPECT_NEAR(other.x(), at96.x(), 3) << dpi;
+            EXPECT_NEAR(other.y(), at96.y(), 3) << dpi;
+        }
+    }
+}

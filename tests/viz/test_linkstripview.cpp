@@ -1,0 +1,216 @@
+#include <cmath>
+#include <memory>
+
+#include <QApplication>
+#include <QEventLoop>
+#include <QImage>
+#include <QPainter>
+#include <QTimer>
+
+#include <gtest/gtest.h>
+
+#include "viz/linkstripview.h"
+#include "viz/qcustomplot.h"
+
+using namespace treelens;
+
+namespace {
+
+void ensureApp()
+{
+    static int argc = 1;
+    static char arg0[] = "test";
+    static char *argv[] = {arg0, nullptr};
+    if (!QApplication::instance())
+        new QApplication(argc, argv); // lives for the whole test binary
+}
+
+const std::vector<std::string> kWords = {"the", "cat", "sat", "on", "the", "mat", "today", "."};
+
+// Link probabilities over word gaps (the|cat, cat|sat, ..., today|.), by layer.
+const std::vector<std::vector<float>> kGaps = {
+    {0.9f, 0.1f, 0.2f, 0.3f, 0.8f, 0.1f, 0.05f},
+    {0.95f, 0.2f, 0.6f, 0.55f, 0.9f, 0.3f, 0.1f},
+    {0.97f, 0.7f, 0.8f, 0.75f, 0.95f, 0.5f, 0.2f},
+};
+
+/// [CLS] + one token per word; linkProbs over tokens, so the word gap g is
+/// token link g + 1. The [CLS]|the link gets a value that must never show.
+std::shared_ptr<Analysis> makeAnalysis()
+{
+    auto a = std::make_shared<Analysis>();
+    a->family = "tree-transformer";
+    a->words = kWords;
+    a->tokens.push_back("[CLS]");
+    for (std::size_t i = 0; i < kWords.size(); ++i) {
+        a->tokens.push_back(kWords[i]);
+        a->wordToken.push_back(static_cast<int>(i) + 1);
+    }
+    a->layers = static_cast<int>(kGaps.size());
+    for (const auto &gaps : kGaps) {
+        std::vector<float> links{0.99f};
+        links.insert(links.end(), gaps.begin(), gaps.end());
+        a->linkProbs.push_back(links);
+    }
+    return a;
+}
+
+std::shared_ptr<Analysis> makeLongAnalysis(int words, int layers)
+{
+    auto a = std::make_shared<Analysis>();
+    static const char *pool[] = {"the", "committee", "said", "that", "its", "members", "would", "consider",
+                                 "a", "new", "proposal", "on", "Friday", "after", "lengthy", "debate", ","};
+    a->tokens.push_back("[CLS]");
+    for (int i = 0; i < words; ++i) {
+        a->words.push_back(i + 1 == words ? "." : pool[i % 17]);
+        a->tokens.push_back(a->words.back());
+        a->wordToken.push_back(i + 1);
+    }
+    a->layers = layers;
+    for (int l = 0; l < layers; ++l) {
+        std::vector<float> links;
+        for (int k = 0; k < words; ++k)
+            links.push_back(std::fmod(0.15f + 0.37f * static_cast<float>(k % 7) + 0.1f * static_cast<float>(l), 1.0f));
+        a->linkProbs.push_back(links);
+    }
+    return a;
+}
+
+using Groups = std::vector<std::pair<int, int>>;
+
+} // namespace
+
+TEST(LinkStripView, GapValuesAreTheWordLinks)
+{
+    ensureApp();
+    auto a = makeAnalysis();
+    LinkStripView view;
+    view.setData({nullptr, a});
+    for (int l = 0; l < 3; ++l)
+        for (int g = 0; g < 7; ++g)
+            EXPECT_FLOAT_EQ(view.gapValue(l, g), kGaps[l][g]) << l << " " << g;
+    EXPECT_TRUE(std::isnan(view.gapValue(3, 0)));
+    EXPECT_TRUE(std::isnan(view.gapValue(0, 7)));
+}
+
+TEST(LinkStripView, WordPiecesLinkThroughTheLastPiece)
+{
+    ensureApp();
+    // "unreal cat": tokens [CLS] un ##real cat; the word gap is the ##real|cat link.
+    auto a = std::make_shared<Analysis>();
+    a->tokens = {"[CLS]", "un", "##real", "cat"};
+    a->words = {"unreal", "cat"};
+    a->wordToken = {1, 3};
+    a->linkProbs = {{0.1f, 0.9f, 0.3f}};
+    LinkStripView view;
+    view.setData({nullptr, a});
+    EXPECT_FLOAT_EQ(view.gapValue(0, 0), 0.3f);
+    EXPECT_EQ(view.groups(), (Groups{{0, 1}, {1, 2}}));
+}
+
+TEST(LinkStripView, GroupsAtEachLayer)
+{
+    ensureApp();
+    auto a = makeAnalysis();
+    LinkStripView view;
+    view.setData({nullptr, a});
+    ASSERT_DOUBLE_EQ(view.mergeThreshold(), 0.5);
+    // Hand-computed for threshold 0.5 (>= merges).
+    const std::vector<Groups> expected = {
+        {{0, 2}, {2, 3}, {3, 4}, {4, 6}, {6, 7}, {7, 8}},
+        {{0, 2}, {2, 6}, {6, 7}, {7, 8}},
+        {{0, 7}, {7, 8}},
+    };
+    for (int l = 0; l < 3; ++l) {
+        ViewState s;
+        s.layer = l;
+        view.setState(s);
+        EXPECT_EQ(view.currentLayer(), l);
+        EXPECT_EQ(view.groups(), expected[l]) << "layer " << l;
+    }
+    // A higher threshold splits the top layer's big group at the 0.5 and 0.7 links.
+    view.setMergeThreshold(0.72);
+    EXPECT_EQ(view.groups(), (Groups{{0, 2}, {2, 6}, {6, 7}, {7, 8}}));
+}
+
+TEST(LinkStripView, PlayStepsToTheTopAndStops)
+{
+    ensureApp();
+    auto a = makeLongAnalysis(10, 6);
+    LinkStripView view;
+    view.setData({nullptr, a});
+    std::vector<int> seen;
+    QObject::connect(&view, &LinkStripView::layerChanged, [&](int l) { seen.push_back(l); });
+    view.setStepInterval(10);
+    view.play();
+    EXPECT_TRUE(view.isPlaying());
+    QEventLoop loop;
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        if (!view.isPlaying())
+            loop.quit();
+    });
+    poll.start(5);
+    QTimer::singleShot(5000, &loop, &QEventLoop::quit); // safety net
+    loop.exec();
+    EXPECT_FALSE(view.isPlaying());
+    EXPECT_EQ(view.currentLayer(), 5);
+    EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4, 5}));
+
+    // Playing again from the top starts over at layer 0.
+    seen.clear();
+    view.play();
+    EXPECT_EQ(view.currentLayer(), 0);
+    EXPECT_EQ(seen, (std::vector<int>{0}));
+    view.stop();
+    EXPECT_FALSE(view.isPlaying());
+}
+
+TEST(LinkStripView, SetStateDoesNotEmit)
+{
+    ensureApp();
+    auto a = makeAnalysis();
+    LinkStripView view;
+    view.setData({nullptr, a});
+    int emitted = 0;
+    QObject::connect(&view, &LinkStripView::layerChanged, [&](int) { ++emitted; });
+    ViewState s;
+    s.layer = 2;
+    view.setState(s);
+    EXPECT_EQ(view.currentLayer(), 2);
+    EXPECT_EQ(emitted, 0);
+}
+
+TEST(LinkStripView, RenderToPaints)
+{
+    ensureApp();
+    for (auto a : {makeAnalysis(), makeLongAnalysis(40, 10), makeLongAnalysis(120, 10)}) {
+        LinkStripView view;
+        view.setData({nullptr, a});
+        ViewState s;
+        s.layer = 1;
+        view.setState(s);
+        const QSizeF size = view.exportSize();
+        QImage img(size.toSize(), QImage::Format_ARGB32);
+        img.fill(Qt::white);
+        {
+            QPainter p(&img);
+            p.setRenderHint(QPainter::Antialiasing);
+            view.renderTo(&p, QRectF(QPointF(0, 0), size));
+        }
+        int dark = 0;
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x)
+                if ((img.pixel(x, y) & 0xFFFFFF) != 0xFFFFFF)
+                    ++dark;
+        EXPECT_GT(dark, img.width() * img.height() / 20);
+        const int words = static_cast<int>(a->words.size());
+        img.save(QStringLiteral("/tmp/heatmap-links-%1.png").arg(words));
+        view.resize(1000, 700);
+        view.show();
+        QApplication::processEvents();
+        view.plot()->replot();
+        QApplication::processEvents();
+        view.grab().save(QStringLiteral("/tmp/heatmap-links-widget-%1.png").arg(words));
+    }
+}

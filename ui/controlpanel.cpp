@@ -1,0 +1,156 @@
+#include "ui/controlpanel.h"
+
+#include <algorithm>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+
+namespace treelens {
+
+ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
+{
+    auto *form = new QFormLayout(this);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+    m_parser = new QComboBox(this);
+    m_parser->setToolTip(tr("Parser that produces the dependency and constituency trees of typed text"));
+    form->addRow(tr("&Parser:"), m_parser);
+
+    auto *layerRow = new QHBoxLayout;
+    m_layerSlider = new QSlider(Qt::Horizontal, this);
+    m_layer = new QSpinBox(this);
+    m_layerSlider->setRange(1, 1);
+    m_layer->setRange(1, 1);
+    m_layer->setToolTip(tr("Encoder layer (Ctrl+Up / Ctrl+Down)"));
+    layerRow->addWidget(m_layerSlider, 1);
+    layerRow->addWidget(m_layer);
+    form->addRow(tr("&Layer:"), layerRow);
+
+    m_head = new QSpinBox(this);
+    m_head->setRange(1, 1);
+    m_head->setToolTip(tr("Attention head (Ctrl+Right / Ctrl+Left)"));
+    form->addRow(tr("&Head:"), m_head);
+
+    m_weighted = new QCheckBox(tr("after ×C (constituent prior)"), this);
+    m_weighted->setChecked(true);
+    m_weighted->setToolTip(tr("Show attention after the Tree Transformer's constituent prior (softmax ⊙ C); "
+                              "unchecked: the plain softmax"));
+    form->addRow(tr("Attention:"), m_weighted);
+
+    m_focus = new QComboBox(this);
+    m_focus->setToolTip(tr("Show the attention going out of this word on the trees (or click a word)"));
+    form->addRow(tr("&From word:"), m_focus);
+
+    auto *thrRow = new QHBoxLayout;
+    m_threshold = new QSlider(Qt::Horizontal, this);
+    m_threshold->setRange(0, 100);
+    m_threshold->setValue(10);
+    m_thresholdLabel = new QLabel(QStringLiteral("0.10"), this);
+    m_thresholdLabel->setMinimumWidth(m_thresholdLabel->fontMetrics().horizontalAdvance(QStringLiteral("0.000")));
+    m_threshold->setToolTip(tr("Attention arcs below this weight are not drawn"));
+    thrRow->addWidget(m_threshold, 1);
+    thrRow->addWidget(m_thresholdLabel);
+    form->addRow(tr("&Threshold:"), thrRow);
+
+    m_constMode = new QComboBox(this);
+    m_constMode->addItems({tr("Parser tree"), tr("Induced tree"), tr("Side by side"), tr("Compare brackets")});
+    m_constMode->setCurrentIndex(3);
+    form->addRow(tr("Constituency:"), m_constMode);
+    m_constOverlay = new QComboBox(this);
+    m_constOverlay->addItems({tr("No overlay"), tr("Cohesion (prior C)"), tr("Attention from word")});
+    m_constOverlay->setCurrentIndex(1);
+    form->addRow(tr("Overlay:"), m_constOverlay);
+    m_depLayout = new QComboBox(this);
+    m_depLayout->addItems({tr("Arcs (displaCy)"), tr("Hierarchical")});
+    form->addRow(tr("Dependency:"), m_depLayout);
+
+    connect(m_parser, &QComboBox::activated, this, [this](int) { Q_EMIT parserChosen(m_parser->currentText()); });
+    connect(m_layerSlider, &QSlider::valueChanged, m_layer, &QSpinBox::setValue);
+    connect(m_layer, &QSpinBox::valueChanged, m_layerSlider, &QSlider::setValue);
+    connect(m_layer, &QSpinBox::valueChanged, this, &ControlPanel::readWidgets);
+    connect(m_head, &QSpinBox::valueChanged, this, &ControlPanel::readWidgets);
+    connect(m_weighted, &QCheckBox::toggled, this, &ControlPanel::readWidgets);
+    connect(m_focus, &QComboBox::currentIndexChanged, this, &ControlPanel::readWidgets);
+    connect(m_threshold, &QSlider::valueChanged, this, [this](int v) {
+        m_thresholdLabel->setText(QString::number(v / 100.0, 'f', 2));
+        readWidgets();
+    });
+    connect(m_constMode, &QComboBox::currentIndexChanged, this, &ControlPanel::constituencyModeChanged);
+    connect(m_constOverlay, &QComboBox::currentIndexChanged, this, &ControlPanel::constituencyOverlayChanged);
+    connect(m_depLayout, &QComboBox::currentIndexChanged, this, &ControlPanel::dependencyLayoutChanged);
+}
+
+void ControlPanel::setShape(int layers, int heads, const std::vector<std::string> &words)
+{
+    m_updating = true;
+    const int l = std::max(1, layers), h = std::max(1, heads);
+    m_layerSlider->setRange(1, l);
+    m_layer->setRange(1, l);
+    m_head->setRange(1, h);
+    m_layer->setEnabled(layers > 0);
+    m_layerSlider->setEnabled(layers > 0);
+    m_head->setEnabled(heads > 0);
+    const int focus = m_focus->currentIndex();
+    m_focus->clear();
+    m_focus->addItem(tr("(all words)"));
+    for (std::size_t i = 0; i < words.size(); ++i)
+        m_focus->addItem(QStringLiteral("%1  %2").arg(i + 1).arg(QString::fromStdString(words[i])));
+    m_focus->setCurrentIndex(focus >= 0 && focus < m_focus->count() ? focus : 0);
+    m_updating = false;
+    readWidgets();
+}
+
+void ControlPanel::setState(const ViewState &state)
+{
+    m_updating = true;
+    m_layer->setValue(state.layer + 1);
+    m_head->setValue(state.head + 1);
+    m_weighted->setChecked(state.weightedAttention);
+    m_focus->setCurrentIndex(std::clamp(state.focusWord + 1, 0, std::max(0, m_focus->count() - 1)));
+    m_threshold->setValue(static_cast<int>(state.threshold * 100.0 + 0.5));
+    m_updating = false;
+    readWidgets();
+}
+
+void ControlPanel::setParsers(const QStringList &names, const QString &current)
+{
+    const QSignalBlocker block(m_parser);
+    m_parser->clear();
+    m_parser->addItems(names);
+    m_parser->setCurrentText(current);
+}
+
+int ControlPanel::constituencyMode() const { return m_constMode->currentIndex(); }
+int ControlPanel::constituencyOverlay() const { return m_constOverlay->currentIndex(); }
+int ControlPanel::dependencyLayout() const { return m_depLayout->currentIndex(); }
+void ControlPanel::setConstituencyMode(int mode) { m_constMode->setCurrentIndex(mode); }
+void ControlPanel::setConstituencyOverlay(int overlay) { m_constOverlay->setCurrentIndex(overlay); }
+void ControlPanel::setDependencyLayout(int layout) { m_depLayout->setCurrentIndex(layout); }
+
+void ControlPanel::stepLayer(int delta) { m_layer->setValue(m_layer->value() + delta); }
+void ControlPanel::stepHead(int delta) { m_head->setValue(m_head->value() + delta); }
+
+void ControlPanel::readWidgets()
+{
+    if (m_updating)
+        return;
+    ViewState s;
+    s.layer = m_layer->value() - 1;
+    s.head = m_head->value() - 1;
+    s.weightedAttention = m_weighted->isChecked();
+    s.focusWord = m_focus->currentIndex() - 1;
+    s.threshold = m_threshold->value() / 100.0;
+    if (s.layer == m_state.layer && s.head == m_state.head && s.weightedAttention == m_state.weightedAttention
+        && s.focusWord == m_state.focusWord && s.threshold == m_state.threshold)
+        return;
+    m_state = s;
+    Q_EMIT stateChanged(m_state);
+}
+
+} // namespace treelens

@@ -1,0 +1,68 @@
+#pragma once
+/// \file controlpanel.h
+/// The "View" dock: parser choice, layer and head, attention before/after ×C,
+/// focus word, threshold, and the tree view modes. Owns no state beyond its
+/// widgets: it reports changes and the main window fans them out to the views.
+
+#include <vector>
+
+#include <QWidget>
+
+#include "viz/viewcommon.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSlider;
+class QSpinBox;
+
+namespace treelens {
+
+class ControlPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ControlPanel(QWidget *parent = nullptr);
+
+    /// Ranges follow the analysis: layers × heads and the words for the focus list.
+    void setShape(int layers, int heads, const std::vector<std::string> &words);
+    ViewState state() const { return m_state; }
+    void setState(const ViewState &state);
+    void setParsers(const QStringList &names, const QString &current);
+
+    int constituencyMode() const;
+    int constituencyOverlay() const;
+    int dependencyLayout() const;
+    void setConstituencyMode(int mode);
+    void setConstituencyOverlay(int overlay);
+    void setDependencyLayout(int layout);
+
+    // Keyboard steps (wrap-around free: clamped to the ranges).
+    void stepLayer(int delta);
+    void stepHead(int delta);
+
+Q_SIGNALS:
+    void stateChanged(const treelens::ViewState &state);
+    void parserChosen(const QString &name);
+    void constituencyModeChanged(int mode);
+    void constituencyOverlayChanged(int overlay);
+    void dependencyLayoutChanged(int layout);
+
+private:
+    void readWidgets();
+
+    ViewState m_state;
+    bool m_updating = false;
+    QComboBox *m_parser = nullptr;
+    QSlider *m_layerSlider = nullptr;
+    QSpinBox *m_layer = nullptr;
+    QSpinBox *m_head = nullptr;
+    QCheckBox *m_weighted = nullptr;
+    QComboBox *m_focus = nullptr;
+    QSlider *m_threshold = nullptr;
+    QLabel *m_thresholdLabel = nullptr;
+    QComboBox *m_constMode = nullptr;
+    QComboBox *m_constOverlay = nullptr;
+    QComboBox *m_depLayout = nullptr;
+};
+
+} // namespace treelens

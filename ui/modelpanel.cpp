@@ -1,0 +1,133 @@
+#include "ui/modelpanel.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLocale>
+#include <QMenu>
+#include <QPushButton>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace treelens {
+
+namespace {
+QString row(const QString &key, const QString &value)
+{
+    return QStringLiteral("<tr><td style='color:#555;padding-right:8px'>%1</td><td>%2</td></tr>").arg(key, value);
+}
+} // namespace
+
+QString modelCardHtml(const QString &path, const EncoderInfo &info)
+{
+    const QLocale loc(QLocale::English);
+    QString html = QStringLiteral("<h3>%1</h3><table>").arg(QString::fromStdString(info.name).toHtmlEscaped());
+    html += row(QObject::tr("Family"), QString::fromStdString(info.family));
+    html += row(QObject::tr("Task"), QString::fromStdString(info.task));
+    html += row(QObject::tr("Size"), QObject::tr("%1 layers, %2 heads, d_model %3, d_ff %4")
+                                         .arg(info.layers).arg(info.heads).arg(info.dModel).arg(info.dFF));
+    html += row(QObject::tr("Parameters"), loc.toString(info.parameters));
+    html += row(QObject::tr("Vocabulary"), loc.toString(info.vocabSize));
+    if (info.maxTokens > 0)
+        html += row(QObject::tr("Longest input"), QObject::tr("%1 tokens").arg(info.maxTokens));
+    html += row(QObject::tr("Runs on"), QString::fromStdString(info.device));
+    html += row(QObject::tr("File"), QStringLiteral("%1 (%2 MB)")
+                                         .arg(QFileInfo(path).fileName().toHtmlEscaped())
+                                         .arg(QFileInfo(path).size() / 1048576.0, 0, 'f', 1));
+    const QJsonObject config = QJsonDocument::fromJson(QByteArray::fromStdString(info.configJson)).object();
+    const QJsonObject training = config.value(QStringLiteral("training")).toObject();
+    if (!training.isEmpty()) {
+        const QJsonObject data = training.value(QStringLiteral("data")).toObject();
+        if (!data.isEmpty()) {
+            html += row(QObject::tr("Training data"), QObject::tr("%1 sentences, %2 words")
+                                                          .arg(loc.toString(data.value(QStringLiteral("sentences")).toInteger()))
+                                                          .arg(loc.toString(data.value(QStringLiteral("words")).toInteger())));
+            QStringList sources;
+            const QJsonObject by = data.value(QStringLiteral("by_source")).toObject();
+            for (auto it = by.begin(); it != by.end(); ++it)
+                sources << QStringLiteral("%1 %2").arg(it.key(), loc.toString(it.value().toInteger()));
+            if (!sources.isEmpty())
+                html += row(QObject::tr("Sources"), sources.join(QStringLiteral(", ")).toHtmlEscaped());
+        }
+        const QJsonObject recipe = training.value(QStringLiteral("recipe")).toObject();
+        const QJsonObject tr = recipe.value(QStringLiteral("training")).toObject();
+        if (tr.contains(QStringLiteral("steps")))
+            html += row(QObject::tr("Training steps"), loc.toString(tr.value(QStringLiteral("steps")).toInteger()));
+        if (training.contains(QStringLiteral("final_validation_mlm_loss")))
+            html += row(QObject::tr("Validation MLM loss"),
+                        QString::number(training.value(QStringLiteral("final_validation_mlm_loss")).toDouble(), 'f', 3));
+        if (training.contains(QStringLiteral("elapsed_seconds")))
+            html += row(QObject::tr("Training time"),
+                        QObject::tr("%1 h").arg(training.value(QStringLiteral("elapsed_seconds")).toDouble() / 3600.0, 0, 'f', 2));
+    }
+    const QJsonObject metrics = config.value(QStringLiteral("metrics")).toObject();
+    for (auto it = metrics.begin(); it != metrics.end(); ++it)
+        html += row(it.key().toHtmlEscaped(), it.value().isDouble() ? QString::number(it.value().toDouble(), 'f', 2)
+                                                                    : it.value().toString().toHtmlEscaped());
+    html += QStringLiteral("</table>");
+    return html;
+}
+
+ModelPanel::ModelPanel(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto *row = new QHBoxLayout;
+    auto *load = new QPushButton(tr("Load model…"), this);
+    m_recent = new QPushButton(tr("Recent"), this);
+    m_recentMenu = new QMenu(m_recent);
+    m_recent->setMenu(m_recentMenu);
+    row->addWidget(load);
+    row->addWidget(m_recent);
+    row->addStretch(1);
+    layout->addLayout(row);
+    m_title = new QLabel(tr("No model"), this);
+    m_title->setWordWrap(true);
+    layout->addWidget(m_title);
+    m_card = new QTextBrowser(this);
+    m_card->setOpenExternalLinks(false);
+    layout->addWidget(m_card, 1);
+    connect(load, &QPushButton::clicked, this, &ModelPanel::loadRequested);
+}
+
+void ModelPanel::setLoading(const QString &path)
+{
+    m_title->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    m_card->clear();
+}
+
+void ModelPanel::setModel(const QString &path, const EncoderInfo &info)
+{
+    m_title->setText(QFileInfo(path).absoluteFilePath());
+    m_title->setToolTip(path);
+    QString html = modelCardHtml(path, info);
+    // The Markdown card shipped next to the model (its training log summary and results).
+    QFile md(QFileInfo(path).absolutePath() + QLatin1Char('/') + QFileInfo(path).completeBaseName() + QStringLiteral(".md"));
+    if (md.open(QIODevice::ReadOnly)) {
+        QTextDocument doc;
+        doc.setMarkdown(QString::fromUtf8(md.readAll()));
+        html += QStringLiteral("<hr>") + doc.toHtml();
+    }
+    m_card->setHtml(html);
+}
+
+void ModelPanel::setError(const QString &path, const QString &message)
+{
+    m_title->setText(tr("Could not load %1").arg(QFileInfo(path).fileName()));
+    m_card->setPlainText(message);
+}
+
+void ModelPanel::setRecent(const QStringList &paths)
+{
+    m_recentMenu->clear();
+    for (const QString &p : paths)
+        m_recentMenu->addAction(QFileInfo(p).fileName(), this, [this, p] { Q_EMIT modelChosen(p); })->setToolTip(p);
+    m_recent->setEnabled(!paths.isEmpty());
+}
+
+QString ModelPanel::cardHtml() const { return m_card->toHtml(); }
+
+} // namespace treelens

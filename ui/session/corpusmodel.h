@@ -1,0 +1,47 @@
+#pragma once
+/// \file corpusmodel.h
+/// A thin table-model adapter over a loaded corpus (thousands of sentences):
+/// columns #, words, induced-tree F1 (once a corpus analysis has run) and the
+/// sentence text. Sorting uses Qt::UserRole (numbers as numbers); searching is a
+/// QSortFilterProxyModel on the text column (see CorpusDock).
+
+#include <memory>
+#include <vector>
+
+#include <QAbstractTableModel>
+
+#include "core/data/sentence.h"
+#include "ui/session/jobrunner.h"
+
+namespace treelens {
+
+class CorpusModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { IndexColumn, WordsColumn, F1Column, TextColumn, ColumnCount };
+
+    explicit CorpusModel(QObject *parent = nullptr);
+
+    void setCorpus(std::shared_ptr<const std::vector<Sentence>> corpus, const QString &path);
+    std::shared_ptr<const std::vector<Sentence>> corpus() const { return m_corpus; }
+    QString path() const { return m_path; }
+    void setAnalysis(std::shared_ptr<const CorpusAnalysis> analysis);
+    std::shared_ptr<const CorpusAnalysis> analysis() const { return m_analysis; }
+    /// The sentence in corpus row `row` (nullptr when out of range). Shares ownership with the corpus.
+    std::shared_ptr<const Sentence> sentenceAt(int row) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::shared_ptr<const std::vector<Sentence>> m_corpus;
+    std::shared_ptr<const CorpusAnalysis> m_analysis;
+    QString m_path;
+};
+
+/// The text a corpus row shows: "# text" when present, else the words joined.
+QString sentenceDisplayText(const Sentence &sentence);
+
+} // namespace treelens

@@ -1,0 +1,908 @@
+#include "viz/constituencyview.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <QFontMetricsF>
+#include <QGraphicsPathItem>
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QKeyEvent>
+#include <QLinearGradient>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QScrollBar>
+#include <QWheelEvent>
+
+#include "core/encoders/induction.h"
+#include "core/formats/ptb.h"
+
+namespace treelens {
+
+namespace {
+
+// Item data keys: the hover text, and the word index of a leaf box.
+constexpr int kHoverKey = 0;
+constexpr int kWordKey = 1;
+
+// Scene units are points. Fonts use pixel sizes so that one "pixel" is one scene
+// unit on every paint device: point-sized fonts would be scaled by the device
+// DPI and no longer match the layout when exported to PDF/SVG.
+QFont makeFont(int size, QFont::Weight weight = QFont::Normal)
+{
+    QFont f;
+    f.setPixelSize(size);
+    f.setWeight(weight);
+    return f;
+}
+const QFont &phraseFont() { static const QFont f = makeFont(10, QFont::DemiBold); return f; }
+const QFont &wordFont() { static const QFont f = makeFont(10); return f; }
+const QFont &posFont() { static const QFont f = makeFont(8); return f; }
+const QFont &titleFont() { static const QFont f = makeFont(11, QFont::DemiBold); return f; }
+const QFont &legendFont() { static const QFont f = makeFont(9); return f; }
+const QFont &smallFont() { static const QFont f = makeFont(8); return f; }
+
+const QColor kInk(0x22, 0x22, 0x22);
+const QColor kEdge(0x70, 0x70, 0x70);
+const QColor kBorder(0x8a, 0x8a, 0x8a);
+const QColor kPos(0x75, 0x75, 0x75);
+const QColor kShared(0x1a, 0x98, 0x50);   // green: bracket also induced
+const QColor kMissing(0xd7, 0x30, 0x27);  // red, dashed: parser only
+const QColor kExtra(0xd7, 0x30, 0x27);    // red brackets under the words: induced only
+
+constexpr double kNodeHeight = 16.0;
+constexpr double kDotSize = 11.0;
+constexpr double kPosHeight = 12.0; // the tag line above a word
+constexpr double kMargin = 14.0;
+
+/// Black or white, whichever reads better on `fill`.
+QColor textOn(const QColor &fill)
+{
+    const double luminance = 0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF();
+    return luminance < 0.55 ? Qt::white : kInk;
+}
+
+QString fmt(double v) { return QString::number(v, 'f', 3); }
+
+QString spanLabel(std::pair<int, int> s)
+{
+    return QStringLiteral("[%1,%2)").arg(s.first).arg(s.second);
+}
+
+QGraphicsSimpleTextItem *addText(QGraphicsScene *scene, const QString &text, const QFont &font, const QColor &color,
+                                 QPointF topLeft)
+{
+    auto *item = new QGraphicsSimpleTextItem(text);
+    item->setFont(font);
+    item->setBrush(color);
+    item->setPos(topLeft);
+    scene->addItem(item);
+    return item;
+}
+
+/// A text item centred on its parent's origin.
+void addCentredText(QGraphicsItem *parent, const QString &text, const QFont &font, const QColor &color)
+{
+    auto *item = new QGraphicsSimpleTextItem(text, parent);
+    item->setFont(font);
+    item->setBrush(color);
+    const QRectF r = item->boundingRect();
+    item->setPos(-r.width() / 2.0, -r.height() / 2.0);
+    // Hover/click look-ups walk to the parent box.
+    item->setAcceptedMouseButtons(Qt::NoButton);
+}
+
+} // namespace
+
+ConstituencyView::ConstituencyView(QWidget *parent) : QGraphicsView(parent)
+{
+    setScene(new QGraphicsScene(this));
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing | QPainter::SmoothPixmapTransform);
+    setBackgroundBrush(Qt::white);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setAlignment(Qt::AlignCenter);
+    viewport()->setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    applyZoom();
+    rebuild();
+}
+
+void ConstituencyView::setData(const ViewData &data)
+{
+    m_data = data;
+    m_graphs.clear();
+    m_builtInduced.reset();
+    m_words.clear();
+    if (m_data.sentence)
+        for (const auto &w : m_data.sentence->words())
+            m_words.push_back(QString::fromStdString(w));
+    else if (m_data.analysis)
+        for (const auto &w : m_data.analysis->words)
+            m_words.push_back(QString::fromStdString(w));
+    // Older analyses may carry only the brackets: rebuild the tree over the words.
+    const Analysis *a = m_data.analysis.get();
+    if (a && !a->inducedTree && !a->inducedBrackets.empty()) {
+        std::vector<std::string> words;
+        for (const QString &w : m_words)
+            words.push_back(w.toStdString());
+        if (!words.empty())
+            m_builtInduced = bracketsToTree(words, a->inducedBrackets);
+    }
+    rebuild();
+}
+
+void ConstituencyView::setState(const ViewState &state)
+{
+    const bool changed = state.layer != m_state.layer || state.head != m_state.head ||
+                         state.weightedAttention != m_state.weightedAttention || state.focusWord != m_state.focusWord;
+    m_state = state;
+    // The threshold does not affect this view; avoid rebuilding for it.
+    if (changed)
+        rebuild();
+}
+
+void ConstituencyView::setMode(Mode mode)
+{
+    if (mode == m_mode)
+        return;
+    m_mode = mode;
+    rebuild();
+}
+
+void ConstituencyView::setOverlay(Overlay overlay)
+{
+    if (overlay == m_overlay)
+        return;
+    m_overlay = overlay;
+    rebuild();
+}
+
+std::vector<QGraphicsItem *> ConstituencyView::leafItems() const
+{
+    std::vector<QGraphicsItem *> out;
+    for (auto *w : m_primary.words)
+        if (w)
+            out.push_back(w);
+    return out;
+}
+
+std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> ConstituencyView::phraseItems() const
+{
+    return m_primary.phrases;
+}
+
+std::vector<std::pair<int, int>> ConstituencyView::sharedSpans() const { return m_shared; }
+std::vector<std::pair<int, int>> ConstituencyView::missingSpans() const { return m_missing; }
+std::vector<std::pair<int, int>> ConstituencyView::extraSpans() const { return m_extra; }
+
+const ConstituencyTree *ConstituencyView::parserTree() const
+{
+    if (!m_data.sentence || !m_data.sentence->constituency || m_data.sentence->constituency->empty())
+        return nullptr;
+    return &*m_data.sentence->constituency;
+}
+
+const ConstituencyTree *ConstituencyView::inducedTree() const
+{
+    if (m_data.analysis && m_data.analysis->inducedTree && !m_data.analysis->inducedTree->empty())
+        return &*m_data.analysis->inducedTree;
+    if (m_builtInduced && !m_builtInduced->empty())
+        return &*m_builtInduced;
+    return nullptr;
+}
+
+const ConstituencyView::TreeGraph &ConstituencyView::graphFor(const ConstituencyTree &tree, bool induced)
+{
+    auto it = m_graphs.find(&tree);
+    if (it != m_graphs.end())
+        return it->second;
+    TreeGraph &g = m_graphs[&tree];
+
+    const QFontMetricsF phraseMetrics(phraseFont());
+    const QFontMetricsF wordMetrics(wordFont());
+    const QFontMetricsF posMetrics(posFont());
+    GraphLayoutRequest request;
+    std::vector<std::pair<int, int>> wordRank; // (word index, graph node)
+
+    // Pre-order walk from the content root with an explicit stack (trees may be
+    // thousands deep). Children are pushed in reverse so they come out in order,
+    // which makes the edge order match the child order for ordering=out.
+    // Preterminals are not nodes of their own: the tag is drawn above its word in
+    // one leaf node, so tag and word always line up and take one rank, not two.
+    struct Item {
+        int node;
+        int parentGraphNode;
+        QString pos;
+    };
+    std::vector<Item> stack{{tree.contentRoot(), -1, QString()}};
+    while (!stack.empty()) {
+        const Item item = stack.back();
+        stack.pop_back();
+        const ConstituencyNode &cn = tree.node(item.node);
+        const auto span = tree.span(item.node);
+        if (span.first >= span.second)
+            continue; // traces only: nothing to draw
+        if (!cn.terminal && tree.isPreterminal(item.node)) {
+            // The induced tree's "W" preterminals carry no information.
+            const QString pos = induced ? QString() : QString::fromStdString(cn.label);
+            for (auto c = cn.children.rbegin(); c != cn.children.rend(); ++c)
+                stack.push_back({*c, item.parentGraphNode, pos});
+            continue;
+        }
+        TreeGraph::Node node;
+        node.span = span;
+        QSizeF size;
+        if (cn.terminal) {
+            node.kind = TreeGraph::Kind::Word;
+            // Terminals keep PTB escapes ("-LRB-"); show the bracket itself.
+            node.text = QString::fromStdString(ptbUnescape(cn.label));
+            node.pos = item.pos;
+            node.word = cn.wordIndex;
+            const double w = wordMetrics.horizontalAdvance(node.text) + 8.0;
+            size = node.pos.isEmpty()
+                       ? QSizeF(w, kNodeHeight)
+                       : QSizeF(std::max(w, posMetrics.horizontalAdvance(node.pos) + 4.0), kNodeHeight + kPosHeight);
+        } else if (induced) {
+            node.kind = TreeGraph::Kind::Dot;
+            size = QSizeF(kDotSize, kDotSize);
+        } else {
+            node.kind = TreeGraph::Kind::Phrase;
+            node.text = QString::fromStdString(cn.label);
+            size = QSizeF(std::max(24.0, phraseMetrics.horizontalAdvance(node.text) + 12.0), kNodeHeight);
+        }
+        const int self = static_cast<int>(g.nodes.size());
+        if (node.kind == TreeGraph::Kind::Word)
+            wordRank.push_back({node.word, self});
+        g.nodes.push_back(node);
+        request.nodeSizes.push_back(size);
+        if (item.parentGraphNode >= 0)
+            g.edges.push_back({item.parentGraphNode, self});
+        for (auto c = cn.children.rbegin(); c != cn.children.rend(); ++c)
+            stack.push_back({*c, self, QString()});
+    }
+
+    // All words on one baseline in sentence order.
+    std::sort(wordRank.begin(), wordRank.end());
+    std::vector<int> words;
+    for (const auto &w : wordRank)
+        words.push_back(w.second);
+    if (words.size() > 1)
+        request.sameRank.push_back(words);
+    request.edges = g.edges;
+    request.rankSeparation = induced ? 16.0 : 18.0;
+    request.nodeSeparation = 7.0;
+    auto layout = layoutGraph(request);
+    if (layout.ok())
+        g.layout = std::move(layout.value());
+    else
+        g.error = QString::fromStdString(layout.message());
+    return g;
+}
+
+std::optional<double> ConstituencyView::cohesion(std::pair<int, int> span) const
+{
+    const Analysis *a = m_data.analysis.get();
+    if (!a || m_state.layer < 0 || m_state.layer >= static_cast<int>(a->constituentPrior.size()))
+        return std::nullopt;
+    const Matrix &c = a->constituentPrior[static_cast<std::size_t>(m_state.layer)];
+    const int words = static_cast<int>(a->wordToken.size());
+    if (c.empty() || span.first < 0 || span.second > words || span.first >= span.second)
+        return std::nullopt;
+    const int r = a->wordToken[static_cast<std::size_t>(span.first)];
+    const int col = a->wordToken[static_cast<std::size_t>(span.second - 1)];
+    if (r < 0 || col < 0 || r >= c.rows || col >= c.cols)
+        return std::nullopt;
+    return c.at(r, col);
+}
+
+std::optional<double> ConstituencyView::focusAttention(std::pair<int, int> span) const
+{
+    const Analysis *a = m_data.analysis.get();
+    const int words = a ? static_cast<int>(a->wordToken.size()) : 0;
+    if (!a || !selectedAttention(*a, m_state) || m_state.focusWord < 0 || m_state.focusWord >= words ||
+        span.first < 0 || span.second > words || span.first >= span.second)
+        return std::nullopt;
+    // A constituent receives what its words receive.
+    double sum = 0.0;
+    for (int w = span.first; w < span.second; ++w)
+        sum += wordAttention(*a, m_state, m_state.focusWord, w);
+    return sum;
+}
+
+bool ConstituencyView::overlayActive() const
+{
+    switch (m_overlay) {
+    case Overlay::None:
+        return false;
+    case Overlay::Cohesion:
+        return cohesion({0, 1}).has_value();
+    case Overlay::FocusAttention:
+        return focusAttention({0, 1}).has_value();
+    }
+    return false;
+}
+
+QString ConstituencyView::spanText(std::pair<int, int> span) const
+{
+    QStringList w;
+    for (int i = span.first; i < span.second && i < static_cast<int>(m_words.size()); ++i)
+        w << m_words[static_cast<std::size_t>(i)];
+    QString text = w.join(QLatin1Char(' '));
+    if (text.size() > 60)
+        text = text.left(57) + QStringLiteral("…");
+    return QStringLiteral("“%1”").arg(text);
+}
+
+void ConstituencyView::classifySpans()
+{
+    m_shared.clear();
+    m_missing.clear();
+    m_extra.clear();
+    const ConstituencyTree *parser = parserTree();
+    const Analysis *a = m_data.analysis.get();
+    if (!parser || !a)
+        return;
+    const ConstituencyTree *induced = inducedTree();
+    if (a->inducedBrackets.empty() && !induced)
+        return;
+    const int n = parser->wordCount();
+    // Unlabelled, evalb-style: the whole-sentence span is always right and single
+    // words are always constituents, so neither says anything about the model;
+    // unary chains (NP -> NP) count once since only spans are compared.
+    auto informative = [n](int s, int e) { return s >= 0 && e <= n && e - s >= 2 && !(s == 0 && e == n); };
+    std::set<std::pair<int, int>> gold, model;
+    for (const auto &s : parser->spans(true))
+        if (informative(s.start, s.end))
+            gold.insert({s.start, s.end});
+    if (!a->inducedBrackets.empty()) {
+        for (const auto &b : a->inducedBrackets)
+            if (informative(b.first, b.second))
+                model.insert(b);
+    } else {
+        for (const auto &s : induced->spans(true))
+            if (informative(s.start, s.end))
+                model.insert({s.start, s.end});
+    }
+    std::set_intersection(gold.begin(), gold.end(), model.begin(), model.end(), std::back_inserter(m_shared));
+    std::set_difference(gold.begin(), gold.end(), model.begin(), model.end(), std::back_inserter(m_missing));
+    std::set_difference(model.begin(), model.end(), gold.begin(), gold.end(), std::back_inserter(m_extra));
+}
+
+ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, QPointF topLeft, bool compare)
+{
+    QGraphicsScene *s = scene();
+    DrawnTree drawn;
+    const GraphLayoutResult &layout = graph.layout;
+    const QPointF offset = topLeft - layout.bounds.topLeft();
+    drawn.rect = layout.bounds.translated(offset);
+    drawn.words.assign(m_words.size(), nullptr);
+
+    const std::set<std::pair<int, int>> shared(m_shared.begin(), m_shared.end());
+    const std::set<std::pair<int, int>> missing(m_missing.begin(), m_missing.end());
+    const bool overlay = overlayActive();
+    const QString layerText = QStringLiteral("layer %1").arg(m_state.layer + 1);
+    const QString focusName = (m_state.focusWord >= 0 && m_state.focusWord < static_cast<int>(m_words.size()))
+                                  ? m_words[static_cast<std::size_t>(m_state.focusWord)]
+                                  : QString();
+
+    QPen edgePen(kEdge, 0.9);
+    edgePen.setCapStyle(Qt::RoundCap);
+    for (std::size_t e = 0; e < graph.edges.size() && e < layout.edgePaths.size(); ++e) {
+        auto *item = s->addPath(layout.edgePaths[e].translated(offset), edgePen);
+        item->setZValue(0);
+        item->setAcceptedMouseButtons(Qt::NoButton);
+    }
+
+    for (std::size_t i = 0; i < graph.nodes.size() && i < layout.centers.size(); ++i) {
+        const TreeGraph::Node &node = graph.nodes[i];
+        const QPointF centre = layout.centers[i] + offset;
+        QStringList hover;
+        QBrush fill(Qt::white);
+        QPen pen(kBorder, 0.8);
+        QColor textColour = kInk;
+        QPainterPath shape;
+
+        std::optional<double> value;
+        if (overlay) {
+            if (m_overlay == Overlay::Cohesion && node.kind != TreeGraph::Kind::Word)
+                value = cohesion(node.span);
+            else if (m_overlay == Overlay::FocusAttention)
+                value = focusAttention(node.span);
+        }
+
+        switch (node.kind) {
+        case TreeGraph::Kind::Phrase:
+        case TreeGraph::Kind::Dot: {
+            const bool dot = node.kind == TreeGraph::Kind::Dot;
+            const QSizeF size = dot ? QSizeF(kDotSize, kDotSize)
+                                    : QSizeF(std::max(24.0, QFontMetricsF(phraseFont()).horizontalAdvance(node.text) + 12.0),
+                                             kNodeHeight);
+            const QRectF r(-size.width() / 2.0, -size.height() / 2.0, size.width(), size.height());
+            if (dot)
+                shape.addEllipse(r);
+            else
+                shape.addRoundedRect(r, 4.0, 4.0);
+            if (dot)
+                fill = QColor(0xb0, 0xb0, 0xb0);
+            hover << QStringLiteral("%1 %2 %3")
+                         .arg(dot ? QStringLiteral("induced bracket") : node.text, spanLabel(node.span), spanText(node.span));
+            if (compare) {
+                if (shared.count(node.span)) {
+                    pen = QPen(kShared, 2.2);
+                    hover << QStringLiteral("shared: also an induced bracket");
+                } else if (missing.count(node.span)) {
+                    pen = QPen(kMissing, 1.6, Qt::DashLine);
+                    hover << QStringLiteral("missing: not among the induced brackets");
+                } else {
+                    hover << QStringLiteral("not compared (whole sentence or one word)");
+                }
+            }
+            break;
+        }
+        case TreeGraph::Kind::Word: {
+            const double w = QFontMetricsF(wordFont()).horizontalAdvance(node.text) + 8.0;
+            shape.addRoundedRect(QRectF(-w / 2.0, -kNodeHeight / 2.0, w, kNodeHeight), 3.0, 3.0);
+            pen = QPen(overlay ? kBorder : QColor(0xc8, 0xc8, 0xc8), 0.7);
+            hover << QStringLiteral("“%1” word %2%3")
+                         .arg(node.text)
+                         .arg(node.word)
+                         .arg(node.pos.isEmpty() ? QString() : QStringLiteral(", %1").arg(node.pos));
+            if (node.word == m_state.focusWord && node.word >= 0) {
+                pen = QPen(Qt::black, 2.0);
+                hover << QStringLiteral("focus word");
+            }
+            break;
+        }
+        }
+
+        if (value) {
+            fill = sequentialColor(*value);
+            textColour = textOn(fill.color());
+            if (m_overlay == Overlay::Cohesion)
+                hover << QStringLiteral("%1 %2 cohesion at %3: %4")
+                             .arg(node.kind == TreeGraph::Kind::Dot ? QStringLiteral("bracket") : node.text,
+                                  spanLabel(node.span), layerText, fmt(*value));
+            else if (node.kind == TreeGraph::Kind::Word)
+                hover << QStringLiteral("attention from “%1” (%2, head %3): %4")
+                             .arg(focusName, layerText)
+                             .arg(m_state.head + 1)
+                             .arg(fmt(*value));
+            else
+                hover << QStringLiteral("attention from “%1” (%2, head %3), summed over %4 words: %5")
+                             .arg(focusName, layerText)
+                             .arg(m_state.head + 1)
+                             .arg(node.span.second - node.span.first)
+                             .arg(fmt(*value));
+        }
+
+        const QString hoverText = hover.join(QLatin1Char('\n'));
+        auto *item = new QGraphicsPathItem(shape);
+        item->setBrush(fill);
+        item->setPen(pen);
+        QPointF at = centre;
+        if (node.kind == TreeGraph::Kind::Dot) {
+            drawn.phrases.push_back({item, node.span});
+        } else if (node.kind == TreeGraph::Kind::Phrase) {
+            addCentredText(item, node.text, phraseFont(), textColour);
+            drawn.phrases.push_back({item, node.span});
+        } else {
+            addCentredText(item, node.text, wordFont(), textColour);
+            if (!node.pos.isEmpty()) {
+                // The leaf node is tag over word: the box takes the lower part, the
+                // tag (small, grey: it annotates the word) sits above it as a child
+                // so hovering or clicking it means the word.
+                at.ry() += kPosHeight / 2.0;
+                auto *tag = new QGraphicsSimpleTextItem(node.pos, item);
+                tag->setFont(posFont());
+                tag->setBrush(kPos);
+                const QRectF r = tag->boundingRect();
+                tag->setPos(-r.width() / 2.0, -kNodeHeight / 2.0 - kPosHeight + (kPosHeight - r.height()) / 2.0);
+            }
+            item->setData(kWordKey, node.word);
+            item->setCursor(Qt::PointingHandCursor);
+            if (node.word >= 0 && node.word < static_cast<int>(drawn.words.size()))
+                drawn.words[static_cast<std::size_t>(node.word)] = item;
+        }
+        item->setPos(at);
+        item->setZValue(1);
+        item->setData(kHoverKey, hoverText);
+        item->setToolTip(hoverText);
+        s->addItem(item);
+    }
+    return drawn;
+}
+
+void ConstituencyView::drawExtraBrackets(const DrawnTree &tree, double top)
+{
+    if (m_extra.empty())
+        return;
+    QGraphicsScene *s = scene();
+    const QFontMetricsF fm(smallFont());
+    // Nested extra brackets (a near right-branching induced tree) each need their
+    // own row; past this many rows the rest are listed as text instead of
+    // growing a staircase hundreds of rows tall.
+    constexpr std::size_t kMaxRows = 10;
+    constexpr double kRowHeight = 21.0;
+    // Greedy row assignment by start (interval colouring, optimal for intervals):
+    // a bracket goes on the first row where neither it nor its label collides.
+    std::vector<double> rowEnd;
+    std::vector<std::pair<int, int>> listed;
+    QPen pen(kExtra, 1.4);
+    pen.setCapStyle(Qt::FlatCap);
+    for (const auto &span : m_extra) {
+        if (span.first < 0 || span.second > static_cast<int>(tree.words.size()))
+            continue;
+        const QGraphicsPathItem *first = tree.words[static_cast<std::size_t>(span.first)];
+        const QGraphicsPathItem *last = tree.words[static_cast<std::size_t>(span.second - 1)];
+        if (!first || !last)
+            continue;
+        const double x0 = first->sceneBoundingRect().left() + 1.0;
+        const double x1 = last->sceneBoundingRect().right() - 1.0;
+        const QString label = spanLabel(span);
+        const double labelW = fm.horizontalAdvance(label);
+        const double cx = (x0 + x1) / 2.0;
+        const double left = std::min(x0, cx - labelW / 2.0);
+        const double right = std::max(x1, cx + labelW / 2.0);
+        std::size_t row = 0;
+        while (row < rowEnd.size() && rowEnd[row] + 4.0 > left)
+            ++row;
+        if (row >= kMaxRows) {
+            listed.push_back(span);
+            continue;
+        }
+        if (row == rowEnd.size())
+            rowEnd.push_back(right);
+        else
+            rowEnd[row] = right;
+        const double y = top + 8.0 + static_cast<double>(row) * kRowHeight;
+        QPainterPath p;
+        p.moveTo(x0, y - 5.0);
+        p.lineTo(x0, y);
+        p.lineTo(x1, y);
+        p.lineTo(x1, y - 5.0);
+        auto *item = s->addPath(p, pen);
+        const auto c = cohesion(span);
+        const QString hover = QStringLiteral("extra: induced bracket %1 %2 is not a parser constituent")
+                                  .arg(spanLabel(span), spanText(span)) +
+                              (c ? QStringLiteral("\ncohesion at layer %1: %2").arg(m_state.layer + 1).arg(fmt(*c))
+                                 : QString());
+        item->setData(kHoverKey, hover);
+        item->setToolTip(hover);
+        auto *text = addText(s, label, smallFont(), kExtra, QPointF(cx - labelW / 2.0, y + 1.0));
+        text->setData(kHoverKey, hover);
+        text->setToolTip(hover);
+    }
+    if (listed.empty())
+        return;
+    // The rest as wrapped text lines, as wide as the tree.
+    const double width = std::max(tree.rect.width(), 400.0);
+    double y = top + 8.0 + static_cast<double>(rowEnd.size()) * kRowHeight + 4.0;
+    QString line = QStringLiteral("%1 more extra brackets:").arg(listed.size());
+    auto flush = [&]() {
+        addText(s, line, smallFont(), kExtra, QPointF(tree.rect.left(), y));
+        y += fm.height() + 2.0;
+        line.clear();
+    };
+    for (const auto &span : listed) {
+        const QString label = spanLabel(span);
+        if (!line.isEmpty() && fm.horizontalAdvance(line + QLatin1Char(' ') + label) > width)
+            flush();
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + label;
+    }
+    flush();
+}
+
+QRectF ConstituencyView::drawLegends(QPointF topLeft)
+{
+    QGraphicsScene *s = scene();
+    QRectF used(topLeft, QSizeF(0, 0));
+    double x = topLeft.x();
+    const double y = topLeft.y();
+    const QFontMetricsF fm(legendFont());
+
+    // Colour scale: title, viridis bar 0..1, ticks and the unit.
+    if (m_overlay != Overlay::None && m_data.analysis) {
+        QString title, unit, note;
+        if (m_overlay == Overlay::Cohesion) {
+            title = QStringLiteral("Cohesion of each constituent: prior C(first word, last word), layer %1")
+                        .arg(m_state.layer + 1);
+            unit = QStringLiteral("probability");
+            if (!overlayActive())
+                note = QStringLiteral("(no constituent prior for this layer)");
+        } else {
+            const bool haveFocus = m_state.focusWord >= 0 && m_state.focusWord < static_cast<int>(m_words.size());
+            title = haveFocus ? QStringLiteral("Attention from “%1”, layer %2, head %3%4")
+                                    .arg(m_words[static_cast<std::size_t>(m_state.focusWord)])
+                                    .arg(m_state.layer + 1)
+                                    .arg(m_state.head + 1)
+                                    .arg(m_state.weightedAttention ? QStringLiteral(" (weighted by C)")
+                                                                   : QStringLiteral(" (softmax)"))
+                              : QStringLiteral("Attention from a word");
+            unit = QStringLiteral("attention weight; phrases: sum over their words");
+            if (!haveFocus)
+                note = QStringLiteral("(click a word to choose it)");
+            else if (!overlayActive())
+                note = QStringLiteral("(no attention for this layer/head)");
+        }
+        auto *t = addText(s, title, legendFont(), kInk, QPointF(x, y));
+        if (!note.isEmpty()) {
+            auto *n = addText(s, note, legendFont(), kPos, QPointF(x, y + 14.0));
+            used = used.united(n->sceneBoundingRect());
+        } else {
+            const QRectF bar(x, y + 16.0, 150.0, 9.0);
+            QLinearGradient g(bar.topLeft(), bar.topRight());
+            for (int i = 0; i <= 16; ++i)
+                g.setColorAt(i / 16.0, sequentialColor(i / 16.0));
+            auto *barItem = s->addRect(bar, QPen(kBorder, 0.5), QBrush(g));
+            used = used.united(barItem->sceneBoundingRect());
+            for (double v : {0.0, 0.5, 1.0}) {
+                const QString label = QString::number(v);
+                const double lx = bar.left() + v * bar.width();
+                s->addLine(lx, bar.bottom(), lx, bar.bottom() + 3.0, QPen(kInk, 0.6));
+                auto *tick = addText(s, label, smallFont(), kInk,
+                                     QPointF(lx - QFontMetricsF(smallFont()).horizontalAdvance(label) / 2.0,
+                                             bar.bottom() + 3.0));
+                used = used.united(tick->sceneBoundingRect());
+            }
+            auto *u = addText(s, unit, smallFont(), kPos, QPointF(bar.right() + 8.0, bar.top()));
+            used = used.united(u->sceneBoundingRect());
+        }
+        used = used.united(t->sceneBoundingRect());
+        x = used.right() + 28.0;
+    }
+
+    // Compare key: what the outlines and red brackets mean, with counts.
+    if (m_mode == Mode::Compare && (!m_shared.empty() || !m_missing.empty() || !m_extra.empty())) {
+        const double sw = 22.0;
+        const double gold = static_cast<double>(m_shared.size() + m_missing.size());
+        const double model = static_cast<double>(m_shared.size() + m_extra.size());
+        const double p = model > 0 ? m_shared.size() / model : 0.0;
+        const double r = gold > 0 ? m_shared.size() / gold : 0.0;
+        const double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0.0;
+        auto *head = addText(s,
+                             QStringLiteral("Parser vs. induced brackets (unlabelled; whole sentence and single "
+                                            "words not compared): P %1  R %2  F1 %3")
+                                 .arg(fmt(p), fmt(r), fmt(f1)),
+                             legendFont(), kInk, QPointF(x, y));
+        used = used.united(head->sceneBoundingRect());
+        const double ry = y + 16.0;
+        double cx = x;
+        auto key = [&](const QString &text) {
+            auto *k = addText(s, text, legendFont(), kInk, QPointF(cx + sw + 5.0, ry));
+            used = used.united(k->sceneBoundingRect());
+            cx = k->sceneBoundingRect().right() + 16.0;
+        };
+        QPainterPath box;
+        box.addRoundedRect(QRectF(cx, ry + 1.0, sw, 11.0), 3.0, 3.0);
+        s->addPath(box, QPen(kShared, 2.2), Qt::white);
+        key(QStringLiteral("shared (%1)").arg(m_shared.size()));
+        QPainterPath box2;
+        box2.addRoundedRect(QRectF(cx, ry + 1.0, sw, 11.0), 3.0, 3.0);
+        s->addPath(box2, QPen(kMissing, 1.6, Qt::DashLine), Qt::white);
+        key(QStringLiteral("missing: parser only (%1)").arg(m_missing.size()));
+        QPainterPath br;
+        br.moveTo(cx + 1.0, ry + 3.0);
+        br.lineTo(cx + 1.0, ry + 8.0);
+        br.lineTo(cx + sw - 1.0, ry + 8.0);
+        br.lineTo(cx + sw - 1.0, ry + 3.0);
+        s->addPath(br, QPen(kExtra, 1.4));
+        key(QStringLiteral("extra: induced only, under the words (%1)").arg(m_extra.size()));
+    }
+    return used;
+}
+
+void ConstituencyView::rebuild()
+{
+    QGraphicsScene *s = scene();
+    s->clear();
+    m_primary = DrawnTree{};
+    m_shared.clear();
+    m_missing.clear();
+    m_extra.clear();
+    m_lastHover.clear();
+
+    const ConstituencyTree *parser = parserTree();
+    const ConstituencyTree *induced = m_data.analysis ? inducedTree() : nullptr;
+
+    // Which trees to draw; Compare and SideBySide degrade to what is there.
+    const ConstituencyTree *first = nullptr;
+    const ConstituencyTree *second = nullptr;
+    bool firstInduced = false;
+    bool compare = false;
+    switch (m_mode) {
+    case Mode::Parser:
+        first = parser;
+        break;
+    case Mode::Induced:
+        first = induced;
+        firstInduced = true;
+        break;
+    case Mode::SideBySide:
+        first = parser ? parser : induced;
+        firstInduced = !parser;
+        second = parser ? induced : nullptr;
+        break;
+    case Mode::Compare:
+        first = parser;
+        classifySpans();
+        compare = !m_shared.empty() || !m_missing.empty() || !m_extra.empty();
+        break;
+    }
+    // No parser tree (e.g. the parser gave up on a very long sentence): the
+    // induced tree is still worth showing, with a note saying why.
+    bool fellBack = false;
+    if (!first && !parser && induced && m_mode != Mode::Induced) {
+        first = induced;
+        firstInduced = true;
+        compare = false;
+        fellBack = true;
+    }
+
+    auto message = [&](const QString &text) {
+        auto *t = addText(s, text, titleFont(), kPos, QPointF(0, 0));
+        s->setSceneRect(t->sceneBoundingRect().adjusted(-kMargin, -kMargin, kMargin, kMargin));
+    };
+    if (!first) {
+        QString text;
+        if (!m_data.sentence)
+            text = QStringLiteral("No sentence");
+        else if (m_mode == Mode::Induced)
+            text = m_data.analysis ? QStringLiteral("The model induced no tree for this sentence")
+                                   : QStringLiteral("No analysis: run a model to see its induced tree");
+        else
+            text = QStringLiteral("No constituency tree for this sentence");
+        message(text);
+        return;
+    }
+
+    double y = 0.0;
+    const QRectF legends = drawLegends(QPointF(0.0, 0.0));
+    if (!legends.isEmpty())
+        y = legends.bottom() + 18.0;
+
+    auto place = [&](const ConstituencyTree *tree, bool isInduced, const QString &title, bool primary) {
+        if (!title.isEmpty()) {
+            auto *t = addText(s, title, titleFont(), kInk, QPointF(0.0, y));
+            y = t->sceneBoundingRect().bottom() + 8.0;
+        }
+        const TreeGraph &graph = graphFor(*tree, isInduced);
+        if (!graph.error.isEmpty()) {
+            auto *t = addText(s, QStringLiteral("Tree layout failed: %1").arg(graph.error), legendFont(), kMissing,
+                              QPointF(0.0, y));
+            y = t->sceneBoundingRect().bottom() + 12.0;
+            return;
+        }
+        DrawnTree drawn = drawTree(graph, QPointF(0.0, y), compare && primary);
+        y = drawn.rect.bottom();
+        if (compare && primary) {
+            drawExtraBrackets(drawn, y);
+            y = s->itemsBoundingRect().bottom();
+        }
+        y += 24.0;
+        if (primary)
+            m_primary = std::move(drawn);
+    };
+
+    if (second) {
+        place(first, firstInduced, QStringLiteral("Parser tree"), true);
+        place(second, true, QStringLiteral("Induced tree (model)"), false);
+    } else {
+        place(first, firstInduced,
+              fellBack ? QStringLiteral("Induced tree (model) — the sentence has no parser tree")
+                       : m_mode == Mode::Induced ? QStringLiteral("Induced tree (model)") : QString(),
+              true);
+    }
+    s->setSceneRect(s->itemsBoundingRect().adjusted(-kMargin, -kMargin, kMargin, kMargin));
+}
+
+QSizeF ConstituencyView::exportSize() const
+{
+    return scene()->sceneRect().size();
+}
+
+void ConstituencyView::renderTo(QPainter *painter, const QRectF &target)
+{
+    painter->save();
+    painter->fillRect(target, Qt::white);
+    painter->setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing | QPainter::SmoothPixmapTransform);
+    scene()->render(painter, target, scene()->sceneRect(), Qt::KeepAspectRatio);
+    painter->restore();
+}
+
+void ConstituencyView::applyZoom()
+{
+    // Scene units are points: at zoom 1 the tree has its printed size on screen.
+    const double base = logicalDpiX() / 72.0;
+    setTransform(QTransform::fromScale(base * m_zoom, base * m_zoom));
+}
+
+void ConstituencyView::wheelEvent(QWheelEvent *event)
+{
+    if (event->modifiers() & Qt::ControlModifier) {
+        const double steps = event->angleDelta().y() / 120.0;
+        m_zoom = std::clamp(m_zoom * std::pow(1.15, steps), 0.1, 8.0);
+        applyZoom();
+        event->accept();
+        return;
+    }
+    QGraphicsView::wheelEvent(event);
+}
+
+void ConstituencyView::keyPressEvent(QKeyEvent *event)
+{
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        m_zoom = std::min(8.0, m_zoom * 1.15);
+        applyZoom();
+        return;
+    case Qt::Key_Minus:
+        m_zoom = std::max(0.1, m_zoom / 1.15);
+        applyZoom();
+        return;
+    case Qt::Key_0:
+        m_zoom = 1.0;
+        applyZoom();
+        return;
+    default:
+        QGraphicsView::keyPressEvent(event);
+    }
+}
+
+QString ConstituencyView::hoverTextAt(const QPoint &viewPos, int *word) const
+{
+    if (word)
+        *word = -1;
+    for (QGraphicsItem *item : items(viewPos)) {
+        // Child text items carry nothing: their box does.
+        for (QGraphicsItem *it = item; it; it = it->parentItem()) {
+            if (word && it->data(kWordKey).isValid())
+                *word = it->data(kWordKey).toInt();
+            const QVariant v = it->data(kHoverKey);
+            if (v.isValid())
+                return v.toString();
+        }
+    }
+    return QString();
+}
+
+void ConstituencyView::mousePressEvent(QMouseEvent *event)
+{
+    m_pressPos = event->pos();
+    m_pressWord = -1;
+    if (event->button() == Qt::LeftButton)
+        hoverTextAt(event->pos(), &m_pressWord);
+    QGraphicsView::mousePressEvent(event);
+}
+
+void ConstituencyView::mouseMoveEvent(QMouseEvent *event)
+{
+    QGraphicsView::mouseMoveEvent(event);
+    if (event->buttons() != Qt::NoButton)
+        return; // panning
+    const QString text = hoverTextAt(event->pos(), nullptr);
+    if (text != m_lastHover) {
+        m_lastHover = text;
+        Q_EMIT hovered(text);
+    }
+}
+
+void ConstituencyView::mouseReleaseEvent(QMouseEvent *event)
+{
+    QGraphicsView::mouseReleaseEvent(event);
+    // A click, not the end of a drag: the press and release are on the same word.
+    if (event->button() == Qt::LeftButton && m_pressWord >= 0 &&
+        (event->pos() - m_pressPos).manhattanLength() < 5) {
+        int word = -1;
+        hoverTextAt(event->pos(), &word);
+        if (word == m_pressWord)
+            Q_EMIT wordClicked(word);
+    }
+    m_pressWord = -1;
+}
+
+} // namespace treelens

@@ -1,0 +1,133 @@
+#pragma once
+/// \file constituencyview.h
+/// The constituency tree drawn from a Graphviz (dot) layout in a QGraphicsScene:
+/// zoom (Ctrl+wheel, +/-), pan (drag), hover (hovered() with exact values) and export.
+/// Leaves sit on one baseline in sentence order. Overlays:
+///  - the parser's tree, the model's induced tree (Analysis::inducedTree), both
+///    side by side, or one tree (the parser's) with brackets shared with the
+///    induced tree highlighted, parser-only brackets marked "missing" and
+///    induced-only brackets listed/marked "extra";
+///  - the constituent prior of the selected layer as the cohesion of each
+///    constituent: for span [i, j) the prior C[i][j-1] between its first and last
+///    word (Tree Transformer C, over tokens via Analysis::wordToken), drawn as the
+///    node's fill colour (sequentialColor) with the value in the tooltip;
+///  - "attention from word X" (ViewState::focusWord): each leaf coloured by the
+///    attention X gives it (selected layer/head), each constituent by the sum over
+///    its leaves.
+
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <QGraphicsView>
+
+#include "viz/graphlayout.h"
+#include "viz/viewcommon.h"
+
+class QGraphicsItem;
+class QGraphicsPathItem;
+
+namespace treelens {
+
+class ConstituencyView : public QGraphicsView, public ExportableView {
+    Q_OBJECT
+public:
+    enum class Mode { Parser, Induced, SideBySide, Compare };
+    enum class Overlay { None, Cohesion, FocusAttention };
+
+    explicit ConstituencyView(QWidget *parent = nullptr);
+
+    void setData(const ViewData &data);
+    void setState(const ViewState &state);
+    void setMode(Mode mode);
+    void setOverlay(Overlay overlay);
+    Mode mode() const { return m_mode; }
+    Overlay overlay() const { return m_overlay; }
+
+    // For tests: what is in the scene.
+    /// Leaf (word) items of the primary tree, left to right: the word boxes
+    /// (QGraphicsPathItem, brush = overlay colour; word and POS tag are child text items).
+    std::vector<QGraphicsItem *> leafItems() const;
+    /// Phrase-node items of the primary tree with their spans ([start, end) over words).
+    std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> phraseItems() const;
+    /// Compare mode: spans classified as shared / parser-only (missing) / induced-only (extra).
+    std::vector<std::pair<int, int>> sharedSpans() const;
+    std::vector<std::pair<int, int>> missingSpans() const;
+    std::vector<std::pair<int, int>> extraSpans() const;
+
+    QSizeF exportSize() const override;
+    void renderTo(QPainter *painter, const QRectF &target) override;
+    QString exportName() const override { return QStringLiteral("constituency"); }
+
+Q_SIGNALS:
+    /// Text for the inspector: exact values under the mouse.
+    void hovered(const QString &text);
+    /// A leaf was clicked: make it the focus word.
+    void wordClicked(int word);
+
+protected:
+    void wheelEvent(QWheelEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+
+private:
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+
+    /// A tree prepared for drawing: the visible nodes and their dot layout.
+    /// Cached per tree, since only the colours change with layer/head/overlay.
+    struct TreeGraph {
+        enum class Kind { Phrase, Dot, Word };
+        struct Node {
+            Kind kind = Kind::Phrase;
+            QString text;
+            std::pair<int, int> span{0, 0};
+            QString pos;         ///< Word nodes: POS tag drawn above the word (parser trees)
+            int word = -1;       ///< Word nodes: word index
+        };
+        std::vector<Node> nodes;
+        std::vector<std::pair<int, int>> edges;
+        GraphLayoutResult layout;
+        QString error;           ///< non-empty when the layout failed
+    };
+    /// What one drawn tree left in the scene.
+    struct DrawnTree {
+        std::vector<QGraphicsPathItem *> words;  ///< by word index (null for missing words)
+        std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> phrases;
+        QRectF rect;                             ///< scene rect of the tree
+    };
+
+    void rebuild();
+    void applyZoom();
+    const ConstituencyTree *parserTree() const;
+    const ConstituencyTree *inducedTree() const;
+    const TreeGraph &graphFor(const ConstituencyTree &tree, bool induced);
+    DrawnTree drawTree(const TreeGraph &graph, QPointF topLeft, bool compare);
+    void classifySpans();
+    QRectF drawLegends(QPointF topLeft);
+    void drawExtraBrackets(const DrawnTree &tree, double top);
+    std::optional<double> cohesion(std::pair<int, int> span) const;
+    std::optional<double> focusAttention(std::pair<int, int> span) const;
+    bool overlayActive() const;
+    QString spanText(std::pair<int, int> span) const;
+    QString hoverTextAt(const QPoint &viewPos, int *word) const;
+
+    ViewData m_data;
+    ViewState m_state;
+    Mode m_mode = Mode::Compare;
+    Overlay m_overlay = Overlay::Cohesion;
+
+    /// Built from Analysis::inducedBrackets when the analysis has no inducedTree.
+    std::optional<ConstituencyTree> m_builtInduced;
+    std::map<const ConstituencyTree *, TreeGraph> m_graphs;
+    std::vector<QString> m_words;                 ///< words of the sentence, for hover texts
+    DrawnTree m_primary;
+    std::vector<std::pair<int, int>> m_shared, m_missing, m_extra;
+    double m_zoom = 1.0;
+    QPoint m_pressPos;
+    int m_pressWord = -1;
+    QString m_lastHover;
+};
+
+} // namespace treelens

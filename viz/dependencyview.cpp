@@ -1,0 +1,936 @@
+#include "viz/dependencyview.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <utility>
+
+#include <QFontMetricsF>
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QGraphicsSceneHoverEvent>
+#include <QGraphicsSceneMouseEvent>
+#include <QKeyEvent>
+#include <QLinearGradient>
+#include <QPainter>
+#include <QPainterPathStroker>
+#include <QScrollBar>
+#include <QStyleOptionGraphicsItem>
+#include <QWheelEvent>
+
+#include "viz/graphlayout.h"
+
+namespace treelens {
+
+namespace {
+
+// Geometry in scene units (points). Chosen so 9 pt labels never touch: one arc
+// level is a label's height plus a margin.
+constexpr double kWordGap = 16.0;      // minimum white space between two word columns
+constexpr double kSlotSpacing = 7.0;   // distance between arc endpoints on one word
+constexpr double kCorner = 6.0;        // radius of an arc's rounded corners
+constexpr double kArrowLength = 7.0;
+constexpr double kArrowHalfWidth = 3.5;
+constexpr double kLabelPadX = 3.0;
+constexpr double kLabelPadY = 1.0;
+constexpr double kTreeArcWidth = 1.8;
+constexpr double kMargin = 16.0;
+
+QFont scaledFont(const QFont &base, double pointSize, bool bold = false)
+{
+    QFont f = base;
+    f.setPointSizeF(pointSize);
+    f.setBold(bold);
+    return f;
+}
+
+/// A word with its UPOS tag underneath; origin at the centre of the word's top edge.
+class WordItem : public QGraphicsItem {
+public:
+    WordItem(const QString &word, const QString &tag, const QFont &wordFont, const QFont &tagFont, bool boxed)
+        : m_word(word), m_tag(tag), m_wordFont(wordFont), m_tagFont(tagFont), m_boxed(boxed)
+    {
+        const QFontMetricsF wm(wordFont), tm(tagFont);
+        m_wordW = wm.horizontalAdvance(word);
+        m_tagW = tag.isEmpty() ? 0.0 : tm.horizontalAdvance(tag);
+        m_wordH = wm.height();
+        m_tagH = tm.height();
+        const double w = std::max(m_wordW, m_tagW);
+        m_rect = QRectF(-w / 2, 0, w, m_wordH + 1 + m_tagH);
+        if (m_boxed)
+            m_rect.adjust(-5, -3, 5, 3);
+        setAcceptHoverEvents(true);
+        setCursor(Qt::PointingHandCursor);
+    }
+    QRectF boundingRect() const override { return m_rect; }
+    void paint(QPainter *p, const QStyleOptionGraphicsItem *, QWidget *) override
+    {
+        p->setRenderHint(QPainter::Antialiasing);
+        p->setRenderHint(QPainter::TextAntialiasing);
+        if (m_boxed) {
+            p->setPen(QPen(QColor(150, 150, 150), 0.8));
+            p->setBrush(m_highlighted ? QColor(255, 236, 170) : m_hover ? QColor(235, 240, 250) : QColor(Qt::white));
+            p->drawRoundedRect(m_rect.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
+        } else if (m_hover || m_highlighted) {
+            p->setPen(Qt::NoPen);
+            p->setBrush(m_highlighted ? QColor(255, 236, 170) : QColor(235, 240, 250));
+            p->drawRoundedRect(m_rect.adjusted(-2, -1, 2, 1), 3, 3);
+        }
+        p->setPen(Qt::black);
+        p->setFont(m_wordFont);
+        p->drawText(QRectF(-m_wordW / 2 - 1, 0, m_wordW + 2, m_wordH), Qt::AlignCenter, m_word);
+        if (!m_tag.isEmpty()) {
+            p->setPen(QColor(90, 90, 90));
+            p->setFont(m_tagFont);
+            p->drawText(QRectF(-m_tagW / 2 - 1, m_wordH + 1, m_tagW + 2, m_tagH), Qt::AlignCenter, m_tag);
+        }
+    }
+    double height() const { return m_wordH + 1 + m_tagH; }
+    /// Marks the focus word (its outgoing attention is what the arcs show).
+    void setHighlighted(bool on)
+    {
+        m_highlighted = on;
+        update();
+    }
+    /// Widens the (boxed) item, centred, to at least `width`.
+    void setMinimumWidth(double width)
+    {
+        if (width <= m_rect.width())
+            return;
+        prepareGeometryChange();
+        m_rect.setLeft(-width / 2);
+        m_rect.setRight(width / 2);
+    }
+    std::function<void()> onClick;
+    std::function<void()> onHover;
+
+protected:
+    void mousePressEvent(QGraphicsSceneMouseEvent *event) override
+    {
+        // Accepting the press keeps the view from starting a hand-drag on a word.
+        if (event->button() == Qt::LeftButton && onClick) {
+            event->accept();
+            onClick();
+            return;
+        }
+        QGraphicsItem::mousePressEvent(event);
+    }
+    void hoverEnterEvent(QGraphicsSceneHoverEvent *) override
+    {
+        m_hover = true;
+        update();
+        if (onHover)
+            onHover();
+    }
+    void hoverLeaveEvent(QGraphicsSceneHoverEvent *) override
+    {
+        m_hover = false;
+        update();
+    }
+
+private:
+    QString m_word, m_tag;
+    QFont m_wordFont, m_tagFont;
+    bool m_boxed;
+    bool m_hover = false;
+    bool m_highlighted = false;
+    double m_wordW = 0, m_tagW = 0, m_wordH = 0, m_tagH = 0;
+    QRectF m_rect;
+};
+
+/// An arc (tree dependency or attention) with an arrowhead; the pen colour is the
+/// arc's colour. Hovering widens it and reports its text.
+class ArcItem : public QGraphicsPathItem {
+public:
+    ArcItem(const QPainterPath &path, const QPolygonF &arrow, const QColor &color, double width)
+        : QGraphicsPathItem(path), m_arrow(arrow)
+    {
+        QPen pen(color, width, Qt::SolidLine, Qt::FlatCap, Qt::RoundJoin);
+        setPen(pen);
+        setBrush(Qt::NoBrush);
+        setAcceptHoverEvents(true);
+        QPainterPathStroker stroker;
+        // Thin arcs are hard to hit: the hover shape is at least 7 pt wide.
+        stroker.setWidth(std::max(7.0, width + 3.0));
+        m_shape = stroker.createStroke(path);
+        m_shape.addPolygon(arrow);
+        m_bounds = path.boundingRect().united(arrow.boundingRect()).adjusted(-width * 2, -width * 2, width * 2, width * 2);
+    }
+    QRectF boundingRect() const override { return m_bounds; }
+    QPainterPath shape() const override { return m_shape; }
+    void paint(QPainter *p, const QStyleOptionGraphicsItem *, QWidget *) override
+    {
+        p->setRenderHint(QPainter::Antialiasing);
+        QPen pen = this->pen();
+        if (m_hover)
+            pen.setWidthF(pen.widthF() * 1.8 + 0.5);
+        p->setPen(pen);
+        p->setBrush(Qt::NoBrush);
+        p->drawPath(path());
+        if (!m_arrow.isEmpty()) {
+            p->setPen(Qt::NoPen);
+            p->setBrush(pen.color());
+            p->drawPolygon(m_arrow);
+        }
+    }
+    std::function<void()> onHover;
+
+protected:
+    void hoverEnterEvent(QGraphicsSceneHoverEvent *) override
+    {
+        m_hover = true;
+        update();
+        if (onHover)
+            onHover();
+    }
+    void hoverLeaveEvent(QGraphicsSceneHoverEvent *) override
+    {
+        m_hover = false;
+        update();
+    }
+
+private:
+    QPolygonF m_arrow;
+    QPainterPath m_shape;
+    QRectF m_bounds;
+    bool m_hover = false;
+};
+
+/// Text on a white rounded box, centred on its position (relation labels, "root").
+class LabelItem : public QGraphicsItem {
+public:
+    LabelItem(const QString &text, const QFont &font, const QColor &color = QColor(30, 30, 30))
+        : m_text(text), m_font(font), m_color(color)
+    {
+        const QFontMetricsF fm(font);
+        const double w = fm.horizontalAdvance(text) + 2 * kLabelPadX;
+        const double h = fm.height() + 2 * kLabelPadY;
+        m_rect = QRectF(-w / 2, -h / 2, w, h);
+    }
+    QRectF boundingRect() const override { return m_rect; }
+    void paint(QPainter *p, const QStyleOptionGraphicsItem *, QWidget *) override
+    {
+        p->setRenderHint(QPainter::Antialiasing);
+        p->setPen(Qt::NoPen);
+        p->setBrush(Qt::white);
+        p->drawRoundedRect(m_rect, 2, 2);
+        p->setPen(m_color);
+        p->setFont(m_font);
+        p->drawText(m_rect, Qt::AlignCenter, m_text);
+    }
+
+private:
+    QString m_text;
+    QFont m_font;
+    QColor m_color;
+    QRectF m_rect;
+};
+
+QSizeF labelSize(const QString &text, const QFont &font)
+{
+    const QFontMetricsF fm(font);
+    return {fm.horizontalAdvance(text) + 2 * kLabelPadX, fm.height() + 2 * kLabelPadY};
+}
+
+QPolygonF arrowAt(const QPointF &tip, const QPointF &direction)
+{
+    // Triangle with its tip at `tip`, pointing along `direction`.
+    const double len = std::hypot(direction.x(), direction.y());
+    const QPointF d = len > 0 ? direction / len : QPointF(0, 1);
+    const QPointF n(-d.y(), d.x());
+    const QPointF base = tip - d * kArrowLength;
+    return QPolygonF({tip, base + n * kArrowHalfWidth, base - n * kArrowHalfWidth});
+}
+
+QColor attentionArcColor(float weight)
+{
+    // One hue for attention arcs so they never compete with the viridis-coloured
+    // tree arcs; weight is encoded by width and opacity.
+    QColor c(35, 70, 150);
+    c.setAlphaF(static_cast<float>(std::clamp(0.15 + 0.85 * static_cast<double>(weight), 0.0, 1.0)));
+    return c;
+}
+
+double attentionArcWidth(float weight) { return 0.6 + 4.0 * std::clamp(static_cast<double>(weight), 0.0, 1.0); }
+
+} // namespace
+
+struct DependencyView::WordInfo {
+    QString text;
+    QString tag;
+    double width = 0;   // column width: word, tag and arc endpoints
+    double center = 0;  // x of the column centre (arcs layout)
+    std::vector<int> slots; // arc indices attached to this word, left to right
+};
+
+struct DependencyView::Arc {
+    int dependent = -1;
+    int head = -1;      // -1: root
+    QString relation;
+    int level = 0;      // arcs layout: 1 = lowest
+    QColor color;
+    double weight = -1; // attention dependent → head, -1 when not coloured
+    int left() const { return head < 0 ? dependent : std::min(dependent, head); }
+    int right() const { return head < 0 ? dependent : std::max(dependent, head); }
+};
+
+DependencyView::DependencyView(QWidget *parent) : QGraphicsView(parent)
+{
+    m_scene = new QGraphicsScene(this);
+    m_scene->setBackgroundBrush(Qt::white);
+    setScene(m_scene);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing | QPainter::SmoothPixmapTransform);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    setBackgroundBrush(Qt::white);
+    rebuild();
+}
+
+void DependencyView::setData(const ViewData &data)
+{
+    m_data = data;
+    rebuild();
+}
+
+void DependencyView::setState(const ViewState &state)
+{
+    m_state = state;
+    rebuild();
+}
+
+void DependencyView::setLayout(Layout layout)
+{
+    if (layout == m_layout)
+        return;
+    m_layout = layout;
+    rebuild();
+}
+
+void DependencyView::setShowAttention(bool show)
+{
+    if (show == m_showAttention)
+        return;
+    m_showAttention = show;
+    rebuild();
+}
+
+std::vector<QGraphicsItem *> DependencyView::wordItems() const { return m_wordItems; }
+
+std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> DependencyView::treeArcItems() const { return m_treeArcs; }
+
+std::vector<DependencyView::AttentionArc> DependencyView::attentionArcItems() const { return m_attentionArcs; }
+
+QSizeF DependencyView::exportSize() const { return m_scene->sceneRect().size(); }
+
+void DependencyView::renderTo(QPainter *painter, const QRectF &target)
+{
+    painter->save();
+    painter->fillRect(target, Qt::white);
+    painter->setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing | QPainter::SmoothPixmapTransform);
+    m_scene->render(painter, target, m_scene->sceneRect(), Qt::KeepAspectRatio);
+    painter->restore();
+}
+
+void DependencyView::wheelEvent(QWheelEvent *event)
+{
+    if (event->modifiers() & Qt::ControlModifier) {
+        const double steps = event->angleDelta().y() / 120.0;
+        const double factor = std::pow(1.15, steps);
+        const double current = transform().m11();
+        // Keep the zoom in a range where text stays legible and the view usable.
+        if ((factor > 1 && current < 8.0) || (factor < 1 && current > 0.1))
+            scale(factor, factor);
+        event->accept();
+        return;
+    }
+    // Dependency arcs are wide and flat: when nothing scrolls vertically, the
+    // plain wheel scrolls horizontally so long sentences can be read with it.
+    if (verticalScrollBar()->maximum() == 0 && event->angleDelta().x() == 0) {
+        QScrollBar *h = horizontalScrollBar();
+        h->setValue(h->value() - event->angleDelta().y());
+        event->accept();
+        return;
+    }
+    QGraphicsView::wheelEvent(event);
+}
+
+void DependencyView::keyPressEvent(QKeyEvent *event)
+{
+    if (event->key() == Qt::Key_Plus || event->key() == Qt::Key_Equal) {
+        scale(1.15, 1.15);
+        return;
+    }
+    if (event->key() == Qt::Key_Minus) {
+        scale(1 / 1.15, 1 / 1.15);
+        return;
+    }
+    if (event->key() == Qt::Key_0) {
+        resetTransform();
+        return;
+    }
+    QGraphicsView::keyPressEvent(event);
+}
+
+bool DependencyView::colouredByAttention() const
+{
+    return m_showAttention && m_data.analysis && selectedAttention(*m_data.analysis, m_state) != nullptr
+        && !m_data.analysis->wordToken.empty();
+}
+
+QString DependencyView::wordText(int word) const
+{
+    const auto &tokens = m_data.sentence->tokens;
+    if (word < 0 || word >= static_cast<int>(tokens.size()))
+        return QStringLiteral("ROOT");
+    return QString::fromStdString(tokens[static_cast<std::size_t>(word)].text);
+}
+
+QString DependencyView::arcText(int dependent, int head) const
+{
+    const auto &dep = *m_data.sentence->dependency;
+    const QString rel = QString::fromStdString(dep.deprels[static_cast<std::size_t>(dependent)]);
+    QString text = head < 0 ? QStringLiteral("%1: %2 (word %3)").arg(rel, wordText(dependent)).arg(dependent + 1)
+                            : QStringLiteral("%1: %2 ← %3").arg(rel, wordText(dependent), wordText(head));
+    if (head >= 0 && colouredByAttention())
+        text += QStringLiteral(", attention %1 (layer %2, head %3)")
+                    .arg(static_cast<double>(wordAttention(*m_data.analysis, m_state, dependent, head)), 0, 'f', 3)
+                    .arg(m_state.layer + 1)
+                    .arg(m_state.head + 1);
+    return text;
+}
+
+void DependencyView::collect(std::vector<WordInfo> &words, std::vector<Arc> &arcs) const
+{
+    const auto &tokens = m_data.sentence->tokens;
+    const int n = static_cast<int>(tokens.size());
+    words.assign(static_cast<std::size_t>(n), WordInfo{});
+    for (int i = 0; i < n; ++i) {
+        const Token &t = tokens[static_cast<std::size_t>(i)];
+        words[static_cast<std::size_t>(i)].text = QString::fromStdString(t.text);
+        // UPOS first; corpora without it often still have a language-specific tag.
+        std::string tag = (!t.upos.empty() && t.upos != "_") ? t.upos : t.xpos;
+        if (tag == "_")
+            tag.clear();
+        words[static_cast<std::size_t>(i)].tag = QString::fromStdString(tag);
+    }
+    arcs.clear();
+    if (!m_data.sentence->dependency)
+        return;
+    const DependencyTree &tree = *m_data.sentence->dependency;
+    const bool coloured = colouredByAttention();
+    const int m = std::min(n, static_cast<int>(tree.heads.size()));
+    for (int i = 0; i < m; ++i) {
+        const int h = tree.heads[static_cast<std::size_t>(i)];
+        // Partial parses (-1) and out-of-range heads have no arc to draw.
+        if (h < 0 || h > n || h - 1 == i)
+            continue;
+        Arc a;
+        a.dependent = i;
+        a.head = h - 1;
+        a.relation = i < static_cast<int>(tree.deprels.size()) ? QString::fromStdString(tree.deprels[static_cast<std::size_t>(i)])
+                                                                : QString();
+        if (a.head >= 0 && coloured) {
+            a.weight = wordAttention(*m_data.analysis, m_state, i, a.head);
+            a.color = sequentialColor(a.weight);
+        } else {
+            a.color = QColor(40, 40, 40);
+        }
+        arcs.push_back(a);
+    }
+}
+
+std::vector<DependencyView::AttentionArc> DependencyView::attentionPairs(int words) const
+{
+    std::vector<AttentionArc> out;
+    if (!m_showAttention || !m_data.analysis || !selectedAttention(*m_data.analysis, m_state))
+        return out;
+    const Analysis &a = *m_data.analysis;
+    const int n = std::min(words, static_cast<int>(a.wordToken.size()));
+    const bool focus = m_state.focusWord >= 0 && m_state.focusWord < n;
+    const bool topK = !focus && n > kAllPairsMaxWords;
+    for (int from = focus ? m_state.focusWord : 0; from < (focus ? m_state.focusWord + 1 : n); ++from) {
+        std::vector<AttentionArc> row;
+        for (int to = 0; to < n; ++to) {
+            if (to == from)
+                continue; // self-attention has no arc
+            const float w = wordAttention(a, m_state, from, to);
+            if (static_cast<double>(w) >= m_state.threshold)
+                row.push_back({nullptr, from, to, w});
+        }
+        if (topK && static_cast<int>(row.size()) > kTopPerRow) {
+            std::stable_sort(row.begin(), row.end(), [](const AttentionArc &x, const AttentionArc &y) { return x.weight > y.weight; });
+            row.resize(static_cast<std::size_t>(kTopPerRow));
+        }
+        out.insert(out.end(), row.begin(), row.end());
+    }
+    return out;
+}
+
+void DependencyView::addWordItems(const std::vector<WordInfo> &words, bool boxed)
+{
+    const QFont wordFont = scaledFont(font(), 10.5);
+    const QFont tagFont = scaledFont(font(), 8.5);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        auto *item = new WordItem(words[i].text, words[i].tag, wordFont, tagFont, boxed);
+        const int index = static_cast<int>(i);
+        const QString text = QStringLiteral("word %1: %2%3")
+                                 .arg(index + 1)
+                                 .arg(words[i].text)
+                                 .arg(words[i].tag.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(words[i].tag));
+        item->onClick = [this, index] { Q_EMIT wordClicked(index); };
+        item->onHover = [this, text] { Q_EMIT hovered(text); };
+        item->setData(0, QStringLiteral("word"));
+        item->setData(1, index);
+        item->setToolTip(text);
+        item->setZValue(4);
+        item->setHighlighted(index == m_state.focusWord);
+        m_scene->addItem(item);
+        m_wordItems.push_back(item);
+    }
+}
+
+void DependencyView::addTreeArc(const Arc &arc, const QPainterPath &path, const QPolygonF &arrow, const QPointF &labelAt)
+{
+    auto *item = new ArcItem(path, arrow, arc.color, kTreeArcWidth);
+    const QString text = arcText(arc.dependent, arc.head);
+    item->onHover = [this, text] { Q_EMIT hovered(text); };
+    item->setToolTip(text);
+    item->setData(0, QStringLiteral("tree-arc"));
+    item->setData(1, arc.relation);
+    item->setZValue(2);
+    m_scene->addItem(item);
+    m_treeArcs.push_back({item, {arc.dependent, arc.head}});
+
+    const QString labelText = arc.head < 0 ? QStringLiteral("root") : arc.relation;
+    if (!labelText.isEmpty()) {
+        auto *label = new LabelItem(labelText, scaledFont(font(), 9.0));
+        label->setPos(labelAt);
+        label->setToolTip(text);
+        label->setData(0, QStringLiteral("relation-label"));
+        label->setData(1, labelText);
+        // Labels above every arc so crossing (non-projective) arcs never hide text.
+        label->setZValue(3);
+        m_scene->addItem(label);
+    }
+}
+
+double DependencyView::addLegend(const QPointF &topLeft, bool attentionKey)
+{
+    const QFont font9 = scaledFont(font(), 9.0);
+    const QFont font8 = scaledFont(font(), 8.5);
+    const QFontMetricsF fm9(font9), fm8(font8);
+    auto addText = [&](const QString &s, const QFont &f, const QPointF &pos) {
+        auto *t = m_scene->addSimpleText(s, f);
+        t->setBrush(QColor(30, 30, 30));
+        t->setPos(pos);
+        t->setData(0, QStringLiteral("legend"));
+        return t;
+    };
+    double y = topLeft.y();
+    const double x = topLeft.x();
+    const QString kind = (!m_state.weightedAttention && !m_data.analysis->attentionRaw.empty())
+        ? QStringLiteral("softmax")
+        : QStringLiteral("attention");
+    addText(QStringLiteral("Tree arc colour: %1 dependent → head, layer %2 head %3")
+                .arg(kind)
+                .arg(m_state.layer + 1)
+                .arg(m_state.head + 1),
+            font9, QPointF(x, y));
+    y += fm9.height() + 3;
+    // Gradient bar 0..1 sampled from the same colour map the arcs use.
+    const double barW = 180, barH = 10;
+    QLinearGradient g(x, 0, x + barW, 0);
+    for (int i = 0; i <= 16; ++i)
+        g.setColorAt(i / 16.0, sequentialColor(i / 16.0));
+    auto *bar = m_scene->addRect(QRectF(x, y, barW, barH), QPen(QColor(120, 120, 120), 0.5), QBrush(g));
+    bar->setData(0, QStringLiteral("legend"));
+    for (double v : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+        const double tx = x + v * barW;
+        auto *tick = m_scene->addLine(tx, y + barH, tx, y + barH + 3, QPen(QColor(120, 120, 120), 0.6));
+        tick->setData(0, QStringLiteral("legend"));
+        const QString s = QString::number(v, 'g', 2);
+        addText(s, font8, QPointF(tx - fm8.horizontalAdvance(s) / 2, y + barH + 3));
+    }
+    addText(QStringLiteral("weight (0–1)"), font8, QPointF(x + barW + 10, y - 1));
+    y += barH + 3 + fm8.height() + 6;
+    if (attentionKey) {
+        QString caption = QStringLiteral("Arcs below the words: attention query → key, weight ≥ %1").arg(m_state.threshold, 0, 'g', 3);
+        if (m_topKApplied)
+            caption += QStringLiteral(" (strongest %1 per word)").arg(kTopPerRow);
+        else if (m_state.focusWord >= 0)
+            caption += QStringLiteral(" (from the focus word only)");
+        addText(caption, font9, QPointF(x, y));
+        y += fm9.height() + 3;
+        double kx = x;
+        for (float w : {0.1f, 0.25f, 0.5f, 1.0f}) {
+            auto *line = m_scene->addLine(kx, y + 6, kx + 28, y + 6,
+                                          QPen(attentionArcColor(w), attentionArcWidth(w), Qt::SolidLine, Qt::FlatCap));
+            line->setData(0, QStringLiteral("legend"));
+            const QString s = QString::number(static_cast<double>(w), 'g', 2);
+            addText(s, font8, QPointF(kx + 32, y + 6 - fm8.height() / 2));
+            kx += 32 + fm8.horizontalAdvance(s) + 14;
+        }
+        y += 14;
+    }
+    return y - topLeft.y();
+}
+
+void DependencyView::buildArcs(std::vector<WordInfo> &words, std::vector<Arc> &arcs)
+{
+    const int n = static_cast<int>(words.size());
+    const QFont wordFont = scaledFont(font(), 10.5);
+    const QFont tagFont = scaledFont(font(), 8.5);
+    const QFont labelFont = scaledFont(font(), 9.0);
+    const QFontMetricsF wm(wordFont), tm(tagFont);
+    const double labelH = labelSize(QStringLiteral("Xg"), labelFont).height();
+    const double levelStep = labelH + 6;
+
+    // Endpoint slots: at each word, arcs going left come first (shortest leftmost),
+    // then the root arrow, then arcs going right (longest leftmost). With this
+    // order nested arcs never cross at a shared word.
+    for (int w = 0; w < n; ++w) {
+        std::vector<std::pair<double, int>> order; // (sort key, arc index)
+        for (std::size_t k = 0; k < arcs.size(); ++k) {
+            const Arc &a = arcs[k];
+            if (a.head < 0) {
+                if (a.dependent == w)
+                    order.push_back({0.0, static_cast<int>(k)});
+                continue;
+            }
+            if (a.head != w && a.dependent != w)
+                continue;
+            const int other = a.head == w ? a.dependent : a.head;
+            // Left: key in (-n, 0), increasing with length; right: key in (0, n), decreasing with length.
+            order.push_back({other < w ? -(n - (w - other)) / double(n + 1) - 1.0 : 1.0 + (n - (other - w)) / double(n + 1),
+                             static_cast<int>(k)});
+        }
+        std::sort(order.begin(), order.end());
+        auto &info = words[static_cast<std::size_t>(w)];
+        for (const auto &o : order)
+            info.slots.push_back(o.second);
+        const double textW = std::max(wm.horizontalAdvance(info.text), info.tag.isEmpty() ? 0.0 : tm.horizontalAdvance(info.tag));
+        info.width = std::max(textW, (static_cast<double>(info.slots.size()) - 1) * kSlotSpacing + 10);
+    }
+
+    // Gaps between columns; widened below so every label fits on its arc.
+    std::vector<double> gaps(static_cast<std::size_t>(std::max(0, n - 1)), kWordGap);
+    auto computeCenters = [&] {
+        double x = 0;
+        for (int i = 0; i < n; ++i) {
+            auto &info = words[static_cast<std::size_t>(i)];
+            if (i > 0)
+                x += words[static_cast<std::size_t>(i - 1)].width / 2 + gaps[static_cast<std::size_t>(i - 1)] + info.width / 2;
+            info.center = x;
+        }
+    };
+    auto slotX = [&](int word, int arcIndex) {
+        const auto &info = words[static_cast<std::size_t>(word)];
+        const auto it = std::find(info.slots.begin(), info.slots.end(), arcIndex);
+        const double k = static_cast<double>(it - info.slots.begin());
+        return info.center + (k - (static_cast<double>(info.slots.size()) - 1) / 2) * kSlotSpacing;
+    };
+
+    std::vector<int> order(arcs.size());
+    for (std::size_t k = 0; k < arcs.size(); ++k)
+        order[k] = static_cast<int>(k);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+        const Arc &a = arcs[static_cast<std::size_t>(x)], &b = arcs[static_cast<std::size_t>(y)];
+        const int la = a.right() - a.left(), lb = b.right() - b.left();
+        return la != lb ? la < lb : a.left() < b.left();
+    });
+
+    // Shortest arcs first, so an arc's label constraint sees its inner arcs' final
+    // widths; widening only ever lengthens arcs, so one pass suffices.
+    computeCenters();
+    for (int k : order) {
+        const Arc &a = arcs[static_cast<std::size_t>(k)];
+        if (a.head < 0)
+            continue;
+        const double need = labelSize(a.relation, labelFont).width() + 2 * kCorner + 6;
+        const double have = std::abs(slotX(a.head, k) - slotX(a.dependent, k));
+        if (have < need) {
+            const double extra = (need - have) / (a.right() - a.left());
+            for (int g = a.left(); g < a.right(); ++g)
+                gaps[static_cast<std::size_t>(g)] += extra;
+            computeCenters();
+        }
+    }
+
+    // Levels: above every arc nested inside, and above any arc on the same level
+    // whose span overlaps (only crossing, non-projective arcs), so labels never meet.
+    int maxLevel = 0;
+    std::vector<int> placed;
+    for (int k : order) {
+        Arc &a = arcs[static_cast<std::size_t>(k)];
+        if (a.head < 0)
+            continue;
+        int level = 1;
+        for (int p : placed) {
+            const Arc &b = arcs[static_cast<std::size_t>(p)];
+            if (b.left() >= a.left() && b.right() <= a.right())
+                level = std::max(level, b.level + 1);
+        }
+        for (bool clash = true; clash;) {
+            clash = false;
+            for (int p : placed) {
+                const Arc &b = arcs[static_cast<std::size_t>(p)];
+                if (b.level == level && std::max(a.left(), b.left()) < std::min(a.right(), b.right())) {
+                    clash = true;
+                    ++level;
+                    break;
+                }
+            }
+        }
+        a.level = level;
+        maxLevel = std::max(maxLevel, level);
+        placed.push_back(k);
+    }
+
+    addWordItems(words, false);
+    for (int i = 0; i < n; ++i)
+        m_wordItems[static_cast<std::size_t>(i)]->setPos(words[static_cast<std::size_t>(i)].center, 0);
+    const double wordRowH = n > 0 ? static_cast<WordItem *>(m_wordItems.front())->height() : wm.height();
+
+    const double yBase = -3.0;
+    const double yRoot = yBase - (maxLevel + 1) * levelStep - 4;
+    for (std::size_t k = 0; k < arcs.size(); ++k) {
+        const Arc &a = arcs[k];
+        const int ki = static_cast<int>(k);
+        const double dx = slotX(a.dependent, ki);
+        QPainterPath path;
+        if (a.head < 0) {
+            path.moveTo(dx, yRoot);
+            path.lineTo(dx, yBase - kArrowLength + 0.5);
+            addTreeArc(a, path, arrowAt(QPointF(dx, yBase), QPointF(0, 1)), QPointF(dx, yRoot));
+            continue;
+        }
+        const double hx = slotX(a.head, ki);
+        const double yTop = yBase - kArrowLength - a.level * levelStep + 4;
+        const double s = dx > hx ? 1.0 : -1.0;
+        const double r = std::min(kCorner, std::abs(dx - hx) / 2);
+        path.moveTo(hx, yBase);
+        path.lineTo(hx, yTop + r);
+        path.quadTo(hx, yTop, hx + s * r, yTop);
+        path.lineTo(dx - s * r, yTop);
+        path.quadTo(dx, yTop, dx, yTop + r);
+        path.lineTo(dx, yBase - kArrowLength + 0.5);
+        addTreeArc(a, path, arrowAt(QPointF(dx, yBase), QPointF(0, 1)), QPointF((hx + dx) / 2, yTop));
+    }
+
+    // Attention below the words, mirrored: deeper for longer spans (log-scaled so
+    // sentence-long arcs stay on screen). Rightward and leftward arcs use
+    // different endpoints and depths so i → j and j → i never coincide.
+    std::vector<AttentionArc> pairs = attentionPairs(n);
+    m_topKApplied = !(m_state.focusWord >= 0 && m_state.focusWord < n) && n > kAllPairsMaxWords;
+    const double y0 = wordRowH + 4;
+    // Weak arcs first so strong ones are drawn on top.
+    std::stable_sort(pairs.begin(), pairs.end(), [](const AttentionArc &x, const AttentionArc &y) { return x.weight < y.weight; });
+    for (AttentionArc &p : pairs) {
+        const int span = std::abs(p.to - p.from);
+        const bool rightward = p.to > p.from;
+        const double off = rightward ? 2.5 : -2.5;
+        const double depth = (14 + 24 * std::log2(1.0 + span)) * (rightward ? 1.0 : 0.8);
+        const double x1 = words[static_cast<std::size_t>(p.from)].center + off;
+        const double x2 = words[static_cast<std::size_t>(p.to)].center + off;
+        QPainterPath path;
+        path.moveTo(x1, y0);
+        path.cubicTo(x1, y0 + depth * 4 / 3, x2, y0 + depth * 4 / 3, x2, y0 + kArrowLength - 0.5);
+        auto *item = new ArcItem(path, arrowAt(QPointF(x2, y0), QPointF(0, -1)), attentionArcColor(p.weight), attentionArcWidth(p.weight));
+        const QString text = QStringLiteral("attention %1 → %2: %3 (layer %4, head %5)")
+                                 .arg(wordText(p.from), wordText(p.to))
+                                 .arg(static_cast<double>(p.weight), 0, 'f', 3)
+                                 .arg(m_state.layer + 1)
+                                 .arg(m_state.head + 1);
+        item->onHover = [this, text] { Q_EMIT hovered(text); };
+        item->setToolTip(text);
+        item->setData(0, QStringLiteral("attention-arc"));
+        item->setZValue(1);
+        m_scene->addItem(item);
+        p.item = item;
+        m_attentionArcs.push_back(p);
+    }
+    // Report pairs in row order (from, then to), independent of drawing order.
+    std::sort(m_attentionArcs.begin(), m_attentionArcs.end(),
+              [](const AttentionArc &x, const AttentionArc &y) { return std::make_pair(x.from, x.to) < std::make_pair(y.from, y.to); });
+
+    if (colouredByAttention()) {
+        const double top = m_scene->itemsBoundingRect().top();
+        const double legendX = n > 0 ? words.front().center - words.front().width / 2 : 0;
+        // Lay the legend out once off-scene to learn its height, then place it above.
+        const double h = addLegend(QPointF(legendX, 0), true);
+        for (QGraphicsItem *item : m_scene->items())
+            if (item->data(0).toString() == QLatin1String("legend"))
+                item->moveBy(0, top - h - 14);
+    }
+}
+
+bool DependencyView::buildHierarchical(std::vector<WordInfo> &words, std::vector<Arc> &arcs, QString *error)
+{
+    const int n = static_cast<int>(words.size());
+    const QFont labelFont = scaledFont(font(), 9.0);
+    addWordItems(words, true);
+    GraphLayoutRequest request;
+    // A node is at least as wide as the label of its incoming edge: the label sits
+    // just above the node, so siblings then have room for their labels side by side.
+    std::vector<QString> incoming(static_cast<std::size_t>(n));
+    for (const Arc &a : arcs)
+        if (a.head >= 0)
+            incoming[static_cast<std::size_t>(a.dependent)] = a.relation;
+    for (int i = 0; i < n; ++i) {
+        QSizeF size = m_wordItems[static_cast<std::size_t>(i)]->boundingRect().size();
+        if (!incoming[static_cast<std::size_t>(i)].isEmpty())
+            size.setWidth(std::max(size.width(), labelSize(incoming[static_cast<std::size_t>(i)], labelFont).width() + 8));
+        // The drawn box is the node dot lays out, so edges end on its border.
+        static_cast<WordItem *>(m_wordItems[static_cast<std::size_t>(i)])->setMinimumWidth(size.width());
+        request.nodeSizes.push_back(size);
+    }
+    // Children in sentence order so dot keeps left dependents left of right ones.
+    std::vector<int> edgeArc;
+    for (int h = 0; h < n; ++h)
+        for (std::size_t k = 0; k < arcs.size(); ++k)
+            if (arcs[k].head == h) {
+                request.edges.push_back({h, arcs[k].dependent});
+                edgeArc.push_back(static_cast<int>(k));
+            }
+    // Room for a relation label between ranks.
+    request.rankSeparation = labelSize(QStringLiteral("Xg"), labelFont).height() * 2 + 14;
+    request.nodeSeparation = 14;
+    Result<GraphLayoutResult> layout = layoutGraph(request);
+    if (!layout.ok()) {
+        *error = QString::fromStdString(layout.error().message);
+        return false;
+    }
+    if (layout->centers.size() != static_cast<std::size_t>(n) || layout->edgePaths.size() != request.edges.size()) {
+        *error = QStringLiteral("the layout returned a different number of nodes or edges");
+        return false;
+    }
+    for (int i = 0; i < n; ++i) {
+        QGraphicsItem *item = m_wordItems[static_cast<std::size_t>(i)];
+        const QRectF r = item->boundingRect();
+        const QPointF c = layout->centers[static_cast<std::size_t>(i)];
+        item->setPos(c.x(), c.y() - r.center().y());
+    }
+    const double labelH = labelSize(QStringLiteral("Xg"), labelFont).height();
+    // Labels on one row that still touch (slanted edges converge) are pushed
+    // apart left to right so none overlaps.
+    auto separateLabels = [&] {
+        std::vector<QGraphicsItem *> labels;
+        for (QGraphicsItem *item : m_scene->items())
+            if (item->data(0).toString() == QLatin1String("relation-label"))
+                labels.push_back(item);
+        std::sort(labels.begin(), labels.end(), [](QGraphicsItem *x, QGraphicsItem *y) { return x->x() < y->x(); });
+        for (std::size_t i = 1; i < labels.size(); ++i) {
+            // Moving right can only create clashes with labels further right, which
+            // are handled when their turn comes.
+            for (bool moved = true; moved;) {
+                moved = false;
+                for (std::size_t j = 0; j < i; ++j) {
+                    const QRectF pr = labels[j]->sceneBoundingRect(), cr = labels[i]->sceneBoundingRect();
+                    if (pr.intersects(cr)) {
+                        labels[i]->moveBy(pr.right() + 2 - cr.left(), 0);
+                        moved = true;
+                    }
+                }
+            }
+        }
+    };
+    for (std::size_t e = 0; e < request.edges.size(); ++e) {
+        const Arc &a = arcs[static_cast<std::size_t>(edgeArc[e])];
+        QPainterPath path = layout->edgePaths[e];
+        const QRectF target = m_wordItems[static_cast<std::size_t>(a.dependent)]->sceneBoundingRect();
+        QPointF end = path.elementCount() > 0 ? path.currentPosition() : target.center();
+        // dot's splines end on the node or short of it; the arrow ends at the box top.
+        QPointF dir = end - path.pointAtPercent(0.92);
+        if (path.isEmpty()) {
+            const QRectF from = m_wordItems[static_cast<std::size_t>(a.head)]->sceneBoundingRect();
+            path.moveTo(from.center().x(), from.bottom());
+            path.lineTo(target.center().x(), target.top() - kArrowLength);
+            end = QPointF(target.center().x(), target.top());
+            dir = QPointF(0, 1);
+        }
+        const QPolygonF arrow = arrowAt(end, dir);
+        // The label rides on the edge just above the arrowhead, where siblings'
+        // edges are as far apart as their (label-wide) nodes.
+        const double labelY = target.top() - kArrowLength - labelH / 2 - 3;
+        QPointF at = path.pointAtPercent(0.5);
+        for (int step = 100; step >= 0; --step) {
+            const QPointF p = path.pointAtPercent(step / 100.0);
+            if (p.y() <= labelY) {
+                at = p;
+                break;
+            }
+        }
+        addTreeArc(a, path, arrow, at);
+    }
+    separateLabels();
+    for (const Arc &a : arcs) {
+        if (a.head >= 0)
+            continue;
+        const QRectF r = m_wordItems[static_cast<std::size_t>(a.dependent)]->sceneBoundingRect();
+        QPainterPath path;
+        const double x = r.center().x();
+        path.moveTo(x, r.top() - 30);
+        path.lineTo(x, r.top() - kArrowLength + 0.5);
+        addTreeArc(a, path, arrowAt(QPointF(x, r.top()), QPointF(0, 1)), QPointF(x, r.top() - 30));
+    }
+    if (colouredByAttention()) {
+        const QRectF b = m_scene->itemsBoundingRect();
+        const double h = addLegend(QPointF(b.left(), 0), false);
+        for (QGraphicsItem *item : m_scene->items())
+            if (item->data(0).toString() == QLatin1String("legend"))
+                item->moveBy(0, b.top() - h - 14);
+    }
+    return true;
+}
+
+void DependencyView::rebuild()
+{
+    m_scene->clear();
+    m_wordItems.clear();
+    m_treeArcs.clear();
+    m_attentionArcs.clear();
+    m_topKApplied = false;
+
+    if (!m_data.sentence || m_data.sentence->tokens.empty()) {
+        auto *t = m_scene->addSimpleText(tr("No sentence"), scaledFont(font(), 10.0));
+        t->setBrush(QColor(110, 110, 110));
+        m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-kMargin, -kMargin, kMargin, kMargin));
+        return;
+    }
+
+    std::vector<WordInfo> words;
+    std::vector<Arc> arcs;
+    collect(words, arcs);
+
+    QString note;
+    if (!m_data.sentence->dependency)
+        note = tr("No dependency tree for this sentence.");
+    bool done = false;
+    if (m_layout == Layout::Hierarchical && !arcs.empty()) {
+        QString error;
+        done = buildHierarchical(words, arcs, &error);
+        if (!done) {
+            // Show the arcs instead of nothing, and say why.
+            m_scene->clear();
+            m_wordItems.clear();
+            m_treeArcs.clear();
+            note = tr("Hierarchical layout unavailable (%1); showing arcs.").arg(error);
+        }
+    }
+    if (!done) {
+        for (auto &w : words)
+            w.slots.clear();
+        buildArcs(words, arcs);
+    }
+    if (!note.isEmpty()) {
+        const QRectF b = m_scene->itemsBoundingRect();
+        auto *t = m_scene->addSimpleText(note, scaledFont(font(), 9.0));
+        t->setBrush(QColor(150, 40, 40));
+        t->setPos(b.left(), b.top() - t->boundingRect().height() - 8);
+    }
+    m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-kMargin, -kMargin, kMargin, kMargin));
+}
+
+} // namespace treelens

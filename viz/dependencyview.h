@@ -1,0 +1,103 @@
+#pragma once
+/// \file dependencyview.h
+/// The dependency tree displaCy-style: words on one baseline, arcs above them
+/// with relation labels and arrowheads at the dependent; stays readable for 60+
+/// words (horizontal scrolling, arc height by span length). Attention of the
+/// selected layer/head is drawn as arcs below the words whose width and opacity
+/// encode the weight (only weights >= ViewState::threshold; with a focus word only
+/// its outgoing attention); tree arcs are coloured by the attention from the
+/// dependent to its head (sequentialColor), with a legend. An optional
+/// hierarchical layout (Graphviz dot, via graphlayout.h) shows the same tree top-down.
+///
+/// Attention arcs without a focus word: every pair (i → j, i ≠ j) at or above the
+/// threshold for sentences of up to kAllPairsMaxWords words; longer sentences keep
+/// only the kTopPerRow strongest targets of each word so the arcs stay readable.
+/// The hierarchical layout shows the tree (arcs coloured the same way) but no
+/// attention arcs.
+///
+/// Scene items carry data(0) = kind ("word", "tree-arc", "relation-label",
+/// "attention-arc", "legend") and data(1) = the word index / relation, for tests
+/// and tools. Arc items are QGraphicsPathItems whose pen colour is the arc colour.
+
+#include <vector>
+
+#include <QGraphicsView>
+
+#include "viz/viewcommon.h"
+
+class QGraphicsItem;
+class QGraphicsScene;
+
+namespace treelens {
+
+class DependencyView : public QGraphicsView, public ExportableView {
+    Q_OBJECT
+public:
+    enum class Layout { Arcs, Hierarchical };
+
+    /// Sentences up to this many words show all attention pairs >= threshold.
+    static constexpr int kAllPairsMaxWords = 30;
+    /// Longer sentences (without a focus word): the strongest targets kept per word.
+    static constexpr int kTopPerRow = 3;
+
+    explicit DependencyView(QWidget *parent = nullptr);
+
+    void setData(const ViewData &data);
+    void setState(const ViewState &state);
+    void setLayout(Layout layout);
+    Layout layoutMode() const { return m_layout; }
+    void setShowAttention(bool show);
+
+    // For tests: what is in the scene.
+    std::vector<QGraphicsItem *> wordItems() const;   ///< left to right
+    /// One per dependency (root included): (dependent, head) 0-based, head -1 for the root.
+    std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> treeArcItems() const;
+    /// Attention arcs drawn: (from, to) words and the weight.
+    struct AttentionArc { QGraphicsItem *item; int from; int to; float weight; };
+    std::vector<AttentionArc> attentionArcItems() const;
+
+    QSizeF exportSize() const override;
+    void renderTo(QPainter *painter, const QRectF &target) override;
+    QString exportName() const override { return QStringLiteral("dependency"); }
+
+Q_SIGNALS:
+    void hovered(const QString &text);
+    void wordClicked(int word);
+
+protected:
+    void wheelEvent(QWheelEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+
+private:
+    struct Arc;        // one tree arc being laid out (defined in the .cpp)
+    struct WordInfo;   // one word's text, tag and sizes
+
+    void rebuild();
+    /// The words, tags and arcs of the current sentence (independent of layout).
+    void collect(std::vector<WordInfo> &words, std::vector<Arc> &arcs) const;
+    /// true when tree arcs are coloured by attention (analysis with the selected matrix).
+    bool colouredByAttention() const;
+    /// The attention pairs to draw (arcs layout), filtered as the file comment says.
+    std::vector<AttentionArc> attentionPairs(int words) const;
+    void buildArcs(std::vector<WordInfo> &words, std::vector<Arc> &arcs);
+    bool buildHierarchical(std::vector<WordInfo> &words, std::vector<Arc> &arcs, QString *error);
+    void addWordItems(const std::vector<WordInfo> &words, bool boxed);
+    void addTreeArc(const Arc &arc, const QPainterPath &path, const QPolygonF &arrow, const QPointF &labelAt);
+    /// Adds the legend with its top-left corner at `topLeft`; returns its height.
+    double addLegend(const QPointF &topLeft, bool attentionKey);
+    QString arcText(int dependent, int head) const;
+    QString wordText(int word) const;
+
+    ViewData m_data;
+    ViewState m_state;
+    Layout m_layout = Layout::Arcs;
+    bool m_showAttention = true;
+
+    QGraphicsScene *m_scene = nullptr;
+    std::vector<QGraphicsItem *> m_wordItems;
+    std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> m_treeArcs;
+    std::vector<AttentionArc> m_attentionArcs;
+    bool m_topKApplied = false; ///< the last rebuild kept only the top-k per row
+};
+
+} // namespace treelens

@@ -1,0 +1,741 @@
+#include "viz/heatmapview.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QFontMetricsF>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPicture>
+#include <QScrollArea>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include "viz/qcustomplot.h"
+
+namespace treelens {
+
+namespace {
+
+constexpr double kTickPt = 9.0;
+constexpr double kAxisLabelPt = 10.0;
+constexpr double kTitlePt = 11.0;
+
+QFont plotFont(double pt, bool bold = false)
+{
+    QFont f;
+    f.setPointSizeF(pt);
+    f.setBold(bold);
+    return f;
+}
+
+/// Viridis as a QCPColorGradient, sampled from sequentialColor so the heatmaps
+/// match every other view (QCustomPlot 2.1 has no gpViridis).
+QCPColorGradient viridisGradient()
+{
+    QCPColorGradient g;
+    g.clearColorStops();
+    for (int i = 0; i <= 8; ++i)
+        g.setColorStopAt(i / 8.0, sequentialColor(i / 8.0));
+    g.setColorInterpolation(QCPColorGradient::ciRGB);
+    g.setLevelCount(256);
+    return g;
+}
+
+/// Token labels are cut so one long word piece cannot eat the plot.
+QString tokenLabel(const std::vector<std::string> &tokens, int i)
+{
+    if (i < 0 || i >= static_cast<int>(tokens.size()))
+        return QString::number(i + 1);
+    QString s = QString::fromStdString(tokens[static_cast<std::size_t>(i)]);
+    if (s.size() > 14)
+        s = s.left(13) + QChar(0x2026);
+    return s;
+}
+
+QString fullToken(const std::vector<std::string> &tokens, int i)
+{
+    if (i < 0 || i >= static_cast<int>(tokens.size()))
+        return QString::number(i + 1);
+    return QString::fromStdString(tokens[static_cast<std::size_t>(i)]);
+}
+
+/// Every k-th token label, with k chosen so labels of `labelExtent` pixels do
+/// not overlap when one cell is `pixelsPerCell` wide.
+int labelStep(double pixelsPerCell, double labelExtent)
+{
+    if (pixelsPerCell <= 0.0)
+        return 1;
+    return std::max(1, static_cast<int>(std::ceil(labelExtent * 1.15 / pixelsPerCell)));
+}
+
+void setTokenTicks(QCPAxis *axis, const std::vector<std::string> &tokens, int n, int step)
+{
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (int i = 0; i < n; i += step)
+        ticker->addTick(i, tokenLabel(tokens, i));
+    ticker->setSubTickCount(0);
+    axis->setTicker(ticker);
+}
+
+/// A plain look for a heatmap axis: no grid, short outward ticks.
+void styleAxis(QCPAxis *axis)
+{
+    axis->grid()->setVisible(false);
+    axis->setSubTicks(false);
+    axis->setTickLength(0, 3);
+    axis->setTickLabelFont(plotFont(kTickPt));
+    axis->setLabelFont(plotFont(kAxisLabelPt));
+    axis->setBasePen(QPen(QColor(80, 80, 80), 1));
+    axis->setTickPen(QPen(QColor(80, 80, 80), 1));
+}
+
+/// Paints a QCustomPlot laid out at `size` into any QPainter. QCustomPlot
+/// needs a QCPPainter, which cannot share the caller's device, so the plot is
+/// recorded into a QPicture (vector commands) and replayed: SVG and PDF stay
+/// vector output, raster targets get the plot at their own resolution.
+void paintPlot(QCustomPlot *plot, QPainter *painter, const QRectF &target, const QSize &size)
+{
+    if (size.isEmpty() || target.isEmpty())
+        return;
+    QPicture picture;
+    {
+        QCPPainter qp(&picture);
+        qp.setMode(QCPPainter::pmVectorized);
+        qp.setMode(QCPPainter::pmNoCaching);
+        qp.setMode(QCPPainter::pmNonCosmetic);
+        plot->toPainter(&qp, size.width(), size.height());
+        qp.end();
+    }
+    painter->save();
+    painter->translate(target.topLeft());
+    painter->scale(target.width() / size.width(), target.height() / size.height());
+    // QPicture::play scales by the target device's DPI over the picture's; undo
+    // that so the plot fills `target` on any device (PDF at 72, PNG at 300 dpi).
+    if (QPaintDevice *device = painter->device(); device && device->logicalDpiX() > 0 && device->logicalDpiY() > 0)
+        painter->scale(static_cast<double>(picture.logicalDpiX()) / device->logicalDpiX(),
+                       static_cast<double>(picture.logicalDpiY()) / device->logicalDpiY());
+    painter->drawPicture(QPointF(0, 0), picture);
+    painter->restore();
+    // toPainter leaves the layout at the export size; lay it out for the widget again.
+    plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+/// An induced bracket: the box is drawn twice (wide black, thin white) so it
+/// stays visible on both ends of viridis. One item per bracket.
+class BracketBox : public QCPItemRect {
+public:
+    BracketBox(QCustomPlot *plot, int wordStart, int wordEnd)
+        : QCPItemRect(plot), m_wordStart(wordStart), m_wordEnd(wordEnd)
+    {
+        setBrush(Qt::NoBrush);
+        setPen(QPen(Qt::white, 1.5));
+        setSelectable(false);
+    }
+    int wordStart() const { return m_wordStart; }
+    int wordEnd() const { return m_wordEnd; }
+
+protected:
+    void draw(QCPPainter *painter) override
+    {
+        const QRectF r = QRectF(topLeft->pixelPosition(), bottomRight->pixelPosition()).normalized();
+        if (!clipRect().intersects(r.toRect().adjusted(-3, -3, 3, 3)))
+            return;
+        painter->setBrush(Qt::NoBrush);
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        painter->setPen(QPen(QColor(0, 0, 0, 200), 3.2));
+        painter->drawRect(r);
+        painter->setPen(QPen(Qt::white, 1.4));
+        painter->drawRect(r);
+    }
+
+private:
+    int m_wordStart;
+    int m_wordEnd;
+};
+
+/// The selected map's outline, a few pixels outside the map so it hides no
+/// cell (the gap is in pixels, whatever size the map is laid out at).
+class SelectionBox : public QCPItemRect {
+public:
+    explicit SelectionBox(QCustomPlot *plot) : QCPItemRect(plot) { setSelectable(false); }
+
+protected:
+    void draw(QCPPainter *painter) override
+    {
+        const QRectF r = QRectF(topLeft->pixelPosition(), bottomRight->pixelPosition()).normalized();
+        painter->setBrush(Qt::NoBrush);
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        painter->setPen(QPen(QColor(20, 20, 20), 2.5));
+        painter->drawRect(r.adjusted(-2.5, -2.5, 2.5, 2.5));
+    }
+};
+
+/// A row title of a layout grid. A plain QCPTextElement caps its row at the
+/// text height, which would squash the maps beside it.
+class RowLabel : public QCPTextElement {
+public:
+    RowLabel(QCustomPlot *plot, const QString &text, const QFont &font) : QCPTextElement(plot, text, font) {}
+    QSize maximumOuterSizeHint() const override
+    {
+        return QSize(QCPTextElement::maximumOuterSizeHint().width(), QWIDGETSIZE_MAX);
+    }
+};
+
+/// Token range [first, last) of the words [start, end).
+std::pair<int, int> wordsToTokens(const Analysis &a, int start, int end)
+{
+    const int words = static_cast<int>(a.wordToken.size());
+    if (start < 0 || end > words || start >= end)
+        return {-1, -1};
+    const int first = a.wordToken[static_cast<std::size_t>(start)];
+    // The next word's first token closes the range, so word pieces of the last
+    // word are inside; the sentence's last word ends after its first token.
+    const int last = end < words ? a.wordToken[static_cast<std::size_t>(end)]
+                                 : a.wordToken[static_cast<std::size_t>(words - 1)] + 1;
+    return {first, last};
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+// HeatmapView
+
+HeatmapView::HeatmapView(Kind kind, QWidget *parent) : QWidget(parent), m_kind(kind)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_plot = new QCustomPlot(this);
+    m_plot->setMinimumSize(320, 280);
+    m_plot->setBackground(Qt::white);
+    layout->addWidget(m_plot);
+
+    m_title = new QCPTextElement(m_plot, QString(), plotFont(kTitlePt, true));
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+
+    QCPAxisRect *rect = m_plot->axisRect();
+    styleAxis(m_plot->xAxis);
+    styleAxis(m_plot->yAxis);
+    // Row 0 (the first query token) at the top, like a matrix.
+    m_plot->yAxis->setRangeReversed(true);
+
+    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    m_map->setInterpolate(false);
+    m_map->setTightBoundary(false);
+    m_map->setGradient(viridisGradient());
+    m_map->setDataRange(QCPRange(0.0, 1.0));
+    m_map->setSelectable(QCP::stNone);
+
+    m_scale = new QCPColorScale(m_plot);
+    m_plot->plotLayout()->addElement(1, 1, m_scale);
+    m_scale->setType(QCPAxis::atRight);
+    m_scale->setBarWidth(14);
+    m_scale->axis()->setLabelFont(plotFont(kAxisLabelPt));
+    m_scale->axis()->setTickLabelFont(plotFont(kTickPt));
+    m_map->setColorScale(m_scale);
+    m_scale->setDataRange(QCPRange(0.0, 1.0));
+    m_scale->setGradient(viridisGradient());
+
+    // The colour scale spans exactly the height of the map.
+    m_margins = new QCPMarginGroup(m_plot);
+    rect->setMarginGroup(QCP::msTop | QCP::msBottom, m_margins);
+    m_scale->setMarginGroup(QCP::msTop | QCP::msBottom, m_margins);
+
+    connect(m_plot, &QCustomPlot::mouseMove, this,
+            [this](QMouseEvent *e) { handleHover(e->position(), e->globalPosition().toPoint()); });
+    // Labels are thinned for the size the map actually got; re-check after each
+    // layout (converges at once: thinning hardly changes the margins).
+    connect(m_plot, &QCustomPlot::afterReplot, this, [this] {
+        if (updateTicks(static_cast<double>(std::min(m_plot->axisRect()->width(), m_plot->axisRect()->height()))))
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
+    });
+    rebuild();
+}
+
+void HeatmapView::setData(const ViewData &data)
+{
+    m_data = data;
+    rebuild();
+}
+
+void HeatmapView::setState(const ViewState &state)
+{
+    m_state = state;
+    rebuild();
+}
+
+const Matrix *HeatmapView::currentMatrix() const
+{
+    if (!m_data.analysis)
+        return nullptr;
+    const Analysis &a = *m_data.analysis;
+    if (m_kind == Kind::Attention)
+        return selectedAttention(a, m_state);
+    if (m_state.layer < 0 || m_state.layer >= static_cast<int>(a.constituentPrior.size()))
+        return nullptr;
+    const Matrix &m = a.constituentPrior[static_cast<std::size_t>(m_state.layer)];
+    return m.empty() ? nullptr : &m;
+}
+
+QString HeatmapView::attentionVariant() const
+{
+    // "×C" only means something for models with a constituent prior.
+    if (!m_data.analysis || m_data.analysis->constituentPrior.empty())
+        return QString();
+    return m_state.weightedAttention ? QStringLiteral("after \u00d7C") : QStringLiteral("softmax before \u00d7C");
+}
+
+void HeatmapView::rebuild()
+{
+    const Matrix *m = currentMatrix();
+    m_rows = m ? std::min(m->rows, m->cols) : 0;
+    m_tickStep = 0;
+    const int n = m_rows;
+
+    if (m_kind == Kind::Prior) {
+        m_title->setText(m ? QStringLiteral("Constituent prior C \u2014 layer %1").arg(m_state.layer + 1)
+                           : QStringLiteral("Constituent prior C \u2014 not available"));
+        m_scale->axis()->setLabel(QStringLiteral("constituent prior C (probability)"));
+        m_plot->xAxis->setLabel(QStringLiteral("token j"));
+        m_plot->yAxis->setLabel(QStringLiteral("token i"));
+    } else {
+        QString title = QStringLiteral("Attention \u2014 layer %1, head %2").arg(m_state.layer + 1).arg(m_state.head + 1);
+        const QString variant = attentionVariant();
+        if (!variant.isEmpty())
+            title += QStringLiteral(", ") + variant;
+        if (!m)
+            title = QStringLiteral("Attention \u2014 not available");
+        m_title->setText(title);
+        m_scale->axis()->setLabel(QStringLiteral("attention weight"));
+        m_plot->xAxis->setLabel(QStringLiteral("key token (attended to)"));
+        m_plot->yAxis->setLabel(QStringLiteral("query token (attending)"));
+    }
+
+    // Cell (key = column c, value = row r) sits at coordinate (c, r).
+    QCPColorMapData *d = m_map->data();
+    d->setSize(std::max(n, 1), std::max(n, 1));
+    d->setRange(QCPRange(0, std::max(n - 1, 0)), QCPRange(0, std::max(n - 1, 0)));
+    if (n > 0) {
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < n; ++c)
+                d->setCell(c, r, static_cast<double>(m->at(r, c)));
+    } else {
+        d->fill(std::nan(""));
+    }
+    m_map->setVisible(n > 0);
+    const double hi = std::max(n, 1) - 0.5;
+    m_plot->xAxis->setRange(-0.5, hi);
+    m_plot->yAxis->setRange(-0.5, hi);
+
+    // Bracket boxes (Prior only): one item per induced bracket, over tokens.
+    m_plot->clearItems();
+    if (m_kind == Kind::Prior && n > 0) {
+        const Analysis &a = *m_data.analysis;
+        for (const auto &[start, end] : a.inducedBrackets) {
+            auto [first, last] = wordsToTokens(a, start, end);
+            if (first < 0 || last > n || first >= last)
+                continue;
+            auto *box = new BracketBox(m_plot, start, end);
+            box->topLeft->setCoords(first - 0.5, first - 0.5);
+            box->bottomRight->setCoords(last - 0.5, last - 0.5);
+        }
+    }
+
+    updateTicks(static_cast<double>(std::min(m_plot->axisRect()->width(), m_plot->axisRect()->height())));
+    m_plot->replot();
+}
+
+bool HeatmapView::updateTicks(double axisPixels)
+{
+    const int n = m_rows;
+    if (n <= 0) {
+        if (m_tickStep == -1)
+            return false;
+        m_tickStep = -1;
+        QSharedPointer<QCPAxisTickerText> empty(new QCPAxisTickerText);
+        m_plot->xAxis->setTicker(empty);
+        m_plot->yAxis->setTicker(empty);
+        return true;
+    }
+    const std::vector<std::string> &tokens = m_data.analysis->tokens;
+    const QFontMetricsF fm(plotFont(kTickPt));
+    const double perCell = axisPixels / n;
+    const int step = labelStep(perCell, fm.height());
+    // Horizontal labels only when every label fits its column.
+    double widest = 0.0;
+    for (int i = 0; i < n; ++i)
+        widest = std::max(widest, fm.horizontalAdvance(tokenLabel(tokens, i)));
+    const bool rotate = widest + 4.0 > perCell;
+    if (step == m_tickStep && rotate == m_rotated)
+        return false;
+    m_tickStep = step;
+    m_rotated = rotate;
+    setTokenTicks(m_plot->xAxis, tokens, n, step);
+    setTokenTicks(m_plot->yAxis, tokens, n, step);
+    m_plot->xAxis->setTickLabelRotation(rotate ? 90.0 : 0.0);
+    return true;
+}
+
+int HeatmapView::rowCount() const
+{
+    return m_rows;
+}
+
+double HeatmapView::cellValue(int r, int c) const
+{
+    if (r < 0 || c < 0 || r >= m_rows || c >= m_rows)
+        return std::nan("");
+    return m_map->data()->cell(c, r);
+}
+
+std::vector<std::pair<int, int>> HeatmapView::bracketBoxes() const
+{
+    std::vector<std::pair<int, int>> out;
+    for (int i = 0; i < m_plot->itemCount(); ++i)
+        if (auto *box = dynamic_cast<BracketBox *>(m_plot->item(i)))
+            out.emplace_back(box->wordStart(), box->wordEnd());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void HeatmapView::handleHover(const QPointF &pos, const QPoint &globalPos)
+{
+    if (m_rows <= 0 || !m_plot->axisRect()->rect().contains(pos.toPoint())) {
+        QToolTip::hideText();
+        return;
+    }
+    const int c = static_cast<int>(std::lround(m_plot->xAxis->pixelToCoord(pos.x())));
+    const int r = static_cast<int>(std::lround(m_plot->yAxis->pixelToCoord(pos.y())));
+    if (r < 0 || c < 0 || r >= m_rows || c >= m_rows)
+        return;
+    const auto &tokens = m_data.analysis->tokens;
+    const QString value = QString::number(cellValue(r, c), 'f', 4);
+    QString text;
+    if (m_kind == Kind::Prior) {
+        text = QStringLiteral("C[%1][%2] = %3, layer %4")
+                   .arg(fullToken(tokens, r), fullToken(tokens, c), value)
+                   .arg(m_state.layer + 1);
+    } else {
+        text = QStringLiteral("attention[%1 \u2192 %2] = %3, layer %4, head %5")
+                   .arg(fullToken(tokens, r), fullToken(tokens, c), value)
+                   .arg(m_state.layer + 1)
+                   .arg(m_state.head + 1);
+        const QString variant = attentionVariant();
+        if (!variant.isEmpty())
+            text += QStringLiteral(" (") + variant + QLatin1Char(')');
+    }
+    Q_EMIT hovered(text);
+    QToolTip::showText(globalPos, text, m_plot);
+}
+
+QSizeF HeatmapView::exportSize() const
+{
+    const int n = std::max(m_rows, 1);
+    // Cells between ~3 and 30 pt: small sentences are not blown up, long ones
+    // stay on a page (labels are thinned instead).
+    const double side = std::clamp(n * 22.0, 240.0, 720.0);
+    double widest = 0.0;
+    if (m_rows > 0) {
+        const QFontMetricsF fm(plotFont(kTickPt));
+        for (int i = 0; i < m_rows; ++i)
+            widest = std::max(widest, fm.horizontalAdvance(tokenLabel(m_data.analysis->tokens, i)));
+    }
+    return QSizeF(side + widest + 150.0, side + widest + 90.0);
+}
+
+void HeatmapView::renderTo(QPainter *painter, const QRectF &target)
+{
+    const QSizeF natural = exportSize();
+    const QSize size(static_cast<int>(std::ceil(natural.width())), static_cast<int>(std::ceil(natural.height())));
+    painter->save();
+    painter->fillRect(target, Qt::white);
+    painter->restore();
+    // Lay the map out at the export size first so label thinning fits it.
+    m_plot->setViewport(QRect(QPoint(0, 0), size));
+    m_plot->plotLayout()->update(QCPLayoutElement::upPreparation);
+    m_plot->plotLayout()->setOuterRect(QRect(QPoint(0, 0), size));
+    m_plot->plotLayout()->update(QCPLayoutElement::upMargins);
+    m_plot->plotLayout()->update(QCPLayoutElement::upLayout);
+    updateTicks(static_cast<double>(std::min(m_plot->axisRect()->width(), m_plot->axisRect()->height())));
+    paintPlot(m_plot, painter, target, size);
+    m_plot->setViewport(m_plot->rect());
+    // The queued replot lays the widget out again and afterReplot re-thins its labels.
+    m_tickStep = 0;
+}
+
+QString HeatmapView::exportName() const
+{
+    return m_kind == Kind::Prior ? QStringLiteral("prior") : QStringLiteral("attention");
+}
+
+// ---------------------------------------------------------------------------
+// AttentionOverview
+
+AttentionOverview::AttentionOverview(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_plot = new QCustomPlot;
+    m_plot->setBackground(Qt::white);
+    m_scroll->setWidget(m_plot);
+    layout->addWidget(m_scroll);
+
+    connect(m_plot, &QCustomPlot::mouseMove, this,
+            [this](QMouseEvent *e) { handleHover(e->position(), e->globalPosition().toPoint()); });
+    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *e) {
+        if (e->button() == Qt::LeftButton)
+            handleClick(e->position());
+    });
+    rebuild();
+}
+
+void AttentionOverview::setData(const ViewData &data)
+{
+    m_data = data;
+    rebuild();
+}
+
+void AttentionOverview::setState(const ViewState &state)
+{
+    const bool sameMaps = state.weightedAttention == m_state.weightedAttention;
+    m_state = state;
+    if (sameMaps && !m_cells.empty()) {
+        updateSelection(); // only the outline moves
+        m_plot->replot();
+    } else {
+        rebuild();
+    }
+}
+
+int AttentionOverview::gridLayers() const
+{
+    return m_layers;
+}
+
+int AttentionOverview::gridHeads() const
+{
+    return m_heads;
+}
+
+const AttentionOverview::Cell *AttentionOverview::cellAt(int layer, int head) const
+{
+    if (layer < 0 || head < 0 || layer >= m_layers || head >= m_heads)
+        return nullptr;
+    const Cell &cell = m_cells[static_cast<std::size_t>(layer * m_heads + head)];
+    return cell.rect ? &cell : nullptr;
+}
+
+double AttentionOverview::cellValue(int layer, int head, int r, int c) const
+{
+    const Cell *cell = cellAt(layer, head);
+    if (!cell || !cell->map || r < 0 || c < 0 || r >= cell->n || c >= cell->n)
+        return std::nan("");
+    return cell->map->data()->cell(c, r);
+}
+
+void AttentionOverview::rebuild()
+{
+    m_plot->clearItems();
+    m_plot->clearPlottables();
+    m_plot->plotLayout()->clear();
+    m_plot->plotLayout()->simplify();
+    m_selection = nullptr;
+    m_cells.clear();
+    m_layers = 0;
+    m_heads = 0;
+
+    const Analysis *a = m_data.analysis.get();
+    if (a) {
+        m_layers = static_cast<int>(a->attention.size());
+        for (const auto &heads : a->attention)
+            m_heads = std::max(m_heads, static_cast<int>(heads.size()));
+    }
+    if (m_layers == 0 || m_heads == 0) {
+        m_layers = m_heads = 0;
+        m_plot->plotLayout()->addElement(0, 0,
+                                         new QCPTextElement(m_plot, QStringLiteral("No attention to show"),
+                                                            plotFont(kTitlePt)));
+        m_plot->setMinimumSize(200, 100);
+        m_plot->replot();
+        return;
+    }
+
+    QCPLayoutGrid *top = m_plot->plotLayout();
+    QString title = QStringLiteral("Attention of every layer and head");
+    if (!a->constituentPrior.empty())
+        title += m_state.weightedAttention ? QStringLiteral(" (after \u00d7C)") : QStringLiteral(" (softmax before \u00d7C)");
+    top->addElement(0, 0, new QCPTextElement(m_plot, title, plotFont(kTitlePt, true)));
+    auto *grid = new QCPLayoutGrid;
+    top->addElement(1, 0, grid);
+    grid->setRowSpacing(4);
+    grid->setColumnSpacing(4);
+
+    auto *scale = new QCPColorScale(m_plot);
+    top->addElement(1, 1, scale);
+    scale->setType(QCPAxis::atRight);
+    scale->setBarWidth(12);
+    scale->setGradient(viridisGradient());
+    scale->setDataRange(QCPRange(0.0, 1.0));
+    scale->axis()->setLabel(QStringLiteral("attention weight"));
+    scale->axis()->setLabelFont(plotFont(kAxisLabelPt));
+    scale->axis()->setTickLabelFont(plotFont(kTickPt));
+    top->setColumnStretchFactor(1, 0.01);
+    top->setRowStretchFactor(0, 0.01);
+
+    // Head titles in row 0, layer titles in column 0: small and fixed.
+    for (int h = 0; h < m_heads; ++h)
+        grid->addElement(0, h + 1, new QCPTextElement(m_plot, QStringLiteral("H%1").arg(h + 1), plotFont(kTickPt)));
+    for (int l = 0; l < m_layers; ++l)
+        grid->addElement(l + 1, 0, new RowLabel(m_plot, QStringLiteral("L%1").arg(l + 1), plotFont(kTickPt)));
+    grid->setRowStretchFactor(0, 0.001);
+    grid->setColumnStretchFactor(0, 0.001);
+
+    m_cells.resize(static_cast<std::size_t>(m_layers * m_heads));
+    for (int l = 0; l < m_layers; ++l) {
+        for (int h = 0; h < m_heads; ++h) {
+            ViewState s = m_state;
+            s.layer = l;
+            s.head = h;
+            const Matrix *m = selectedAttention(*a, s);
+            auto *rect = new QCPAxisRect(m_plot, true);
+            grid->addElement(l + 1, h + 1, rect);
+            rect->setAutoMargins(QCP::msNone);
+            rect->setMargins(QMargins(1, 1, 1, 1));
+            rect->setMinimumSize(24, 24);
+            for (QCPAxis *axis : rect->axes()) {
+                axis->setVisible(false);
+                axis->grid()->setVisible(false);
+            }
+            QCPAxis *x = rect->axis(QCPAxis::atBottom);
+            QCPAxis *y = rect->axis(QCPAxis::atLeft);
+            y->setRangeReversed(true);
+            Cell &cell = m_cells[static_cast<std::size_t>(l * m_heads + h)];
+            cell.rect = rect;
+            cell.n = m ? std::min(m->rows, m->cols) : 0;
+            const int n = std::max(cell.n, 1);
+            x->setRange(-0.5, n - 0.5);
+            y->setRange(-0.5, n - 0.5);
+            // A light frame so empty or dark cells still read as a grid.
+            rect->setBackground(QBrush(QColor(245, 245, 245)));
+            if (!m)
+                continue;
+            auto *map = new QCPColorMap(x, y);
+            map->setInterpolate(false);
+            map->setSelectable(QCP::stNone);
+            map->setGradient(viridisGradient());
+            map->setColorScale(scale);
+            map->setDataRange(QCPRange(0.0, 1.0));
+            QCPColorMapData *d = map->data();
+            d->setSize(cell.n, cell.n);
+            d->setRange(QCPRange(0, cell.n - 1), QCPRange(0, cell.n - 1));
+            for (int r = 0; r < cell.n; ++r)
+                for (int c = 0; c < cell.n; ++c)
+                    d->setCell(c, r, static_cast<double>(m->at(r, c)));
+            cell.map = map;
+        }
+    }
+    // The colour scale spans the maps, not the head titles above them, and
+    // both leave room at the bottom for the scale's "0" label.
+    int headRow = 0;
+    for (int h = 0; h < m_heads; ++h)
+        headRow = std::max(headRow, grid->element(0, h + 1)->minimumOuterSizeHint().height());
+    grid->setAutoMargins(QCP::msNone);
+    grid->setMargins(QMargins(0, 0, 0, 8));
+    scale->setAutoMargins(QCP::msLeft | QCP::msRight);
+    scale->setMargins(QMargins(0, headRow + grid->rowSpacing(), 0, 8));
+
+    const QSize natural = exportSize().toSize();
+    m_plot->setMinimumSize(natural.width() * 3 / 4, natural.height() * 3 / 4);
+    updateSelection();
+    m_plot->replot();
+}
+
+void AttentionOverview::updateSelection()
+{
+    if (m_selection) {
+        m_plot->removeItem(m_selection);
+        m_selection = nullptr;
+    }
+    const Cell *cell = cellAt(m_state.layer, m_state.head);
+    if (!cell)
+        return;
+    auto *box = new SelectionBox(m_plot);
+    box->setClipToAxisRect(false);
+    for (QCPItemPosition *p : {box->topLeft, box->bottomRight}) {
+        p->setType(QCPItemPosition::ptAxisRectRatio);
+        p->setAxisRect(cell->rect);
+    }
+    box->topLeft->setCoords(0.0, 0.0);
+    box->bottomRight->setCoords(1.0, 1.0);
+    m_selection = box;
+}
+
+bool AttentionOverview::hitCell(const QPointF &pos, int *layer, int *head) const
+{
+    for (int l = 0; l < m_layers; ++l)
+        for (int h = 0; h < m_heads; ++h) {
+            const Cell *cell = cellAt(l, h);
+            if (cell && cell->rect->rect().contains(pos.toPoint())) {
+                *layer = l;
+                *head = h;
+                return true;
+            }
+        }
+    return false;
+}
+
+void AttentionOverview::handleClick(const QPointF &pos)
+{
+    int l = -1, h = -1;
+    if (hitCell(pos, &l, &h))
+        Q_EMIT cellActivated(l, h);
+}
+
+void AttentionOverview::handleHover(const QPointF &pos, const QPoint &globalPos)
+{
+    int l = -1, h = -1;
+    if (!hitCell(pos, &l, &h)) {
+        QToolTip::hideText();
+        return;
+    }
+    const Cell *cell = cellAt(l, h);
+    QString text = QStringLiteral("Layer %1, head %2").arg(l + 1).arg(h + 1);
+    if (cell->map) {
+        const QCPAxisRect *rect = cell->rect;
+        const int c = static_cast<int>(std::lround(rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x())));
+        const int r = static_cast<int>(std::lround(rect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y())));
+        if (r >= 0 && c >= 0 && r < cell->n && c < cell->n) {
+            const auto &tokens = m_data.analysis->tokens;
+            text += QStringLiteral(": attention[%1 \u2192 %2] = %3")
+                        .arg(fullToken(tokens, r), fullToken(tokens, c))
+                        .arg(cellValue(l, h, r, c), 0, 'f', 4);
+        }
+    }
+    text += QStringLiteral(" (click to select)");
+    Q_EMIT hovered(text);
+    QToolTip::showText(globalPos, text, m_plot);
+}
+
+QSizeF AttentionOverview::exportSize() const
+{
+    if (m_layers == 0 || m_heads == 0)
+        return QSizeF(240, 120);
+    const double cell = m_heads <= 6 ? 80.0 : (m_heads <= 12 ? 60.0 : 44.0);
+    return QSizeF(m_heads * (cell + 4) + 130.0, m_layers * (cell + 4) + 60.0);
+}
+
+void AttentionOverview::renderTo(QPainter *painter, const QRectF &target)
+{
+    const QSizeF natural = exportSize();
+    const QSize size(static_cast<int>(std::ceil(natural.width())), static_cast<int>(std::ceil(natural.height())));
+    painter->save();
+    painter->fillRect(target, Qt::white);
+    painter->restore();
+    paintPlot(m_plot, painter, target, size);
+}
+
+} // namespace treelens

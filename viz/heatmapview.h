@@ -1,0 +1,123 @@
+#pragma once
+/// \file heatmapview.h
+/// Heatmaps of one analysis with QCustomPlot (QCPColorMap): the constituent
+/// prior C of a layer, with the induced brackets drawn as boxes on it (one
+/// QCPItemRect per bracket: the block [start, end) × [start, end) over words),
+/// or the attention of a layer/head (before or after ×C, ViewState::weightedAttention).
+/// Token labels on both axes (rows = from/query, columns = to/key; row 0 at the
+/// top), a colour scale with its unit, hover → hovered() with the exact value.
+/// Handles 256×256 smoothly (one QCPColorMap, no per-cell items).
+
+#include <vector>
+
+#include <QWidget>
+
+#include "viz/viewcommon.h"
+
+class QCustomPlot;
+class QCPAxisRect;
+class QCPColorMap;
+class QCPColorScale;
+class QCPItemRect;
+class QCPMarginGroup;
+class QCPTextElement;
+class QScrollArea;
+
+namespace treelens {
+
+class HeatmapView : public QWidget, public ExportableView {
+    Q_OBJECT
+public:
+    enum class Kind { Prior, Attention };
+
+    explicit HeatmapView(Kind kind, QWidget *parent = nullptr);
+
+    void setData(const ViewData &data);
+    void setState(const ViewState &state);
+    Kind kind() const { return m_kind; }
+
+    // For tests.
+    QCustomPlot *plot() const { return m_plot; }
+    int rowCount() const;   ///< tokens shown (0 without data)
+    /// The value of the cell in row r (query token), column c (key token), as plotted.
+    double cellValue(int r, int c) const;
+    /// Bracket boxes drawn (Prior kind): [start, end) over words.
+    std::vector<std::pair<int, int>> bracketBoxes() const;
+
+    QSizeF exportSize() const override;
+    void renderTo(QPainter *painter, const QRectF &target) override;
+    QString exportName() const override;
+
+Q_SIGNALS:
+    void hovered(const QString &text);
+
+private:
+    void rebuild();
+    /// The matrix the kind and state select (nullptr: nothing to show).
+    const Matrix *currentMatrix() const;
+    /// "after ×C" / "softmax before ×C", empty for models without a prior.
+    QString attentionVariant() const;
+    /// Thins and rotates the token labels for a map `axisPixels` on its shorter side; true when changed.
+    bool updateTicks(double axisPixels);
+    void handleHover(const QPointF &pos, const QPoint &globalPos);
+    Kind m_kind;
+    ViewData m_data;
+    ViewState m_state;
+    QCustomPlot *m_plot = nullptr;
+    QCPColorMap *m_map = nullptr;
+    QCPColorScale *m_scale = nullptr;
+    QCPTextElement *m_title = nullptr;
+    QCPMarginGroup *m_margins = nullptr;
+    int m_rows = 0;
+    int m_tickStep = 0;   ///< every k-th token labelled (0: not computed yet)
+    bool m_rotated = false;
+};
+
+/// A layers × heads grid of small attention maps (QCustomPlot, one axis rect per
+/// cell, rows = layers from the top, columns = heads). Clicking a cell emits
+/// cellActivated(layer, head); the selected cell is outlined.
+class AttentionOverview : public QWidget, public ExportableView {
+    Q_OBJECT
+public:
+    explicit AttentionOverview(QWidget *parent = nullptr);
+    void setData(const ViewData &data);
+    void setState(const ViewState &state);
+
+    QCustomPlot *plot() const { return m_plot; }
+    int gridLayers() const;
+    int gridHeads() const;
+    /// Value of cell (r, c) of the map at (layer, head), as plotted.
+    double cellValue(int layer, int head, int r, int c) const;
+
+    QSizeF exportSize() const override;
+    void renderTo(QPainter *painter, const QRectF &target) override;
+    QString exportName() const override { return QStringLiteral("overview"); }
+
+Q_SIGNALS:
+    void cellActivated(int layer, int head);
+    void hovered(const QString &text);
+
+private:
+    /// One small map of the grid.
+    struct Cell {
+        QCPAxisRect *rect = nullptr;
+        QCPColorMap *map = nullptr; ///< nullptr when the analysis has no matrix there
+        int n = 0;
+    };
+    void rebuild();
+    void updateSelection();
+    const Cell *cellAt(int layer, int head) const;
+    bool hitCell(const QPointF &pos, int *layer, int *head) const;
+    void handleClick(const QPointF &pos);
+    void handleHover(const QPointF &pos, const QPoint &globalPos);
+    ViewData m_data;
+    ViewState m_state;
+    QCustomPlot *m_plot = nullptr;
+    QScrollArea *m_scroll = nullptr;
+    QCPItemRect *m_selection = nullptr;
+    std::vector<Cell> m_cells; ///< layer-major
+    int m_layers = 0;
+    int m_heads = 0;
+};
+
+} // namespace treelens

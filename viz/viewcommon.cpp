@@ -1,0 +1,58 @@
+#include "viz/viewcommon.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace treelens {
+
+QColor sequentialColor(double value)
+{
+    // Viridis sampled at 9 stops (matplotlib's _viridis_data at 0, 1/8, ..., 1); linear in between.
+    static constexpr std::array<std::array<double, 3>, 9> stops{{
+        {0.267004, 0.004874, 0.329415}, {0.281412, 0.155834, 0.469201}, {0.244972, 0.287675, 0.537260},
+        {0.190631, 0.407061, 0.556089}, {0.147607, 0.511733, 0.556929}, {0.119699, 0.618490, 0.536347},
+        {0.208030, 0.718701, 0.472873}, {0.430983, 0.808473, 0.346476}, {0.993248, 0.906157, 0.143936},
+    }};
+    if (!std::isfinite(value))
+        value = 0.0;
+    const double v = std::clamp(value, 0.0, 1.0) * 8.0;
+    const int i = std::min(7, static_cast<int>(std::floor(v)));
+    const double t = v - i;
+    auto mix = [&](int c) { return (stops[i][c] * (1.0 - t) + stops[i + 1][c] * t); };
+    return QColor::fromRgbF(static_cast<float>(mix(0)), static_cast<float>(mix(1)), static_cast<float>(mix(2)));
+}
+
+const Matrix *selectedAttention(const Analysis &analysis, const ViewState &state)
+{
+    const auto &source = (!state.weightedAttention && !analysis.attentionRaw.empty()) ? analysis.attentionRaw
+                                                                                      : analysis.attention;
+    if (state.layer < 0 || state.layer >= static_cast<int>(source.size()))
+        return nullptr;
+    const auto &heads = source[static_cast<std::size_t>(state.layer)];
+    if (state.head < 0 || state.head >= static_cast<int>(heads.size()))
+        return nullptr;
+    const Matrix &m = heads[static_cast<std::size_t>(state.head)];
+    return m.empty() ? nullptr : &m;
+}
+
+float wordAttention(const Analysis &analysis, const ViewState &state, int from, int to)
+{
+    const Matrix *m = selectedAttention(analysis, state);
+    const int words = static_cast<int>(analysis.wordToken.size());
+    if (!m || from < 0 || to < 0 || from >= words || to >= words)
+        return 0.0f;
+    const int r = analysis.wordToken[static_cast<std::size_t>(from)];
+    const int c = analysis.wordToken[static_cast<std::size_t>(to)];
+    if (r < 0 || c < 0 || r >= m->rows || c >= m->cols)
+        return 0.0f;
+    return m->at(r, c);
+}
+
+} // namespace treelens
+
+#include "viz/qcustomplot.h"
+
+namespace treelens {
+QString qcustomplotVersion() { return QStringLiteral(QCUSTOMPLOT_VERSION_STR); }
+} // namespace treelens
