@@ -13,8 +13,12 @@ set(TREELENS_CORE_PLAIN_SOURCES
   formats/plaintext.cpp
   formats/ptb.cpp
   formats/treelensjson.cpp
+  formats/latex.cpp
+  formats/analysisjson.cpp
   text/tokenizer.cpp
   parsing/headrules.cpp
+  parsing/treedecoders.cpp
+  parsing/externalparser.cpp
   eval/bracketeval.cpp
   eval/depeval.cpp
   eval/tokeneval.cpp

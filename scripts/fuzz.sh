@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 30).
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: conllu ptb text json safetensors pickle)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: conllu ptb text json safetensors pickle decoders)
 # Seeds come from tests/data; findings are written to build/fuzz/findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle)
+((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders)
 cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build/fuzz
 mkdir -p build/fuzz/findings

@@ -28,6 +28,7 @@ void addTrainCommand(CLI::App &app, Action &action);
 void addEvalInductionCommand(CLI::App &app, Action &action);
 void addBenchCommand(CLI::App &app, Action &action);
 void addImportCheckpointCommand(CLI::App &app, Action &action);
+void addTrainParserCommand(CLI::App &app, Action &action);
 
 /// Prints "treelens-cli: error: <message>" on one line and returns 1.
 int fail(const std::string &message);

@@ -28,6 +28,7 @@ int main(int argc, char **argv)
     addEvalInductionCommand(app, action);
     addBenchCommand(app, action);
     addImportCheckpointCommand(app, action);
+    addTrainParserCommand(app, action);
 
     try {
         app.parse(argc, argv);

@@ -98,4 +98,18 @@ int lineOfOffset(std::string_view s, std::size_t pos)
     return 1 + static_cast<int>(std::count(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
 }
 
+std::vector<std::string> utf8Characters(std::string_view s)
+{
+    std::vector<std::string> out;
+    out.reserve(s.size());
+    for (std::size_t pos = 0; pos < s.size();) {
+        int len = 1;
+        decodeUtf8(s, pos, len);
+        len = std::max(1, len);
+        out.emplace_back(s.substr(pos, static_cast<std::size_t>(len)));
+        pos += static_cast<std::size_t>(len);
+    }
+    return out;
+}
+
 } // namespace treelens

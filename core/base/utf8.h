@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace treelens {
 
@@ -20,6 +21,9 @@ char32_t decodeUtf8(std::string_view s, std::size_t pos, int &len);
 /// Appends the UTF-8 encoding of `cp` to `out`.
 void appendUtf8(std::string &out, char32_t cp);
 
+/// The characters (code points) of `s`, each as its UTF-8 bytes; an invalid
+/// byte becomes a one-byte string of its own.
+std::vector<std::string> utf8Characters(std::string_view s);
 /// 1-based line number of byte offset `pos` in `s`.
 int lineOfOffset(std::string_view s, std::size_t pos);
 

@@ -63,10 +63,11 @@ Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const Devi
     return makeError(path, "unknown model family '" + family + "' (this build loads: " + known + ")");
 }
 
-std::string defaultModelPath()
+std::string defaultModelPath() { return findShippedModel("tree-transformer-en-small.safetensors"); }
+
+std::string findShippedModel(const std::string &name)
 {
     namespace fs = std::filesystem;
-    const char *name = "tree-transformer-en-small.safetensors";
     std::vector<fs::path> candidates;
     if (const char *env = std::getenv("TREELENS_MODEL_DIR"))
         candidates.push_back(fs::path(env) / name);

@@ -126,5 +126,8 @@ std::vector<std::string> availableEncoderFamilies();
 /// Path of the shipped default model (resources/models/tree-transformer-en-small.safetensors),
 /// searched next to the executable, in the install prefix and in the source tree; empty if not found.
 std::string defaultModelPath();
+/// A model file shipped with TreeLens by name ("parser-dep-en-ewt.safetensors"),
+/// searched like defaultModelPath(); "" when not found.
+std::string findShippedModel(const std::string &fileName);
 
 } // namespace treelens

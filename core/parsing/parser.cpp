@@ -4,6 +4,12 @@
 #include "core/parsing/linkgrammarparser.h"
 #define TREELENS_HAVE_LG 1
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include "core/parsing/externalparser.h"
+#define TREELENS_HAVE_EXTERNAL 1
+#endif
+
+#include "core/parsing/neuralparser.h"
 
 namespace treelens {
 
@@ -37,8 +43,12 @@ Result<std::vector<Sentence>> Parser::parseAll(const std::vector<Sentence> &inpu
 std::vector<ParserInfo> availableParsers()
 {
     std::vector<ParserInfo> out;
+    out.push_back(neuralParserInfo());
 #ifdef TREELENS_HAVE_LG
     out.push_back(linkGrammarParserInfo());
+#endif
+#ifdef TREELENS_HAVE_EXTERNAL
+    out.push_back(externalParserInfo());
 #endif
     return out;
 }
@@ -48,9 +58,15 @@ Result<std::unique_ptr<Parser>> createParser(const ParserConfig &config)
     const Status st = config.validate();
     if (!st.ok())
         return st.error();
+    if (config.backend == "neural")
+        return createNeuralParser(config);
 #ifdef TREELENS_HAVE_LG
     if (config.backend == "link-grammar")
         return createLinkGrammarParser(config);
+#endif
+#ifdef TREELENS_HAVE_EXTERNAL
+    if (config.backend == "external")
+        return createExternalParser(config);
 #endif
     std::string known;
     for (const auto &p : availableParsers())

@@ -1,8 +1,8 @@
 #pragma once
 /// \file parser.h
 /// The Parser interface: pre-tokenised words (a Sentence with tokens) in, the same
-/// Sentence with a dependency and/or constituency tree out. Backends: Link Grammar
-/// (this issue); neural, external-command and file backends plug in the same way.
+/// Sentence with a dependency and/or constituency tree out. Backends: Link Grammar,
+/// an external command ("external"); neural and file backends plug in the same way.
 
 #include <memory>
 #include <string>
@@ -20,6 +20,13 @@ struct ParserConfig {
     double timeoutSeconds = 2.0;          ///< per sentence; 0 = no limit
     int maxWords = 250;                   ///< longer inputs are refused with an error
     std::string language = "en";
+    /// Backend "external": the shell command line run with /bin/sh -c for each
+    /// sentence (e.g. "python3 my_stanza.py"); it reads one line of space-separated
+    /// tokens on stdin and writes CoNLL-U on stdout (core/parsing/externalparser.h).
+    std::string command;
+    /// Backend "neural": the dependency parser model ("" = the shipped
+    /// parser-dep-en-ewt.safetensors); see core/parsing/neuralparser.h.
+    std::string dependencyModel;
 
     Status validate() const;
 };

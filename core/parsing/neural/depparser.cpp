@@ -1,0 +1,943 @@
+#include "core/parsing/neural/depparser.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <malloc.h>
+#include <map>
+#include <numeric>
+#include <random>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/base/fileio.h"
+#include "core/base/utf8.h"
+#include "core/eval/depeval.h"
+#include "core/formats/conllu.h"
+#include "core/model/modelfile.h"
+#include "core/parsing/treedecoders.h"
+#include "core/runtime/device.h"
+
+namespace treelens {
+
+using nlohmann::json;
+
+// ---------------------------------------------------------------- config / recipe
+
+Status DepParserConfig::validate() const
+{
+    auto bad = [](const std::string &m) { return Status(makeError("dependency-parser config", m)); };
+    if (wordDim < 1 || wordDim > 2048) return bad("word_dim must be 1..2048");
+    if (charDim < 1 || charDim > 512) return bad("char_dim must be 1..512");
+    if (charFilters < 1 || charFilters > 2048) return bad("char_filters must be 1..2048");
+    if (charKernel < 1 || charKernel > 9 || charKernel % 2 == 0) return bad("char_kernel must be odd, 1..9");
+    if (maxWordChars < 4 || maxWordChars > 128) return bad("max_word_chars must be 4..128");
+    if (lstmLayers < 1 || lstmLayers > 8) return bad("lstm_layers must be 1..8");
+    if (lstmHidden < 8 || lstmHidden > 2048) return bad("lstm_hidden must be 8..2048");
+    if (arcDim < 8 || arcDim > 4096) return bad("arc_dim must be 8..4096");
+    if (relDim < 8 || relDim > 1024) return bad("rel_dim must be 8..1024");
+    if (tagDim < 0 || tagDim > 2048) return bad("tag_dim must be 0..2048");
+    if (!(dropout >= 0 && dropout < 1) || !(wordDropout >= 0 && wordDropout < 1)) return bad("dropouts must be in [0, 1)");
+    return {};
+}
+
+std::string DepParserConfig::toJson() const
+{
+    return json{{"word_dim", wordDim},     {"char_dim", charDim},     {"char_filters", charFilters},
+                {"char_kernel", charKernel}, {"max_word_chars", maxWordChars}, {"lstm_layers", lstmLayers},
+                {"lstm_hidden", lstmHidden}, {"arc_dim", arcDim},       {"rel_dim", relDim},
+                {"tag_dim", tagDim},         {"dropout", dropout},       {"word_dropout", wordDropout}}
+        .dump();
+}
+
+Result<DepParserConfig> DepParserConfig::fromJson(const std::string &text)
+{
+    try {
+        const auto j = json::parse(text);
+        DepParserConfig c;
+        c.wordDim = j.value("word_dim", c.wordDim);
+        c.charDim = j.value("char_dim", c.charDim);
+        c.charFilters = j.value("char_filters", c.charFilters);
+        c.charKernel = j.value("char_kernel", c.charKernel);
+        c.maxWordChars = j.value("max_word_chars", c.maxWordChars);
+        c.lstmLayers = j.value("lstm_layers", c.lstmLayers);
+        c.lstmHidden = j.value("lstm_hidden", c.lstmHidden);
+        c.arcDim = j.value("arc_dim", c.arcDim);
+        c.relDim = j.value("rel_dim", c.relDim);
+        c.tagDim = j.value("tag_dim", c.tagDim);
+        c.dropout = j.value("dropout", c.dropout);
+        c.wordDropout = j.value("word_dropout", c.wordDropout);
+        if (auto s = c.validate(); !s)
+            return s.error();
+        return c;
+    } catch (const std::exception &e) {
+        return makeError("dependency-parser config", e.what());
+    }
+}
+
+Status DepParserRecipe::validate() const
+{
+    auto bad = [](const std::string &m) { return Status(makeError("dependency-parser recipe", m)); };
+    if (train.empty() || dev.empty()) return bad("\"train\" and \"dev\" CoNLL-U files are required");
+    if (output.empty()) return bad("\"output\" is required");
+    if (epochs < 1 || epochs > 1000) return bad("epochs must be 1..1000");
+    if (batchWords < 50) return bad("batch_words must be at least 50");
+    if (!(lr > 0) || !(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) return bad("bad learning rate or betas");
+    if (!(lrDecay > 0 && lrDecay <= 1) || decayEvery < 1) return bad("lr_decay must be in (0, 1], decay_every >= 1");
+    if (storage != "f32" && storage != "f16" && storage != "bf16") return bad("storage must be f32, f16 or bf16");
+    return model.validate();
+}
+
+Result<DepParserRecipe> DepParserRecipe::fromJson(const std::string &text, const std::string &baseDir)
+{
+    try {
+        const auto j = json::parse(text);
+        DepParserRecipe r;
+        auto path = [&](const char *key) {
+            std::string p = j.value(key, std::string());
+            if (!p.empty() && p[0] != '/' && !baseDir.empty())
+                p = baseDir + "/" + p;
+            return p;
+        };
+        r.name = j.value("name", r.name);
+        r.train = path("train");
+        r.dev = path("dev");
+        r.test = path("test");
+        r.output = path("output");
+        r.checkpoint = path("checkpoint");
+        r.log = path("log");
+        if (j.contains("model")) {
+            auto m = DepParserConfig::fromJson(j.at("model").dump());
+            if (!m)
+                return m.error();
+            r.model = *m;
+        }
+        const json t = j.value("training", json::object());
+        r.epochs = t.value("epochs", r.epochs);
+        r.batchWords = t.value("batch_words", r.batchWords);
+        r.lr = t.value("lr", r.lr);
+        r.beta1 = t.value("beta1", r.beta1);
+        r.beta2 = t.value("beta2", r.beta2);
+        r.clipNorm = t.value("clip_norm", r.clipNorm);
+        r.lrDecay = t.value("lr_decay", r.lrDecay);
+        r.decayEvery = t.value("decay_every", r.decayEvery);
+        r.patience = t.value("patience", r.patience);
+        r.wordMinCount = t.value("word_min_count", r.wordMinCount);
+        r.seed = t.value("seed", r.seed);
+        r.threads = t.value("threads", r.threads);
+        r.storage = j.value("storage", r.storage);
+        if (auto s = r.validate(); !s)
+            return s.error();
+        return r;
+    } catch (const std::exception &e) {
+        return makeError("dependency-parser recipe", e.what());
+    }
+}
+
+std::string DepParserRecipe::toJson() const
+{
+    return json{{"family", "dependency-parser"},
+                {"name", name},
+                {"train", train},
+                {"dev", dev},
+                {"test", test},
+                {"output", output},
+                {"checkpoint", checkpoint},
+                {"log", log},
+                {"model", json::parse(model.toJson())},
+                {"training",
+                 {{"epochs", epochs},
+                  {"batch_words", batchWords},
+                  {"lr", lr},
+                  {"beta1", beta1},
+                  {"beta2", beta2},
+                  {"clip_norm", clipNorm},
+                  {"lr_decay", lrDecay},
+                  {"decay_every", decayEvery},
+                  {"patience", patience},
+                  {"word_min_count", wordMinCount},
+                  {"seed", seed},
+                  {"threads", threads}}},
+                {"storage", storage}}
+        .dump(2);
+}
+
+namespace {
+
+// ---------------------------------------------------------------- vocabularies
+
+/// index 0 = padding, 1 = unknown, 2 = ROOT (words, chars); tags/relations use 0 = padding only.
+struct Vocab {
+    std::vector<std::string> items;
+    std::unordered_map<std::string, int> index;
+
+    int add(const std::string &s)
+    {
+        auto [it, fresh] = index.emplace(s, static_cast<int>(items.size()));
+        if (fresh)
+            items.push_back(s);
+        return it->second;
+    }
+    int get(const std::string &s, int unknown) const
+    {
+        auto it = index.find(s);
+        return it == index.end() ? unknown : it->second;
+    }
+    static Vocab from(const std::vector<std::string> &list)
+    {
+        Vocab v;
+        for (const auto &s : list)
+            v.add(s);
+        return v;
+    }
+};
+
+constexpr int kPad = 0, kUnk = 1, kRoot = 2;
+
+std::string normalizeWord(const std::string &w)
+{
+    std::string out;
+    out.reserve(w.size());
+    for (char c : w) {
+        if (c >= '0' && c <= '9')
+            out += '0'; // numbers share embeddings
+        else
+            out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    return out;
+}
+
+struct Vocabs {
+    Vocab words, chars, upos, xpos, rels;
+
+    json toJson() const
+    {
+        return {{"words", words.items}, {"chars", chars.items}, {"upos", upos.items}, {"xpos", xpos.items}, {"rels", rels.items}};
+    }
+    static Result<Vocabs> fromJson(const json &j)
+    {
+        Vocabs v;
+        try {
+            v.words = Vocab::from(j.at("words").get<std::vector<std::string>>());
+            v.chars = Vocab::from(j.at("chars").get<std::vector<std::string>>());
+            v.upos = Vocab::from(j.at("upos").get<std::vector<std::string>>());
+            v.xpos = Vocab::from(j.at("xpos").get<std::vector<std::string>>());
+            v.rels = Vocab::from(j.at("rels").get<std::vector<std::string>>());
+        } catch (const std::exception &e) {
+            return makeError("dependency-parser vocabularies", e.what());
+        }
+        if (v.words.items.size() < 3 || v.chars.items.size() < 3 || v.upos.items.size() < 2 || v.rels.items.size() < 2)
+            return makeError("dependency-parser vocabularies", "too small");
+        return v;
+    }
+};
+
+Vocabs buildVocabs(const std::vector<Sentence> &train, int minCount)
+{
+    Vocabs v;
+    for (const char *s : {"<pad>", "<unk>", "<root>"}) {
+        v.words.add(s);
+        v.chars.add(s);
+    }
+    v.upos.add("<pad>");
+    v.xpos.add("<pad>");
+    v.rels.add("<pad>");
+    std::map<std::string, int> counts;
+    std::map<std::string, int> charCounts;
+    for (const auto &s : train)
+        for (const auto &t : s.tokens) {
+            ++counts[normalizeWord(t.text)];
+            for (const auto &c : utf8Characters(t.text))
+                ++charCounts[c];
+        }
+    for (const auto &[w, c] : counts)
+        if (c >= minCount)
+            v.words.add(w);
+    for (const auto &[ch, c] : charCounts)
+        if (c >= 2)
+            v.chars.add(ch);
+    for (const auto &s : train) {
+        for (const auto &t : s.tokens) {
+            v.upos.add(t.upos.empty() ? "_" : t.upos);
+            v.xpos.add(t.xpos.empty() ? "_" : t.xpos);
+        }
+        if (s.dependency)
+            for (const auto &r : s.dependency->deprels)
+                v.rels.add(r);
+    }
+    return v;
+}
+
+// ---------------------------------------------------------------- network
+
+struct NetImpl : torch::nn::Module {
+    DepParserConfig cfg;
+    torch::nn::Embedding wordEmb{nullptr}, charEmb{nullptr};
+    torch::nn::Conv1d charConv{nullptr};
+    torch::nn::LSTM lstm{nullptr};
+    torch::nn::Linear arcDep{nullptr}, arcHead{nullptr}, relDep{nullptr}, relHead{nullptr};
+    torch::nn::Linear uposOut{nullptr}, xposOut{nullptr};
+    torch::Tensor arcW, arcB, relU;
+
+    NetImpl(const DepParserConfig &c, int nWords, int nChars, int nUpos, int nXpos, int nRels) : cfg(c)
+    {
+        wordEmb = register_module("word_emb", torch::nn::Embedding(torch::nn::EmbeddingOptions(nWords, c.wordDim).padding_idx(kPad)));
+        charEmb = register_module("char_emb", torch::nn::Embedding(torch::nn::EmbeddingOptions(nChars, c.charDim).padding_idx(kPad)));
+        charConv = register_module("char_conv", torch::nn::Conv1d(torch::nn::Conv1dOptions(c.charDim, c.charFilters, c.charKernel)
+                                                                      .padding(c.charKernel / 2)));
+        lstm = register_module("lstm", torch::nn::LSTM(torch::nn::LSTMOptions(c.wordDim + c.charFilters, c.lstmHidden)
+                                                           .num_layers(c.lstmLayers)
+                                                           .bidirectional(true)
+                                                           .batch_first(true)
+                                                           .dropout(c.dropout)));
+        const int h = 2 * c.lstmHidden;
+        arcDep = register_module("arc_dep", torch::nn::Linear(h, c.arcDim));
+        arcHead = register_module("arc_head", torch::nn::Linear(h, c.arcDim));
+        relDep = register_module("rel_dep", torch::nn::Linear(h, c.relDim));
+        relHead = register_module("rel_head", torch::nn::Linear(h, c.relDim));
+        uposOut = register_module("upos_out", torch::nn::Linear(h, nUpos));
+        xposOut = register_module("xpos_out", torch::nn::Linear(h, nXpos));
+        // Biaffine weights start at zero, as in Dozat & Manning's code: the first
+        // updates then come from the (well-scaled) MLPs, not from random bilinear noise.
+        arcW = register_parameter("arc_w", torch::zeros({c.arcDim, c.arcDim}));
+        arcB = register_parameter("arc_b", torch::zeros({c.arcDim}));
+        relU = register_parameter("rel_u", torch::zeros({nRels, c.relDim + 1, c.relDim + 1}));
+    }
+
+    struct Out {
+        torch::Tensor arc;      ///< [B, T, T] scores of (dependent, head)
+        torch::Tensor relD, relH; ///< [B, T, relDim + 1] with a constant 1 appended
+        torch::Tensor upos, xpos; ///< [B, T, tags]
+    };
+
+    Out forward(const torch::Tensor &words, const torch::Tensor &chars, const torch::Tensor &lengths, bool train)
+    {
+        const auto B = words.size(0), T = words.size(1);
+        auto w = wordEmb(words);                                         // [B,T,wd]
+        auto c = charEmb(chars.view({B * T, -1})).transpose(1, 2);       // [BT,cd,C]
+        c = torch::tanh(std::get<0>(charConv(c).max(2))).view({B, T, -1}); // [B,T,f]
+        auto x = torch::cat({w, c}, 2);
+        x = torch::dropout(x, cfg.dropout, train);
+        auto packed = torch::nn::utils::rnn::pack_padded_sequence(x, lengths, true, false);
+        auto out = std::get<0>(lstm->forward_with_packed_input(packed));
+        auto h = std::get<0>(torch::nn::utils::rnn::pad_packed_sequence(out, true, 0.0, T)); // [B,T,2H]
+        h = torch::dropout(h, cfg.dropout, train);
+        auto mlp = [&](torch::nn::Linear &l) { return torch::dropout(torch::leaky_relu(l(h), 0.1), cfg.dropout, train); };
+        auto ad = mlp(arcDep), ah = mlp(arcHead), rd = mlp(relDep), rh = mlp(relHead);
+        Out o;
+        // s[b,i,j] = ad_i W ah_j + ah_j · b
+        o.arc = torch::matmul(torch::matmul(ad, arcW), ah.transpose(1, 2)) + torch::matmul(ah, arcB).unsqueeze(1);
+        auto ones = torch::ones({B, T, 1}, rd.options());
+        o.relD = torch::cat({rd, ones}, 2);
+        o.relH = torch::cat({rh, ones}, 2);
+        o.upos = uposOut(h);
+        o.xpos = xposOut(h);
+        return o;
+    }
+
+    /// Relation scores [B, T, R] for the given head of every position.
+    torch::Tensor relScores(const Out &o, const torch::Tensor &heads) const
+    {
+        const auto d = o.relH.size(2);
+        auto hh = o.relH.gather(1, heads.unsqueeze(2).expand({-1, -1, d})); // [B,T,d]
+        // s[b,t,r] = relD[b,t,:] U[r] hh[b,t,:]
+        auto left = torch::einsum("btd,rde->btre", {o.relD, relU});
+        return (left * hh.unsqueeze(2)).sum(3);
+    }
+};
+TORCH_MODULE(Net);
+
+// ---------------------------------------------------------------- batches
+
+struct Batch {
+    std::vector<int> index;  ///< sentence indices
+    torch::Tensor words, chars, lengths, heads, rels, upos, xpos, mask; ///< mask: real words (not ROOT, not padding)
+};
+
+std::vector<std::string> clippedChars(const std::string &word, int maxChars)
+{
+    auto cs = utf8Characters(word);
+    if (static_cast<int>(cs.size()) > maxChars) {
+        std::vector<std::string> c(cs.begin(), cs.begin() + maxChars / 2);
+        c.insert(c.end(), cs.end() - maxChars / 2, cs.end());
+        cs = std::move(c);
+    }
+    return cs;
+}
+
+Batch makeBatch(const std::vector<Sentence> &sentences, const std::vector<int> &index, const Vocabs &v,
+                const DepParserConfig &cfg, bool withGold, std::mt19937 *wordDropoutRng)
+{
+    Batch b;
+    b.index = index;
+    const auto B = static_cast<std::int64_t>(index.size());
+    std::int64_t T = 0, C = 1;
+    for (int i : index) {
+        T = std::max<std::int64_t>(T, static_cast<std::int64_t>(sentences[static_cast<std::size_t>(i)].tokens.size()) + 1);
+        for (const auto &t : sentences[static_cast<std::size_t>(i)].tokens)
+            C = std::max<std::int64_t>(C, static_cast<std::int64_t>(clippedChars(t.text, cfg.maxWordChars).size()));
+    }
+    std::vector<std::int64_t> words(static_cast<std::size_t>(B * T), kPad), chars(static_cast<std::size_t>(B * T * C), kPad),
+        lengths(static_cast<std::size_t>(B)), heads(static_cast<std::size_t>(B * T), 0), rels(static_cast<std::size_t>(B * T), 0),
+        upos(static_cast<std::size_t>(B * T), 0), xpos(static_cast<std::size_t>(B * T), 0);
+    std::vector<std::uint8_t> mask(static_cast<std::size_t>(B * T), 0);
+    std::bernoulli_distribution drop(cfg.wordDropout);
+    for (std::int64_t bi = 0; bi < B; ++bi) {
+        const Sentence &s = sentences[static_cast<std::size_t>(index[static_cast<std::size_t>(bi)])];
+        const auto n = static_cast<std::int64_t>(s.tokens.size());
+        lengths[static_cast<std::size_t>(bi)] = n + 1;
+        words[static_cast<std::size_t>(bi * T)] = kRoot;
+        chars[static_cast<std::size_t>(bi * T * C)] = kRoot;
+        for (std::int64_t t = 0; t < n; ++t) {
+            const Token &tok = s.tokens[static_cast<std::size_t>(t)];
+            const auto pos = static_cast<std::size_t>(bi * T + t + 1);
+            int id = v.words.get(normalizeWord(tok.text), kUnk);
+            if (wordDropoutRng && drop(*wordDropoutRng))
+                id = kUnk;
+            words[pos] = id;
+            const auto cs = clippedChars(tok.text, cfg.maxWordChars);
+            for (std::size_t k = 0; k < cs.size(); ++k)
+                chars[pos * static_cast<std::size_t>(C) + k] = v.chars.get(cs[k], kUnk);
+            mask[pos] = 1;
+            if (withGold) {
+                heads[pos] = s.dependency->heads[static_cast<std::size_t>(t)];
+                rels[pos] = v.rels.get(s.dependency->deprels[static_cast<std::size_t>(t)], 0);
+                upos[pos] = v.upos.get(tok.upos.empty() ? "_" : tok.upos, 0);
+                xpos[pos] = v.xpos.get(tok.xpos.empty() ? "_" : tok.xpos, 0);
+            }
+        }
+    }
+    auto i64 = torch::TensorOptions().dtype(torch::kInt64);
+    b.words = torch::from_blob(words.data(), {B, T}, i64).clone();
+    b.chars = torch::from_blob(chars.data(), {B, T, C}, i64).clone();
+    b.lengths = torch::from_blob(lengths.data(), {B}, i64).clone();
+    b.heads = torch::from_blob(heads.data(), {B, T}, i64).clone();
+    b.rels = torch::from_blob(rels.data(), {B, T}, i64).clone();
+    b.upos = torch::from_blob(upos.data(), {B, T}, i64).clone();
+    b.xpos = torch::from_blob(xpos.data(), {B, T}, i64).clone();
+    b.mask = torch::from_blob(mask.data(), {B, T}, torch::TensorOptions().dtype(torch::kUInt8)).clone().to(torch::kBool);
+    return b;
+}
+
+/// Groups sentences of similar length into batches of about `batchWords` words.
+std::vector<std::vector<int>> lengthBatches(const std::vector<Sentence> &sentences, int batchWords, std::mt19937 *shuffle)
+{
+    std::vector<int> order(sentences.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (shuffle)
+        std::shuffle(order.begin(), order.end(), *shuffle); // random tie-breaking among equal lengths
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return sentences[static_cast<std::size_t>(a)].tokens.size() < sentences[static_cast<std::size_t>(b)].tokens.size();
+    });
+    std::vector<std::vector<int>> batches;
+    std::vector<int> cur;
+    std::size_t maxLen = 0;
+    for (int i : order) {
+        const std::size_t n = sentences[static_cast<std::size_t>(i)].tokens.size() + 1;
+        if (!cur.empty() && std::max(maxLen, n) * (cur.size() + 1) > static_cast<std::size_t>(batchWords)) {
+            batches.push_back(std::move(cur));
+            cur.clear();
+            maxLen = 0;
+        }
+        cur.push_back(i);
+        maxLen = std::max(maxLen, n);
+    }
+    if (!cur.empty())
+        batches.push_back(std::move(cur));
+    if (shuffle)
+        std::shuffle(batches.begin(), batches.end(), *shuffle);
+    return batches;
+}
+
+torch::Tensor lossOf(Net &net, const NetImpl::Out &o, const Batch &b)
+{
+    const auto m = b.mask;
+    auto arc = o.arc.masked_fill(b.mask.logical_not().logical_and(b.words.ne(kRoot)).unsqueeze(1), -1e9); // padding heads
+    auto arcLoss = torch::nn::functional::cross_entropy(arc.index({m}), b.heads.index({m}));
+    auto rel = net->relScores(o, b.heads);
+    auto relLoss = torch::nn::functional::cross_entropy(rel.index({m}), b.rels.index({m}));
+    auto uposLoss = torch::nn::functional::cross_entropy(o.upos.index({m}), b.upos.index({m}));
+    auto xposLoss = torch::nn::functional::cross_entropy(o.xpos.index({m}), b.xpos.index({m}));
+    return arcLoss + relLoss + uposLoss + xposLoss;
+}
+
+/// Predicts trees and tags for `sentences` in place. decode: 0 greedy heads
+/// (fast, for dev monitoring), 1 MST, 2 Eisner (projective).
+Status predict(Net &net, const Vocabs &v, const DepParserConfig &cfg, std::vector<Sentence> &sentences, int decode,
+               int batchWords, const RunControl *control)
+{
+    torch::NoGradGuard ng;
+    net->eval();
+    const auto batches = lengthBatches(sentences, batchWords, nullptr);
+    std::size_t done = 0;
+    for (const auto &idx : batches) {
+        if (control && control->isCancelled())
+            return Error{"cancelled"};
+        Batch b = makeBatch(sentences, idx, v, cfg, false, nullptr);
+        auto o = net->forward(b.words, b.chars, b.lengths, false);
+        const auto T = b.words.size(1);
+        // Padding positions can never be heads.
+        auto arc = o.arc.masked_fill(b.mask.logical_not().logical_and(b.words.ne(kRoot)).unsqueeze(1), -1e9);
+        auto logp = torch::log_softmax(arc, 2).contiguous();
+        torch::Tensor heads;
+        if (decode == 0) {
+            heads = logp.argmax(2);
+        } else {
+            heads = torch::zeros({static_cast<std::int64_t>(idx.size()), T}, torch::kInt64);
+            auto acc = logp.accessor<float, 3>();
+            for (std::size_t bi = 0; bi < idx.size(); ++bi) {
+                const int n = static_cast<int>(sentences[static_cast<std::size_t>(idx[bi])].tokens.size());
+                std::vector<float> scores(static_cast<std::size_t>((n + 1) * (n + 1)));
+                for (int d = 0; d <= n; ++d)
+                    for (int h = 0; h <= n; ++h)
+                        scores[static_cast<std::size_t>(d * (n + 1) + h)] = acc[static_cast<long>(bi)][d][h];
+                const auto hs = decode == 2 ? decodeEisner(scores, n) : decodeMst(scores, n);
+                for (int d = 1; d <= n; ++d)
+                    heads[static_cast<long>(bi)][d] = hs[static_cast<std::size_t>(d - 1)];
+            }
+        }
+        auto rels = net->relScores(o, heads).argmax(2);
+        auto upos = o.upos.argmax(2), xpos = o.xpos.argmax(2);
+        auto ha = heads.accessor<std::int64_t, 2>(), ra = rels.accessor<std::int64_t, 2>(),
+             ua = upos.accessor<std::int64_t, 2>(), xa = xpos.accessor<std::int64_t, 2>();
+        for (std::size_t bi = 0; bi < idx.size(); ++bi) {
+            Sentence &s = sentences[static_cast<std::size_t>(idx[bi])];
+            const int n = static_cast<int>(s.tokens.size());
+            DependencyTree t;
+            for (int d = 1; d <= n; ++d) {
+                t.heads.push_back(static_cast<int>(ha[static_cast<long>(bi)][d]));
+                const auto r = static_cast<std::size_t>(ra[static_cast<long>(bi)][d]);
+                t.deprels.push_back(r > 0 && r < v.rels.items.size() ? v.rels.items[r] : "dep");
+                auto &tok = s.tokens[static_cast<std::size_t>(d - 1)];
+                const auto u = static_cast<std::size_t>(ua[static_cast<long>(bi)][d]);
+                const auto x = static_cast<std::size_t>(xa[static_cast<long>(bi)][d]);
+                tok.upos = u > 0 && u < v.upos.items.size() ? v.upos.items[u] : "X";
+                tok.xpos = x > 0 && x < v.xpos.items.size() ? v.xpos.items[x] : "_";
+            }
+            s.dependency = std::move(t);
+        }
+        done += idx.size();
+        if (control)
+            control->report(done, sentences.size(), "parsing");
+    }
+    return {};
+}
+
+TensorMap netTensors(Net &net)
+{
+    TensorMap out;
+    for (const auto &p : net->named_parameters()) {
+        auto t = p.value().detach().to(torch::kFloat32).contiguous();
+        std::vector<std::int64_t> shape(t.sizes().begin(), t.sizes().end());
+        out[p.key()] = TensorData::fromFloat(shape, std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel()));
+    }
+    return out;
+}
+
+Status loadNetTensors(Net &net, const TensorMap &tensors, const std::string &where, const std::string &prefix = "")
+{
+    torch::NoGradGuard ng;
+    for (auto &p : net->named_parameters()) {
+        const std::string name = prefix + p.key();
+        auto it = tensors.find(name);
+        if (it == tensors.end())
+            return makeError(where, "missing tensor '" + name + "'");
+        std::vector<std::int64_t> shape(p.value().sizes().begin(), p.value().sizes().end());
+        if (it->second.shape != shape)
+            return makeError(where, "tensor '" + name + "' has the wrong shape");
+        auto values = it->second.toFloat();
+        p.value().copy_(torch::from_blob(values.data(), p.value().sizes(), torch::kFloat32));
+    }
+    return {};
+}
+
+Result<std::vector<Sentence>> readTreebank(const std::string &path)
+{
+    std::string text;
+    if (auto r = readFile(path); r)
+        text = std::move(*r);
+    else
+        return r.error();
+    auto s = readConllu(text, path);
+    if (!s)
+        return s.error();
+    std::vector<Sentence> out;
+    for (auto &x : *s)
+        if (x.dependency && !x.tokens.empty() && x.dependency->validate().ok())
+            out.push_back(std::move(x));
+    if (out.empty())
+        return makeError(path, "no sentence with a dependency tree");
+    return out;
+}
+
+std::vector<Sentence> stripped(const std::vector<Sentence> &gold)
+{
+    std::vector<Sentence> out = gold;
+    for (auto &s : out) {
+        s.dependency.reset();
+        for (auto &t : s.tokens) {
+            t.upos.clear();
+            t.xpos.clear();
+        }
+    }
+    return out;
+}
+
+struct Scores {
+    double uas = 0, las = 0, uasNoPunct = 0, lasNoPunct = 0, upos = 0, xpos = 0;
+};
+
+Scores score(const std::vector<Sentence> &gold, const std::vector<Sentence> &pred)
+{
+    Scores s;
+    auto e = evaluateDependencies(gold, pred);
+    if (e) {
+        s.uas = e->all.uas();
+        s.las = e->all.las();
+        s.uasNoPunct = e->noPunct.uas();
+        s.lasNoPunct = e->noPunct.las();
+    }
+    long n = 0, u = 0, x = 0;
+    for (std::size_t i = 0; i < gold.size(); ++i)
+        for (std::size_t t = 0; t < gold[i].tokens.size(); ++t) {
+            ++n;
+            u += gold[i].tokens[t].upos == pred[i].tokens[t].upos;
+            x += gold[i].tokens[t].xpos == pred[i].tokens[t].xpos;
+        }
+    s.upos = n ? 100.0 * static_cast<double>(u) / static_cast<double>(n) : 0.0;
+    s.xpos = n ? 100.0 * static_cast<double>(x) / static_cast<double>(n) : 0.0;
+    return s;
+}
+
+json scoresJson(const Scores &s)
+{
+    auto r = [](double v) { return std::round(v * 100.0) / 100.0; };
+    return {{"uas", r(s.uas)}, {"las", r(s.las)}, {"uas_no_punct", r(s.uasNoPunct)}, {"las_no_punct", r(s.lasNoPunct)},
+            {"upos", r(s.upos)}, {"xpos", r(s.xpos)}};
+}
+
+// ---------------------------------------------------------------- inference model
+
+class LoadedParser : public DependencyParserModel {
+public:
+    LoadedParser(DepParserConfig cfg, Vocabs v, Net net, std::string name, std::string config)
+        : m_cfg(cfg), m_vocabs(std::move(v)), m_net(std::move(net)), m_name(std::move(name)), m_config(std::move(config))
+    {
+    }
+    Status parse(std::vector<Sentence> &sentences, bool projective, const RunControl *control) override
+    {
+        return predict(m_net, m_vocabs, m_cfg, sentences, projective ? 2 : 1, 4000, control);
+    }
+    std::string name() const override { return m_name; }
+    std::string configJson() const override { return m_config; }
+
+private:
+    DepParserConfig m_cfg;
+    Vocabs m_vocabs;
+    Net m_net;
+    std::string m_name;
+    std::string m_config;
+};
+
+} // namespace
+
+Result<std::unique_ptr<DependencyParserModel>> DependencyParserModel::load(const std::string &path, int threads)
+{
+    auto file = loadModelFile(path);
+    if (!file)
+        return file.error();
+    json config;
+    try {
+        config = json::parse(file->configJson);
+    } catch (const std::exception &e) {
+        return makeError(path, std::string("treelens.config: ") + e.what());
+    }
+    if (config.value("family", std::string()) != "dependency-parser")
+        return makeError(path, "not a dependency-parser model (family '" + config.value("family", std::string()) + "')");
+    auto cfg = DepParserConfig::fromJson(config.value("model", json::object()).dump());
+    if (!cfg)
+        return makeError(path, cfg.message());
+    auto vocabs = Vocabs::fromJson(config.value("vocabularies", json::object()));
+    if (!vocabs)
+        return makeError(path, vocabs.message());
+    if (threads > 0) {
+        DeviceConfig dc;
+        dc.device = "cpu";
+        dc.threads = threads;
+        if (auto d = resolveDevice(dc); !d)
+            return d.error();
+    }
+    Net net(*cfg, static_cast<int>(vocabs->words.items.size()), static_cast<int>(vocabs->chars.items.size()),
+            static_cast<int>(vocabs->upos.items.size()), static_cast<int>(vocabs->xpos.items.size()),
+            static_cast<int>(vocabs->rels.items.size()));
+    if (auto s = loadNetTensors(net, file->tensors, path); !s)
+        return s.error();
+    net->eval();
+    return std::unique_ptr<DependencyParserModel>(
+        new LoadedParser(*cfg, std::move(*vocabs), net, config.value("name", std::string("dependency-parser")), file->configJson));
+}
+
+Status trainDependencyParser(const DepParserRecipe &recipe, const std::string &resumeFrom,
+                             const std::function<void(const DepTrainProgress &)> &onProgress, const RunControl *control)
+{
+    if (auto s = recipe.validate(); !s)
+        return s;
+    torch::manual_seed(recipe.seed);
+    // Keep freed tensor memory in the heap: with glibc's defaults every large
+    // batch tensor is mmap'ed and unmapped again, and the page faults took half
+    // of the CPU time (measured: 50% system time, 2× slower).
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    {
+        DeviceConfig dc;
+        dc.device = "cpu";
+        dc.threads = recipe.threads;
+        if (auto d = resolveDevice(dc); !d) // also pins OpenBLAS to the same thread count
+            return d.error();
+    }
+    auto train = readTreebank(recipe.train);
+    if (!train)
+        return train.error();
+    auto dev = readTreebank(recipe.dev);
+    if (!dev)
+        return dev.error();
+
+    Vocabs v = buildVocabs(*train, recipe.wordMinCount);
+    const DepParserConfig &cfg = recipe.model;
+    int startEpoch = 0;
+    double bestLas = -1.0, lr = recipe.lr;
+    int sinceBest = 0;
+    std::map<std::string, torch::Tensor> m1, m2;
+    long long step = 0;
+
+    // A checkpoint carries its own vocabularies: resuming must not rebuild them.
+    ModelFile resume;
+    if (!resumeFrom.empty()) {
+        auto f = loadModelFile(resumeFrom);
+        if (!f)
+            return f.error();
+        resume = std::move(*f);
+        const json st = json::parse(resume.configJson);
+        auto vv = Vocabs::fromJson(st.at("vocabularies"));
+        if (!vv)
+            return vv.error();
+        v = std::move(*vv);
+        startEpoch = st.at("state").at("epoch").get<int>();
+        bestLas = st.at("state").at("best_dev_las").get<double>();
+        lr = st.at("state").at("lr").get<double>();
+        sinceBest = st.at("state").at("since_best").get<int>();
+        step = st.at("state").at("step").get<long long>();
+    }
+    Net net(cfg, static_cast<int>(v.words.items.size()), static_cast<int>(v.chars.items.size()),
+            static_cast<int>(v.upos.items.size()), static_cast<int>(v.xpos.items.size()), static_cast<int>(v.rels.items.size()));
+    if (!resumeFrom.empty()) {
+        if (auto s = loadNetTensors(net, resume.tensors, resumeFrom, "param."); !s)
+            return s;
+    }
+    auto params = net->named_parameters();
+    for (auto &p : params) {
+        m1[p.key()] = torch::zeros_like(p.value());
+        m2[p.key()] = torch::zeros_like(p.value());
+        if (!resumeFrom.empty()) {
+            for (auto *pair : {&m1, &m2}) {
+                const std::string key = (pair == &m1 ? "adam.m." : "adam.v.") + p.key();
+                auto it = resume.tensors.find(key);
+                if (it == resume.tensors.end())
+                    return makeError(resumeFrom, "missing '" + key + "'");
+                auto values = it->second.toFloat();
+                (*pair)[p.key()].copy_(torch::from_blob(values.data(), p.value().sizes(), torch::kFloat32));
+            }
+        }
+    }
+
+    std::ofstream log;
+    if (!recipe.log.empty())
+        log.open(recipe.log, std::ios::app);
+    auto writeLog = [&](const json &j) {
+        if (log)
+            log << j.dump() << "\n" << std::flush;
+    };
+    const std::vector<Sentence> devInput = stripped(*dev);
+    std::mt19937 rng(recipe.seed + static_cast<unsigned>(startEpoch) * 7919u);
+    const auto t0 = std::chrono::steady_clock::now();
+
+    auto modelConfig = [&](const json &extra) {
+        json c = {{"family", "dependency-parser"},
+                  {"name", recipe.name},
+                  {"task", "dependency-parsing"},
+                  {"model", json::parse(cfg.toJson())},
+                  {"vocabularies", v.toJson()},
+                  {"training", {{"recipe", json::parse(recipe.toJson())}, {"train_sentences", train->size()}}}};
+        for (auto it = extra.begin(); it != extra.end(); ++it)
+            c[it.key()] = it.value();
+        return c;
+    };
+
+    for (int epoch = startEpoch; epoch < recipe.epochs; ++epoch) {
+        net->train();
+        auto batches = lengthBatches(*train, recipe.batchWords, &rng);
+        double lossSum = 0.0;
+        long words = 0;
+        const auto e0 = std::chrono::steady_clock::now();
+        for (std::size_t bi = 0; bi < batches.size(); ++bi) {
+            if (control && control->isCancelled())
+                return Error{"cancelled (the last checkpoint is kept; resume with --resume)"};
+            Batch b = makeBatch(*train, batches[bi], v, cfg, true, &rng);
+            auto o = net->forward(b.words, b.chars, b.lengths, true);
+            auto loss = lossOf(net, o, b);
+            for (auto &p : params)
+                if (p.value().grad().defined())
+                    p.value().mutable_grad().zero_();
+            loss.backward();
+            {
+                torch::NoGradGuard ng;
+                std::vector<torch::Tensor> ps;
+                for (auto &p : params)
+                    ps.push_back(p.value());
+                if (recipe.clipNorm > 0)
+                    torch::nn::utils::clip_grad_norm_(ps, recipe.clipNorm);
+                ++step;
+                const double bc1 = 1.0 - std::pow(recipe.beta1, static_cast<double>(step));
+                const double bc2 = 1.0 - std::pow(recipe.beta2, static_cast<double>(step));
+                for (auto &p : params) {
+                    if (!p.value().grad().defined())
+                        continue;
+                    const auto &g = p.value().grad();
+                    m1[p.key()].mul_(recipe.beta1).add_(g, 1.0 - recipe.beta1);
+                    m2[p.key()].mul_(recipe.beta2).addcmul_(g, g, 1.0 - recipe.beta2);
+                    auto denom = (m2[p.key()] / bc2).sqrt_().add_(1e-12);
+                    p.value().addcdiv_(m1[p.key()], denom, -lr / bc1);
+                }
+            }
+            lossSum += loss.item<double>();
+            words += b.mask.sum().item<long>();
+            if (onProgress && (bi % 10 == 0 || bi + 1 == batches.size())) {
+                DepTrainProgress p;
+                p.epoch = epoch + 1;
+                p.epochs = recipe.epochs;
+                p.batch = static_cast<int>(bi + 1);
+                p.batches = static_cast<int>(batches.size());
+                p.loss = lossSum / static_cast<double>(bi + 1);
+                p.elapsedSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                p.wordsPerSecond = static_cast<double>(words) /
+                                   std::max(1e-9, std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
+                p.bestDevLas = bestLas;
+                onProgress(p);
+            }
+        }
+        // Dev with greedy heads: cheap, and ranks epochs the same way as MST in practice.
+        std::vector<Sentence> pred = devInput;
+        if (auto s = predict(net, v, cfg, pred, 0, 4000, nullptr); !s)
+            return s;
+        const Scores sc = score(*dev, pred);
+        const bool better = sc.las > bestLas;
+        if (better) {
+            bestLas = sc.las;
+            sinceBest = 0;
+            ModelFile out;
+            out.configJson = modelConfig({{"dev_greedy", scoresJson(sc)}, {"epoch", epoch + 1}}).dump();
+            out.vocab = v.words.items;
+            out.tensors = netTensors(net);
+            const DType storage = recipe.storage == "f32" ? DType::F32 : recipe.storage == "bf16" ? DType::BF16 : DType::F16;
+            if (auto s = saveModelFile(recipe.output, out, storage); !s)
+                return s;
+        } else {
+            ++sinceBest;
+        }
+        if ((epoch + 1) % recipe.decayEvery == 0)
+            lr *= recipe.lrDecay;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        writeLog({{"epoch", epoch + 1}, {"loss", lossSum / static_cast<double>(std::max<std::size_t>(1, batches.size()))},
+                  {"dev", scoresJson(sc)}, {"best_dev_las", bestLas}, {"lr", lr}, {"elapsed_seconds", elapsed},
+                  {"saved", better}});
+        if (onProgress) {
+            DepTrainProgress p;
+            p.epoch = epoch + 1;
+            p.epochs = recipe.epochs;
+            p.batch = p.batches = static_cast<int>(batches.size());
+            p.loss = lossSum / static_cast<double>(std::max<std::size_t>(1, batches.size()));
+            p.devUas = sc.uas;
+            p.devLas = sc.las;
+            p.devUpos = sc.upos;
+            p.bestDevLas = bestLas;
+            p.elapsedSeconds = elapsed;
+            p.message = better ? "best so far: model saved" : "";
+            onProgress(p);
+        }
+        if (!recipe.checkpoint.empty()) {
+            ModelFile ck;
+            ck.configJson = modelConfig({{"state",
+                                          {{"epoch", epoch + 1},
+                                           {"best_dev_las", bestLas},
+                                           {"lr", lr},
+                                           {"since_best", sinceBest},
+                                           {"step", step}}}})
+                                .dump();
+            ck.vocab = v.words.items;
+            for (auto &[k, t] : netTensors(net))
+                ck.tensors["param." + k] = t;
+            for (auto &p : params) {
+                auto toData = [](const torch::Tensor &x) {
+                    auto t = x.detach().contiguous();
+                    std::vector<std::int64_t> shape(t.sizes().begin(), t.sizes().end());
+                    return TensorData::fromFloat(shape, std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel()));
+                };
+                ck.tensors["adam.m." + p.key()] = toData(m1[p.key()]);
+                ck.tensors["adam.v." + p.key()] = toData(m2[p.key()]);
+            }
+            if (auto s = saveModelFile(recipe.checkpoint, ck, DType::F32); !s)
+                return s;
+        }
+        if (sinceBest >= recipe.patience)
+            break;
+    }
+
+    // Final report with the saved (best) model and proper tree decoding.
+    auto best = DependencyParserModel::load(recipe.output);
+    if (!best)
+        return best.error();
+    json results;
+    for (const auto &[split, path] : {std::pair<std::string, std::string>{"dev", recipe.dev}, {"test", recipe.test}}) {
+        if (path.empty())
+            continue;
+        auto gold = readTreebank(path);
+        if (!gold)
+            return gold.error();
+        for (const bool projective : {false, true}) {
+            std::vector<Sentence> pred = stripped(*gold);
+            const auto p0 = std::chrono::steady_clock::now();
+            if (auto s = (*best)->parse(pred, projective); !s)
+                return s;
+            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
+            json r = scoresJson(score(*gold, pred));
+            r["sentences_per_second"] = std::round(static_cast<double>(gold->size()) / secs);
+            results[split][projective ? "eisner" : "mst"] = r;
+        }
+    }
+    writeLog({{"final", results}});
+    // Record the metrics in the model file itself (the model card reads them).
+    auto file = loadModelFile(recipe.output);
+    if (!file)
+        return file.error();
+    json c = json::parse(file->configJson);
+    c["metrics"] = results;
+    c["training"]["elapsed_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    file->configJson = c.dump();
+    const DType storage = recipe.storage == "f32" ? DType::F32 : recipe.storage == "bf16" ? DType::BF16 : DType::F16;
+    if (auto s = saveModelFile(recipe.output, *file, storage); !s)
+        return s;
+    if (onProgress) {
+        DepTrainProgress p;
+        p.epoch = p.epochs = recipe.epochs;
+        p.bestDevLas = bestLas;
+        p.message = "final: " + results.dump();
+        onProgress(p);
+    }
+    return {};
+}
+
+} // namespace treelens
