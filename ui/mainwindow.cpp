@@ -11,6 +11,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
@@ -129,13 +130,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     ParserConfig config;
     config.backend = Settings::parserBackend().toStdString();
+    config.command = Settings::value(QStringLiteral("parser/command")).toString().toStdString();
     if (!createParser(config)) // unknown backend in old settings: fall back to the default
         config = ParserConfig();
     m_jobs.setParserConfig(config);
-    QStringList parsers;
     for (const auto &p : availableParsers())
-        parsers << QString::fromStdString(p.name);
-    m_controls->setParsers(parsers, QString::fromStdString(config.backend));
+        m_parserNames << QString::fromStdString(p.name);
+    m_controls->setParsers(m_parserNames, QString::fromStdString(config.backend));
 
     resize(1280, 820);
     restoreGeometry(Settings::windowGeometry());
@@ -466,6 +467,21 @@ void MainWindow::cancel()
 void MainWindow::setParser(const QString &name)
 {
     ParserConfig config = m_jobs.parserConfig();
+    if (name == QLatin1String("external")) {
+        // The external backend runs the user's own parser: ask for its command line once.
+        bool ok = false;
+        const QString command = QInputDialog::getText(
+            this, tr("External parser"),
+            tr("Command that reads one line of space-separated tokens on stdin and writes one CoNLL-U sentence on "
+               "stdout (for example a UDPipe, spaCy or Stanza wrapper script):"),
+            QLineEdit::Normal, Settings::value(QStringLiteral("parser/command")).toString(), &ok);
+        if (!ok || command.trimmed().isEmpty()) {
+            m_controls->setParsers(m_parserNames, QString::fromStdString(config.backend));
+            return;
+        }
+        Settings::setValue(QStringLiteral("parser/command"), command.trimmed());
+        config.command = command.trimmed().toStdString();
+    }
     config.backend = name.toStdString();
     m_jobs.setParserConfig(config);
     Settings::setParserBackend(name);

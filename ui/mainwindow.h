@@ -132,6 +132,7 @@ private:
     QProgressBar *m_progress = nullptr;
     QPushButton *m_cancel = nullptr;
     bool m_waitingForAnalysis = false;
+    QStringList m_parserNames;
     struct ViewSlot {
         QWidget *widget = nullptr;
         std::function<void(const ViewData &)> setData;

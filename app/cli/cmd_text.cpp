@@ -44,6 +44,8 @@ struct ParseSpec {
     std::string out;
     double timeout = 2.0;
     int maxWords = 250;
+    std::string command;
+    std::string model;
 };
 
 } // namespace
@@ -64,6 +66,12 @@ void addParseCommand(CLI::App &app, Action &action)
         ->capture_default_str();
     cmd->add_option("--timeout", spec->timeout, "Per-sentence time limit in seconds (0 = none)")->capture_default_str();
     cmd->add_option("--max-words", spec->maxWords, "Refuse sentences with more words than this")->capture_default_str();
+    cmd->add_option("--parser-command", spec->command,
+                    "--parser external: shell command that reads one line of space-separated tokens on stdin and "
+                    "writes one CoNLL-U sentence on stdout (e.g. a UDPipe, spaCy or Stanza wrapper)")
+        ->type_name("CMD");
+    cmd->add_option("--parser-model", spec->model, "--parser neural: dependency parser model (default: the shipped one)")
+        ->type_name("M");
     cmd->add_option("-o,--output", spec->out, "Write to FILE (atomically) instead of standard output")->type_name("FILE");
     cmd->footer("Files in CoNLL-U, PTB or JSON keep their tokenization; their trees are re-predicted.\n"
                 "Example: treelens-cli parse \"The old man saw a red kite.\"");
@@ -73,6 +81,8 @@ void addParseCommand(CLI::App &app, Action &action)
             config.backend = spec->parser;
             config.timeoutSeconds = spec->timeout;
             config.maxWords = spec->maxWords;
+            config.command = spec->command;
+            config.dependencyModel = spec->model;
             auto parser = createParser(config);
             if (!parser)
                 return fail(parser.message());
@@ -89,10 +99,20 @@ void addParseCommand(CLI::App &app, Action &action)
                                 + std::to_string(spec->maxWords) + ", see --max-words)");
                 s.dependency.reset();
                 s.constituency.reset();
-                auto r = (*parser)->parse(s);
+            }
+            if (spec->parser == "neural") {
+                // Batched by length: this is where the neural parser's speed comes from.
+                auto r = (*parser)->parseAll(*sentences);
                 if (!r)
-                    return fail(where + r.message());
-                parsed.push_back(std::move(*r));
+                    return fail(source + ": " + r.message());
+                parsed = std::move(*r);
+            } else {
+                for (auto &s : *sentences) {
+                    auto r = (*parser)->parse(s);
+                    if (!r)
+                        return fail(source + ":" + std::to_string(s.line) + ": " + r.message());
+                    parsed.push_back(std::move(*r));
+                }
             }
             std::string text;
             if (spec->format == "conllu") {
