@@ -7,6 +7,7 @@
 
 #include "app/cli/command.h"
 #include "core/base/fileio.h"
+#include "core/parsing/neural/constparser.h"
 #include "core/parsing/neural/depparser.h"
 
 namespace treelens::cli {
@@ -35,8 +36,34 @@ void addTrainParserCommand(CLI::App &app, Action &action)
             if (!text)
                 return fail(text.message());
             const std::string base = std::filesystem::path(spec->config).parent_path().string();
-            if (spec->kind != "dep")
-                return fail("train-parser const: not available yet");
+            if (spec->kind == "const") {
+                auto recipe = ConstParserRecipe::fromJson(*text, base);
+                if (!recipe)
+                    return fail(spec->config + ": " + recipe.message());
+                if (spec->epochs > 0)
+                    recipe->epochs = spec->epochs;
+                auto progress = [](const ConstTrainProgress &p) {
+                    char buf[320];
+                    if (p.devF1 >= 0) {
+                        std::snprintf(buf, sizeof buf, "epoch %d/%d  loss %.3f  dev labelled F1 %.2f  best %.2f  %.0f s%s%s",
+                                      p.epoch, p.epochs, p.loss, p.devF1, p.bestDevF1, p.elapsedSeconds,
+                                      p.message.empty() ? "" : "  ", p.message.c_str());
+                        std::cerr << buf << std::endl;
+                    } else if (!p.message.empty()) {
+                        std::cerr << "train-parser: " << p.message << std::endl;
+                    } else {
+                        std::snprintf(buf, sizeof buf, "\repoch %d/%d  batch %d/%d  loss %.3f  %.0f words/s  %.0f s   ",
+                                      p.epoch, p.epochs, p.batch, p.batches, p.loss, p.wordsPerSecond, p.elapsedSeconds);
+                        std::cerr << buf << std::flush;
+                        if (p.batch == p.batches)
+                            std::cerr << std::endl;
+                    }
+                };
+                if (auto s = trainConstituencyParser(*recipe, spec->resume, progress); !s)
+                    return fail(s.message());
+                std::cerr << "train-parser: wrote " << recipe->output << std::endl;
+                return 0;
+            }
             auto recipe = DepParserRecipe::fromJson(*text, base);
             if (!recipe)
                 return fail(spec->config + ": " + recipe.message());

@@ -1,6 +1,7 @@
 #include "core/parsing/neuralparser.h"
 
 #include "core/encoders/encoder.h"
+#include "core/parsing/neural/constparser.h"
 #include "core/parsing/neural/depparser.h"
 
 namespace treelens {
@@ -9,7 +10,10 @@ namespace {
 
 class NeuralParser : public Parser {
 public:
-    explicit NeuralParser(std::unique_ptr<DependencyParserModel> dep) : m_dep(std::move(dep)) {}
+    NeuralParser(std::unique_ptr<DependencyParserModel> dep, std::unique_ptr<ConstituencyParserModel> constituency)
+        : m_dep(std::move(dep)), m_const(std::move(constituency))
+    {
+    }
 
     ParserInfo info() const override { return neuralParserInfo(); }
 
@@ -30,15 +34,22 @@ public:
                 return makeError(s.id, "nothing to parse (no tokens)");
         if (auto st = m_dep->parse(out, false, &control); !st)
             return st.error();
+        // The constituency parser reads the XPOS tags the tagger just predicted.
+        if (m_const)
+            if (auto st = m_const->parse(out, &control); !st)
+                return st.error();
         for (auto &s : out) {
             s.setMetadata("parser", "neural");
             s.setMetadata("parser.dependency_model", m_dep->name());
+            if (m_const)
+                s.setMetadata("parser.constituency_model", m_const->name());
         }
         return out;
     }
 
 private:
     std::unique_ptr<DependencyParserModel> m_dep;
+    std::unique_ptr<ConstituencyParserModel> m_const;
 };
 
 } // namespace
@@ -48,8 +59,9 @@ ParserInfo neuralParserInfo()
     ParserInfo i;
     i.name = "neural";
     i.dependencies = true;
-    i.constituencies = false;
-    i.description = "TreeLens neural parser: biaffine dependency parser + tagger trained on UD English EWT";
+    i.constituencies = !findShippedModel(kShippedConstituencyParser).empty();
+    i.description = "TreeLens neural parsers: biaffine dependency parser + tagger (UD English EWT), span-based "
+                    "constituency parser (PTB sample)";
     return i;
 }
 
@@ -61,7 +73,17 @@ Result<std::unique_ptr<Parser>> createNeuralParser(const ParserConfig &config)
     auto dep = DependencyParserModel::load(path, 0);
     if (!dep)
         return dep.error();
-    return std::unique_ptr<Parser>(new NeuralParser(std::move(*dep)));
+    // The constituency model is optional: without it the backend gives dependencies only.
+    std::unique_ptr<ConstituencyParserModel> constituency;
+    const std::string constPath =
+        config.constituencyModel.empty() ? findShippedModel(kShippedConstituencyParser) : config.constituencyModel;
+    if (!constPath.empty()) {
+        auto c = ConstituencyParserModel::load(constPath, 0);
+        if (!c)
+            return c.error();
+        constituency = std::move(*c);
+    }
+    return std::unique_ptr<Parser>(new NeuralParser(std::move(*dep), std::move(constituency)));
 }
 
 } // namespace treelens

@@ -27,6 +27,9 @@ struct ParserConfig {
     /// Backend "neural": the dependency parser model ("" = the shipped
     /// parser-dep-en-ewt.safetensors); see core/parsing/neuralparser.h.
     std::string dependencyModel;
+    /// Backend "neural": the constituency parser model ("" = the shipped
+    /// parser-const-en-ptb.safetensors when present).
+    std::string constituencyModel;
 
     Status validate() const;
 };

@@ -1,6 +1,7 @@
 // The biaffine dependency parser: it learns (overfits a tiny treebank to 100%),
 // its model file round-trips, and decoding always yields well-formed trees.
 #include <filesystem>
+#include <fstream>
 
 #include "core/formats/corpus.h"
 #include "core/parsing/neural/depparser.h"
@@ -120,4 +121,76 @@ TEST(DependencyParser, RefusesBadRecipesAndModelFiles)
     EXPECT_FALSE(DepParserRecipe::fromJson(R"({"train":"a","dev":"b","output":"c","model":{"lstm_layers":0}})", "").ok());
     auto m = DependencyParserModel::load(test::testData("ui/three.conllu"));
     EXPECT_FALSE(m.ok());
+}
+
+// ------------------------------------------------------------ constituency parser
+
+#include "core/eval/bracketeval.h"
+#include "core/formats/ptb.h"
+#include "core/parsing/neural/constparser.h"
+
+namespace {
+const char *kTinyPtb = "( (S (NP-SBJ (DT The) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))) (. .)) )\n"
+                       "( (S (NP-SBJ (NNS Dogs)) (VP (VBP bark)) (. .)) )\n"
+                       "( (S (NP-SBJ (PRP She)) (VP (VBD gave) (NP (PRP him)) (NP (DT a) (NN book))) (. .)) )\n"
+                       "( (SINV (VP (VB Go)) (. !)) )\n";
+}
+
+TEST(ConstituencyParser, OverfitsATinyTreebankIncludingUnaryChains)
+{
+    const std::string dir = ::testing::TempDir() + "/constparser-test";
+    std::filesystem::create_directories(dir);
+    {
+        std::ofstream(dir + "/tiny.mrg") << kTinyPtb;
+    }
+    ConstParserRecipe r;
+    r.train = r.dev = {dir + "/tiny.mrg"};
+    r.output = dir + "/tiny.safetensors";
+    r.model.wordDim = 16;
+    r.model.charDim = 8;
+    r.model.charFilters = 16;
+    r.model.tagDim = 8;
+    r.model.lstmLayers = 1;
+    r.model.lstmHidden = 32;
+    r.model.labelHidden = 32;
+    r.model.dropout = r.model.wordDropout = r.model.tagDropout = 0.0;
+    r.epochs = 120;
+    r.batchWords = 200;
+    r.lr = 1e-2;
+    r.patience = 120;
+    r.wordMinCount = 1;
+    r.threads = 1;
+    r.storage = "f32";
+    double best = -1;
+    ASSERT_TRUE(trainConstituencyParser(r, "", [&](const ConstTrainProgress &p) { best = p.bestDevF1; }).ok());
+    EXPECT_DOUBLE_EQ(best, 100.0);
+
+    auto model = ConstituencyParserModel::load(r.output, 1);
+    ASSERT_TRUE(model.ok()) << model.message();
+    CorpusReadOptions o;
+    o.stripTraces = o.stripFunctionTags = true;
+    auto gold = readCorpus(kTinyPtb, "tiny", CorpusFormat::Ptb, o);
+    ASSERT_TRUE(gold.ok());
+    auto pred = *gold;
+    for (auto &s : pred)
+        s.constituency.reset();
+    ASSERT_TRUE((*model)->parse(pred).ok());
+    for (std::size_t i = 0; i < gold->size(); ++i) {
+        ASSERT_TRUE(pred[i].constituency);
+        const auto c = compareTrees(*(*gold)[i].constituency, *pred[i].constituency, true);
+        EXPECT_EQ(c.matched, c.gold) << "sentence " << i;
+        EXPECT_EQ(c.predicted, c.gold) << "sentence " << i;
+        EXPECT_EQ(pred[i].constituency->words(), (*gold)[i].constituency->words());
+    }
+    // The unary chain SINV -> VP over "Go" comes back as nested nodes.
+    EXPECT_NE(writePtbTree(*pred[3].constituency).find("(VP (VB Go))"), std::string::npos)
+        << writePtbTree(*pred[3].constituency);
+}
+
+TEST(ConstituencyParser, RefusesTheTestSectionAsTrainingData)
+{
+    auto r = ConstParserRecipe::fromJson(
+        R"({"train": {"dir": "/x", "first": 170, "last": 185}, "dev": ["/x/wsj_0160.mrg"], "output": "o"})", "");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find("wsj_0180"), std::string::npos) << r.message();
 }

@@ -1,0 +1,137 @@
+#pragma once
+/// \file common.h
+/// Pieces shared by the neural parsers (internal to core: LibTorch types):
+/// vocabularies, word normalisation, character clipping, length-bucketed
+/// batches and conversion of a module's parameters to and from a TensorMap.
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "core/base/result.h"
+#include "core/base/utf8.h"
+#include "core/data/sentence.h"
+#include "core/model/tensordata.h"
+
+namespace treelens::neural {
+
+/// index 0 = padding, 1 = unknown, 2 = ROOT (words, chars); tags/relations use 0 = padding only.
+struct Vocab {
+    std::vector<std::string> items;
+    std::unordered_map<std::string, int> index;
+
+    int add(const std::string &s)
+    {
+        auto [it, fresh] = index.emplace(s, static_cast<int>(items.size()));
+        if (fresh)
+            items.push_back(s);
+        return it->second;
+    }
+    int get(const std::string &s, int unknown) const
+    {
+        auto it = index.find(s);
+        return it == index.end() ? unknown : it->second;
+    }
+    static Vocab from(const std::vector<std::string> &list)
+    {
+        Vocab v;
+        for (const auto &s : list)
+            v.add(s);
+        return v;
+    }
+};
+
+/// Special indices of the word and character vocabularies.
+constexpr int kPad = 0, kUnk = 1, kRoot = 2;
+
+inline std::string normalizeWord(const std::string &w)
+{
+    std::string out;
+    out.reserve(w.size());
+    for (char c : w) {
+        if (c >= '0' && c <= '9')
+            out += '0'; // numbers share embeddings
+        else
+            out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    return out;
+}
+
+/// The characters of a word; longer words keep their first and last maxChars/2.
+inline std::vector<std::string> clippedChars(const std::string &word, int maxChars)
+{
+    auto cs = utf8Characters(word);
+    if (static_cast<int>(cs.size()) > maxChars) {
+        std::vector<std::string> c(cs.begin(), cs.begin() + maxChars / 2);
+        c.insert(c.end(), cs.end() - maxChars / 2, cs.end());
+        cs = std::move(c);
+    }
+    return cs;
+}
+
+/// Groups sentences of similar length into batches of about `batchWords` words.
+inline std::vector<std::vector<int>> lengthBatches(const std::vector<Sentence> &sentences, int batchWords, std::mt19937 *shuffle)
+{
+    std::vector<int> order(sentences.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (shuffle)
+        std::shuffle(order.begin(), order.end(), *shuffle); // random tie-breaking among equal lengths
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return sentences[static_cast<std::size_t>(a)].tokens.size() < sentences[static_cast<std::size_t>(b)].tokens.size();
+    });
+    std::vector<std::vector<int>> batches;
+    std::vector<int> cur;
+    std::size_t maxLen = 0;
+    for (int i : order) {
+        const std::size_t n = sentences[static_cast<std::size_t>(i)].tokens.size() + 1;
+        if (!cur.empty() && std::max(maxLen, n) * (cur.size() + 1) > static_cast<std::size_t>(batchWords)) {
+            batches.push_back(std::move(cur));
+            cur.clear();
+            maxLen = 0;
+        }
+        cur.push_back(i);
+        maxLen = std::max(maxLen, n);
+    }
+    if (!cur.empty())
+        batches.push_back(std::move(cur));
+    if (shuffle)
+        std::shuffle(batches.begin(), batches.end(), *shuffle);
+    return batches;
+}
+
+template <class M>
+inline TensorMap netTensors(M &net)
+{
+    TensorMap out;
+    for (const auto &p : net->named_parameters()) {
+        const torch::Tensor t = p.value().detach().to(torch::kFloat32).contiguous();
+        std::vector<std::int64_t> shape(t.sizes().begin(), t.sizes().end());
+        out[p.key()] = TensorData::fromFloat(shape, std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel()));
+    }
+    return out;
+}
+
+template <class M>
+inline Status loadNetTensors(M &net, const TensorMap &tensors, const std::string &where, const std::string &prefix = "")
+{
+    torch::NoGradGuard ng;
+    for (auto &p : net->named_parameters()) {
+        const std::string name = prefix + p.key();
+        auto it = tensors.find(name);
+        if (it == tensors.end())
+            return makeError(where, "missing tensor '" + name + "'");
+        std::vector<std::int64_t> shape(p.value().sizes().begin(), p.value().sizes().end());
+        if (it->second.shape != shape)
+            return makeError(where, "tensor '" + name + "' has the wrong shape");
+        auto values = it->second.toFloat();
+        p.value().copy_(torch::from_blob(values.data(), p.value().sizes(), torch::kFloat32));
+    }
+    return {};
+}
+
+} // namespace treelens::neural
