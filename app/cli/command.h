@@ -29,6 +29,7 @@ void addEvalInductionCommand(CLI::App &app, Action &action);
 void addBenchCommand(CLI::App &app, Action &action);
 void addImportCheckpointCommand(CLI::App &app, Action &action);
 void addTrainParserCommand(CLI::App &app, Action &action);
+void addBenchParseCommand(CLI::App &app, Action &action);
 
 /// Prints "treelens-cli: error: <message>" on one line and returns 1.
 int fail(const std::string &message);

@@ -29,6 +29,7 @@ int main(int argc, char **argv)
     addBenchCommand(app, action);
     addImportCheckpointCommand(app, action);
     addTrainParserCommand(app, action);
+    addBenchParseCommand(app, action);
 
     try {
         app.parse(argc, argv);

@@ -67,12 +67,6 @@ std::string file(const std::string &header, const std::string &data)
     return le64(header.size()) + header + data;
 }
 
-torch::Tensor toTorch(const TensorData &t)
-{
-    const auto v = t.toFloat();
-    return torch::from_blob(const_cast<float *>(v.data()), std::vector<int64_t>(t.shape.begin(), t.shape.end()), torch::kFloat32).clone();
-}
-
 } // namespace
 
 // ---------------------------------------------------------------- safetensors
@@ -289,8 +283,9 @@ TEST(Checkpoint, FixtureCheckpointsMatchLibTorchsOwnReaderBitForBit)
             ASSERT_EQ(t.bytes.size(), static_cast<std::size_t>(want.numel() * want.element_size()));
             EXPECT_EQ(std::memcmp(t.bytes.data(), want.data_ptr(), t.bytes.size()), 0) << name << " " << key;
         }
-        if (std::string(name) == "model.pth")
+        if (std::string(name) == "model.pth") {
             EXPECT_NE(note.find("'state_dict'"), std::string::npos) << note;
+        }
     }
     // tensors.pt holds int64 and float tensors in a plain dict.
     const std::string tbytes = slurp(test::sharedPath(kFixture + "/tensors.pt"));
