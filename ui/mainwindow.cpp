@@ -131,8 +131,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     ParserConfig config;
     config.backend = Settings::parserBackend().toStdString();
     config.command = Settings::value(QStringLiteral("parser/command")).toString().toStdString();
-    if (!createParser(config)) // unknown backend in old settings: fall back to the default
-        config = ParserConfig();
+    // Link Grammar's time grows steeply with length: long typed sentences are parsed
+    // in clause-sized pieces (core/parsing/chunkingparser.h) so the app stays interactive.
+    config.chunkLongerThan = 60;
+    config.chunkMaxPiece = 30;
+    if (!createParser(config)) { // unknown backend in old settings: fall back to the default
+        config.backend = ParserConfig().backend;
+    }
     m_jobs.setParserConfig(config);
     for (const auto &p : availableParsers())
         m_parserNames << QString::fromStdString(p.name);

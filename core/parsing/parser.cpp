@@ -9,6 +9,7 @@
 #define TREELENS_HAVE_EXTERNAL 1
 #endif
 
+#include "core/parsing/chunkingparser.h"
 #include "core/parsing/neuralparser.h"
 
 namespace treelens {
@@ -43,10 +44,10 @@ Result<std::vector<Sentence>> Parser::parseAll(const std::vector<Sentence> &inpu
 std::vector<ParserInfo> availableParsers()
 {
     std::vector<ParserInfo> out;
-    out.push_back(neuralParserInfo());
 #ifdef TREELENS_HAVE_LG
     out.push_back(linkGrammarParserInfo());
 #endif
+    out.push_back(neuralParserInfo());
 #ifdef TREELENS_HAVE_EXTERNAL
     out.push_back(externalParserInfo());
 #endif
@@ -61,8 +62,12 @@ Result<std::unique_ptr<Parser>> createParser(const ParserConfig &config)
     if (config.backend == "neural")
         return createNeuralParser(config);
 #ifdef TREELENS_HAVE_LG
-    if (config.backend == "link-grammar")
-        return createLinkGrammarParser(config);
+    if (config.backend == "link-grammar") {
+        auto p = createLinkGrammarParser(config);
+        if (!p || config.chunkLongerThan <= 0)
+            return p;
+        return makeChunkingParser(std::move(*p), config.chunkLongerThan, config.chunkMaxPiece);
+    }
 #endif
 #ifdef TREELENS_HAVE_EXTERNAL
     if (config.backend == "external")

@@ -24,6 +24,11 @@ struct ParserConfig {
     /// sentence (e.g. "python3 my_stanza.py"); it reads one line of space-separated
     /// tokens on stdin and writes CoNLL-U on stdout (core/parsing/externalparser.h).
     std::string command;
+    /// Sentences with more tokens than this are parsed in clause-sized pieces of
+    /// at most `chunkMaxPiece` tokens (core/parsing/chunkingparser.h); 0 = never.
+    /// The app sets it for Link Grammar, whose time grows steeply with length.
+    int chunkLongerThan = 0;
+    int chunkMaxPiece = 30;
     /// Backend "neural": the dependency parser model ("" = the shipped
     /// parser-dep-en-ewt.safetensors); see core/parsing/neuralparser.h.
     std::string dependencyModel;

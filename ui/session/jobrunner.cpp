@@ -244,7 +244,9 @@ private:
         // Fill in the trees a corpus sentence lacks (all of them for typed text).
         if (!s.dependency || !s.constituency) {
             if (!m_parser || config.backend != m_config.backend || config.timeoutSeconds != m_config.timeoutSeconds
-                || config.maxWords != m_config.maxWords) {
+                || config.maxWords != m_config.maxWords || config.command != m_config.command
+                || config.dependencyModel != m_config.dependencyModel || config.constituencyModel != m_config.constituencyModel
+                || config.chunkLongerThan != m_config.chunkLongerThan || config.chunkMaxPiece != m_config.chunkMaxPiece) {
                 auto p = createParser(config);
                 if (!p) {
                     Q_EMIT finished(generation, nullptr, nullptr, QString::fromStdString(p.message()), QString());
