@@ -574,13 +574,35 @@ void AttentionOverview::rebuild()
     grid->setRowSpacing(4);
     grid->setColumnSpacing(4);
 
+    // One shared scale for all maps, up to the 99.5th percentile of their values:
+    // in long sentences attention is spread thin and a fixed 0..1 scale leaves every
+    // map dark. Larger values saturate; the label gives the range.
+    double upper = 1.0;
+    {
+        std::vector<float> values;
+        for (int l = 0; l < m_layers; ++l)
+            for (int h = 0; h < m_heads; ++h) {
+                ViewState s = m_state;
+                s.layer = l;
+                s.head = h;
+                if (const Matrix *m = selectedAttention(*a, s))
+                    values.insert(values.end(), m->data.begin(), m->data.end());
+            }
+        if (!values.empty()) {
+            const auto k = static_cast<std::size_t>(static_cast<double>(values.size() - 1) * 0.995);
+            std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+            upper = std::clamp(std::ceil(static_cast<double>(values[k]) * 20.0) / 20.0, 0.05, 1.0);
+        }
+    }
+    m_upper = upper;
     auto *scale = new QCPColorScale(m_plot);
     top->addElement(1, 1, scale);
     scale->setType(QCPAxis::atRight);
     scale->setBarWidth(12);
     scale->setGradient(viridisGradient());
-    scale->setDataRange(QCPRange(0.0, 1.0));
-    scale->axis()->setLabel(QStringLiteral("attention weight"));
+    scale->setDataRange(QCPRange(0.0, upper));
+    scale->axis()->setLabel(upper < 1.0 ? QStringLiteral("attention weight (shared scale, ≥ %1 saturates)").arg(upper, 0, 'f', 2)
+                                        : QStringLiteral("attention weight"));
     scale->axis()->setLabelFont(plotFont(kAxisLabelPt));
     scale->axis()->setTickLabelFont(plotFont(kTickPt));
     top->setColumnStretchFactor(1, 0.01);
@@ -628,7 +650,7 @@ void AttentionOverview::rebuild()
             map->setSelectable(QCP::stNone);
             map->setGradient(viridisGradient());
             map->setColorScale(scale);
-            map->setDataRange(QCPRange(0.0, 1.0));
+            map->setDataRange(QCPRange(0.0, upper));
             QCPColorMapData *d = map->data();
             d->setSize(cell.n, cell.n);
             d->setRange(QCPRange(0, cell.n - 1), QCPRange(0, cell.n - 1));

@@ -112,6 +112,7 @@ private:
     void handleHover(const QPointF &pos, const QPoint &globalPos);
     ViewData m_data;
     ViewState m_state;
+    double m_upper = 1.0; ///< top of the shared colour scale
     QCustomPlot *m_plot = nullptr;
     QScrollArea *m_scroll = nullptr;
     QCPItemRect *m_selection = nullptr;
