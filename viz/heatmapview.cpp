@@ -297,6 +297,8 @@ void HeatmapView::rebuild()
         m_title->setText(m ? QStringLiteral("Constituent prior C \u2014 layer %1").arg(m_state.layer + 1)
                            : QStringLiteral("Constituent prior C \u2014 not available"));
         m_scale->axis()->setLabel(QStringLiteral("constituent prior C (probability)"));
+        m_map->setDataRange(QCPRange(0.0, 1.0));
+        m_scale->setDataRange(QCPRange(0.0, 1.0));
         m_plot->xAxis->setLabel(QStringLiteral("token j"));
         m_plot->yAxis->setLabel(QStringLiteral("token i"));
     } else {
@@ -307,7 +309,19 @@ void HeatmapView::rebuild()
         if (!m)
             title = QStringLiteral("Attention \u2014 not available");
         m_title->setText(title);
-        m_scale->axis()->setLabel(QStringLiteral("attention weight"));
+        // Attention rows sum to at most 1, so in long sentences every weight is
+        // small: scale the colours to the 99.5th percentile (larger values saturate).
+        double upper = 1.0;
+        if (m && !m->data.empty()) {
+            std::vector<float> values = m->data;
+            const auto k = static_cast<std::size_t>(static_cast<double>(values.size() - 1) * 0.995);
+            std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+            upper = std::clamp(std::ceil(static_cast<double>(values[k]) * 20.0) / 20.0, 0.05, 1.0);
+        }
+        m_map->setDataRange(QCPRange(0.0, upper));
+        m_scale->setDataRange(QCPRange(0.0, upper));
+        m_scale->axis()->setLabel(upper < 1.0 ? QStringLiteral("attention weight (≥ %1 saturates)").arg(upper, 0, 'f', 2)
+                                              : QStringLiteral("attention weight"));
         m_plot->xAxis->setLabel(QStringLiteral("key token (attended to)"));
         m_plot->yAxis->setLabel(QStringLiteral("query token (attending)"));
     }
