@@ -30,7 +30,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     m_layer->setToolTip(tr("Encoder layer (Ctrl+Up / Ctrl+Down)"));
     layerRow->addWidget(m_layerSlider, 1);
     layerRow->addWidget(m_layer);
-    form->addRow(tr("&Layer:"), layerRow);
+    form->addRow(tr("Layer:"), layerRow);
 
     m_head = new QSpinBox(this);
     m_head->setRange(1, 1);
@@ -56,7 +56,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     m_threshold->setToolTip(tr("Attention arcs below this weight are not drawn"));
     thrRow->addWidget(m_threshold, 1);
     thrRow->addWidget(m_thresholdLabel);
-    form->addRow(tr("&Threshold:"), thrRow);
+    form->addRow(tr("Threshold:"), thrRow);
 
     m_constMode = new QComboBox(this);
     m_constMode->addItems({tr("Parser tree"), tr("Induced tree"), tr("Side by side"), tr("Compare brackets")});

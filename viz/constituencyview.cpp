@@ -133,6 +133,23 @@ void ConstituencyView::setData(const ViewData &data)
             m_builtInduced = bracketsToTree(words, a->inducedBrackets);
     }
     rebuild();
+    fitToViewport();
+}
+
+void ConstituencyView::fitToViewport()
+{
+    // A new sentence is shown whole when it fits at a readable size (down to 45%
+    // of print size); larger trees start at that size, scrolled to the top left.
+    const QSize vp = viewport()->size();
+    const QRectF sr = scene()->sceneRect();
+    if (vp.isEmpty() || sr.isEmpty())
+        return;
+    const double base = logicalDpiX() / 72.0;
+    const double fit = std::min(vp.width() / (sr.width() * base), vp.height() / (sr.height() * base));
+    m_zoom = std::clamp(fit, 0.45, 1.0);
+    applyZoom();
+    horizontalScrollBar()->setValue(horizontalScrollBar()->minimum());
+    verticalScrollBar()->setValue(verticalScrollBar()->minimum());
 }
 
 void ConstituencyView::setState(const ViewState &state)

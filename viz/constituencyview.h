@@ -41,6 +41,8 @@ public:
     void setData(const ViewData &data);
     void setState(const ViewState &state);
     void setMode(Mode mode);
+    /// Zooms so the whole tree is visible, between 45% and 100% of print size.
+    void fitToViewport();
     void setOverlay(Overlay overlay);
     Mode mode() const { return m_mode; }
     Overlay overlay() const { return m_overlay; }
