@@ -11,36 +11,15 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
-#include "viz/qcustomplot.h"
+#include "viz/plotstyle.h"
 
 namespace treelens {
 
 namespace {
 
-constexpr double kTickPt = 9.0;
-constexpr double kAxisLabelPt = 10.0;
-constexpr double kTitlePt = 11.0;
-
-QFont plotFont(double pt, bool bold = false)
-{
-    QFont f;
-    f.setPointSizeF(pt);
-    f.setBold(bold);
-    return f;
-}
-
-/// Viridis as a QCPColorGradient, sampled from sequentialColor so the heatmaps
-/// match every other view (QCustomPlot 2.1 has no gpViridis).
-QCPColorGradient viridisGradient()
-{
-    QCPColorGradient g;
-    g.clearColorStops();
-    for (int i = 0; i <= 8; ++i)
-        g.setColorStopAt(i / 8.0, sequentialColor(i / 8.0));
-    g.setColorInterpolation(QCPColorGradient::ciRGB);
-    g.setLevelCount(256);
-    return g;
-}
+constexpr double kTickPt = kPlotTickPt;
+constexpr double kAxisLabelPt = kPlotAxisLabelPt;
+constexpr double kTitlePt = kPlotTitlePt;
 
 /// Token labels are cut so one long word piece cannot eat the plot.
 QString tokenLabel(const std::vector<std::string> &tokens, int i)
@@ -76,49 +55,6 @@ void setTokenTicks(QCPAxis *axis, const std::vector<std::string> &tokens, int n,
         ticker->addTick(i, tokenLabel(tokens, i));
     ticker->setSubTickCount(0);
     axis->setTicker(ticker);
-}
-
-/// A plain look for a heatmap axis: no grid, short outward ticks.
-void styleAxis(QCPAxis *axis)
-{
-    axis->grid()->setVisible(false);
-    axis->setSubTicks(false);
-    axis->setTickLength(0, 3);
-    axis->setTickLabelFont(plotFont(kTickPt));
-    axis->setLabelFont(plotFont(kAxisLabelPt));
-    axis->setBasePen(QPen(QColor(80, 80, 80), 1));
-    axis->setTickPen(QPen(QColor(80, 80, 80), 1));
-}
-
-/// Paints a QCustomPlot laid out at `size` into any QPainter. QCustomPlot
-/// needs a QCPPainter, which cannot share the caller's device, so the plot is
-/// recorded into a QPicture (vector commands) and replayed: SVG and PDF stay
-/// vector output, raster targets get the plot at their own resolution.
-void paintPlot(QCustomPlot *plot, QPainter *painter, const QRectF &target, const QSize &size)
-{
-    if (size.isEmpty() || target.isEmpty())
-        return;
-    QPicture picture;
-    {
-        QCPPainter qp(&picture);
-        qp.setMode(QCPPainter::pmVectorized);
-        qp.setMode(QCPPainter::pmNoCaching);
-        qp.setMode(QCPPainter::pmNonCosmetic);
-        plot->toPainter(&qp, size.width(), size.height());
-        qp.end();
-    }
-    painter->save();
-    painter->translate(target.topLeft());
-    painter->scale(target.width() / size.width(), target.height() / size.height());
-    // QPicture::play scales by the target device's DPI over the picture's; undo
-    // that so the plot fills `target` on any device (PDF at 72, PNG at 300 dpi).
-    if (QPaintDevice *device = painter->device(); device && device->logicalDpiX() > 0 && device->logicalDpiY() > 0)
-        painter->scale(static_cast<double>(picture.logicalDpiX()) / device->logicalDpiX(),
-                       static_cast<double>(picture.logicalDpiY()) / device->logicalDpiY());
-    painter->drawPicture(QPointF(0, 0), picture);
-    painter->restore();
-    // toPainter leaves the layout at the export size; lay it out for the widget again.
-    plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 /// An induced bracket: the box is drawn twice (wide black, thin white) so it

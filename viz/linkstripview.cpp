@@ -19,15 +19,15 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
-#include "viz/qcustomplot.h"
+#include "viz/plotstyle.h"
 
 namespace treelens {
 
 namespace {
 
-constexpr double kTickPt = 9.0;
-constexpr double kAxisLabelPt = 10.0;
-constexpr double kTitlePt = 11.0;
+constexpr double kTickPt = kPlotTickPt;
+constexpr double kAxisLabelPt = kPlotAxisLabelPt;
+constexpr double kTitlePt = kPlotTitlePt;
 constexpr double kWordPt = 10.0;
 // Merge strip geometry (points).
 constexpr double kStripPad = 10.0;
@@ -38,64 +38,6 @@ constexpr double kGroupPad = 4.0;
 constexpr double kGapMinWidth = 18.0;
 constexpr double kLayerRow = 16.0;
 constexpr double kChartHeight = 140.0;
-
-QFont plotFont(double pt, bool bold = false)
-{
-    QFont f;
-    f.setPointSizeF(pt);
-    f.setBold(bold);
-    return f;
-}
-
-QCPColorGradient viridisGradient()
-{
-    QCPColorGradient g;
-    g.clearColorStops();
-    for (int i = 0; i <= 8; ++i)
-        g.setColorStopAt(i / 8.0, sequentialColor(i / 8.0));
-    g.setColorInterpolation(QCPColorGradient::ciRGB);
-    g.setLevelCount(256);
-    return g;
-}
-
-void styleAxis(QCPAxis *axis)
-{
-    axis->grid()->setVisible(false);
-    axis->setSubTicks(false);
-    axis->setTickLength(0, 3);
-    axis->setTickLabelFont(plotFont(kTickPt));
-    axis->setLabelFont(plotFont(kAxisLabelPt));
-    axis->setBasePen(QPen(QColor(80, 80, 80), 1));
-    axis->setTickPen(QPen(QColor(80, 80, 80), 1));
-}
-
-/// See heatmapview.cpp: QCustomPlot paints through a QCPPainter, recorded into
-/// a QPicture and replayed so vector targets stay vector.
-void paintPlot(QCustomPlot *plot, QPainter *painter, const QRectF &target, const QSize &size)
-{
-    if (size.isEmpty() || target.isEmpty())
-        return;
-    QPicture picture;
-    {
-        QCPPainter qp(&picture);
-        qp.setMode(QCPPainter::pmVectorized);
-        qp.setMode(QCPPainter::pmNoCaching);
-        qp.setMode(QCPPainter::pmNonCosmetic);
-        plot->toPainter(&qp, size.width(), size.height());
-        qp.end();
-    }
-    painter->save();
-    painter->translate(target.topLeft());
-    painter->scale(target.width() / size.width(), target.height() / size.height());
-    // QPicture::play scales by the target device's DPI over the picture's; undo
-    // that so the plot fills `target` on any device (PDF at 72, PNG at 300 dpi).
-    if (QPaintDevice *device = painter->device(); device && device->logicalDpiX() > 0 && device->logicalDpiY() > 0)
-        painter->scale(static_cast<double>(picture.logicalDpiX()) / device->logicalDpiX(),
-                       static_cast<double>(picture.logicalDpiY()) / device->logicalDpiY());
-    painter->drawPicture(QPointF(0, 0), picture);
-    painter->restore();
-    plot->replot(QCustomPlot::rpQueuedReplot);
-}
 
 QString shortWord(const std::string &w)
 {

@@ -5,6 +5,8 @@
 /// batches and conversion of a module's parameters to and from a TensorMap.
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <numeric>
 #include <random>
 #include <string>
@@ -133,5 +135,74 @@ inline Status loadNetTensors(M &net, const TensorMap &tensors, const std::string
     }
     return {};
 }
+
+/// Adam with bias correction (the parsers' optimiser), its moments kept by
+/// parameter name so they go into and come back from checkpoints.
+struct Adam {
+    std::map<std::string, torch::Tensor> m1, m2;
+    long long step = 0;
+
+    /// Zero moments for every parameter; with `checkpoint`, the saved ones
+    /// ("adam.m.NAME", "adam.v.NAME").
+    Status init(const torch::OrderedDict<std::string, torch::Tensor> &params, const TensorMap *checkpoint,
+                const std::string &where)
+    {
+        torch::NoGradGuard ng;
+        for (const auto &p : params) {
+            m1[p.key()] = torch::zeros_like(p.value());
+            m2[p.key()] = torch::zeros_like(p.value());
+            if (!checkpoint)
+                continue;
+            for (auto *moments : {&m1, &m2}) {
+                const std::string key = (moments == &m1 ? "adam.m." : "adam.v.") + p.key();
+                auto it = checkpoint->find(key);
+                if (it == checkpoint->end())
+                    return makeError(where, "missing '" + key + "'");
+                auto values = it->second.toFloat();
+                (*moments)[p.key()].copy_(torch::from_blob(values.data(), p.value().sizes(), torch::kFloat32));
+            }
+        }
+        return {};
+    }
+
+    /// One update from the gradients, after clipping their norm to `clipNorm` (0 = off).
+    void update(const torch::OrderedDict<std::string, torch::Tensor> &params, double lr, double beta1, double beta2,
+                double clipNorm)
+    {
+        torch::NoGradGuard ng;
+        if (clipNorm > 0) {
+            std::vector<torch::Tensor> ps;
+            for (const auto &p : params)
+                ps.push_back(p.value());
+            torch::nn::utils::clip_grad_norm_(ps, clipNorm);
+        }
+        ++step;
+        const double bc1 = 1.0 - std::pow(beta1, static_cast<double>(step));
+        const double bc2 = 1.0 - std::pow(beta2, static_cast<double>(step));
+        for (const auto &p : params) {
+            if (!p.value().grad().defined())
+                continue;
+            const auto &g = p.value().grad();
+            m1[p.key()].mul_(beta1).add_(g, 1.0 - beta1);
+            m2[p.key()].mul_(beta2).addcmul_(g, g, 1.0 - beta2);
+            auto denom = (m2[p.key()] / bc2).sqrt_().add_(1e-12);
+            p.value().addcdiv_(m1[p.key()], denom, -lr / bc1);
+        }
+    }
+
+    /// Adds the moments to a checkpoint's tensors.
+    void save(TensorMap &out) const
+    {
+        auto toData = [](const torch::Tensor &x) {
+            const torch::Tensor t = x.detach().contiguous();
+            std::vector<std::int64_t> shape(t.sizes().begin(), t.sizes().end());
+            return TensorData::fromFloat(shape, std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel()));
+        };
+        for (const auto &[name, t] : m1)
+            out["adam.m." + name] = toData(t);
+        for (const auto &[name, t] : m2)
+            out["adam.v." + name] = toData(t);
+    }
+};
 
 } // namespace treelens::neural

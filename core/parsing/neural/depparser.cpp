@@ -604,8 +604,7 @@ Status trainDependencyParser(const DepParserRecipe &recipe, const std::string &r
     int startEpoch = 0;
     double bestLas = -1.0, lr = recipe.lr;
     int sinceBest = 0;
-    std::map<std::string, torch::Tensor> m1, m2;
-    long long step = 0;
+    Adam adam;
 
     // A checkpoint carries its own vocabularies: resuming must not rebuild them.
     ModelFile resume;
@@ -623,7 +622,7 @@ Status trainDependencyParser(const DepParserRecipe &recipe, const std::string &r
         bestLas = st.at("state").at("best_dev_las").get<double>();
         lr = st.at("state").at("lr").get<double>();
         sinceBest = st.at("state").at("since_best").get<int>();
-        step = st.at("state").at("step").get<long long>();
+        adam.step = st.at("state").at("step").get<long long>();
     }
     Net net(cfg, static_cast<int>(v.words.items.size()), static_cast<int>(v.chars.items.size()),
             static_cast<int>(v.upos.items.size()), static_cast<int>(v.xpos.items.size()), static_cast<int>(v.rels.items.size()));
@@ -632,21 +631,8 @@ Status trainDependencyParser(const DepParserRecipe &recipe, const std::string &r
             return s;
     }
     auto params = net->named_parameters();
-    for (auto &p : params) {
-        m1[p.key()] = torch::zeros_like(p.value());
-        m2[p.key()] = torch::zeros_like(p.value());
-        if (!resumeFrom.empty()) {
-            for (auto *pair : {&m1, &m2}) {
-                const std::string key = (pair == &m1 ? "adam.m." : "adam.v.") + p.key();
-                auto it = resume.tensors.find(key);
-                if (it == resume.tensors.end())
-                    return makeError(resumeFrom, "missing '" + key + "'");
-                auto values = it->second.toFloat();
-                (*pair)[p.key()].copy_(torch::from_blob(values.data(), p.value().sizes(), torch::kFloat32));
-            }
-        }
-    }
-
+    if (auto st = adam.init(params, resumeFrom.empty() ? nullptr : &resume.tensors, resumeFrom); !st)
+        return st;
     std::ofstream log;
     if (!recipe.log.empty())
         log.open(recipe.log, std::ios::app);
@@ -686,26 +672,7 @@ Status trainDependencyParser(const DepParserRecipe &recipe, const std::string &r
                 if (p.value().grad().defined())
                     p.value().mutable_grad().zero_();
             loss.backward();
-            {
-                torch::NoGradGuard ng;
-                std::vector<torch::Tensor> ps;
-                for (auto &p : params)
-                    ps.push_back(p.value());
-                if (recipe.clipNorm > 0)
-                    torch::nn::utils::clip_grad_norm_(ps, recipe.clipNorm);
-                ++step;
-                const double bc1 = 1.0 - std::pow(recipe.beta1, static_cast<double>(step));
-                const double bc2 = 1.0 - std::pow(recipe.beta2, static_cast<double>(step));
-                for (auto &p : params) {
-                    if (!p.value().grad().defined())
-                        continue;
-                    const auto &g = p.value().grad();
-                    m1[p.key()].mul_(recipe.beta1).add_(g, 1.0 - recipe.beta1);
-                    m2[p.key()].mul_(recipe.beta2).addcmul_(g, g, 1.0 - recipe.beta2);
-                    auto denom = (m2[p.key()] / bc2).sqrt_().add_(1e-12);
-                    p.value().addcdiv_(m1[p.key()], denom, -lr / bc1);
-                }
-            }
+            adam.update(params, lr, recipe.beta1, recipe.beta2, recipe.clipNorm);
             lossSum += loss.item<double>();
             words += b.mask.sum().item<long>();
             if (onProgress && (bi % 10 == 0 || bi + 1 == batches.size())) {
@@ -768,20 +735,12 @@ Status trainDependencyParser(const DepParserRecipe &recipe, const std::string &r
                                            {"best_dev_las", bestLas},
                                            {"lr", lr},
                                            {"since_best", sinceBest},
-                                           {"step", step}}}})
+                                           {"step", adam.step}}}})
                                 .dump();
             ck.vocab = v.words.items;
             for (auto &[k, t] : netTensors(net))
                 ck.tensors["param." + k] = t;
-            for (auto &p : params) {
-                auto toData = [](const torch::Tensor &x) {
-                    auto t = x.detach().contiguous();
-                    std::vector<std::int64_t> shape(t.sizes().begin(), t.sizes().end());
-                    return TensorData::fromFloat(shape, std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel()));
-                };
-                ck.tensors["adam.m." + p.key()] = toData(m1[p.key()]);
-                ck.tensors["adam.v." + p.key()] = toData(m2[p.key()]);
-            }
+            adam.save(ck.tensors);
             if (auto s = saveModelFile(recipe.checkpoint, ck, DType::F32); !s)
                 return s;
         }

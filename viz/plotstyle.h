@@ -1,0 +1,33 @@
+#pragma once
+/// \file plotstyle.h
+/// The look and export path shared by the QCustomPlot views (heatmaps, overview,
+/// link strip): fonts, the viridis gradient, axis style, and painting a plot into
+/// any QPainter so SVG/PDF exports stay vector.
+
+#include <QFont>
+#include <QRectF>
+#include <QSize>
+
+#include "viz/qcustomplot.h"
+
+class QPainter;
+
+namespace treelens {
+
+inline constexpr double kPlotTickPt = 9.0;
+inline constexpr double kPlotAxisLabelPt = 10.0;
+inline constexpr double kPlotTitlePt = 11.0;
+
+QFont plotFont(double pt, bool bold = false);
+/// Viridis as a QCPColorGradient, sampled from sequentialColor so plots match every
+/// other view (QCustomPlot 2.1 has no gpViridis).
+QCPColorGradient viridisGradient();
+/// A plain axis: no grid, short outward ticks, the plot fonts.
+void styleAxis(QCPAxis *axis);
+/// Paints `plot` laid out at `size` into `target` of any QPainter. QCustomPlot needs a
+/// QCPPainter, which cannot share the caller's device, so the plot is recorded into a
+/// QPicture (vector commands) and replayed: SVG and PDF stay vector, raster targets get
+/// the plot at their own resolution.
+void paintPlot(QCustomPlot *plot, QPainter *painter, const QRectF &target, const QSize &size);
+
+} // namespace treelens
