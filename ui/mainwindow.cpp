@@ -131,6 +131,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     ParserConfig config;
     config.backend = Settings::parserBackend().toStdString();
     config.command = Settings::value(QStringLiteral("parser/command")).toString().toStdString();
+    config.treeFile = Settings::value(QStringLiteral("parser/treeFile")).toString().toStdString();
     // Link Grammar's time grows steeply with length: long typed sentences are parsed
     // in clause-sized pieces (core/parsing/chunkingparser.h) so the app stays interactive.
     config.chunkLongerThan = 60;
@@ -486,6 +487,23 @@ void MainWindow::setParser(const QString &name)
         }
         Settings::setValue(QStringLiteral("parser/command"), command.trimmed());
         config.command = command.trimmed().toStdString();
+    } else if (name == QLatin1String("file")) {
+        // Trees parsed elsewhere (or gold): typed sentences are looked up in this file by their words.
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Parsed file to take trees from"), Settings::value(QStringLiteral("parser/treeFile")).toString(),
+            tr("Parsed files (*.conllu *.conll *.mrg *.ptb *.json);;All files (*)"));
+        ParserConfig probe = config;
+        probe.backend = "file";
+        probe.treeFile = path.toStdString();
+        const auto parser = path.isEmpty() ? Result<std::unique_ptr<Parser>>(Error{"no file"}) : createParser(probe);
+        if (!parser) {
+            if (!path.isEmpty())
+                QMessageBox::warning(this, tr("File parser"), QString::fromStdString(parser.message()));
+            m_controls->setParsers(m_parserNames, QString::fromStdString(config.backend));
+            return;
+        }
+        Settings::setValue(QStringLiteral("parser/treeFile"), path);
+        config.treeFile = probe.treeFile;
     }
     config.backend = name.toStdString();
     m_jobs.setParserConfig(config);

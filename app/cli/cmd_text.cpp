@@ -39,13 +39,14 @@ namespace {
 
 struct ParseSpec {
     InputSpec input;
-    std::string parser = "link-grammar";
+    std::string parser = defaultParserBackend();
     std::string format = "conllu";
     std::string out;
     double timeout = 2.0;
     int maxWords = 250;
     std::string command;
     std::string model;
+    std::string treeFile;
 };
 
 } // namespace
@@ -72,8 +73,12 @@ void addParseCommand(CLI::App &app, Action &action)
         ->type_name("CMD");
     cmd->add_option("--parser-model", spec->model, "--parser neural: dependency parser model (default: the shipped one)")
         ->type_name("M");
+    cmd->add_option("--tree-file", spec->treeFile,
+                    "--parser file: parsed file (CoNLL-U, PTB, JSON) whose trees are used, matched by words "
+                    "(default: the input file itself, keeping its trees)")
+        ->type_name("F");
     cmd->add_option("-o,--output", spec->out, "Write to FILE (atomically) instead of standard output")->type_name("FILE");
-    cmd->footer("Files in CoNLL-U, PTB or JSON keep their tokenization; their trees are re-predicted.\n"
+    cmd->footer("Files in CoNLL-U, PTB or JSON keep their tokenization; their trees are re-predicted (--parser file keeps them).\n"
                 "Example: treelens-cli parse \"The old man saw a red kite.\"");
     cmd->callback([&action, spec]() {
         action = [spec]() {
@@ -83,6 +88,7 @@ void addParseCommand(CLI::App &app, Action &action)
             config.maxWords = spec->maxWords;
             config.command = spec->command;
             config.dependencyModel = spec->model;
+            config.treeFile = spec->treeFile.empty() ? spec->input.file : spec->treeFile;
             auto parser = createParser(config);
             if (!parser)
                 return fail(parser.message());

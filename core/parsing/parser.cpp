@@ -9,10 +9,26 @@
 #define TREELENS_HAVE_EXTERNAL 1
 #endif
 
+#include "core/encoders/encoder.h"
 #include "core/parsing/chunkingparser.h"
+#include "core/parsing/fileparser.h"
 #include "core/parsing/neuralparser.h"
 
 namespace treelens {
+
+std::string defaultParserBackend()
+{
+    static const std::string name = [] {
+        if (!findShippedModel(kShippedDependencyParser).empty())
+            return std::string("neural");
+#ifdef TREELENS_HAVE_LG
+        return std::string("link-grammar");
+#else
+        return std::string("neural");
+#endif
+    }();
+    return name;
+}
 
 Status ParserConfig::validate() const
 {
@@ -44,13 +60,14 @@ Result<std::vector<Sentence>> Parser::parseAll(const std::vector<Sentence> &inpu
 std::vector<ParserInfo> availableParsers()
 {
     std::vector<ParserInfo> out;
+    out.push_back(neuralParserInfo());
 #ifdef TREELENS_HAVE_LG
     out.push_back(linkGrammarParserInfo());
 #endif
-    out.push_back(neuralParserInfo());
 #ifdef TREELENS_HAVE_EXTERNAL
     out.push_back(externalParserInfo());
 #endif
+    out.push_back(fileParserInfo());
     return out;
 }
 
@@ -73,6 +90,8 @@ Result<std::unique_ptr<Parser>> createParser(const ParserConfig &config)
     if (config.backend == "external")
         return createExternalParser(config);
 #endif
+    if (config.backend == "file")
+        return createFileParser(config);
     std::string known;
     for (const auto &p : availableParsers())
         known += (known.empty() ? "" : ", ") + p.name;

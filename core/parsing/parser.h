@@ -1,8 +1,9 @@
 #pragma once
 /// \file parser.h
 /// The Parser interface: pre-tokenised words (a Sentence with tokens) in, the same
-/// Sentence with a dependency and/or constituency tree out. Backends: Link Grammar,
-/// an external command ("external"); neural and file backends plug in the same way.
+/// Sentence with a dependency and/or constituency tree out. Backends: TreeLens's
+/// trained models ("neural", the default when its model is installed), Link
+/// Grammar, an external command ("external") and an already parsed file ("file").
 
 #include <memory>
 #include <string>
@@ -15,8 +16,12 @@
 namespace treelens {
 
 /// Options shared by all backends; a backend ignores what does not apply to it.
+/// "neural" when the shipped dependency parser model is found
+/// (findShippedModel), else "link-grammar" when built with it, else "neural".
+std::string defaultParserBackend();
+
 struct ParserConfig {
-    std::string backend = "link-grammar"; ///< see availableParsers()
+    std::string backend = defaultParserBackend(); ///< see availableParsers()
     double timeoutSeconds = 2.0;          ///< per sentence; 0 = no limit
     int maxWords = 250;                   ///< longer inputs are refused with an error
     std::string language = "en";
@@ -35,6 +40,8 @@ struct ParserConfig {
     /// Backend "neural": the constituency parser model ("" = the shipped
     /// parser-const-en-ptb.safetensors when present).
     std::string constituencyModel;
+    /// Backend "file": the parsed file (CoNLL-U, PTB or JSON) trees are read from.
+    std::string treeFile;
 
     Status validate() const;
 };

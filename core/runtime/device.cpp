@@ -6,20 +6,27 @@
 
 namespace treelens {
 
+void setCpuThreads(int n)
+{
+    if (n <= 0)
+        return;
+    at::set_num_threads(n);
+    // OpenBLAS (Debian's libopenblas0-pthread behind LibTorch's fp32 GEMMs)
+    // keeps its own thread pool: give it the same count, or "1 thread" would
+    // quietly use every core. Looked up at run time so no BLAS is linked directly.
+    using SetThreads = void (*)(int);
+    if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+        fn(n);
+}
+
+int cpuThreads() { return at::get_num_threads(); }
+
 Result<torch::Device> resolveDevice(const DeviceConfig &config)
 {
     if (auto s = config.validate(); !s)
         return s.error();
-    if (config.threads > 0) {
-        at::set_num_threads(config.threads);
-        // OpenBLAS (Debian's libopenblas0-pthread behind LibTorch's fp32 GEMMs)
-        // keeps its own thread pool: give it the same count, or "1 thread"
-        // would quietly use every core. Looked up at run time so no BLAS is
-        // linked directly.
-        using SetThreads = void (*)(int);
-        if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
-            fn(config.threads);
-    }
+    if (config.threads > 0)
+        setCpuThreads(config.threads);
     const bool cuda = torch::cuda::is_available();
     if (config.device == "auto")
         return cuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);

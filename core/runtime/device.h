@@ -13,4 +13,9 @@ namespace treelens {
 /// "cuda"/"cuda:N" without a usable GPU → an Error. Applies `threads` (> 0).
 Result<torch::Device> resolveDevice(const DeviceConfig &config);
 
+/// Sets LibTorch's intra-op threads and OpenBLAS's pool to n (> 0) together.
+void setCpuThreads(int n);
+/// LibTorch's current intra-op thread count.
+int cpuThreads();
+
 } // namespace treelens

@@ -115,6 +115,54 @@ TEST(DependencyParser, AlwaysProducesWellFormedTrees)
     }
 }
 
+TEST(DependencyParser, ParallelWorkersGiveTheSameTreesAsOne)
+{
+    // Batches are spread over worker threads (longest first); each batch is
+    // computed the same way whatever thread runs it, so the output must not
+    // depend on the number of workers. 300 sentences of 1-40 words make ~10 batches.
+    const std::string dir = ::testing::TempDir() + "/depparser-test-par";
+    std::filesystem::create_directories(dir);
+    DepParserRecipe recipe = tinyRecipe(dir);
+    recipe.epochs = 2;
+    ASSERT_TRUE(trainDependencyParser(recipe, "", nullptr).ok());
+    std::vector<Sentence> inputs;
+    for (int k = 0; k < 300; ++k) {
+        Sentence s;
+        s.id = "s" + std::to_string(k);
+        for (int i = 0; i < 1 + (k * 7) % 40; ++i) {
+            Token t;
+            t.text = (i + k) % 4 ? "w" + std::to_string((i * 13 + k) % 50) : "the";
+            s.tokens.push_back(t);
+        }
+        inputs.push_back(s);
+    }
+    std::vector<std::vector<Sentence>> outs;
+    for (const int workers : {1, 2, 3}) {
+        auto model = DependencyParserModel::load(recipe.output, workers);
+        ASSERT_TRUE(model.ok());
+        auto pred = inputs;
+        int reports = 0;
+        RunControl control;
+        control.progress = [&](std::size_t, std::size_t, const std::string &) { ++reports; };
+        ASSERT_TRUE((*model)->parse(pred, false, &control).ok());
+        EXPECT_GT(reports, 1);
+        outs.push_back(pred);
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        for (std::size_t w = 1; w < outs.size(); ++w) {
+            ASSERT_TRUE(outs[w][i].dependency);
+            EXPECT_EQ(outs[w][i].dependency->heads, outs[0][i].dependency->heads) << "sentence " << i << ", workers " << w + 1;
+            EXPECT_EQ(outs[w][i].dependency->deprels, outs[0][i].dependency->deprels) << "sentence " << i;
+        }
+    // Cancellation stops the parallel run with an error.
+    auto model = DependencyParserModel::load(recipe.output, 2);
+    ASSERT_TRUE(model.ok());
+    RunControl cancel;
+    cancel.cancelled = [] { return true; };
+    auto pred = inputs;
+    EXPECT_FALSE((*model)->parse(pred, false, &cancel).ok());
+}
+
 TEST(DependencyParser, RefusesBadRecipesAndModelFiles)
 {
     EXPECT_FALSE(DepParserRecipe::fromJson(R"({"train": "a.conllu"})", "").ok()); // no dev / output

@@ -246,7 +246,8 @@ private:
             if (!m_parser || config.backend != m_config.backend || config.timeoutSeconds != m_config.timeoutSeconds
                 || config.maxWords != m_config.maxWords || config.command != m_config.command
                 || config.dependencyModel != m_config.dependencyModel || config.constituencyModel != m_config.constituencyModel
-                || config.chunkLongerThan != m_config.chunkLongerThan || config.chunkMaxPiece != m_config.chunkMaxPiece) {
+                || config.chunkLongerThan != m_config.chunkLongerThan || config.chunkMaxPiece != m_config.chunkMaxPiece
+                || config.treeFile != m_config.treeFile) {
                 auto p = createParser(config);
                 if (!p) {
                     Q_EMIT finished(generation, nullptr, nullptr, QString::fromStdString(p.message()), QString());

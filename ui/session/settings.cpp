@@ -1,5 +1,7 @@
 #include "ui/session/settings.h"
 
+#include "core/parsing/parser.h"
+
 #include <QSettings>
 
 namespace treelens {
@@ -33,7 +35,10 @@ void Settings::setLastSentence(const QString &text) { QSettings().setValue(kLast
 QStringList Settings::sentenceHistory() { return QSettings().value(kHistory).toStringList(); }
 void Settings::addToHistory(const QString &text) { addToList(kHistory, text, kMaxHistory); }
 
-QString Settings::parserBackend() { return QSettings().value(kParser, QStringLiteral("link-grammar")).toString(); }
+QString Settings::parserBackend()
+{
+    return QSettings().value(kParser, QString::fromStdString(defaultParserBackend())).toString();
+}
 void Settings::setParserBackend(const QString &name) { QSettings().setValue(kParser, name); }
 
 QStringList Settings::recentFiles() { return QSettings().value(kRecentFiles).toStringList(); }

@@ -1,6 +1,7 @@
 #include "core/parsing/neural/constparser.h"
 
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -317,9 +318,20 @@ struct NetImpl : torch::nn::Module {
         auto fwd = h.narrow(2, 0, H), bwd = h.narrow(2, H, H);
         // Fencepost k (between word k and k+1, positions counted with START at 0):
         // forward state at position k, backward state at position k + 1.
-        auto span = torch::cat({fwd.index({sb, sj}) - fwd.index({sb, si}), bwd.index({sb, si + 1}) - bwd.index({sb, sj + 1})}, 1);
-        span = torch::dropout(span, cfg.dropout, train);
-        auto z = torch::relu(norm(hidden(span)));
+        torch::Tensor pre;
+        if (train) {
+            auto span = torch::cat({fwd.index({sb, sj}) - fwd.index({sb, si}), bwd.index({sb, si + 1}) - bwd.index({sb, sj + 1})}, 1);
+            span = torch::dropout(span, cfg.dropout, train);
+            pre = hidden(span);
+        } else {
+            // Without dropout the first layer is linear in the fencepost
+            // differences: project each position once (O(T)) and subtract the
+            // projections per span instead of multiplying O(T^2) span vectors.
+            auto wf = hidden->weight.narrow(1, 0, H), wb = hidden->weight.narrow(1, H, H);
+            auto pf = torch::matmul(fwd, wf.t()), pb = torch::matmul(bwd, wb.t()); // [B,T,lh]
+            pre = pf.index({sb, sj}) - pf.index({sb, si}) + pb.index({sb, si + 1}) - pb.index({sb, sj + 1}) + hidden->bias;
+        }
+        auto z = torch::relu(norm(pre));
         z = torch::dropout(z, cfg.dropout, train);
         auto logits = out(z);
         return logits - logits.narrow(1, 0, 1);
@@ -401,8 +413,10 @@ Batch makeBatch(const std::vector<Item> &items, const std::vector<int> &index, c
     return b;
 }
 
+/// workers 0: in this thread with the current LibTorch threads (training);
+/// workers >= 1: runBatchesSingleThreaded, longest batches first.
 Status predict(Net &net, const Vocabs &v, const ConstParserConfig &cfg, std::vector<Item> &items, int batchWords,
-               const RunControl *control)
+               const RunControl *control, int workers = 0)
 {
     torch::NoGradGuard ng;
     net->eval();
@@ -411,10 +425,9 @@ Status predict(Net &net, const Vocabs &v, const ConstParserConfig &cfg, std::vec
     for (const auto &it : items)
         view.push_back(it.sentence); // lengthBatches needs the token counts only
     const auto batches = lengthBatches(view, batchWords, nullptr);
-    std::size_t done = 0;
-    for (const auto &idx : batches) {
-        if (control && control->isCancelled())
-            return Error{"cancelled"};
+    std::atomic<std::size_t> done{0};
+    auto one = [&](std::size_t k) -> Status {
+        const auto &idx = batches[batches.size() - 1 - k];
         Batch b = makeBatch(items, idx, v, cfg, false, nullptr);
         auto scores = net->forward(b.words, b.chars, b.tags, b.lengths, b.sb, b.si, b.sj, false).contiguous();
         const auto L = scores.size(1);
@@ -435,9 +448,18 @@ Status predict(Net &net, const Vocabs &v, const ConstParserConfig &cfg, std::vec
             }
             s.constituency = spansToTree(words, tags, r.spans, v.labels.items);
         }
-        done += idx.size();
+        const std::size_t d = done += idx.size();
         if (control)
-            control->report(done, items.size(), "parsing");
+            control->report(d, items.size(), "parsing");
+        return {};
+    };
+    if (workers >= 1)
+        return runBatchesSingleThreaded(batches.size(), workers, control, one);
+    for (std::size_t k = 0; k < batches.size(); ++k) {
+        if (control && control->isCancelled())
+            return Error{"cancelled"};
+        if (auto st = one(k); !st)
+            return st;
     }
     return {};
 }
@@ -481,8 +503,8 @@ double labelledF1(const std::vector<Item> &gold, const std::vector<Item> &pred)
 
 class LoadedParser : public ConstituencyParserModel {
 public:
-    LoadedParser(ConstParserConfig cfg, Vocabs v, Net net, std::string name)
-        : m_cfg(cfg), m_vocabs(std::move(v)), m_net(std::move(net)), m_name(std::move(name))
+    LoadedParser(ConstParserConfig cfg, Vocabs v, Net net, std::string name, int workers)
+        : m_cfg(cfg), m_vocabs(std::move(v)), m_net(std::move(net)), m_name(std::move(name)), m_workers(workers)
     {
     }
     Status parse(std::vector<Sentence> &sentences, const RunControl *control) override
@@ -493,7 +515,7 @@ public:
                 return makeError(sentences[i].id, "nothing to parse (no tokens)");
             items[i].sentence = std::move(sentences[i]);
         }
-        const Status st = predict(m_net, m_vocabs, m_cfg, items, 3000, control);
+        const Status st = predict(m_net, m_vocabs, m_cfg, items, 1000, control, m_workers);
         for (std::size_t i = 0; i < sentences.size(); ++i)
             sentences[i] = std::move(items[i].sentence);
         return st;
@@ -505,6 +527,7 @@ private:
     Vocabs m_vocabs;
     Net m_net;
     std::string m_name;
+    int m_workers = 1;
 };
 
 } // namespace
@@ -528,20 +551,14 @@ Result<std::unique_ptr<ConstituencyParserModel>> ConstituencyParserModel::load(c
     auto vocabs = Vocabs::fromJson(config.value("vocabularies", json::object()));
     if (!vocabs)
         return makeError(path, vocabs.message());
-    if (threads > 0) {
-        DeviceConfig dc;
-        dc.device = "cpu";
-        dc.threads = threads;
-        if (auto d = resolveDevice(dc); !d)
-            return d.error();
-    }
     Net net(*cfg, static_cast<int>(vocabs->words.items.size()), static_cast<int>(vocabs->chars.items.size()),
             static_cast<int>(vocabs->tags.items.size()), static_cast<int>(vocabs->labels.items.size()));
     if (auto s = loadNetTensors(net, file->tensors, path); !s)
         return s.error();
     net->eval();
     return std::unique_ptr<ConstituencyParserModel>(
-        new LoadedParser(*cfg, std::move(*vocabs), net, config.value("name", std::string("constituency-parser"))));
+        new LoadedParser(*cfg, std::move(*vocabs), net, config.value("name", std::string("constituency-parser")),
+                         inferenceWorkers(threads)));
 }
 
 Status trainConstituencyParser(const ConstParserRecipe &recipe, const std::string &resumeFrom,
@@ -720,7 +737,10 @@ Status trainConstituencyParser(const ConstParserRecipe &recipe, const std::strin
     if (!best)
         return best.error();
     std::unique_ptr<DependencyParserModel> tagger;
-    if (!recipe.tagger.empty()) {
+    if (!recipe.tagger.empty() && !std::filesystem::exists(recipe.tagger)) {
+        // The tagger is usually trained alongside; without it the report has gold tags only.
+        writeLog({{"warning", "tagger " + recipe.tagger + " not found: predicted-tag scores skipped"}});
+    } else if (!recipe.tagger.empty()) {
         auto t = DependencyParserModel::load(recipe.tagger);
         if (!t)
             return t.error();

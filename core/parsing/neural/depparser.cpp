@@ -171,6 +171,10 @@ namespace {
 
 using namespace neural;
 
+/// Words per inference batch: small enough that EWT test gives each worker
+/// thread dozens of batches, large enough to keep the GEMMs efficient.
+constexpr int kInferenceBatchWords = 1000;
+
 // ---------------------------------------------------------------- vocabularies
 
 struct Vocabs {
@@ -388,16 +392,17 @@ torch::Tensor lossOf(Net &net, const NetImpl::Out &o, const Batch &b)
 
 /// Predicts trees and tags for `sentences` in place. decode: 0 greedy heads
 /// (fast, for dev monitoring), 1 MST, 2 Eisner (projective).
+/// workers 0: in this thread with the current LibTorch threads (training);
+/// workers >= 1: runBatchesSingleThreaded, longest batches first.
 Status predict(Net &net, const Vocabs &v, const DepParserConfig &cfg, std::vector<Sentence> &sentences, int decode,
-               int batchWords, const RunControl *control)
+               int batchWords, const RunControl *control, int workers = 0)
 {
     torch::NoGradGuard ng;
     net->eval();
     const auto batches = lengthBatches(sentences, batchWords, nullptr);
-    std::size_t done = 0;
-    for (const auto &idx : batches) {
-        if (control && control->isCancelled())
-            return Error{"cancelled"};
+    std::atomic<std::size_t> done{0};
+    auto one = [&](std::size_t k) -> Status {
+        const auto &idx = batches[batches.size() - 1 - k];
         Batch b = makeBatch(sentences, idx, v, cfg, false, nullptr);
         auto o = net->forward(b.words, b.chars, b.lengths, false);
         const auto T = b.words.size(1);
@@ -441,9 +446,18 @@ Status predict(Net &net, const Vocabs &v, const DepParserConfig &cfg, std::vecto
             }
             s.dependency = std::move(t);
         }
-        done += idx.size();
+        const std::size_t d = done += idx.size();
         if (control)
-            control->report(done, sentences.size(), "parsing");
+            control->report(d, sentences.size(), "parsing");
+        return {};
+    };
+    if (workers >= 1)
+        return runBatchesSingleThreaded(batches.size(), workers, control, one);
+    for (std::size_t k = 0; k < batches.size(); ++k) {
+        if (control && control->isCancelled())
+            return Error{"cancelled"};
+        if (auto st = one(k); !st)
+            return st;
     }
     return {};
 }
@@ -517,13 +531,14 @@ json scoresJson(const Scores &s)
 
 class LoadedParser : public DependencyParserModel {
 public:
-    LoadedParser(DepParserConfig cfg, Vocabs v, Net net, std::string name, std::string config)
-        : m_cfg(cfg), m_vocabs(std::move(v)), m_net(std::move(net)), m_name(std::move(name)), m_config(std::move(config))
+    LoadedParser(DepParserConfig cfg, Vocabs v, Net net, std::string name, std::string config, int workers)
+        : m_cfg(cfg), m_vocabs(std::move(v)), m_net(std::move(net)), m_name(std::move(name)), m_config(std::move(config)),
+          m_workers(workers)
     {
     }
     Status parse(std::vector<Sentence> &sentences, bool projective, const RunControl *control) override
     {
-        return predict(m_net, m_vocabs, m_cfg, sentences, projective ? 2 : 1, 4000, control);
+        return predict(m_net, m_vocabs, m_cfg, sentences, projective ? 2 : 1, kInferenceBatchWords, control, m_workers);
     }
     std::string name() const override { return m_name; }
     std::string configJson() const override { return m_config; }
@@ -534,6 +549,7 @@ private:
     Net m_net;
     std::string m_name;
     std::string m_config;
+    int m_workers = 1;
 };
 
 } // namespace
@@ -557,13 +573,6 @@ Result<std::unique_ptr<DependencyParserModel>> DependencyParserModel::load(const
     auto vocabs = Vocabs::fromJson(config.value("vocabularies", json::object()));
     if (!vocabs)
         return makeError(path, vocabs.message());
-    if (threads > 0) {
-        DeviceConfig dc;
-        dc.device = "cpu";
-        dc.threads = threads;
-        if (auto d = resolveDevice(dc); !d)
-            return d.error();
-    }
     Net net(*cfg, static_cast<int>(vocabs->words.items.size()), static_cast<int>(vocabs->chars.items.size()),
             static_cast<int>(vocabs->upos.items.size()), static_cast<int>(vocabs->xpos.items.size()),
             static_cast<int>(vocabs->rels.items.size()));
@@ -571,7 +580,8 @@ Result<std::unique_ptr<DependencyParserModel>> DependencyParserModel::load(const
         return s.error();
     net->eval();
     return std::unique_ptr<DependencyParserModel>(
-        new LoadedParser(*cfg, std::move(*vocabs), net, config.value("name", std::string("dependency-parser")), file->configJson));
+        new LoadedParser(*cfg, std::move(*vocabs), net, config.value("name", std::string("dependency-parser")), file->configJson,
+                         inferenceWorkers(threads)));
 }
 
 Status trainDependencyParser(const DepParserRecipe &recipe, const std::string &resumeFrom,

@@ -98,7 +98,8 @@ public:
     virtual std::string name() const = 0;
     virtual std::string configJson() const = 0;
 
-    /// Loads a model file written by trainDependencyParser. threads 0 = leave LibTorch's setting.
+    /// Loads a model file written by trainDependencyParser. Batches are parsed by `threads`
+    /// worker threads with one LibTorch thread each (0 = one per core, at most 8).
     static Result<std::unique_ptr<DependencyParserModel>> load(const std::string &path, int threads = 0);
 };
 
