@@ -23,6 +23,8 @@ set(TREELENS_CORE_PLAIN_SOURCES
   eval/bracketeval.cpp
   eval/depeval.cpp
   eval/tokeneval.cpp
+  eval/textspans.cpp
+  eval/rawtexteval.cpp
   model/tensordata.cpp
   model/safetensors.cpp
   model/modelfile.cpp

@@ -1,4 +1,5 @@
 // eval-parse and info.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -7,7 +8,9 @@
 #include "app/cli/command.h"
 #include "core/eval/bracketeval.h"
 #include "core/eval/depeval.h"
+#include "core/eval/rawtexteval.h"
 #include "core/eval/tokeneval.h"
+#include "core/formats/conllu.h"
 #include "core/base/strings.h"
 #include "core/text/tokenizer.h"
 #include "core/parsing/parser.h"
@@ -209,6 +212,119 @@ void addEvalTokenizeCommand(CLI::App &app, Action &action)
                       << "  F1 " << fixed(100 * s.sentences.f1()) << "  (boundary F1 " << fixed(100 * s.boundaries.f1()) << ")\n";
             for (const auto &m : t.mismatches)
                 std::cout << "  " << m.sentenceId << ": gold [" << join(m.gold, " | ") << "] predicted [" << join(m.predicted, " | ") << "]\n";
+            return 0;
+        };
+    });
+}
+
+void addEvalRawCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("eval-raw", "Score sentence splitter + tokenizer + parser on raw text against gold "
+                                               "CoNLL-U (CoNLL 2018 shared-task style)");
+    struct Spec {
+        std::string gold;
+        ParserSpec parser;
+        bool json = false;
+        std::string output;
+    };
+    auto spec = std::make_shared<Spec>();
+    cmd->add_option("--gold,-g", spec->gold, "Gold CoNLL-U file with '# text' lines and trees (e.g. UD EWT test)")
+        ->required()
+        ->type_name("FILE");
+    addParserOptions(cmd, spec->parser);
+    cmd->add_flag("--json", spec->json, "Print one JSON object instead of text");
+    cmd->add_option("-o,--output", spec->output,
+                    "Also write the system's sentences, parsed, as CoNLL-U (e.g. for conll18_ud_eval.py)")
+        ->type_name("FILE");
+    cmd->footer("The gold '# text' lines are joined into paragraphs (at '# newdoc'/'# newpar'), split into sentences,\n"
+                "tokenized and parsed; words are aligned to gold words by character span. Tokens, Sentences, Words,\n"
+                "UPOS, XPOS, UAS, LAS (universal relation) and UAS/LAS without punctuation as P/R/F1 in percent\n"
+                "(precision over system words, recall over gold words). Definitions: docs/evaluation.md.");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            auto gold = readCorpusNonEmpty(spec->gold, CorpusFormat::Conllu);
+            if (!gold)
+                return fail(gold.message());
+            auto parser = createParser(parserConfig(spec->parser));
+            if (!parser)
+                return fail(parser.message());
+            const Tokenizer tokenizer;
+            // A sentence the parser refuses or fails on stays unparsed (its words
+            // count as wrong attachments) instead of ending the evaluation.
+            std::vector<std::string> failures;
+            bool parseFailed = false;
+            std::vector<Sentence> systemOut;
+            ParseSentences parse = [&](std::vector<Sentence> &sentences) -> Status {
+                std::vector<std::vector<MultiwordToken>> mwts;
+                for (const auto &s : sentences)
+                    mwts.push_back(s.multiwordTokens);
+                auto r = parseSentences(**parser, spec->parser, std::move(sentences), spec->gold + " (re-tokenized)",
+                                        &failures);
+                if (!r) {
+                    parseFailed = true;
+                    return r.error();
+                }
+                sentences = std::move(*r);
+                if (!spec->output.empty()) {
+                    systemOut = sentences;
+                    for (std::size_t i = 0; i < systemOut.size() && i < mwts.size(); ++i)
+                        systemOut[i].multiwordTokens = mwts[i];
+                }
+                return Status::success();
+            };
+            auto score = evaluateRawText(*gold, tokenizer, parse);
+            if (!score)
+                return fail(parseFailed ? score.message() : spec->gold + ": " + score.message());
+            if (!spec->output.empty()) {
+                if (const int rc = writeOutput(spec->output, writeConllu(systemOut)); rc != 0)
+                    return rc;
+            }
+            const RawTextScore &r = *score;
+            const auto shownFailures = static_cast<std::ptrdiff_t>(std::min<std::size_t>(failures.size(), 5));
+            const std::vector<std::pair<std::string, const PrfCounts *>> rows = {
+                {"tokens", &r.tokens}, {"sentences", &r.sentences}, {"words", &r.words},
+                {"upos", &r.upos},     {"xpos", &r.xpos},           {"uas", &r.uas},
+                {"las", &r.las},       {"uas_no_punct", &r.uasNoPunct}, {"las_no_punct", &r.lasNoPunct}};
+            if (spec->json) {
+                nlohmann::json j = {{"gold", spec->gold},
+                                    {"parser", spec->parser.parser},
+                                    {"gold_sentences", r.sentences.gold},
+                                    {"system_sentences", r.sentences.predicted},
+                                    {"paragraphs", r.paragraphs},
+                                    {"unparsed_sentences", r.unparsedSentences},
+                                    {"parse_errors", std::vector<std::string>(failures.begin(), failures.begin() + shownFailures)},
+                                    {"tokenize_seconds", round2(r.tokenizeSeconds)},
+                                    {"parse_seconds", round2(r.parseSeconds)}};
+                for (const auto &[name, c] : rows)
+                    j[name] = {{"precision", round2(100 * c->precision())},
+                               {"recall", round2(100 * c->recall())},
+                               {"f1", round2(100 * c->f1())},
+                               {"gold", c->gold},
+                               {"system", c->predicted},
+                               {"correct", c->correct}};
+                std::cout << j.dump() << '\n';
+                return 0;
+            }
+            const std::vector<std::string> labels = {"Tokens", "Sentences", "Words", "UPOS", "XPOS", "UAS", "LAS",
+                                                     "UAS no punct", "LAS no punct"};
+            std::cout << "Raw text: " << r.sentences.gold << " gold sentences in " << r.paragraphs << " paragraphs, "
+                      << r.sentences.predicted << " system sentences; parser " << spec->parser.parser << " ("
+                      << fixed(r.tokenizeSeconds) << " s tokenizing, " << fixed(r.parseSeconds) << " s parsing)\n";
+            if (r.unparsedSentences > 0) {
+                std::cout << r.unparsedSentences << " system sentences not parsed (their words count as wrong "
+                          << "attachments), e.g.:\n";
+                for (std::ptrdiff_t k = 0; k < shownFailures; ++k)
+                    std::cout << "  " << failures[static_cast<std::size_t>(k)] << '\n';
+            }
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "%-14s %7s %7s %7s\n", "Metric", "P", "R", "F1");
+            std::cout << buf;
+            for (std::size_t k = 0; k < rows.size(); ++k) {
+                const PrfCounts &c = *rows[k].second;
+                std::snprintf(buf, sizeof buf, "%-14s %7s %7s %7s\n", labels[k].c_str(), fixed(100 * c.precision()).c_str(),
+                              fixed(100 * c.recall()).c_str(), fixed(100 * c.f1()).c_str());
+                std::cout << buf;
+            }
             return 0;
         };
     });

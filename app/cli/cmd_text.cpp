@@ -39,14 +39,9 @@ namespace {
 
 struct ParseSpec {
     InputSpec input;
-    std::string parser = defaultParserBackend();
+    ParserSpec parser;
     std::string format = "conllu";
     std::string out;
-    double timeout = 2.0;
-    int maxWords = 250;
-    std::string command;
-    std::string model;
-    std::string treeFile;
 };
 
 } // namespace
@@ -56,77 +51,38 @@ void addParseCommand(CLI::App &app, Action &action)
     auto *cmd = app.add_subcommand("parse", "Parse sentences into dependency and constituency trees");
     auto spec = std::make_shared<ParseSpec>();
     addInputOptions(cmd, spec->input, true);
-    std::string parsers;
-    for (const auto &p : availableParsers())
-        parsers += (parsers.empty() ? "" : ", ") + p.name;
-    cmd->add_option("--parser,-p", spec->parser, "Parser backend (" + parsers + ")")->capture_default_str();
+    addParserOptions(cmd, spec->parser, " (default: the input file itself, keeping its trees)");
     cmd->add_option("--format,-f", spec->format,
                     "Output: conllu (dependency tree, constituency tree in a '# constituency' comment), "
                     "ptb (bracketed trees, one per line) or json (JSON Lines)")
         ->check(CLI::IsMember({"conllu", "ptb", "json"}))
         ->capture_default_str();
-    cmd->add_option("--timeout", spec->timeout, "Per-sentence time limit in seconds (0 = none)")->capture_default_str();
-    cmd->add_option("--max-words", spec->maxWords, "Refuse sentences with more words than this")->capture_default_str();
-    cmd->add_option("--parser-command", spec->command,
-                    "--parser external: shell command that reads one line of space-separated tokens on stdin and "
-                    "writes one CoNLL-U sentence on stdout (e.g. a UDPipe, spaCy or Stanza wrapper)")
-        ->type_name("CMD");
-    cmd->add_option("--parser-model", spec->model, "--parser neural: dependency parser model (default: the shipped one)")
-        ->type_name("M");
-    cmd->add_option("--tree-file", spec->treeFile,
-                    "--parser file: parsed file (CoNLL-U, PTB, JSON) whose trees are used, matched by words "
-                    "(default: the input file itself, keeping its trees)")
-        ->type_name("F");
     cmd->add_option("-o,--output", spec->out, "Write to FILE (atomically) instead of standard output")->type_name("FILE");
     cmd->footer("Files in CoNLL-U, PTB or JSON keep their tokenization; their trees are re-predicted (--parser file keeps them).\n"
                 "Example: treelens-cli parse \"The old man saw a red kite.\"");
     cmd->callback([&action, spec]() {
         action = [spec]() {
-            ParserConfig config;
-            config.backend = spec->parser;
-            config.timeoutSeconds = spec->timeout;
-            config.maxWords = spec->maxWords;
-            config.command = spec->command;
-            config.dependencyModel = spec->model;
-            config.treeFile = spec->treeFile.empty() ? spec->input.file : spec->treeFile;
+            ParserConfig config = parserConfig(spec->parser);
+            // --parser file without --tree-file keeps the input file's own trees.
+            if (spec->parser.treeFile.empty())
+                config.treeFile = spec->input.file;
             auto parser = createParser(config);
             if (!parser)
                 return fail(parser.message());
             auto sentences = readInput(spec->input);
             if (!sentences)
                 return fail(sentences.message());
-            std::vector<Sentence> parsed;
-            parsed.reserve(sentences->size());
             const std::string source = spec->input.file.empty() ? std::string("<input>") : spec->input.file;
-            for (auto &s : *sentences) {
-                const std::string where = source + ":" + std::to_string(s.line) + ": ";
-                if (static_cast<int>(s.tokens.size()) > spec->maxWords)
-                    return fail(where + "sentence has " + std::to_string(s.tokens.size()) + " words (limit "
-                                + std::to_string(spec->maxWords) + ", see --max-words)");
-                s.dependency.reset();
-                s.constituency.reset();
-            }
-            if (spec->parser == "neural") {
-                // Batched by length: this is where the neural parser's speed comes from.
-                auto r = (*parser)->parseAll(*sentences);
-                if (!r)
-                    return fail(source + ": " + r.message());
-                parsed = std::move(*r);
-            } else {
-                for (auto &s : *sentences) {
-                    auto r = (*parser)->parse(s);
-                    if (!r)
-                        return fail(source + ":" + std::to_string(s.line) + ": " + r.message());
-                    parsed.push_back(std::move(*r));
-                }
-            }
+            auto parsed = parseSentences(**parser, spec->parser, std::move(*sentences), source);
+            if (!parsed)
+                return fail(parsed.message());
             std::string text;
             if (spec->format == "conllu") {
-                text = writeConllu(parsed);
+                text = writeConllu(*parsed);
             } else if (spec->format == "json") {
-                text = writeTreeLensJson(parsed);
+                text = writeTreeLensJson(*parsed);
             } else {
-                auto p = writePtb(parsed, PtbStyle::OneLine);
+                auto p = writePtb(*parsed, PtbStyle::OneLine);
                 if (!p)
                     return fail(p.message());
                 text = std::move(*p);

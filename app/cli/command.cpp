@@ -84,6 +84,92 @@ Result<std::vector<Sentence>> readInputAllowEmpty(const InputSpec &spec)
     return readCorpus(text, source, CorpusFormat::Text, opt);
 }
 
+void addParserOptions(CLI::App *cmd, ParserSpec &spec, const std::string &treeFileNote)
+{
+    std::string parsers;
+    for (const auto &p : availableParsers())
+        parsers += (parsers.empty() ? "" : ", ") + p.name;
+    cmd->add_option("--parser,-p", spec.parser, "Parser backend (" + parsers + ")")->capture_default_str();
+    cmd->add_option("--timeout", spec.timeout, "Per-sentence time limit in seconds (0 = none)")->capture_default_str();
+    cmd->add_option("--max-words", spec.maxWords, "Refuse sentences with more words than this")->capture_default_str();
+    cmd->add_option("--parser-command", spec.command,
+                    "--parser external: shell command that reads one line of space-separated tokens on stdin and "
+                    "writes one CoNLL-U sentence on stdout (e.g. a UDPipe, spaCy or Stanza wrapper)")
+        ->type_name("CMD");
+    cmd->add_option("--parser-model", spec.model, "--parser neural: dependency parser model (default: the shipped one)")
+        ->type_name("M");
+    cmd->add_option("--tree-file", spec.treeFile,
+                    "--parser file: parsed file (CoNLL-U, PTB, JSON) whose trees are used, matched by words"
+                        + treeFileNote)
+        ->type_name("F");
+}
+
+ParserConfig parserConfig(const ParserSpec &spec)
+{
+    ParserConfig config;
+    config.backend = spec.parser;
+    config.timeoutSeconds = spec.timeout;
+    config.maxWords = spec.maxWords;
+    config.command = spec.command;
+    config.dependencyModel = spec.model;
+    config.treeFile = spec.treeFile;
+    return config;
+}
+
+Result<std::vector<Sentence>> parseSentences(Parser &parser, const ParserSpec &spec, std::vector<Sentence> sentences,
+                                             const std::string &source, std::vector<std::string> *failures)
+{
+    auto where = [&](const Sentence &s) {
+        return source + ":" + (s.line > 0 ? std::to_string(s.line) : s.id) + ": ";
+    };
+    std::vector<char> refused(sentences.size(), 0);
+    for (std::size_t i = 0; i < sentences.size(); ++i) {
+        Sentence &s = sentences[i];
+        s.dependency.reset();
+        s.constituency.reset();
+        if (static_cast<int>(s.tokens.size()) > spec.maxWords) {
+            const std::string message = where(s) + "sentence has " + std::to_string(s.tokens.size()) + " words (limit "
+                + std::to_string(spec.maxWords) + ", see --max-words)";
+            if (!failures)
+                return Error{message};
+            failures->push_back(message);
+            refused[i] = 1;
+        }
+    }
+    if (spec.parser == "neural") {
+        // Batched by length: this is where the neural parser's speed comes from.
+        std::vector<Sentence> batch;
+        batch.reserve(sentences.size());
+        for (std::size_t i = 0; i < sentences.size(); ++i)
+            if (!refused[i])
+                batch.push_back(sentences[i]);
+        auto r = parser.parseAll(batch);
+        if (!r)
+            return Error{source + ": " + r.message()};
+        if (r->size() != batch.size())
+            return Error{source + ": the parser returned " + std::to_string(r->size()) + " sentences for "
+                         + std::to_string(batch.size())};
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < sentences.size(); ++i)
+            if (!refused[i])
+                sentences[i] = std::move((*r)[k++]);
+        return sentences;
+    }
+    for (std::size_t i = 0; i < sentences.size(); ++i) {
+        if (refused[i])
+            continue;
+        auto r = parser.parse(sentences[i]);
+        if (!r) {
+            if (!failures)
+                return Error{where(sentences[i]) + r.message()};
+            failures->push_back(where(sentences[i]) + r.message());
+            continue;
+        }
+        sentences[i] = std::move(*r);
+    }
+    return sentences;
+}
+
 int writeOutput(const std::string &out, const std::string &data)
 {
     const Status st = writeFileAtomic(out.empty() ? std::string("-") : out, data);

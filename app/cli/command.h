@@ -10,6 +10,7 @@
 #include "core/base/result.h"
 #include "core/data/sentence.h"
 #include "core/formats/corpus.h"
+#include "core/parsing/parser.h"
 
 namespace treelens::cli {
 
@@ -22,6 +23,7 @@ void addParseCommand(CLI::App &app, Action &action);
 void addConvertCommand(CLI::App &app, Action &action);
 void addEvalParseCommand(CLI::App &app, Action &action);
 void addEvalTokenizeCommand(CLI::App &app, Action &action);
+void addEvalRawCommand(CLI::App &app, Action &action);
 void addInfoCommand(CLI::App &app, Action &action);
 void addAnalyzeCommand(CLI::App &app, Action &action);
 void addTrainCommand(CLI::App &app, Action &action);
@@ -48,6 +50,29 @@ Result<std::vector<Sentence>> readInput(const InputSpec &spec);
 Result<std::vector<Sentence>> readInputAllowEmpty(const InputSpec &spec);
 /// readCorpusFile that also refuses a file without sentences.
 Result<std::vector<Sentence>> readCorpusNonEmpty(const std::string &path, CorpusFormat format);
+
+/// The parser options of `parse`, for every command that runs a parser.
+struct ParserSpec {
+    std::string parser = defaultParserBackend();
+    double timeout = 2.0;
+    int maxWords = 250;
+    std::string command;
+    std::string model;
+    std::string treeFile;
+};
+/// --parser, --timeout, --max-words, --parser-command, --parser-model, --tree-file
+/// (`treeFileNote` is appended to the last one's help, e.g. its default).
+void addParserOptions(CLI::App *cmd, ParserSpec &spec, const std::string &treeFileNote = "");
+/// The ParserConfig those options stand for.
+ParserConfig parserConfig(const ParserSpec &spec);
+/// Parses as `parse` does: a sentence over --max-words is refused; the neural
+/// backend parses everything in one parseAll (batched by length), the others one
+/// sentence at a time. Existing trees are dropped first. Errors start with
+/// "SOURCE:LINE: " (the sentence id when its line is unknown), or "SOURCE: ".
+/// With `failures`, a sentence that is refused or fails alone (not a failed
+/// batch) is left without a tree and its error appended there instead.
+Result<std::vector<Sentence>> parseSentences(Parser &parser, const ParserSpec &spec, std::vector<Sentence> sentences,
+                                             const std::string &source, std::vector<std::string> *failures = nullptr);
 
 /// Writes to OUT atomically, or stdout when OUT is empty or "-".
 int writeOutput(const std::string &out, const std::string &data);

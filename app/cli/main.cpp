@@ -22,6 +22,7 @@ int main(int argc, char **argv)
     addConvertCommand(app, action);
     addEvalParseCommand(app, action);
     addEvalTokenizeCommand(app, action);
+    addEvalRawCommand(app, action);
     addInfoCommand(app, action);
     addAnalyzeCommand(app, action);
     addTrainCommand(app, action);

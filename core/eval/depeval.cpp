@@ -4,13 +4,11 @@
 
 namespace treelens {
 
-namespace {
-std::string universalPart(const std::string &rel)
+std::string universalRelation(const std::string &rel)
 {
     const auto colon = rel.find(':');
     return colon == std::string::npos ? rel : rel.substr(0, colon);
 }
-} // namespace
 
 bool isPunctuation(const Token &token)
 {
@@ -39,7 +37,7 @@ Result<DependencyEval> evaluateDependencies(const std::vector<Sentence> &gold, c
             if (g.tokens[k].text != p.tokens[k].text)
                 return Error{name + ", token " + std::to_string(k + 1) + ": gold '" + g.tokens[k].text + "' vs predicted '" + p.tokens[k].text + "'"};
             const bool head = g.dependency->heads[k] == p.dependency->heads[k];
-            const bool label = head && universalPart(g.dependency->deprels[k]) == universalPart(p.dependency->deprels[k]);
+            const bool label = head && universalRelation(g.dependency->deprels[k]) == universalRelation(p.dependency->deprels[k]);
             exact = exact && head;
             ++s.tokens;
             s.headCorrect += head;

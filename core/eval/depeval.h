@@ -31,6 +31,9 @@ struct DependencyEval {
 
 bool isPunctuation(const Token &token);
 
+/// The universal part of a dependency relation: "nmod:poss" -> "nmod".
+std::string universalRelation(const std::string &rel);
+
 /// Errors when sentence counts differ, a sentence lacks a tree, or tokens differ
 /// (the message names the sentence and token).
 Result<DependencyEval> evaluateDependencies(const std::vector<Sentence> &gold, const std::vector<Sentence> &pred);

@@ -4,80 +4,12 @@
 #include <chrono>
 #include <utility>
 
+#include "core/eval/textspans.h"
+
 namespace treelens {
 namespace {
 
-using Span = std::pair<int, int>;
-
-// Number of spans present in both sorted lists, counting repeats (multiset).
-long long countCommon(const std::vector<Span> &a, const std::vector<Span> &b)
-{
-    long long n = 0;
-    std::size_t i = 0;
-    std::size_t j = 0;
-    while (i < a.size() && j < b.size()) {
-        if (a[i] == b[j]) {
-            ++n;
-            ++i;
-            ++j;
-        } else if (a[i] < b[j]) {
-            ++i;
-        } else {
-            ++j;
-        }
-    }
-    return n;
-}
-
-struct GoldSpans {
-    std::vector<Span> surface;
-    std::vector<Span> words;
-    bool ok = true;
-};
-
-// Surface tokens and word spans of a gold sentence (see tokeneval.h).
-GoldSpans goldSpans(const Sentence &s)
-{
-    GoldSpans g;
-    const int n = static_cast<int>(s.tokens.size());
-    std::size_t mwt = 0;
-    for (int i = 0; i < n;) {
-        while (mwt < s.multiwordTokens.size() && s.multiwordTokens[mwt].last < i + 1)
-            ++mwt;
-        const Token &t = s.tokens[static_cast<std::size_t>(i)];
-        if (t.charStart < 0 || t.charEnd < t.charStart) {
-            g.ok = false;
-            return g;
-        }
-        const Span span{t.charStart, t.charEnd};
-        g.surface.push_back(span);
-        const bool inMwt = mwt < s.multiwordTokens.size() && s.multiwordTokens[mwt].first == i + 1;
-        if (!inMwt) {
-            g.words.push_back(span);
-            ++i;
-            continue;
-        }
-        const int last = std::min(s.multiwordTokens[mwt].last, n);
-        // Words get the spans of their FORMs when the FORMs spell the surface.
-        std::string joined;
-        for (int k = i; k < last; ++k)
-            joined += s.tokens[static_cast<std::size_t>(k)].text;
-        const std::string_view surface = std::string_view(s.text).substr(
-            static_cast<std::size_t>(span.first), static_cast<std::size_t>(span.second - span.first));
-        if (joined == surface) {
-            int b = span.first;
-            for (int k = i; k < last; ++k) {
-                const int len = static_cast<int>(s.tokens[static_cast<std::size_t>(k)].text.size());
-                g.words.emplace_back(b, b + len);
-                b += len;
-            }
-        } else {
-            g.words.push_back(span);
-        }
-        i = last;
-    }
-    return g;
-}
+using Span = TextSpan;
 
 std::string spanText(const std::string &text, const Span &s)
 {
@@ -117,27 +49,6 @@ void collectMismatches(const Sentence &s, const std::vector<Span> &gold, const s
     }
 }
 
-bool startsParagraph(const Sentence &s)
-{
-    for (const std::string &c : s.comments) {
-        std::size_t p = c.find_first_not_of(" \t");
-        if (p == std::string::npos)
-            continue;
-        if (c.compare(p, 6, "newdoc") == 0 || c.compare(p, 6, "newpar") == 0)
-            return true;
-    }
-    return false;
-}
-
-std::string trimmed(const std::string &s)
-{
-    const std::size_t b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos)
-        return std::string();
-    const std::size_t e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
-
 void scoreParagraph(const std::string &text, const std::vector<Span> &gold, const Tokenizer &tokenizer,
                     SegmentationScore &score)
 {
@@ -150,7 +61,7 @@ void scoreParagraph(const std::string &text, const std::vector<Span> &gold, cons
     std::sort(pred.begin(), pred.end());
     score.sentences.gold += static_cast<long long>(goldSorted.size());
     score.sentences.predicted += static_cast<long long>(pred.size());
-    score.sentences.correct += countCommon(goldSorted, pred);
+    score.sentences.correct += countCommonSpans(goldSorted, pred);
 
     auto inner = [](const std::vector<Span> &spans) {
         std::vector<Span> ends;
@@ -162,7 +73,7 @@ void scoreParagraph(const std::string &text, const std::vector<Span> &gold, cons
     const std::vector<Span> predEnds = inner(pred);
     score.boundaries.gold += static_cast<long long>(goldEnds.size());
     score.boundaries.predicted += static_cast<long long>(predEnds.size());
-    score.boundaries.correct += countCommon(goldEnds, predEnds);
+    score.boundaries.correct += countCommonSpans(goldEnds, predEnds);
 }
 
 } // namespace
@@ -176,7 +87,7 @@ TokenizationScore evaluateTokenizer(const std::vector<Sentence> &gold, const Tok
             ++score.skippedSentences;
             continue;
         }
-        const GoldSpans g = goldSpans(s);
+        const SentenceSpans g = sentenceSpans(s);
         if (!g.ok) {
             ++score.skippedSentences;
             continue;
@@ -198,7 +109,7 @@ TokenizationScore evaluateTokenizer(const std::vector<Sentence> &gold, const Tok
 
         score.tokens.gold += static_cast<long long>(g.surface.size());
         score.tokens.predicted += static_cast<long long>(predSurface.size());
-        score.tokens.correct += countCommon(g.surface, predSurface);
+        score.tokens.correct += countCommonSpans(g.surface, predSurface);
         if (static_cast<int>(score.mismatches.size()) < maxMismatches)
             collectMismatches(s, g.surface, predSurface, maxMismatches, score.mismatches);
 
@@ -207,7 +118,7 @@ TokenizationScore evaluateTokenizer(const std::vector<Sentence> &gold, const Tok
         std::sort(predWords.begin(), predWords.end());
         score.words.gold += static_cast<long long>(goldWords.size());
         score.words.predicted += static_cast<long long>(predWords.size());
-        score.words.correct += countCommon(goldWords, predWords);
+        score.words.correct += countCommonSpans(goldWords, predWords);
     }
     score.seconds = seconds;
     return score;
@@ -216,24 +127,8 @@ TokenizationScore evaluateTokenizer(const std::vector<Sentence> &gold, const Tok
 SegmentationScore evaluateSentenceSplitter(const std::vector<Sentence> &gold, const Tokenizer &tokenizer)
 {
     SegmentationScore score;
-    std::string text;
-    std::vector<Span> spans;
-    for (const Sentence &s : gold) {
-        if (startsParagraph(s) && !spans.empty()) {
-            scoreParagraph(text, spans, tokenizer, score);
-            text.clear();
-            spans.clear();
-        }
-        const std::string t = trimmed(s.text);
-        if (t.empty())
-            continue;
-        if (!text.empty())
-            text += ' ';
-        const int b = static_cast<int>(text.size());
-        text += t;
-        spans.emplace_back(b, static_cast<int>(text.size()));
-    }
-    scoreParagraph(text, spans, tokenizer, score);
+    for (const TextParagraph &p : textParagraphs(gold))
+        scoreParagraph(p.text, p.spans, tokenizer, score);
     return score;
 }
 

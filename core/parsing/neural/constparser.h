@@ -99,6 +99,8 @@ public:
     virtual Status parse(std::vector<Sentence> &sentences, const RunControl *control = nullptr) = 0;
     virtual std::string name() const = 0;
 
+    /// Loads a model file written by trainConstituencyParser. Batches are parsed by
+    /// `threads` worker threads with one LibTorch thread each (0 = one per core, at most 8).
     static Result<std::unique_ptr<ConstituencyParserModel>> load(const std::string &path, int threads = 0);
 };
 
