@@ -34,7 +34,7 @@ std::string TreeTransformerConfig::toJson() const
 {
     return json{{"layers", layers}, {"d_model", dModel}, {"heads", heads}, {"d_ff", dFF}, {"vocab_size", vocabSize},
                 {"max_len", maxLen}, {"dropout", dropout}, {"group_divisor", groupDivisor},
-                {"layer_norm_eps", layerNormEps}}
+                {"layer_norm_eps", layerNormEps}, {"constituent_prior", constituentPrior}}
         .dump();
 }
 
@@ -54,6 +54,7 @@ Result<TreeTransformerConfig> TreeTransformerConfig::fromJson(const std::string 
         c.dropout = j.value("dropout", c.dropout);
         c.groupDivisor = j.value("group_divisor", c.groupDivisor);
         c.layerNormEps = j.value("layer_norm_eps", c.layerNormEps);
+        c.constituentPrior = j.value("constituent_prior", c.constituentPrior);
         if (auto s = c.validate(); !s)
             return s.error();
         return c;

@@ -35,6 +35,11 @@ struct TreeTransformerConfig {
     double dropout = 0.1;     ///< training only
     double groupDivisor = 256.0; ///< the official constant divisor of the group-attention scores
     double layerNormEps = 1e-6;
+    /// false: the constituent prior is switched off (C = 1 everywhere, link
+    /// probabilities 1), which makes the network a plain Transformer encoder of the
+    /// same size: the sequential baseline of the probing comparison. The
+    /// group-attention weights stay in the file (unused, never trained).
+    bool constituentPrior = true;
 
     Status validate() const;
     /// The "model" object of treelens.config.

@@ -180,6 +180,11 @@ struct Forward {
 
         torch::Tensor prior; // undefined = the scalar 0 of layer 0
         for (int l = 0; l < cfg.layers; ++l) {
+            torch::Tensor A, C;
+            if (!cfg.constituentPrior) {
+                // Prior switched off: a plain Transformer layer (C = 1, every link 1).
+                A = C = torch::ones({B, L, L}, x.options());
+            } else {
             // ---- constituent ("group") attention
             auto u = officialLayerNorm(x, P(l, "group_attn.norm.a_2"), P(l, "group_attn.norm.b_2"), eps);
             torch::Tensor key, query;
@@ -195,7 +200,7 @@ struct Forward {
             gScores = gScores.masked_fill(groupAllowed.logical_not(), -1e9);
             auto nb = torch::softmax(gScores, -1);
             nb = torch::sqrt(nb * nb.transpose(1, 2) + 1e-9);
-            auto A = prior.defined() ? prior + (1.0 - prior) * nb : nb;
+            A = prior.defined() ? prior + (1.0 - prior) * nb : nb;
             // C[i,j] = prod_{k=i}^{j-1} A[k,k+1] for i<j, in log space. Prefix sums in
             // double keep long sentences exact (the official code sums with a
             // float triangular matmul; the results agree to ~1e-7).
@@ -210,7 +215,8 @@ struct Forward {
                 upper = torch::exp(cs.unsqueeze(1) - cs.unsqueeze(2)).to(A.scalar_type()); // [i,j] = cs[j]-cs[i]
                 upper = upper.masked_fill(strictUpper.logical_not(), 0.0);
             }
-            auto C = upper + upper.transpose(1, 2) + A.masked_fill(eye.logical_not(), 1e-9);
+            C = upper + upper.transpose(1, 2) + A.masked_fill(eye.logical_not(), 1e-9);
+            }
             if (o.keepPrior) {
                 out.breakProb.push_back(A);
                 out.groupProb.push_back(C);

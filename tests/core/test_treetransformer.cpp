@@ -213,3 +213,58 @@ TEST(TreeTransformerVocabulary, OfficialNormalisation)
     EXPECT_FALSE(Vocabulary::fromTokens({"[PAD]", "[UNK]", "[MASK]", "[CLS]", "a", "a"}).ok());
     EXPECT_FALSE(Vocabulary::fromDictionaryJson("{\"a\": 3}", "d.json").ok());
 }
+
+TEST(TreeTransformerPriorOff, IsAPlainTransformerOfTheSameWeights)
+{
+    // constituent_prior = false (the probing baseline): C = 1, so the attention
+    // after ×C equals the softmax before it, and each layer is
+    // x + Attn(LN x) then x + FF(LN x) with the same weights as the tree model.
+    TreeTransformerConfig cfg;
+    cfg.layers = 2;
+    cfg.dModel = 16;
+    cfg.heads = 2;
+    cfg.dFF = 32;
+    cfg.vocabSize = 30;
+    cfg.maxLen = 16;
+    const TensorMap w = randomTreeTransformerWeights(cfg, 7);
+    TreeTransformerConfig off = cfg;
+    off.constituentPrior = false;
+    auto parsed = TreeTransformerConfig::fromJson(off.toJson());
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_FALSE(parsed->constituentPrior);
+    EXPECT_TRUE(TreeTransformerConfig::fromJson(cfg.toJson())->constituentPrior);
+    auto treeNet = tt::Net::fromTensors(cfg, w, torch::kCPU);
+    auto plainNet = tt::Net::fromTensors(off, w, torch::kCPU);
+    ASSERT_TRUE(treeNet.ok() && plainNet.ok());
+    torch::InferenceMode guard;
+    auto ids = torch::tensor({{5, 9, 11, 3, 7, 2}, {4, 8, 6, 0, 0, 0}}, torch::kInt64);
+    auto mask = ids.ne(0);
+    mask.index_put_({0, 0}, true);
+    tt::ForwardOptions o;
+    o.keepAttention = true;
+    const auto plain = tt::forward(*plainNet, ids, mask, o);
+    const auto tree = tt::forward(*treeNet, ids, mask, o);
+    ASSERT_EQ(plain.attn.size(), 2u);
+    for (int l = 0; l < 2; ++l) {
+        EXPECT_TRUE(torch::equal(plain.attn[l], plain.attnRaw[l]));
+        EXPECT_TRUE(torch::all(plain.groupProb[l] == 1).item<bool>());
+        // The tree model really does reweight attention (else this test proves nothing).
+        EXPECT_GT((tree.attn[l] - tree.attnRaw[l]).abs().max().item<double>(), 1e-3);
+    }
+    // Layer 0 by hand: x0 = lut[ids]·sqrt(d) + pe; h = LN(x0); softmax(QK^T/sqrt(dk)) V, out proj.
+    auto W = [&](const std::string &n) {
+        const auto v = w.at(n).toFloat();
+        return torch::tensor(v).view(w.at(n).shape);
+    };
+    auto x0 = torch::embedding(W("word_embed.0.lut.weight"), ids) * std::sqrt(16.0) + tt::sinusoidalPositions(16, 16).narrow(0, 0, 6);
+    auto h = tt::officialLayerNorm(x0, W("layers.0.sublayer.0.norm.a_2"), W("layers.0.sublayer.0.norm.b_2"), cfg.layerNormEps);
+    auto lin = [&](const torch::Tensor &t, int k) {
+        return torch::matmul(t, W("layers.0.self_attn.linears." + std::to_string(k) + ".weight").t())
+               + W("layers.0.self_attn.linears." + std::to_string(k) + ".bias");
+    };
+    auto split = [](const torch::Tensor &t) { return t.view({2, 6, 2, 8}).transpose(1, 2); };
+    auto scores = torch::matmul(split(lin(h, 0)), split(lin(h, 1)).transpose(-2, -1)) / std::sqrt(8.0);
+    scores = scores.masked_fill(mask.unsqueeze(1).logical_or(torch::eye(6, torch::kBool).unsqueeze(0)).unsqueeze(1).logical_not(), -1e9);
+    auto att = torch::softmax(scores, -1);
+    EXPECT_TRUE(torch::allclose(att, plain.attn[0], 1e-5, 1e-6));
+}
