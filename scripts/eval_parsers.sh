@@ -2,6 +2,8 @@
 # Scores every parser backend on the same test sets with the same scorers
 # (the tables of docs/parsers.md). Needs ../shared/data (UD English EWT, the PTB
 # sample); prints one JSON object per line and keeps the predicted files in OUT.
+# Sentences a backend cannot parse (Link Grammar: timeouts, no linkage) are
+# scored with a flat tree (parse --keep-going; eval-raw scores them without heads).
 #   scripts/eval_parsers.sh [BUILD_DIR=build/dev] [OUT=build/eval-parsers] [BACKENDS="neural link-grammar"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,10 +23,10 @@ cat "$data"/ptb-sample/wsj_01{80..99}.mrg > "$out/wsj-test.mrg"
 "$cli" convert "$out/wsj-test.mrg" --to ptb --strip-traces --strip-function-tags -o "$out/wsj-test.gold.ptb"
 for b in $backends; do
   t0=$(date +%s%N)
-  "$cli" parse --input "$ewt" --parser "$b" -o "$out/ewt-test.$b.conllu"
+  "$cli" parse --keep-going --input "$ewt" --parser "$b" -o "$out/ewt-test.$b.conllu"
   t1=$(date +%s%N)
   echo "{\"backend\":\"$b\",\"set\":\"ewt-test gold tokens\",\"milliseconds\":$(( (t1 - t0) / 1000000 )),\"scores\":$("$cli" eval-parse --gold "$ewt" --pred "$out/ewt-test.$b.conllu" --json)}"
   echo "{\"backend\":\"$b\",\"set\":\"ewt-test raw text\",\"scores\":$("$cli" eval-raw --gold "$ewt" --parser "$b" --json -o "$out/ewt-test-raw.$b.conllu")}"
-  "$cli" parse --input "$out/wsj-test.gold.ptb" --parser "$b" --format ptb -o "$out/wsj-test.$b.ptb"
+  "$cli" parse --keep-going --input "$out/wsj-test.gold.ptb" --parser "$b" --format ptb -o "$out/wsj-test.$b.ptb"
   echo "{\"backend\":\"$b\",\"set\":\"wsj 0180-0199\",\"scores\":$("$cli" eval-parse --gold "$out/wsj-test.gold.ptb" --pred "$out/wsj-test.$b.ptb" --json)}"
 done

@@ -8,6 +8,7 @@
 #include "core/formats/treelensjson.h"
 #include "core/parsing/headrules.h"
 #include "core/parsing/parser.h"
+#include "core/parsing/treedecoders.h"
 
 namespace treelens::cli {
 
@@ -42,7 +43,28 @@ struct ParseSpec {
     ParserSpec parser;
     std::string format = "conllu";
     std::string out;
+    bool keepGoing = false;
 };
+
+/// The fallback of --keep-going for a sentence the parser could not parse: a flat
+/// tree (every word attached to the first; one constituent "X" over all words),
+/// marked with the metadata "parser.failed" = the error.
+void flatFallback(Sentence &s, const std::string &error)
+{
+    DependencyTree d;
+    for (std::size_t i = 0; i < s.tokens.size(); ++i) {
+        d.heads.push_back(i == 0 ? 0 : 1);
+        d.deprels.push_back(i == 0 ? "root" : "dep");
+    }
+    s.dependency = std::move(d);
+    std::vector<std::string> words, tags;
+    for (const auto &t : s.tokens) {
+        words.push_back(t.text);
+        tags.push_back(t.xpos.empty() ? "X" : t.xpos);
+    }
+    s.constituency = spansToTree(words, tags, std::vector<LabeledSpan>{LabeledSpan{"X", 0, static_cast<int>(words.size()), -1}});
+    s.setMetadata("parser.failed", error);
+}
 
 } // namespace
 
@@ -58,6 +80,9 @@ void addParseCommand(CLI::App &app, Action &action)
         ->check(CLI::IsMember({"conllu", "ptb", "json"}))
         ->capture_default_str();
     cmd->add_option("-o,--output", spec->out, "Write to FILE (atomically) instead of standard output")->type_name("FILE");
+    cmd->add_flag("--keep-going", spec->keepGoing,
+                  "A sentence the parser fails on (timeout, no linkage, too long) gets a flat tree (all words under the "
+                  "first; one X constituent) and a note on stderr instead of stopping; for scoring whole test sets");
     cmd->footer("Files in CoNLL-U, PTB or JSON keep their tokenization; their trees are re-predicted (--parser file keeps them).\n"
                 "Example: treelens-cli parse \"The old man saw a red kite.\"");
     cmd->callback([&action, spec]() {
@@ -73,9 +98,21 @@ void addParseCommand(CLI::App &app, Action &action)
             if (!sentences)
                 return fail(sentences.message());
             const std::string source = spec->input.file.empty() ? std::string("<input>") : spec->input.file;
-            auto parsed = parseSentences(**parser, spec->parser, std::move(*sentences), source);
+            std::vector<std::string> failures;
+            auto parsed = parseSentences(**parser, spec->parser, std::move(*sentences), source,
+                                         spec->keepGoing ? &failures : nullptr);
             if (!parsed)
                 return fail(parsed.message());
+            if (spec->keepGoing) {
+                for (auto &s : *parsed)
+                    if (!s.dependency && !s.constituency)
+                        flatFallback(s, "not parsed (the reason is on stderr)");
+                for (const auto &f : failures)
+                    std::cerr << "treelens-cli: warning: " << f << " (flat tree written)\n";
+                if (!failures.empty())
+                    std::cerr << "treelens-cli: " << failures.size() << " of " << parsed->size()
+                              << " sentences not parsed, written with flat trees\n";
+            }
             std::string text;
             if (spec->format == "conllu") {
                 text = writeConllu(*parsed);

@@ -147,7 +147,7 @@ void writeOneLine(const ConstituencyTree &t, int i, std::string &out)
 {
     const auto &n = t.node(i);
     if (n.terminal) {
-        out += n.label;
+        out += ptbEscape(n.label); // "(" as a word would end the bracket: written -LRB-
         return;
     }
     out += '(';
@@ -172,7 +172,7 @@ void writeTreebank(const ConstituencyTree &t, int i, int depth, std::string &out
         const auto &cn = t.node(c);
         if (cn.terminal) {
             // A bare word directly under a phrase (not in the WSJ files).
-            out += cn.label;
+            out += ptbEscape(cn.label);
             out += ' ';
             lastPhrasal = false;
         } else if (t.isPreterminal(c)) {
@@ -183,7 +183,7 @@ void writeTreebank(const ConstituencyTree &t, int i, int depth, std::string &out
             out += '(';
             out += cn.label;
             out += ' ';
-            out += t.node(cn.children[0]).label;
+            out += ptbEscape(t.node(cn.children[0]).label);
             out += ") ";
             lastPhrasal = false;
         } else {
@@ -276,11 +276,23 @@ const std::pair<const char *, const char *> kEscapes[] = {
     {"(", "-LRB-"}, {")", "-RRB-"}, {"{", "-LCB-"}, {"}", "-RCB-"}, {"[", "-LSB-"}, {"]", "-RSB-"}};
 }
 
+namespace {
+std::string replaceAll(std::string s, const std::string &from, const std::string &to)
+{
+    for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+        s.replace(p, from.size(), to);
+    return s;
+}
+} // namespace
+
 std::string ptbUnescape(const std::string &word)
 {
     for (const auto &[raw, esc] : kEscapes)
         if (word == esc)
             return raw;
+    // A bracket inside a longer word (an emoticon ":)" written ":-RRB-").
+    if (word.size() > 5 && (word.find("-LRB-") != std::string::npos || word.find("-RRB-") != std::string::npos))
+        return replaceAll(replaceAll(word, "-LRB-", "("), "-RRB-", ")");
     return word;
 }
 
@@ -289,6 +301,9 @@ std::string ptbEscape(const std::string &word)
     for (const auto &[raw, esc] : kEscapes)
         if (word == raw)
             return esc;
+    // Round brackets end a bracket wherever they are in a word.
+    if (word.find_first_of("()") != std::string::npos)
+        return replaceAll(replaceAll(word, "(", "-LRB-"), ")", "-RRB-");
     return word;
 }
 

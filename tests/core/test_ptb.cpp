@@ -4,6 +4,7 @@
 
 #include "core/base/fileio.h"
 #include "core/formats/ptb.h"
+#include "core/parsing/treedecoders.h"
 #include "testutil.h"
 
 using namespace treelens;
@@ -144,4 +145,20 @@ TEST(Ptb, EveryTreeOfTheWsjSampleRoundTrips)
     // The .mrg layout is not fully rule-based (annotators broke some preterminals onto
     // their own lines), so only some files come back byte for byte; trees always do.
     std::cout << "[ info ] " << layoutExact << " of " << files.size() << " files reproduced byte for byte\n";
+}
+
+TEST(Ptb, BracketWordsAreWrittenEscaped)
+{
+    // Trees built over token text (parsers use the unescaped "(" of the tokens)
+    // must still be valid brackets: "(" and ")" as words are written -LRB-/-RRB-
+    // and read back as "(" ")" in the tokens.
+    const auto tree = spansToTree({"(", "a", ")", "{", ":)"}, {"-LRB-", "DT", "-RRB-", "-LRB-", "SYM"},
+                                  std::vector<LabeledSpan>{LabeledSpan{"NP", 0, 5, -1}});
+    const std::string line = writePtbTree(tree, PtbStyle::OneLine);
+    EXPECT_EQ(line, "(TOP (NP (-LRB- -LRB-) (DT a) (-RRB- -RRB-) (-LRB- -LCB-) (SYM :-RRB-)))");
+    auto back = readPtbSentences(line, "t");
+    ASSERT_TRUE(back.ok()) << back.message();
+    ASSERT_EQ(back->size(), 1u);
+    EXPECT_EQ((*back)[0].words(), (std::vector<std::string>{"(", "a", ")", "{", ":)"}));
+    EXPECT_NE(writePtbTree(tree, PtbStyle::Treebank).find("(-LRB- -LRB-)"), std::string::npos);
 }
