@@ -32,5 +32,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   encoders/induction.cpp
   encoders/vocabulary.cpp
   training/pretraincorpus.cpp
+  probing/attentiontree.cpp
+  probing/probetasks.cpp
 )
 list(TRANSFORM TREELENS_CORE_PLAIN_SOURCES PREPEND "${CMAKE_CURRENT_LIST_DIR}/")
