@@ -94,11 +94,22 @@ void addEvalParseCommand(CLI::App &app, Action &action)
                                    {"uas_no_punct", round2(e->noPunct.uas())},
                                    {"las_no_punct", round2(e->noPunct.las())},
                                    {"exact_unlabeled", e->exactUnlabeled}};
+                auto pct = [](long c, long n) { return n ? round2(100.0 * static_cast<double>(c) / static_cast<double>(n)) : 0.0; };
+                if (e->uposTokens)
+                    j["dependency"]["upos"] = pct(e->uposCorrect, e->uposTokens);
+                if (e->xposTokens)
+                    j["dependency"]["xpos"] = pct(e->xposCorrect, e->xposTokens);
                 text += "Dependencies: " + std::to_string(e->sentences) + " sentences, " + std::to_string(e->all.tokens) + " tokens\n";
                 text += "  UAS " + fixed(e->all.uas()) + "  LAS " + fixed(e->all.las()) + "  (punctuation included)\n";
                 text += "  UAS " + fixed(e->noPunct.uas()) + "  LAS " + fixed(e->noPunct.las()) + "  (punctuation excluded, "
                         + std::to_string(e->noPunct.tokens) + " tokens)\n";
                 text += "  exact unlabeled match " + std::to_string(e->exactUnlabeled) + " sentences\n";
+                if (e->uposTokens)
+                    text += "  UPOS " + fixed(100.0 * static_cast<double>(e->uposCorrect) / static_cast<double>(e->uposTokens))
+                            + "  XPOS "
+                            + (e->xposTokens ? fixed(100.0 * static_cast<double>(e->xposCorrect) / static_cast<double>(e->xposTokens))
+                                             : std::string("-"))
+                            + "  (tokens with a gold tag)\n";
             }
             if (doCon) {
                 BracketEvalOptions opt;

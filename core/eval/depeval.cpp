@@ -39,6 +39,15 @@ Result<DependencyEval> evaluateDependencies(const std::vector<Sentence> &gold, c
             const bool head = g.dependency->heads[k] == p.dependency->heads[k];
             const bool label = head && universalRelation(g.dependency->deprels[k]) == universalRelation(p.dependency->deprels[k]);
             exact = exact && head;
+            const auto &gt = g.tokens[k], &pt = p.tokens[k];
+            if (!gt.upos.empty() && gt.upos != "_") {
+                ++e.uposTokens;
+                e.uposCorrect += gt.upos == pt.upos;
+            }
+            if (!gt.xpos.empty() && gt.xpos != "_") {
+                ++e.xposTokens;
+                e.xposCorrect += gt.xpos == pt.xpos;
+            }
             ++s.tokens;
             s.headCorrect += head;
             s.labelCorrect += label;

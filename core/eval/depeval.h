@@ -26,6 +26,10 @@ struct DependencyEval {
     AttachmentScore noPunct;   ///< punctuation excluded
     long sentences = 0;
     long exactUnlabeled = 0;   ///< sentences with every head right
+    /// Tagging accuracy over tokens whose gold tag is set ("" and "_" are unset):
+    /// counts of scored tokens and of predicted tags equal to gold.
+    long uposTokens = 0, uposCorrect = 0;
+    long xposTokens = 0, xposCorrect = 0;
     std::vector<AttachmentScore> perSentence; ///< punctuation included
 };
 

@@ -64,6 +64,15 @@ TEST(DependencyEval, HandComputedScores)
     EXPECT_EQ(e->noPunct.labelCorrect, 1);
     EXPECT_DOUBLE_EQ(e->all.uas(), 75.0);
     EXPECT_EQ(e->exactUnlabeled, 0);
+    EXPECT_EQ(e->uposTokens, 4); // all gold UPOS set, all equal (p is a copy of g)
+    EXPECT_EQ(e->uposCorrect, 4);
+    EXPECT_EQ(e->xposTokens, 0); // no gold XPOS: not scored
+    p.tokens[1].upos = "VERB";   // gold "X"
+    p.tokens[2].xpos = "PRP";
+    auto tagged = evaluateDependencies({g}, {p});
+    ASSERT_TRUE(tagged.ok());
+    EXPECT_EQ(tagged->uposCorrect, 3);
+    EXPECT_EQ(tagged->xposTokens, 0);
     p.tokens[0].text = "You";
     EXPECT_NE(evaluateDependencies({g}, {p}).message().find("token 1"), std::string::npos);
 }
