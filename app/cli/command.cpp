@@ -170,6 +170,35 @@ Result<std::vector<Sentence>> parseSentences(Parser &parser, const ParserSpec &s
     return sentences;
 }
 
+namespace {
+std::string &commandLineStorage()
+{
+    static std::string line = "treelens-cli";
+    return line;
+}
+} // namespace
+
+void setCommandLine(int argc, char **argv)
+{
+    std::string line = "treelens-cli";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789-_./:=,+@%") == std::string::npos;
+        if (plain) {
+            line += ' ' + a;
+            continue;
+        }
+        line += " '";
+        for (char c : a)
+            line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        line += '\'';
+    }
+    commandLineStorage() = line;
+}
+
+const std::string &commandLine() { return commandLineStorage(); }
+
 int writeOutput(const std::string &out, const std::string &data)
 {
     const Status st = writeFileAtomic(out.empty() ? std::string("-") : out, data);

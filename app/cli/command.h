@@ -32,6 +32,7 @@ void addBenchCommand(CLI::App &app, Action &action);
 void addImportCheckpointCommand(CLI::App &app, Action &action);
 void addTrainParserCommand(CLI::App &app, Action &action);
 void addBenchParseCommand(CLI::App &app, Action &action);
+void addProbeCommand(CLI::App &app, Action &action);
 
 /// Prints "treelens-cli: error: <message>" on one line and returns 1.
 int fail(const std::string &message);
@@ -73,6 +74,11 @@ ParserConfig parserConfig(const ParserSpec &spec);
 /// batch) is left without a tree and its error appended there instead.
 Result<std::vector<Sentence>> parseSentences(Parser &parser, const ParserSpec &spec, std::vector<Sentence> sentences,
                                              const std::string &source, std::vector<std::string> *failures = nullptr);
+
+/// The command line as typed ("treelens-cli" then the arguments, each shell-quoted
+/// when it needs it), recorded by main() for reports that echo their invocation.
+void setCommandLine(int argc, char **argv);
+const std::string &commandLine();
 
 /// Writes to OUT atomically, or stdout when OUT is empty or "-".
 int writeOutput(const std::string &out, const std::string &data);

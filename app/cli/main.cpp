@@ -16,6 +16,7 @@ int main(int argc, char **argv)
     app.footer("Exit codes: 0 success, 1 user or data error, 2 usage error.\n"
                "Run 'treelens-cli COMMAND --help' for a command's options.");
 
+    setCommandLine(argc, argv);
     Action action;
     addTokenizeCommand(app, action);
     addParseCommand(app, action);
@@ -31,6 +32,7 @@ int main(int argc, char **argv)
     addImportCheckpointCommand(app, action);
     addTrainParserCommand(app, action);
     addBenchParseCommand(app, action);
+    addProbeCommand(app, action);
 
     try {
         app.parse(argc, argv);

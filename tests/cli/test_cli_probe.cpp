@@ -1,0 +1,355 @@
+// End-to-end tests of `treelens-cli probe` (issue 6): the JSON report's shape,
+// determinism, the tree bookkeeping and errors, run as a user would.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/fileio.h"
+#include "core/formats/conllu.h"
+#include "core/probing/probetasks.h"
+#include "testutil.h"
+
+using namespace treelens;
+using nlohmann::json;
+
+namespace {
+
+struct CliRun {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string tempDir()
+{
+    static std::string dir = [] {
+        std::string t = ::testing::TempDir() + "treelens-probe-XXXXXX";
+        return std::string(mkdtemp(t.data()));
+    }();
+    return dir;
+}
+
+std::string quote(const std::string &s)
+{
+    std::string q = "'";
+    for (char c : s)
+        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+CliRun cli(const std::string &args)
+{
+    const std::string outPath = tempDir() + "/stdout", errPath = tempDir() + "/stderr";
+    const std::string cmd = std::string(TREELENS_CLI) + " " + args + " </dev/null >" + outPath + " 2>" + errPath;
+    const int status = std::system(cmd.c_str());
+    CliRun r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = *readFile(outPath);
+    r.err = *readFile(errPath);
+    return r;
+}
+
+// The tiny corpus: sentence i has n = 3 + i % 6 words; every third sentence is a
+// chain (word k+1 depends on word k, so the dependency depth in words is n), the
+// others are flat (every word depends on the first: depth 2). The last word is
+// "." (PUNCT).
+bool tinyChain(int i) { return i % 3 == 0; }
+int tinyLength(int i) { return 3 + i % 6; }
+int tinyDepth(int i) { return tinyChain(i) ? tinyLength(i) : 2; }
+constexpr int kTiny = 30;
+
+std::string tinyCorpus()
+{
+    const char *words[] = {"the", "cat", "saw", "a", "dog", "near", "the", "old", "house"};
+    std::ostringstream os;
+    for (int i = 0; i < kTiny; ++i) {
+        const int n = tinyLength(i);
+        os << "# sent_id = s" << i + 1 << "\n";
+        for (int k = 1; k <= n; ++k) {
+            const bool last = k == n;
+            const int head = k == 1 ? 0 : (tinyChain(i) ? k - 1 : 1);
+            os << k << '\t' << (last ? "." : words[(i + k) % 9]) << "\t_\t" << (last ? "PUNCT" : "NOUN") << "\t_\t_\t" << head
+               << '\t' << (k == 1 ? "root" : last ? "punct" : "dep") << "\t_\t_\n";
+        }
+        os << "\n";
+    }
+    return os.str();
+}
+
+std::string tinyPath()
+{
+    static const std::string p = [] {
+        const std::string path = tempDir() + "/tiny.conllu";
+        std::ofstream(path, std::ios::binary) << tinyCorpus();
+        return path;
+    }();
+    return p;
+}
+
+json withoutTiming(json j)
+{
+    j.erase("timing");
+    return j;
+}
+
+} // namespace
+
+TEST(CliProbe, HelpListsTheCommand)
+{
+    const CliRun top = cli("--help");
+    EXPECT_NE(top.out.find("probe"), std::string::npos);
+    const CliRun r = cli("probe --help");
+    EXPECT_EQ(r.code, 0);
+    EXPECT_NE(r.out.find("--random-init"), std::string::npos);
+    EXPECT_NE(r.out.find("--tree-source"), std::string::npos);
+}
+
+TEST(CliProbe, JsonShapeAndDeterminism)
+{
+    const std::string args = "probe --task sentlen,treedepth,head-accuracy,structural-depth --train " + quote(tinyPath()) +
+                             " --layers 0,2 --pooling both --epochs 3 --depth-min-count 1 --device cpu --json";
+    const CliRun a = cli(args);
+    ASSERT_EQ(a.code, 0) << a.err;
+    const CliRun b = cli(args);
+    ASSERT_EQ(b.code, 0) << b.err;
+    const json ja = json::parse(a.out), jb = json::parse(b.out);
+    ASSERT_TRUE(ja.contains("timing"));
+    // Two runs: the same report byte for byte once the timings are set aside.
+    EXPECT_EQ(withoutTiming(ja).dump(), withoutTiming(jb).dump());
+
+    // Top level.
+    for (const char *k : {"command", "model", "settings", "data", "tasks", "timing"})
+        EXPECT_TRUE(ja.contains(k)) << k;
+    EXPECT_NE(ja["command"].get<std::string>().find("--task sentlen,treedepth"), std::string::npos);
+    EXPECT_EQ(ja["settings"]["layers"], json::array({0, 2}));
+    EXPECT_EQ(ja["settings"]["pooling"], json::array({"cls", "mean"}));
+    const int L = ja["model"]["layers"].get<int>(), H = ja["model"]["heads"].get<int>();
+    ASSERT_GT(L, 2);
+
+    // Seeded split of 30 sentences: llround(24) train, llround(3) dev, the rest test.
+    const auto &d = ja["data"];
+    EXPECT_EQ(d["split"], "seeded 0.8/0.1/0.1 seed=1");
+    EXPECT_EQ(d["sentences"]["corpus"], kTiny);
+    EXPECT_EQ(d["sentences"]["train"], 24);
+    EXPECT_EQ(d["sentences"]["dev"], 3);
+    EXPECT_EQ(d["sentences"]["test"], 3);
+    EXPECT_EQ(d["constituency_trees"], "none (not needed)"); // nothing asked for them: no parsing
+    EXPECT_EQ(d["dependency_trees"], "gold (30 sentences)");
+
+    const SplitIndices split = seededSplit(kTiny, 0.8, 0.1, 1);
+
+    // sentlen: regression, per layer per pooling; the mean baseline predicts the
+    // mean train length (computed here from the corpus definition).
+    const auto &sl = ja["tasks"]["sentlen"];
+    EXPECT_EQ(sl["kind"], "sentence");
+    EXPECT_TRUE(sl["regression"].get<bool>());
+    EXPECT_EQ(sl["examples"]["train"], 24);
+    EXPECT_EQ(sl["examples"]["test"], 3);
+    double trainMean = 0;
+    for (int i : split.train)
+        trainMean += tinyLength(i);
+    trainMean /= static_cast<double>(split.train.size());
+    EXPECT_NEAR(sl["baselines"]["mean"]["prediction"].get<double>(), trainMean, 1e-4);
+    ASSERT_EQ(sl["layers"].size(), 2u);
+    for (const auto &layer : sl["layers"]) {
+        for (const char *p : {"cls", "mean"}) {
+            const auto &m = layer[p];
+            ASSERT_TRUE(m.contains("test")) << p;
+            EXPECT_TRUE(m["test"]["mse"].is_number());
+            EXPECT_TRUE(m["test"]["r2"].is_number());
+            EXPECT_EQ(m["epochs"], 3);
+            EXPECT_EQ(m["curve"]["train_loss"].size(), 3u);
+            EXPECT_GE(m["best_epoch"].get<int>(), 1);
+        }
+    }
+    EXPECT_EQ(sl["layers"][0]["layer"], 0);
+    EXPECT_EQ(sl["layers"][1]["layer"], 2);
+
+    // treedepth on the dependency trees (the input has no constituency trees):
+    // classes = the depths seen in train; the majority baseline's accuracy is the
+    // test share of the most frequent train depth.
+    const auto &td = ja["tasks"]["treedepth"];
+    EXPECT_EQ(td["tree"].get<std::string>().rfind("dependency", 0), 0u) << td["tree"];
+    std::map<int, int> trainDepths;
+    for (int i : split.train)
+        ++trainDepths[tinyDepth(i)];
+    std::vector<std::string> labels;
+    int majority = -1, best = 0;
+    for (const auto &[depth, n] : trainDepths) {
+        labels.push_back(std::to_string(depth));
+        if (n > best) {
+            best = n;
+            majority = depth;
+        }
+    }
+    EXPECT_EQ(td["labels"], json(labels));
+    // Test sentences whose depth is no train class are excluded ("test/rare-depth").
+    int hits = 0, scored = 0;
+    for (int i : split.test) {
+        scored += trainDepths.count(tinyDepth(i)) ? 1 : 0;
+        hits += tinyDepth(i) == majority;
+    }
+    ASSERT_GT(scored, 0);
+    ASSERT_GT(hits, 0); // the corpus is built so that the check is not vacuous
+    EXPECT_EQ(td["examples"]["test"], scored);
+    EXPECT_EQ(td["examples"]["train"], 24);
+    EXPECT_NEAR(td["baselines"]["majority"]["accuracy"].get<double>(), 100.0 * hits / scored, 0.01);
+    EXPECT_EQ(td["baselines"]["majority"]["label"], std::to_string(majority));
+    for (const auto &layer : td["layers"]) {
+        const double acc = layer["mean"]["test"]["accuracy"].get<double>();
+        EXPECT_GE(acc, 0.0);
+        EXPECT_LE(acc, 100.0);
+        EXPECT_TRUE(layer["cls"]["test"]["macro_f1"].is_number());
+    }
+
+    // head-accuracy over the whole corpus: every non-root word is one arc.
+    const auto &ha = ja["tasks"]["head-accuracy"];
+    EXPECT_EQ(ha["kind"], "attention");
+    EXPECT_EQ(ha["sentences"], kTiny);
+    ASSERT_FALSE(ha["relations"].empty());
+    const auto &all = ha["relations"][0];
+    EXPECT_EQ(all["relation"], "all");
+    long arcs = 0;
+    for (int i = 0; i < kTiny; ++i)
+        arcs += tinyLength(i) - 1;
+    EXPECT_EQ(all["count"], arcs);
+    ASSERT_EQ(all["dep_to_head"].size(), static_cast<std::size_t>(L));
+    EXPECT_EQ(all["dep_to_head"][0].size(), static_cast<std::size_t>(H));
+    EXPECT_EQ(all["head_to_dep"].size(), static_cast<std::size_t>(L));
+    // The best head is the grid's maximum.
+    double gridMax = -1;
+    for (const auto &row : all["dep_to_head"])
+        for (const auto &v : row)
+            gridMax = std::max(gridMax, v.get<double>());
+    EXPECT_DOUBLE_EQ(all["best_dep_to_head"]["accuracy"].get<double>(), gridMax);
+    // Relations: "all", then dep, punct (alphabetical), with their arc counts.
+    ASSERT_EQ(ha["relations"].size(), 3u);
+    EXPECT_EQ(ha["relations"][1]["relation"], "dep");
+    EXPECT_EQ(ha["relations"][2]["relation"], "punct");
+    EXPECT_EQ(ha["relations"][2]["count"], kTiny);
+    // Chains: a word's head is the previous word; flat: the first word. Offset −1
+    // is right for every chain arc and for word 2 of flat sentences.
+    long offsetMinus1 = 0;
+    for (int i = 0; i < kTiny; ++i)
+        offsetMinus1 += tinyChain(i) ? tinyLength(i) - 1 : 1;
+    EXPECT_EQ(all["best_offset"]["offset"], -1);
+    EXPECT_NEAR(all["best_offset"]["accuracy"].get<double>(), 100.0 * offsetMinus1 / arcs, 0.01);
+
+    // structural-depth: examples follow the split; the depth metrics are bounded.
+    const auto &sd = ja["tasks"]["structural-depth"];
+    EXPECT_EQ(sd["kind"], "structural");
+    EXPECT_EQ(sd["examples"]["train"], 24);
+    EXPECT_EQ(sd["examples"]["dev"], 3);
+    EXPECT_EQ(sd["examples"]["test"], 3);
+    for (const auto &layer : sd["layers"]) {
+        EXPECT_EQ(layer["test"]["sentences"], 3);
+        const double acc = layer["test"]["root_accuracy"].get<double>();
+        EXPECT_TRUE(acc == 0.0 || std::fabs(acc - 100.0 / 3) < 0.01 || std::fabs(acc - 200.0 / 3) < 0.01 || acc == 100.0) << acc;
+        EXPECT_EQ(layer["rank"], ja["model"]["d_model"]);
+    }
+}
+
+TEST(CliProbe, TextTableByDefault)
+{
+    const CliRun r = cli("probe --task sentlen --train " + quote(tinyPath()) + " --layers 1 --pooling mean --epochs 2 --device cpu");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("sentlen (regression"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("mean R2"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("baseline: predict the train mean"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("probe: sentlen layer 1 mean"), std::string::npos) << r.err; // progress on stderr
+}
+
+TEST(CliProbe, TopConstWithoutConstituencyTreesAndParsingOffIsAClearError)
+{
+    const CliRun r = cli("probe --task topconst --tree-source gold --train " + quote(tinyPath()) + " --device cpu");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_NE(r.err.find("treelens-cli: error: topconst needs constituency trees"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--tree-source gold"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(tinyPath()), std::string::npos) << r.err;
+}
+
+TEST(CliProbe, UsageErrors)
+{
+    EXPECT_EQ(cli("probe --task sentlen").code, 2); // --train missing
+    const CliRun unknown = cli("probe --task frobnicate --train " + quote(tinyPath()));
+    EXPECT_EQ(unknown.code, 1);
+    EXPECT_NE(unknown.err.find("unknown task 'frobnicate'"), std::string::npos) << unknown.err;
+    const CliRun layer = cli("probe --task sentlen --layers 0,99 --train " + quote(tinyPath()) + " --device cpu");
+    EXPECT_EQ(layer.code, 1);
+    EXPECT_NE(layer.err.find("--layers: layer 99 is outside"), std::string::npos) << layer.err;
+    const CliRun devOnly = cli("probe --task sentlen --train " + quote(tinyPath()) + " --dev " + quote(tinyPath()));
+    EXPECT_EQ(devOnly.code, 1);
+    EXPECT_NE(devOnly.err.find("--dev needs --test"), std::string::npos) << devOnly.err;
+}
+
+TEST(CliProbe, StructuralDistanceOnAnEwtSlice)
+{
+    TREELENS_REQUIRE_SHARED("data/ud-english-ewt/en_ewt-ud-dev.conllu");
+    auto all = readConllu(*readFile(test::sharedPath("data/ud-english-ewt/en_ewt-ud-dev.conllu")), "dev");
+    ASSERT_TRUE(all.ok()) << all.message();
+    std::vector<Sentence> slice(all->begin(), all->begin() + 100);
+    const std::string path = tempDir() + "/ewt100.conllu";
+    std::ofstream(path, std::ios::binary) << writeConllu(slice);
+
+    const CliRun r = cli("probe --task structural-distance --train " + quote(path) +
+                         " --layers 0,2 --epochs 4 --device cpu --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    const auto &t = j["tasks"]["structural-distance"];
+    EXPECT_EQ(t["examples"]["train"], 80);
+    EXPECT_EQ(t["examples"]["dev"], 10);
+    EXPECT_EQ(t["examples"]["test"], 10);
+    // Gold MST edges over the non-punctuation words of the test sentences,
+    // counted from the corpus: a tree over n' words has n' − 1 edges.
+    const SplitIndices split = seededSplit(100, 0.8, 0.1, 1);
+    long edges = 0;
+    for (int i : split.test) {
+        long n = 0;
+        for (const auto &tok : slice[static_cast<std::size_t>(i)].tokens)
+            n += tok.upos != "PUNCT";
+        edges += std::max(0L, n - 1);
+    }
+    ASSERT_EQ(t["layers"].size(), 2u);
+    for (const auto &layer : t["layers"]) {
+        EXPECT_EQ(layer["test"]["edges_total"], edges);
+        const double uuas = layer["test"]["uuas"].get<double>();
+        EXPECT_NEAR(uuas, 100.0 * layer["test"]["edges_correct"].get<double>() / static_cast<double>(edges), 0.0051);
+        EXPECT_GT(uuas, 0.0);
+        EXPECT_LE(uuas, 100.0);
+        const double dspr = layer["test"]["dspr"].get<double>();
+        EXPECT_GE(dspr, -1.0);
+        EXPECT_LE(dspr, 1.0);
+        EXPECT_EQ(layer["epochs"].get<int>(), static_cast<int>(layer["curve"]["train_loss"].size()));
+    }
+    EXPECT_EQ(j["data"]["dependency_trees"], "gold (100 sentences)");
+}
+
+TEST(CliProbe, PtbInputGetsHeadRuleDependenciesAndGoldConstituents)
+{
+    TREELENS_REQUIRE_SHARED("data/ptb-sample/wsj_0001.mrg");
+    std::string files;
+    for (int k = 1; k <= 12; ++k) {
+        char name[64];
+        std::snprintf(name, sizeof name, "data/ptb-sample/wsj_%04d.mrg", k);
+        files += " " + quote(test::sharedPath(name));
+    }
+    const CliRun r = cli("probe --task topconst,structural-depth --train" + files +
+                         " --layers 0 --pooling mean --epochs 2 --device cpu --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    const std::string c = j["data"]["constituency_trees"], d = j["data"]["dependency_trees"];
+    EXPECT_EQ(c.rfind("gold (", 0), 0u) << c;
+    EXPECT_EQ(c.find("predicted"), std::string::npos) << c; // no parser run on a treebank
+    EXPECT_NE(d.find("Collins head rules"), std::string::npos) << d;
+    EXPECT_EQ(j["tasks"]["topconst"]["labels"].back(), "other");
+    EXPECT_EQ(j["settings"]["tree"], "constituency");
+}
