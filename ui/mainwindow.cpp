@@ -36,6 +36,7 @@
 #include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
 #include "ui/modelpanel.h"
+#include "ui/probingpanel.h"
 #include "ui/session/settings.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
@@ -283,6 +284,17 @@ void MainWindow::createDocks()
     tabifyDockWidget(modelDock, inspectorDock);
     inspectorDock->raise();
 
+    // Probing over whole corpora (issue 6): hidden until asked for from the Window menu.
+    auto *probingDock = new QDockWidget(tr("Probing"), this);
+    probingDock->setObjectName(QStringLiteral("probingDock"));
+    m_probing = new ProbingPanel(probingDock);
+    probingDock->setWidget(m_probing);
+    addDockWidget(Qt::BottomDockWidgetArea, probingDock);
+    probingDock->hide();
+    m_probing->setCorpusSource([this] { return m_corpus->model()->corpus(); });
+    m_probing->setModelPath(m_jobs.modelPath());
+    connect(m_probing, &ProbingPanel::openSentence, this, &MainWindow::openProbedSentence);
+
     // Views → inspector and selection.
     connect(m_constituency, &ConstituencyView::hovered, this, &MainWindow::showHover);
     connect(m_dependency, &DependencyView::hovered, this, &MainWindow::showHover);
@@ -395,6 +407,8 @@ ExportableView *MainWindow::exportableView(const QString &name)
 void MainWindow::setModelPath(const QString &path)
 {
     m_jobs.setModelPath(path);
+    if (m_probing)
+        m_probing->setModelPath(path);
     if (!path.isEmpty()) {
         m_model->setLoading(path);
         Settings::addRecentModel(path);
@@ -402,6 +416,33 @@ void MainWindow::setModelPath(const QString &path)
     }
     setWindowTitle(path.isEmpty() ? QStringLiteral("TreeLens")
                                   : QStringLiteral("TreeLens — %1").arg(QFileInfo(path).fileName()));
+}
+
+void MainWindow::openProbedSentence(const QString &sentenceId, int layer, int head)
+{
+    const auto corpus = m_corpus->model()->corpus();
+    int row = -1;
+    if (corpus) {
+        const std::string id = sentenceId.toStdString();
+        for (std::size_t i = 0; i < corpus->size(); ++i)
+            if ((*corpus)[i].id == id) {
+                row = static_cast<int>(i);
+                break;
+            }
+    }
+    if (row < 0) {
+        m_status->setText(tr("Sentence %1 is not in the open corpus; open the probed corpus to see it.").arg(sentenceId));
+        return;
+    }
+    m_pendingProbeSentence = sentenceId.toStdString();
+    m_pendingProbeLayer = layer;
+    m_pendingProbeHead = head;
+    m_corpus->activateRow(row);
+    ViewState s = m_state;
+    s.layer = layer;
+    s.head = head;
+    setViewState(s);
+    m_status->setText(tr("Sentence %1 at layer %2, head %3").arg(sentenceId).arg(layer).arg(head));
 }
 
 void MainWindow::analyse(const QString &text)
@@ -635,6 +676,15 @@ void MainWindow::updateViews()
     // the controls before any view is rebuilt (applyState syncs visible views).
     m_controls->setShape(a ? a->layers : 0, a ? a->heads : 0, data.sentence ? data.sentence->words() : std::vector<std::string>{});
     m_state = m_controls->state();
+    // A sentence opened from the probing panel: its layer/head, now that the shape allows them.
+    if (!m_pendingProbeSentence.empty() && data.sentence && data.sentence->id == m_pendingProbeSentence && a) {
+        ViewState s = m_state;
+        s.layer = m_pendingProbeLayer;
+        s.head = m_pendingProbeHead;
+        m_controls->setState(s);
+        m_state = m_controls->state();
+        m_pendingProbeSentence.clear();
+    }
     if (data.sentence)
         m_textView->setSentence(*data.sentence, a);
     syncVisibleViews();

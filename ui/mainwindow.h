@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <QMainWindow>
@@ -33,6 +34,7 @@ class DependencyView;
 class HeatmapView;
 class LinkStripView;
 class ModelPanel;
+class ProbingPanel;
 class TreeTextView;
 
 class MainWindow : public QMainWindow {
@@ -56,6 +58,7 @@ public:
     ControlPanel *controlPanel() { return m_controls; }
     CorpusPanel *corpusPanel() { return m_corpus; }
     ModelPanel *modelPanel() { return m_model; }
+    ProbingPanel *probingPanel() { return m_probing; }
     /// The view exported as `name` (constituency, dependency, prior, attention,
     /// overview, links), nullptr for an unknown name.
     ExportableView *exportableView(const QString &name);
@@ -109,6 +112,8 @@ private:
     void exportData(bool json);
     void showAbout();
     void setParser(const QString &name);
+    /// From the probing panel: shows a corpus sentence at a layer/head.
+    void openProbedSentence(const QString &sentenceId, int layer, int head);
 
     AnalysisDocument m_document;
     JobRunner m_jobs;
@@ -127,6 +132,10 @@ private:
     ControlPanel *m_controls = nullptr;
     CorpusPanel *m_corpus = nullptr;
     ModelPanel *m_model = nullptr;
+    ProbingPanel *m_probing = nullptr;
+    std::string m_pendingProbeSentence; ///< opened from the probing panel, layer/head not yet applied
+    int m_pendingProbeLayer = 0;
+    int m_pendingProbeHead = 0;
     QTextBrowser *m_inspector = nullptr;
     QLabel *m_status = nullptr;
     QProgressBar *m_progress = nullptr;

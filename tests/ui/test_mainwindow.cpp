@@ -27,35 +27,14 @@
 #include "viz/linkstripview.h"
 #include "viz/treetextview.h"
 #include "testutil.h"
+#include "uitestapp.h"
 
 using namespace treelens;
 
 namespace {
 
-QApplication &app()
-{
-    static int argc = 1;
-    static char arg0[] = "treelens_ui_tests";
-    static char *argv[] = {arg0, nullptr};
-    static QApplication *a = [] {
-        qputenv("XDG_CONFIG_HOME", QByteArray(::testing::TempDir().c_str()) + "/treelens-ui-tests");
-        auto *instance = new QApplication(argc, argv);
-        QApplication::setOrganizationName(QStringLiteral("TreeLensTests"));
-        QApplication::setApplicationName(QStringLiteral("TreeLensTests"));
-        return instance;
-    }();
-    return *a;
-}
-
-template <class F>
-bool waitFor(F done, int ms = 30000)
-{
-    QElapsedTimer t;
-    t.start();
-    while (!done() && t.elapsed() < ms)
-        QApplication::processEvents(QEventLoop::AllEvents, 10);
-    return done();
-}
+QApplication &app() { return test::uiApp(); }
+using test::waitFor;
 
 std::string modelPath()
 {
