@@ -500,10 +500,10 @@ Result<ConstituentMassReport> constituentMass(const std::vector<Sentence> &gold,
                 const int c = l * H + h;
                 wordMatrix(att[l][h], a.wordToken, w);
                 for (int i = 0; i < n; ++i) {
-                    const auto [lo, hi] = span[i];
+                    const int lo = span[i].first, hi = span[i].second; // not a structured binding: clang's C++17 cannot capture one
                     if (lo < 0)
                         continue;
-                    auto inside = [&](int k) { return k >= lo && k < hi ? 1.0 : 0.0; };
+                    auto inside = [lo, hi](int k) { return k >= lo && k < hi ? 1.0 : 0.0; };
                     double total = 0, in = 0, base = 0;
                     for (int j = 0; j < n; ++j) {
                         if (j == i)
