@@ -142,12 +142,25 @@ public:
     std::vector<int> m_lines; ///< start line of each tree read
 };
 
+// A word as a leaf: only round brackets are rewritten (-LRB-/-RRB-, also inside a
+// word), since they would end the bracket; every other word is written verbatim so
+// that a tree read from text is written back identically (fuzzed round trip).
+std::string leafText(const std::string &word)
+{
+    if (word.find_first_of("()") == std::string::npos)
+        return word;
+    std::string out;
+    for (char c : word)
+        out += c == '(' ? std::string("-LRB-") : c == ')' ? std::string("-RRB-") : std::string(1, c);
+    return out;
+}
+
 // Writes a subtree on one line: "(NP (DT the) (NN man))".
 void writeOneLine(const ConstituencyTree &t, int i, std::string &out)
 {
     const auto &n = t.node(i);
     if (n.terminal) {
-        out += ptbEscape(n.label); // "(" as a word would end the bracket: written -LRB-
+        out += leafText(n.label);
         return;
     }
     out += '(';
@@ -172,7 +185,7 @@ void writeTreebank(const ConstituencyTree &t, int i, int depth, std::string &out
         const auto &cn = t.node(c);
         if (cn.terminal) {
             // A bare word directly under a phrase (not in the WSJ files).
-            out += ptbEscape(cn.label);
+            out += leafText(cn.label);
             out += ' ';
             lastPhrasal = false;
         } else if (t.isPreterminal(c)) {
@@ -183,7 +196,7 @@ void writeTreebank(const ConstituencyTree &t, int i, int depth, std::string &out
             out += '(';
             out += cn.label;
             out += ' ';
-            out += ptbEscape(t.node(cn.children[0]).label);
+            out += leafText(t.node(cn.children[0]).label);
             out += ") ";
             lastPhrasal = false;
         } else {
