@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "core/encoders/encoder.h"
+#include "core/probing/attentiontree.h"
 #include "core/parsing/neural/common.h"
 #include "core/runtime/device.h"
 
@@ -567,37 +568,7 @@ bool isPunctuationToken(const Token &token)
 
 double spearman(const std::vector<double> &x, const std::vector<double> &y)
 {
-    if (x.size() != y.size() || x.size() < 2)
-        return kNaN;
-    auto ranks = [](const std::vector<double> &v) {
-        std::vector<std::size_t> idx(v.size());
-        std::iota(idx.begin(), idx.end(), 0);
-        std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
-        std::vector<double> r(v.size());
-        for (std::size_t i = 0; i < idx.size();) {
-            std::size_t j = i;
-            while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]])
-                ++j;
-            const double avg = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;
-            for (std::size_t k = i; k <= j; ++k)
-                r[idx[k]] = avg;
-            i = j + 1;
-        }
-        return r;
-    };
-    const auto rx = ranks(x), ry = ranks(y);
-    const double n = static_cast<double>(x.size());
-    const double mx = std::accumulate(rx.begin(), rx.end(), 0.0) / n;
-    const double my = std::accumulate(ry.begin(), ry.end(), 0.0) / n;
-    double sxy = 0, sxx = 0, syy = 0;
-    for (std::size_t i = 0; i < rx.size(); ++i) {
-        sxy += (rx[i] - mx) * (ry[i] - my);
-        sxx += (rx[i] - mx) * (rx[i] - mx);
-        syy += (ry[i] - my) * (ry[i] - my);
-    }
-    if (sxx <= 0 || syy <= 0)
-        return kNaN;
-    return sxy / std::sqrt(sxx * syy);
+    return spearmanCorrelation(x, y); // average ranks for ties; NaN when undefined (core/probing/attentiontree.h)
 }
 
 LengthAverage averageByLength(const std::vector<std::pair<int, double>> &lengthValues, int minLength, int maxLength)
