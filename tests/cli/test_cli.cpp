@@ -12,47 +12,17 @@
 
 #include "core/base/fileio.h"
 #include "core/formats/conllu.h"
+#include "clirun.h"
 #include "testutil.h"
 
 using namespace treelens;
 
 namespace {
 
-struct CliRun {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string tempDir()
-{
-    static std::string dir = [] {
-        std::string t = ::testing::TempDir() + "treelens-cli-XXXXXX";
-        return std::string(mkdtemp(t.data()));
-    }();
-    return dir;
-}
-
-std::string quote(const std::string &s)
-{
-    std::string q = "'";
-    for (char c : s)
-        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-CliRun cli(const std::string &args, const std::string &stdinText = "")
-{
-    const std::string outPath = tempDir() + "/stdout", errPath = tempDir() + "/stderr", inPath = tempDir() + "/stdin";
-    std::ofstream(inPath) << stdinText;
-    const std::string cmd = std::string(TREELENS_CLI) + " " + args + " <" + inPath + " >" + outPath + " 2>" + errPath;
-    const int status = std::system(cmd.c_str());
-    CliRun r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = *readFile(outPath);
-    r.err = *readFile(errPath);
-    return r;
-}
+using test::CliRun;
+std::string tempDir() { return test::cliTempDir(); }
+std::string quote(const std::string &s) { return test::shellQuote(s); }
+CliRun cli(const std::string &args, const std::string &stdinText = "") { return test::runCli(args, stdinText); }
 
 std::string writeTemp(const std::string &name, const std::string &content)
 {

@@ -15,6 +15,7 @@
 #include "core/base/fileio.h"
 #include "core/formats/conllu.h"
 #include "core/probing/probetasks.h"
+#include "clirun.h"
 #include "testutil.h"
 
 using namespace treelens;
@@ -22,40 +23,10 @@ using nlohmann::json;
 
 namespace {
 
-struct CliRun {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string tempDir()
-{
-    static std::string dir = [] {
-        std::string t = ::testing::TempDir() + "treelens-probe-XXXXXX";
-        return std::string(mkdtemp(t.data()));
-    }();
-    return dir;
-}
-
-std::string quote(const std::string &s)
-{
-    std::string q = "'";
-    for (char c : s)
-        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-CliRun cli(const std::string &args)
-{
-    const std::string outPath = tempDir() + "/stdout", errPath = tempDir() + "/stderr";
-    const std::string cmd = std::string(TREELENS_CLI) + " " + args + " </dev/null >" + outPath + " 2>" + errPath;
-    const int status = std::system(cmd.c_str());
-    CliRun r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = *readFile(outPath);
-    r.err = *readFile(errPath);
-    return r;
-}
+using test::CliRun;
+std::string tempDir() { return test::cliTempDir(); }
+std::string quote(const std::string &s) { return test::shellQuote(s); }
+CliRun cli(const std::string &args) { return test::runCli(args); }
 
 // The tiny corpus: sentence i has n = 3 + i % 6 words; every third sentence is a
 // chain (word k+1 depends on word k, so the dependency depth in words is n), the
