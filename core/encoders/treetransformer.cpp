@@ -413,8 +413,10 @@ Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, co
     info.parameters = params;
     info.input = InputKind::Words;
     info.hasClsToken = true;
-    info.outputs.attention = info.outputs.attentionRaw = info.outputs.constituentPrior = true;
-    info.outputs.linkProbs = info.outputs.inducedTree = info.outputs.embedding = info.outputs.layerStates = true;
+    info.outputs.attention = info.outputs.attentionRaw = true;
+    // Without the constituent prior (a plain Transformer) C = 1 and every link is 1: nothing to induce.
+    info.outputs.constituentPrior = info.outputs.linkProbs = info.outputs.inducedTree = cfg->constituentPrior;
+    info.outputs.embedding = info.outputs.layerStates = true;
     info.device = dev->str();
     info.configJson = file.configJson;
     return std::unique_ptr<Encoder>(new TreeTransformerEncoder(std::move(info), std::move(*vocab), std::move(*net), device));

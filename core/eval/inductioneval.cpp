@@ -33,30 +33,34 @@ Result<std::vector<InductionGold>> readInductionGold(const std::string &text, co
     if (!trees)
         return trees.error();
     std::vector<InductionGold> out;
-    for (const auto &tree : *trees) {
-        const auto words = tree.words();
-        const auto tags = tree.tags();
-        // Map old word index -> new index after punctuation removal.
-        std::vector<int> newIndex(words.size() + 1, 0);
-        InductionGold g;
-        for (std::size_t i = 0; i < words.size(); ++i) {
-            newIndex[i] = static_cast<int>(g.words.size());
-            if (!isPunctuationTag(tags[i]))
-                g.words.push_back(ptbUnescape(words[i]));
-        }
-        newIndex[words.size()] = static_cast<int>(g.words.size());
-        const int n = static_cast<int>(g.words.size());
-        std::set<std::pair<int, int>> spans;
-        for (const auto &s : tree.spans(true)) {
-            const int a = newIndex[static_cast<std::size_t>(s.start)];
-            const int b = newIndex[static_cast<std::size_t>(s.end)];
-            if (b - a >= 2 && !(a == 0 && b == n))
-                spans.insert({a, b});
-        }
-        g.brackets.assign(spans.begin(), spans.end());
-        out.push_back(std::move(g));
-    }
+    for (const auto &tree : *trees)
+        out.push_back(inductionGold(tree));
     return out;
+}
+
+InductionGold inductionGold(const ConstituencyTree &tree)
+{
+    const auto words = tree.words();
+    const auto tags = tree.tags();
+    // Map old word index -> new index after punctuation removal.
+    std::vector<int> newIndex(words.size() + 1, 0);
+    InductionGold g;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        newIndex[i] = static_cast<int>(g.words.size());
+        if (!isPunctuationTag(tags[i]))
+            g.words.push_back(ptbUnescape(words[i]));
+    }
+    newIndex[words.size()] = static_cast<int>(g.words.size());
+    const int n = static_cast<int>(g.words.size());
+    std::set<std::pair<int, int>> spans;
+    for (const auto &s : tree.spans(true)) {
+        const int a = newIndex[static_cast<std::size_t>(s.start)];
+        const int b = newIndex[static_cast<std::size_t>(s.end)];
+        if (b - a >= 2 && !(a == 0 && b == n))
+            spans.insert({a, b});
+    }
+    g.brackets.assign(spans.begin(), spans.end());
+    return g;
 }
 
 InductionScore scoreBrackets(const std::vector<std::vector<std::pair<int, int>>> &gold,
@@ -80,13 +84,14 @@ InductionScore scoreBrackets(const std::vector<std::vector<std::pair<int, int>>>
         matched += m;
         goldN += static_cast<double>(g.size());
         predN += static_cast<double>(p.size());
-        if (g.empty() && p.empty())
-            sentSum += 1.0;
-        else {
+        double sf = 1.0;
+        if (!(g.empty() && p.empty())) {
             const double pr = p.empty() ? 0 : m / static_cast<double>(p.size());
             const double rc = g.empty() ? 0 : m / static_cast<double>(g.size());
-            sentSum += f1(pr, rc);
+            sf = f1(pr, rc);
         }
+        sentSum += sf;
+        s.perSentence.push_back(100.0 * sf);
     }
     s.sentences = gold.size();
     s.precision = predN > 0 ? 100.0 * matched / predN : 0.0;
@@ -99,12 +104,9 @@ InductionScore scoreBrackets(const std::vector<std::vector<std::pair<int, int>>>
 Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<std::string> &goldFiles,
                                           const InductionConfig &config, const RunControl *control)
 {
-    const int layers = encoder.info().layers;
-    if (auto s = config.validate(layers); !s)
+    if (auto s = config.validate(encoder.info().layers); !s)
         return s.error();
-    InductionReport report;
-    report.files = goldFiles;
-    report.config = config;
+    std::size_t skipped = 0;
     std::vector<InductionGold> gold;
     for (const auto &f : goldFiles) {
         auto text = readFile(f);
@@ -116,7 +118,7 @@ Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<st
         for (auto &x : *g) {
             const int maxWords = encoder.info().maxTokens > 0 ? encoder.info().maxTokens - 1 : 1 << 30;
             if (x.words.size() < 2 || static_cast<int>(x.words.size()) > maxWords) {
-                ++report.skipped;
+                ++skipped;
                 continue;
             }
             gold.push_back(std::move(x));
@@ -124,19 +126,43 @@ Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<st
     }
     if (gold.empty())
         return makeError(goldFiles.empty() ? "eval-induction" : goldFiles.front(), "no gold sentences with 2 or more words");
+    auto report = evaluateInductionGold(&encoder, gold, config, control);
+    if (!report)
+        return report;
+    report->files = goldFiles;
+    report->skipped = skipped;
+    return report;
+}
 
-    std::vector<EncoderInput> inputs;
-    for (const auto &g : gold)
-        inputs.push_back(EncoderInput{g.words, {}, {}, {}});
-    AnalyzeOptions ao;
-    ao.attention = false;
-    ao.induction = config;
-    auto analyses = encoder.analyze(inputs, ao, control);
-    if (!analyses)
-        return analyses.error();
+Result<InductionReport> evaluateInductionGold(Encoder *encoder, const std::vector<InductionGold> &gold,
+                                              const InductionConfig &config, const RunControl *control,
+                                              std::vector<std::vector<std::pair<int, int>>> *predicted)
+{
+    const int layers = encoder ? encoder->info().layers : 0;
+    if (encoder)
+        if (auto s = config.validate(layers); !s)
+            return s.error();
+    if (gold.empty())
+        return Error{"no gold sentences with 2 or more words"};
+    InductionReport report;
+    report.config = config;
+
+    std::vector<Analysis> analyses;
+    if (encoder) {
+        std::vector<EncoderInput> inputs;
+        for (const auto &g : gold)
+            inputs.push_back(EncoderInput{g.words, {}, {}, {}});
+        AnalyzeOptions ao;
+        ao.attention = false;
+        ao.induction = config;
+        auto r = encoder->analyze(inputs, ao, control);
+        if (!r)
+            return r.error();
+        analyses = std::move(*r);
+    }
 
     std::vector<std::vector<std::vector<float>>> wordLinks; // [sentence][layer][gap]
-    for (const auto &a : *analyses) {
+    for (const auto &a : analyses) {
         std::vector<std::vector<float>> links;
         for (const auto &l : a.linkProbs) {
             const int first = a.wordToken.empty() ? 0 : a.wordToken.front();
@@ -163,10 +189,18 @@ Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<st
     auto n = [&](std::size_t i) { return static_cast<int>(gold[i].words.size()); };
     for (bool short10 : {false, true}) {
         InductionSplit &sp = short10 ? report.upTo10 : report.all;
-        sp.model = evaluate(modelAt(config), short10);
+        if (encoder)
+            sp.model = evaluate(modelAt(config), short10);
         sp.left = evaluate([&](std::size_t i) { return leftBranchingBrackets(n(i)); }, short10);
         sp.right = evaluate([&](std::size_t i) { return rightBranchingBrackets(n(i)); }, short10);
         sp.random = evaluate([&](std::size_t i) { return randomBinaryBrackets(n(i), static_cast<unsigned>(i) * 2654435761u + 1); }, short10);
+    }
+    if (!encoder)
+        return report;
+    if (predicted) {
+        predicted->clear();
+        for (std::size_t i = 0; i < gold.size(); ++i)
+            predicted->push_back(induceBrackets(wordLinks[i], config));
     }
     // Every start layer; below the configured minimum layer the minimum moves
     // down with it (the parse then uses that single layer).
@@ -222,12 +256,14 @@ std::string inductionReportText(const InductionReport &r)
         std::snprintf(buf, sizeof buf, "%-18s %12.2f %12.2f %12.2f %12.2f\n", name, a.sentenceF1, a.corpusF1, b.sentenceF1, b.corpusF1);
         out += buf;
     };
-    row("model", r.all.model, r.upTo10.model);
+    if (r.all.model.sentences > 0)
+        row("model", r.all.model, r.upTo10.model);
     row("left-branching", r.all.left, r.upTo10.left);
     row("right-branching", r.all.right, r.upTo10.right);
     row("random binary", r.all.random, r.upTo10.random);
-    std::snprintf(buf, sizeof buf, "sentences: %zu (%zu of at most 10 words), skipped %zu\nstart layer:\n",
-                  r.all.model.sentences, r.upTo10.model.sentences, r.skipped);
+    std::snprintf(buf, sizeof buf, "sentences: %zu (%zu of at most 10 words), skipped %zu\n%s",
+                  r.all.left.sentences, r.upTo10.left.sentences, r.skipped,
+                  r.byStartLayer.empty() ? "" : "start layer:\n");
     out += buf;
     for (const auto &s : r.byStartLayer)
         row(("  layer " + std::to_string(s.layer)).c_str(), s.all, s.upTo10);

@@ -15,6 +15,7 @@
 
 #include "core/base/result.h"
 #include "core/base/runcontrol.h"
+#include "core/data/constituencytree.h"
 #include "core/encoders/encoder.h"
 
 namespace treelens {
@@ -25,6 +26,7 @@ struct InductionScore {
     double sentenceF1 = 0.0;   ///< percent: mean of per-sentence F1 (a sentence with no gold and no predicted bracket counts 100)
     double precision = 0.0;    ///< percent, corpus-level
     double recall = 0.0;
+    std::vector<double> perSentence; ///< percent F1 of every scored sentence, in input order
 };
 
 struct InductionSplit {
@@ -49,6 +51,9 @@ struct InductionGold {
     std::vector<std::pair<int, int>> brackets;
 };
 Result<std::vector<InductionGold>> readInductionGold(const std::string &ptbText, const std::string &source);
+/// The same for one tree already read (traces and function tags stripped by the
+/// caller); preterminal tags decide what is punctuation.
+InductionGold inductionGold(const ConstituencyTree &tree);
 
 /// Scores brackets (any producer) against gold; exposed for tests.
 InductionScore scoreBrackets(const std::vector<std::vector<std::pair<int, int>>> &gold,
@@ -57,6 +62,14 @@ InductionScore scoreBrackets(const std::vector<std::vector<std::pair<int, int>>>
 
 Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<std::string> &goldFiles,
                                           const InductionConfig &config, const RunControl *control = nullptr);
+
+/// The same over gold sentences already prepared (sentences of fewer than 2 words
+/// or longer than the encoder's limit must have been removed); `predicted`, when
+/// given, receives the model's brackets per sentence at the configured start layer.
+/// A null encoder scores the baselines only (model scores empty, no start layers).
+Result<InductionReport> evaluateInductionGold(Encoder *encoder, const std::vector<InductionGold> &gold,
+                                              const InductionConfig &config, const RunControl *control = nullptr,
+                                              std::vector<std::vector<std::pair<int, int>>> *predicted = nullptr);
 
 std::string inductionReportJson(const InductionReport &report);
 std::string inductionReportText(const InductionReport &report);

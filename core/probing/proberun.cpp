@@ -29,6 +29,7 @@
 #include "core/parsing/parser.h"
 #include "core/probing/attentiontree.h"
 #include "core/probing/probes.h"
+#include "core/eval/inductioneval.h"
 #include "core/probing/probetasks.h"
 
 namespace treelens {
@@ -107,6 +108,8 @@ Result<std::vector<std::string>> parseTasksImpl(const std::string &text)
             canon = "attention-mst";
         else if (t == "link_probs" || t == "link-probabilities")
             canon = "link-probs";
+        else if (t == "unsupervised_parsing" || t == "induction" || t == "parsing-f1" || t == "unsupervised-parsing-f1")
+            canon = "unsupervised-parsing";
         if (!contains(all, canon))
             return Error{"--task: unknown task '" + raw + "' (expected " + join(all, ", ") + " or all)"};
         chosen.insert(canon);
@@ -432,7 +435,8 @@ Status prepareTrees(const Ctx &ctx, Data &data, const ProbeRunConfig &spec, cons
         info.treeWhy = "the input has no trees";
     }
     const bool treeTasks = contains(tasks, "treedepth") || contains(tasks, "constituent-mass") || contains(tasks, "link-probs");
-    info.needConst = contains(tasks, "topconst") || (treeTasks && info.tree == "constituency");
+    info.needConst = contains(tasks, "topconst") || contains(tasks, "unsupervised-parsing") ||
+                     (treeTasks && info.tree == "constituency");
     info.needDep = contains(tasks, "structural-distance") || contains(tasks, "structural-depth") ||
                    contains(tasks, "head-accuracy") || contains(tasks, "attention-mst") ||
                    (treeTasks && info.tree == "dependency");
@@ -456,6 +460,8 @@ Status prepareTrees(const Ctx &ctx, Data &data, const ProbeRunConfig &spec, cons
         if (!todo.empty() && spec.treeSource == "gold") {
             if (haveConst == 0) {
                 std::string which = contains(tasks, "topconst") ? std::string("topconst") : std::string();
+                if (contains(tasks, "unsupervised-parsing"))
+                    which += std::string(which.empty() ? "" : ", ") + "unsupervised-parsing";
                 for (const auto &t : {"treedepth", "constituent-mass", "link-probs"})
                     if (contains(tasks, t) && info.tree == "constituency")
                         which += std::string(which.empty() ? "" : ", ") + t + " (--tree constituency)";
@@ -651,6 +657,8 @@ struct StructuralTaskResult {
     std::string name;
     StructuralProbeKind kind = StructuralProbeKind::Distance;
     std::map<int, StructuralProbeResult> main, randomInit;
+    std::vector<Sentence> testSentences;                  ///< the viewer's sentences (model only)
+    std::map<int, std::vector<StructuralSentenceResult>> testResults; ///< layer -> results (model only)
     long examples[3] = {0, 0, 0};
     std::map<std::string, long> skipped;
     double seconds = 0.0;
@@ -758,7 +766,19 @@ Status runStructural(const Ctx &ctx, Encoder &encoder, const Data &data, const s
                 ctx.control);
             if (!r)
                 return Error{task.name + variant + ", layer " + std::to_string(layer) + ": " + r.message()};
-            r->testSentences.clear();
+            if (randomInit) {
+                r->testSentences.clear();
+            } else {
+                // Keep the predictions for the viewer; result.sentence indexes testSentences.
+                if (task.testSentences.empty())
+                    for (const auto &e : ex->test)
+                        task.testSentences.push_back(
+                            (data.oneCorpus ? data.corpus : data.test)[static_cast<std::size_t>(e.sentence)]);
+                for (std::size_t i = 0; i < r->testSentences.size(); ++i)
+                    r->testSentences[i].sentence = static_cast<int>(i);
+                task.testResults[layer] = std::move(r->testSentences);
+                r->testSentences.clear();
+            }
             const double s = secondsSince(t0);
             task.seconds += s;
             Say(ctx) << "" << task.name << variant << " layer " << layer << ": "
@@ -852,6 +872,107 @@ Status analyzeCorpus(const Ctx &ctx, Encoder &encoder, const Data &data, const P
         rc.report(e, out.sentences.size(), "sentences analysed");
     }
     return {};
+}
+
+json countsJson(const std::map<std::string, long> &m);
+
+/// Task unsupervised-parsing: the eval-induction protocol (inductioneval.h) over
+/// the constituency trees of the attention scope (gold, or predicted where the
+/// input had none), with the left/right-branching and random baselines.
+Result<std::pair<json, ProbeRunInduction>> runInduction(const Ctx &ctx, Encoder &encoder, const Data &data,
+                                                        const ProbeRunConfig &spec, const TreeInfo &trees,
+                                                        std::string &text)
+{
+    std::vector<const Sentence *> scope;
+    std::string scopeText;
+    if (spec.attentionOn == "test") {
+        if (data.oneCorpus)
+            for (int i : data.split.test)
+                scope.push_back(&data.corpus[static_cast<std::size_t>(i)]);
+        else
+            for (const auto &s : data.test)
+                scope.push_back(&s);
+        scopeText = "test split";
+    } else {
+        data.forEach([&](const Sentence &s) { scope.push_back(&s); });
+        scopeText = data.oneCorpus ? "whole corpus (all splits)" : "whole corpus (train, dev and test)";
+    }
+    const EncoderInfo &info = encoder.info();
+    const int maxWords = info.maxTokens > 0 ? info.maxTokens - (info.hasClsToken ? 1 : 0) : 1 << 30;
+    ProbeRunInduction out;
+    std::vector<InductionGold> gold;
+    std::map<std::string, long> excluded;
+    for (const Sentence *s : scope) {
+        if (!s->constituency || s->constituency->wordCount() != static_cast<int>(s->tokens.size())) {
+            excluded["no-constituency-tree"] += 1;
+            continue;
+        }
+        InductionGold g = inductionGold(*s->constituency);
+        if (g.words.size() < 2) {
+            excluded["fewer-than-2-words-without-punctuation"] += 1;
+            continue;
+        }
+        if (static_cast<int>(g.words.size()) > maxWords) {
+            excluded["longer-than-the-model"] += 1;
+            continue;
+        }
+        out.sentenceIds.push_back(s->id);
+        out.words.push_back(g.words);
+        out.gold.push_back(g.brackets);
+        gold.push_back(std::move(g));
+    }
+    if (gold.empty())
+        return Error{"no sentence with a constituency tree of 2 or more words (punctuation removed)"};
+    out.applicable = info.outputs.inducedTree;
+    if (!out.applicable)
+        out.reason = "this model (" + info.family +
+                     (info.family == "tree-transformer" ? ", constituent prior off" : "") +
+                     ") induces no trees, so only the baselines are scored";
+    Say(ctx) << "unsupervised parsing of " << gold.size() << " sentences";
+    InductionConfig config; // the official settings
+    auto report = evaluateInductionGold(out.applicable ? &encoder : nullptr, gold, config, ctx.control,
+                                        out.applicable ? &out.predicted : nullptr);
+    if (!report)
+        return report.error();
+    out.report = std::move(*report);
+    json j = json::parse(inductionReportJson(out.report));
+    j.erase("files");
+    j.erase("skipped");
+    if (!out.applicable) {
+        j["all"].erase("model");
+        j["length_10"].erase("model");
+        j.erase("by_start_layer");
+        j.erase("config");
+    }
+    j["kind"] = "induction";
+    j["applicable"] = out.applicable;
+    if (!out.applicable)
+        j["reason"] = out.reason;
+    j["scope"] = scopeText;
+    j["sentences"] = gold.size();
+    j["excluded"] = countsJson(excluded);
+    j["constituency_trees"] = trees.constituencyText();
+    j["protocol"] = "Tree Transformer / PRPN evaluation: unlabelled brackets, punctuation words removed (tags . , : "
+                    "-LRB- -RRB- '' ``) before encoding, single words and the whole sentence ignored; sentence_f1 = "
+                    "mean of per-sentence F1 (the paper's figure), corpus_f1 = F1 over all brackets";
+    if (out.applicable) {
+        // The five worst sentences at the configured start layer (lowest F1; ties in corpus order).
+        const auto &per = out.report.all.model.perSentence;
+        std::vector<std::size_t> order(per.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return per[a] < per[b]; });
+        json worst = json::array();
+        for (std::size_t k = 0; k < std::min<std::size_t>(5, order.size()); ++k)
+            worst.push_back({{"id", out.sentenceIds[order[k]]}, {"f1", rounded(per[order[k]], 2)}});
+        j["worst_sentences"] = worst;
+    }
+    text += "\nunsupervised-parsing (" + std::to_string(gold.size()) + " sentences, " + scopeText +
+            "; constituency trees " + trees.constituencyText() + ")\n";
+    if (!out.applicable)
+        text += "  " + out.reason + "\n";
+    text += inductionReportText(out.report);
+    return std::make_pair(j, std::move(out));
 }
 
 /// The sentences (and their analyses) a metric can score; `why` counts the others.
@@ -1073,7 +1194,8 @@ const std::vector<std::string> &probeRunStructuralTasks()
 }
 const std::vector<std::string> &probeRunAttentionTasks()
 {
-    static const std::vector<std::string> v = {"head-accuracy", "constituent-mass", "attention-mst", "link-probs"};
+    static const std::vector<std::string> v = {"head-accuracy", "constituent-mass", "attention-mst", "link-probs",
+                                               "unsupervised-parsing"};
     return v;
 }
 
@@ -1277,7 +1399,9 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &sp, const ProbeRunCallbac
     std::string attentionText;
     std::map<std::string, double> attentionSeconds;
     AttentionCorpus corpus;
-    if (!attentionTasks.empty()) {
+    const bool needAttention = std::any_of(attentionTasks.begin(), attentionTasks.end(),
+                                           [](const std::string &t) { return t != "unsupervised-parsing"; });
+    if (needAttention) {
         const auto t0 = Clock::now();
         if (auto s = analyzeCorpus(ctx, **encoder, data, sp, contains(attentionTasks, "link-probs"), corpus); !s)
             return Error{s.message()};
@@ -1306,7 +1430,13 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &sp, const ProbeRunCallbac
     };
     for (const auto &name : attentionTasks) {
         const auto t0 = Clock::now();
-        if (name == "head-accuracy" || name == "attention-mst") {
+        if (name == "unsupervised-parsing") {
+            auto r = runInduction(ctx, **encoder, data, sp, trees, attentionText);
+            if (!r)
+                return Error{name + ": " + r.message()};
+            attentionJson[name] = r->first;
+            out.induction = std::move(r->second);
+        } else if (name == "head-accuracy" || name == "attention-mst") {
             Subset sub = subset(corpus, dependencyProblem);
             const auto &S = sub.all ? corpus.sentences : sub.sentences;
             const auto &A = sub.all ? corpus.analyses : sub.analyses;
@@ -1710,6 +1840,21 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &sp, const ProbeRunCallbac
         if (randomInit)
             j["random_init"] = {{"seed", sp.seed}, {"layers", randomRows}};
         tasksJson[r.name] = j;
+        {
+            ProbeRunStructural view;
+            view.kind = r.kind;
+            double bestLoss = 0.0;
+            for (int layer : *layers) {
+                const double l = r.main.at(layer).dev.loss;
+                if (view.bestLayer < 0 || (std::isfinite(l) && (!std::isfinite(bestLoss) || l < bestLoss))) {
+                    view.bestLayer = layer;
+                    bestLoss = l;
+                }
+            }
+            view.sentences = r.testSentences;
+            view.byLayer = r.testResults;
+            out.structural[r.name] = std::move(view);
+        }
         const int rank = structuralOptions(sp).rank == 0 ? info.dModel : structuralOptions(sp).rank;
         text += "\n" + r.name + " (Hewitt & Manning, rank " + std::to_string(rank) + "; sentences train " +
                 std::to_string(r.examples[0]) + ", dev " + std::to_string(r.examples[1]) + ", test " +

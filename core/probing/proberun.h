@@ -18,14 +18,17 @@
 #include "core/base/result.h"
 #include "core/base/runcontrol.h"
 #include "core/data/sentence.h"
+#include "core/eval/inductioneval.h"
 #include "core/probing/attentiontree.h"
+#include "core/probing/probes.h"
 
 namespace treelens {
 
 /// Task names in canonical order.
 const std::vector<std::string> &probeRunSentenceTasks();   ///< sentlen, sentlen-bins, treedepth, topconst
 const std::vector<std::string> &probeRunStructuralTasks(); ///< structural-distance, structural-depth
-const std::vector<std::string> &probeRunAttentionTasks();  ///< head-accuracy, constituent-mass, attention-mst, link-probs
+/// head-accuracy, constituent-mass, attention-mst, link-probs, unsupervised-parsing
+const std::vector<std::string> &probeRunAttentionTasks();
 
 /// A comma list of task names (aliases accepted) or "all", in canonical order.
 Result<std::vector<std::string>> parseProbeRunTasks(const std::string &text);
@@ -98,10 +101,37 @@ struct ProbeRunAttention {
     std::map<std::string, std::vector<std::string>> sentenceIds; ///< task -> sentence ids
 };
 
+/// A structural probe's predictions on the test sentences, per probed layer, for
+/// the viewer (gold vs predicted distance matrices / depths, gold and predicted
+/// minimum spanning trees). Only the model's probes, not the random-init baseline.
+struct ProbeRunStructural {
+    StructuralProbeKind kind = StructuralProbeKind::Distance;
+    int bestLayer = -1; ///< the layer the report's summary picks (best dev metric)
+    /// The test sentences with a valid dependency tree, in the order of every
+    /// layer's results; result.sentence indexes this vector.
+    std::vector<Sentence> sentences;
+    std::map<int, std::vector<StructuralSentenceResult>> byLayer; ///< layer (0 = embeddings) -> results
+};
+
+/// Unsupervised constituency parsing by the Tree Transformer's link
+/// probabilities (task unsupervised-parsing): the eval-induction protocol over
+/// the run's constituency trees (gold, or predicted where the input has none).
+struct ProbeRunInduction {
+    bool applicable = true; ///< false for a model without a constituent prior (then only baselines)
+    std::string reason;     ///< why not applicable
+    InductionReport report; ///< model, left/right-branching and random baselines, every start layer;
+                            ///< each InductionScore::perSentence follows `sentenceIds`
+    std::vector<std::string> sentenceIds;
+    std::vector<std::vector<std::string>> words;                   ///< per sentence, punctuation removed
+    std::vector<std::vector<std::pair<int, int>>> gold, predicted; ///< brackets per sentence (configured start layer)
+};
+
 struct ProbeRunReport {
     std::string json;          ///< what `probe --json` prints (one line, no newline)
     std::string text;          ///< what `probe` prints
     ProbeRunAttention attention;
+    std::map<std::string, ProbeRunStructural> structural; ///< "structural-distance" / "structural-depth"
+    std::optional<ProbeRunInduction> induction;            ///< task unsupervised-parsing
 };
 
 /// Runs the configured tasks. Errors carry the CLI's messages; `control` can

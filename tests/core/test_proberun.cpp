@@ -18,6 +18,7 @@
 
 #include "core/encoders/encoder.h"
 #include "core/encoders/randominit.h"
+#include "core/eval/inductioneval.h"
 #include "core/formats/corpus.h"
 #include "core/probing/proberun.h"
 #include "testutil.h"
@@ -130,6 +131,40 @@ TEST(ProbeRun, CurvesTasksAndDeterminism)
     ASSERT_NE(all, nullptr);
     EXPECT_EQ(j["tasks"]["head-accuracy"]["layers"], all->depToHead.layers);
 
+    // The structural probe's predictions for the viewer: every probed layer, the
+    // test sentences of the report, gold depths and roots from the gold heads.
+    ASSERT_EQ(first->structural.count("structural-depth"), 1u);
+    const ProbeRunStructural &view = first->structural.at("structural-depth");
+    EXPECT_EQ(view.kind, StructuralProbeKind::Depth);
+    ASSERT_EQ(view.byLayer.size(), 2u);
+    EXPECT_EQ(view.byLayer.count(0) + view.byLayer.count(2), 2u);
+    const json &depthTask = j["tasks"]["structural-depth"];
+    EXPECT_EQ(static_cast<long>(view.sentences.size()), depthTask["examples"]["test"].get<long>());
+    // Best layer = lowest dev loss, as scripts/probing_tables.py picks it.
+    const int bestByDev = depthTask["layers"][0]["dev"]["loss"].get<double>() <= depthTask["layers"][1]["dev"]["loss"].get<double>() ? 0 : 2;
+    EXPECT_EQ(view.bestLayer, bestByDev);
+    for (const auto &[layer, results] : view.byLayer) {
+        ASSERT_EQ(results.size(), view.sentences.size()) << layer;
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const Sentence &s = view.sentences[i];
+            ASSERT_TRUE(s.dependency.has_value());
+            EXPECT_EQ(results[i].sentence, static_cast<int>(i));
+            EXPECT_EQ(results[i].length, static_cast<int>(s.tokens.size()));
+            ASSERT_EQ(results[i].gold.size(), s.tokens.size());
+            ASSERT_EQ(results[i].predicted.size(), s.tokens.size());
+            // Depth = hops to the root, walked here from the CoNLL-U heads.
+            const auto &heads = s.dependency->heads;
+            for (std::size_t w = 0; w < heads.size(); ++w) {
+                int depth = 0;
+                for (int h = heads[w]; h != 0; h = heads[static_cast<std::size_t>(h - 1)])
+                    ++depth;
+                EXPECT_EQ(results[i].gold[w], depth) << s.id << " word " << w;
+                if (heads[w] == 0)
+                    EXPECT_EQ(results[i].goldRoot, static_cast<int>(w)) << s.id;
+            }
+        }
+    }
+
     // Seeded: a second run gives the same report apart from timings.
     auto second = runProbes(config);
     ASSERT_TRUE(second.ok()) << second.message();
@@ -146,6 +181,89 @@ TEST(ProbeRun, CurvesTasksAndDeterminism)
     a["data"].erase("files");
     b["data"].erase("files");
     EXPECT_EQ(a, b);
+}
+
+TEST(ProbeRun, UnsupervisedParsingAgainstHandScoredBaselines)
+{
+    const std::string model = findShippedModel("tree-transformer-en-small.safetensors");
+    if (model.empty())
+        GTEST_SKIP() << "SKIPPED: tree-transformer-en-small.safetensors is not installed";
+    // Three gold trees. Without punctuation, unlabelled, whole sentence and single
+    // words ignored:
+    //   The cat sat on the mat      gold (0,2) (2,6) (3,6) (4,6)
+    //   She left                    gold none
+    //   Dogs bark and cats meow     gold (0,2) (3,5)
+    // Right-branching (1,n)...(n-2,n): 3/4 matched -> 75; none vs none -> 100;
+    // (1,5)(2,5)(3,5) vs 2 gold, 1 match -> P 1/3 R 1/2 F1 40.
+    // Left-branching (0,2)...(0,n-1): 1/4 -> 25; 100; (0,2)(0,3)(0,4): 1 match -> 40.
+    const std::string path = ::testing::TempDir() + "/proberun_induction.mrg";
+    {
+        std::ofstream out(path);
+        out << "( (S (NP (DT The) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))) (. .)) )\n"
+               "( (S (NP (PRP She)) (VP (VBD left)) (. .)) )\n"
+               "( (S (S (NP (NNS Dogs)) (VP (VBP bark))) (, ,) (CC and) (S (NP (NNS cats)) (VP (VBP meow))) (. .)) )\n";
+    }
+    ProbeRunConfig config;
+    config.tasks = "parsing-f1"; // an alias
+    config.model = model;
+    config.train = {path};
+    config.dev = {path};
+    config.test = {path};
+    config.attentionOn = "test";
+    config.device = "cpu";
+    config.threads = 1;
+    auto r = runProbes(config);
+    ASSERT_TRUE(r.ok()) << r.message();
+    ASSERT_TRUE(r->induction.has_value());
+    const ProbeRunInduction &ind = *r->induction;
+    EXPECT_TRUE(ind.applicable);
+    ASSERT_EQ(ind.sentenceIds.size(), 3u);
+    EXPECT_EQ(ind.words[0], (std::vector<std::string>{"The", "cat", "sat", "on", "the", "mat"}));
+    EXPECT_EQ(ind.gold[0], (std::vector<std::pair<int, int>>{{0, 2}, {2, 6}, {3, 6}, {4, 6}}));
+    EXPECT_TRUE(ind.gold[1].empty());
+    EXPECT_EQ(ind.gold[2], (std::vector<std::pair<int, int>>{{0, 2}, {3, 5}}));
+    const InductionScore &right = ind.report.all.right, &left = ind.report.all.left;
+    ASSERT_EQ(right.perSentence.size(), 3u);
+    EXPECT_NEAR(right.perSentence[0], 75.0, 1e-9);
+    EXPECT_NEAR(right.perSentence[1], 100.0, 1e-9);
+    EXPECT_NEAR(right.perSentence[2], 40.0, 1e-9);
+    EXPECT_NEAR(right.sentenceF1, (75.0 + 100.0 + 40.0) / 3, 1e-9);
+    EXPECT_NEAR(right.corpusF1, 100.0 * 8 / 13, 1e-9); // 4 matched, 7 predicted, 6 gold
+    EXPECT_NEAR(left.perSentence[0], 25.0, 1e-9);
+    EXPECT_NEAR(left.sentenceF1, (25.0 + 100.0 + 40.0) / 3, 1e-9);
+    EXPECT_NEAR(left.corpusF1, 100.0 * 4 / 13, 1e-9);
+    // The model's scores are those of `eval-induction` reading the same file.
+    DeviceConfig dc;
+    dc.device = "cpu";
+    dc.threads = 1;
+    auto enc = loadEncoder(model, dc);
+    ASSERT_TRUE(enc.ok()) << enc.message();
+    auto direct = evaluateInduction(**enc, {path}, InductionConfig{});
+    ASSERT_TRUE(direct.ok()) << direct.message();
+    EXPECT_DOUBLE_EQ(ind.report.all.model.sentenceF1, direct->all.model.sentenceF1);
+    EXPECT_DOUBLE_EQ(ind.report.all.model.corpusF1, direct->all.model.corpusF1);
+    ASSERT_EQ(ind.report.byStartLayer.size(), direct->byStartLayer.size());
+    ASSERT_EQ(ind.predicted.size(), 3u);
+    const json j = json::parse(r->json)["tasks"]["unsupervised-parsing"];
+    EXPECT_EQ(j["sentences"], 3);
+    EXPECT_EQ(j["applicable"], true);
+    EXPECT_EQ(j["all"]["right_branching"]["corpus_f1"], 61.54);
+    EXPECT_EQ(j["worst_sentences"].size(), 3u);
+
+    // A plain Transformer (constituent prior off) induces nothing: baselines only.
+    const std::string plain = findShippedModel("transformer-en-small.safetensors");
+    if (plain.empty())
+        return;
+    config.model = plain;
+    r = runProbes(config);
+    ASSERT_TRUE(r.ok()) << r.message();
+    ASSERT_TRUE(r->induction.has_value());
+    EXPECT_FALSE(r->induction->applicable);
+    EXPECT_NE(r->induction->reason.find("constituent prior off"), std::string::npos) << r->induction->reason;
+    EXPECT_NEAR(r->induction->report.all.right.corpusF1, 100.0 * 8 / 13, 1e-9);
+    const json k = json::parse(r->json)["tasks"]["unsupervised-parsing"];
+    EXPECT_FALSE(k["all"].contains("model"));
+    EXPECT_FALSE(k.contains("by_start_layer"));
 }
 
 TEST(ProbeRun, ErrorsAndCancellation)
