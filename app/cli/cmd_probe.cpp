@@ -100,7 +100,10 @@ void addProbeCommand(CLI::App &app, Action &action)
                     "Dependency parser/tagger the neural backend runs first (default: the shipped parser-dep-en-ewt; "
                     "only its tags feed the constituency parser, gold dependency trees are kept)")
         ->type_name("M");
-    cmd->add_option("--device", spec->device, "Encoder device: auto, cpu, cuda or cuda:N (probes train on one CPU thread)")
+    cmd->add_option("--device", spec->device, "Encoder device: auto (the GPU when there is one), cpu, cuda or cuda:N")
+        ->capture_default_str();
+    cmd->add_option("--probe-device", spec->probeDevice,
+                    "Where the probes train: auto (= the encoder's device), cpu, cuda or cuda:N (on the CPU: one thread per probe)")
         ->capture_default_str();
     cmd->add_option("--threads", spec->threads, "CPU threads of the encoder (0 = LibTorch's default)")->capture_default_str();
     cmd->add_option("--encoder-batch", spec->encoderBatch, "Sentences per encoder forward pass")->capture_default_str();

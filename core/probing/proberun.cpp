@@ -577,6 +577,7 @@ struct SentenceTaskResult {
 ProbeTrainOptions sentenceOptions(const ProbeRunConfig &spec)
 {
     ProbeTrainOptions o;
+    o.device = spec.probeDevice == "auto" ? "cpu" : spec.probeDevice; // "auto" is resolved in runProbes
     o.architecture = spec.probe == "linear" ? ProbeArchitecture::Linear : ProbeArchitecture::Mlp;
     o.seed = spec.seed;
     o.threads = 1;
@@ -594,6 +595,7 @@ ProbeTrainOptions sentenceOptions(const ProbeRunConfig &spec)
 StructuralProbeOptions structuralOptions(const ProbeRunConfig &spec)
 {
     StructuralProbeOptions o;
+    o.device = spec.probeDevice == "auto" ? "cpu" : spec.probeDevice; // "auto" is resolved in runProbes
     o.rank = spec.rank;
     o.seed = spec.seed;
     o.threads = 1;
@@ -1201,8 +1203,9 @@ const std::vector<std::string> &probeRunAttentionTasks()
 
 Result<std::vector<std::string>> parseProbeRunTasks(const std::string &text) { return parseTasksImpl(text); }
 
-Result<ProbeRunReport> runProbes(const ProbeRunConfig &sp, const ProbeRunCallbacks &callbacks, const RunControl *runControl)
+Result<ProbeRunReport> runProbes(const ProbeRunConfig &spIn, const ProbeRunCallbacks &callbacks, const RunControl *runControl)
 {
+    ProbeRunConfig sp = spIn; // probeDevice "auto" becomes the encoder's device once it is loaded
     const Ctx ctx{callbacks, runControl};
     const auto tStart = Clock::now();
     ProbeRunReport out;
@@ -1243,6 +1246,10 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &sp, const ProbeRunCallbac
     if (!encoder)
         return Error{encoder.message()};
     const EncoderInfo &info = (*encoder)->info();
+    if (sp.probeDevice == "auto")
+        sp.probeDevice = info.device; // probes train where the encoder runs: the GPU when there is one
+    else if (auto d = probeDeviceAvailable(sp.probeDevice); !d)
+        return Error{"--probe-device: " + d.message()};
     auto layers = parseLayers(sp.layers, info.layers);
     if (!layers)
         return Error{layers.message()};
@@ -1623,7 +1630,8 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &sp, const ProbeRunCallbac
                      {"tree", trees.tree},
                      {"tree_reason", trees.treeWhy},
                      {"depth_min_count", sp.depthMinCount},
-                     {"attention_on", sp.attentionOn}};
+                     {"attention_on", sp.attentionOn},
+                     {"probe_device", sp.probeDevice}};
     {
         const ProbeTrainOptions po = sentenceOptions(sp);
         const StructuralProbeOptions so = structuralOptions(sp);

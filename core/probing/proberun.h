@@ -65,6 +65,9 @@ struct ProbeRunConfig {
     std::string constParserModel;             ///< "" = shipped
     std::string depParserModel;               ///< "" = shipped
     std::string device = "auto";              ///< encoder device
+    /// Where the probes train: "auto" = the encoder's device (the GPU when the
+    /// encoder runs there), "cpu", "cuda" or "cuda:N".
+    std::string probeDevice = "auto";
     int threads = 0;                          ///< encoder CPU threads (0 = LibTorch's default)
     int encoderBatch = 32;
     std::string commandLine;                  ///< echoed as the report's "command"

@@ -298,6 +298,14 @@ Result<ProbeInputs> probeInputs(const ProbeDataset &dataset, const ProbeFeatures
     return in;
 }
 
+Status probeDeviceAvailable(const std::string &device)
+{
+    auto d = probeDevice(device);
+    if (!d)
+        return d.error();
+    return {};
+}
+
 Status ProbeTrainOptions::validate() const
 {
     if (hiddenSize < 0)

@@ -209,6 +209,10 @@ ProbeMetrics regressionMetrics(const std::vector<double> &gold, const std::vecto
 
 enum class StructuralProbeKind { Distance, Depth };
 
+/// Whether probes can train on `device` ("cpu", "cuda", "cuda:N", "auto"):
+/// errors name what is missing (no CUDA build / no such GPU).
+Status probeDeviceAvailable(const std::string &device);
+
 /// One sentence for a structural probe.
 struct StructuralExample {
     int sentence = -1;        ///< index into the caller's sentence vector

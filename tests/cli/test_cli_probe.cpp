@@ -102,6 +102,7 @@ TEST(CliProbe, JsonShapeAndDeterminism)
     EXPECT_NE(ja["command"].get<std::string>().find("--task sentlen,treedepth"), std::string::npos);
     EXPECT_EQ(ja["settings"]["layers"], json::array({0, 2}));
     EXPECT_EQ(ja["settings"]["pooling"], json::array({"cls", "mean"}));
+    EXPECT_EQ(ja["settings"]["probe_device"], "cpu"); // auto = where the encoder runs (--device cpu)
     const int L = ja["model"]["layers"].get<int>(), H = ja["model"]["heads"].get<int>();
     ASSERT_GT(L, 2);
 
@@ -257,6 +258,10 @@ TEST(CliProbe, UsageErrors)
     const CliRun layer = cli("probe --task sentlen --layers 0,99 --train " + quote(tinyPath()) + " --device cpu");
     EXPECT_EQ(layer.code, 1);
     EXPECT_NE(layer.err.find("--layers: layer 99 is outside"), std::string::npos) << layer.err;
+    // No machine has 100 GPUs: the probes' device is checked before any work.
+    const CliRun gpu = cli("probe --task sentlen --train " + quote(tinyPath()) + " --device cpu --probe-device cuda:99");
+    EXPECT_EQ(gpu.code, 1);
+    EXPECT_NE(gpu.err.find("--probe-device"), std::string::npos) << gpu.err;
     const CliRun devOnly = cli("probe --task sentlen --train " + quote(tinyPath()) + " --dev " + quote(tinyPath()));
     EXPECT_EQ(devOnly.code, 1);
     EXPECT_NE(devOnly.err.find("--dev needs --test"), std::string::npos) << devOnly.err;
