@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Markdown tables comparing encoders from `treelens-cli probe --json` outputs
-(docs/probing.md). Usage: probing_tables.py NAME=RESULT.json [NAME=RESULT.json ...]
+(docs/probing.md). Usage: probing_tables.py NAME=RESULT.json[+MORE.json] [NAME=...]
+(files joined by + are one encoder's runs: their tasks are merged, the first file's
+data and settings are reported).
 Sentence tasks: test accuracy (SentLen: R²) of the best layer by DEV score, for the
 mean-pooled and [CLS] vectors; majority / random-init baselines; selectivity
 (task - control, same layer). Structural probes: best layer by dev. Attention: best
@@ -9,8 +11,12 @@ import json, sys
 
 runs = []
 for arg in sys.argv[1:]:
-    name, path = arg.split("=", 1)
-    runs.append((name, json.load(open(path))))
+    name, paths = arg.split("=", 1)
+    parts = [json.load(open(p)) for p in paths.split("+")]
+    for extra in parts[1:]:
+        for k, v in extra["tasks"].items():
+            parts[0]["tasks"].setdefault(k, v)
+    runs.append((name, parts[0]))
 
 def metric(task, r):
     return r["test"]["r2"] if task == "sentlen" else r["test"]["accuracy"]
@@ -88,3 +94,34 @@ for name, d in runs:
             "; ".join(f"{p['mean']:.2f} (" + ("n/a" if p.get("spearman") is None else f"{p['spearman']:.2f}") + ")" for p in pl))
 for k, v in rows.items():
     print(f"| {k} | " + " | ".join(v) + " |")
+
+if any("unsupervised-parsing" in d["tasks"] for _, d in runs):
+    ref = next(d["tasks"]["unsupervised-parsing"] for _, d in runs if "unsupervised-parsing" in d["tasks"])
+    print(f"\nUnsupervised parsing ({ref['sentences']} sentences, {ref['scope']}; constituency trees "
+          f"{ref['constituency_trees']}); sentence-level F1 (the paper's figure) / corpus-level F1; "
+          "≤10 words: sentence-level F1:\n")
+    print("| parser | " + " | ".join(f"{n}: F1 sent / corpus | {n}: ≤10 words" for n, _ in runs) + " |")
+    print("|---|" + "---|---|" * len(runs))
+    labels = [("model (official start layer: top)", "model"), ("right-branching", "right_branching"),
+              ("left-branching", "left_branching"), ("random binary", "random")]
+    for label, key in labels:
+        cells = []
+        for _, d in runs:
+            t = d["tasks"].get("unsupervised-parsing")
+            if not t or key not in t["all"]:
+                cells += ["n/a" if t else "—", "n/a" if t else "—"]
+                continue
+            cells += [f"{t['all'][key]['sentence_f1']:.1f} / {t['all'][key]['corpus_f1']:.1f}",
+                      f"{t['length_10'][key]['sentence_f1']:.1f}"]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    maxl = max((len(d["tasks"].get("unsupervised-parsing", {}).get("by_start_layer", [])) for _, d in runs), default=0)
+    for i in range(maxl):
+        cells = []
+        for _, d in runs:
+            ls = d["tasks"].get("unsupervised-parsing", {}).get("by_start_layer", [])
+            if i < len(ls):
+                l = ls[i]
+                cells += [f"{l['all']['sentence_f1']:.1f} / {l['all']['corpus_f1']:.1f}", f"{l['length_10']['sentence_f1']:.1f}"]
+            else:
+                cells += ["n/a", "n/a"]
+        print(f"| model, start layer {i} | " + " | ".join(cells) + " |")
