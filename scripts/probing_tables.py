@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Markdown tables comparing encoders from `treelens-cli probe --json` outputs
 (docs/probing.md). Usage: probing_tables.py NAME=RESULT.json[+MORE.json] [NAME=...]
-(files joined by + are one encoder's runs: their tasks are merged, the first file's
+(files joined by + are one encoder's runs: their tasks are merged, a later file's task replacing an earlier one; the first file's
 data and settings are reported).
 Sentence tasks: test accuracy (SentLen: R²) of the best layer by DEV score, for the
 mean-pooled and [CLS] vectors; majority / random-init baselines; selectivity
@@ -15,7 +15,7 @@ for arg in sys.argv[1:]:
     parts = [json.load(open(p)) for p in paths.split("+")]
     for extra in parts[1:]:
         for k, v in extra["tasks"].items():
-            parts[0]["tasks"].setdefault(k, v)
+            parts[0]["tasks"][k] = v
     runs.append((name, parts[0]))
 
 def metric(task, r):
@@ -70,7 +70,7 @@ for task, key, extra in [("structural-distance", "uuas", "dspr"), ("structural-d
                   "—" if not rb else f"{rb['test'][key]:.1f} / {rb['test'][extra]:.3f} ({rb['layer']})"]
     print(f"| {task} ({key} / {extra}) | " + " | ".join(cells) + " |")
 
-print("\n| attention (whole corpus) | " + " | ".join(n for n, _ in runs) + " |")
+print("\n| attention (whole corpus; layer/head numbered from 1: layer k = encoder layer k, as above) | " + " | ".join(n for n, _ in runs) + " |")
 print("|---|" + "---|" * len(runs))
 rows = {}
 for name, d in runs:
@@ -79,15 +79,15 @@ for name, d in runs:
         a = [r for r in t["head-accuracy"]["relations"] if r["relation"] == "all"][0]
         bd = a["best_dep_to_head"]
         rows.setdefault("head accuracy, all relations: best head dep→head (layer/head); best fixed offset", []).append(
-            f"{bd['accuracy']:.1f} ({bd['layer']}/{bd['head']}); offset {a['best_offset']['offset']:+d}: {a['best_offset']['accuracy']:.1f}")
+            f"{bd['accuracy']:.1f} ({bd['layer'] + 1}/{bd['head'] + 1}); offset {a['best_offset']['offset']:+d}: {a['best_offset']['accuracy']:.1f}")
     if "constituent-mass" in t:
         b = t["constituent-mass"]["best"]
         rows.setdefault("constituent mass: best head, mass / distance-matched baseline (layer/head)", []).append(
-            f"{b['mass']:.3f} / {b['baseline']:.3f} ({b['layer']}/{b['head']})")
+            f"{b['mass']:.3f} / {b['baseline']:.3f} ({b['layer'] + 1}/{b['head'] + 1})")
     if "attention-mst" in t:
         b = t["attention-mst"]["best"]
         rows.setdefault("UUAS of the MST of symmetrised attention: best head (layer/head)", []).append(
-            f"{b['uuas']:.1f} ({b['layer']}/{b['head']})")
+            f"{b['uuas']:.1f} ({b['layer'] + 1}/{b['head'] + 1})")
     if "link-probs" in t:
         pl = t["link-probs"]["per_layer"]
         rows.setdefault("link probabilities per layer: mean (Spearman with −constituent size)", []).append(
@@ -102,7 +102,7 @@ if any("unsupervised-parsing" in d["tasks"] for _, d in runs):
           "≤10 words: sentence-level F1:\n")
     print("| parser | " + " | ".join(f"{n}: F1 sent / corpus | {n}: ≤10 words" for n, _ in runs) + " |")
     print("|---|" + "---|---|" * len(runs))
-    labels = [("model (official start layer: top)", "model"), ("right-branching", "right_branching"),
+    labels = [("model (official setting: start at the top layer)", "model"), ("right-branching", "right_branching"),
               ("left-branching", "left_branching"), ("random binary", "random")]
     for label, key in labels:
         cells = []
@@ -124,4 +124,4 @@ if any("unsupervised-parsing" in d["tasks"] for _, d in runs):
                 cells += [f"{l['all']['sentence_f1']:.1f} / {l['all']['corpus_f1']:.1f}", f"{l['length_10']['sentence_f1']:.1f}"]
             else:
                 cells += ["n/a", "n/a"]
-        print(f"| model, start layer {i} | " + " | ".join(cells) + " |")
+        print(f"| model, starting at layer {i + 1} | " + " | ".join(cells) + " |")
