@@ -292,7 +292,8 @@ void MainWindow::createDocks()
     addDockWidget(Qt::BottomDockWidgetArea, probingDock);
     probingDock->hide();
     m_probing->setCorpusSource([this] { return m_corpus->model()->corpus(); });
-    m_probing->setModelPath(m_jobs.modelPath());
+    if (m_probing->modelPath().isEmpty()) // else the dock's own model, restored from the settings
+        m_probing->setModelPath(m_jobs.modelPath());
     connect(m_probing, &ProbingPanel::openSentence, this, &MainWindow::openProbedSentence);
 
     // Views → inspector and selection.
@@ -406,9 +407,10 @@ ExportableView *MainWindow::exportableView(const QString &name)
 
 void MainWindow::setModelPath(const QString &path)
 {
-    m_jobs.setModelPath(path);
-    if (m_probing)
+    // The probing dock follows the window's model unless it has a model of its own.
+    if (m_probing && (m_probing->modelPath().isEmpty() || m_probing->modelPath() == m_jobs.modelPath()))
         m_probing->setModelPath(path);
+    m_jobs.setModelPath(path);
     if (!path.isEmpty()) {
         m_model->setLoading(path);
         Settings::addRecentModel(path);
@@ -418,7 +420,8 @@ void MainWindow::setModelPath(const QString &path)
                                   : QStringLiteral("TreeLens — %1").arg(QFileInfo(path).fileName()));
 }
 
-void MainWindow::openProbedSentence(const QString &sentenceId, int layer, int head)
+void MainWindow::openProbedSentence(const QString &sentenceId, int layer, int head,
+                                    std::shared_ptr<const Sentence> sentence)
 {
     const auto corpus = m_corpus->model()->corpus();
     int row = -1;
@@ -430,19 +433,28 @@ void MainWindow::openProbedSentence(const QString &sentenceId, int layer, int he
                 break;
             }
     }
-    if (row < 0) {
-        m_status->setText(tr("Sentence %1 is not in the open corpus; open the probed corpus to see it.").arg(sentenceId));
+    if (row < 0 && (!sentence || sentence->id != sentenceId.toStdString())) {
+        m_status->setText(tr("Sentence %1 is neither in the open corpus nor in the probed files.").arg(sentenceId));
         return;
     }
+    // The layer/head are applied once the analysis has the shape (updateViews).
     m_pendingProbeSentence = sentenceId.toStdString();
     m_pendingProbeLayer = layer;
     m_pendingProbeHead = head;
-    m_corpus->activateRow(row);
+    if (row >= 0)
+        m_corpus->activateRow(row);
+    else // not in the open corpus: the run's copy, analysed as a corpus sentence (gold trees kept)
+        analyseSentence(std::move(sentence));
     ViewState s = m_state;
     s.layer = layer;
     s.head = head;
     setViewState(s);
-    m_status->setText(tr("Sentence %1 at layer %2, head %3").arg(sentenceId).arg(layer).arg(head));
+    // Numbered as the View dock shows them.
+    m_status->setText((row >= 0 ? tr("Sentence %1 at layer %2, head %3")
+                                : tr("Sentence %1 (from the probed files, not in the open corpus) at layer %2, head %3"))
+                          .arg(sentenceId)
+                          .arg(layer + 1)
+                          .arg(head + 1));
 }
 
 void MainWindow::analyse(const QString &text)

@@ -112,8 +112,10 @@ private:
     void exportData(bool json);
     void showAbout();
     void setParser(const QString &name);
-    /// From the probing panel: shows a corpus sentence at a layer/head.
-    void openProbedSentence(const QString &sentenceId, int layer, int head);
+    /// From the probing panel: shows a probed sentence at a layer/head (0-based):
+    /// the open corpus's row when it has the id, otherwise `sentence` (the run's
+    /// own copy) as the current document, as a corpus sentence is analysed.
+    void openProbedSentence(const QString &sentenceId, int layer, int head, std::shared_ptr<const Sentence> sentence);
 
     AnalysisDocument m_document;
     JobRunner m_jobs;

@@ -1,10 +1,13 @@
 #include "ui/probingpanel.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -13,8 +16,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
+#include <QPainter>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QSettings>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
@@ -23,8 +29,11 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "core/formats/corpus.h"
 #include "viz/plotstyle.h"
 #include "viz/qcustomplot.h"
+#include "viz/viewcommon.h"
+#include "viz/viewexport.h"
 
 namespace treelens {
 
@@ -61,6 +70,31 @@ QColor curveColor(int i)
                                     QColor(0x94, 0x67, 0xbd)};
     return colors[i % 4];
 }
+
+/// A QCustomPlot as an ExportableView, so the plots export like the main views
+/// (viz/viewexport.h: PNG at a dpi, vector SVG and PDF, written atomically).
+class PlotExport : public ExportableView {
+public:
+    PlotExport(QCustomPlot *plot, const QSize &size, const QString &name) : m_plot(plot), m_size(size), m_name(name) {}
+    QSizeF exportSize() const override { return QSizeF(m_size); }
+    void renderTo(QPainter *painter, const QRectF &target) override
+    {
+        painter->fillRect(target, Qt::white);
+        paintPlot(m_plot, painter, target, m_size);
+    }
+    QString exportName() const override { return m_name; }
+
+private:
+    QCustomPlot *m_plot;
+    QSize m_size;
+    QString m_name;
+};
+
+/// "+2" / "-1" for an offset.
+QString signedOffset(int offset) { return offset > 0 ? QStringLiteral("+%1").arg(offset) : QString::number(offset); }
+
+/// The settings keys of the dock's inputs.
+const QString kSettingsGroup = QStringLiteral("probing");
 
 QString csvField(const QString &s)
 {
@@ -129,8 +163,23 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     m_run = new QPushButton(tr("Run"));
     m_cancel = new QPushButton(tr("Cancel"));
     m_cancel->setEnabled(false);
-    m_export = new QPushButton(tr("Export…"));
-    m_export->setEnabled(false);
+    m_export = new QPushButton(tr("Export"));
+    m_export->setToolTip(tr("Save the report (JSON, table as CSV) or a plot (PNG, SVG, PDF)"));
+    m_exportMenu = new QMenu(m_export);
+    m_exportMenu->addAction(tr("Report as JSON + table as CSV…"), this, &ProbingPanel::exportReportDialog)
+        ->setObjectName(QStringLiteral("exportReport"));
+    m_exportMenu->addSeparator();
+    m_exportMenu->addAction(tr("Learning curves as PNG / SVG / PDF…"), this,
+                            [this] { exportPlotDialog(m_curvePlot, QStringLiteral("probe-curves")); })
+        ->setObjectName(QStringLiteral("exportCurves"));
+    m_exportMenu->addAction(tr("Attention heatmap as PNG / SVG / PDF…"), this,
+                            [this] { exportPlotDialog(m_heatPlot, QStringLiteral("probe-heatmap")); })
+        ->setObjectName(QStringLiteral("exportHeatmap"));
+    m_exportMenu->addAction(tr("Link-probability chart as PNG / SVG / PDF…"), this,
+                            [this] { exportPlotDialog(m_linkPlot, QStringLiteral("probe-link-probs")); })
+        ->setObjectName(QStringLiteral("exportLinks"));
+    connect(m_exportMenu, &QMenu::aboutToShow, this, &ProbingPanel::updateExportActions);
+    m_export->setMenu(m_exportMenu);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_run);
     buttons->addWidget(m_cancel);
@@ -166,6 +215,9 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     m_table = new QTableWidget(0, 8);
     m_table->setHorizontalHeaderLabels(
         {tr("task"), tr("layer"), tr("pooling"), tr("metric"), tr("dev"), tr("test"), tr("selectivity"), tr("baseline")});
+    m_table->horizontalHeaderItem(1)->setToolTip(
+        tr("Numbered as in the View dock: 0 = embeddings, k = encoder layer k. The attention tasks' JSON counts "
+           "encoder layers (and heads) from 0: JSON layer k − 1."));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->setVisible(false);
@@ -180,6 +232,37 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     m_heatTask = new QComboBox;
     attTop->addWidget(m_heatTask, 1);
     attLayout->addLayout(attTop);
+    // Head accuracy: relation, direction, and layers × heads or heads × relations at one layer.
+    m_haControls = new QWidget;
+    auto *haRow = new QHBoxLayout(m_haControls);
+    haRow->setContentsMargins(0, 0, 0, 0);
+    haRow->addWidget(new QLabel(tr("Relation:")));
+    m_relation = new QComboBox;
+    m_relation->setObjectName(QStringLiteral("relationCombo"));
+    m_relation->setToolTip(tr("Universal dependency relation (arcs in the corpus); \"all\" pools every relation"));
+    m_relation->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    haRow->addWidget(m_relation);
+    m_direction = new QComboBox;
+    m_direction->setObjectName(QStringLiteral("directionCombo"));
+    m_direction->addItem(tr("dependent → head"));
+    m_direction->addItem(tr("head → dependent"));
+    m_direction->setToolTip(tr("dependent → head: the dependent attends most to its head; "
+                               "head → dependent: the head attends most to the dependent"));
+    haRow->addWidget(m_direction);
+    m_heatMode = new QComboBox;
+    m_heatMode->setObjectName(QStringLiteral("heatModeCombo"));
+    m_heatMode->addItem(tr("layers × heads"));
+    m_heatMode->addItem(tr("heads × relations"));
+    haRow->addWidget(m_heatMode);
+    m_relLayer = new QSpinBox;
+    m_relLayer->setObjectName(QStringLiteral("relationLayerSpin"));
+    m_relLayer->setRange(1, 1);
+    m_relLayer->setPrefix(tr("at layer "));
+    m_relLayer->setToolTip(tr("Encoder layer of the heads × relations map, numbered from 1 as in the View dock "
+                              "(the JSON's layer + 1)"));
+    haRow->addWidget(m_relLayer);
+    haRow->addStretch(1);
+    attLayout->addWidget(m_haControls);
     auto *attSplit = new QSplitter(Qt::Horizontal);
     m_heatPlot = new QCustomPlot;
     m_heatPlot->setMinimumSize(260, 220);
@@ -199,7 +282,16 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     m_heatPlot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup);
     m_heatScale->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup);
     styleAxis(m_heatScale->axis());
-    attSplit->addWidget(m_heatPlot);
+    // A title above the map (it travels with the exports): task, relation, baseline.
+    m_heatPlot->plotLayout()->insertRow(0);
+    m_heatTitle = new QCPTextElement(m_heatPlot, QString(), plotFont(kPlotTickPt));
+    m_heatPlot->plotLayout()->addElement(0, 0, m_heatTitle);
+    auto *heatScroll = new QScrollArea;
+    heatScroll->setWidget(m_heatPlot);
+    heatScroll->setWidgetResizable(true);
+    heatScroll->setFrameShape(QFrame::NoFrame);
+    heatScroll->setMinimumWidth(340);
+    attSplit->addWidget(heatScroll);
     auto *listBox = new QWidget;
     auto *listLayout = new QVBoxLayout(listBox);
     listLayout->setContentsMargins(0, 0, 0, 0);
@@ -213,12 +305,38 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     attSplit->addWidget(listBox);
     attSplit->setStretchFactor(0, 3);
     attSplit->setStretchFactor(1, 2);
+    attSplit->setSizes({600, 400}); // the map first: the list's long label would claim most of it
     attLayout->addWidget(attSplit, 1);
 
-    auto *tabs = new QTabWidget;
+    // ---- link probabilities by constituent size
+    m_linkPlot = new QCustomPlot;
+    m_linkPlot->setMinimumSize(320, 220);
+    styleAxis(m_linkPlot->xAxis);
+    styleAxis(m_linkPlot->yAxis);
+    m_linkPlot->xAxis->setLabel(tr("size of the smallest gold constituent holding both words (words)"));
+    m_linkPlot->yAxis->setLabel(tr("mean link probability"));
+    m_linkPlot->legend->setVisible(true);
+    m_linkPlot->legend->setFont(plotFont(kPlotTickPt));
+    {
+        // The legend right of the axes, at the top (lines may run anywhere inside).
+        auto *side = new QCPLayoutGrid;
+        m_linkPlot->plotLayout()->addElement(0, 1, side);
+        m_linkPlot->axisRect()->insetLayout()->take(m_linkPlot->legend);
+        side->addElement(0, 0, m_linkPlot->legend);
+        side->addElement(1, 0, new QCPLayoutElement(m_linkPlot));
+        side->setRowStretchFactor(0, 0.001);
+        m_linkPlot->plotLayout()->setColumnStretchFactor(1, 0.001);
+    }
+    m_linkPlot->plotLayout()->insertRow(0);
+    m_linkPlot->plotLayout()->addElement(
+        0, 0, new QCPTextElement(m_linkPlot, tr("Run the link-probs task to see this chart."), plotFont(kPlotAxisLabelPt)));
+    m_linkPlot->xAxis->setRange(-0.4, LinkBucketCount - 0.6);
+
+    auto *tabs = m_tabs = new QTabWidget;
     tabs->addTab(m_curvePlot, tr("Learning curves"));
     tabs->addTab(m_table, tr("Results"));
     tabs->addTab(attention, tr("Attention"));
+    tabs->addTab(m_linkPlot, tr("Link probabilities"));
     tabs->setObjectName(QStringLiteral("probingTabs"));
 
     auto *split = new QSplitter(Qt::Horizontal);
@@ -232,33 +350,51 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
 
     connect(m_run, &QPushButton::clicked, this, &ProbingPanel::run);
     connect(m_cancel, &QPushButton::clicked, this, &ProbingPanel::cancel);
-    connect(m_export, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export probing report"), QStringLiteral("probe.json"),
-                                                          tr("JSON report (*.json)"));
-        if (path.isEmpty())
-            return;
-        QString error;
-        QString csv = path;
-        if (csv.endsWith(QLatin1String(".json")))
-            csv.chop(5);
-        csv += QStringLiteral(".csv");
-        if (!exportJson(path, &error) || !exportCsv(csv, &error))
-            m_status->setText(error);
-        else
-            m_status->setText(tr("Wrote %1 and %2").arg(path, csv));
-    });
     connect(m_heatTask, &QComboBox::currentTextChanged, this, [this] { updateHeatmap(); });
+    connect(m_relation, &QComboBox::currentIndexChanged, this, [this] { updateHeatmap(); });
+    connect(m_direction, &QComboBox::currentIndexChanged, this, [this] { updateHeatmap(); });
+    connect(m_heatMode, &QComboBox::currentIndexChanged, this, [this] { updateHeatmap(); });
+    connect(m_relLayer, &QSpinBox::valueChanged, this, [this] { updateHeatmap(); });
     connect(m_heatPlot, &QCustomPlot::mousePress, this, [this](QMouseEvent *event) {
         if (m_heatMap->data()->keySize() == 0)
             return;
-        int head = -1, layer = -1;
+        int head = -1, row = -1;
         m_heatMap->data()->coordToCell(m_heatPlot->xAxis->pixelToCoord(event->pos().x()),
-                                       m_heatPlot->yAxis->pixelToCoord(event->pos().y()), &head, &layer);
-        if (head >= 0 && layer >= 0 && head < m_heatMap->data()->keySize() && layer < m_heatMap->data()->valueSize())
-            selectCell(layer, head);
+                                       m_heatPlot->yAxis->pixelToCoord(event->pos().y()), &head, &row);
+        if (head < 0 || row < 0 || head >= m_heatMap->data()->keySize() || row >= m_heatMap->data()->valueSize())
+            return;
+        if (heatmapTask() == QLatin1String("head-accuracy") && heatmapMode() == HeatmapMode::HeadsByRelations) {
+            // Row = relation: make it current (the map stays), then list the cell.
+            {
+                QSignalBlocker block(m_relation);
+                m_relation->setCurrentIndex(row);
+            }
+            updateHeatmapTitle();
+            selectCell(relationLayer(), head);
+        } else {
+            selectCell(row, head);
+        }
     });
     connect(m_sentences, &QListWidget::itemActivated, this,
             [this](QListWidgetItem *item) { activateSentence(m_sentences->row(item)); });
+
+    // The inputs persist: restored now, saved on every change.
+    restoreSettings();
+    auto save = [this] {
+        if (!m_restoring)
+            saveSettings();
+    };
+    for (QLineEdit *e : {m_train, m_dev, m_test, m_model, m_layers})
+        connect(e, &QLineEdit::textChanged, this, save);
+    for (QCheckBox *c : {m_useCorpus, m_control, m_randomInit})
+        connect(c, &QCheckBox::toggled, this, save);
+    connect(m_tasks, &QListWidget::itemChanged, this, save);
+    connect(m_pooling, &QComboBox::currentIndexChanged, this, save);
+    connect(m_seed, &QSpinBox::valueChanged, this, save);
+    connect(m_epochs, &QSpinBox::valueChanged, this, save);
+    updateHeatmap();
+    updateLinkChart();
+    updateExportActions();
 }
 
 ProbingPanel::~ProbingPanel()
@@ -363,11 +499,19 @@ void ProbingPanel::run()
         delete m_thread;
         m_thread = nullptr;
     }
+    // What this run reads, kept with its report for runSentence().
+    RunSource source;
+    source.format = cfg.from;
+    if (cfg.train.empty()) {
+        source.corpus = m_corpusSource ? m_corpusSource() : nullptr;
+    } else {
+        for (const auto *files : {&cfg.train, &cfg.dev, &cfg.test})
+            source.files.insert(source.files.end(), files->begin(), files->end());
+    }
     const quint64 gen = ++m_generation;
     m_running = true;
     m_run->setEnabled(false);
     m_cancel->setEnabled(true);
-    m_export->setEnabled(false);
     m_status->setText(tr("Starting…"));
     m_curvePlot->clearGraphs();
     m_curvePlot->setProperty("colorIndex", 0);
@@ -377,7 +521,7 @@ void ProbingPanel::run()
     m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
 
     auto flag = m_cancelFlag;
-    m_thread = QThread::create([this, cfg, flag, gen] {
+    m_thread = QThread::create([this, cfg, flag, gen, source] {
         ProbeRunCallbacks cb;
         cb.progress = [this, gen](const std::string &line) {
             const QString text = QString::fromStdString(line);
@@ -407,9 +551,12 @@ void ProbingPanel::run()
             auto report = std::make_shared<ProbeRunReport>(std::move(*result));
             QMetaObject::invokeMethod(
                 this,
-                [this, gen, report] {
+                [this, gen, report, source] {
                     if (gen != m_generation)
                         return;
+                    m_runSource = source;
+                    m_runSentences.reset();
+                    m_runIndex.clear();
                     showReport(report);
                     finish(true, tr("Done."));
                 },
@@ -442,7 +589,7 @@ void ProbingPanel::finish(bool ok, const QString &message)
     m_running = false;
     m_run->setEnabled(true);
     m_cancel->setEnabled(false);
-    m_export->setEnabled(!m_reportJson.isEmpty());
+    updateExportActions();
     m_status->setText(ok ? message : tr("Stopped: %1").arg(message));
     Q_EMIT finished(ok, message);
 }
@@ -511,7 +658,24 @@ void ProbingPanel::showReport(const std::shared_ptr<ProbeRunReport> &report)
         m_heatTask->addItem(QStringLiteral("attention-mst"));
     const int idx = m_heatTask->findText(current);
     m_heatTask->setCurrentIndex(idx >= 0 ? idx : 0);
+
+    // Head accuracy: the report's relations ("all" first) with their arcs, and its layers.
+    {
+        QSignalBlocker blockRelation(m_relation), blockLayer(m_relLayer);
+        const QString currentRelation = relation();
+        m_relation->clear();
+        if (a.headAccuracy) {
+            for (const auto &rel : a.headAccuracy->relations)
+                m_relation->addItem(QStringLiteral("%1 (%2)").arg(QString::fromStdString(rel.relation)).arg(rel.count),
+                                    QString::fromStdString(rel.relation));
+            const int r = m_relation->findData(currentRelation);
+            m_relation->setCurrentIndex(r >= 0 ? r : 0);
+            m_relLayer->setRange(1, std::max(1, a.headAccuracy->layers));
+        }
+    }
     updateHeatmap();
+    updateLinkChart();
+    updateExportActions();
 }
 
 void ProbingPanel::fillTable(const QJsonObject &tasks)
@@ -529,6 +693,21 @@ void ProbingPanel::fillTable(const QJsonObject &tasks)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             m_table->setItem(r, c, item);
         }
+    };
+    // The attention tasks' JSON counts layers and heads from 0; the table numbers
+    // them as the View dock does (layer k = encoder layer k, as the probes' rows).
+    auto addAttentionRow = [&](const QString &task, const QJsonObject &best, const QString &metric,
+                               const QJsonValue &value, const QJsonValue &base) {
+        const int layer = best.value(QStringLiteral("layer")).toInt(), head = best.value(QStringLiteral("head")).toInt();
+        addRow(task, QString::number(layer + 1), tr("head %1").arg(head + 1), metric, QJsonValue(), value, QJsonValue(),
+               base);
+        const QString tip = tr("Layer %1, head %2 as in the View dock; in the JSON (0-based): layer %3, head %4")
+                                .arg(layer + 1)
+                                .arg(head + 1)
+                                .arg(layer)
+                                .arg(head);
+        for (int c = 0; c < 3; ++c)
+            m_table->item(m_table->rowCount() - 1, c)->setToolTip(tip);
     };
     // Canonical task order.
     for (const auto &name : allTaskNames()) {
@@ -580,10 +759,8 @@ void ProbingPanel::fillTable(const QJsonObject &tasks)
             if (!rels.isEmpty()) {
                 const QJsonObject all = rels.first().toObject();
                 const QJsonObject best = all.value(QStringLiteral("best_dep_to_head")).toObject();
-                addRow(name, QString::number(best.value(QStringLiteral("layer")).toInt()),
-                       tr("head %1").arg(best.value(QStringLiteral("head")).toInt()), tr("best dep→head accuracy %"),
-                       QJsonValue(), best.value(QStringLiteral("accuracy")), QJsonValue(),
-                       all.value(QStringLiteral("best_offset")).toObject().value(QStringLiteral("accuracy")));
+                addAttentionRow(name, best, tr("best dep→head accuracy %"), best.value(QStringLiteral("accuracy")),
+                                all.value(QStringLiteral("best_offset")).toObject().value(QStringLiteral("accuracy")));
             }
         } else if (t.contains(QStringLiteral("best"))) {
             const QJsonObject best = t.value(QStringLiteral("best")).toObject();
@@ -595,9 +772,7 @@ void ProbingPanel::fillTable(const QJsonObject &tasks)
                     metric = QStringLiteral("best ") + it.key();
                     value = it.value();
                 }
-            addRow(name, QString::number(best.value(QStringLiteral("layer")).toInt()),
-                   tr("head %1").arg(best.value(QStringLiteral("head")).toInt()), metric, QJsonValue(), value,
-                   QJsonValue(), QJsonValue());
+            addAttentionRow(name, best, metric, value, QJsonValue());
         }
     }
 }
@@ -611,48 +786,234 @@ void ProbingPanel::setHeatmapTask(const QString &task)
         m_heatTask->setCurrentIndex(i);
 }
 
+void ProbingPanel::setHeatmapMode(HeatmapMode mode)
+{
+    m_heatMode->setCurrentIndex(mode == HeatmapMode::HeadsByRelations ? 1 : 0);
+}
+
+ProbingPanel::HeatmapMode ProbingPanel::heatmapMode() const
+{
+    return m_heatMode->currentIndex() == 1 ? HeatmapMode::HeadsByRelations : HeatmapMode::LayersByHeads;
+}
+
+void ProbingPanel::setRelation(const QString &relation)
+{
+    const int i = m_relation->findData(relation);
+    if (i >= 0)
+        m_relation->setCurrentIndex(i);
+}
+
+QString ProbingPanel::relation() const
+{
+    return m_relation->currentIndex() >= 0 ? m_relation->currentData().toString() : QStringLiteral("all");
+}
+
+void ProbingPanel::setDirection(ArcDirection direction)
+{
+    m_direction->setCurrentIndex(direction == ArcDirection::HeadToDep ? 1 : 0);
+}
+
+ArcDirection ProbingPanel::direction() const
+{
+    return m_direction->currentIndex() == 1 ? ArcDirection::HeadToDep : ArcDirection::DepToHead;
+}
+
+void ProbingPanel::setRelationLayer(int layer) { m_relLayer->setValue(layer + 1); }
+int ProbingPanel::relationLayer() const { return m_relLayer->value() - 1; }
+
+QString ProbingPanel::heatmapTitle() const { return m_heatTitle->text(); }
+
+const RelationHeadAccuracy *ProbingPanel::currentRelation() const
+{
+    if (!m_report || !m_report->attention.headAccuracy)
+        return nullptr;
+    return m_report->attention.headAccuracy->find(relation().toStdString());
+}
+
+void ProbingPanel::updateHeatmapTitle()
+{
+    const QString task = heatmapTask();
+    QString title;
+    if (task == QLatin1String("head-accuracy")) {
+        const bool depToHead = direction() == ArcDirection::DepToHead;
+        const QString dir = depToHead ? tr("dependent → head") : tr("head → dependent");
+        if (const RelationHeadAccuracy *rel = currentRelation()) {
+            const QString name = QString::fromStdString(rel->relation);
+            title = heatmapMode() == HeatmapMode::HeadsByRelations
+                        ? tr("Head accuracy at layer %1 (JSON layer %2), %3").arg(relationLayer() + 1).arg(relationLayer()).arg(dir)
+                        : tr("Head accuracy, %1 (%2 arcs), %3").arg(name).arg(rel->count).arg(dir);
+            // The fixed-offset baselines predict the head of a dependent: head = dependent + k.
+            title += QLatin1Char('\n') + tr("best fixed offset for %1: head = dependent %2, %3 %")
+                                             .arg(name, signedOffset(rel->bestOffset.offset))
+                                             .arg(rel->bestOffset.accuracy, 0, 'f', 2);
+        }
+    } else if (task == QLatin1String("constituent-mass")) {
+        title = tr("Attention inside the smallest constituent − distance-matched baseline");
+    } else if (task == QLatin1String("attention-mst")) {
+        title = tr("UUAS of the attention's maximum spanning tree");
+    }
+    m_heatTitle->setText(title);
+    m_heatTitle->setVisible(!title.isEmpty());
+}
+
 void ProbingPanel::updateHeatmap()
 {
     m_sentences->clear();
     m_cellLayer = m_cellHead = -1;
-    const LayerHeadGrid *grid = nullptr;
+    const QString task = m_heatTask->currentText();
+    const bool ha = m_report && m_report->attention.headAccuracy && task == QLatin1String("head-accuracy");
+    m_haControls->setVisible(ha);
+    const bool byRelation = ha && heatmapMode() == HeatmapMode::HeadsByRelations;
+    m_relLayer->setEnabled(byRelation);
+    m_relLayer->setVisible(byRelation);
+    updateHeatmapTitle();
+
+    // rows × heads values; rows are layers, or relations at one layer.
+    int rows = 0, heads = 0;
+    std::function<double(int, int)> value;
     QString label;
+    QStringList rowLabels; // relations (heads × relations)
     if (m_report) {
         const auto &a = m_report->attention;
-        const QString task = m_heatTask->currentText();
-        if (task == QLatin1String("head-accuracy") && a.headAccuracy) {
-            if (const auto *all = a.headAccuracy->find("all")) {
-                grid = &all->depToHead;
-                label = tr("dep→head accuracy %");
+        if (ha) {
+            const auto &rep = *a.headAccuracy;
+            const bool depToHead = direction() == ArcDirection::DepToHead;
+            label = depToHead ? tr("dependent → head accuracy %") : tr("head → dependent accuracy %");
+            heads = rep.heads;
+            if (byRelation) {
+                const int layer = std::clamp(relationLayer(), 0, std::max(0, rep.layers - 1));
+                rows = static_cast<int>(rep.relations.size());
+                for (const auto &rel : rep.relations)
+                    rowLabels << tr("%1 (%2) · %3: %4")
+                                     .arg(QString::fromStdString(rel.relation))
+                                     .arg(rel.count)
+                                     .arg(signedOffset(rel.bestOffset.offset))
+                                     .arg(rel.bestOffset.accuracy, 0, 'f', 1);
+                value = [&rep, layer, depToHead](int r, int h) {
+                    const auto &rel = rep.relations[static_cast<std::size_t>(r)];
+                    return (depToHead ? rel.depToHead : rel.headToDep).at(layer, h);
+                };
+            } else if (const RelationHeadAccuracy *rel = currentRelation()) {
+                rows = rep.layers;
+                const LayerHeadGrid *grid = depToHead ? &rel->depToHead : &rel->headToDep;
+                value = [grid](int l, int h) { return grid->at(l, h); };
             }
         } else if (task == QLatin1String("constituent-mass") && a.constituentMass) {
-            grid = &a.constituentMass->difference;
+            const LayerHeadGrid *grid = &a.constituentMass->difference;
+            rows = grid->layers;
+            heads = grid->heads;
+            value = [grid](int l, int h) { return grid->at(l, h); };
             label = tr("mass − baseline");
         } else if (task == QLatin1String("attention-mst") && a.attentionMst) {
-            grid = &a.attentionMst->uuas;
+            const LayerHeadGrid *grid = &a.attentionMst->uuas;
+            rows = grid->layers;
+            heads = grid->heads;
+            value = [grid](int l, int h) { return grid->at(l, h); };
             label = tr("MST UUAS %");
         }
     }
-    if (!grid || grid->layers <= 0 || grid->heads <= 0) {
+    if (!value || rows <= 0 || heads <= 0) {
         m_heatMap->data()->clear();
+        m_heatPlot->setMinimumHeight(220);
         m_heatPlot->replot();
         return;
     }
-    m_heatMap->data()->setSize(grid->heads, grid->layers);
-    m_heatMap->data()->setRange(QCPRange(0, grid->heads - 1), QCPRange(0, grid->layers - 1));
-    for (int l = 0; l < grid->layers; ++l)
-        for (int h = 0; h < grid->heads; ++h)
-            m_heatMap->data()->setCell(h, l, grid->at(l, h));
+    // Cells are centred on 1-based heads and layers (the View dock's numbers) or on
+    // the relation rows 0..R−1 (text ticks).
+    m_heatMap->data()->setSize(heads, rows);
+    const double rowBase = byRelation ? 0.0 : 1.0;
+    m_heatMap->data()->setRange(QCPRange(1, heads), QCPRange(rowBase, rowBase + rows - 1));
+    for (int r = 0; r < rows; ++r)
+        for (int h = 0; h < heads; ++h)
+            m_heatMap->data()->setCell(h, r, value(r, h));
     m_heatMap->rescaleDataRange(true);
+    if (ha) // accuracies: the full percent scale, so relations and layers compare
+        m_heatMap->setDataRange(QCPRange(0, 100));
     m_heatScale->axis()->setLabel(label);
-    m_heatPlot->xAxis->setRange(-0.5, grid->heads - 0.5);
-    m_heatPlot->yAxis->setRange(-0.5, grid->layers - 0.5);
+    m_heatPlot->xAxis->setRange(0.5, heads + 0.5);
+    m_heatPlot->yAxis->setRange(rowBase - 0.5, rowBase + rows - 0.5);
     QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
     ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     m_heatPlot->xAxis->setTicker(ticker);
-    m_heatPlot->yAxis->setTicker(ticker);
+    m_heatPlot->xAxis->setLabel(tr("head (JSON head + 1)"));
+    if (byRelation) {
+        QSharedPointer<QCPAxisTickerText> text(new QCPAxisTickerText);
+        for (int r = 0; r < rows; ++r)
+            text->addTick(r, rowLabels[r]);
+        m_heatPlot->yAxis->setTicker(text);
+        m_heatPlot->yAxis->setLabel(tr("relation (arcs) · best offset: accuracy %"));
+        m_heatPlot->setMinimumHeight(std::max(220, rows * 18 + 110));
+    } else {
+        m_heatPlot->yAxis->setTicker(ticker);
+        m_heatPlot->yAxis->setLabel(tr("layer (JSON layer + 1)"));
+        m_heatPlot->setMinimumHeight(220);
+    }
     m_cellLabel->setText(tr("Click a cell to list its sentences, worst first."));
     m_heatPlot->replot();
+}
+
+void ProbingPanel::updateLinkChart()
+{
+    m_linkPlot->clearGraphs();
+    auto *title = qobject_cast<QCPTextElement *>(m_linkPlot->plotLayout()->element(0, 0));
+    const LinkProbabilityReport *links =
+        m_report && m_report->attention.linkProbs ? &*m_report->attention.linkProbs : nullptr;
+    if (!links || links->layers <= 0 || links->perLayer.empty()) {
+        if (title)
+            title->setText(tr("Run the link-probs task to see this chart."));
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        for (int k = 0; k < LinkBucketCount; ++k)
+            ticker->addTick(k, QString::fromLatin1(linkBucketName(k)));
+        m_linkPlot->xAxis->setTicker(ticker);
+        m_linkPlot->yAxis->setRange(0, 1);
+        m_linkPlot->legend->setVisible(false);
+        m_linkPlot->replot();
+        return;
+    }
+    m_linkPlot->legend->setVisible(true);
+    // Every layer shares the gaps: the bucket counts go under the ticks.
+    const LinkLayerStats &first = links->perLayer.front();
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (int k = 0; k < LinkBucketCount; ++k) {
+        const long n = first.bucketCount[static_cast<std::size_t>(k)];
+        ticker->addTick(k, (n == 1 ? tr("%1\n%2 gap") : tr("%1\n%2 gaps")).arg(QString::fromLatin1(linkBucketName(k))).arg(n));
+    }
+    m_linkPlot->xAxis->setTicker(ticker);
+    const int L = links->layers;
+    QCPColorGradient gradient = viridisGradient(); // color() is not const
+    double lo = 1.0, hi = 0.0;
+    for (int l = 0; l < L && l < static_cast<int>(links->perLayer.size()); ++l) {
+        const LinkLayerStats &st = links->perLayer[static_cast<std::size_t>(l)];
+        QCPGraph *g = m_linkPlot->addGraph();
+        // Sequential colours (viridis without its pale yellow end): early layers dark.
+        const QColor c = QColor::fromRgb(gradient.color(L > 1 ? 0.85 * l / (L - 1) : 0.0, QCPRange(0, 1)));
+        g->setPen(QPen(c, 1.8));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, 6));
+        g->setProperty("layer", l);
+        // Empty buckets have no mean: the line joins the buckets that have gaps.
+        for (int k = 0; k < LinkBucketCount; ++k)
+            if (st.bucketCount[static_cast<std::size_t>(k)] > 0) {
+                const double m = st.bucketMean[static_cast<std::size_t>(k)];
+                g->addData(k, m);
+                lo = std::min(lo, m);
+                hi = std::max(hi, m);
+            }
+        const QString rho = std::isfinite(st.spearman) ? QString::number(st.spearman, 'f', 3) : QStringLiteral("n/a");
+        g->setName(tr("layer %1 (JSON %2): mean %3, ρ = %4").arg(l + 1).arg(l).arg(st.mean, 0, 'f', 3).arg(rho));
+    }
+    if (title)
+        title->setText(tr("Link probability between adjacent words by constituent size, %1 sentences\n"
+                          "ρ: Spearman correlation of link probability and −size over every gap")
+                           .arg(links->sentences.size()));
+    m_linkPlot->xAxis->setRange(-0.4, LinkBucketCount - 0.6);
+    if (hi < lo)
+        m_linkPlot->yAxis->setRange(0, 1);
+    else {
+        const double pad = std::max(0.02, 0.08 * (hi - lo));
+        m_linkPlot->yAxis->setRange(std::max(0.0, lo - pad), std::min(1.0, hi + pad));
+    }
+    m_linkPlot->replot();
 }
 
 void ProbingPanel::selectCell(int layer, int head)
@@ -668,22 +1029,32 @@ void ProbingPanel::selectCell(int layer, int head)
     const auto &ids = idsIt->second;
     std::vector<int> order;
     std::function<QString(int)> score;
+    QString what; // relation and direction, for head accuracy
     if (task == "head-accuracy" && a.headAccuracy) {
         const auto &rep = *a.headAccuracy;
-        if (layer >= rep.layers || head >= rep.heads)
+        const RelationHeadAccuracy *rel = currentRelation();
+        if (!rel || layer < 0 || head < 0 || layer >= rep.layers || head >= rep.heads)
             return;
-        order = sentencesForCell(rep, layer, head);
-        const auto *all = rep.find("all");
+        const ArcDirection dir = direction();
+        order = sentencesForCell(rep, layer, head, rel->relation, dir);
+        // Per relation, every sentence with an arc of it has its own counts.
+        auto byIndex = std::make_shared<std::map<int, const HeadAccuracySentence *>>();
+        for (const auto &x : rel->sentences)
+            byIndex->emplace(x.sentence, &x);
         const int cell = layer * rep.heads + head;
-        score = [all, cell](int s) {
-            for (const auto &x : all->sentences)
-                if (x.sentence == s)
-                    return QStringLiteral("%1/%2 arcs").arg(x.depToHead[cell]).arg(x.total);
-            return QString();
+        score = [byIndex, cell, dir](int s) {
+            const auto it = byIndex->find(s);
+            if (it == byIndex->end())
+                return QString();
+            const auto &counts = dir == ArcDirection::DepToHead ? it->second->depToHead : it->second->headToDep;
+            return QStringLiteral("%1/%2 arcs").arg(counts[static_cast<std::size_t>(cell)]).arg(it->second->total);
         };
+        what = QStringLiteral(" · %1, %2")
+                   .arg(QString::fromStdString(rel->relation),
+                        dir == ArcDirection::DepToHead ? tr("dependent → head") : tr("head → dependent"));
     } else if (task == "constituent-mass" && a.constituentMass) {
         const auto &rep = *a.constituentMass;
-        if (layer >= rep.layers || head >= rep.heads)
+        if (layer < 0 || head < 0 || layer >= rep.layers || head >= rep.heads)
             return;
         order = sentencesForCell(rep, layer, head);
         const int cell = layer * rep.heads + head;
@@ -695,7 +1066,7 @@ void ProbingPanel::selectCell(int layer, int head)
         };
     } else if (task == "attention-mst" && a.attentionMst) {
         const auto &rep = *a.attentionMst;
-        if (layer >= rep.layers || head >= rep.heads)
+        if (layer < 0 || head < 0 || layer >= rep.layers || head >= rep.heads)
             return;
         order = sentencesForCell(rep, layer, head);
         const int cell = rep.cell(layer, head);
@@ -716,9 +1087,15 @@ void ProbingPanel::selectCell(int layer, int head)
         auto *item = new QListWidgetItem(QStringLiteral("%1  (%2)").arg(id, score(s)), m_sentences);
         item->setData(Qt::UserRole, id);
     }
-    m_cellLabel->setText(tr("Layer %1, head %2: %n sentence(s), worst first", nullptr, static_cast<int>(order.size()))
+    // Numbered as in the View dock (from 1); the JSON's 0-based indices alongside.
+    m_cellLabel->setText(tr("Layer %1, head %2 (JSON layer %3, head %4)%5: %n sentence(s), worst first. "
+                            "Double-click one to open it at this layer and head.",
+                            nullptr, static_cast<int>(order.size()))
+                             .arg(layer + 1)
+                             .arg(head + 1)
                              .arg(layer)
-                             .arg(head));
+                             .arg(head)
+                             .arg(what));
 }
 
 void ProbingPanel::activateSentence(int row)
@@ -726,7 +1103,168 @@ void ProbingPanel::activateSentence(int row)
     auto *item = m_sentences->item(row);
     if (!item || m_cellLayer < 0)
         return;
-    Q_EMIT openSentence(item->data(Qt::UserRole).toString(), m_cellLayer, m_cellHead);
+    const QString id = item->data(Qt::UserRole).toString();
+    Q_EMIT openSentence(id, m_cellLayer, m_cellHead, runSentence(id));
+}
+
+std::shared_ptr<const Sentence> ProbingPanel::runSentence(const QString &id)
+{
+    if (!m_runSentences) {
+        if (m_runSource.corpus) {
+            m_runSentences = m_runSource.corpus;
+        } else if (!m_runSource.files.empty()) {
+            // Read as the main window reads a corpus (the views show words: no traces).
+            QApplication::setOverrideCursor(Qt::WaitCursor);
+            auto all = std::make_shared<std::vector<Sentence>>();
+            for (const auto &file : m_runSource.files) {
+                CorpusFormat format = formatFromPath(file);
+                if (!m_runSource.format.empty())
+                    if (auto f = parseCorpusFormat(m_runSource.format))
+                        format = *f;
+                CorpusReadOptions options;
+                options.stripTraces = true;
+                options.stripFunctionTags = true;
+                auto r = readCorpusFile(file, format, options);
+                if (!r) {
+                    m_status->setText(tr("Cannot read %1 again: %2")
+                                          .arg(QString::fromStdString(file), QString::fromStdString(r.message())));
+                    continue;
+                }
+                for (auto &s : *r)
+                    all->push_back(std::move(s));
+            }
+            QApplication::restoreOverrideCursor();
+            m_runSentences = std::move(all);
+        } else {
+            return nullptr;
+        }
+        m_runIndex.clear();
+        for (std::size_t i = 0; i < m_runSentences->size(); ++i)
+            m_runIndex.emplace((*m_runSentences)[i].id, i); // the first of a repeated id
+    }
+    const auto it = m_runIndex.find(id.toStdString());
+    if (it == m_runIndex.end() || it->second >= m_runSentences->size())
+        return nullptr;
+    return std::make_shared<const Sentence>((*m_runSentences)[it->second]);
+}
+
+void ProbingPanel::updateExportActions()
+{
+    for (QAction *a : m_exportMenu->actions()) {
+        const QString name = a->objectName();
+        if (name == QLatin1String("exportReport"))
+            a->setEnabled(!m_reportJson.isEmpty());
+        else if (name == QLatin1String("exportCurves"))
+            a->setEnabled(m_curvePlot->graphCount() > 0);
+        else if (name == QLatin1String("exportHeatmap"))
+            a->setEnabled(m_heatMap->data()->keySize() > 0 && !m_heatMap->data()->isEmpty());
+        else if (name == QLatin1String("exportLinks"))
+            a->setEnabled(m_linkPlot->graphCount() > 0);
+    }
+}
+
+void ProbingPanel::exportReportDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export probing report"), QStringLiteral("probe.json"),
+                                                      tr("JSON report (*.json)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    QString csv = path;
+    if (csv.endsWith(QLatin1String(".json")))
+        csv.chop(5);
+    csv += QStringLiteral(".csv");
+    if (!exportJson(path, &error) || !exportCsv(csv, &error))
+        m_status->setText(error);
+    else
+        m_status->setText(tr("Wrote %1 and %2").arg(path, csv));
+}
+
+void ProbingPanel::exportPlotDialog(QCustomPlot *plot, const QString &name)
+{
+    QString filter;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), name + QStringLiteral(".pdf"),
+                                                tr("PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"), &filter);
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty()) // the chosen filter's extension
+        path += QLatin1Char('.') + filter.section(QStringLiteral("*."), 1).section(QLatin1Char(')'), 0, 0);
+    QString error;
+    if (exportPlot(plot, path, &error))
+        m_status->setText(tr("Wrote %1").arg(path));
+    else
+        m_status->setText(error);
+}
+
+bool ProbingPanel::exportPlot(QCustomPlot *plot, const QString &path, QString *error) const
+{
+    if (!plot) {
+        if (error)
+            *error = tr("No plot to export.");
+        return false;
+    }
+    // The plot as laid out on screen; a plot never shown (or squeezed) gets a
+    // readable page. Never smaller than its layout needs (titles, legend, the
+    // heads × relations map's rows): nothing is clipped.
+    QSize size = plot->size();
+    if (!plot->isVisible() || size.width() < 320 || size.height() < 220)
+        size = QSize(640, 420);
+    size = size.expandedTo(plot->minimumSize()).expandedTo(static_cast<const QWidget *>(plot)->minimumSizeHint());
+    QString name = QStringLiteral("probing");
+    if (plot == m_curvePlot)
+        name = QStringLiteral("probing learning curves");
+    else if (plot == m_heatPlot)
+        name = QStringLiteral("probing %1").arg(heatmapTask());
+    else if (plot == m_linkPlot)
+        name = QStringLiteral("probing link probabilities");
+    PlotExport view(plot, size, name);
+    const Status st = exportView(view, path);
+    if (!st && error)
+        *error = QString::fromStdString(st.message());
+    return static_cast<bool>(st);
+}
+
+void ProbingPanel::restoreSettings()
+{
+    m_restoring = true;
+    QSettings s;
+    s.beginGroup(kSettingsGroup);
+    m_train->setText(s.value(QStringLiteral("train")).toString());
+    m_dev->setText(s.value(QStringLiteral("dev")).toString());
+    m_test->setText(s.value(QStringLiteral("test")).toString());
+    m_model->setText(s.value(QStringLiteral("model")).toString());
+    m_useCorpus->setChecked(s.value(QStringLiteral("useOpenCorpus"), false).toBool());
+    if (s.contains(QStringLiteral("tasks"))) // a comma list ("" = none checked)
+        setTasks(s.value(QStringLiteral("tasks")).toString().split(QLatin1Char(','), Qt::SkipEmptyParts));
+    m_layers->setText(s.value(QStringLiteral("layers"), QStringLiteral("all")).toString());
+    const int pooling = m_pooling->findText(s.value(QStringLiteral("pooling")).toString());
+    if (pooling >= 0)
+        m_pooling->setCurrentIndex(pooling);
+    m_control->setChecked(s.value(QStringLiteral("control"), false).toBool());
+    m_randomInit->setChecked(s.value(QStringLiteral("randomInit"), false).toBool());
+    m_seed->setValue(s.value(QStringLiteral("seed"), 1).toInt());
+    m_epochs->setValue(s.value(QStringLiteral("epochs"), 0).toInt());
+    s.endGroup();
+    m_restoring = false;
+}
+
+void ProbingPanel::saveSettings() const
+{
+    QSettings s;
+    s.beginGroup(kSettingsGroup);
+    s.setValue(QStringLiteral("train"), m_train->text());
+    s.setValue(QStringLiteral("dev"), m_dev->text());
+    s.setValue(QStringLiteral("test"), m_test->text());
+    s.setValue(QStringLiteral("model"), m_model->text());
+    s.setValue(QStringLiteral("useOpenCorpus"), m_useCorpus->isChecked());
+    s.setValue(QStringLiteral("tasks"), checkedTasks().join(QLatin1Char(',')));
+    s.setValue(QStringLiteral("layers"), m_layers->text());
+    s.setValue(QStringLiteral("pooling"), m_pooling->currentText());
+    s.setValue(QStringLiteral("control"), m_control->isChecked());
+    s.setValue(QStringLiteral("randomInit"), m_randomInit->isChecked());
+    s.setValue(QStringLiteral("seed"), m_seed->value());
+    s.setValue(QStringLiteral("epochs"), m_epochs->value());
+    s.endGroup();
 }
 
 bool ProbingPanel::exportJson(const QString &path, QString *error) const

@@ -3,9 +3,19 @@
 /// The "Probing" dock (TreeLens issue 6): configures a probing run
 /// (core/probing/proberun.h), runs it on a worker thread with cooperative
 /// cancellation, draws the learning curve of the probe being trained, fills a
-/// results table from the report JSON, and shows the attention analyses as
-/// layers × heads heatmaps whose cells list their sentences worst first.
-/// Double-clicking a sentence emits openSentence(). Holds no probing logic.
+/// results table from the report JSON, shows the attention analyses as
+/// layers × heads heatmaps (head accuracy also as heads × relations at one
+/// layer) whose cells list their sentences worst first, and charts the link
+/// probabilities by constituent size. Double-clicking a sentence emits
+/// openSentence() with the sentence itself. Every plot exports as PNG/SVG/PDF;
+/// the inputs persist in the settings ("probing/..."). Holds no probing logic.
+///
+/// Layer numbering: the dock numbers layers and heads as the View dock does,
+/// from 1 (layer k = encoder layer k; the sentence probes' layer 0 is the
+/// embeddings). The attention tasks' JSON counts from 0 ("layer_numbering"):
+/// JSON layer l, head h is shown as layer l + 1, head h + 1, and the labels say
+/// so. The API (selectCell, openSentence) takes the 0-based indices of the
+/// report and of ViewState.
 
 #include <atomic>
 #include <functional>
@@ -24,15 +34,18 @@
 
 class QCheckBox;
 class QComboBox;
+class QCPTextElement;
 class QCPColorMap;
 class QCPColorScale;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QMenu;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
+class QTabWidget;
 class QThread;
 
 namespace treelens {
@@ -72,18 +85,48 @@ public:
     QString reportText() const { return m_reportText; }
     bool exportJson(const QString &path, QString *error = nullptr) const;
     bool exportCsv(const QString &path, QString *error = nullptr) const;
+    /// Writes `plot` (curvePlot(), heatmapPlot() or linkPlot()) as .png (300 dpi),
+    /// .svg or .pdf, by the extension; atomically (viz/viewexport.h).
+    bool exportPlot(QCustomPlot *plot, const QString &path, QString *error = nullptr) const;
     /// The attention task the heatmap shows ("" = none).
     QString heatmapTask() const;
     void setHeatmapTask(const QString &task);
-    /// Lists the sentences behind a heatmap cell, worst first.
+
+    /// Head accuracy: what the heatmap shows.
+    enum class HeatmapMode { LayersByHeads, HeadsByRelations };
+    void setHeatmapMode(HeatmapMode mode);
+    HeatmapMode heatmapMode() const;
+    /// The relation of the head-accuracy map ("all" or a universal relation).
+    void setRelation(const QString &relation);
+    QString relation() const;
+    void setDirection(ArcDirection direction);
+    ArcDirection direction() const;
+    /// The layer (0-based, as in the report) of the heads × relations map.
+    void setRelationLayer(int layer);
+    int relationLayer() const;
+    /// The heatmap's title: task, relation, direction and, for head accuracy, the
+    /// relation's best fixed-offset baseline.
+    QString heatmapTitle() const;
+
+    /// Lists the sentences behind a heatmap cell, worst first. `layer` and `head`
+    /// are 0-based (the report's); for head accuracy, of the current relation and
+    /// direction (in the heads × relations view: the row's relation, made current
+    /// by a click).
     void selectCell(int layer, int head);
     /// Emits openSentence for row `row` of the sentence list.
     void activateSentence(int row);
+    /// The sentence `id` of the last run, from the open corpus it ran on or by
+    /// reading its files (cached); nullptr when absent or unreadable.
+    std::shared_ptr<const Sentence> runSentence(const QString &id);
 
     // Widgets, for tests and screenshots.
     QCustomPlot *curvePlot() const { return m_curvePlot; }
     QCustomPlot *heatmapPlot() const { return m_heatPlot; }
+    QCustomPlot *linkPlot() const { return m_linkPlot; }
     QCPColorMap *heatmap() const { return m_heatMap; }
+    QComboBox *relationCombo() const { return m_relation; }
+    QMenu *exportMenu() const { return m_exportMenu; }
+    QTabWidget *tabs() const { return m_tabs; }
     QTableWidget *resultsTable() const { return m_table; }
     QListWidget *sentenceList() const { return m_sentences; }
     QLabel *statusLabel() const { return m_status; }
@@ -94,8 +137,12 @@ Q_SIGNALS:
     void finished(bool ok, const QString &message);
     void curvePointAdded();
     void progressText(const QString &line);
-    /// The user asked to see a sentence of a heatmap cell at that layer/head.
-    void openSentence(const QString &sentenceId, int layer, int head);
+    /// The user asked to see a sentence of a heatmap cell at that layer/head
+    /// (0-based, as ViewState). `sentence` is the probed sentence itself (nullptr
+    /// when the run's corpus no longer has it), for a receiver whose open corpus
+    /// lacks it.
+    void openSentence(const QString &sentenceId, int layer, int head,
+                      std::shared_ptr<const treelens::Sentence> sentence = nullptr);
 
 private:
     void browse(QLineEdit *edit);
@@ -103,16 +150,30 @@ private:
     void showReport(const std::shared_ptr<ProbeRunReport> &report);
     void fillTable(const QJsonObject &tasks);
     void updateHeatmap();
+    void updateHeatmapTitle();
+    void updateLinkChart();
+    const RelationHeadAccuracy *currentRelation() const;
     void finish(bool ok, const QString &message);
+    void exportPlotDialog(QCustomPlot *plot, const QString &name);
+    void exportReportDialog();
+    void updateExportActions();
+    void restoreSettings();
+    void saveSettings() const;
 
     QLineEdit *m_train = nullptr, *m_dev = nullptr, *m_test = nullptr, *m_model = nullptr, *m_layers = nullptr;
     QCheckBox *m_useCorpus = nullptr, *m_control = nullptr, *m_randomInit = nullptr;
     QListWidget *m_tasks = nullptr;
     QComboBox *m_pooling = nullptr, *m_heatTask = nullptr;
+    QComboBox *m_relation = nullptr, *m_direction = nullptr, *m_heatMode = nullptr;
+    QSpinBox *m_relLayer = nullptr;
+    QWidget *m_haControls = nullptr;
+    QMenu *m_exportMenu = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    QCPTextElement *m_heatTitle = nullptr;
     QSpinBox *m_seed = nullptr, *m_epochs = nullptr;
     QPushButton *m_run = nullptr, *m_cancel = nullptr, *m_export = nullptr;
     QLabel *m_status = nullptr, *m_cellLabel = nullptr;
-    QCustomPlot *m_curvePlot = nullptr, *m_heatPlot = nullptr;
+    QCustomPlot *m_curvePlot = nullptr, *m_heatPlot = nullptr, *m_linkPlot = nullptr;
     QCPColorMap *m_heatMap = nullptr;
     QCPColorScale *m_heatScale = nullptr;
     QTableWidget *m_table = nullptr;
@@ -128,6 +189,16 @@ private:
     std::shared_ptr<ProbeRunReport> m_report;
     QString m_reportJson, m_reportText;
     int m_cellLayer = -1, m_cellHead = -1;
+    bool m_restoring = false;
+    /// What a run read, for runSentence(): its files, or the open corpus.
+    struct RunSource {
+        std::vector<std::string> files; ///< train, dev, test
+        std::string format;             ///< ProbeRunConfig::from
+        std::shared_ptr<const std::vector<Sentence>> corpus;
+    };
+    RunSource m_runSource;                                       ///< of the report shown
+    std::shared_ptr<const std::vector<Sentence>> m_runSentences; ///< loaded on demand
+    std::map<std::string, std::size_t> m_runIndex;             ///< id -> first index in m_runSentences
 };
 
 } // namespace treelens

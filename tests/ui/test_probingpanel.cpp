@@ -3,25 +3,34 @@
 // worker thread; the curve plot, the results table and the heatmap are checked
 // against the report JSON; a cell lists its sentences worst first; cancel stops
 // a run; the main window has the hidden "Probing" dock and opens a probed
-// sentence at the cell's layer/head.
+// sentence at the cell's layer/head. Further down: head accuracy per relation and
+// direction, heads × relations, the link-probability chart, plot exports,
+// settings persistence, and probed sentences outside the open corpus.
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
+#include <QImage>
 #include <QJsonArray>
 #include <QLabel>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QListWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMouseEvent>
+#include <QSettings>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextStream>
 
 #include "core/encoders/encoder.h"
+#include "core/formats/corpus.h"
+#include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
 #include "ui/mainwindow.h"
 #include "ui/probingpanel.h"
@@ -85,8 +94,12 @@ RunResult runAndWait(ProbingPanel &panel, int ms = 240000)
 
 void configureTiny(ProbingPanel &panel, const QString &corpus)
 {
+    // Every input: the dock restores the previous test's from the settings.
     panel.setModelPath(QString::fromStdString(smallModel()));
     panel.setFiles(corpus, QString(), QString());
+    panel.setUseOpenCorpus(false);
+    panel.setControl(false);
+    panel.setRandomInit(false);
     panel.setTasks({QStringLiteral("sentlen"), QStringLiteral("head-accuracy")});
     panel.setLayers(QStringLiteral("1,2"));
     panel.setPooling(QStringLiteral("mean"));
@@ -182,7 +195,9 @@ TEST_F(ProbingPanelTest, RunsATinyProbeAndShowsTheReport)
     ASSERT_EQ(all.value(QStringLiteral("relation")).toString(), QStringLiteral("all"));
     const QJsonObject best = all.value(QStringLiteral("best_dep_to_head")).toObject();
     EXPECT_EQ(table->item(2, 0)->text(), QStringLiteral("head-accuracy"));
-    EXPECT_EQ(table->item(2, 1)->text().toInt(), best.value(QStringLiteral("layer")).toInt());
+    // The JSON counts attention layers and heads from 0; the table as the View dock, from 1.
+    EXPECT_EQ(table->item(2, 1)->text().toInt(), best.value(QStringLiteral("layer")).toInt() + 1);
+    EXPECT_EQ(table->item(2, 2)->text(), QStringLiteral("head %1").arg(best.value(QStringLiteral("head")).toInt() + 1));
     EXPECT_DOUBLE_EQ(cellNumber(table, 2, 5), best.value(QStringLiteral("accuracy")).toDouble());
 
     // Heatmap: layers × heads cells with the JSON's dep→head grid (rounded to 0.01 there).
@@ -212,14 +227,15 @@ TEST_F(ProbingPanelTest, RunsATinyProbeAndShowsTheReport)
         previous = ratio;
         EXPECT_TRUE(list->item(i)->data(Qt::UserRole).toString().startsWith(QStringLiteral("ui-")));
     }
-    // A mouse click on the cell (layer 1, head 0) lists that cell's sentences.
+    // A mouse click on the cell of JSON layer 1, head 0 — drawn at layer 2, head 1
+    // (the View dock's numbering) — lists that cell's sentences.
     auto *tabs0 = panel.findChild<QTabWidget *>(QStringLiteral("probingTabs"));
     ASSERT_TRUE(tabs0);
     tabs0->setCurrentIndex(2);
     QApplication::processEvents();
     panel.heatmapPlot()->replot();
     {
-        const QPointF pos(panel.heatmapPlot()->xAxis->coordToPixel(0.0), panel.heatmapPlot()->yAxis->coordToPixel(1.0));
+        const QPointF pos(panel.heatmapPlot()->xAxis->coordToPixel(1.0), panel.heatmapPlot()->yAxis->coordToPixel(2.0));
         QMouseEvent press(QEvent::MouseButtonPress, pos, panel.heatmapPlot()->mapToGlobal(pos), Qt::LeftButton,
                           Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(panel.heatmapPlot(), &press);
@@ -230,11 +246,15 @@ TEST_F(ProbingPanelTest, RunsATinyProbeAndShowsTheReport)
     ASSERT_EQ(list->count(), 30);
     auto *cellLabel = panel.findChild<QLabel *>(QStringLiteral("cellLabel"));
     ASSERT_TRUE(cellLabel);
-    EXPECT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 1, head 0:"))) << cellLabel->text().toStdString();
+    EXPECT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 2, head 1 (JSON layer 1, head 0)")))
+        << cellLabel->text().toStdString();
 
     QString openedId;
     int openedLayer = -1, openedHead = -1;
-    QObject::connect(&panel, &ProbingPanel::openSentence, [&](const QString &id, int l, int h) {
+    std::shared_ptr<const Sentence> openedSentence;
+    QObject::connect(&panel, &ProbingPanel::openSentence, [&](const QString &id, int l, int h,
+                                                              std::shared_ptr<const Sentence> sentence) {
+        openedSentence = std::move(sentence);
         openedId = id;
         openedLayer = l;
         openedHead = h;
@@ -245,6 +265,9 @@ TEST_F(ProbingPanelTest, RunsATinyProbeAndShowsTheReport)
     EXPECT_EQ(openedId, list->item(0)->data(Qt::UserRole).toString());
     EXPECT_EQ(openedLayer, L - 1);
     EXPECT_EQ(openedHead, H - 1);
+    // The sentence itself comes along, read back from the run's file.
+    ASSERT_TRUE(openedSentence);
+    EXPECT_EQ(QString::fromStdString(openedSentence->id), openedId);
 
     // Export: the JSON byte for byte, the table as CSV (header + one line per row).
     const QString jsonPath = dir.filePath(QStringLiteral("probe.json")), csvPath = dir.filePath(QStringLiteral("probe.csv"));
@@ -263,7 +286,8 @@ TEST_F(ProbingPanelTest, RunsATinyProbeAndShowsTheReport)
     // Screenshots of each tab, for a look by eye.
     auto *tabs = panel.findChild<QTabWidget *>(QStringLiteral("probingTabs"));
     ASSERT_TRUE(tabs);
-    const char *names[] = {"curves", "results", "attention"};
+    const char *names[] = {"curves", "results", "attention", "links"};
+    ASSERT_EQ(tabs->count(), 4);
     for (int i = 0; i < tabs->count(); ++i) {
         tabs->setCurrentIndex(i);
         QApplication::processEvents();
@@ -343,4 +367,544 @@ TEST_F(ProbingPanelTest, MainWindowHasAHiddenProbingDockAndOpensProbedSentences)
     EXPECT_EQ(w.document()->sentence()->id, "ui-2-4");
     EXPECT_EQ(w.viewState().layer, 1);
     EXPECT_EQ(w.viewState().head, 2);
+}
+
+// ---------------------------------------------------------------------------
+// Head accuracy per relation and direction, heads × relations, the link chart,
+// plot exports, settings, and opening probed sentences. The corpus is
+// three.conllu ten times over; its relations, counted by hand per copy:
+//   "The cat sat ."                   det(The→cat +1) nsubj(cat→sat +1) punct(.→sat −1)
+//   "Mr. Vinken is chairman of Elsevier ."
+//       compound(Mr.→Vinken +1) nsubj(Vinken→chairman +2) cop(is→chairman +1)
+//       case(of→Elsevier +1) nmod(Elsevier→chairman −2) punct(.→chairman −3)
+//   "Dogs bark loudly ."              nsubj(Dogs→bark +1) advmod(loudly→bark −1) punct(.→bark −2)
+// (arrow: dependent → head, then the offset head − dependent).
+
+namespace {
+
+/// Runs head-accuracy and link-probs (layers "1": no probe is trained).
+RunResult runAttention(ProbingPanel &panel, const QString &corpus)
+{
+    configureTiny(panel, corpus);
+    panel.setTasks({QStringLiteral("head-accuracy"), QStringLiteral("link-probs")});
+    panel.setLayers(QStringLiteral("1"));
+    return runAndWait(panel);
+}
+
+QJsonObject relationJson(const QJsonObject &ha, const QString &relation)
+{
+    for (const auto &r : ha.value(QStringLiteral("relations")).toArray())
+        if (r.toObject().value(QStringLiteral("relation")).toString() == relation)
+            return r.toObject();
+    return {};
+}
+
+void grabTab(ProbingPanel &panel, int tab, const QString &path)
+{
+    panel.tabs()->setCurrentIndex(tab);
+    QApplication::processEvents();
+    panel.heatmapPlot()->replot();
+    panel.linkPlot()->replot();
+    panel.grab().save(path);
+}
+
+} // namespace
+
+TEST_F(ProbingPanelTest, HeadAccuracyPerRelationAndDirection)
+{
+    ProbingPanel panel;
+    panel.resize(1200, 620);
+    panel.show();
+    const RunResult r = runAttention(panel, corpus);
+    ASSERT_TRUE(r.finished && r.ok) << r.message.toStdString();
+    const QJsonObject ha = QJsonDocument::fromJson(panel.reportJson().toUtf8())
+                               .object()
+                               .value(QStringLiteral("tasks"))
+                               .toObject()
+                               .value(QStringLiteral("head-accuracy"))
+                               .toObject();
+    const int L = ha.value(QStringLiteral("layers")).toInt(), H = ha.value(QStringLiteral("heads")).toInt();
+    ASSERT_GT(L, 1);
+    ASSERT_GT(H, 1);
+
+    // The picker: "all" first, then the relations alphabetically, with their arcs (hand-counted).
+    const QStringList expected = {"all (120)", "advmod (10)", "case (10)", "compound (10)", "cop (10)",
+                                  "det (10)",  "nmod (10)",   "nsubj (30)", "punct (30)"};
+    QStringList items;
+    for (int i = 0; i < panel.relationCombo()->count(); ++i)
+        items << panel.relationCombo()->itemText(i);
+    EXPECT_EQ(items, expected);
+    EXPECT_EQ(panel.relation(), QStringLiteral("all"));
+
+    // nsubj, dependent → head: the map is the JSON's nsubj grid; the best offset is
+    // +1 (cat→sat, Dogs→bark: 20 of 30 arcs).
+    panel.setRelation(QStringLiteral("nsubj"));
+    EXPECT_EQ(panel.relation(), QStringLiteral("nsubj"));
+    const QJsonObject nsubj = relationJson(ha, QStringLiteral("nsubj"));
+    ASSERT_FALSE(nsubj.isEmpty());
+    EXPECT_EQ(nsubj.value(QStringLiteral("best_offset")).toObject().value(QStringLiteral("offset")).toInt(), 1);
+    EXPECT_TRUE(panel.heatmapTitle().contains(QStringLiteral("best fixed offset for nsubj: head = dependent +1, 66.67 %")))
+        << panel.heatmapTitle().toStdString();
+    EXPECT_TRUE(panel.heatmapTitle().contains(QStringLiteral("nsubj (30 arcs), dependent → head")));
+    ASSERT_EQ(panel.heatmap()->data()->keySize(), H);
+    ASSERT_EQ(panel.heatmap()->data()->valueSize(), L);
+    const QJsonArray nsubjDep = nsubj.value(QStringLiteral("dep_to_head")).toArray();
+    for (int l = 0; l < L; ++l)
+        for (int h = 0; h < H; ++h)
+            EXPECT_NEAR(panel.heatmap()->data()->cell(h, l), nsubjDep[l].toArray()[h].toDouble(), 0.0051);
+    // Axes numbered from 1, as the View dock: cells centred on 1..H and 1..L.
+    EXPECT_DOUBLE_EQ(panel.heatmap()->data()->keyRange().lower, 1.0);
+    EXPECT_DOUBLE_EQ(panel.heatmap()->data()->keyRange().upper, H);
+    EXPECT_DOUBLE_EQ(panel.heatmap()->data()->valueRange().lower, 1.0);
+    EXPECT_DOUBLE_EQ(panel.heatmap()->data()->valueRange().upper, L);
+
+    // A cell of nsubj: all 30 sentences (one nsubj each); the right arcs listed
+    // add up to the JSON's percentage of the 30 arcs.
+    panel.selectCell(1, 2);
+    QListWidget *list = panel.sentenceList();
+    ASSERT_EQ(list->count(), 30);
+    int right = 0;
+    for (int i = 0; i < list->count(); ++i) {
+        const QString frac = list->item(i)->text().section(QLatin1Char('('), 1).section(QLatin1Char(' '), 0, 0);
+        EXPECT_EQ(frac.section(QLatin1Char('/'), 1, 1), QStringLiteral("1"));
+        right += frac.section(QLatin1Char('/'), 0, 0).toInt();
+    }
+    EXPECT_NEAR(100.0 * right / 30.0, nsubjDep[1].toArray()[2].toDouble(), 0.0051);
+    auto *cellLabel = panel.findChild<QLabel *>(QStringLiteral("cellLabel"));
+    EXPECT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 2, head 3 (JSON layer 1, head 2) · nsubj, dependent → head: 30")))
+        << cellLabel->text().toStdString();
+
+    // advmod occurs only in "Dogs bark loudly." (ui-3-*): 10 sentences, one arc
+    // each; its best offset is −1 (loudly→bark) at 100 %.
+    panel.setRelation(QStringLiteral("advmod"));
+    EXPECT_TRUE(panel.heatmapTitle().contains(QStringLiteral("head = dependent -1, 100.00 %"))) << panel.heatmapTitle().toStdString();
+    panel.selectCell(0, 0);
+    ASSERT_EQ(list->count(), 10);
+    for (int i = 0; i < list->count(); ++i) {
+        EXPECT_TRUE(list->item(i)->data(Qt::UserRole).toString().startsWith(QStringLiteral("ui-3-")));
+        EXPECT_TRUE(list->item(i)->text().endsWith(QStringLiteral("/1 arcs)")));
+    }
+    // det: The→cat, always the next word.
+    panel.setRelation(QStringLiteral("det"));
+    EXPECT_TRUE(panel.heatmapTitle().contains(QStringLiteral("head = dependent +1, 100.00 %")));
+
+    // head → dependent: the JSON's head_to_dep grid of the relation.
+    panel.setRelation(QStringLiteral("punct"));
+    panel.setDirection(ArcDirection::HeadToDep);
+    EXPECT_TRUE(panel.heatmapTitle().contains(QStringLiteral("punct (30 arcs), head → dependent")));
+    // punct: offsets −1, −3, −2 ten times each; the tie goes to the smaller |offset|.
+    EXPECT_TRUE(panel.heatmapTitle().contains(QStringLiteral("head = dependent -1, 33.33 %"))) << panel.heatmapTitle().toStdString();
+    const QJsonArray punctHead = relationJson(ha, QStringLiteral("punct")).value(QStringLiteral("head_to_dep")).toArray();
+    for (int l = 0; l < L; ++l)
+        for (int h = 0; h < H; ++h)
+            EXPECT_NEAR(panel.heatmap()->data()->cell(h, l), punctHead[l].toArray()[h].toDouble(), 0.0051);
+    panel.selectCell(L - 1, 0);
+    EXPECT_EQ(list->count(), 30);
+    EXPECT_TRUE(cellLabel->text().contains(QStringLiteral("punct, head → dependent"))) << cellLabel->text().toStdString();
+
+    panel.setRelation(QStringLiteral("nsubj"));
+    panel.setDirection(ArcDirection::DepToHead);
+    panel.selectCell(1, 2);
+    grabTab(panel, 2, QStringLiteral("/tmp/probing-panel-relation.png"));
+}
+
+TEST_F(ProbingPanelTest, HeadsByRelationsAtALayer)
+{
+    ProbingPanel panel;
+    panel.resize(1200, 620);
+    panel.show();
+    const RunResult r = runAttention(panel, corpus);
+    ASSERT_TRUE(r.finished && r.ok) << r.message.toStdString();
+    const QJsonObject ha = QJsonDocument::fromJson(panel.reportJson().toUtf8())
+                               .object()
+                               .value(QStringLiteral("tasks"))
+                               .toObject()
+                               .value(QStringLiteral("head-accuracy"))
+                               .toObject();
+    const int H = ha.value(QStringLiteral("heads")).toInt();
+    const QJsonArray rels = ha.value(QStringLiteral("relations")).toArray();
+    ASSERT_EQ(rels.size(), 9);
+
+    panel.setHeatmapMode(ProbingPanel::HeatmapMode::HeadsByRelations);
+    panel.setRelationLayer(1); // JSON layer 1 = the View dock's layer 2
+    EXPECT_EQ(panel.relationLayer(), 1);
+    auto *spin = panel.findChild<QSpinBox *>(QStringLiteral("relationLayerSpin"));
+    ASSERT_TRUE(spin);
+    EXPECT_EQ(spin->value(), 2);
+    EXPECT_TRUE(spin->isEnabled());
+    EXPECT_TRUE(panel.heatmapTitle().startsWith(QStringLiteral("Head accuracy at layer 2 (JSON layer 1), dependent → head")))
+        << panel.heatmapTitle().toStdString();
+    // Rows = the relations in the report's order, columns = heads; cell = that
+    // relation's dep→head accuracy at JSON layer 1.
+    ASSERT_EQ(panel.heatmap()->data()->keySize(), H);
+    ASSERT_EQ(panel.heatmap()->data()->valueSize(), 9);
+    for (int row = 0; row < 9; ++row) {
+        const QJsonArray grid = rels[row].toObject().value(QStringLiteral("dep_to_head")).toArray();
+        for (int h = 0; h < H; ++h)
+            EXPECT_NEAR(panel.heatmap()->data()->cell(h, row), grid[1].toArray()[h].toDouble(), 0.0051) << row << "," << h;
+    }
+    // Row labels: relation (arcs) · best offset: accuracy.
+    auto ticker = panel.heatmapPlot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    ASSERT_TRUE(ticker);
+    // all: +1 is right for det, compound, cop, case (10 each) and 20 nsubj = 60 of 120.
+    EXPECT_EQ(ticker->ticks().value(0), QStringLiteral("all (120) · +1: 50.0"));
+    EXPECT_EQ(ticker->ticks().value(7), QStringLiteral("nsubj (30) · +1: 66.7"));
+    EXPECT_EQ(ticker->ticks().value(5), QStringLiteral("det (10) · +1: 100.0"));
+
+    // A click on the advmod row (row 1), head 1 lists advmod's sentences at layer 2.
+    panel.tabs()->setCurrentIndex(2);
+    QApplication::processEvents();
+    panel.heatmapPlot()->replot();
+    const QPointF pos(panel.heatmapPlot()->xAxis->coordToPixel(1.0), panel.heatmapPlot()->yAxis->coordToPixel(1.0));
+    QMouseEvent press(QEvent::MouseButtonPress, pos, panel.heatmapPlot()->mapToGlobal(pos), Qt::LeftButton, Qt::LeftButton,
+                      Qt::NoModifier);
+    QApplication::sendEvent(panel.heatmapPlot(), &press);
+    QMouseEvent release(QEvent::MouseButtonRelease, pos, panel.heatmapPlot()->mapToGlobal(pos), Qt::LeftButton,
+                        Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(panel.heatmapPlot(), &release);
+    EXPECT_EQ(panel.relation(), QStringLiteral("advmod"));
+    EXPECT_EQ(panel.sentenceList()->count(), 10);
+    auto *cellLabel = panel.findChild<QLabel *>(QStringLiteral("cellLabel"));
+    EXPECT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 2, head 1 (JSON layer 1, head 0) · advmod, dependent → head: 10")))
+        << cellLabel->text().toStdString();
+    // The map itself did not change with the relation.
+    EXPECT_EQ(panel.heatmap()->data()->valueSize(), 9);
+    EXPECT_TRUE(panel.heatmapTitle().contains(QStringLiteral("best fixed offset for advmod: head = dependent -1, 100.00 %")));
+    QString openedId;
+    int openedLayer = -1, openedHead = -1;
+    QObject::connect(&panel, &ProbingPanel::openSentence, [&](const QString &id, int l, int h) {
+        openedId = id;
+        openedLayer = l;
+        openedHead = h;
+    });
+    panel.activateSentence(0);
+    EXPECT_TRUE(openedId.startsWith(QStringLiteral("ui-3-")));
+    EXPECT_EQ(openedLayer, 1);
+    EXPECT_EQ(openedHead, 0);
+    grabTab(panel, 2, QStringLiteral("/tmp/probing-panel-relations.png"));
+
+    // Other analyses hide the head-accuracy controls.
+    EXPECT_TRUE(panel.relationCombo()->isVisible());
+    panel.setHeatmapMode(ProbingPanel::HeatmapMode::LayersByHeads);
+    EXPECT_FALSE(spin->isEnabled());
+}
+
+TEST_F(ProbingPanelTest, LinkProbabilityChartByConstituentSize)
+{
+    ProbingPanel panel;
+    panel.resize(1200, 620);
+    panel.show();
+    const RunResult r = runAttention(panel, corpus);
+    ASSERT_TRUE(r.finished && r.ok) << r.message.toStdString();
+    const QJsonObject lp = QJsonDocument::fromJson(panel.reportJson().toUtf8())
+                               .object()
+                               .value(QStringLiteral("tasks"))
+                               .toObject()
+                               .value(QStringLiteral("link-probs"))
+                               .toObject();
+    const QJsonArray perLayer = lp.value(QStringLiteral("per_layer")).toArray();
+    ASSERT_GT(perLayer.size(), 1);
+    // One line per layer.
+    QCustomPlot *plot = panel.linkPlot();
+    ASSERT_EQ(plot->graphCount(), perLayer.size());
+    // Dependency spans of the corpus (subtree projections), by hand per copy:
+    // size-2 gaps: The|cat, Mr.|Vinken, of|Elsevier = 3; every other gap (2 + 4 + 3 = 9)
+    // is covered only by the whole sentence. Ten copies: 30 and 90, nothing in 3-4, 5-8, 9+.
+    auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    ASSERT_TRUE(ticker);
+    EXPECT_EQ(ticker->ticks().value(0), QStringLiteral("2\n30 gaps"));
+    EXPECT_EQ(ticker->ticks().value(1), QStringLiteral("3-4\n0 gaps"));
+    EXPECT_EQ(ticker->ticks().value(3), QStringLiteral("9+\n0 gaps"));
+    EXPECT_EQ(ticker->ticks().value(4), QStringLiteral("sentence\n90 gaps"));
+    for (int l = 0; l < perLayer.size(); ++l) {
+        const QJsonObject lj = perLayer[l].toObject();
+        EXPECT_EQ(lj.value(QStringLiteral("gaps")).toInt(), 120);
+        const QJsonObject buckets = lj.value(QStringLiteral("by_constituent_size")).toObject();
+        EXPECT_EQ(buckets.value(QStringLiteral("2")).toObject().value(QStringLiteral("gaps")).toInt(), 30);
+        EXPECT_EQ(buckets.value(QStringLiteral("sentence")).toObject().value(QStringLiteral("gaps")).toInt(), 90);
+        QCPGraph *g = plot->graph(l);
+        // The empty buckets have no point: x = 0 ("2") and x = 4 ("sentence").
+        ASSERT_EQ(g->dataCount(), 2);
+        EXPECT_DOUBLE_EQ(g->data()->at(0)->key, 0.0);
+        EXPECT_DOUBLE_EQ(g->data()->at(1)->key, 4.0);
+        EXPECT_NEAR(g->data()->at(0)->value, buckets.value(QStringLiteral("2")).toObject().value(QStringLiteral("mean")).toDouble(), 0.00006);
+        EXPECT_NEAR(g->data()->at(1)->value,
+                    buckets.value(QStringLiteral("sentence")).toObject().value(QStringLiteral("mean")).toDouble(), 0.00006);
+        // Legend: layer numbered as the View dock, with the JSON's mean and Spearman.
+        const QString name = g->name();
+        EXPECT_TRUE(name.startsWith(QStringLiteral("layer %1 (JSON %2): mean ").arg(l + 1).arg(l))) << name.toStdString();
+        const double mean = name.section(QStringLiteral("mean "), 1).section(QLatin1Char(','), 0, 0).toDouble();
+        const double rho = name.section(QStringLiteral("ρ = "), 1).toDouble();
+        EXPECT_NEAR(mean, lj.value(QStringLiteral("mean")).toDouble(), 0.00051);
+        EXPECT_NEAR(rho, lj.value(QStringLiteral("spearman")).toDouble(), 0.00051);
+    }
+    grabTab(panel, 3, QStringLiteral("/tmp/probing-panel-links.png"));
+}
+
+TEST_F(ProbingPanelTest, ExportsEveryPlotAsPngSvgPdf)
+{
+    ProbingPanel panel;
+    panel.resize(1200, 620);
+    // Before any run: only nothing to export.
+    for (QAction *a : panel.exportMenu()->actions())
+        if (!a->isSeparator())
+            EXPECT_FALSE(a->isEnabled()) << a->objectName().toStdString();
+    configureTiny(panel, corpus);
+    panel.setTasks({QStringLiteral("sentlen"), QStringLiteral("head-accuracy"), QStringLiteral("link-probs")});
+    panel.setLayers(QStringLiteral("1"));
+    const RunResult r = runAndWait(panel);
+    ASSERT_TRUE(r.finished && r.ok) << r.message.toStdString();
+    QStringList enabled;
+    for (QAction *a : panel.exportMenu()->actions())
+        if (!a->isSeparator() && a->isEnabled())
+            enabled << a->objectName();
+    EXPECT_EQ(enabled, QStringList({"exportReport", "exportCurves", "exportHeatmap", "exportLinks"}));
+
+    // The widget was never shown: each plot exports on a 640×420 point page, or
+    // larger where its layout needs more (the link chart's title and legend).
+    const std::pair<QCustomPlot *, const char *> plots[] = {
+        {panel.curvePlot(), "curves"}, {panel.heatmapPlot(), "heatmap"}, {panel.linkPlot(), "links"}};
+    for (const auto &[plot, name] : plots) {
+        QString error;
+        const QString png = dir.filePath(QStringLiteral("%1.png").arg(QLatin1String(name)));
+        const QString svg = dir.filePath(QStringLiteral("%1.svg").arg(QLatin1String(name)));
+        const QString pdf = dir.filePath(QStringLiteral("%1.pdf").arg(QLatin1String(name)));
+        ASSERT_TRUE(panel.exportPlot(plot, png, &error)) << error.toStdString();
+        ASSERT_TRUE(panel.exportPlot(plot, svg, &error)) << error.toStdString();
+        ASSERT_TRUE(panel.exportPlot(plot, pdf, &error)) << error.toStdString();
+        QFile s(svg), p(pdf);
+        ASSERT_TRUE(s.open(QIODevice::ReadOnly));
+        const QString svgText = QString::fromUtf8(s.readAll());
+        EXPECT_TRUE(svgText.contains(QStringLiteral("<svg"))) << name;
+        const QStringList box = svgText.section(QStringLiteral("viewBox=\""), 1).section(QLatin1Char('"'), 0, 0).split(QLatin1Char(' '));
+        ASSERT_EQ(box.size(), 4) << name;
+        const double width = box[2].toDouble(), height = box[3].toDouble();
+        if (plot == panel.linkPlot()) {
+            EXPECT_GT(width, 640.0);
+        } else {
+            EXPECT_EQ(width, 640.0) << name;
+            EXPECT_EQ(height, 420.0) << name;
+        }
+        EXPECT_GE(height, 420.0) << name;
+        // Nothing clipped: every text run starts inside the page.
+        int texts = 0;
+        for (int at = svgText.indexOf(QStringLiteral("<text")); at >= 0; at = svgText.indexOf(QStringLiteral("<text"), at + 1)) {
+            const double x = svgText.mid(at).section(QStringLiteral(" x=\""), 1).section(QLatin1Char('"'), 0, 0).toDouble();
+            EXPECT_LT(x, width - 10) << name;
+            EXPECT_GE(x, 0.0) << name;
+            ++texts;
+        }
+        EXPECT_GT(texts, 5) << name;
+        // PNG at 300 dpi: the page × 300/72 pixels (rounded up), and not blank.
+        const QImage image(png);
+        ASSERT_FALSE(image.isNull()) << name;
+        EXPECT_NEAR(image.width(), width * 300.0 / 72.0, 1.01) << name;
+        EXPECT_NEAR(image.height(), height * 300.0 / 72.0, 1.01) << name;
+        int dark = 0;
+        for (int y = 0; y < image.height(); y += 7)
+            for (int x = 0; x < image.width(); x += 7)
+                dark += qGray(image.pixel(x, y)) < 128;
+        EXPECT_GT(dark, 50) << name;
+        ASSERT_TRUE(p.open(QIODevice::ReadOnly));
+        EXPECT_TRUE(p.read(5) == "%PDF-") << name;
+        for (const QString &f : {png, svg, pdf}) { // for a look by eye
+            const QString copy = QStringLiteral("/tmp/probing-export-") + QFileInfo(f).fileName();
+            QFile::remove(copy);
+            QFile::copy(f, copy);
+        }
+    }
+    // The vector files keep their text: the link chart's legend is in its SVG.
+    {
+        QFile s(dir.filePath(QStringLiteral("links.svg")));
+        ASSERT_TRUE(s.open(QIODevice::ReadOnly));
+        EXPECT_TRUE(s.readAll().contains("Spearman correlation"));
+    }
+    // Failures write nothing: an unknown format, a missing directory.
+    QString error;
+    const QString gif = dir.filePath(QStringLiteral("heat.gif"));
+    EXPECT_FALSE(panel.exportPlot(panel.heatmapPlot(), gif, &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("unknown export format"))) << error.toStdString();
+    EXPECT_FALSE(QFile::exists(gif));
+    const QString missing = dir.filePath(QStringLiteral("no/such/dir/heat.png"));
+    EXPECT_FALSE(panel.exportPlot(panel.heatmapPlot(), missing, &error));
+    EXPECT_FALSE(QFile::exists(missing));
+}
+
+/// The dock's inputs persist in a settings file of its own (QSettings::setPath to a
+/// temporary directory for the test, then back).
+TEST(ProbingPanelSettings, InputsAreRestoredNextTime)
+{
+    app();
+    QTemporaryDir settingsDir;
+    ASSERT_TRUE(settingsDir.isValid());
+    const QString previous = qEnvironmentVariable("XDG_CONFIG_HOME");
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
+    struct Restore {
+        QString path;
+        ~Restore()
+        {
+            QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, path);
+            QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, path);
+        }
+    } restore{previous};
+    EXPECT_FALSE(QSettings().contains(QStringLiteral("probing/tasks")));
+    {
+        // Nothing stored: the defaults.
+        ProbingPanel panel;
+        EXPECT_EQ(panel.checkedTasks(), QStringList({"sentlen", "head-accuracy"}));
+        const ProbeRunConfig c = panel.config();
+        EXPECT_EQ(c.layers, "all");
+        EXPECT_EQ(c.pooling, "both");
+        EXPECT_EQ(c.seed, 1u);
+        EXPECT_EQ(c.epochs, 0);
+        EXPECT_FALSE(c.control);
+        EXPECT_FALSE(c.randomInit);
+        EXPECT_TRUE(c.train.empty());
+        EXPECT_TRUE(c.model.empty());
+        EXPECT_FALSE(QSettings().value(QStringLiteral("probing/useOpenCorpus")).toBool());
+
+        panel.setFiles(QStringLiteral("/data/train.conllu"), QStringLiteral("/data/dev.conllu"),
+                       QStringLiteral("/data/test.conllu"));
+        panel.setModelPath(QStringLiteral("/models/m.safetensors"));
+        panel.setTasks({QStringLiteral("treedepth"), QStringLiteral("link-probs")});
+        panel.setLayers(QStringLiteral("0,2,4"));
+        panel.setPooling(QStringLiteral("cls"));
+        panel.setControl(true);
+        panel.setRandomInit(true);
+        panel.setSeed(42);
+        panel.setEpochs(17);
+        panel.setUseOpenCorpus(true);
+    }
+    // The file is where the test put it.
+    EXPECT_EQ(QSettings().value(QStringLiteral("probing/seed")).toInt(), 42);
+    EXPECT_TRUE(QSettings().fileName().startsWith(settingsDir.path())) << QSettings().fileName().toStdString();
+    ProbingPanel again;
+    EXPECT_EQ(again.checkedTasks(), QStringList({"treedepth", "link-probs"}));
+    EXPECT_EQ(again.modelPath(), QStringLiteral("/models/m.safetensors"));
+    const ProbeRunConfig c = again.config();
+    EXPECT_EQ(c.train, std::vector<std::string>{"/data/train.conllu"});
+    EXPECT_EQ(c.dev, std::vector<std::string>{"/data/dev.conllu"});
+    EXPECT_EQ(c.test, std::vector<std::string>{"/data/test.conllu"});
+    EXPECT_EQ(c.layers, "0,2,4");
+    EXPECT_EQ(c.pooling, "cls");
+    EXPECT_TRUE(c.control);
+    EXPECT_TRUE(c.randomInit);
+    EXPECT_EQ(c.seed, 42u);
+    EXPECT_EQ(c.epochs, 17);
+    EXPECT_TRUE(QSettings().value(QStringLiteral("probing/useOpenCorpus")).toBool());
+    // No task checked is remembered too.
+    again.setTasks({});
+    ProbingPanel third;
+    EXPECT_TRUE(third.checkedTasks().isEmpty());
+}
+
+namespace {
+
+/// The View dock's layer and head spin boxes (their tool tips name them).
+std::pair<int, int> viewDockLayerHead(MainWindow &w)
+{
+    int layer = -1, head = -1;
+    for (QSpinBox *s : w.controlPanel()->findChildren<QSpinBox *>()) {
+        if (s->toolTip().startsWith(QStringLiteral("Encoder layer")))
+            layer = s->value();
+        if (s->toolTip().startsWith(QStringLiteral("Attention head")))
+            head = s->value();
+    }
+    return {layer, head};
+}
+
+} // namespace
+
+TEST_F(ProbingPanelTest, DoubleClickOpensTheSentenceAtTheLayerTheDockShows)
+{
+    MainWindow w;
+    w.show();
+    QString error;
+    ASSERT_TRUE(w.openCorpus(corpus, &error)) << error.toStdString();
+    w.setModelPath(QString::fromStdString(smallModel()));
+    ProbingPanel *panel = w.probingPanel();
+    configureTiny(*panel, corpus);
+    panel->setTasks({QStringLiteral("head-accuracy")});
+    const RunResult r = runAndWait(*panel);
+    ASSERT_TRUE(r.finished && r.ok) << r.message.toStdString();
+    panel->selectCell(2, 3); // JSON layer 2, head 3
+    auto *cellLabel = panel->findChild<QLabel *>(QStringLiteral("cellLabel"));
+    ASSERT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 3, head 4 "))) << cellLabel->text().toStdString();
+    bool shown = false;
+    QObject::connect(&w, &MainWindow::analysisShown, [&](bool) { shown = true; });
+    const QString id = panel->sentenceList()->item(0)->data(Qt::UserRole).toString();
+    panel->activateSentence(0);
+    ASSERT_TRUE(waitFor([&] { return shown; }, 60000));
+    QApplication::processEvents();
+    EXPECT_EQ(QString::fromStdString(w.document()->sentence()->id), id);
+    // The View dock shows the numbers the probing dock showed.
+    EXPECT_EQ(viewDockLayerHead(w), std::make_pair(3, 4));
+    EXPECT_EQ(w.viewState().layer, 2);
+    EXPECT_EQ(w.viewState().head, 3);
+}
+
+TEST_F(ProbingPanelTest, OpensAProbedSentenceThatIsNotInTheOpenCorpus)
+{
+    MainWindow w;
+    w.show();
+    w.setModelPath(QString::fromStdString(smallModel()));
+    ASSERT_FALSE(w.corpusPanel()->model()->corpus()); // no corpus open
+    ProbingPanel *panel = w.probingPanel();
+    configureTiny(*panel, corpus);
+    panel->setTasks({QStringLiteral("head-accuracy")});
+    const RunResult r = runAndWait(*panel);
+    ASSERT_TRUE(r.finished && r.ok) << r.message.toStdString();
+    // advmod: only "Dogs bark loudly ." (ui-3-*).
+    panel->setRelation(QStringLiteral("advmod"));
+    panel->selectCell(1, 2);
+    ASSERT_EQ(panel->sentenceList()->count(), 10);
+    const QString id = panel->sentenceList()->item(0)->data(Qt::UserRole).toString();
+    ASSERT_TRUE(id.startsWith(QStringLiteral("ui-3-")));
+
+    // The run's own copy of the sentence, read back from its file.
+    const auto s = panel->runSentence(id);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->words(), (std::vector<std::string>{"Dogs", "bark", "loudly", "."}));
+    ASSERT_TRUE(s->dependency);
+    EXPECT_FALSE(panel->runSentence(QStringLiteral("nowhere")));
+
+    bool shown = false;
+    QObject::connect(&w, &MainWindow::analysisShown, [&](bool) { shown = true; });
+    panel->activateSentence(0);
+    ASSERT_TRUE(waitFor([&] { return shown; }, 60000));
+    QApplication::processEvents();
+    // Shown as the current document, with its gold tree, at the cell's layer/head;
+    // the corpus dock is untouched.
+    ASSERT_TRUE(w.document()->sentence());
+    EXPECT_EQ(QString::fromStdString(w.document()->sentence()->id), id);
+    EXPECT_EQ(w.document()->sentence()->words(), (std::vector<std::string>{"Dogs", "bark", "loudly", "."}));
+    ASSERT_TRUE(w.document()->sentence()->dependency);
+    EXPECT_EQ(w.document()->sentence()->metadataValue("dependency_source"), "gold");
+    EXPECT_EQ(viewDockLayerHead(w), std::make_pair(2, 3));
+    EXPECT_EQ(w.viewState().layer, 1);
+    EXPECT_EQ(w.viewState().head, 2);
+    EXPECT_FALSE(w.corpusPanel()->model()->corpus());
+
+    // With the open corpus as the run's input, the sentence comes from it.
+    ProbingPanel own;
+    own.setCorpusSource([] {
+        auto v = std::make_shared<std::vector<Sentence>>();
+        auto r = readCorpusFile(QStringLiteral(TREELENS_TEST_DATA_DIR "/ui/three.conllu").toStdString(), CorpusFormat::Conllu);
+        if (r)
+            for (int i = 0; i < 10; ++i)
+                for (auto s : *r) {
+                    s.id += "-copy" + std::to_string(i);
+                    v->push_back(s);
+                }
+        return std::shared_ptr<const std::vector<Sentence>>(v);
+    });
+    configureTiny(own, QString());
+    own.setUseOpenCorpus(true);
+    own.setTasks({QStringLiteral("head-accuracy")});
+    const RunResult r2 = runAndWait(own);
+    ASSERT_TRUE(r2.finished && r2.ok) << r2.message.toStdString();
+    const auto fromCorpus = own.runSentence(QStringLiteral("ui-2-copy3"));
+    ASSERT_TRUE(fromCorpus);
+    EXPECT_EQ(fromCorpus->words().size(), 7u);
 }
