@@ -1,0 +1,110 @@
+// Wall time of a probing run in the GUI's Probing dock (offscreen), as a user
+// starts it: UD EWT dev (2,001 sentences) cut 0.8/0.1/0.1, every task, layers
+// all, both poolings, with or without the baselines; and how responsive the GUI
+// thread stays meanwhile (LatencyProbe: the worst stall and the stalls over
+// 100 ms while the live curves are drawn). Prints one JSON object. See
+// docs/probing.md#speed.
+//
+//   bench_probe_gui [--corpus FILE] [--model M] [--tasks all|T,...] [--baselines]
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <QApplication>
+#include <QElapsedTimer>
+
+#include <nlohmann/json.hpp>
+
+#include "core/encoders/encoder.h"
+#include "ui/probingpanel.h"
+#include "ui/session/latencyprobe.h"
+
+using namespace treelens;
+
+int main(int argc, char **argv)
+{
+    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+    QApplication app(argc, argv);
+    std::string corpus = std::string(TREELENS_DEFAULT_SHARED_DIR) + "/data/ud-english-ewt/en_ewt-ud-dev.conllu";
+    std::string model = findShippedModel("tree-transformer-en-small.safetensors");
+    std::string tasks = "all";
+    bool baselines = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "bench_probe_gui: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--corpus")
+            corpus = value();
+        else if (a == "--model")
+            model = value();
+        else if (a == "--tasks")
+            tasks = value();
+        else if (a == "--baselines")
+            baselines = true;
+        else {
+            std::fprintf(stderr, "usage: bench_probe_gui [--corpus FILE] [--model M] [--tasks all|T,...] [--baselines]\n");
+            return 2;
+        }
+    }
+    if (model.empty()) {
+        std::fprintf(stderr, "bench_probe_gui: the shipped model is not installed (give --model)\n");
+        return 1;
+    }
+
+    ProbingPanel panel;
+    panel.resize(1400, 900);
+    panel.show();
+    panel.setModelPath(QString::fromStdString(model));
+    panel.setFiles(QString::fromStdString(corpus), QString(), QString());
+    if (tasks == "all") {
+        QStringList all;
+        for (const auto *list : {&probeRunSentenceTasks(), &probeRunStructuralTasks(), &probeRunAttentionTasks()})
+            for (const auto &t : *list)
+                all << QString::fromStdString(t);
+        panel.setTasks(all);
+    } else {
+        panel.setTasks(QString::fromStdString(tasks).split(QLatin1Char(',')));
+    }
+    panel.setLayers(QStringLiteral("all"));
+    panel.setPooling(QStringLiteral("both"));
+    panel.setControl(baselines);
+    panel.setRandomInit(baselines);
+
+    bool done = false, ok = false;
+    QString message;
+    QObject::connect(&panel, &ProbingPanel::finished, [&](bool success, const QString &m) {
+        done = true;
+        ok = success;
+        message = m;
+    });
+    LatencyProbe probe(5);
+    QElapsedTimer clock;
+    clock.start();
+    probe.start();
+    panel.run();
+    while (!done)
+        QApplication::processEvents(QEventLoop::AllEvents, 50);
+    const double seconds = clock.elapsed() / 1000.0;
+    probe.stop();
+    if (!ok) {
+        std::fprintf(stderr, "bench_probe_gui: the run failed: %s\n", message.toStdString().c_str());
+        return 1;
+    }
+    nlohmann::json out = {{"benchmark", "probe_gui"},
+                          {"corpus", corpus},
+                          {"model", model},
+                          {"tasks", panel.checkedTasks().join(QLatin1Char(',')).toStdString()},
+                          {"baselines", baselines},
+                          {"wall_seconds", seconds},
+                          {"curve_points", panel.curvePointCount()},
+                          {"gui_max_stall_ms", probe.maxStallMs()},
+                          {"gui_stalls_over_100ms", probe.stallsOver100ms()},
+                          {"gui_samples", probe.samples()}};
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+}
