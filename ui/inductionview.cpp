@@ -435,8 +435,8 @@ void InductionView::setResult(std::shared_ptr<const ProbeRunInduction> result)
                               .arg(QString::fromStdString(m_result->reason.empty() ? std::string("not applicable") : m_result->reason)
                                        .toHtmlEscaped()));
     else
-        m_status->setText(tr("Model at start layer %1: sentence F1 %2, corpus F1 %3 over %4 sentences (≤ 10 words: %5, %6)")
-                              .arg(configuredStartLayer())
+        m_status->setText(tr("Model starting at layer %1: sentence F1 %2, corpus F1 %3 over %4 sentences (≤ 10 words: %5, %6)")
+                              .arg(configuredStartLayer() + 1)
                               .arg(m_result->report.all.model.sentenceF1, 0, 'f', 1)
                               .arg(m_result->report.all.model.corpusF1, 0, 'f', 1)
                               .arg(m_result->report.all.model.sentences)
@@ -558,9 +558,9 @@ void InductionView::rebuildChart()
     }
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (double l : layers)
-        ticker->addTick(l, QString::number(static_cast<int>(l)));
+        ticker->addTick(l, QString::number(static_cast<int>(l) + 1)); // numbered from 1, as the View dock
     m_chart->xAxis->setTicker(ticker);
-    m_chart->xAxis->setLabel(tr("start layer (baselines: sentence F1)"));
+    m_chart->xAxis->setLabel(tr("layer the top-down parse starts at (from 1; baselines: sentence F1)"));
     m_chart->xAxis->setRange(lo, hi);
     const double yTop = std::min(100.0, top * 1.15 + 2.0);
     m_chart->yAxis->setRange(0.0, yTop);

@@ -30,6 +30,8 @@
 #include <QVBoxLayout>
 
 #include "core/formats/corpus.h"
+#include "ui/inductionview.h"
+#include "ui/structuralview.h"
 #include "viz/plotstyle.h"
 #include "viz/qcustomplot.h"
 #include "viz/viewcommon.h"
@@ -178,6 +180,12 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     m_exportMenu->addAction(tr("Link-probability chart as PNG / SVG / PDF…"), this,
                             [this] { exportPlotDialog(m_linkPlot, QStringLiteral("probe-link-probs")); })
         ->setObjectName(QStringLiteral("exportLinks"));
+    m_exportMenu->addAction(tr("Structural probe sentence as PNG / SVG / PDF…"), this,
+                            [this] { exportViewDialog(QStringLiteral("structural")); })
+        ->setObjectName(QStringLiteral("exportStructural"));
+    m_exportMenu->addAction(tr("Unsupervised parsing as PNG / SVG / PDF…"), this,
+                            [this] { exportViewDialog(QStringLiteral("induction")); })
+        ->setObjectName(QStringLiteral("exportInduction"));
     connect(m_exportMenu, &QMenu::aboutToShow, this, &ProbingPanel::updateExportActions);
     m_export->setMenu(m_exportMenu);
     auto *buttons = new QHBoxLayout;
@@ -337,6 +345,29 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     tabs->addTab(m_table, tr("Results"));
     tabs->addTab(attention, tr("Attention"));
     tabs->addTab(m_linkPlot, tr("Link probabilities"));
+
+    // Structural probes: the test sentences' gold vs predicted distances / depths.
+    auto *structural = new QWidget;
+    {
+        auto *v = new QVBoxLayout(structural);
+        v->setContentsMargins(4, 4, 4, 4);
+        auto *row = new QHBoxLayout;
+        row->addWidget(new QLabel(tr("Probe:")));
+        m_structTask = new QComboBox;
+        m_structTask->setObjectName(QStringLiteral("structuralTask"));
+        m_structTask->setToolTip(tr("The structural probe whose test predictions are shown"));
+        row->addWidget(m_structTask);
+        row->addStretch(1);
+        v->addLayout(row);
+        m_structuralView = new StructuralView;
+        v->addWidget(m_structuralView, 1);
+        connect(m_structTask, &QComboBox::currentIndexChanged, this, [this] { updateStructuralView(); });
+        connect(m_structuralView, &StructuralView::openSentence, this, &ProbingPanel::openStructuralSentence);
+    }
+    tabs->addTab(structural, tr("Structural probes"));
+    m_inductionView = new InductionView;
+    connect(m_inductionView, &InductionView::openSentence, this, &ProbingPanel::openInductionSentence);
+    tabs->addTab(m_inductionView, tr("Unsupervised parsing"));
     tabs->setObjectName(QStringLiteral("probingTabs"));
 
     auto *split = new QSplitter(Qt::Horizontal);
@@ -675,7 +706,68 @@ void ProbingPanel::showReport(const std::shared_ptr<ProbeRunReport> &report)
     }
     updateHeatmap();
     updateLinkChart();
+    {
+        const QString currentProbe = m_structTask->currentText();
+        QSignalBlocker blockProbe(m_structTask);
+        m_structTask->clear();
+        for (const auto &[name, view] : report->structural)
+            m_structTask->addItem(QString::fromStdString(name));
+        const int p = m_structTask->findText(currentProbe);
+        m_structTask->setCurrentIndex(p >= 0 ? p : 0);
+    }
+    updateStructuralView();
+    m_inductionView->setResult(report->induction
+                                   ? std::shared_ptr<const ProbeRunInduction>(report, &*report->induction)
+                                   : std::shared_ptr<const ProbeRunInduction>());
     updateExportActions();
+}
+
+QString ProbingPanel::structuralTask() const { return m_structTask->currentText(); }
+
+void ProbingPanel::setStructuralTask(const QString &task)
+{
+    const int i = m_structTask->findText(task);
+    if (i >= 0)
+        m_structTask->setCurrentIndex(i);
+}
+
+void ProbingPanel::updateStructuralView()
+{
+    const std::string name = m_structTask->currentText().toStdString();
+    if (!m_report || !m_report->structural.count(name)) {
+        m_structuralView->setResult(nullptr);
+        return;
+    }
+    m_structuralView->setResult(std::shared_ptr<const ProbeRunStructural>(m_report, &m_report->structural.at(name)));
+}
+
+void ProbingPanel::openStructuralSentence(int index)
+{
+    const std::string name = m_structTask->currentText().toStdString();
+    if (!m_report || !m_report->structural.count(name))
+        return;
+    const ProbeRunStructural &r = m_report->structural.at(name);
+    if (index < 0 || index >= static_cast<int>(r.sentences.size()))
+        return;
+    const Sentence &s = r.sentences[static_cast<std::size_t>(index)];
+    // Probe layer k (0 = embeddings) is the output of encoder layer k: show the
+    // attention of that layer (0-based k - 1), the first head.
+    const int layer = std::max(0, m_structuralView->layer() - 1);
+    Q_EMIT openSentence(QString::fromStdString(s.id), layer, 0, std::make_shared<const Sentence>(s));
+}
+
+void ProbingPanel::openInductionSentence(int index)
+{
+    if (!m_report || !m_report->induction)
+        return;
+    const ProbeRunInduction &r = *m_report->induction;
+    if (index < 0 || index >= static_cast<int>(r.sentenceIds.size()))
+        return;
+    const QString id = QString::fromStdString(r.sentenceIds[static_cast<std::size_t>(index)]);
+    // The induced tree starts at the configured layer (-1 = the top one).
+    const int layers = static_cast<int>(r.report.byStartLayer.size());
+    const int start = r.report.config.startLayer >= 0 ? r.report.config.startLayer : std::max(0, layers - 1);
+    Q_EMIT openSentence(id, start, 0, runSentence(id));
 }
 
 void ProbingPanel::fillTable(const QJsonObject &tasks)
@@ -1160,6 +1252,10 @@ void ProbingPanel::updateExportActions()
             a->setEnabled(m_heatMap->data()->keySize() > 0 && !m_heatMap->data()->isEmpty());
         else if (name == QLatin1String("exportLinks"))
             a->setEnabled(m_linkPlot->graphCount() > 0);
+        else if (name == QLatin1String("exportStructural"))
+            a->setEnabled(m_report && !m_report->structural.empty());
+        else if (name == QLatin1String("exportInduction"))
+            a->setEnabled(m_report && m_report->induction.has_value());
     }
 }
 
@@ -1178,6 +1274,23 @@ void ProbingPanel::exportReportDialog()
         m_status->setText(error);
     else
         m_status->setText(tr("Wrote %1 and %2").arg(path, csv));
+}
+
+void ProbingPanel::exportViewDialog(const QString &which)
+{
+    QString filter;
+    const QString name = which == QLatin1String("structural") ? QStringLiteral("probe-structural")
+                                                               : QStringLiteral("probe-unsupervised-parsing");
+    QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), name + QStringLiteral(".pdf"),
+                                                tr("PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"), &filter);
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QLatin1Char('.') + filter.section(QStringLiteral("*."), 1).section(QLatin1Char(')'), 0, 0);
+    QString error;
+    const bool ok = which == QLatin1String("structural") ? m_structuralView->exportPlots(path, &error)
+                                                          : m_inductionView->exportPlots(path, &error);
+    m_status->setText(ok ? tr("Wrote %1").arg(path) : error);
 }
 
 void ProbingPanel::exportPlotDialog(QCustomPlot *plot, const QString &name)

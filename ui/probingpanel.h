@@ -33,6 +33,7 @@
 #include "core/probing/proberun.h"
 
 class QCheckBox;
+class QStackedWidget;
 class QComboBox;
 class QCPTextElement;
 class QCPColorMap;
@@ -49,6 +50,9 @@ class QTabWidget;
 class QThread;
 
 namespace treelens {
+
+class InductionView;
+class StructuralView;
 
 class ProbingPanel : public QWidget {
     Q_OBJECT
@@ -128,6 +132,11 @@ public:
     QMenu *exportMenu() const { return m_exportMenu; }
     QTabWidget *tabs() const { return m_tabs; }
     QTableWidget *resultsTable() const { return m_table; }
+    StructuralView *structuralView() const { return m_structuralView; }
+    InductionView *inductionView() const { return m_inductionView; }
+    /// The structural probe the Structural tab shows ("" = none).
+    QString structuralTask() const;
+    void setStructuralTask(const QString &task);
     QListWidget *sentenceList() const { return m_sentences; }
     QLabel *statusLabel() const { return m_status; }
     int curvePointCount() const { return m_curvePoints; }
@@ -152,9 +161,13 @@ private:
     void updateHeatmap();
     void updateHeatmapTitle();
     void updateLinkChart();
+    void updateStructuralView();
+    void openStructuralSentence(int index);
+    void openInductionSentence(int index);
     const RelationHeadAccuracy *currentRelation() const;
     void finish(bool ok, const QString &message);
     void exportPlotDialog(QCustomPlot *plot, const QString &name);
+    void exportViewDialog(const QString &which); ///< "structural" or "induction"
     void exportReportDialog();
     void updateExportActions();
     void restoreSettings();
@@ -169,6 +182,9 @@ private:
     QWidget *m_haControls = nullptr;
     QMenu *m_exportMenu = nullptr;
     QTabWidget *m_tabs = nullptr;
+    QComboBox *m_structTask = nullptr;
+    StructuralView *m_structuralView = nullptr;
+    InductionView *m_inductionView = nullptr;
     QCPTextElement *m_heatTitle = nullptr;
     QSpinBox *m_seed = nullptr, *m_epochs = nullptr;
     QPushButton *m_run = nullptr, *m_cancel = nullptr, *m_export = nullptr;

@@ -8,9 +8,11 @@
 // settings persistence, and probed sentences outside the open corpus.
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QDir>
 #include <QFileInfo>
 #include <QImage>
 #include <QJsonArray>
@@ -33,7 +35,9 @@
 #include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
 #include "ui/mainwindow.h"
+#include "ui/inductionview.h"
 #include "ui/probingpanel.h"
+#include "ui/structuralview.h"
 #include "viz/qcustomplot.h"
 #include "testutil.h"
 #include "uitestapp.h"
@@ -286,8 +290,8 @@ TEST_F(ProbingPanelTest, RunsATinyProbeAndShowsTheReport)
     // Screenshots of each tab, for a look by eye.
     auto *tabs = panel.findChild<QTabWidget *>(QStringLiteral("probingTabs"));
     ASSERT_TRUE(tabs);
-    const char *names[] = {"curves", "results", "attention", "links"};
-    ASSERT_EQ(tabs->count(), 4);
+    const char *names[] = {"curves", "results", "attention", "links", "structural", "parsing"};
+    ASSERT_EQ(tabs->count(), 6);
     for (int i = 0; i < tabs->count(); ++i) {
         tabs->setCurrentIndex(i);
         QApplication::processEvents();
@@ -646,9 +650,11 @@ TEST_F(ProbingPanelTest, ExportsEveryPlotAsPngSvgPdf)
     ProbingPanel panel;
     panel.resize(1200, 620);
     // Before any run: only nothing to export.
-    for (QAction *a : panel.exportMenu()->actions())
-        if (!a->isSeparator())
+    for (QAction *a : panel.exportMenu()->actions()) {
+        if (!a->isSeparator()) {
             EXPECT_FALSE(a->isEnabled()) << a->objectName().toStdString();
+        }
+    }
     configureTiny(panel, corpus);
     panel.setTasks({QStringLiteral("sentlen"), QStringLiteral("head-accuracy"), QStringLiteral("link-probs")});
     panel.setLayers(QStringLiteral("1"));
@@ -907,4 +913,85 @@ TEST_F(ProbingPanelTest, OpensAProbedSentenceThatIsNotInTheOpenCorpus)
     const auto fromCorpus = own.runSentence(QStringLiteral("ui-2-copy3"));
     ASSERT_TRUE(fromCorpus);
     EXPECT_EQ(fromCorpus->words().size(), 7u);
+}
+
+TEST_F(ProbingPanelTest, StructuralAndUnsupervisedParsingTabsShowTheRunsResults)
+{
+    ProbingPanel panel;
+    panel.resize(1300, 700);
+    configureTiny(panel, corpus);
+    panel.setTasks({QStringLiteral("structural-distance"), QStringLiteral("structural-depth"),
+                    QStringLiteral("unsupervised-parsing")});
+    panel.setLayers(QStringLiteral("0,2"));
+    const RunResult r = runAndWait(panel);
+    ASSERT_TRUE(r.finished && r.ok) << r.message.toStdString();
+    const QJsonObject tasks =
+        QJsonDocument::fromJson(panel.reportJson().toUtf8()).object().value(QStringLiteral("tasks")).toObject();
+
+    // Both probes are offered; the view shows the chosen one's test sentences,
+    // as many as the report counts, at the report's layers.
+    auto *probe = panel.findChild<QComboBox *>(QStringLiteral("structuralTask"));
+    ASSERT_NE(probe, nullptr);
+    ASSERT_EQ(probe->count(), 2);
+    panel.setStructuralTask(QStringLiteral("structural-distance"));
+    StructuralView *sv = panel.structuralView();
+    ASSERT_TRUE(sv->result());
+    EXPECT_EQ(sv->result()->kind, StructuralProbeKind::Distance);
+    const int testCount = tasks.value(QStringLiteral("structural-distance"))
+                              .toObject()
+                              .value(QStringLiteral("examples"))
+                              .toObject()
+                              .value(QStringLiteral("test"))
+                              .toInt();
+    EXPECT_GT(testCount, 0);
+    EXPECT_EQ(static_cast<int>(sv->result()->sentences.size()), testCount);
+    EXPECT_EQ(sv->result()->byLayer.size(), 2u);
+    panel.setStructuralTask(QStringLiteral("structural-depth"));
+    ASSERT_TRUE(sv->result());
+    EXPECT_EQ(sv->result()->kind, StructuralProbeKind::Depth);
+
+    // Opening a sentence: probe layer 2 (output of encoder layer 2) shows the
+    // attention of that layer (0-based 1), with the sentence itself.
+    sv->setLayer(2);
+    QString openedId;
+    int openedLayer = -1;
+    std::shared_ptr<const Sentence> opened;
+    QObject::connect(&panel, &ProbingPanel::openSentence,
+                     [&](const QString &id, int layer, int, std::shared_ptr<const Sentence> s) {
+                         openedId = id;
+                         openedLayer = layer;
+                         opened = std::move(s);
+                     });
+    sv->activateSentence(0);
+    ASSERT_TRUE(opened);
+    EXPECT_EQ(openedLayer, 1);
+    EXPECT_EQ(openedId, QString::fromStdString(opened->id));
+    EXPECT_TRUE(openedId.startsWith(QStringLiteral("ui-")));
+
+    // Unsupervised parsing over the 30 sentences (constituency trees predicted by
+    // the shipped parser): the view holds the report's result.
+    InductionView *iv = panel.inductionView();
+    ASSERT_TRUE(iv->result());
+    EXPECT_TRUE(iv->result()->applicable);
+    EXPECT_EQ(static_cast<int>(iv->result()->sentenceIds.size()),
+              tasks.value(QStringLiteral("unsupervised-parsing")).toObject().value(QStringLiteral("sentences")).toInt());
+    EXPECT_EQ(iv->result()->sentenceIds.size(), iv->result()->report.all.model.perSentence.size());
+
+    // Both export from the menu's targets.
+    for (const char *ext : {"png", "svg", "pdf"}) {
+        const QString a = dir.filePath(QStringLiteral("structural.") + ext), b = dir.filePath(QStringLiteral("induction.") + ext);
+        EXPECT_TRUE(sv->exportPlots(a)) << a.toStdString();
+        EXPECT_TRUE(iv->exportPlots(b)) << b.toStdString();
+        EXPECT_GT(QFileInfo(a).size(), 1000);
+        EXPECT_GT(QFileInfo(b).size(), 1000);
+    }
+    if (qEnvironmentVariableIsSet("TREELENS_UI_SHOTS")) {
+        panel.show();
+        QApplication::processEvents();
+        for (int tab : {4, 5}) {
+            panel.findChild<QTabWidget *>(QStringLiteral("probingTabs"))->setCurrentIndex(tab);
+            QApplication::processEvents();
+            panel.grab().save(QDir(qEnvironmentVariable("TREELENS_UI_SHOTS")).filePath(QStringLiteral("probing-panel-tab%1.png").arg(tab)));
+        }
+    }
 }
