@@ -5,12 +5,17 @@
 // 100 ms while the live curves are drawn). Prints one JSON object. See
 // docs/probing.md#speed.
 //
-//   bench_probe_gui [--corpus FILE] [--model M] [--tasks all|T,...] [--baselines]
+//   bench_probe_gui [--corpus FILE] [--model M] [--tasks all|T,...] [--baselines] [--screenshots DIR]
+//
+// --screenshots DIR: after the run, grabs the dock with each result tab shown
+// (DIR/probing-<tab>.png; docs/screenshots/ holds the ones of EWT dev).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include <QApplication>
+#include <QDir>
+#include <QTabWidget>
 #include <QElapsedTimer>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +34,7 @@ int main(int argc, char **argv)
     std::string model = findShippedModel("tree-transformer-en-small.safetensors");
     std::string tasks = "all";
     bool baselines = false;
+    QString shots;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> std::string {
@@ -46,8 +52,10 @@ int main(int argc, char **argv)
             tasks = value();
         else if (a == "--baselines")
             baselines = true;
+        else if (a == "--screenshots")
+            shots = QString::fromStdString(value());
         else {
-            std::fprintf(stderr, "usage: bench_probe_gui [--corpus FILE] [--model M] [--tasks all|T,...] [--baselines]\n");
+            std::fprintf(stderr, "usage: bench_probe_gui [--corpus FILE] [--model M] [--tasks all|T,...] [--baselines] [--screenshots DIR]\n");
             return 2;
         }
     }
@@ -106,5 +114,15 @@ int main(int argc, char **argv)
                           {"gui_stalls_over_100ms", probe.stallsOver100ms()},
                           {"gui_samples", probe.samples()}};
     std::printf("%s\n", out.dump().c_str());
+    if (!shots.isEmpty()) {
+        auto *tabs = panel.findChild<QTabWidget *>(QStringLiteral("probingTabs"));
+        for (int i = 0; tabs && i < tabs->count(); ++i) {
+            tabs->setCurrentIndex(i);
+            for (int k = 0; k < 5; ++k)
+                QApplication::processEvents();
+            const QString name = tabs->tabText(i).toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
+            panel.grab().save(QDir(shots).filePath(QStringLiteral("probing-%1.png").arg(name)));
+        }
+    }
     return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Markdown tables comparing encoders from `treelens-cli probe --json` outputs
 (docs/probing.md). Usage: probing_tables.py NAME=RESULT.json[+MORE.json] [NAME=...]
-(files joined by + are one encoder's runs: their tasks are merged, a later file's task replacing an earlier one; the first file's
+(a file without NAME= is the app's multi-model export {"models": [...]}; files joined by + are one encoder's runs: their tasks are merged, a later file's task replacing an earlier one; the first file's
 data and settings are reported).
 Sentence tasks: test accuracy (SentLen: R²) of the best layer by DEV score, for the
 mean-pooled and [CLS] vectors; majority / random-init baselines; selectivity
@@ -10,7 +10,15 @@ cell over layers x heads."""
 import json, sys
 
 runs = []
+args = []
 for arg in sys.argv[1:]:
+    # The app's multi-model export {"models": [report, ...]}: one run per model, named by the model.
+    if "=" not in arg:
+        for rep in json.load(open(arg))["models"]:
+            runs.append((rep["model"]["name"], rep))
+        continue
+    args.append(arg)
+for arg in args:
     name, paths = arg.split("=", 1)
     parts = [json.load(open(p)) for p in paths.split("+")]
     for extra in parts[1:]:

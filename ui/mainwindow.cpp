@@ -292,7 +292,7 @@ void MainWindow::createDocks()
     addDockWidget(Qt::BottomDockWidgetArea, probingDock);
     probingDock->hide();
     m_probing->setCorpusSource([this] { return m_corpus->model()->corpus(); });
-    if (m_probing->modelPath().isEmpty()) // else the dock's own model, restored from the settings
+    if (m_probing->modelPaths().isEmpty()) // else the dock's own models, restored from the settings
         m_probing->setModelPath(m_jobs.modelPath());
     connect(m_probing, &ProbingPanel::openSentence, this, &MainWindow::openProbedSentence);
 
@@ -407,9 +407,13 @@ ExportableView *MainWindow::exportableView(const QString &name)
 
 void MainWindow::setModelPath(const QString &path)
 {
-    // The probing dock follows the window's model unless it has a model of its own.
-    if (m_probing && (m_probing->modelPath().isEmpty() || m_probing->modelPath() == m_jobs.modelPath()))
-        m_probing->setModelPath(path);
+    // The probing dock follows the window's model unless it has models of its own:
+    // none checked, or only the window's model, is not a choice of its own.
+    if (m_probing) {
+        const QStringList own = m_probing->modelPaths();
+        if (own.isEmpty() || (own.size() == 1 && own.front() == m_jobs.modelPath()))
+            m_probing->setModelPath(path);
+    }
     m_jobs.setModelPath(path);
     if (!path.isEmpty()) {
         m_model->setLoading(path);

@@ -1,7 +1,10 @@
 #include "ui/probingpanel.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <limits>
+#include <tuple>
 
 #include <QApplication>
 #include <QCheckBox>
@@ -29,6 +32,7 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "core/encoders/encoder.h"
 #include "core/formats/corpus.h"
 #include "ui/inductionview.h"
 #include "ui/structuralview.h"
@@ -95,6 +99,18 @@ private:
 /// "+2" / "-1" for an offset.
 QString signedOffset(int offset) { return offset > 0 ? QStringLiteral("+%1").arg(offset) : QString::number(offset); }
 
+/// `x` with `decimals` digits as Python's f"{x:.2f}" writes it (probing_tables.py):
+/// exact ties to even, the sign of −0.0 kept, whatever the C locale. QString::number
+/// rounds ties away from zero (12.25 → "12.3" where Python writes "12.2").
+QString pythonFixed(double x, int decimals)
+{
+    char buf[128];
+    const auto r = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::fixed, decimals);
+    if (r.ec != std::errc())
+        return QString::number(x, 'f', decimals);
+    return QString::fromLatin1(buf, static_cast<int>(r.ptr - buf));
+}
+
 /// The settings keys of the dock's inputs.
 const QString kSettingsGroup = QStringLiteral("probing");
 
@@ -131,7 +147,50 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     m_useCorpus = new QCheckBox(tr("Use the open corpus (split 80/10/10)"));
     m_useCorpus->setEnabled(false);
     form->addRow(QString(), m_useCorpus);
-    fileRow(m_model, tr("Model:"), tr("the shipped default model"));
+    // Models: a checkable list; the checked ones run one after another.
+    {
+        m_models = new QListWidget;
+        m_models->setObjectName(QStringLiteral("modelList"));
+        m_models->setToolTip(tr("Encoders to probe: the checked ones run one after another with the same settings "
+                                "and are compared side by side in the Compare tab"));
+        m_models->setTextElideMode(Qt::ElideMiddle);
+        m_models->setSelectionMode(QAbstractItemView::ExtendedSelection);
+        m_models->setMinimumHeight(m_models->sizeHintForRow(0) > 0 ? m_models->sizeHintForRow(0) * 3 + 6 : 60);
+        m_models->setMaximumHeight(110);
+        for (const char *name : {"tree-transformer-en-small.safetensors", "transformer-en-small.safetensors"}) {
+            const std::string path = findShippedModel(name);
+            if (!path.empty())
+                addModel(QString::fromStdString(path));
+        }
+        setModelPaths({}); // shipped, not chosen
+        auto *add = new QPushButton(tr("Add…"));
+        add->setObjectName(QStringLiteral("addModel"));
+        add->setToolTip(tr("Add model files (.safetensors) to the list"));
+        connect(add, &QPushButton::clicked, this, &ProbingPanel::addModelsDialog);
+        m_removeModel = new QPushButton(tr("Remove"));
+        m_removeModel->setObjectName(QStringLiteral("removeModel"));
+        m_removeModel->setToolTip(tr("Remove the selected models from the list"));
+        m_removeModel->setEnabled(false);
+        connect(m_removeModel, &QPushButton::clicked, this, &ProbingPanel::removeSelectedModels);
+        connect(m_models, &QListWidget::itemSelectionChanged, this,
+                [this] { m_removeModel->setEnabled(!m_models->selectedItems().isEmpty()); });
+        m_modelHint = new QLabel;
+        m_modelHint->setWordWrap(true);
+        m_modelHint->setObjectName(QStringLiteral("modelHint"));
+        auto *buttonsCol = new QVBoxLayout;
+        buttonsCol->addWidget(add);
+        buttonsCol->addWidget(m_removeModel);
+        buttonsCol->addStretch(1);
+        auto *row = new QHBoxLayout;
+        row->addWidget(m_models, 1);
+        row->addLayout(buttonsCol);
+        auto *col = new QVBoxLayout;
+        col->addLayout(row);
+        col->addWidget(m_modelHint);
+        form->addRow(tr("Models:"), col);
+        connect(m_models, &QListWidget::itemChanged, this, [this] { updateModelHint(); });
+        updateModelHint();
+    }
 
     m_tasks = new QListWidget;
     for (const auto &name : allTaskNames()) {
@@ -370,9 +429,56 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     tabs->addTab(m_inductionView, tr("Unsupervised parsing"));
     tabs->setObjectName(QStringLiteral("probingTabs"));
 
+    // Compare: the models side by side (a tab only after a run of several models).
+    m_compareTab = new QWidget(this);
+    {
+        auto *v = new QVBoxLayout(m_compareTab);
+        v->setContentsMargins(4, 4, 4, 4);
+        m_compareData = new QLabel;
+        m_compareData->setWordWrap(true);
+        m_compareData->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        v->addWidget(m_compareData);
+        m_compare = new QTableWidget(0, 0);
+        m_compare->setObjectName(QStringLiteral("compareTable"));
+        m_compare->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        m_compare->setSelectionBehavior(QAbstractItemView::SelectRows);
+        m_compare->verticalHeader()->setVisible(false);
+        m_compare->setWordWrap(false);
+        m_compare->verticalHeader()->setDefaultSectionSize(m_compare->fontMetrics().height() + 8);
+        m_compare->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+        m_compare->horizontalHeader()->setStretchLastSection(true);
+        v->addWidget(m_compare, 1);
+    }
+    m_compareTab->hide();
+
+    // Above the result tabs: which model's report they show.
+    auto *right = new QWidget;
+    {
+        auto *v = new QVBoxLayout(right);
+        v->setContentsMargins(0, 0, 0, 0);
+        m_modelRow = new QWidget;
+        auto *row = new QHBoxLayout(m_modelRow);
+        row->setContentsMargins(0, 0, 0, 0);
+        row->addWidget(new QLabel(tr("Model:")));
+        m_modelSelect = new QComboBox;
+        m_modelSelect->setObjectName(QStringLiteral("modelSelector"));
+        m_modelSelect->setToolTip(tr("The model whose report the Results, Attention, Link probabilities, Structural "
+                                     "probes and Unsupervised parsing tabs show"));
+        m_modelSelect->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        row->addWidget(m_modelSelect);
+        row->addStretch(1);
+        m_modelRow->hide(); // shown after a run of several models
+        v->addWidget(m_modelRow);
+        v->addWidget(tabs, 1);
+        connect(m_modelSelect, &QComboBox::currentIndexChanged, this, [this](int i) {
+            if (i >= 0 && i < static_cast<int>(m_reports.size()) && m_reports[static_cast<std::size_t>(i)] != m_report)
+                showReport();
+        });
+    }
+
     auto *split = new QSplitter(Qt::Horizontal);
     split->addWidget(scroll);
-    split->addWidget(tabs);
+    split->addWidget(right);
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
     auto *layout = new QVBoxLayout(this);
@@ -415,8 +521,11 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
         if (!m_restoring)
             saveSettings();
     };
-    for (QLineEdit *e : {m_train, m_dev, m_test, m_model, m_layers})
+    for (QLineEdit *e : {m_train, m_dev, m_test, m_layers})
         connect(e, &QLineEdit::textChanged, this, save);
+    connect(m_models, &QListWidget::itemChanged, this, save);
+    connect(m_models->model(), &QAbstractItemModel::rowsInserted, this, save);
+    connect(m_models->model(), &QAbstractItemModel::rowsRemoved, this, save);
     for (QCheckBox *c : {m_useCorpus, m_control, m_randomInit})
         connect(c, &QCheckBox::toggled, this, save);
     connect(m_tasks, &QListWidget::itemChanged, this, save);
@@ -445,8 +554,105 @@ void ProbingPanel::browse(QLineEdit *edit)
         edit->setText(path);
 }
 
-void ProbingPanel::setModelPath(const QString &path) { m_model->setText(path); }
-QString ProbingPanel::modelPath() const { return m_model->text(); }
+void ProbingPanel::setModelPath(const QString &path)
+{
+    setModelPaths(path.trimmed().isEmpty() ? QStringList() : QStringList{path.trimmed()});
+}
+
+QString ProbingPanel::modelPath() const
+{
+    const QStringList paths = modelPaths();
+    return paths.isEmpty() ? QString() : paths.front();
+}
+
+void ProbingPanel::setModelPaths(const QStringList &paths)
+{
+    for (const QString &p : paths)
+        if (!p.trimmed().isEmpty())
+            addModel(p.trimmed());
+    QStringList wanted;
+    for (const QString &p : paths)
+        wanted << p.trimmed();
+    for (int i = 0; i < m_models->count(); ++i) {
+        QListWidgetItem *item = m_models->item(i);
+        const Qt::CheckState state =
+            wanted.contains(item->data(Qt::UserRole).toString()) ? Qt::Checked : Qt::Unchecked;
+        if (item->checkState() != state)
+            item->setCheckState(state);
+    }
+}
+
+QStringList ProbingPanel::modelPaths() const
+{
+    QStringList out;
+    for (int i = 0; i < m_models->count(); ++i)
+        if (m_models->item(i)->checkState() == Qt::Checked)
+            out << m_models->item(i)->data(Qt::UserRole).toString();
+    return out;
+}
+
+QStringList ProbingPanel::listedModelPaths() const
+{
+    QStringList out;
+    for (int i = 0; i < m_models->count(); ++i)
+        out << m_models->item(i)->data(Qt::UserRole).toString();
+    return out;
+}
+
+void ProbingPanel::addModel(const QString &path)
+{
+    if (path.trimmed().isEmpty())
+        return;
+    for (int i = 0; i < m_models->count(); ++i)
+        if (m_models->item(i)->data(Qt::UserRole).toString() == path) {
+            m_models->item(i)->setCheckState(Qt::Checked);
+            return;
+        }
+    // The file's name; its folder too where two listed files share a name.
+    const QString name = QFileInfo(path).fileName();
+    auto *item = new QListWidgetItem;
+    item->setData(Qt::UserRole, path);
+    item->setText(name.isEmpty() ? path : name);
+    item->setToolTip(path);
+    item->setFlags((item->flags() | Qt::ItemIsUserCheckable) & ~Qt::ItemIsEditable);
+    item->setCheckState(Qt::Checked);
+    for (int i = 0; i < m_models->count(); ++i)
+        if (QFileInfo(m_models->item(i)->data(Qt::UserRole).toString()).fileName() == name) {
+            QListWidgetItem *other = m_models->item(i);
+            other->setText(QStringLiteral("%1 (%2)").arg(name, QFileInfo(other->data(Qt::UserRole).toString()).path()));
+            item->setText(QStringLiteral("%1 (%2)").arg(name, QFileInfo(path).path()));
+        }
+    m_models->addItem(item);
+}
+
+void ProbingPanel::addModelsDialog()
+{
+    const QString start = modelPath().isEmpty() ? QString() : QFileInfo(modelPath()).absolutePath();
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add models"), start,
+                                                            tr("Models (*.safetensors);;All files (*)"));
+    for (const QString &p : paths)
+        addModel(p);
+}
+
+void ProbingPanel::removeSelectedModels()
+{
+    for (QListWidgetItem *item : m_models->selectedItems())
+        delete m_models->takeItem(m_models->row(item));
+    updateModelHint();
+}
+
+void ProbingPanel::updateModelHint()
+{
+    if (!m_modelHint)
+        return;
+    const int n = static_cast<int>(modelPaths().size());
+    if (n == 0)
+        m_modelHint->setText(tr("None checked: the shipped default model."));
+    else if (n == 1)
+        m_modelHint->setText(tr("1 model checked."));
+    else
+        m_modelHint->setText(tr("%1 models checked: they run one after another, compared in the Compare tab.").arg(n));
+}
 
 void ProbingPanel::setFiles(const QString &train, const QString &dev, const QString &test)
 {
@@ -489,7 +695,7 @@ ProbeRunConfig ProbingPanel::config() const
 {
     ProbeRunConfig c;
     c.tasks = checkedTasks().join(QLatin1Char(',')).toStdString();
-    c.model = m_model->text().trimmed().toStdString();
+    c.model = modelPath().toStdString();
     if (m_useCorpus->isChecked() && m_corpusSource) {
         if (auto corpus = m_corpusSource())
             c.trainSentences = *corpus;
@@ -530,7 +736,40 @@ void ProbingPanel::run()
         delete m_thread;
         m_thread = nullptr;
     }
-    // What this run reads, kept with its report for runSentence().
+    // One configuration per checked model ("" = the shipped default model), named
+    // by the file's base name (made unique).
+    struct ModelRun {
+        ProbeRunConfig config;
+        QString name;   ///< for the columns, the selector and the curves
+        QString prefix; ///< of its progress lines: "model 2/3: name: " ("" for one model)
+    };
+    auto runs = std::make_shared<std::vector<ModelRun>>();
+    {
+        QStringList paths = modelPaths();
+        if (paths.isEmpty())
+            paths << QString();
+        QStringList names;
+        for (const QString &p : paths) {
+            QString base = QFileInfo(p.isEmpty() ? QString::fromStdString(defaultModelPath()) : p).completeBaseName();
+            if (base.isEmpty())
+                base = tr("default model");
+            QString name = base;
+            for (int k = 2; names.contains(name); ++k)
+                name = QStringLiteral("%1 (%2)").arg(base).arg(k);
+            names << name;
+        }
+        const int n = static_cast<int>(paths.size());
+        for (int i = 0; i < n; ++i) {
+            ModelRun r;
+            r.config = cfg;
+            r.config.model = paths[i].toStdString();
+            r.name = names[i];
+            if (n > 1)
+                r.prefix = tr("model %1/%2: %3: ").arg(i + 1).arg(n).arg(names[i]);
+            runs->push_back(std::move(r));
+        }
+    }
+    // What this run reads, kept with its reports for runSentence().
     RunSource source;
     source.format = cfg.from;
     if (cfg.train.empty()) {
@@ -552,56 +791,58 @@ void ProbingPanel::run()
     m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
 
     auto flag = m_cancelFlag;
-    m_thread = QThread::create([this, cfg, flag, gen, source] {
-        ProbeRunCallbacks cb;
-        cb.progress = [this, gen](const std::string &line) {
-            const QString text = QString::fromStdString(line);
+    m_thread = QThread::create([this, runs, flag, gen, source] {
+        // Runs on the worker: results and messages go back to the GUI thread queued,
+        // and are dropped there when a newer run has started.
+        auto post = [this, gen](std::function<void()> f) {
             QMetaObject::invokeMethod(
                 this,
-                [this, gen, text] {
-                    if (gen != m_generation)
-                        return;
+                [this, gen, f = std::move(f)] {
+                    if (gen == m_generation)
+                        f();
+                },
+                Qt::QueuedConnection);
+        };
+        const bool several = runs->size() > 1;
+        std::vector<std::shared_ptr<ProbeRunReport>> reports;
+        QStringList names;
+        for (const ModelRun &run : *runs) {
+            if (flag->load()) { // cancelled between two models: the series stops
+                post([this] { finish(false, tr("Cancelled.")); });
+                return;
+            }
+            ProbeRunCallbacks cb;
+            const QString prefix = run.prefix;
+            cb.progress = [this, post, prefix](const std::string &line) {
+                const QString text = prefix + QString::fromStdString(line);
+                post([this, text] {
                     m_status->setText(text);
                     Q_EMIT progressText(text);
-                },
-                Qt::QueuedConnection);
-        };
-        cb.curve = [this, gen](const ProbeCurvePoint &p) {
-            QMetaObject::invokeMethod(
-                this,
-                [this, gen, p] {
-                    if (gen == m_generation)
-                        addCurvePoint(p);
-                },
-                Qt::QueuedConnection);
-        };
-        RunControl rc;
-        rc.cancelled = [flag] { return flag->load(); };
-        auto result = runProbes(cfg, cb, &rc);
-        if (result) {
-            auto report = std::make_shared<ProbeRunReport>(std::move(*result));
-            QMetaObject::invokeMethod(
-                this,
-                [this, gen, report, source] {
-                    if (gen != m_generation)
-                        return;
-                    m_runSource = source;
-                    m_runSentences.reset();
-                    m_runIndex.clear();
-                    showReport(report);
-                    finish(true, tr("Done."));
-                },
-                Qt::QueuedConnection);
-        } else {
-            const QString message = flag->load() ? tr("Cancelled.") : QString::fromStdString(result.message());
-            QMetaObject::invokeMethod(
-                this,
-                [this, gen, message] {
-                    if (gen == m_generation)
-                        finish(false, message);
-                },
-                Qt::QueuedConnection);
+                });
+            };
+            const QString curveModel = several ? run.name : QString();
+            cb.curve = [this, post, curveModel](const ProbeCurvePoint &p) {
+                post([this, p, curveModel] { addCurvePoint(p, curveModel); });
+            };
+            RunControl rc;
+            rc.cancelled = [flag] { return flag->load(); };
+            auto result = runProbes(run.config, cb, &rc);
+            if (!result) {
+                const QString message =
+                    flag->load() ? tr("Cancelled.") : prefix + QString::fromStdString(result.message());
+                post([this, message] { finish(false, message); });
+                return;
+            }
+            reports.push_back(std::make_shared<ProbeRunReport>(std::move(*result)));
+            names << run.name;
         }
+        post([this, reports, names, source] {
+            m_runSource = source;
+            m_runSentences.reset();
+            m_runIndex.clear();
+            showReports(reports, names);
+            finish(true, tr("Done."));
+        });
     });
     m_thread->start();
 }
@@ -625,9 +866,10 @@ void ProbingPanel::finish(bool ok, const QString &message)
     Q_EMIT finished(ok, message);
 }
 
-void ProbingPanel::addCurvePoint(const ProbeCurvePoint &p)
+void ProbingPanel::addCurvePoint(const ProbeCurvePoint &p, const QString &model)
 {
-    const QString key = curveKey(p);
+    // In a run of several models, the same probe of two models is two curves.
+    const QString key = model.isEmpty() ? curveKey(p) : model + QStringLiteral(" · ") + curveKey(p);
     QCPGraph *train = nullptr, *dev = nullptr;
     for (int i = 0; i < m_curvePlot->graphCount(); ++i) {
         QCPGraph *g = m_curvePlot->graph(i);
@@ -669,12 +911,82 @@ void ProbingPanel::addCurvePoint(const ProbeCurvePoint &p)
     Q_EMIT curvePointAdded();
 }
 
-void ProbingPanel::showReport(const std::shared_ptr<ProbeRunReport> &report)
+void ProbingPanel::showReports(const std::vector<std::shared_ptr<ProbeRunReport>> &reports, const QStringList &names)
 {
+    m_reports = reports;
+    m_reportNames = names;
+    if (reports.size() == 1) {
+        m_reportJson = QString::fromStdString(reports.front()->json);
+        m_reportText = QString::fromStdString(reports.front()->text);
+    } else {
+        // {"models": [report, ...]}: each report byte for byte as `probe --json` prints it.
+        std::string json = "{\"models\":[";
+        QString text;
+        for (std::size_t i = 0; i < reports.size(); ++i) {
+            json += (i ? "," : "") + reports[i]->json;
+            text += QStringLiteral("== %1 ==\n").arg(names.value(static_cast<int>(i))) +
+                    QString::fromStdString(reports[i]->text) + QLatin1Char('\n');
+        }
+        m_reportJson = QString::fromStdString(json + "]}");
+        m_reportText = text;
+    }
+    const bool several = reports.size() > 1;
+    {
+        const QString previous = m_modelSelect->currentText();
+        QSignalBlocker block(m_modelSelect);
+        m_modelSelect->clear();
+        for (std::size_t i = 0; i < reports.size(); ++i) {
+            m_modelSelect->addItem(names.value(static_cast<int>(i)));
+            const QJsonObject model = QJsonDocument::fromJson(QByteArray::fromStdString(reports[i]->json))
+                                          .object()
+                                          .value(QStringLiteral("model"))
+                                          .toObject();
+            m_modelSelect->setItemData(static_cast<int>(i), model.value(QStringLiteral("path")).toString(),
+                                       Qt::ToolTipRole);
+        }
+        const int keep = m_modelSelect->findText(previous);
+        m_modelSelect->setCurrentIndex(keep >= 0 ? keep : 0);
+    }
+    m_modelRow->setVisible(several);
+    fillCompare();
+    const int compareAt = m_tabs->indexOf(m_compareTab);
+    if (several && compareAt < 0) {
+        const bool onCurves = m_tabs->currentWidget() == m_curvePlot;
+        m_tabs->insertTab(1, m_compareTab, tr("Compare")); // the first of the result tabs
+        if (onCurves)
+            m_tabs->setCurrentWidget(m_compareTab);
+    } else if (!several && compareAt >= 0) {
+        m_tabs->removeTab(compareAt);
+        m_compareTab->hide();
+    }
+    showReport();
+}
+
+std::shared_ptr<const ProbeRunReport> ProbingPanel::report(int index) const
+{
+    if (index < 0 || index >= static_cast<int>(m_reports.size()))
+        return nullptr;
+    return m_reports[static_cast<std::size_t>(index)];
+}
+
+QString ProbingPanel::reportModelName(int index) const { return m_reportNames.value(index); }
+
+int ProbingPanel::currentReport() const { return m_reports.empty() ? -1 : m_modelSelect->currentIndex(); }
+
+void ProbingPanel::setCurrentReport(int index)
+{
+    if (index >= 0 && index < m_modelSelect->count())
+        m_modelSelect->setCurrentIndex(index);
+}
+
+void ProbingPanel::showReport()
+{
+    const int index = std::clamp(m_modelSelect->currentIndex(), 0, std::max(0, static_cast<int>(m_reports.size()) - 1));
+    if (m_reports.empty())
+        return;
+    const std::shared_ptr<ProbeRunReport> report = m_reports[static_cast<std::size_t>(index)];
     m_report = report;
-    m_reportJson = QString::fromStdString(report->json);
-    m_reportText = QString::fromStdString(report->text);
-    const QJsonObject root = QJsonDocument::fromJson(m_reportJson.toUtf8()).object();
+    const QJsonObject root = QJsonDocument::fromJson(QByteArray::fromStdString(report->json)).object();
     fillTable(root.value(QStringLiteral("tasks")).toObject());
 
     const QString current = m_heatTask->currentText();
@@ -768,6 +1080,318 @@ void ProbingPanel::openInductionSentence(int index)
     const int layers = static_cast<int>(r.report.byStartLayer.size());
     const int start = r.report.config.startLayer >= 0 ? r.report.config.startLayer : std::max(0, layers - 1);
     Q_EMIT openSentence(id, start, 0, runSentence(id));
+}
+
+void ProbingPanel::fillCompare()
+{
+    // The rules of scripts/probing_tables.py: sentence tasks at the best layer by
+    // dev (accuracy; SentLen: lowest MSE), structural probes at the lowest dev loss,
+    // the attention analyses' best head; the first of equal scores wins (Python's max).
+    // Numbers are formatted as it formats them.
+    m_compare->clear();
+    m_compare->setRowCount(0);
+    const int n = static_cast<int>(m_reports.size());
+    std::vector<QJsonObject> roots, tasks;
+    for (const auto &r : m_reports) {
+        roots.push_back(QJsonDocument::fromJson(QByteArray::fromStdString(r->json)).object());
+        tasks.push_back(roots.back().value(QStringLiteral("tasks")).toObject());
+    }
+    QStringList header = {tr("task"), tr("metric")};
+    for (int i = 0; i < n; ++i)
+        header << m_reportNames.value(i);
+    header << tr("majority baseline");
+    m_compare->setColumnCount(static_cast<int>(header.size()));
+    m_compare->setHorizontalHeaderLabels(header);
+    for (int i = 0; i < n; ++i)
+        m_compare->horizontalHeaderItem(2 + i)->setToolTip(
+            roots[static_cast<std::size_t>(i)].value(QStringLiteral("model")).toObject().value(QStringLiteral("path")).toString());
+    m_compare->horizontalHeaderItem(1)->setToolTip(
+        tr("Sentence and structural probes: layer 0 = embeddings, k = encoder layer k. Attention: layer/head "
+           "numbered from 1 as in the View dock (the JSON's + 1)."));
+    const QString none = QStringLiteral("—"); // the model's run lacks it
+
+    auto addRow = [this](const QString &task, const QString &metric, const QStringList &cells, const QString &base) {
+        const int r = m_compare->rowCount();
+        m_compare->insertRow(r);
+        QStringList all = {task, metric};
+        all << cells << base;
+        for (int c = 0; c < static_cast<int>(all.size()); ++c) {
+            auto *item = new QTableWidgetItem(all[c]);
+            if (c >= 2) {
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+                item->setToolTip(all[c]);
+            }
+            m_compare->setItem(r, c, item);
+        }
+    };
+    auto num = [](const QJsonValue &v, int decimals) {
+        return v.isDouble() ? pythonFixed(v.toDouble(), decimals) : QStringLiteral("n/a");
+    };
+    auto has = [&](const QString &task) {
+        return std::any_of(tasks.begin(), tasks.end(), [&](const QJsonObject &t) { return t.contains(task); });
+    };
+    auto best = [](const QJsonArray &layers, const std::function<double(const QJsonObject &)> &score,
+                   const QString &need = QString()) {
+        QJsonObject out;
+        double top = 0.0;
+        bool found = false;
+        for (const auto &lv : layers) {
+            const QJsonObject lj = lv.toObject();
+            if (!need.isEmpty() && !lj.contains(need))
+                continue;
+            const double s = score(lj);
+            if (!found || s > top) {
+                out = lj;
+                top = s;
+                found = true;
+            }
+        }
+        return out;
+    };
+    auto dbl = [](const QJsonValue &v) {
+        return v.isDouble() ? v.toDouble() : -std::numeric_limits<double>::infinity();
+    };
+    const QString L = QStringLiteral("layer");
+
+    // ---- sentence probes
+    for (const auto &task : probeRunSentenceTasks()) {
+        const QString name = QString::fromStdString(task);
+        if (!has(name))
+            continue;
+        const bool reg = name == QLatin1String("sentlen");
+        const int dec = reg ? 3 : 1;
+        const QString m = reg ? QStringLiteral("r2") : QStringLiteral("accuracy");
+        auto devScore = [reg, dbl](const QString &pooling) {
+            return [reg, dbl, pooling](const QJsonObject &lj) {
+                const QJsonObject dev = lj.value(pooling).toObject().value(QStringLiteral("dev")).toObject();
+                return reg ? -dbl(dev.value(QStringLiteral("mse"))) : dbl(dev.value(QStringLiteral("accuracy")));
+            };
+        };
+        auto cell = [&](const QJsonObject &b, const QString &pooling) {
+            if (b.isEmpty())
+                return none;
+            return QStringLiteral("%1 (%2)")
+                .arg(num(b.value(pooling).toObject().value(QStringLiteral("test")).toObject().value(m), dec))
+                .arg(b.value(L).toInt());
+        };
+        QStringList mean, cls, sel, random;
+        bool anyMean = false, anyCls = false, anySel = false, anyRandom = false;
+        QString majority;
+        for (const QJsonObject &ts : tasks) {
+            if (!ts.contains(name)) {
+                mean << none;
+                cls << none;
+                sel << none;
+                random << none;
+                continue;
+            }
+            const QJsonObject t = ts.value(name).toObject();
+            const QJsonArray layers = t.value(QStringLiteral("layers")).toArray();
+            const QJsonObject bm = best(layers, devScore(QStringLiteral("mean")), QStringLiteral("mean"));
+            const QJsonObject bc = best(layers, devScore(QStringLiteral("cls")), QStringLiteral("cls"));
+            anyMean = anyMean || !bm.isEmpty();
+            anyCls = anyCls || !bc.isEmpty();
+            mean << cell(bm, QStringLiteral("mean"));
+            cls << cell(bc, QStringLiteral("cls"));
+            const QJsonValue s = bm.value(QStringLiteral("mean")).toObject().value(QStringLiteral("selectivity"));
+            anySel = anySel || s.isDouble();
+            sel << (s.isDouble() ? num(s, dec) : none);
+            const QJsonArray ri = t.value(QStringLiteral("random_init")).toObject().value(QStringLiteral("layers")).toArray();
+            const QJsonObject rb = best(ri, devScore(QStringLiteral("mean")), QStringLiteral("mean"));
+            anyRandom = anyRandom || !rb.isEmpty();
+            random << cell(rb, QStringLiteral("mean"));
+            if (majority.isNull()) { // the first model's, as probing_tables.py
+                const QJsonObject b = t.value(QStringLiteral("baselines")).toObject();
+                majority = reg ? QStringLiteral("R² ") + num(b.value(QStringLiteral("mean")).toObject().value(m), 3)
+                               : num(b.value(QStringLiteral("majority")).toObject().value(m), 1);
+            }
+        }
+        const QString what = reg ? tr("test R²") : tr("test accuracy %");
+        if (anyMean)
+            addRow(name, tr("%1, mean pooling (best layer by dev)").arg(what), mean, majority);
+        if (anyCls)
+            addRow(name, tr("%1, [CLS] (best layer by dev)").arg(what), cls, majority);
+        if (anySel)
+            addRow(name, tr("selectivity (task − control), mean pooling at that layer"), sel, QString());
+        if (anyRandom)
+            addRow(name, tr("%1, random-init encoder, mean pooling (layer)").arg(what), random, majority);
+    }
+
+    // ---- structural probes: the lowest dev loss
+    for (const auto &[task, key, extra, label] :
+         {std::make_tuple(QStringLiteral("structural-distance"), QStringLiteral("uuas"), QStringLiteral("dspr"),
+                          tr("test UUAS % / DSpr")),
+          std::make_tuple(QStringLiteral("structural-depth"), QStringLiteral("root_accuracy"), QStringLiteral("nspr"),
+                          tr("test root accuracy % / NSpr"))}) {
+        if (!has(task))
+            continue;
+        auto lowLoss = [&dbl](const QJsonObject &lj) {
+            return -dbl(lj.value(QStringLiteral("dev")).toObject().value(QStringLiteral("loss")));
+        };
+        auto cell = [&, key = key, extra = extra](const QJsonObject &b) {
+            if (b.isEmpty())
+                return none;
+            const QJsonObject test = b.value(QStringLiteral("test")).toObject();
+            return QStringLiteral("%1 / %2 (%3)").arg(num(test.value(key), 1), num(test.value(extra), 3)).arg(b.value(L).toInt());
+        };
+        QStringList model, random;
+        bool anyRandom = false;
+        for (const QJsonObject &ts : tasks) {
+            const QJsonObject t = ts.value(task).toObject();
+            model << (ts.contains(task) ? cell(best(t.value(QStringLiteral("layers")).toArray(), lowLoss)) : none);
+            const QJsonArray ri = t.value(QStringLiteral("random_init")).toObject().value(QStringLiteral("layers")).toArray();
+            anyRandom = anyRandom || !ri.isEmpty();
+            random << cell(best(ri, lowLoss));
+        }
+        addRow(task, tr("%1 (best layer by dev loss)").arg(label), model, QString());
+        if (anyRandom)
+            addRow(task, tr("%1, random-init encoder (layer)").arg(label), random, QString());
+    }
+
+    // ---- attention: the best head (JSON 0-based, shown from 1)
+    auto layerHead = [](const QJsonObject &b) {
+        return QStringLiteral("(%1/%2)").arg(b.value(QStringLiteral("layer")).toInt() + 1).arg(b.value(QStringLiteral("head")).toInt() + 1);
+    };
+    if (has(QStringLiteral("head-accuracy"))) {
+        QStringList head, offset;
+        for (const QJsonObject &ts : tasks) {
+            QJsonObject all;
+            for (const auto &r : ts.value(QStringLiteral("head-accuracy")).toObject().value(QStringLiteral("relations")).toArray())
+                if (r.toObject().value(QStringLiteral("relation")).toString() == QLatin1String("all")) {
+                    all = r.toObject();
+                    break;
+                }
+            if (all.isEmpty()) {
+                head << none;
+                offset << none;
+                continue;
+            }
+            const QJsonObject bd = all.value(QStringLiteral("best_dep_to_head")).toObject();
+            const QJsonObject bo = all.value(QStringLiteral("best_offset")).toObject();
+            head << QStringLiteral("%1 %2").arg(num(bd.value(QStringLiteral("accuracy")), 1), layerHead(bd));
+            const int k = bo.value(QStringLiteral("offset")).toInt();
+            offset << QStringLiteral("%1%2: %3")
+                          .arg(k >= 0 ? QStringLiteral("+") : QString())
+                          .arg(k)
+                          .arg(num(bo.value(QStringLiteral("accuracy")), 1));
+        }
+        addRow(QStringLiteral("head-accuracy"), tr("best head dependent → head, all relations: accuracy % (layer/head)"),
+               head, QString());
+        addRow(QStringLiteral("head-accuracy"), tr("best fixed-offset baseline (head = dependent + k): k: accuracy %"), offset,
+               QString());
+    }
+    auto bestRow = [&](const QString &task, const QString &metric, const std::function<QString(const QJsonObject &)> &f) {
+        if (!has(task))
+            return;
+        QStringList cells;
+        for (const QJsonObject &ts : tasks)
+            cells << (ts.contains(task) ? f(ts.value(task).toObject().value(QStringLiteral("best")).toObject()) : none);
+        addRow(task, metric, cells, QString());
+    };
+    bestRow(QStringLiteral("constituent-mass"), tr("best head: mass / distance-matched baseline (layer/head)"),
+            [&](const QJsonObject &b) {
+                return QStringLiteral("%1 / %2 %3")
+                    .arg(num(b.value(QStringLiteral("mass")), 3), num(b.value(QStringLiteral("baseline")), 3), layerHead(b));
+            });
+    bestRow(QStringLiteral("attention-mst"), tr("best head: UUAS % of the attention's MST (layer/head)"),
+            [&](const QJsonObject &b) { return QStringLiteral("%1 %2").arg(num(b.value(QStringLiteral("uuas")), 1), layerHead(b)); });
+    if (has(QStringLiteral("link-probs"))) {
+        // A row per layer (numbered from 1): mean link probability (Spearman with −size).
+        auto perLayer = [](const QJsonObject &ts) {
+            return ts.value(QStringLiteral("link-probs")).toObject().value(QStringLiteral("per_layer")).toArray();
+        };
+        int layers = 0;
+        for (const QJsonObject &ts : tasks)
+            layers = std::max(layers, static_cast<int>(perLayer(ts).size()));
+        for (int l = 0; l < layers; ++l) {
+            QStringList cells;
+            for (const QJsonObject &ts : tasks) {
+                const QJsonArray per = perLayer(ts);
+                if (l >= per.size()) {
+                    cells << (ts.contains(QStringLiteral("link-probs")) ? QStringLiteral("n/a") : none);
+                    continue;
+                }
+                const QJsonObject p = per[l].toObject();
+                cells << QStringLiteral("%1 (%2)").arg(num(p.value(QStringLiteral("mean")), 2),
+                                                      num(p.value(QStringLiteral("spearman")), 2));
+            }
+            addRow(QStringLiteral("link-probs"),
+                   tr("layer %1: mean link probability (Spearman with −constituent size)").arg(l + 1), cells, QString());
+        }
+    }
+
+    // ---- unsupervised parsing: "n/a" for a model that induces no trees
+    if (has(QStringLiteral("unsupervised-parsing"))) {
+        const std::pair<QString, QString> parsers[] = {
+            {tr("model (start at the top layer)"), QStringLiteral("model")},
+            {tr("right-branching"), QStringLiteral("right_branching")},
+            {tr("left-branching"), QStringLiteral("left_branching")},
+            {tr("random binary"), QStringLiteral("random")}};
+        for (const auto &[label, key] : parsers) {
+            QStringList f1, short10;
+            for (const QJsonObject &ts : tasks) {
+                if (!ts.contains(QStringLiteral("unsupervised-parsing"))) {
+                    f1 << none;
+                    short10 << none;
+                    continue;
+                }
+                const QJsonObject t = ts.value(QStringLiteral("unsupervised-parsing")).toObject();
+                const QJsonObject all = t.value(QStringLiteral("all")).toObject();
+                if (!all.contains(key)) {
+                    f1 << QStringLiteral("n/a");
+                    short10 << QStringLiteral("n/a");
+                    continue;
+                }
+                const QJsonObject a = all.value(key).toObject();
+                f1 << QStringLiteral("%1 / %2").arg(num(a.value(QStringLiteral("sentence_f1")), 1),
+                                                    num(a.value(QStringLiteral("corpus_f1")), 1));
+                short10 << num(t.value(QStringLiteral("length_10")).toObject().value(key).toObject().value(QStringLiteral("sentence_f1")), 1);
+            }
+            addRow(QStringLiteral("unsupervised-parsing"), tr("%1: F1 sentence / corpus").arg(label), f1, QString());
+            addRow(QStringLiteral("unsupervised-parsing"), tr("%1: sentence F1, ≤10 words").arg(label), short10, QString());
+        }
+        // The model's tree from each start layer (numbered from 1).
+        int starts = 0;
+        for (const QJsonObject &ts : tasks)
+            starts = std::max(starts, static_cast<int>(ts.value(QStringLiteral("unsupervised-parsing")).toObject().value(QStringLiteral("by_start_layer")).toArray().size()));
+        for (int k = 0; k < starts; ++k) {
+            QStringList f1;
+            for (const QJsonObject &ts : tasks) {
+                const QJsonArray by = ts.value(QStringLiteral("unsupervised-parsing")).toObject().value(QStringLiteral("by_start_layer")).toArray();
+                if (k >= by.size()) {
+                    f1 << (ts.contains(QStringLiteral("unsupervised-parsing")) ? QStringLiteral("n/a") : none);
+                    continue;
+                }
+                const QJsonObject a = by[k].toObject().value(QStringLiteral("all")).toObject();
+                f1 << QStringLiteral("%1 / %2").arg(num(a.value(QStringLiteral("sentence_f1")), 1),
+                                                    num(a.value(QStringLiteral("corpus_f1")), 1));
+            }
+            addRow(QStringLiteral("unsupervised-parsing"), tr("model starting at layer %1: F1 sentence / corpus").arg(k + 1),
+                   f1, QString());
+        }
+    }
+
+    // The data, as probing_tables.py states it (the first model's run).
+    if (!roots.empty()) {
+        const QJsonObject data = roots.front().value(QStringLiteral("data")).toObject();
+        const QJsonObject sents = data.value(QStringLiteral("sentences")).toObject();
+        auto count = [&](const char *k) {
+            const QJsonValue v = sents.value(QLatin1String(k));
+            return v.isDouble() ? QString::number(v.toInt()) : QStringLiteral("?");
+        };
+        m_compareData->setText(
+            tr("%1 models, one column each. Data: %2 train / %3 dev / %4 test sentences (%5); trees: dependency %6, "
+               "constituency %7. Sentence tasks: test metric at the best layer by dev; structural probes: lowest dev "
+               "loss; attention: best head over the whole corpus.")
+                .arg(n)
+                .arg(count("train"), count("dev"), count("test"),
+                     data.value(QStringLiteral("split")).toString(tr("files as given")),
+                     data.value(QStringLiteral("dependency_trees")).toString(QStringLiteral("?")),
+                     data.value(QStringLiteral("constituency_trees")).toString(QStringLiteral("?"))));
+    } else {
+        m_compareData->clear();
+    }
+    m_compare->resizeColumnsToContents();
 }
 
 void ProbingPanel::fillTable(const QJsonObject &tasks)
@@ -944,6 +1568,9 @@ void ProbingPanel::updateHeatmapTitle()
     } else if (task == QLatin1String("attention-mst")) {
         title = tr("UUAS of the attention's maximum spanning tree");
     }
+    // After a run of several models: which one (the title travels with the exports).
+    if (!title.isEmpty() && m_reports.size() > 1)
+        title = m_modelSelect->currentText() + QStringLiteral(": ") + title;
     m_heatTitle->setText(title);
     m_heatTitle->setVisible(!title.isEmpty());
 }
@@ -1095,7 +1722,8 @@ void ProbingPanel::updateLinkChart()
         g->setName(tr("layer %1 (JSON %2): mean %3, ρ = %4").arg(l + 1).arg(l).arg(st.mean, 0, 'f', 3).arg(rho));
     }
     if (title)
-        title->setText(tr("Link probability between adjacent words by constituent size, %1 sentences\n"
+        title->setText((m_reports.size() > 1 ? m_modelSelect->currentText() + QStringLiteral(": ") : QString()) +
+                       tr("Link probability between adjacent words by constituent size, %1 sentences\n"
                           "ρ: Spearman correlation of link probability and −size over every gap")
                            .arg(links->sentences.size()));
     m_linkPlot->xAxis->setRange(-0.4, LinkBucketCount - 0.6);
@@ -1244,8 +1872,11 @@ void ProbingPanel::updateExportActions()
 {
     for (QAction *a : m_exportMenu->actions()) {
         const QString name = a->objectName();
-        if (name == QLatin1String("exportReport"))
+        if (name == QLatin1String("exportReport")) {
             a->setEnabled(!m_reportJson.isEmpty());
+            a->setText(m_reports.size() > 1 ? tr("Reports as JSON + comparison table as CSV…")
+                                            : tr("Report as JSON + table as CSV…"));
+        }
         else if (name == QLatin1String("exportCurves"))
             a->setEnabled(m_curvePlot->graphCount() > 0);
         else if (name == QLatin1String("exportHeatmap"))
@@ -1345,7 +1976,16 @@ void ProbingPanel::restoreSettings()
     m_train->setText(s.value(QStringLiteral("train")).toString());
     m_dev->setText(s.value(QStringLiteral("dev")).toString());
     m_test->setText(s.value(QStringLiteral("test")).toString());
-    m_model->setText(s.value(QStringLiteral("model")).toString());
+    if (s.contains(QStringLiteral("models"))) {
+        // The list as the user left it (a removed shipped model stays removed).
+        m_models->clear();
+        for (const QString &p : s.value(QStringLiteral("models")).toStringList())
+            addModel(p);
+        setModelPaths(s.value(QStringLiteral("checkedModels")).toStringList());
+    } else if (s.contains(QStringLiteral("model"))) { // settings of a version with one model
+        setModelPath(s.value(QStringLiteral("model")).toString());
+    }
+    updateModelHint();
     m_useCorpus->setChecked(s.value(QStringLiteral("useOpenCorpus"), false).toBool());
     if (s.contains(QStringLiteral("tasks"))) // a comma list ("" = none checked)
         setTasks(s.value(QStringLiteral("tasks")).toString().split(QLatin1Char(','), Qt::SkipEmptyParts));
@@ -1368,7 +2008,9 @@ void ProbingPanel::saveSettings() const
     s.setValue(QStringLiteral("train"), m_train->text());
     s.setValue(QStringLiteral("dev"), m_dev->text());
     s.setValue(QStringLiteral("test"), m_test->text());
-    s.setValue(QStringLiteral("model"), m_model->text());
+    s.setValue(QStringLiteral("model"), modelPath()); // read by a version with one model
+    s.setValue(QStringLiteral("models"), listedModelPaths());
+    s.setValue(QStringLiteral("checkedModels"), modelPaths());
     s.setValue(QStringLiteral("useOpenCorpus"), m_useCorpus->isChecked());
     s.setValue(QStringLiteral("tasks"), checkedTasks().join(QLatin1Char(',')));
     s.setValue(QStringLiteral("layers"), m_layers->text());
@@ -1393,15 +2035,17 @@ bool ProbingPanel::exportJson(const QString &path, QString *error) const
 
 bool ProbingPanel::exportCsv(const QString &path, QString *error) const
 {
+    // After a run of several models: the Compare table.
+    const QTableWidget *table = m_reports.size() > 1 ? m_compare : m_table;
     QString out;
     QStringList header;
-    for (int c = 0; c < m_table->columnCount(); ++c)
-        header << csvField(m_table->horizontalHeaderItem(c)->text());
+    for (int c = 0; c < table->columnCount(); ++c)
+        header << csvField(table->horizontalHeaderItem(c)->text());
     out += header.join(QLatin1Char(',')) + QLatin1Char('\n');
-    for (int r = 0; r < m_table->rowCount(); ++r) {
+    for (int r = 0; r < table->rowCount(); ++r) {
         QStringList row;
-        for (int c = 0; c < m_table->columnCount(); ++c)
-            row << csvField(m_table->item(r, c) ? m_table->item(r, c)->text() : QString());
+        for (int c = 0; c < table->columnCount(); ++c)
+            row << csvField(table->item(r, c) ? table->item(r, c)->text() : QString());
         out += row.join(QLatin1Char(',')) + QLatin1Char('\n');
     }
     QSaveFile f(path);

@@ -10,6 +10,14 @@
 /// openSentence() with the sentence itself. Every plot exports as PNG/SVG/PDF;
 /// the inputs persist in the settings ("probing/..."). Holds no probing logic.
 ///
+/// Several encoders: the Models list holds model files (prefilled with the
+/// shipped encoders); the checked ones run one after another with the same
+/// configuration, each giving its own ProbeRunReport. The "Model:" selector above
+/// the result tabs picks the report the Results, Attention, Link probabilities,
+/// Structural probes and Unsupervised parsing tabs show; a "Compare" tab (first of
+/// the result tabs after a run of two or more models) sets the models side by side
+/// with the rules of scripts/probing_tables.py (best layer by dev, best head).
+///
 /// Layer numbering: the dock numbers layers and heads as the View dock does,
 /// from 1 (layer k = encoder layer k; the sentence probes' layer 0 is the
 /// embeddings). The attention tasks' JSON counts from 0 ("layer_numbering"):
@@ -61,8 +69,19 @@ public:
     ~ProbingPanel() override;
 
     // Configuration (the widgets' values; setters for MainWindow and tests).
+    /// Makes `path` the one checked model (added to the list when absent); "" =
+    /// none checked: the shipped default model.
     void setModelPath(const QString &path);
+    /// The first checked model ("" = none checked: the shipped default model).
     QString modelPath() const;
+    /// Checks exactly `paths`, in the list's order (adding the missing ones at its end).
+    void setModelPaths(const QStringList &paths);
+    /// The checked models, in the list's order (a run runs them in this order).
+    QStringList modelPaths() const;
+    /// Every model of the list, checked or not.
+    QStringList listedModelPaths() const;
+    /// Adds `path` to the list (checked), or checks it when listed.
+    void addModel(const QString &path);
     void setFiles(const QString &train, const QString &dev, const QString &test);
     void setTasks(const QStringList &tasks);
     QStringList checkedTasks() const;
@@ -75,19 +94,32 @@ public:
     /// Supplies the open corpus for "Use the open corpus" (nullptr/empty = none).
     void setCorpusSource(std::function<std::shared_ptr<const std::vector<Sentence>>()> source);
     void setUseOpenCorpus(bool on);
-    /// The configuration the widgets describe.
+    /// The configuration the widgets describe, for the first checked model (a run
+    /// uses it for every checked model, with ProbeRunConfig::model replaced).
     ProbeRunConfig config() const;
 
-    /// Starts a run (no-op while one is running).
+    /// Starts a run of every checked model, one after another (no-op while one is running).
     void run();
-    /// Asks the running job to stop at the next unit of work.
+    /// Asks the running job to stop at the next unit of work; no further model starts.
     void cancel();
     bool isRunning() const { return m_running; }
 
     // Results.
+    /// The last run's report JSON: one model's report as `probe --json` prints it,
+    /// or {"models": [report, ...]} after a run of several models.
     QString reportJson() const { return m_reportJson; }
     QString reportText() const { return m_reportText; }
+    /// The reports of the last run, one per model, in the run's order.
+    int reportCount() const { return static_cast<int>(m_reports.size()); }
+    std::shared_ptr<const ProbeRunReport> report(int index) const;
+    /// The name the dock gives report `index`'s model (its file's base name).
+    QString reportModelName(int index) const;
+    /// The report the result tabs show (the "Model:" selector).
+    int currentReport() const;
+    void setCurrentReport(int index);
+    /// Writes reportJson().
     bool exportJson(const QString &path, QString *error = nullptr) const;
+    /// Writes the Compare table after a run of several models, else the Results table.
     bool exportCsv(const QString &path, QString *error = nullptr) const;
     /// Writes `plot` (curvePlot(), heatmapPlot() or linkPlot()) as .png (300 dpi),
     /// .svg or .pdf, by the extension; atomically (viz/viewexport.h).
@@ -132,6 +164,11 @@ public:
     QMenu *exportMenu() const { return m_exportMenu; }
     QTabWidget *tabs() const { return m_tabs; }
     QTableWidget *resultsTable() const { return m_table; }
+    /// Rows: task, metric; then a column per model and the majority baseline.
+    QTableWidget *compareTable() const { return m_compare; }
+    QWidget *compareTab() const { return m_compareTab; }
+    QComboBox *modelSelector() const { return m_modelSelect; }
+    QListWidget *modelList() const { return m_models; }
     StructuralView *structuralView() const { return m_structuralView; }
     InductionView *inductionView() const { return m_inductionView; }
     /// The structural probe the Structural tab shows ("" = none).
@@ -155,9 +192,15 @@ Q_SIGNALS:
 
 private:
     void browse(QLineEdit *edit);
-    void addCurvePoint(const ProbeCurvePoint &p);
-    void showReport(const std::shared_ptr<ProbeRunReport> &report);
+    void addModelsDialog();
+    void removeSelectedModels();
+    void updateModelHint();
+    /// `model`: the model's name in a run of several ("" in a run of one).
+    void addCurvePoint(const ProbeCurvePoint &p, const QString &model = QString());
+    void showReports(const std::vector<std::shared_ptr<ProbeRunReport>> &reports, const QStringList &names);
+    void showReport(); ///< the selected report in the result tabs
     void fillTable(const QJsonObject &tasks);
+    void fillCompare();
     void updateHeatmap();
     void updateHeatmapTitle();
     void updateLinkChart();
@@ -173,7 +216,15 @@ private:
     void restoreSettings();
     void saveSettings() const;
 
-    QLineEdit *m_train = nullptr, *m_dev = nullptr, *m_test = nullptr, *m_model = nullptr, *m_layers = nullptr;
+    QLineEdit *m_train = nullptr, *m_dev = nullptr, *m_test = nullptr, *m_layers = nullptr;
+    QListWidget *m_models = nullptr;
+    QPushButton *m_removeModel = nullptr;
+    QLabel *m_modelHint = nullptr;
+    QWidget *m_modelRow = nullptr; ///< "Model:" selector row above the result tabs
+    QComboBox *m_modelSelect = nullptr;
+    QWidget *m_compareTab = nullptr;
+    QLabel *m_compareData = nullptr;
+    QTableWidget *m_compare = nullptr;
     QCheckBox *m_useCorpus = nullptr, *m_control = nullptr, *m_randomInit = nullptr;
     QListWidget *m_tasks = nullptr;
     QComboBox *m_pooling = nullptr, *m_heatTask = nullptr;
@@ -202,7 +253,9 @@ private:
     quint64 m_generation = 0;
     int m_curvePoints = 0;
     std::vector<std::string> m_curveKeys; ///< latest probes drawn, oldest first
-    std::shared_ptr<ProbeRunReport> m_report;
+    std::vector<std::shared_ptr<ProbeRunReport>> m_reports; ///< the last run's, one per model
+    QStringList m_reportNames;                               ///< their models' names
+    std::shared_ptr<ProbeRunReport> m_report;                ///< the selected one
     QString m_reportJson, m_reportText;
     int m_cellLayer = -1, m_cellHead = -1;
     bool m_restoring = false;

@@ -6,6 +6,12 @@
 // sentence at the cell's layer/head. Further down: head accuracy per relation and
 // direction, heads × relations, the link-probability chart, plot exports,
 // settings persistence, and probed sentences outside the open corpus.
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <limits>
+
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -23,6 +29,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMouseEvent>
+#include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -994,4 +1001,499 @@ TEST_F(ProbingPanelTest, StructuralAndUnsupervisedParsingTabsShowTheRunsResults)
             panel.grab().save(QDir(qEnvironmentVariable("TREELENS_UI_SHOTS")).filePath(QStringLiteral("probing-panel-tab%1.png").arg(tab)));
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// Several encoders (the seed paper's Table 6: the Tree Transformer against the
+// sequential baseline): the checked models run one after another, one report
+// each; the Compare tab sets them side by side with the rules of
+// scripts/probing_tables.py, written out again below from the reports' JSON.
+
+namespace {
+
+std::string baselineModel() { return findShippedModel("transformer-en-small.safetensors"); }
+
+/// Points the settings at a temporary directory for the scope, then back.
+struct ScopedSettings {
+    QTemporaryDir dir;
+    QString previous = qEnvironmentVariable("XDG_CONFIG_HOME");
+    ScopedSettings()
+    {
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.path());
+    }
+    ~ScopedSettings()
+    {
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, previous);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, previous);
+    }
+};
+
+/// The Compare table's row of `task` whose metric starts with `metric` (-1: none).
+int compareRow(QTableWidget *t, const QString &task, const QString &metric)
+{
+    for (int r = 0; r < t->rowCount(); ++r)
+        if (t->item(r, 0)->text() == task && t->item(r, 1)->text().startsWith(metric))
+            return r;
+    return -1;
+}
+
+/// probing_tables.py's pick, by hand: the layer entry with the lowest dev MSE
+/// (SentLen) for `pooling`; the first of equal ones.
+QJsonObject lowestDevMse(const QJsonArray &layers, const QString &pooling)
+{
+    QJsonObject best;
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const auto &v : layers) {
+        const QJsonObject l = v.toObject();
+        if (!l.contains(pooling))
+            continue;
+        const double mse = l.value(pooling).toObject().value(QStringLiteral("dev")).toObject().value(QStringLiteral("mse")).toDouble();
+        if (mse < lowest) {
+            lowest = mse;
+            best = l;
+        }
+    }
+    return best;
+}
+
+/// The structural probe's layer entry with the lowest dev loss; the first of equal ones.
+QJsonObject lowestDevLoss(const QJsonArray &layers)
+{
+    QJsonObject best;
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const auto &v : layers) {
+        const QJsonObject l = v.toObject();
+        const double loss = l.value(QStringLiteral("dev")).toObject().value(QStringLiteral("loss")).toDouble();
+        if (loss < lowest) {
+            lowest = loss;
+            best = l;
+        }
+    }
+    return best;
+}
+
+QJsonObject allRelations(const QJsonObject &tasks)
+{
+    for (const auto &r : tasks.value(QStringLiteral("head-accuracy")).toObject().value(QStringLiteral("relations")).toArray())
+        if (r.toObject().value(QStringLiteral("relation")).toString() == QLatin1String("all"))
+            return r.toObject();
+    return {};
+}
+
+QJsonObject get(const QJsonObject &o, const char *a, const char *b = nullptr, const char *c = nullptr)
+{
+    QJsonObject x = o.value(QLatin1String(a)).toObject();
+    if (b)
+        x = x.value(QLatin1String(b)).toObject();
+    if (c)
+        x = x.value(QLatin1String(c)).toObject();
+    return x;
+}
+
+double num(const QJsonObject &o, const char *key) { return o.value(QLatin1String(key)).toDouble(); }
+
+/// printf-formatted, as Python's format() writes numbers (exact ties to even: 0.25 →
+/// "0.2"); QString::asprintf rounds ties away from zero.
+QString pyf(const char *format, ...)
+{
+    char buf[512];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(buf, sizeof buf, format, args);
+    va_end(args);
+    return QString::fromUtf8(buf);
+}
+
+/// The heatmap's cells against a layers × heads grid of the JSON (rounded to 0.01 there).
+bool heatmapIs(ProbingPanel &panel, const QJsonArray &grid)
+{
+    const int L = static_cast<int>(grid.size()), H = static_cast<int>(grid.first().toArray().size());
+    if (panel.heatmap()->data()->keySize() != H || panel.heatmap()->data()->valueSize() != L)
+        return false;
+    for (int l = 0; l < L; ++l)
+        for (int h = 0; h < H; ++h)
+            if (std::abs(panel.heatmap()->data()->cell(h, l) - grid[l].toArray()[h].toDouble()) > 0.0051)
+                return false;
+    return true;
+}
+
+} // namespace
+
+class ProbingPanelModelsTest : public ProbingPanelTest {
+protected:
+    void SetUp() override
+    {
+        ProbingPanelTest::SetUp();
+        if (IsSkipped())
+            return;
+        if (baselineModel().empty())
+            GTEST_SKIP() << "SKIPPED: the shipped model resources/models/transformer-en-small.safetensors was not found";
+        tree = QString::fromStdString(smallModel());
+        base = QString::fromStdString(baselineModel());
+    }
+    QString tree, base;
+};
+
+TEST_F(ProbingPanelModelsTest, TwoModelsRunOneAfterAnotherAndCompareSideBySide)
+{
+    ScopedSettings settings; // the shipped models only in the list
+    ProbingPanel panel;
+    panel.resize(1500, 720);
+    panel.show();
+    configureTiny(panel, corpus);
+    panel.setModelPaths({tree, base});
+    EXPECT_EQ(panel.modelPaths(), QStringList({tree, base}));
+    EXPECT_EQ(panel.modelPath(), tree);
+    panel.setTasks({QStringLiteral("sentlen"), QStringLiteral("treedepth"), QStringLiteral("structural-distance"),
+                    QStringLiteral("structural-depth"), QStringLiteral("head-accuracy"), QStringLiteral("constituent-mass"),
+                    QStringLiteral("attention-mst"), QStringLiteral("link-probs"), QStringLiteral("unsupervised-parsing")});
+    panel.setPooling(QStringLiteral("both"));
+    panel.setControl(true);
+    panel.setRandomInit(true);
+    QStringList progress;
+    QObject::connect(&panel, &ProbingPanel::progressText, [&](const QString &line) { progress << line; });
+    const RunResult r = runAndWait(panel, 480000);
+    ASSERT_TRUE(r.finished) << "timed out; status: " << panel.statusLabel()->text().toStdString();
+    ASSERT_TRUE(r.ok) << r.message.toStdString();
+
+    // One report per model, in the list's order; progress says which model.
+    ASSERT_EQ(panel.reportCount(), 2);
+    EXPECT_EQ(panel.reportModelName(0), QStringLiteral("tree-transformer-en-small"));
+    EXPECT_EQ(panel.reportModelName(1), QStringLiteral("transformer-en-small"));
+    int lastFirst = -1, firstSecond = -1;
+    for (int i = 0; i < progress.size(); ++i) {
+        if (progress[i].startsWith(QStringLiteral("model 1/2: tree-transformer-en-small: ")))
+            lastFirst = i;
+        if (progress[i].startsWith(QStringLiteral("model 2/2: transformer-en-small: ")) && firstSecond < 0)
+            firstSecond = i;
+    }
+    ASSERT_GE(lastFirst, 0);
+    ASSERT_GT(firstSecond, lastFirst) << "model 2 started before model 1 ended";
+    // The learning curves of the second model are keyed by its name.
+    bool secondCurve = false;
+    for (int i = 0; i < panel.curvePlot()->graphCount(); ++i)
+        secondCurve = secondCurve ||
+                      panel.curvePlot()->graph(i)->property("probeKey").toString().startsWith(QStringLiteral("transformer-en-small · "));
+    EXPECT_TRUE(secondCurve);
+
+    // The JSON: {"models": [report, report]}, each as the run printed it.
+    const QJsonObject root = QJsonDocument::fromJson(panel.reportJson().toUtf8()).object();
+    const QJsonArray models = root.value(QStringLiteral("models")).toArray();
+    ASSERT_EQ(models.size(), 2);
+    EXPECT_EQ(root.size(), 1);
+    std::vector<QJsonObject> tasks;
+    for (int i = 0; i < 2; ++i) {
+        EXPECT_EQ(models[i].toObject(), QJsonDocument::fromJson(QByteArray::fromStdString(panel.report(i)->json)).object());
+        tasks.push_back(models[i].toObject().value(QStringLiteral("tasks")).toObject());
+    }
+    EXPECT_EQ(get(models[0].toObject(), "model").value(QStringLiteral("name")).toString(), QStringLiteral("tree-transformer-en-small"));
+    EXPECT_EQ(get(models[1].toObject(), "model").value(QStringLiteral("name")).toString(), QStringLiteral("transformer-en-small"));
+
+    // The Compare tab: first of the result tabs; a column per model, then the majority baseline.
+    EXPECT_EQ(panel.tabs()->indexOf(panel.compareTab()), 1);
+    EXPECT_EQ(panel.tabs()->tabText(1), QStringLiteral("Compare"));
+    EXPECT_EQ(panel.tabs()->currentWidget(), panel.compareTab());
+    QTableWidget *t = panel.compareTable();
+    ASSERT_EQ(t->columnCount(), 5);
+    // The expected cells are written as probing_tables.py writes them.
+    ASSERT_EQ(pyf("%.1f %.1f %.3f %+d", 0.25, 12.25, 0.0625, 0), QStringLiteral("0.2 12.2 0.062 +0"));
+    EXPECT_EQ(t->horizontalHeaderItem(2)->text(), QStringLiteral("tree-transformer-en-small"));
+    EXPECT_EQ(t->horizontalHeaderItem(3)->text(), QStringLiteral("transformer-en-small"));
+    EXPECT_EQ(t->horizontalHeaderItem(4)->text(), QStringLiteral("majority baseline"));
+    auto cell = [t](int row, int model) { return t->item(row, 2 + model)->text(); };
+
+    // SentLen, mean and [CLS] pooling: test R² at the layer of the lowest dev MSE.
+    const int meanRow = compareRow(t, QStringLiteral("sentlen"), QStringLiteral("test R², mean pooling"));
+    const int clsRow = compareRow(t, QStringLiteral("sentlen"), QStringLiteral("test R², [CLS]"));
+    ASSERT_GE(meanRow, 0);
+    ASSERT_GE(clsRow, 0);
+    for (int m = 0; m < 2; ++m) {
+        const QJsonArray layers = get(tasks[m], "sentlen").value(QStringLiteral("layers")).toArray();
+        ASSERT_EQ(layers.size(), 2);
+        const QJsonObject bm = lowestDevMse(layers, QStringLiteral("mean")), bc = lowestDevMse(layers, QStringLiteral("cls"));
+        EXPECT_EQ(cell(meanRow, m), pyf("%.3f (%d)", num(get(bm, "mean", "test"), "r2"), bm.value(QStringLiteral("layer")).toInt()));
+        EXPECT_EQ(cell(clsRow, m), pyf("%.3f (%d)", num(get(bc, "cls", "test"), "r2"), bc.value(QStringLiteral("layer")).toInt()));
+    }
+    // The majority column: the mean predictor's R², from the first report.
+    EXPECT_EQ(t->item(meanRow, 4)->text(), pyf("R² %.3f", num(get(tasks[0], "sentlen", "baselines", "mean"), "r2")));
+    // Selectivity (task − control) at the mean-pooling layer picked; the
+    // random-init encoder's mean pooling at its own best layer by dev.
+    const int selRow = compareRow(t, QStringLiteral("sentlen"), QStringLiteral("selectivity"));
+    const int riRow = compareRow(t, QStringLiteral("sentlen"), QStringLiteral("test R², random-init"));
+    ASSERT_GE(selRow, 0);
+    ASSERT_GE(riRow, 0);
+    for (int m = 0; m < 2; ++m) {
+        const QJsonObject bm = lowestDevMse(get(tasks[m], "sentlen").value(QStringLiteral("layers")).toArray(), QStringLiteral("mean"));
+        EXPECT_EQ(cell(selRow, m), pyf("%.3f", num(get(bm, "mean"), "selectivity")));
+        const QJsonObject rb = lowestDevMse(get(tasks[m], "sentlen", "random_init").value(QStringLiteral("layers")).toArray(),
+                                            QStringLiteral("mean"));
+        ASSERT_FALSE(rb.isEmpty());
+        EXPECT_EQ(cell(riRow, m), pyf("%.3f (%d)", num(get(rb, "mean", "test"), "r2"), rb.value(QStringLiteral("layer")).toInt()));
+    }
+    // TreeDepth: accuracy, majority class in the last column.
+    const int tdRow = compareRow(t, QStringLiteral("treedepth"), QStringLiteral("test accuracy %, mean pooling"));
+    ASSERT_GE(tdRow, 0);
+    EXPECT_EQ(t->item(tdRow, 4)->text(), pyf("%.1f", num(get(tasks[0], "treedepth", "baselines", "majority"), "accuracy")));
+
+    // Structural distance: UUAS / DSpr at the layer of the lowest dev loss.
+    const int sdRow = compareRow(t, QStringLiteral("structural-distance"), QStringLiteral("test UUAS"));
+    ASSERT_GE(sdRow, 0);
+    for (int m = 0; m < 2; ++m) {
+        const QJsonObject b = lowestDevLoss(get(tasks[m], "structural-distance").value(QStringLiteral("layers")).toArray());
+        EXPECT_EQ(cell(sdRow, m), pyf("%.1f / %.3f (%d)", num(get(b, "test"), "uuas"), num(get(b, "test"), "dspr"),
+                                                     b.value(QStringLiteral("layer")).toInt()));
+    }
+    // Attention, layer/head from 1: the best dep→head head of all relations (its
+    // accuracy the grid's maximum), the best fixed offset, the constituent mass and
+    // the MST's UUAS of the best head.
+    const int haRow = compareRow(t, QStringLiteral("head-accuracy"), QStringLiteral("best head"));
+    const int offRow = compareRow(t, QStringLiteral("head-accuracy"), QStringLiteral("best fixed-offset baseline"));
+    const int cmRow = compareRow(t, QStringLiteral("constituent-mass"), QStringLiteral("best head"));
+    const int mstRow = compareRow(t, QStringLiteral("attention-mst"), QStringLiteral("best head"));
+    ASSERT_GE(haRow, 0);
+    ASSERT_GE(offRow, 0);
+    ASSERT_GE(cmRow, 0);
+    ASSERT_GE(mstRow, 0);
+    std::vector<QJsonArray> grids;
+    for (int m = 0; m < 2; ++m) {
+        const QJsonObject all = allRelations(tasks[m]);
+        const QJsonObject bd = get(all, "best_dep_to_head");
+        double top = -1.0;
+        grids.push_back(all.value(QStringLiteral("dep_to_head")).toArray());
+        for (const auto &row : grids.back())
+            for (const auto &v : row.toArray())
+                top = std::max(top, v.toDouble());
+        EXPECT_DOUBLE_EQ(num(bd, "accuracy"), top);
+        EXPECT_EQ(cell(haRow, m), pyf("%.1f (%d/%d)", num(bd, "accuracy"), bd.value(QStringLiteral("layer")).toInt() + 1,
+                                                    bd.value(QStringLiteral("head")).toInt() + 1));
+        const QJsonObject bo = get(all, "best_offset");
+        EXPECT_EQ(cell(offRow, m), pyf("%+d: %.1f", bo.value(QStringLiteral("offset")).toInt(), num(bo, "accuracy")));
+        const QJsonObject cm = get(tasks[m], "constituent-mass", "best");
+        EXPECT_EQ(cell(cmRow, m), pyf("%.3f / %.3f (%d/%d)", num(cm, "mass"), num(cm, "baseline"),
+                                                    cm.value(QStringLiteral("layer")).toInt() + 1, cm.value(QStringLiteral("head")).toInt() + 1));
+        const QJsonObject mst = get(tasks[m], "attention-mst", "best");
+        EXPECT_EQ(cell(mstRow, m), pyf("%.1f (%d/%d)", num(mst, "uuas"), mst.value(QStringLiteral("layer")).toInt() + 1,
+                                                     mst.value(QStringLiteral("head")).toInt() + 1));
+    }
+    // Link probabilities, a row per layer from 1: mean (Spearman), "n/a" without a Spearman.
+    for (int m = 0; m < 2; ++m) {
+        const QJsonArray per = get(tasks[m], "link-probs").value(QStringLiteral("per_layer")).toArray();
+        ASSERT_EQ(per.size(), 4);
+        for (int l = 0; l < 4; ++l) {
+            const int row = compareRow(t, QStringLiteral("link-probs"), QStringLiteral("layer %1:").arg(l + 1));
+            ASSERT_GE(row, 0);
+            const QJsonObject p = per[l].toObject();
+            const QJsonValue rho = p.value(QStringLiteral("spearman"));
+            EXPECT_EQ(cell(row, m), pyf("%.2f (", num(p, "mean")) + (rho.isDouble() ? pyf("%.2f", rho.toDouble()) : QStringLiteral("n/a")) +
+                                        QLatin1Char(')'));
+        }
+    }
+    // Unsupervised parsing: the Tree Transformer's F1; "n/a" for the baseline
+    // encoder (no constituent prior), whose right-branching baseline is scored.
+    const int upRow = compareRow(t, QStringLiteral("unsupervised-parsing"), QStringLiteral("model (start at the top layer): F1"));
+    const int rbRow = compareRow(t, QStringLiteral("unsupervised-parsing"), QStringLiteral("right-branching: F1"));
+    ASSERT_GE(upRow, 0);
+    ASSERT_GE(rbRow, 0);
+    const QJsonObject up = get(tasks[0], "unsupervised-parsing", "all", "model");
+    EXPECT_EQ(cell(upRow, 0), pyf("%.1f / %.1f", num(up, "sentence_f1"), num(up, "corpus_f1")));
+    EXPECT_FALSE(get(tasks[1], "unsupervised-parsing").value(QStringLiteral("applicable")).toBool());
+    EXPECT_EQ(cell(upRow, 1), QStringLiteral("n/a"));
+    const QJsonObject rb = get(tasks[1], "unsupervised-parsing", "all", "right_branching");
+    EXPECT_EQ(cell(rbRow, 1), pyf("%.1f / %.1f", num(rb, "sentence_f1"), num(rb, "corpus_f1")));
+    // From each start layer: the Tree Transformer's; none for the baseline encoder.
+    const QJsonArray starts = get(tasks[0], "unsupervised-parsing").value(QStringLiteral("by_start_layer")).toArray();
+    ASSERT_EQ(starts.size(), 4);
+    const int s1Row = compareRow(t, QStringLiteral("unsupervised-parsing"), QStringLiteral("model starting at layer 1:"));
+    ASSERT_GE(s1Row, 0);
+    const QJsonObject s1 = get(starts[0].toObject(), "all");
+    EXPECT_EQ(cell(s1Row, 0), pyf("%.1f / %.1f", num(s1, "sentence_f1"), num(s1, "corpus_f1")));
+    EXPECT_EQ(cell(s1Row, 1), QStringLiteral("n/a"));
+    EXPECT_GE(compareRow(t, QStringLiteral("unsupervised-parsing"), QStringLiteral("model starting at layer 4:")), 0);
+    EXPECT_LT(compareRow(t, QStringLiteral("unsupervised-parsing"), QStringLiteral("model starting at layer 5:")), 0);
+
+    // The Model selector routes the result tabs: the Attention heatmap shows the
+    // chosen report's grid; the two differ.
+    QComboBox *selector = panel.modelSelector();
+    ASSERT_TRUE(selector->isVisible());
+    ASSERT_EQ(selector->count(), 2);
+    EXPECT_NE(grids[0], grids[1]);
+    panel.setHeatmapTask(QStringLiteral("head-accuracy"));
+    panel.setRelation(QStringLiteral("all"));
+    panel.setDirection(ArcDirection::DepToHead);
+    panel.setHeatmapMode(ProbingPanel::HeatmapMode::LayersByHeads);
+    EXPECT_EQ(panel.currentReport(), 0);
+    EXPECT_TRUE(heatmapIs(panel, grids[0]));
+    EXPECT_TRUE(panel.heatmapTitle().startsWith(QStringLiteral("tree-transformer-en-small: Head accuracy"))) << panel.heatmapTitle().toStdString();
+    selector->setCurrentIndex(1);
+    EXPECT_EQ(panel.currentReport(), 1);
+    EXPECT_TRUE(panel.heatmapTitle().startsWith(QStringLiteral("transformer-en-small: Head accuracy"))) << panel.heatmapTitle().toStdString();
+    EXPECT_TRUE(heatmapIs(panel, grids[1]));
+    EXPECT_FALSE(heatmapIs(panel, grids[0]));
+    // ... and the Results table: the second model's SentLen rows.
+    const QJsonArray baseLayers = get(tasks[1], "sentlen").value(QStringLiteral("layers")).toArray();
+    EXPECT_EQ(panel.resultsTable()->item(0, 0)->text(), QStringLiteral("sentlen"));
+    EXPECT_DOUBLE_EQ(cellNumber(panel.resultsTable(), 0, 5),
+                     num(get(baseLayers[0].toObject(), panel.resultsTable()->item(0, 2)->text().toLatin1().constData(), "test"), "r2"));
+    panel.setCurrentReport(0);
+    EXPECT_TRUE(heatmapIs(panel, grids[0]));
+
+    // Export: the JSON of both reports, the Compare table as CSV.
+    QString error;
+    const QString jsonPath = dir.filePath(QStringLiteral("compare.json")), csvPath = dir.filePath(QStringLiteral("compare.csv"));
+    ASSERT_TRUE(panel.exportJson(jsonPath, &error)) << error.toStdString();
+    ASSERT_TRUE(panel.exportCsv(csvPath, &error)) << error.toStdString();
+    QFile jf(jsonPath), cf(csvPath);
+    ASSERT_TRUE(jf.open(QIODevice::ReadOnly));
+    EXPECT_EQ(QString::fromUtf8(jf.readAll()).trimmed(), panel.reportJson());
+    ASSERT_TRUE(cf.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(cf.readAll()).trimmed().split(QLatin1Char('\n'));
+    ASSERT_EQ(lines.size(), t->rowCount() + 1);
+    EXPECT_EQ(lines[0], QStringLiteral("task,metric,tree-transformer-en-small,transformer-en-small,majority baseline"));
+    EXPECT_TRUE(lines[1 + mstRow].startsWith(QStringLiteral("attention-mst,"))) << lines[1 + mstRow].toStdString();
+    EXPECT_TRUE(lines[1 + mstRow].contains(cell(mstRow, 1)));
+    for (const QString &f : {jsonPath, csvPath}) { // for a look, and for scripts/probing_tables.py
+        const QString copy = QStringLiteral("/tmp/probing-") + QFileInfo(f).fileName();
+        QFile::remove(copy);
+        QFile::copy(f, copy);
+    }
+
+    // A look by eye.
+    panel.tabs()->setCurrentWidget(panel.compareTab());
+    QApplication::processEvents();
+    panel.grab().save(QStringLiteral("/tmp/probing-panel-compare.png"));
+    if (QFileInfo(QStringLiteral("/tmp/h")).isDir())
+        panel.grab().save(QStringLiteral("/tmp/h/panel-compare.png"));
+    panel.tabs()->setCurrentIndex(3); // Attention
+    QApplication::processEvents();
+    panel.heatmapPlot()->replot();
+    panel.grab().save(QStringLiteral("/tmp/probing-panel-compare-attention.png"));
+    panel.tabs()->setCurrentIndex(0); // Learning curves, keyed by model
+    QApplication::processEvents();
+    panel.curvePlot()->replot();
+    panel.grab().save(QStringLiteral("/tmp/probing-panel-compare-curves.png"));
+
+    // A run of one model again: one report, its JSON as before, no Compare tab.
+    panel.setModelPath(base);
+    panel.setTasks({QStringLiteral("head-accuracy")});
+    panel.setLayers(QStringLiteral("1"));
+    const RunResult one = runAndWait(panel);
+    ASSERT_TRUE(one.finished && one.ok) << one.message.toStdString();
+    EXPECT_EQ(panel.reportCount(), 1);
+    EXPECT_LT(panel.tabs()->indexOf(panel.compareTab()), 0);
+    EXPECT_EQ(panel.tabs()->count(), 6);
+    EXPECT_FALSE(selector->isVisible());
+    EXPECT_EQ(panel.reportJson(), QString::fromStdString(panel.report(0)->json));
+    EXPECT_EQ(get(QJsonDocument::fromJson(panel.reportJson().toUtf8()).object(), "model").value(QStringLiteral("name")).toString(),
+              QStringLiteral("transformer-en-small"));
+}
+
+TEST_F(ProbingPanelModelsTest, CancelStopsTheWholeSeries)
+{
+    ProbingPanel panel;
+    configureTiny(panel, corpus);
+    panel.setModelPaths({tree, base});
+    panel.setTasks({QStringLiteral("sentlen"), QStringLiteral("treedepth"), QStringLiteral("head-accuracy")});
+    panel.setLayers(QStringLiteral("all"));
+    panel.setPooling(QStringLiteral("both"));
+    panel.setEpochs(200);
+    QStringList progress;
+    QObject::connect(&panel, &ProbingPanel::progressText, [&](const QString &line) { progress << line; });
+    RunResult r;
+    QObject::connect(&panel, &ProbingPanel::finished, [&](bool ok, const QString &m) {
+        r.finished = true;
+        r.ok = ok;
+        r.message = m;
+    });
+    panel.run();
+    ASSERT_TRUE(panel.isRunning());
+    // Cancel while the first model trains its first probe: the second never starts.
+    waitFor([&] { return panel.curvePointCount() > 0 || r.finished; }, 120000);
+    ASSERT_FALSE(r.finished) << r.message.toStdString();
+    panel.cancel();
+    ASSERT_TRUE(waitFor([&] { return r.finished; }, 120000)) << "cancel did not stop the series";
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.message, QStringLiteral("Cancelled."));
+    EXPECT_FALSE(panel.isRunning());
+    // Events queued by the worker before it stopped have arrived.
+    for (int i = 0; i < 20; ++i)
+        QApplication::processEvents(QEventLoop::AllEvents, 10);
+    EXPECT_FALSE(progress.filter(QStringLiteral("model 1/2: ")).isEmpty());
+    EXPECT_TRUE(progress.filter(QStringLiteral("model 2/2: ")).isEmpty()) << progress.join(QLatin1Char('\n')).toStdString();
+    EXPECT_EQ(panel.reportCount(), 0);
+    EXPECT_TRUE(panel.reportJson().isEmpty());
+    EXPECT_LT(panel.tabs()->indexOf(panel.compareTab()), 0);
+}
+
+TEST_F(ProbingPanelModelsTest, ModelListIsPrefilledAndRestored)
+{
+    ScopedSettings settings;
+    ASSERT_TRUE(settings.dir.isValid());
+    {
+        // Nothing stored: the shipped encoders, none checked (the default model).
+        ProbingPanel panel;
+        EXPECT_EQ(panel.listedModelPaths(), QStringList({tree, base}));
+        EXPECT_TRUE(panel.modelPaths().isEmpty());
+        EXPECT_TRUE(panel.modelPath().isEmpty());
+        // setModelPath: one checked model, added when absent.
+        panel.setModelPath(QStringLiteral("/models/a.safetensors"));
+        EXPECT_EQ(panel.listedModelPaths(), QStringList({tree, base, QStringLiteral("/models/a.safetensors")}));
+        EXPECT_EQ(panel.modelPaths(), QStringList({QStringLiteral("/models/a.safetensors")}));
+        EXPECT_EQ(panel.config().model, "/models/a.safetensors");
+        panel.setModelPaths({QStringLiteral("/models/b.safetensors"), tree});
+        EXPECT_EQ(panel.modelPaths(), QStringList({tree, QStringLiteral("/models/b.safetensors")})); // the list's order
+        EXPECT_EQ(panel.config().model, tree.toStdString());
+        // Remove: the selected rows (here the baseline encoder).
+        QListWidget *list = panel.modelList();
+        list->clearSelection();
+        list->item(1)->setSelected(true);
+        auto *remove = panel.findChild<QPushButton *>(QStringLiteral("removeModel"));
+        ASSERT_TRUE(remove);
+        ASSERT_TRUE(remove->isEnabled());
+        remove->click();
+        EXPECT_EQ(panel.listedModelPaths(),
+                  QStringList({tree, QStringLiteral("/models/a.safetensors"), QStringLiteral("/models/b.safetensors")}));
+    }
+    {
+        // Restored as left: a removed shipped encoder stays removed.
+        ProbingPanel panel;
+        EXPECT_EQ(panel.listedModelPaths(),
+                  QStringList({tree, QStringLiteral("/models/a.safetensors"), QStringLiteral("/models/b.safetensors")}));
+        EXPECT_EQ(panel.modelPaths(), QStringList({tree, QStringLiteral("/models/b.safetensors")}));
+        panel.setModelPaths({});
+    }
+    {
+        ProbingPanel panel;
+        EXPECT_EQ(panel.listedModelPaths().size(), 3);
+        EXPECT_TRUE(panel.modelPaths().isEmpty());
+    }
+    // Settings of the version with one model line: that model, checked, after the shipped ones.
+    QSettings().remove(QStringLiteral("probing"));
+    QSettings().setValue(QStringLiteral("probing/model"), QStringLiteral("/models/old.safetensors"));
+    {
+        ProbingPanel panel;
+        EXPECT_EQ(panel.listedModelPaths(), QStringList({tree, base, QStringLiteral("/models/old.safetensors")}));
+        EXPECT_EQ(panel.modelPaths(), QStringList({QStringLiteral("/models/old.safetensors")}));
+    }
+}
+
+TEST_F(ProbingPanelModelsTest, TheDockFollowsTheWindowsModelUntilItHasModelsOfItsOwn)
+{
+    ScopedSettings settings;
+    MainWindow w;
+    ProbingPanel *panel = w.probingPanel();
+    EXPECT_EQ(panel->modelPaths().size(), panel->modelPath().isEmpty() ? 0 : 1);
+    w.setModelPath(tree);
+    EXPECT_EQ(panel->modelPaths(), QStringList({tree}));
+    w.setModelPath(base); // still the window's model: follows
+    EXPECT_EQ(panel->modelPaths(), QStringList({base}));
+    panel->setModelPaths({tree, base}); // the user's own choice
+    w.setModelPath(tree);
+    EXPECT_EQ(panel->modelPaths(), QStringList({tree, base}));
+    panel->setModelPath(QStringLiteral("/models/own.safetensors")); // one model of its own
+    w.setModelPath(base);
+    EXPECT_EQ(panel->modelPaths(), QStringList({QStringLiteral("/models/own.safetensors")}));
+    // A new window: the dock keeps its own model, restored from the settings.
+    MainWindow again;
+    EXPECT_EQ(again.probingPanel()->modelPaths(), QStringList({QStringLiteral("/models/own.safetensors")}));
 }
