@@ -220,6 +220,12 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     m_epochs->setRange(0, 1000);
     m_epochs->setSpecialValueText(tr("default"));
     form->addRow(tr("Epochs:"), m_epochs);
+    m_rank = new QSpinBox;
+    m_rank->setObjectName(QStringLiteral("structuralRank"));
+    m_rank->setRange(0, 4096);
+    m_rank->setSpecialValueText(tr("full (d_model)"));
+    m_rank->setToolTip(tr("Structural probes: the rank of B (rows of the projection); 0 = the model's width, as Hewitt & Manning's experiments"));
+    form->addRow(tr("Probe rank:"), m_rank);
 
     m_run = new QPushButton(tr("Run"));
     m_cancel = new QPushButton(tr("Cancel"));
@@ -532,6 +538,7 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     connect(m_pooling, &QComboBox::currentIndexChanged, this, save);
     connect(m_seed, &QSpinBox::valueChanged, this, save);
     connect(m_epochs, &QSpinBox::valueChanged, this, save);
+    connect(m_rank, &QSpinBox::valueChanged, this, save);
     updateHeatmap();
     updateLinkChart();
     updateExportActions();
@@ -682,6 +689,7 @@ void ProbingPanel::setControl(bool on) { m_control->setChecked(on); }
 void ProbingPanel::setRandomInit(bool on) { m_randomInit->setChecked(on); }
 void ProbingPanel::setSeed(int seed) { m_seed->setValue(seed); }
 void ProbingPanel::setEpochs(int epochs) { m_epochs->setValue(epochs); }
+void ProbingPanel::setRank(int rank) { m_rank->setValue(rank); }
 
 void ProbingPanel::setCorpusSource(std::function<std::shared_ptr<const std::vector<Sentence>>()> source)
 {
@@ -714,6 +722,7 @@ ProbeRunConfig ProbingPanel::config() const
     c.randomInit = m_randomInit->isChecked();
     c.seed = static_cast<unsigned>(m_seed->value());
     c.epochs = m_epochs->value();
+    c.rank = m_rank->value();
     c.commandLine = "treelens (probing panel)";
     return c;
 }
@@ -1997,6 +2006,7 @@ void ProbingPanel::restoreSettings()
     m_randomInit->setChecked(s.value(QStringLiteral("randomInit"), false).toBool());
     m_seed->setValue(s.value(QStringLiteral("seed"), 1).toInt());
     m_epochs->setValue(s.value(QStringLiteral("epochs"), 0).toInt());
+    m_rank->setValue(s.value(QStringLiteral("rank"), 0).toInt());
     s.endGroup();
     m_restoring = false;
 }
@@ -2019,6 +2029,7 @@ void ProbingPanel::saveSettings() const
     s.setValue(QStringLiteral("randomInit"), m_randomInit->isChecked());
     s.setValue(QStringLiteral("seed"), m_seed->value());
     s.setValue(QStringLiteral("epochs"), m_epochs->value());
+    s.setValue(QStringLiteral("rank"), m_rank->value());
     s.endGroup();
 }
 

@@ -91,6 +91,7 @@ public:
     void setRandomInit(bool on);
     void setSeed(int seed);
     void setEpochs(int epochs); ///< 0 = each probe's default
+    void setRank(int rank);     ///< structural probes' rank; 0 = d_model
     /// Supplies the open corpus for "Use the open corpus" (nullptr/empty = none).
     void setCorpusSource(std::function<std::shared_ptr<const std::vector<Sentence>>()> source);
     void setUseOpenCorpus(bool on);
@@ -237,7 +238,7 @@ private:
     StructuralView *m_structuralView = nullptr;
     InductionView *m_inductionView = nullptr;
     QCPTextElement *m_heatTitle = nullptr;
-    QSpinBox *m_seed = nullptr, *m_epochs = nullptr;
+    QSpinBox *m_seed = nullptr, *m_epochs = nullptr, *m_rank = nullptr;
     QPushButton *m_run = nullptr, *m_cancel = nullptr, *m_export = nullptr;
     QLabel *m_status = nullptr, *m_cellLabel = nullptr;
     QCustomPlot *m_curvePlot = nullptr, *m_heatPlot = nullptr, *m_linkPlot = nullptr;

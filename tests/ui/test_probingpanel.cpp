@@ -115,6 +115,7 @@ void configureTiny(ProbingPanel &panel, const QString &corpus)
     panel.setLayers(QStringLiteral("1,2"));
     panel.setPooling(QStringLiteral("mean"));
     panel.setEpochs(3);
+    panel.setRank(0);
     panel.setSeed(7);
 }
 
@@ -930,10 +931,14 @@ TEST_F(ProbingPanelTest, StructuralAndUnsupervisedParsingTabsShowTheRunsResults)
     panel.setTasks({QStringLiteral("structural-distance"), QStringLiteral("structural-depth"),
                     QStringLiteral("unsupervised-parsing")});
     panel.setLayers(QStringLiteral("0,2"));
+    panel.setRank(16); // the structural probes' rank reaches the run
     const RunResult r = runAndWait(panel);
     ASSERT_TRUE(r.finished && r.ok) << r.message.toStdString();
-    const QJsonObject tasks =
-        QJsonDocument::fromJson(panel.reportJson().toUtf8()).object().value(QStringLiteral("tasks")).toObject();
+    const QJsonObject root = QJsonDocument::fromJson(panel.reportJson().toUtf8()).object();
+    EXPECT_EQ(root.value(QStringLiteral("settings")).toObject().value(QStringLiteral("structural_probe")).toObject().value(
+                  QStringLiteral("rank")).toInt(),
+              16);
+    const QJsonObject tasks = root.value(QStringLiteral("tasks")).toObject();
 
     // Both probes are offered; the view shows the chosen one's test sentences,
     // as many as the report counts, at the report's layers.
