@@ -5,7 +5,7 @@
 // 100 ms while the live curves are drawn). Prints one JSON object. See
 // docs/probing.md#speed.
 //
-//   bench_probe_gui [--corpus FILE] [--model M] [--tasks all|T,...] [--baselines] [--screenshots DIR]
+//   bench_probe_gui [--corpus FILE] [--model M [--model M2 ...]] [--tasks all|T,...] [--baselines] [--screenshots DIR]
 //
 // --screenshots DIR: after the run, grabs the dock with each result tab shown
 // (DIR/probing-<tab>.png; docs/screenshots/ holds the ones of EWT dev).
@@ -32,6 +32,7 @@ int main(int argc, char **argv)
     QApplication app(argc, argv);
     std::string corpus = std::string(TREELENS_DEFAULT_SHARED_DIR) + "/data/ud-english-ewt/en_ewt-ud-dev.conllu";
     std::string model = findShippedModel("tree-transformer-en-small.safetensors");
+    QStringList models; // --model given more than once: the dock runs them one after another
     std::string tasks = "all";
     bool baselines = false;
     QString shots;
@@ -46,8 +47,10 @@ int main(int argc, char **argv)
         };
         if (a == "--corpus")
             corpus = value();
-        else if (a == "--model")
+        else if (a == "--model") {
             model = value();
+            models << QString::fromStdString(model);
+        }
         else if (a == "--tasks")
             tasks = value();
         else if (a == "--baselines")
@@ -67,7 +70,10 @@ int main(int argc, char **argv)
     ProbingPanel panel;
     panel.resize(1400, 900);
     panel.show();
-    panel.setModelPath(QString::fromStdString(model));
+    if (models.size() > 1)
+        panel.setModelPaths(models);
+    else
+        panel.setModelPath(QString::fromStdString(model));
     panel.setFiles(QString::fromStdString(corpus), QString(), QString());
     if (tasks == "all") {
         QStringList all;
@@ -105,7 +111,7 @@ int main(int argc, char **argv)
     }
     nlohmann::json out = {{"benchmark", "probe_gui"},
                           {"corpus", corpus},
-                          {"model", model},
+                          {"models", panel.modelPaths().join(QLatin1Char(',')).toStdString()},
                           {"tasks", panel.checkedTasks().join(QLatin1Char(',')).toStdString()},
                           {"baselines", baselines},
                           {"wall_seconds", seconds},

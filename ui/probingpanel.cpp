@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -44,6 +45,13 @@
 namespace treelens {
 
 namespace {
+
+/// One spelling per file: "resources/models/m.safetensors" and its absolute path are one model.
+QString normalModelPath(const QString &path)
+{
+    const QString p = path.trimmed();
+    return p.isEmpty() ? p : QDir::cleanPath(QFileInfo(p).absoluteFilePath());
+}
 
 constexpr int kCurveProbesShown = 3;
 
@@ -576,10 +584,10 @@ void ProbingPanel::setModelPaths(const QStringList &paths)
 {
     for (const QString &p : paths)
         if (!p.trimmed().isEmpty())
-            addModel(p.trimmed());
+            addModel(p);
     QStringList wanted;
     for (const QString &p : paths)
-        wanted << p.trimmed();
+        wanted << normalModelPath(p);
     for (int i = 0; i < m_models->count(); ++i) {
         QListWidgetItem *item = m_models->item(i);
         const Qt::CheckState state =
@@ -606,9 +614,10 @@ QStringList ProbingPanel::listedModelPaths() const
     return out;
 }
 
-void ProbingPanel::addModel(const QString &path)
+void ProbingPanel::addModel(const QString &rawPath)
 {
-    if (path.trimmed().isEmpty())
+    const QString path = normalModelPath(rawPath);
+    if (path.isEmpty())
         return;
     for (int i = 0; i < m_models->count(); ++i)
         if (m_models->item(i)->data(Qt::UserRole).toString() == path) {

@@ -1502,3 +1502,14 @@ TEST_F(ProbingPanelModelsTest, TheDockFollowsTheWindowsModelUntilItHasModelsOfIt
     MainWindow again;
     EXPECT_EQ(again.probingPanel()->modelPaths(), QStringList({QStringLiteral("/models/own.safetensors")}));
 }
+
+TEST_F(ProbingPanelTest, AModelFileIsListedOnceHoweverItIsSpelled)
+{
+    ProbingPanel panel;
+    const QString abs = QString::fromStdString(smallModel());
+    const QString rel = QDir::current().relativeFilePath(abs);
+    ASSERT_NE(rel, abs);
+    panel.setModelPaths({abs, rel, QFileInfo(abs).absolutePath() + QStringLiteral("/../models/") + QFileInfo(abs).fileName()});
+    EXPECT_EQ(panel.listedModelPaths().count(abs), 1);
+    EXPECT_EQ(panel.modelPaths(), QStringList{abs});
+}
