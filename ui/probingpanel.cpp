@@ -399,14 +399,13 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     m_linkPlot->legend->setVisible(true);
     m_linkPlot->legend->setFont(plotFont(kPlotTickPt));
     {
-        // The legend right of the axes, at the top (lines may run anywhere inside).
-        auto *side = new QCPLayoutGrid;
-        m_linkPlot->plotLayout()->addElement(0, 1, side);
+        // The legend under the axes in two columns (lines may run anywhere inside),
+        // so the title above spans the whole width and nothing is clipped.
         m_linkPlot->axisRect()->insetLayout()->take(m_linkPlot->legend);
-        side->addElement(0, 0, m_linkPlot->legend);
-        side->addElement(1, 0, new QCPLayoutElement(m_linkPlot));
-        side->setRowStretchFactor(0, 0.001);
-        m_linkPlot->plotLayout()->setColumnStretchFactor(1, 0.001);
+        m_linkPlot->plotLayout()->addElement(1, 0, m_linkPlot->legend);
+        m_linkPlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+        m_linkPlot->legend->setWrap(2);
+        m_linkPlot->plotLayout()->setRowStretchFactor(1, 0.001);
     }
     m_linkPlot->plotLayout()->insertRow(0);
     m_linkPlot->plotLayout()->addElement(
@@ -1740,7 +1739,7 @@ void ProbingPanel::updateLinkChart()
         g->setName(tr("layer %1 (JSON %2): mean %3, ρ = %4").arg(l + 1).arg(l).arg(st.mean, 0, 'f', 3).arg(rho));
     }
     if (title)
-        title->setText((m_reports.size() > 1 ? m_modelSelect->currentText() + QStringLiteral(": ") : QString()) +
+        title->setText((m_reports.size() > 1 ? m_modelSelect->currentText() + QStringLiteral("\n") : QString()) +
                        tr("Link probability between adjacent words by constituent size, %1 sentences\n"
                           "ρ: Spearman correlation of link probability and −size over every gap")
                            .arg(links->sentences.size()));
