@@ -288,9 +288,19 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
     m_curvePlot->yAxis->setLabel(tr("train loss (solid)"));
     m_curvePlot->yAxis2->setLabel(tr("dev metric (dashed)"));
     m_curvePlot->yAxis2->setVisible(true);
+    // Losses fall by orders of magnitude in the first epochs: a log scale keeps
+    // the later epochs readable.
+    m_curvePlot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    m_curvePlot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    m_curvePlot->yAxis->setLabel(tr("train loss (solid, log scale)"));
     m_curvePlot->legend->setVisible(true);
     m_curvePlot->legend->setFont(plotFont(kPlotTickPt));
-    m_curvePlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend under the axes (two columns), off the curves.
+    m_curvePlot->axisRect()->insetLayout()->take(m_curvePlot->legend);
+    m_curvePlot->plotLayout()->addElement(1, 0, m_curvePlot->legend);
+    m_curvePlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_curvePlot->legend->setWrap(2);
+    m_curvePlot->plotLayout()->setRowStretchFactor(1, 0.001);
 
     // ---- results
     m_table = new QTableWidget(0, 8);
