@@ -30,7 +30,8 @@ void addProbeCommand(CLI::App &app, Action &action)
     cmd->add_option("--task,-t", spec->tasks,
                     "Comma list or 'all': sentlen, sentlen-bins, treedepth, topconst (sentence probes), "
                     "structural-distance, structural-depth (Hewitt & Manning), head-accuracy, constituent-mass, "
-                    "attention-mst, link-probs (attention analysis, no training)")
+                    "attention-mst, link-probs (attention analysis, no training), unsupervised-parsing (F1 of the "
+                    "Tree Transformer's induced trees against the constituency trees, with branching baselines)")
         ->required()
         ->type_name("TASKS");
     cmd->add_option("--model,-m", spec->model, "Model file; default: the shipped tree-transformer-en-small")->type_name("M");
@@ -90,7 +91,7 @@ void addProbeCommand(CLI::App &app, Action &action)
     cmd->add_option("--depth-min-count", spec->depthMinCount, "treedepth: a depth is a class with at least this many "
                                                               "train sentences (others are excluded)")
         ->capture_default_str();
-    cmd->add_option("--attention-on", spec->attentionOn, "Attention tasks score the whole corpus (all) or the test split")
+    cmd->add_option("--attention-on", spec->attentionOn, "Attention tasks and unsupervised-parsing score the whole corpus (all) or the test split")
         ->check(CLI::IsMember({"all", "test"}))
         ->capture_default_str();
     cmd->add_option("--const-parser-model", spec->constParserModel,

@@ -81,6 +81,36 @@ TEST(CliProbe, HelpListsTheCommand)
     EXPECT_EQ(r.code, 0);
     EXPECT_NE(r.out.find("--random-init"), std::string::npos);
     EXPECT_NE(r.out.find("--tree-source"), std::string::npos);
+    EXPECT_NE(r.out.find("unsupervised-parsing"), std::string::npos);
+    EXPECT_NE(r.out.find("--probe-device"), std::string::npos);
+}
+
+TEST(CliProbe, UnsupervisedParsingOnHandScoredTrees)
+{
+    // Punctuation removed, unlabelled, single words and the whole sentence ignored:
+    //   The cat sat on the mat   gold (0,2) (2,6) (3,6) (4,6); right-branching 3 of 4 -> 75
+    //   She left                 nothing to find either side -> 100
+    //   Dogs bark and cats meow  gold (0,2) (3,5); right-branching (1,5)(2,5)(3,5): 1 -> F1 40
+    // Right-branching: sentence F1 (75 + 100 + 40) / 3 = 71.67, corpus 2·4/(7+6) = 61.54.
+    const std::string path = tempDir() + "/induction.mrg";
+    {
+        std::ofstream out(path);
+        out << "( (S (NP (DT The) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))) (. .)) )\n"
+               "( (S (NP (PRP She)) (VP (VBD left)) (. .)) )\n"
+               "( (S (S (NP (NNS Dogs)) (VP (VBP bark))) (, ,) (CC and) (S (NP (NNS cats)) (VP (VBP meow))) (. .)) )\n";
+    }
+    const std::string f = quote(path);
+    const CliRun r = cli("probe --task unsupervised-parsing --attention-on test --device cpu --json --train " + f +
+                         " --dev " + f + " --test " + f);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json t = json::parse(r.out)["tasks"]["unsupervised-parsing"];
+    EXPECT_EQ(t["sentences"], 3);
+    EXPECT_EQ(t["constituency_trees"], "gold (9 sentences)"); // train, dev and test are the same file
+    EXPECT_EQ(t["all"]["right_branching"]["sentence_f1"], 71.67);
+    EXPECT_EQ(t["all"]["right_branching"]["corpus_f1"], 61.54);
+    EXPECT_EQ(t["all"]["left_branching"]["sentence_f1"], 55.0);
+    EXPECT_TRUE(t["all"].contains("model"));
+    EXPECT_EQ(t["by_start_layer"].size(), 4u); // the shipped model's 4 layers
 }
 
 TEST(CliProbe, JsonShapeAndDeterminism)
