@@ -26,6 +26,7 @@
 #include "core/parsing/headrules.h"
 #include "ui/corpuspanel.h"
 #include "ui/mainwindow.h"
+#include "viz/constituencyview.h"
 #include "ui/session/latencyprobe.h"
 
 using namespace treelens;
@@ -182,6 +183,9 @@ int main(int argc, char **argv)
                     std::fprintf(stderr, "bench_gui: no result for %d words\n", words);
                     return 1;
                 }
+                // Long trees are laid out on a worker thread: "views updated" is when
+                // the tree is drawn too.
+                waitFor([&] { return !w.constituencyView()->layoutPending(); }, 60000);
                 toViews.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
                 allOk = allOk && ok && w.document()->analysis() != nullptr;
                 if (const auto shownSentence = w.document()->sentence()) {

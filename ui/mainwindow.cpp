@@ -155,6 +155,7 @@ MainWindow::~MainWindow() = default;
 void MainWindow::createViews()
 {
     m_constituency = new ConstituencyView(this);
+    m_constituency->setAsyncLayout(true); // long trees' dot layout off the GUI thread
     m_dependency = new DependencyView(this);
     m_textView = new TreeTextView(this);
     m_prior = new HeatmapView(HeatmapView::Kind::Prior, this);

@@ -5,6 +5,8 @@
 #include <set>
 
 #include <QFontMetricsF>
+#include <QMetaObject>
+#include <QPointer>
 #include <QGraphicsPathItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
@@ -111,9 +113,68 @@ ConstituencyView::ConstituencyView(QWidget *parent) : QGraphicsView(parent)
     rebuild();
 }
 
+ConstituencyView::~ConstituencyView()
+{
+    // A worker may still be in dot; its queued result dies with this object.
+    for (auto &job : m_layoutJobs)
+        if (job.thread.joinable())
+            job.thread.join();
+}
+
+bool ConstituencyView::layoutPending() const
+{
+    for (const auto &[tree, graph] : m_graphs)
+        if (graph.pending)
+            return true;
+    return false;
+}
+
+void ConstituencyView::finishPendingLayouts()
+{
+    bool any = false;
+    for (auto &[tree, graph] : m_graphs)
+        if (graph.pending) {
+            // Graphviz calls are serialised: this waits for a worker already in dot.
+            auto layout = layoutGraph(graph.request);
+            if (layout.ok())
+                graph.layout = std::move(layout.value());
+            else
+                graph.error = QString::fromStdString(layout.message());
+            graph.pending = false;
+            graph.request = GraphLayoutRequest{};
+            any = true;
+        }
+    if (any) {
+        rebuild();
+        fitToViewport();
+    }
+}
+
+void ConstituencyView::layoutArrived(quint64 generation, const ConstituencyTree *tree, Result<GraphLayoutResult> layout)
+{
+    if (generation != m_layoutGeneration)
+        return; // another sentence since
+    auto it = m_graphs.find(tree);
+    if (it == m_graphs.end() || !it->second.pending)
+        return; // finished synchronously meanwhile (an export)
+    TreeGraph &g = it->second;
+    if (layout.ok())
+        g.layout = std::move(layout.value());
+    else
+        g.error = QString::fromStdString(layout.message());
+    g.pending = false;
+    g.request = GraphLayoutRequest{};
+    rebuild();
+    if (!layoutPending()) {
+        fitToViewport();
+        Q_EMIT layoutFinished();
+    }
+}
+
 void ConstituencyView::setData(const ViewData &data)
 {
     m_data = data;
+    ++m_layoutGeneration;
     m_graphs.clear();
     m_builtInduced.reset();
     m_words.clear();
@@ -292,6 +353,39 @@ const ConstituencyView::TreeGraph &ConstituencyView::graphFor(const Constituency
     request.edges = g.edges;
     request.rankSeparation = induced ? 16.0 : 18.0;
     request.nodeSeparation = 7.0;
+    if (m_asyncLayout && static_cast<int>(words.size()) >= asyncLayoutWords()) {
+        // dot takes ~100 ms for a 200-word tree: off the GUI thread.
+        g.pending = true;
+        g.request = request;
+        // Reap the workers that are done.
+        for (auto it = m_layoutJobs.begin(); it != m_layoutJobs.end();) {
+            if (it->done->load()) {
+                it->thread.join();
+                it = m_layoutJobs.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        LayoutJob job;
+        job.done = std::make_shared<std::atomic<bool>>(false);
+        QPointer<ConstituencyView> self(this);
+        const quint64 generation = m_layoutGeneration;
+        const ConstituencyTree *key = &tree;
+        job.thread = std::thread([self, generation, key, request, done = job.done] {
+            auto layout = layoutGraph(request);
+            // Runs on the view's thread, and not at all once the view is gone.
+            QMetaObject::invokeMethod(
+                self.data(),
+                [self, generation, key, layout = std::move(layout)]() mutable {
+                    if (self)
+                        self->layoutArrived(generation, key, std::move(layout));
+                },
+                Qt::QueuedConnection);
+            done->store(true);
+        });
+        m_layoutJobs.push_back(std::move(job));
+        return g;
+    }
     auto layout = layoutGraph(request);
     if (layout.ok())
         g.layout = std::move(layout.value());
@@ -787,6 +881,12 @@ void ConstituencyView::rebuild()
             y = t->sceneBoundingRect().bottom() + 8.0;
         }
         const TreeGraph &graph = graphFor(*tree, isInduced);
+        if (graph.pending) {
+            auto *t = addText(s, QStringLiteral("Laying out the tree (%1 words)…").arg(tree->wordCount()), legendFont(),
+                              kPos, QPointF(0.0, y));
+            y = t->sceneBoundingRect().bottom() + 12.0;
+            return;
+        }
         if (!graph.error.isEmpty()) {
             auto *t = addText(s, QStringLiteral("Tree layout failed: %1").arg(graph.error), legendFont(), kMissing,
                               QPointF(0.0, y));
@@ -818,11 +918,15 @@ void ConstituencyView::rebuild()
 
 QSizeF ConstituencyView::exportSize() const
 {
+    // An export never shows "laying out": finish the layout here (the scene is
+    // the view's state, not its logical value).
+    const_cast<ConstituencyView *>(this)->finishPendingLayouts();
     return scene()->sceneRect().size();
 }
 
 void ConstituencyView::renderTo(QPainter *painter, const QRectF &target)
 {
+    finishPendingLayouts();
     painter->save();
     painter->fillRect(target, Qt::white);
     painter->setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing | QPainter::SmoothPixmapTransform);

@@ -15,8 +15,11 @@
 ///    attention X gives it (selected layer/head), each constituent by the sum over
 ///    its leaves.
 
+#include <atomic>
 #include <map>
+#include <memory>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -37,6 +40,20 @@ public:
     enum class Overlay { None, Cohesion, FocusAttention };
 
     explicit ConstituencyView(QWidget *parent = nullptr);
+    ~ConstituencyView() override;
+
+    /// Trees of at least `asyncLayoutWords()` words are laid out by Graphviz on a
+    /// worker thread when this is on (the app turns it on: a 200-word tree takes
+    /// ~100 ms in dot); meanwhile the view says so, and layoutFinished() follows.
+    /// Off (the default) everything is synchronous. Exports never see a pending
+    /// layout: exportSize()/renderTo() finish it first.
+    void setAsyncLayout(bool on) { m_asyncLayout = on; }
+    bool asyncLayout() const { return m_asyncLayout; }
+    static constexpr int asyncLayoutWords() { return 60; }
+    /// A tree's layout is still being computed on the worker thread.
+    bool layoutPending() const;
+    /// Finishes pending layouts on this thread and redraws (no-op without any).
+    void finishPendingLayouts();
 
     void setData(const ViewData &data);
     void setState(const ViewState &state);
@@ -67,6 +84,8 @@ Q_SIGNALS:
     void hovered(const QString &text);
     /// A leaf was clicked: make it the focus word.
     void wordClicked(int word);
+    /// A layout computed on the worker thread arrived and the tree is drawn.
+    void layoutFinished();
 
 protected:
     void wheelEvent(QWheelEvent *event) override;
@@ -92,6 +111,8 @@ private:
         std::vector<std::pair<int, int>> edges;
         GraphLayoutResult layout;
         QString error;           ///< non-empty when the layout failed
+        bool pending = false;    ///< laid out on the worker thread, not arrived yet
+        GraphLayoutRequest request; ///< kept while pending (finishPendingLayouts)
     };
     /// What one drawn tree left in the scene.
     struct DrawnTree {
@@ -123,6 +144,14 @@ private:
     /// Built from Analysis::inducedBrackets when the analysis has no inducedTree.
     std::optional<ConstituencyTree> m_builtInduced;
     std::map<const ConstituencyTree *, TreeGraph> m_graphs;
+    bool m_asyncLayout = false;
+    quint64 m_layoutGeneration = 0; ///< bumped by setData: older results are dropped
+    struct LayoutJob {
+        std::thread thread;
+        std::shared_ptr<std::atomic<bool>> done;
+    };
+    std::vector<LayoutJob> m_layoutJobs; ///< joined when done and in the destructor
+    void layoutArrived(quint64 generation, const ConstituencyTree *tree, Result<GraphLayoutResult> layout);
     std::vector<QString> m_words;                 ///< words of the sentence, for hover texts
     DrawnTree m_primary;
     std::vector<std::pair<int, int>> m_shared, m_missing, m_extra;

@@ -500,3 +500,65 @@ TEST(ConstituencyView, HundredTwentyWordsTiming)
     expectLeavesInOrder(view, sent->words());
     maybeSave(view, "120");
 }
+
+TEST(ConstituencyView, LongTreesAreLaidOutOffTheGuiThreadWhenAsked)
+{
+    app();
+    auto big = std::make_shared<Sentence>(sentenceFrom(syntheticTree(150)));
+    auto small = std::make_shared<Sentence>(sentenceFrom(syntheticTree(12)));
+    auto other = std::make_shared<Sentence>(sentenceFrom(syntheticTree(120)));
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Parser);
+    view.setAsyncLayout(true);
+
+    // Below the threshold: synchronous as ever.
+    view.setData({small, nullptr});
+    EXPECT_FALSE(view.layoutPending());
+    expectLeavesInOrder(view, small->words());
+
+    // 150 words: the view says it is laying out, then draws the tree once the
+    // worker's result arrives on this thread.
+    bool finished = false;
+    QObject::connect(&view, &ConstituencyView::layoutFinished, [&] { finished = true; });
+    view.setData({big, nullptr});
+    ASSERT_TRUE(view.layoutPending());
+    EXPECT_TRUE(view.leafItems().empty());
+    QElapsedTimer t;
+    t.start();
+    while (!finished && t.elapsed() < 30000)
+        QApplication::processEvents(QEventLoop::AllEvents, 10);
+    ASSERT_TRUE(finished);
+    EXPECT_FALSE(view.layoutPending());
+    expectLeavesInOrder(view, big->words());
+    EXPECT_EQ(sortedSpans(view), treeSpans(*big->constituency));
+
+    // A newer sentence wins: the first job's result is dropped.
+    finished = false;
+    view.setData({big, nullptr});
+    view.setData({other, nullptr});
+    t.restart();
+    while (!finished && t.elapsed() < 30000)
+        QApplication::processEvents(QEventLoop::AllEvents, 10);
+    ASSERT_TRUE(finished);
+    for (int i = 0; i < 20; ++i) // any late result of the dropped job
+        QApplication::processEvents(QEventLoop::AllEvents, 10);
+    expectLeavesInOrder(view, other->words());
+
+    // An export never sees the placeholder: it finishes the layout itself.
+    view.setData({big, nullptr});
+    ASSERT_TRUE(view.layoutPending());
+    const QSizeF size = view.exportSize();
+    EXPECT_FALSE(view.layoutPending());
+    EXPECT_GT(size.width(), 1000.0); // 150 words side by side
+    expectLeavesInOrder(view, big->words());
+
+    // Destroyed with a job in flight: no crash, no late delivery.
+    {
+        ConstituencyView gone;
+        gone.setAsyncLayout(true);
+        gone.setData({big, nullptr});
+        EXPECT_TRUE(gone.layoutPending());
+    }
+    for (int i = 0; i < 20; ++i)
+        QApplication::processEvents(QEventLoop::AllEvents, 10);
+}
