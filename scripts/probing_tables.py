@@ -29,8 +29,16 @@ for arg in args:
 def metric(task, r):
     return r["test"]["r2"] if task == "sentlen" else r["test"]["accuracy"]
 
+NEG_INF = float("-inf")
+
 def devmetric(task, r):
-    return -r["dev"]["mse"] if task == "sentlen" else r["dev"]["accuracy"]
+    # A diverged probe (NaN/inf written as null) is never the best layer.
+    if task == "sentlen":
+        return NEG_INF if r["dev"]["mse"] is None else -r["dev"]["mse"]
+    return NEG_INF if r["dev"]["accuracy"] is None else r["dev"]["accuracy"]
+
+def lowloss(l):
+    return NEG_INF if l["dev"]["loss"] is None else -l["dev"]["loss"]
 
 def best_layer(task, layers, pooling):
     ls = [l for l in layers if pooling in l]
@@ -71,9 +79,9 @@ for task, key, extra in [("structural-distance", "uuas", "dspr"), ("structural-d
     cells = []
     for name, d in runs:
         t = d["tasks"][task]
-        b = max(t["layers"], key=lambda l: -l["dev"]["loss"])
+        b = max(t["layers"], key=lowloss)
         ri = t.get("random_init", {}).get("layers", [])
-        rb = max(ri, key=lambda l: -l["dev"]["loss"]) if ri else None
+        rb = max(ri, key=lowloss) if ri else None
         cells += [f"{b['test'][key]:.1f} / {b['test'][extra]:.3f} ({b['layer']})",
                   "—" if not rb else f"{rb['test'][key]:.1f} / {rb['test'][extra]:.3f} ({rb['layer']})"]
     print(f"| {task} ({key} / {extra}) | " + " | ".join(cells) + " |")

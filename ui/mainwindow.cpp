@@ -432,8 +432,10 @@ void MainWindow::openProbedSentence(const QString &sentenceId, int layer, int he
     int row = -1;
     if (corpus) {
         const std::string id = sentenceId.toStdString();
+        // The same id with other words is another sentence (files without
+        // sent_id number their sentences s1, s2, ... each): not this one.
         for (std::size_t i = 0; i < corpus->size(); ++i)
-            if ((*corpus)[i].id == id) {
+            if ((*corpus)[i].id == id && (!sentence || (*corpus)[i].words() == sentence->words())) {
                 row = static_cast<int>(i);
                 break;
             }

@@ -1191,7 +1191,10 @@ void ProbingPanel::fillCompare()
         auto devScore = [reg, dbl](const QString &pooling) {
             return [reg, dbl, pooling](const QJsonObject &lj) {
                 const QJsonObject dev = lj.value(pooling).toObject().value(QStringLiteral("dev")).toObject();
-                return reg ? -dbl(dev.value(QStringLiteral("mse"))) : dbl(dev.value(QStringLiteral("accuracy")));
+                // A diverged probe (MSE null in the JSON) never wins.
+                const QJsonValue mse = dev.value(QStringLiteral("mse"));
+                return reg ? (mse.isDouble() ? -mse.toDouble() : -std::numeric_limits<double>::infinity())
+                           : dbl(dev.value(QStringLiteral("accuracy")));
             };
         };
         auto cell = [&](const QJsonObject &b, const QString &pooling) {
@@ -1252,8 +1255,10 @@ void ProbingPanel::fillCompare()
                           tr("test root accuracy % / NSpr"))}) {
         if (!has(task))
             continue;
-        auto lowLoss = [&dbl](const QJsonObject &lj) {
-            return -dbl(lj.value(QStringLiteral("dev")).toObject().value(QStringLiteral("loss")));
+        auto lowLoss = [](const QJsonObject &lj) {
+            // A NaN/inf dev loss is null in the JSON: such a layer is never the best.
+            const QJsonValue loss = lj.value(QStringLiteral("dev")).toObject().value(QStringLiteral("loss"));
+            return loss.isDouble() ? -loss.toDouble() : -std::numeric_limits<double>::infinity();
         };
         auto cell = [&, key = key, extra = extra](const QJsonObject &b) {
             if (b.isEmpty())

@@ -115,7 +115,9 @@ ConstituencyView::ConstituencyView(QWidget *parent) : QGraphicsView(parent)
 
 ConstituencyView::~ConstituencyView()
 {
-    // A worker may still be in dot; its queued result dies with this object.
+    // Workers still waiting for Graphviz give up; one already in dot finishes and
+    // its queued result dies with this object.
+    m_wantedGeneration->store(~quint64(0));
     for (auto &job : m_layoutJobs)
         if (job.thread.joinable())
             job.thread.join();
@@ -131,6 +133,11 @@ bool ConstituencyView::layoutPending() const
 
 void ConstituencyView::finishPendingLayouts()
 {
+    if (!layoutPending())
+        return;
+    // The queued workers' results are not needed any more (and are dropped if
+    // they arrive); later jobs get the new generation.
+    m_wantedGeneration->store(++m_layoutGeneration);
     bool any = false;
     for (auto &[tree, graph] : m_graphs)
         if (graph.pending) {
@@ -174,7 +181,7 @@ void ConstituencyView::layoutArrived(quint64 generation, const ConstituencyTree 
 void ConstituencyView::setData(const ViewData &data)
 {
     m_data = data;
-    ++m_layoutGeneration;
+    m_wantedGeneration->store(++m_layoutGeneration); // older queued layouts are skipped
     m_graphs.clear();
     m_builtInduced.reset();
     m_words.clear();
@@ -371,20 +378,34 @@ const ConstituencyView::TreeGraph &ConstituencyView::graphFor(const Constituency
         QPointer<ConstituencyView> self(this);
         const quint64 generation = m_layoutGeneration;
         const ConstituencyTree *key = &tree;
-        job.thread = std::thread([self, generation, key, request, done = job.done] {
-            auto layout = layoutGraph(request);
-            // Runs on the view's thread, and not at all once the view is gone.
-            QMetaObject::invokeMethod(
-                self.data(),
-                [self, generation, key, layout = std::move(layout)]() mutable {
-                    if (self)
-                        self->layoutArrived(generation, key, std::move(layout));
-                },
-                Qt::QueuedConnection);
-            done->store(true);
-        });
-        m_layoutJobs.push_back(std::move(job));
-        return g;
+        auto wanted = m_wantedGeneration;
+        try {
+            m_layoutJobs.reserve(m_layoutJobs.size() + 1); // push_back below cannot throw
+            job.thread = std::thread([self, generation, key, request, wanted, done = job.done] {
+                Result<GraphLayoutResult> layout = Error{"graph layout: failed"};
+                try {
+                    layout = layoutGraph(request, [&] { return wanted->load() == generation; });
+                } catch (const std::exception &e) {
+                    layout = Error{std::string("graph layout: ") + e.what()};
+                }
+                // Runs on the view's thread, and not at all once the view is gone
+                // (the destructor joins this thread before the QObject dies).
+                QMetaObject::invokeMethod(
+                    self.data(),
+                    [self, generation, key, layout = std::move(layout)]() mutable {
+                        if (self)
+                            self->layoutArrived(generation, key, std::move(layout));
+                    },
+                    Qt::QueuedConnection);
+                done->store(true);
+            });
+            m_layoutJobs.push_back(std::move(job));
+            return g;
+        } catch (const std::exception &) {
+            // No thread to be had: lay out here, as without async layout.
+            g.pending = false;
+            g.request = GraphLayoutRequest{};
+        }
     }
     auto layout = layoutGraph(request);
     if (layout.ok())

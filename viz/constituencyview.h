@@ -146,6 +146,9 @@ private:
     std::map<const ConstituencyTree *, TreeGraph> m_graphs;
     bool m_asyncLayout = false;
     quint64 m_layoutGeneration = 0; ///< bumped by setData: older results are dropped
+    /// The generation the workers' layouts are still wanted for (shared with them:
+    /// a queued worker whose generation is past skips dot altogether).
+    std::shared_ptr<std::atomic<quint64>> m_wantedGeneration = std::make_shared<std::atomic<quint64>>(0);
     struct LayoutJob {
         std::thread thread;
         std::shared_ptr<std::atomic<bool>> done;

@@ -96,7 +96,7 @@ private:
 
 } // namespace
 
-Result<GraphLayoutResult> layoutGraph(const GraphLayoutRequest &request)
+Result<GraphLayoutResult> layoutGraph(const GraphLayoutRequest &request, const std::function<bool()> &stillWanted)
 {
     const int n = static_cast<int>(request.nodeSizes.size());
     for (std::size_t e = 0; e < request.edges.size(); ++e) {
@@ -117,6 +117,8 @@ Result<GraphLayoutResult> layoutGraph(const GraphLayoutRequest &request)
         return result;
 
     std::lock_guard<std::mutex> lock(graphvizMutex());
+    if (stillWanted && !stillWanted())
+        return makeError("graph layout", "cancelled");
     const CNumericLocale cLocale;
     graphvizMessages().clear();
     const agusererrf previousHandler = agseterrf(collectGraphvizMessage);

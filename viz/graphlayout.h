@@ -6,6 +6,7 @@
 /// Graphviz is not thread-safe: every call is serialised by a process-wide mutex,
 /// so it may be called from any thread.
 
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -38,7 +39,10 @@ struct GraphLayoutResult {
 };
 
 /// Lays the graph out with dot. Errors: invalid node indices, Graphviz failures.
-Result<GraphLayoutResult> layoutGraph(const GraphLayoutRequest &request);
+/// `stillWanted`, when given, is asked once the Graphviz lock is held: false
+/// returns the error "cancelled" at once (a queued layout nobody needs any more).
+Result<GraphLayoutResult> layoutGraph(const GraphLayoutRequest &request,
+                                      const std::function<bool()> &stillWanted = {});
 
 /// The Graphviz library version ("7.1.0"), for the About dialog.
 QString graphvizVersion();

@@ -1242,14 +1242,15 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &spIn, const ProbeRunCallb
     dc.device = sp.device;
     dc.threads = sp.threads;
     dc.batchSize = sp.encoderBatch;
+    if (sp.probeDevice != "auto") // before any work
+        if (auto d = probeDeviceAvailable(sp.probeDevice); !d)
+            return Error{"--probe-device: " + d.message()};
     auto encoder = loadEncoder(modelPath, dc);
     if (!encoder)
         return Error{encoder.message()};
     const EncoderInfo &info = (*encoder)->info();
     if (sp.probeDevice == "auto")
         sp.probeDevice = info.device; // probes train where the encoder runs: the GPU when there is one
-    else if (auto d = probeDeviceAvailable(sp.probeDevice); !d)
-        return Error{"--probe-device: " + d.message()};
     auto layers = parseLayers(sp.layers, info.layers);
     if (!layers)
         return Error{layers.message()};
@@ -1811,7 +1812,7 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &spIn, const ProbeRunCallb
         }
     }
 
-    for (const auto &r : structuralResults) {
+    for (auto &r : structuralResults) { // non-const: the viewer data is moved out
         const bool dist = r.kind == StructuralProbeKind::Distance;
         json j = {{"kind", "structural"},
                   {"examples", {{"train", r.examples[0]}, {"dev", r.examples[1]}, {"test", r.examples[2]}}},
@@ -1859,8 +1860,8 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &spIn, const ProbeRunCallb
                     bestLoss = l;
                 }
             }
-            view.sentences = r.testSentences;
-            view.byLayer = r.testResults;
+            view.sentences = std::move(r.testSentences);
+            view.byLayer = std::move(r.testResults);
             out.structural[r.name] = std::move(view);
         }
         const int rank = structuralOptions(sp).rank == 0 ? info.dModel : structuralOptions(sp).rank;

@@ -109,7 +109,7 @@ struct ProbeRunAttention {
 /// minimum spanning trees). Only the model's probes, not the random-init baseline.
 struct ProbeRunStructural {
     StructuralProbeKind kind = StructuralProbeKind::Distance;
-    int bestLayer = -1; ///< the layer the report's summary picks (best dev metric)
+    int bestLayer = -1; ///< the layer the report's summary picks (lowest dev loss, as scripts/probing_tables.py)
     /// The test sentences with a valid dependency tree, in the order of every
     /// layer's results; result.sentence indexes this vector.
     std::vector<Sentence> sentences;

@@ -159,8 +159,9 @@ TEST(ProbeRun, CurvesTasksAndDeterminism)
                 for (int h = heads[w]; h != 0; h = heads[static_cast<std::size_t>(h - 1)])
                     ++depth;
                 EXPECT_EQ(results[i].gold[w], depth) << s.id << " word " << w;
-                if (heads[w] == 0)
+                if (heads[w] == 0) {
                     EXPECT_EQ(results[i].goldRoot, static_cast<int>(w)) << s.id;
+                }
             }
         }
     }
