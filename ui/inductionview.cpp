@@ -15,6 +15,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include "ui/worddiagram.h"
 #include "viz/plotstyle.h"
 #include "viz/qcustomplot.h"
 #include "viz/viewexport.h"
@@ -23,9 +24,9 @@ namespace treelens {
 
 namespace {
 
-const QColor kGoldInk(70, 70, 70);
-const QColor kCorrectInk(26, 135, 60);
-const QColor kWrongInk(214, 39, 40);
+const QColor &kGoldInk = kDiagramGoldInk;
+const QColor &kCorrectInk = kDiagramCorrectInk;
+const QColor &kWrongInk = kDiagramWrongInk;
 const QColor kModelInk(68, 114, 196);
 
 constexpr double kLabelMargin = 74.0;
@@ -35,47 +36,7 @@ constexpr double kLevelGap = 11.0;
 constexpr double kChartWidth = 820.0;
 constexpr double kChartHeight = 330.0;
 
-QString shortLabel(const std::string &word)
-{
-    QString s = QString::fromStdString(word);
-    if (s.size() > 14)
-        s = s.left(13) + QChar(0x2026);
-    return s;
-}
-
-QString preview(const std::vector<std::string> &words, int maxChars = 60)
-{
-    QString out;
-    for (const auto &word : words) {
-        const QString w = QString::fromStdString(word);
-        if (!out.isEmpty() && out.size() + 1 + w.size() > maxChars)
-            return out + QStringLiteral(" …");
-        if (!out.isEmpty())
-            out += QLatin1Char(' ');
-        out += w;
-    }
-    return out;
-}
-
-/// Left and right x of every word cell laid out in [left, right].
-std::vector<std::pair<double, double>> wordCells(const std::vector<std::string> &words, const QFontMetricsF &fm,
-                                                 double left, double right)
-{
-    std::vector<double> widths;
-    double total = 0.0;
-    for (const auto &w : words) {
-        widths.push_back(std::max(fm.horizontalAdvance(shortLabel(w)) + 16.0, 30.0));
-        total += widths.back();
-    }
-    const double scale = total > 0.0 && right - left > total ? (right - left) / total : 1.0;
-    std::vector<std::pair<double, double>> cells;
-    double x = left;
-    for (double w : widths) {
-        cells.emplace_back(x, x + w * scale);
-        x += w * scale;
-    }
-    return cells;
-}
+constexpr double kWordPadding = 16.0;
 
 int maxLevel(const std::vector<WordSpan> &spans)
 {
@@ -191,11 +152,7 @@ int BracketSpanView::predictedLevels() const
 
 double BracketSpanView::naturalWidth() const
 {
-    const QFontMetricsF fm(plotFont(10.0));
-    double total = 0.0;
-    for (const auto &w : m_words)
-        total += std::max(fm.horizontalAdvance(shortLabel(w)) + 16.0, 30.0);
-    return std::max(kLabelMargin + total + 12.0, 480.0);
+    return wordDiagramWidth(m_words, QFontMetricsF(plotFont(10.0)), kLabelMargin, kWordPadding);
 }
 
 QSize BracketSpanView::sizeHint() const
@@ -236,10 +193,7 @@ void BracketSpanView::paintContent(QPainter *painter, const QRectF &rect) const
     painter->setRenderHint(QPainter::TextAntialiasing, true);
     const QFont wordFont = plotFont(10.0);
     const QFont smallFont = plotFont(8.5);
-    if (m_words.empty()) {
-        painter->setFont(wordFont);
-        painter->setPen(QColor(120, 120, 120));
-        painter->drawText(rect, Qt::AlignCenter, QObject::tr("No sentence selected."));
+    if (paintNoSentence(painter, rect, m_words, wordFont)) {
         painter->restore();
         return;
     }
@@ -251,21 +205,13 @@ void BracketSpanView::paintContent(QPainter *painter, const QRectF &rect) const
     // Legend.
     painter->setFont(smallFont);
     const QFontMetricsF sfm(smallFont);
-    double lx = rect.left() + 6.0;
-    const double ly = rect.top() + kLegendHeight / 2.0;
-    auto legendEntry = [&](const QPen &pen, const QString &text) {
-        painter->setPen(pen);
-        painter->drawLine(QPointF(lx, ly), QPointF(lx + 22.0, ly));
-        painter->setPen(QColor(40, 40, 40));
-        painter->drawText(QPointF(lx + 27.0, ly + sfm.ascent() / 2.0 - 1.0), text);
-        lx += 27.0 + sfm.horizontalAdvance(text) + 14.0;
-    };
-    legendEntry(goldPen, QObject::tr("gold bracket"));
+    std::vector<std::pair<QPen, QString>> legend = {{goldPen, QObject::tr("gold bracket")}};
     if (m_predictedKnown) {
-        legendEntry(missedPen, QObject::tr("gold, not predicted"));
-        legendEntry(correctPen, QObject::tr("predicted, in gold"));
-        legendEntry(wrongPen, QObject::tr("predicted, not in gold"));
+        legend.emplace_back(missedPen, QObject::tr("gold, not predicted"));
+        legend.emplace_back(correctPen, QObject::tr("predicted, in gold"));
+        legend.emplace_back(wrongPen, QObject::tr("predicted, not in gold"));
     }
+    paintLineLegend(painter, rect, kLegendHeight, legend);
 
     const int goldRows = std::max(goldLevels(), 1);
     const int predRows = std::max(predictedLevels(), 1);
@@ -274,7 +220,7 @@ void BracketSpanView::paintContent(QPainter *painter, const QRectF &rect) const
     const double bandTop = rect.top() + kLegendHeight + goldRows * kLevelGap + 8.0 + spare / 2.0;
     const double bandBottom = bandTop + kWordBand;
     const QFontMetricsF fm(wordFont);
-    const auto cells = wordCells(m_words, fm, rect.left() + kLabelMargin, rect.right() - 12.0);
+    const auto cells = wordCells(m_words, fm, rect.left() + kLabelMargin, rect.right() - 12.0, kWordPadding);
     const int n = static_cast<int>(m_words.size());
 
     painter->setFont(smallFont);
@@ -316,7 +262,7 @@ void BracketSpanView::paintContent(QPainter *painter, const QRectF &rect) const
     for (int i = 0; i < n; ++i) {
         const auto &c = cells[static_cast<std::size_t>(i)];
         painter->drawText(QRectF(c.first, bandTop, c.second - c.first, kWordBand), Qt::AlignCenter,
-                          shortLabel(m_words[static_cast<std::size_t>(i)]));
+                          diagramWordLabel(m_words[static_cast<std::size_t>(i)]));
     }
     painter->restore();
 }
@@ -607,7 +553,7 @@ void InductionView::fillList()
                                     : (static_cast<std::size_t>(i) < m_result->sentenceIds.size()
                                            ? QString::fromStdString(m_result->sentenceIds[static_cast<std::size_t>(i)])
                                            : QString::number(i + 1));
-        auto *item = new QListWidgetItem(head + QStringLiteral(" · ") + preview(words));
+        auto *item = new QListWidgetItem(head + QStringLiteral(" · ") + sentencePreview(words));
         QStringList full;
         for (const auto &w : words)
             full << QString::fromStdString(w);
@@ -697,11 +643,7 @@ void InductionView::renderTo(QPainter *painter, const QRectF &target)
         return;
     const double sx = target.width() / natural.width(), sy = target.height() / natural.height();
     const QSize chartSize(static_cast<int>(kChartWidth), static_cast<int>(kChartHeight));
-    m_chart->setViewport(QRect(QPoint(0, 0), chartSize));
-    m_chart->plotLayout()->update(QCPLayoutElement::upPreparation);
-    m_chart->plotLayout()->setOuterRect(QRect(QPoint(0, 0), chartSize));
-    m_chart->plotLayout()->update(QCPLayoutElement::upMargins);
-    m_chart->plotLayout()->update(QCPLayoutElement::upLayout);
+    layOutPlotAt(m_chart, chartSize);
     paintPlot(m_chart, painter,
               QRectF(target.left() + (natural.width() - kChartWidth) / 2.0 * sx, target.top(), kChartWidth * sx, kChartHeight * sy),
               chartSize);

@@ -18,6 +18,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include "ui/worddiagram.h"
 #include "viz/plotstyle.h"
 #include "viz/qcustomplot.h"
 #include "viz/viewexport.h"
@@ -27,9 +28,9 @@ namespace treelens {
 namespace {
 
 // Colours shared by the arc diagram and the depth plot.
-const QColor kGoldInk(70, 70, 70);
-const QColor kCorrectInk(26, 135, 60);
-const QColor kWrongInk(214, 39, 40);
+const QColor &kGoldInk = kDiagramGoldInk;
+const QColor &kCorrectInk = kDiagramCorrectInk;
+const QColor &kWrongInk = kDiagramWrongInk;
 const QColor kPunctInk(165, 165, 165);
 const QColor kGoldBar(170, 170, 170);
 const QColor kPredictedBar(68, 114, 196);
@@ -39,32 +40,11 @@ constexpr double kArcLegendHeight = 24.0;
 constexpr double kArcWordBand = 24.0;
 constexpr double kArcNaturalHeight = 84.0; ///< height of the tallest arc
 
-QString shortLabel(const std::string &word)
-{
-    QString s = QString::fromStdString(word);
-    if (s.size() > 14)
-        s = s.left(13) + QChar(0x2026);
-    return s;
-}
+constexpr double kWordPadding = 14.0;
 
 QString rhoText(double rho)
 {
     return std::isfinite(rho) ? QStringLiteral("ρ %1").arg(rho, 0, 'f', 2) : QStringLiteral("ρ n/a");
-}
-
-/// The first words of a sentence, cut at about `maxChars` characters with "…".
-QString sentencePreview(const std::vector<std::string> &words, int maxChars = 60)
-{
-    QString out;
-    for (std::size_t i = 0; i < words.size(); ++i) {
-        const QString w = QString::fromStdString(words[i]);
-        if (!out.isEmpty() && out.size() + 1 + w.size() > maxChars)
-            return out + QStringLiteral(" …");
-        if (!out.isEmpty())
-            out += QLatin1Char(' ');
-        out += w;
-    }
-    return out;
 }
 
 WordSpan normalised(WordSpan e)
@@ -91,24 +71,6 @@ int compareRho(double a, double b)
 }
 
 /// x centre of every word for the arc diagram laid out in [left, right].
-std::vector<double> wordCentres(const std::vector<std::string> &words, const QFontMetricsF &fm, double left, double right)
-{
-    std::vector<double> widths;
-    double total = 0.0;
-    for (const auto &w : words) {
-        widths.push_back(std::max(fm.horizontalAdvance(shortLabel(w)) + 14.0, 30.0));
-        total += widths.back();
-    }
-    const double scale = total > 0.0 && right - left > total ? (right - left) / total : 1.0;
-    std::vector<double> centres;
-    double x = left;
-    for (double w : widths) {
-        centres.push_back(x + w * scale / 2.0);
-        x += w * scale;
-    }
-    return centres;
-}
-
 /// An arc from x1 to x2 on baseline y, bulging `height` up (negative: down).
 QPainterPath arcPath(double x1, double x2, double y, double height)
 {
@@ -211,11 +173,7 @@ void StructuralArcView::clear()
 
 double StructuralArcView::naturalWidth() const
 {
-    const QFontMetricsF fm(plotFont(10.0));
-    double total = 0.0;
-    for (const auto &w : m_words)
-        total += std::max(fm.horizontalAdvance(shortLabel(w)) + 14.0, 30.0);
-    return std::max(kArcLabelMargin + total + 12.0, 480.0);
+    return wordDiagramWidth(m_words, QFontMetricsF(plotFont(10.0)), kArcLabelMargin, kWordPadding);
 }
 
 QSize StructuralArcView::sizeHint() const
@@ -255,10 +213,7 @@ void StructuralArcView::paintContent(QPainter *painter, const QRectF &rect) cons
     painter->setRenderHint(QPainter::TextAntialiasing, true);
     const QFont wordFont = plotFont(10.0);
     const QFont smallFont = plotFont(8.5);
-    if (m_words.empty()) {
-        painter->setFont(wordFont);
-        painter->setPen(QColor(120, 120, 120));
-        painter->drawText(rect, Qt::AlignCenter, QObject::tr("No sentence selected."));
+    if (paintNoSentence(painter, rect, m_words, wordFont)) {
         painter->restore();
         return;
     }
@@ -266,23 +221,16 @@ void StructuralArcView::paintContent(QPainter *painter, const QRectF &rect) cons
     // Legend.
     painter->setFont(smallFont);
     const QFontMetricsF sfm(smallFont);
-    double lx = rect.left() + 6.0;
+    const QPen goldPen(kGoldInk, 1.6);
+    const QPen missedPen(kGoldInk, 1.6, Qt::DashLine);
+    const QPen correctPen(kCorrectInk, 2.0);
+    const QPen wrongPen(kWrongInk, 2.2);
+    const double lx = paintLineLegend(painter, rect, kArcLegendHeight,
+                                      {{goldPen, QObject::tr("gold edge")},
+                                       {missedPen, QObject::tr("gold edge the probe missed")},
+                                       {correctPen, QObject::tr("predicted, correct")},
+                                       {wrongPen, QObject::tr("predicted, wrong")}});
     const double ly = rect.top() + kArcLegendHeight / 2.0;
-    auto legendEntry = [&](const QPen &pen, const QString &text) {
-        painter->setPen(pen);
-        painter->drawLine(QPointF(lx, ly), QPointF(lx + 22.0, ly));
-        painter->setPen(QColor(40, 40, 40));
-        painter->drawText(QPointF(lx + 27.0, ly + sfm.ascent() / 2.0 - 1.0), text);
-        lx += 27.0 + sfm.horizontalAdvance(text) + 14.0;
-    };
-    QPen goldPen(kGoldInk, 1.6);
-    QPen missedPen(kGoldInk, 1.6, Qt::DashLine);
-    QPen correctPen(kCorrectInk, 2.0);
-    QPen wrongPen(kWrongInk, 2.2);
-    legendEntry(goldPen, QObject::tr("gold edge"));
-    legendEntry(missedPen, QObject::tr("gold edge the probe missed"));
-    legendEntry(correctPen, QObject::tr("predicted, correct"));
-    legendEntry(wrongPen, QObject::tr("predicted, wrong"));
     painter->setPen(kPunctInk);
     painter->drawText(QPointF(lx, ly + sfm.ascent() / 2.0 - 1.0), QObject::tr("grey: punctuation (not in the trees)"));
 
@@ -291,7 +239,9 @@ void StructuralArcView::paintContent(QPainter *painter, const QRectF &rect) cons
     const double goldBase = rect.top() + kArcLegendHeight + arcSpace;
     const double predBase = goldBase + kArcWordBand;
     const QFontMetricsF fm(wordFont);
-    const std::vector<double> x = wordCentres(m_words, fm, rect.left() + kArcLabelMargin, rect.right() - 12.0);
+    std::vector<double> x;
+    for (const auto &[left, right] : wordCells(m_words, fm, rect.left() + kArcLabelMargin, rect.right() - 12.0, kWordPadding))
+        x.push_back((left + right) / 2.0);
     const int n = static_cast<int>(m_words.size());
     const double span = n > 1 ? x.back() - x.front() : 1.0;
     auto height = [&](const WordSpan &e) {
@@ -330,9 +280,9 @@ void StructuralArcView::paintContent(QPainter *painter, const QRectF &rect) cons
     for (int i = 0; i < n; ++i) {
         const bool punct = i < static_cast<int>(m_punct.size()) && m_punct[static_cast<std::size_t>(i)];
         painter->setPen(punct ? kPunctInk : QColor(20, 20, 20));
-        const double w = fm.horizontalAdvance(shortLabel(m_words[static_cast<std::size_t>(i)])) + 8.0;
+        const double w = fm.horizontalAdvance(diagramWordLabel(m_words[static_cast<std::size_t>(i)])) + 8.0;
         painter->drawText(QRectF(x[static_cast<std::size_t>(i)] - w / 2.0, goldBase, w, kArcWordBand), Qt::AlignCenter,
-                          shortLabel(m_words[static_cast<std::size_t>(i)]));
+                          diagramWordLabel(m_words[static_cast<std::size_t>(i)]));
     }
     painter->restore();
 }
@@ -806,7 +756,7 @@ bool StructuralView::updateHeatTicks()
     const int step = std::max(1, static_cast<int>(std::ceil(fm.height() * 1.1 / cell)));
     double widest = 0.0;
     for (const auto &w : m_words)
-        widest = std::max(widest, fm.horizontalAdvance(shortLabel(w)));
+        widest = std::max(widest, fm.horizontalAdvance(diagramWordLabel(w)));
     const bool rotate = widest > cell * step * 0.9;
     if (step == m_tickStep && (m_goldRect->axis(QCPAxis::atBottom)->tickLabelRotation() != 0.0) == rotate)
         return false;
@@ -815,7 +765,7 @@ bool StructuralView::updateHeatTicks()
         for (QCPAxis *axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
             QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
             for (int i = 0; i < n; i += step)
-                ticker->addTick(i, shortLabel(m_words[static_cast<std::size_t>(i)]));
+                ticker->addTick(i, diagramWordLabel(m_words[static_cast<std::size_t>(i)]));
             ticker->setSubTickCount(0);
             axis->setTicker(ticker);
         }
@@ -868,8 +818,8 @@ void StructuralView::showDepth(const StructuralSentenceResult &r)
     double widest = 0.0;
     const QFontMetricsF fm(plotFont(kPlotTickPt));
     for (int i = 0; i < n; ++i) {
-        ticker->addTick(i, shortLabel(m_words[static_cast<std::size_t>(i)]));
-        widest = std::max(widest, fm.horizontalAdvance(shortLabel(m_words[static_cast<std::size_t>(i)])));
+        ticker->addTick(i, diagramWordLabel(m_words[static_cast<std::size_t>(i)]));
+        widest = std::max(widest, fm.horizontalAdvance(diagramWordLabel(m_words[static_cast<std::size_t>(i)])));
     }
     ticker->setSubTickCount(0);
     m_depthPlot->xAxis->setTicker(ticker);
@@ -888,7 +838,7 @@ QSizeF StructuralView::heatExportSize() const
     const QFontMetricsF fm(plotFont(kPlotTickPt));
     double widest = 0.0;
     for (const auto &w : m_words)
-        widest = std::max(widest, fm.horizontalAdvance(shortLabel(w)));
+        widest = std::max(widest, fm.horizontalAdvance(diagramWordLabel(w)));
     return QSizeF(2.0 * (side + widest + 30.0) + 90.0, side + widest + 70.0);
 }
 
@@ -912,23 +862,16 @@ void StructuralView::renderTo(QPainter *painter, const QRectF &target)
     if (natural.isEmpty())
         return;
     const double sx = target.width() / natural.width(), sy = target.height() / natural.height();
-    auto layOut = [](QCustomPlot *plot, const QSize &size) {
-        plot->setViewport(QRect(QPoint(0, 0), size));
-        plot->plotLayout()->update(QCPLayoutElement::upPreparation);
-        plot->plotLayout()->setOuterRect(QRect(QPoint(0, 0), size));
-        plot->plotLayout()->update(QCPLayoutElement::upMargins);
-        plot->plotLayout()->update(QCPLayoutElement::upLayout);
-    };
     if (m_result->kind == StructuralProbeKind::Depth) {
         const QSize size = natural.toSize();
-        layOut(m_depthPlot, size);
+        layOutPlotAt(m_depthPlot, size);
         paintPlot(m_depthPlot, painter, target, size);
         m_depthPlot->setViewport(m_depthPlot->rect());
         return;
     }
     const QSizeF heat = heatExportSize();
     const QSize heatSize(static_cast<int>(std::ceil(heat.width())), static_cast<int>(std::ceil(heat.height())));
-    layOut(m_heatPlot, heatSize);
+    layOutPlotAt(m_heatPlot, heatSize);
     updateHeatTicks();
     const QRectF heatTarget(target.left() + (natural.width() - heat.width()) / 2.0 * sx, target.top(), heat.width() * sx,
                             heat.height() * sy);

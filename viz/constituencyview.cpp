@@ -131,6 +131,16 @@ bool ConstituencyView::layoutPending() const
     return false;
 }
 
+void ConstituencyView::TreeGraph::setLayout(Result<GraphLayoutResult> result)
+{
+    if (result.ok())
+        layout = std::move(result.value());
+    else
+        error = QString::fromStdString(result.message());
+    pending = false;
+    request = GraphLayoutRequest{};
+}
+
 void ConstituencyView::finishPendingLayouts()
 {
     if (!layoutPending())
@@ -138,23 +148,11 @@ void ConstituencyView::finishPendingLayouts()
     // The queued workers' results are not needed any more (and are dropped if
     // they arrive); later jobs get the new generation.
     m_wantedGeneration->store(++m_layoutGeneration);
-    bool any = false;
     for (auto &[tree, graph] : m_graphs)
-        if (graph.pending) {
-            // Graphviz calls are serialised: this waits for a worker already in dot.
-            auto layout = layoutGraph(graph.request);
-            if (layout.ok())
-                graph.layout = std::move(layout.value());
-            else
-                graph.error = QString::fromStdString(layout.message());
-            graph.pending = false;
-            graph.request = GraphLayoutRequest{};
-            any = true;
-        }
-    if (any) {
-        rebuild();
-        fitToViewport();
-    }
+        if (graph.pending) // Graphviz calls are serialised: this waits for a worker already in dot
+            graph.setLayout(layoutGraph(graph.request));
+    rebuild();
+    fitToViewport();
 }
 
 void ConstituencyView::layoutArrived(quint64 generation, const ConstituencyTree *tree, Result<GraphLayoutResult> layout)
@@ -164,13 +162,7 @@ void ConstituencyView::layoutArrived(quint64 generation, const ConstituencyTree 
     auto it = m_graphs.find(tree);
     if (it == m_graphs.end() || !it->second.pending)
         return; // finished synchronously meanwhile (an export)
-    TreeGraph &g = it->second;
-    if (layout.ok())
-        g.layout = std::move(layout.value());
-    else
-        g.error = QString::fromStdString(layout.message());
-    g.pending = false;
-    g.request = GraphLayoutRequest{};
+    it->second.setLayout(std::move(layout));
     rebuild();
     if (!layoutPending()) {
         fitToViewport();
@@ -402,16 +394,10 @@ const ConstituencyView::TreeGraph &ConstituencyView::graphFor(const Constituency
             m_layoutJobs.push_back(std::move(job));
             return g;
         } catch (const std::exception &) {
-            // No thread to be had: lay out here, as without async layout.
-            g.pending = false;
-            g.request = GraphLayoutRequest{};
+            // No thread to be had: lay out here below, as without async layout.
         }
     }
-    auto layout = layoutGraph(request);
-    if (layout.ok())
-        g.layout = std::move(layout.value());
-    else
-        g.error = QString::fromStdString(layout.message());
+    g.setLayout(layoutGraph(request));
     return g;
 }
 

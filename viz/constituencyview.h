@@ -113,6 +113,8 @@ private:
         QString error;           ///< non-empty when the layout failed
         bool pending = false;    ///< laid out on the worker thread, not arrived yet
         GraphLayoutRequest request; ///< kept while pending (finishPendingLayouts)
+        /// Stores a finished layout (or its error); no longer pending.
+        void setLayout(Result<GraphLayoutResult> result);
     };
     /// What one drawn tree left in the scene.
     struct DrawnTree {

@@ -402,11 +402,7 @@ void HeatmapView::renderTo(QPainter *painter, const QRectF &target)
     painter->fillRect(target, Qt::white);
     painter->restore();
     // Lay the map out at the export size first so label thinning fits it.
-    m_plot->setViewport(QRect(QPoint(0, 0), size));
-    m_plot->plotLayout()->update(QCPLayoutElement::upPreparation);
-    m_plot->plotLayout()->setOuterRect(QRect(QPoint(0, 0), size));
-    m_plot->plotLayout()->update(QCPLayoutElement::upMargins);
-    m_plot->plotLayout()->update(QCPLayoutElement::upLayout);
+    layOutPlotAt(m_plot, size);
     updateTicks(static_cast<double>(std::min(m_plot->axisRect()->width(), m_plot->axisRect()->height())));
     paintPlot(m_plot, painter, target, size);
     m_plot->setViewport(m_plot->rect());

@@ -632,11 +632,7 @@ void LinkStripView::renderTo(QPainter *painter, const QRectF &target)
     painter->scale(target.width() / natural.width(), target.height() / natural.height());
     // Lay out at the export size so the gap labels are thinned for it.
     const QSize size(static_cast<int>(natural.width()), chart.height());
-    m_plot->setViewport(QRect(QPoint(0, 0), size));
-    m_plot->plotLayout()->update(QCPLayoutElement::upPreparation);
-    m_plot->plotLayout()->setOuterRect(QRect(QPoint(0, 0), size));
-    m_plot->plotLayout()->update(QCPLayoutElement::upMargins);
-    m_plot->plotLayout()->update(QCPLayoutElement::upLayout);
+    layOutPlotAt(m_plot, size);
     updateGapTicks(m_mapRect->width());
     paintPlot(m_plot, painter, QRectF(QPointF(0, 0), QSizeF(size)), size);
     m_plot->setViewport(m_plot->rect());

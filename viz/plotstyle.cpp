@@ -37,6 +37,15 @@ void styleAxis(QCPAxis *axis)
     axis->setTickPen(QPen(QColor(80, 80, 80), 1));
 }
 
+void layOutPlotAt(QCustomPlot *plot, const QSize &size)
+{
+    plot->setViewport(QRect(QPoint(0, 0), size));
+    plot->plotLayout()->update(QCPLayoutElement::upPreparation);
+    plot->plotLayout()->setOuterRect(QRect(QPoint(0, 0), size));
+    plot->plotLayout()->update(QCPLayoutElement::upMargins);
+    plot->plotLayout()->update(QCPLayoutElement::upLayout);
+}
+
 void paintPlot(QCustomPlot *plot, QPainter *painter, const QRectF &target, const QSize &size)
 {
     if (size.isEmpty() || target.isEmpty())

@@ -30,4 +30,9 @@ void styleAxis(QCPAxis *axis);
 /// the plot at their own resolution.
 void paintPlot(QCustomPlot *plot, QPainter *painter, const QRectF &target, const QSize &size);
 
+/// Lays `plot` out as if it were `size` (viewport and layout), so code that reads
+/// the axis rect (tick thinning) sees the export size before paintPlot. Restore
+/// with plot->setViewport(plot->rect()) afterwards.
+void layOutPlotAt(QCustomPlot *plot, const QSize &size);
+
 } // namespace treelens

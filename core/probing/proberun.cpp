@@ -574,11 +574,12 @@ struct SentenceTaskResult {
     double seconds = 0.0;
 };
 
-ProbeTrainOptions sentenceOptions(const ProbeRunConfig &spec)
+/// The options both kinds of probe take from the run's configuration.
+template <class Options>
+Options commonProbeOptions(const ProbeRunConfig &spec)
 {
-    ProbeTrainOptions o;
+    Options o;
     o.device = spec.probeDevice == "auto" ? "cpu" : spec.probeDevice; // "auto" is resolved in runProbes
-    o.architecture = spec.probe == "linear" ? ProbeArchitecture::Linear : ProbeArchitecture::Mlp;
     o.seed = spec.seed;
     o.threads = 1;
     if (spec.epochs > 0)
@@ -592,21 +593,17 @@ ProbeTrainOptions sentenceOptions(const ProbeRunConfig &spec)
     return o;
 }
 
+ProbeTrainOptions sentenceOptions(const ProbeRunConfig &spec)
+{
+    auto o = commonProbeOptions<ProbeTrainOptions>(spec);
+    o.architecture = spec.probe == "linear" ? ProbeArchitecture::Linear : ProbeArchitecture::Mlp;
+    return o;
+}
+
 StructuralProbeOptions structuralOptions(const ProbeRunConfig &spec)
 {
-    StructuralProbeOptions o;
-    o.device = spec.probeDevice == "auto" ? "cpu" : spec.probeDevice; // "auto" is resolved in runProbes
+    auto o = commonProbeOptions<StructuralProbeOptions>(spec);
     o.rank = spec.rank;
-    o.seed = spec.seed;
-    o.threads = 1;
-    if (spec.epochs > 0)
-        o.maxEpochs = spec.epochs;
-    if (spec.patience >= 0)
-        o.patience = spec.patience;
-    if (spec.lr > 0)
-        o.learningRate = spec.lr;
-    if (spec.batch > 0)
-        o.batchSize = spec.batch;
     return o;
 }
 
