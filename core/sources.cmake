@@ -29,8 +29,8 @@ set(TREELENS_CORE_PLAIN_SOURCES
   model/safetensors.cpp
   model/modelfile.cpp
   model/pickle.cpp
-  encoders/induction.cpp
-  encoders/vocabulary.cpp
+  encoders/treetransformer/induction.cpp
+  encoders/common/vocabulary.cpp
   training/pretraincorpus.cpp
   probing/attentiontree.cpp
   probing/probetasks.cpp

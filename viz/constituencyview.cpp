@@ -19,7 +19,7 @@
 #include <QScrollBar>
 #include <QWheelEvent>
 
-#include "core/encoders/induction.h"
+#include "core/encoders/treetransformer/induction.h"
 #include "core/formats/ptb.h"
 
 namespace treelens {

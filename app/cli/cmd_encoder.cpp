@@ -9,7 +9,7 @@
 #include "app/cli/command.h"
 #include "core/base/fileio.h"
 #include "core/encoders/encoder.h"
-#include "core/encoders/encoderbench.h"
+#include "core/encoders/treetransformer/encoderbench.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/analysisjson.h"
 #include "core/formats/ptb.h"
@@ -235,7 +235,7 @@ void addBenchCommand(CLI::App &app, Action &action)
 
 } // namespace treelens::cli
 
-#include "core/encoders/vocabulary.h"
+#include "core/encoders/family.h"
 #include "core/model/checkpoint.h"
 #include "core/model/modelfile.h"
 
@@ -247,80 +247,68 @@ void addImportCheckpointCommand(CLI::App &app, Action &action)
                                                         ".safetensors model (no Python needed, no code executed)");
     struct Spec {
         std::string family = "tree-transformer";
-        std::string checkpoint, vocab, out, name, storage = "f32";
-        int heads = 8;
+        std::string checkpoint, vocab, config, out, name, storage = "f32";
+        int heads = 0;
     };
     auto spec = std::make_shared<Spec>();
-    cmd->add_option("--family", spec->family, "Model family")->check(CLI::IsMember({"tree-transformer"}))->capture_default_str();
+    std::vector<std::string> families;
+    for (const auto &f : encoderFamilies())
+        if (f.importCheckpoint)
+            families.push_back(f.name);
+    cmd->add_option("--family", spec->family, "Model family")->check(CLI::IsMember(families))->capture_default_str();
     cmd->add_option("checkpoint", spec->checkpoint, "torch.save zip checkpoint: a state dict, or a dict holding "
                                                     "'state_dict'")->required()->type_name("CKPT");
-    cmd->add_option("--vocab", spec->vocab, "Vocabulary: the official dictionary.json ({word: id}) or one token per line")
-        ->required()->type_name("V");
+    cmd->add_option("--vocab", spec->vocab, "Vocabulary: the official dictionary.json ({word: id}) or one token per line "
+                                            "(required for tree-transformer)")
+        ->type_name("V");
+    cmd->add_option("--config", spec->config, "The family's configuration JSON (a reference fixture's config.json)")
+        ->type_name("CONFIG.json");
     cmd->add_option("-o,--output", spec->out, "Output .safetensors")->required()->type_name("OUT.safetensors");
     cmd->add_option("--name", spec->name, "Model name stored in the metadata");
-    cmd->add_option("--heads", spec->heads, "Attention heads (not recorded in the weights; the official default is 8)")->capture_default_str();
+    cmd->add_option("--heads", spec->heads, "Attention heads (not recorded in the weights; tree-transformer default 8)");
     cmd->add_option("--storage", spec->storage, "Weight dtype in the file")->check(CLI::IsMember({"f32", "f16", "bf16"}))->capture_default_str();
     cmd->footer("The configuration (layers, d_model, heads, d_ff, vocabulary size) is read off the tensor shapes and\n"
                 "every tensor is checked against it. Only tensor and container pickle globals are accepted.");
     cmd->callback([&action, spec]() {
         action = [spec]() {
-            std::string note;
-            auto tensors = readTorchCheckpoint(spec->checkpoint, &note);
+            const EncoderFamily *family = findEncoderFamily(spec->family);
+            if (!family || !family->importCheckpoint)
+                return fail("import-checkpoint: family '" + spec->family + "' has no checkpoint import");
+            ImportRequest request;
+            request.checkpointPath = spec->checkpoint;
+            auto tensors = readTorchCheckpoint(spec->checkpoint, &request.note);
             if (!tensors)
                 return fail(tensors.message());
-            auto vtext = readFile(spec->vocab);
-            if (!vtext)
-                return fail(vtext.message());
-            const bool json = !vtext->empty() && vtext->find_first_not_of(" \t\r\n") != std::string::npos &&
-                              (*vtext)[vtext->find_first_not_of(" \t\r\n")] == '{';
-            auto vocab = json ? Vocabulary::fromDictionaryJson(*vtext, spec->vocab) : Vocabulary::fromLines(*vtext, spec->vocab);
-            if (!vocab)
-                return fail(vocab.message());
-            // Infer the configuration from the shapes.
-            TreeTransformerConfig cfg;
-            auto shape = [&](const std::string &n) -> std::vector<std::int64_t> {
-                auto it = tensors->find(n);
-                return it == tensors->end() ? std::vector<std::int64_t>{} : it->second.shape;
-            };
-            const auto lut = shape("word_embed.0.lut.weight");
-            const auto w1 = shape("layers.0.feed_forward.w_1.weight");
-            if (lut.size() != 2 || w1.size() != 2)
-                return fail(spec->checkpoint + ": not a tree-transformer state dict (no word_embed.0.lut.weight / "
-                                               "layers.0.feed_forward.w_1.weight)");
-            cfg.vocabSize = static_cast<int>(lut[0]);
-            cfg.dModel = static_cast<int>(lut[1]);
-            cfg.dFF = static_cast<int>(w1[0]);
-            cfg.layers = 0;
-            while (tensors->count("layers." + std::to_string(cfg.layers) + ".feed_forward.w_1.weight"))
-                ++cfg.layers;
-            const auto pe = shape("word_embed.1.pe");
-            if (pe.size() == 3)
-                cfg.maxLen = static_cast<int>(pe[1]);
-            cfg.heads = spec->heads; // not recoverable from the shapes
-            if (auto s = cfg.validate(); !s)
-                return fail(spec->checkpoint + ": " + s.message());
-            if (auto s = validateTreeTransformerWeights(cfg, *tensors, spec->checkpoint); !s)
-                return fail(s.message());
-            if (vocab->size() != cfg.vocabSize)
-                return fail(spec->vocab + ": " + std::to_string(vocab->size()) + " entries, but the checkpoint's embedding has " +
-                            std::to_string(cfg.vocabSize) + " rows");
-            nlohmann::json config = {{"family", spec->family},
-                                     {"task", "masked-lm"},
-                                     {"name", spec->name.empty() ? std::filesystem::path(spec->checkpoint).stem().string() : spec->name},
-                                     {"model", nlohmann::json::parse(cfg.toJson())},
-                                     {"tokenizer", {{"lowercase", true}, {"digits", "N"}, {"cls", "[CLS]"}, {"unknown", "[UNK]"}}},
-                                     {"induction", nlohmann::json::parse(InductionConfig{}.toJson())},
-                                     {"training", {{"imported_from", std::filesystem::path(spec->checkpoint).filename().string()}, {"note", note}}}};
-            ModelFile file;
-            file.configJson = config.dump();
-            file.vocab = vocab->tokens();
-            file.tensors = std::move(*tensors);
+            request.tensors = std::move(*tensors);
+            if (!spec->vocab.empty()) {
+                auto text = readFile(spec->vocab);
+                if (!text)
+                    return fail(text.message());
+                request.vocabText = std::move(*text);
+                request.vocabPath = spec->vocab;
+            }
+            if (!spec->config.empty()) {
+                auto text = readFile(spec->config);
+                if (!text)
+                    return fail(text.message());
+                request.configJson = std::move(*text);
+                request.configPath = spec->config;
+            }
+            request.name = spec->name;
+            request.heads = spec->heads;
+            auto file = family->importCheckpoint(std::move(request));
+            if (!file)
+                return fail(file.message());
             const DType storage = spec->storage == "f16" ? DType::F16 : spec->storage == "bf16" ? DType::BF16 : DType::F32;
-            if (auto s = saveModelFile(spec->out, file, storage); !s)
+            if (auto s = saveModelFile(spec->out, *file, storage); !s)
                 return fail(s.message());
-            std::cerr << "import-checkpoint: " << note << "; " << cfg.layers << " layers, d_model " << cfg.dModel << ", d_ff "
-                      << cfg.dFF << ", " << cfg.heads << " heads, "
-                      << "vocabulary " << cfg.vocabSize << " -> " << spec->out << std::endl;
+            std::string note;
+            try {
+                note = nlohmann::json::parse(file->configJson).at("training").value("note", std::string());
+            } catch (const std::exception &) {
+            }
+            std::cerr << "import-checkpoint: " << note << "; " << (family->summary ? family->summary(*file) : spec->family)
+                      << " -> " << spec->out << std::endl;
             return 0;
         };
     });

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/encoders/treetransformer.h"
+#include "core/encoders/family.h"
 #include "core/model/modelfile.h"
 
 #ifndef TREELENS_SOURCE_DIR_STR
@@ -39,7 +39,11 @@ Status DeviceConfig::validate() const
 
 std::vector<std::string> availableEncoderFamilies()
 {
-    return {"tree-transformer"};
+    std::vector<std::string> out;
+    for (const auto &f : encoderFamilies())
+        if (f.create)
+            out.push_back(f.name);
+    return out;
 }
 
 Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const DeviceConfig &device)
@@ -49,18 +53,15 @@ Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const Devi
     auto file = loadModelFile(path);
     if (!file)
         return file.error();
-    std::string family;
-    try {
-        family = nlohmann::json::parse(file->configJson).value("family", std::string());
-    } catch (const std::exception &e) {
-        return makeError(path, std::string("treelens.config is not valid JSON: ") + e.what());
-    }
-    if (family == "tree-transformer")
-        return createTreeTransformer(*file, device);
+    auto family = modelFamilyOf(*file);
+    if (!family)
+        return makeError(path, family.message());
+    if (const EncoderFamily *f = findEncoderFamily(*family); f && f->create)
+        return f->create(*file, device);
     std::string known;
     for (const auto &f : availableEncoderFamilies())
         known += (known.empty() ? "" : ", ") + f;
-    return makeError(path, "unknown model family '" + family + "' (this build loads: " + known + ")");
+    return makeError(path, "unknown model family '" + *family + "' (this build loads: " + known + ")");
 }
 
 std::string defaultModelPath() { return findShippedModel("tree-transformer-en-small.safetensors"); }

@@ -19,7 +19,7 @@
 #include "core/data/analysis.h"
 #include "core/data/dependencytree.h"
 #include "core/data/constituencytree.h"
-#include "core/encoders/induction.h"
+#include "core/encoders/treetransformer/induction.h"
 
 namespace treelens {
 

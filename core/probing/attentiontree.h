@@ -63,7 +63,7 @@
 ///    otherwise Dependency.
 ///
 /// Link probabilities. Analysis::linkProbs[l][k] is the probability that TOKENS k
-/// and k+1 are in one constituent (core/encoders/treetransformer.cpp stores the
+/// and k+1 are in one constituent (core/encoders/treetransformer/treetransformer.cpp stores the
 /// superdiagonal of the layer's break/"A" matrix over the tokens [CLS] w0 … w_{n−1},
 /// so linkProbs[l] has n entries and linkProbs[l][0] links [CLS] to w0). The gap
 /// between words k and k+1 reads linkProbs[l][wordToken[k+1] − 1] (the link into

@@ -22,7 +22,7 @@
 
 #include "core/base/strings.h"
 #include "core/encoders/encoder.h"
-#include "core/encoders/randominit.h"
+#include "core/encoders/common/randominit.h"
 #include "core/formats/corpus.h"
 #include "core/parsing/headrules.h"
 #include "core/parsing/neuralparser.h"

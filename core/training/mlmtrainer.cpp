@@ -11,7 +11,7 @@
 #include <torch/torch.h>
 
 #include "core/base/fileio.h"
-#include "core/encoders/treetransformernet.h"
+#include "core/encoders/treetransformer/treetransformernet.h"
 #include "core/formats/conllu.h"
 #include "core/model/modelfile.h"
 #include "core/model/safetensors.h"

@@ -11,7 +11,7 @@
 
 #include "core/base/result.h"
 #include "core/base/runcontrol.h"
-#include "core/encoders/treetransformer.h"
+#include "core/encoders/treetransformer/treetransformer.h"
 #include "core/model/tensordata.h"
 #include "core/training/pretraincorpus.h"
 

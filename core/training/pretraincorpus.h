@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/base/result.h"
-#include "core/encoders/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 
 namespace treelens {
 

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/encoders/encoder.h"
-#include "core/encoders/randominit.h"
+#include "core/encoders/common/randominit.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/corpus.h"
 #include "core/probing/proberun.h"

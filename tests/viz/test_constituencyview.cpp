@@ -12,7 +12,7 @@
 #include <functional>
 #include <set>
 
-#include "core/encoders/induction.h"
+#include "core/encoders/treetransformer/induction.h"
 #include "core/formats/ptb.h"
 #include "viz/constituencyview.h"
 #include "viz/graphlayout.h"

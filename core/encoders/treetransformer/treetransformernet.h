@@ -12,7 +12,7 @@
 #include <torch/types.h>
 
 #include "core/base/result.h"
-#include "core/encoders/treetransformer.h"
+#include "core/encoders/treetransformer/treetransformer.h"
 #include "core/model/tensordata.h"
 
 namespace treelens::tt {

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/encoders/induction.h"
-#include "core/encoders/treetransformer.h"
-#include "core/encoders/treetransformernet.h"
-#include "core/encoders/vocabulary.h"
+#include "core/encoders/treetransformer/induction.h"
+#include "core/encoders/treetransformer/treetransformer.h"
+#include "core/encoders/treetransformer/treetransformernet.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/model/modelfile.h"
 #include "testutil.h"
 

@@ -1,4 +1,4 @@
-#include "core/encoders/encoderbench.h"
+#include "core/encoders/treetransformer/encoderbench.h"
 
 #include <atomic>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "core/encoders/treetransformernet.h"
+#include "core/encoders/treetransformer/treetransformernet.h"
 #include "core/model/modelfile.h"
 #include "core/runtime/device.h"
 

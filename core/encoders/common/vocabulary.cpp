@@ -1,4 +1,4 @@
-#include "core/encoders/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "core/encoders/treetransformer.h"
+#include "core/encoders/treetransformer/treetransformer.h"
 
 #include <cmath>
 #include <random>
@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "core/encoders/treetransformernet.h"
-#include "core/encoders/vocabulary.h"
+#include "core/encoders/treetransformer/treetransformernet.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/model/modelfile.h"
 #include "core/runtime/device.h"
 

@@ -1,4 +1,4 @@
-#include "core/encoders/treetransformernet.h"
+#include "core/encoders/treetransformer/treetransformernet.h"
 
 #include <cmath>
 #include <cstring>

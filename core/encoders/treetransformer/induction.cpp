@@ -1,4 +1,4 @@
-#include "core/encoders/induction.h"
+#include "core/encoders/treetransformer/induction.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,0 +1,57 @@
+#pragma once
+/// \file family.h
+/// The registry of encoder families: what the loader, `import-checkpoint`,
+/// `verify-fixture` and the probing baselines need to know about a family
+/// without including its files. Each family fills one EncoderFamily in its own
+/// folder (`core/encoders/<family>/`); `core/encoders/families.cpp` is the one
+/// list of them, so adding a family touches no other family's files.
+/// Torch-free header.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/encoders/encoder.h"
+#include "core/model/tensordata.h"
+
+namespace treelens {
+
+struct ModelFile;
+
+/// What `import-checkpoint` hands a family: the checkpoint's tensors (already
+/// read by the restricted unpickler) and the optional side files, as text.
+struct ImportRequest {
+    TensorMap tensors;
+    std::string checkpointPath;  ///< for messages and the provenance record
+    std::string note;            ///< what the checkpoint reader said about the file
+    std::string vocabText;       ///< --vocab file contents ("" = none given)
+    std::string vocabPath;
+    std::string configJson;      ///< --config file contents ("" = none given)
+    std::string configPath;
+    std::string name;            ///< model name for the metadata ("" = the checkpoint's stem)
+    int heads = 0;               ///< --heads (0 = not given)
+};
+
+/// One encoder family. Every function may be empty when the family lacks it.
+struct EncoderFamily {
+    std::string name;            ///< the "family" value of treelens.config
+    /// Builds the encoder from a loaded model file of this family.
+    std::function<Result<std::unique_ptr<Encoder>>(const ModelFile &, const DeviceConfig &)> create;
+    /// Converts a checkpoint into a native model file (validated; not yet written).
+    std::function<Result<ModelFile>(ImportRequest)> importCheckpoint;
+    /// The same configuration as `file` with freshly initialised weights drawn from `seed`.
+    std::function<Result<ModelFile>(const ModelFile &file, unsigned seed)> randomWeightsLike;
+    /// One line for `import-checkpoint`'s report ("4 layers, d_model 128, ...").
+    std::function<std::string(const ModelFile &)> summary;
+};
+
+/// Every family this build knows, in a fixed order.
+const std::vector<EncoderFamily> &encoderFamilies();
+/// nullptr for an unknown name.
+const EncoderFamily *findEncoderFamily(const std::string &name);
+/// The "family" value of a model file's treelens.config ("" when absent; an error when it is not JSON).
+Result<std::string> modelFamilyOf(const ModelFile &file);
+
+} // namespace treelens
