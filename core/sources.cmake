@@ -32,6 +32,8 @@ set(TREELENS_CORE_PLAIN_SOURCES
   encoders/treetransformer/induction.cpp
   encoders/common/vocabulary.cpp
   training/pretraincorpus.cpp
+  training/recipe.cpp
+  training/trainprogress.cpp
   probing/attentiontree.cpp
   probing/probetasks.cpp
 )

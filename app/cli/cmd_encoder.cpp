@@ -1,4 +1,4 @@
-// analyze, train, eval-induction: the encoder commands.
+// analyze, eval-induction, bench, import-checkpoint: the encoder commands.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -13,7 +13,6 @@
 #include "core/eval/inductioneval.h"
 #include "core/formats/analysisjson.h"
 #include "core/formats/ptb.h"
-#include "core/training/mlmtrainer.h"
 
 namespace treelens::cli {
 
@@ -110,59 +109,6 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                 }
             }
             return writeOutput(spec->out, out);
-        };
-    });
-}
-
-void addTrainCommand(CLI::App &app, Action &action)
-{
-    auto *cmd = app.add_subcommand("train", "Train an encoder with masked-LM pre-training from a recipe");
-    struct Spec {
-        std::string family;
-        std::string config;
-        std::string resume;
-        int steps = 0;
-    };
-    auto spec = std::make_shared<Spec>();
-    cmd->add_option("family", spec->family, "Model family (tree-transformer)")->required()
-        ->check(CLI::IsMember({"tree-transformer"}));
-    cmd->add_option("--config,-c", spec->config, "Recipe JSON (relative paths are relative to it)")->required()->type_name("RECIPE.json");
-    cmd->add_option("--resume", spec->resume, "Continue from a checkpoint written by an earlier run")->type_name("CKPT");
-    cmd->add_option("--steps", spec->steps, "Override the recipe's step count");
-    cmd->footer("Progress (step, loss, masked-token accuracy, steps/s, tokens/s) goes to stderr; checkpoints are\n"
-                "written atomically every checkpoint_every steps. Recipe keys: docs/training.md.");
-    cmd->callback([&action, spec]() {
-        action = [spec]() {
-            auto text = readFile(spec->config);
-            if (!text)
-                return fail(text.message());
-            auto recipe = MlmRecipe::fromJson(*text, std::filesystem::path(spec->config).parent_path().string());
-            if (!recipe)
-                return fail(spec->config + ": " + recipe.message());
-            if (spec->family != recipe->family)
-                return fail(spec->config + ": the recipe trains '" + recipe->family + "', not '" + spec->family + "'");
-            if (spec->steps > 0)
-                recipe->steps = spec->steps;
-            auto progress = [](const TrainProgress &p) {
-                if (!p.message.empty() && p.loss == 0.0) {
-                    std::cerr << "train: " << p.message << std::endl;
-                    return;
-                }
-                char buf[256];
-                std::snprintf(buf, sizeof buf, "step %d/%d  loss %.3f  acc %.3f  lr %.2e  %.2f steps/s  %.0f tok/s  %.0f s%s",
-                              p.step, p.steps, p.loss, p.accuracy, p.lr, p.stepsPerSecond, p.tokensPerSecond,
-                              p.elapsedSeconds, p.validationLoss >= 0 ? "" : "");
-                std::cerr << buf;
-                if (p.validationLoss >= 0)
-                    std::cerr << "  val " << p.validationLoss;
-                if (!p.message.empty())
-                    std::cerr << "  (" << p.message << ")";
-                std::cerr << std::endl;
-            };
-            if (auto s = trainMaskedLm(*recipe, spec->resume, progress); !s)
-                return fail(s.message());
-            std::cerr << "train: wrote " << recipe->output << std::endl;
-            return 0;
         };
     });
 }

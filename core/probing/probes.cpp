@@ -9,8 +9,8 @@
 
 #include "core/encoders/encoder.h"
 #include "core/probing/attentiontree.h"
-#include "core/parsing/neural/common.h"
 #include "core/runtime/device.h"
+#include "core/training/optimizer.h"
 
 namespace treelens {
 
@@ -87,6 +87,20 @@ void restore(Params &params, const std::vector<torch::Tensor> &saved)
     std::size_t i = 0;
     for (auto &p : params)
         p.value().copy_(saved[i++]);
+}
+
+/// The probes' optimiser: Adam (β 0.9/0.999, ε 1e-12, no clipping) from core/training.
+Result<std::unique_ptr<training::Optimizer>> probeAdam(const Params &params)
+{
+    OptimizerConfig c;
+    c.kind = "adam";
+    c.beta1 = 0.9;
+    c.beta2 = 0.999;
+    c.eps = 1e-12;
+    training::NamedParameters named;
+    for (const auto &p : params)
+        named.emplace_back(p.key(), p.value());
+    return training::Optimizer::create(c, std::move(named));
 }
 
 void zeroGrad(Params &params)
@@ -493,9 +507,9 @@ Result<ProbeResult> trainProbe(const ProbeInputs &inputs, const ProbeTrainOption
         return e;
     };
 
-    neural::Adam adam;
-    if (auto s = adam.init(params, nullptr, "probe"); !s)
-        return s.error();
+    auto adam = probeAdam(params);
+    if (!adam)
+        return adam.error();
     const bool haveDev = inputs.dev.features.rows > 0;
     std::vector<torch::Tensor> best;
     std::vector<int> order(static_cast<std::size_t>(n));
@@ -515,7 +529,7 @@ Result<ProbeResult> trainProbe(const ProbeInputs &inputs, const ProbeTrainOption
                                                   : torch::nn::functional::cross_entropy(out, yb);
             zeroGrad(params);
             loss.backward();
-            adam.update(params, options.learningRate, 0.9, 0.999, 0.0);
+            (*adam)->step(options.learningRate);
             lossSum += loss.item<double>() * (e - b);
         }
         ProbeEpoch rec;
@@ -977,9 +991,9 @@ Result<StructuralProbeResult> trainStructuralProbe(StructuralProbeKind kind, con
         return out;
     };
 
-    neural::Adam adam;
-    if (auto s = adam.init(params, nullptr, "structural probe"); !s)
-        return s.error();
+    auto adam = probeAdam(params);
+    if (!adam)
+        return adam.error();
     double lr = options.learningRate;
     double schedulerBest = std::numeric_limits<double>::infinity();
     double bestLoss = std::numeric_limits<double>::infinity();
@@ -1001,7 +1015,7 @@ Result<StructuralProbeResult> trainStructuralProbe(StructuralProbeKind kind, con
             const torch::Tensor loss = batchLoss(forward(batch.x), batch);
             zeroGrad(params);
             loss.backward();
-            adam.update(params, lr, 0.9, 0.999, 0.0);
+            (*adam)->step(lr);
             lossSum += loss.item<double>() * (e - b);
         }
         StructuralEpoch rec;

@@ -6,6 +6,7 @@
 #include "core/formats/corpus.h"
 #include "core/parsing/neural/depparser.h"
 #include "core/parsing/parser.h"
+#include "core/training/training.h"
 #include "testutil.h"
 
 using namespace treelens;
@@ -19,27 +20,29 @@ std::vector<Sentence> threeSentences()
     return r.ok() ? *r : std::vector<Sentence>{};
 }
 
-DepParserRecipe tinyRecipe(const std::string &dir)
+TrainRecipe tinyRecipe(const std::string &dir)
 {
-    DepParserRecipe r;
+    TrainRecipe r = *trainerDefaults("dependency-parser");
     r.name = "tiny";
-    r.train = r.dev = test::testData("ui/three.conllu");
+    r.data.train = r.data.dev = {test::testData("ui/three.conllu")};
     r.output = dir + "/tiny.safetensors";
     r.checkpoint = dir + "/tiny.ckpt.safetensors";
-    r.model.wordDim = 16;
-    r.model.charDim = 8;
-    r.model.charFilters = 16;
-    r.model.lstmLayers = 1;
-    r.model.lstmHidden = 32;
-    r.model.arcDim = 32;
-    r.model.relDim = 16;
-    r.model.dropout = 0.0;
-    r.model.wordDropout = 0.0;
+    DepParserConfig model;
+    model.wordDim = 16;
+    model.charDim = 8;
+    model.charFilters = 16;
+    model.lstmLayers = 1;
+    model.lstmHidden = 32;
+    model.arcDim = 32;
+    model.relDim = 16;
+    model.dropout = 0.0;
+    model.wordDropout = 0.0;
+    r.modelJson = model.toJson();
     r.epochs = 80;
     r.batchWords = 100;
-    r.lr = 1e-2;
+    r.optimizer.lr = 1e-2;
     r.patience = 80;
-    r.wordMinCount = 1;
+    r.optionsJson = R"({"word_min_count": 1})";
     r.threads = 1;
     r.storage = "f32";
     return r;
@@ -51,11 +54,11 @@ TEST(DependencyParser, OverfitsATinyTreebankAndRoundTripsItsModelFile)
 {
     const std::string dir = ::testing::TempDir() + "/depparser-test";
     std::filesystem::create_directories(dir);
-    const DepParserRecipe recipe = tinyRecipe(dir);
+    const TrainRecipe recipe = tinyRecipe(dir);
     double lastDevLas = -1;
-    ASSERT_TRUE(trainDependencyParser(recipe, "", [&](const DepTrainProgress &p) {
-                    if (p.devLas >= 0)
-                        lastDevLas = p.bestDevLas;
+    ASSERT_TRUE(trainModel(recipe, "", [&](const TrainProgress &p) {
+                    if (p.hasDev())
+                        lastDevLas = p.bestDevMetric;
                 }).ok());
     EXPECT_DOUBLE_EQ(lastDevLas, 100.0);
 
@@ -86,9 +89,9 @@ TEST(DependencyParser, AlwaysProducesWellFormedTrees)
     // decoding must still give a single-rooted tree, projective when asked.
     const std::string dir = ::testing::TempDir() + "/depparser-test-wf";
     std::filesystem::create_directories(dir);
-    DepParserRecipe recipe = tinyRecipe(dir);
+    TrainRecipe recipe = tinyRecipe(dir);
     recipe.epochs = 1;
-    ASSERT_TRUE(trainDependencyParser(recipe, "", nullptr).ok());
+    ASSERT_TRUE(trainModel(recipe, "", nullptr).ok());
     auto model = DependencyParserModel::load(recipe.output, 1);
     ASSERT_TRUE(model.ok());
     std::vector<Sentence> inputs;
@@ -122,9 +125,9 @@ TEST(DependencyParser, ParallelWorkersGiveTheSameTreesAsOne)
     // depend on the number of workers. 300 sentences of 1-40 words make ~10 batches.
     const std::string dir = ::testing::TempDir() + "/depparser-test-par";
     std::filesystem::create_directories(dir);
-    DepParserRecipe recipe = tinyRecipe(dir);
+    TrainRecipe recipe = tinyRecipe(dir);
     recipe.epochs = 2;
-    ASSERT_TRUE(trainDependencyParser(recipe, "", nullptr).ok());
+    ASSERT_TRUE(trainModel(recipe, "", nullptr).ok());
     std::vector<Sentence> inputs;
     for (int k = 0; k < 300; ++k) {
         Sentence s;
@@ -165,8 +168,8 @@ TEST(DependencyParser, ParallelWorkersGiveTheSameTreesAsOne)
 
 TEST(DependencyParser, RefusesBadRecipesAndModelFiles)
 {
-    EXPECT_FALSE(DepParserRecipe::fromJson(R"({"train": "a.conllu"})", "").ok()); // no dev / output
-    EXPECT_FALSE(DepParserRecipe::fromJson(R"({"train":"a","dev":"b","output":"c","model":{"lstm_layers":0}})", "").ok());
+    EXPECT_FALSE(readTrainRecipe(R"({"train": "a.conllu"})", "", "dependency-parser").ok()); // no dev / output
+    EXPECT_FALSE(readTrainRecipe(R"({"train":"a","dev":"b","output":"c","model":{"lstm_layers":0}})", "", "dependency-parser").ok());
     auto m = DependencyParserModel::load(test::testData("ui/three.conllu"));
     EXPECT_FALSE(m.ok());
 }
@@ -191,26 +194,28 @@ TEST(ConstituencyParser, OverfitsATinyTreebankIncludingUnaryChains)
     {
         std::ofstream(dir + "/tiny.mrg") << kTinyPtb;
     }
-    ConstParserRecipe r;
-    r.train = r.dev = {dir + "/tiny.mrg"};
+    TrainRecipe r = *trainerDefaults("constituency-parser");
+    r.data.train = r.data.dev = {dir + "/tiny.mrg"};
     r.output = dir + "/tiny.safetensors";
-    r.model.wordDim = 16;
-    r.model.charDim = 8;
-    r.model.charFilters = 16;
-    r.model.tagDim = 8;
-    r.model.lstmLayers = 1;
-    r.model.lstmHidden = 32;
-    r.model.labelHidden = 32;
-    r.model.dropout = r.model.wordDropout = r.model.tagDropout = 0.0;
+    ConstParserConfig config;
+    config.wordDim = 16;
+    config.charDim = 8;
+    config.charFilters = 16;
+    config.tagDim = 8;
+    config.lstmLayers = 1;
+    config.lstmHidden = 32;
+    config.labelHidden = 32;
+    config.dropout = config.wordDropout = config.tagDropout = 0.0;
+    r.modelJson = config.toJson();
     r.epochs = 120;
     r.batchWords = 200;
-    r.lr = 1e-2;
+    r.optimizer.lr = 1e-2;
     r.patience = 120;
-    r.wordMinCount = 1;
+    r.optionsJson = R"({"word_min_count": 1})";
     r.threads = 1;
     r.storage = "f32";
     double best = -1;
-    ASSERT_TRUE(trainConstituencyParser(r, "", [&](const ConstTrainProgress &p) { best = p.bestDevF1; }).ok());
+    ASSERT_TRUE(trainModel(r, "", [&](const TrainProgress &p) { best = p.bestDevMetric; }).ok());
     EXPECT_DOUBLE_EQ(best, 100.0);
 
     auto model = ConstituencyParserModel::load(r.output, 1);
@@ -237,8 +242,9 @@ TEST(ConstituencyParser, OverfitsATinyTreebankIncludingUnaryChains)
 
 TEST(ConstituencyParser, RefusesTheTestSectionAsTrainingData)
 {
-    auto r = ConstParserRecipe::fromJson(
-        R"({"train": {"dir": "/x", "first": 170, "last": 185}, "dev": ["/x/wsj_0160.mrg"], "output": "o"})", "");
+    auto r = readTrainRecipe(
+        R"({"train": {"dir": "/x", "first": 170, "last": 185}, "dev": ["/x/wsj_0160.mrg"], "output": "o"})", "",
+        "constituency-parser");
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.message().find("wsj_0180"), std::string::npos) << r.message();
 }

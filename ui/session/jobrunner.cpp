@@ -1,77 +1,11 @@
 #include "ui/session/jobrunner.h"
 
-#include <algorithm>
-#include <set>
 
 #include <QElapsedTimer>
 
 #include "core/text/tokenizer.h"
 
 namespace treelens {
-
-namespace {
-
-using Span = std::pair<int, int>;
-
-/// Reference brackets of a corpus sentence for the corpus table: the gold
-/// constituency spans when there are any, else the yield of every word with
-/// dependents in the gold dependency tree (when contiguous). Single words and the
-/// whole sentence are left out, as in the induction protocol.
-std::set<Span> referenceSpans(const Sentence &s, bool *fromConstituency)
-{
-    std::set<Span> out;
-    const int n = static_cast<int>(s.tokens.size());
-    if (s.constituency && !s.constituency->empty()) {
-        *fromConstituency = true;
-        for (const auto &sp : s.constituency->spans(false))
-            if (sp.end - sp.start > 1 && sp.end - sp.start < n)
-                out.insert({sp.start, sp.end});
-        return out;
-    }
-    *fromConstituency = false;
-    if (!s.dependency || s.dependency->size() != static_cast<std::size_t>(n))
-        return out;
-    const auto &heads = s.dependency->heads;
-    std::vector<int> lo(static_cast<std::size_t>(n)), hi(static_cast<std::size_t>(n)), count(static_cast<std::size_t>(n), 1);
-    for (int i = 0; i < n; ++i)
-        lo[static_cast<std::size_t>(i)] = hi[static_cast<std::size_t>(i)] = i;
-    // Propagate each word's position up its head chain (trees are shallow; n·depth).
-    for (int i = 0; i < n; ++i) {
-        int h = heads[static_cast<std::size_t>(i)] - 1;
-        for (int guard = 0; h >= 0 && guard < n; ++guard) {
-            lo[static_cast<std::size_t>(h)] = std::min(lo[static_cast<std::size_t>(h)], i);
-            hi[static_cast<std::size_t>(h)] = std::max(hi[static_cast<std::size_t>(h)], i);
-            ++count[static_cast<std::size_t>(h)];
-            h = heads[static_cast<std::size_t>(h)] - 1;
-        }
-    }
-    for (int i = 0; i < n; ++i) {
-        const int a = lo[static_cast<std::size_t>(i)], b = hi[static_cast<std::size_t>(i)] + 1;
-        if (b - a == count[static_cast<std::size_t>(i)] && b - a > 1 && b - a < n)
-            out.insert({a, b});
-    }
-    return out;
-}
-
-double spanF1(const std::set<Span> &gold, const std::vector<Span> &predicted, int words)
-{
-    std::set<Span> pred;
-    for (const auto &p : predicted)
-        if (p.second - p.first > 1 && p.second - p.first < words)
-            pred.insert(p);
-    if (gold.empty() && pred.empty())
-        return 100.0;
-    int hit = 0;
-    for (const auto &p : pred)
-        hit += gold.count(p) ? 1 : 0;
-    if (hit == 0)
-        return 0.0;
-    const double prec = static_cast<double>(hit) / static_cast<double>(pred.size());
-    const double rec = static_cast<double>(hit) / static_cast<double>(gold.size());
-    return 100.0 * 2.0 * prec * rec / (prec + rec);
-}
-
-} // namespace
 
 /// Lives on the worker thread; owns the parser (Link Grammar dictionaries are
 /// expensive to load and not shared between threads) and the encoder (and so
@@ -132,68 +66,24 @@ public:
                             m_modelError.isEmpty() ? QStringLiteral("No model loaded.") : m_modelError, QString());
             return;
         }
-        QElapsedTimer clock;
-        clock.start();
-        auto result = std::make_shared<CorpusAnalysis>();
-        const std::size_t total = corpus->size();
-        result->rows.resize(total);
-        const int maxTokens = m_encoder->info().maxTokens;
-        const int cls = m_encoder->info().hasClsToken ? 1 : 0;
-        constexpr std::size_t batchSize = 16;
-        AnalyzeOptions options;
-        options.attention = false; // the table needs links and brackets only
-        bool anyConstituency = false;
-        double f1Sum = 0.0;
-        for (std::size_t start = 0; start < total; start += batchSize) {
-            if (stale(generation))
-                return;
-            std::vector<EncoderInput> batch;
-            std::vector<std::size_t> index;
-            for (std::size_t i = start; i < std::min(total, start + batchSize); ++i) {
-                const Sentence &s = (*corpus)[i];
-                result->rows[i].words = static_cast<int>(s.tokens.size());
-                if (s.tokens.empty() || (maxTokens > 0 && static_cast<int>(s.tokens.size()) + cls > maxTokens))
-                    continue;
-                batch.push_back(EncoderInput{s.words(), std::nullopt, std::nullopt, {}});
-                index.push_back(i);
-            }
-            if (!batch.empty()) {
-                RunControl control;
-                control.cancelled = [this, generation] { return stale(generation); };
-                auto analyses = m_encoder->analyze(batch, options, &control);
-                if (!analyses) {
-                    if (stale(generation))
-                        return;
-                    Q_EMIT finished(generation, nullptr, nullptr, QString::fromStdString(analyses.message()), QString());
-                    return;
-                }
-                for (std::size_t k = 0; k < index.size(); ++k) {
-                    const Analysis &a = (*analyses)[k];
-                    const Sentence &s = (*corpus)[index[k]];
-                    auto &row = result->rows[index[k]];
-                    if (!a.linkProbs.empty() && !a.linkProbs.back().empty()) {
-                        double sum = 0.0;
-                        for (float v : a.linkProbs.back())
-                            sum += v;
-                        row.meanTopLink = sum / static_cast<double>(a.linkProbs.back().size());
-                    }
-                    bool fromConstituency = false;
-                    const auto gold = referenceSpans(s, &fromConstituency);
-                    anyConstituency = anyConstituency || fromConstituency;
-                    if (fromConstituency || s.dependency) {
-                        row.f1 = spanF1(gold, a.inducedBrackets, row.words);
-                        f1Sum += row.f1;
-                        ++result->scored;
-                    }
-                }
-            }
-            progress(generation, static_cast<int>(std::min(total, start + batchSize)), static_cast<int>(total),
-                     QStringLiteral("Analysing corpus"));
+        RunControl control;
+        control.cancelled = [this, generation] { return stale(generation); };
+        control.progress = [this, generation](std::size_t done, std::size_t total, const std::string &stage) {
+            progress(generation, static_cast<int>(done), static_cast<int>(total), QString::fromStdString(stage));
+        };
+        auto scored = scoreCorpusInduction(*m_encoder, *corpus, &control);
+        if (stale(generation))
+            return;
+        if (!scored) {
+            Q_EMIT finished(generation, nullptr, nullptr, QString::fromStdString(scored.message()), QString());
+            return;
         }
-        result->reference = anyConstituency ? QStringLiteral("gold constituency")
-                                            : QStringLiteral("gold dependency subtrees");
-        result->meanF1 = result->scored ? f1Sum / result->scored : -1.0;
-        result->seconds = static_cast<double>(clock.elapsed()) / 1000.0;
+        auto result = std::make_shared<CorpusAnalysis>();
+        result->rows = std::move(scored->rows);
+        result->reference = QString::fromStdString(scored->reference);
+        result->meanF1 = scored->meanF1;
+        result->scored = scored->scored;
+        result->seconds = scored->seconds;
         Q_EMIT corpusFinished(generation, std::move(result));
     }
 

@@ -19,22 +19,14 @@
 #include "core/data/analysis.h"
 #include "core/data/sentence.h"
 #include "core/encoders/encoder.h"
+#include "core/eval/corpusinduction.h"
 #include "core/parsing/parser.h"
 
 namespace treelens {
 
 class JobWorker;
 
-/// Per-sentence results of a corpus analysis (one row per corpus sentence).
-struct CorpusSentenceScore {
-    int words = 0;
-    /// Unlabelled bracket F1 (percent) of the induced tree against the reference
-    /// brackets; -1 when the sentence has no reference or was skipped.
-    double f1 = -1.0;
-    /// Mean link probability over the gaps at the top layer; -1 without a model output.
-    double meanTopLink = -1.0;
-};
-
+/// A corpus analysis for the corpus table (core/eval/corpusinduction.h).
 struct CorpusAnalysis {
     std::vector<CorpusSentenceScore> rows;
     /// Where the reference brackets came from: "gold constituency" or

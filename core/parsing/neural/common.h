@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "core/base/result.h"
@@ -24,7 +25,11 @@
 #include "core/base/utf8.h"
 #include "core/data/sentence.h"
 #include "core/model/tensordata.h"
+#include "core/model/modelfile.h"
 #include "core/runtime/device.h"
+#include "core/training/recipe.h"
+#include "core/training/trainer.h"
+#include "core/training/trainerfamily.h"
 
 namespace treelens::neural {
 
@@ -198,73 +203,141 @@ inline Status loadNetTensors(M &net, const TensorMap &tensors, const std::string
     return {};
 }
 
-/// Adam with bias correction (the parsers' optimiser), its moments kept by
-/// parameter name so they go into and come back from checkpoints.
-struct Adam {
-    std::map<std::string, torch::Tensor> m1, m2;
-    long long step = 0;
 
-    /// Zero moments for every parameter; with `checkpoint`, the saved ones
-    /// ("adam.m.NAME", "adam.v.NAME").
-    Status init(const torch::OrderedDict<std::string, torch::Tensor> &params, const TensorMap *checkpoint,
-                const std::string &where)
+/// What the two parsers' trainers share (core/training/trainer.h): the network's
+/// parameters by name and length-bucketed batches of `m_trainSentences`, shuffled
+/// per epoch from (seed, epoch) so that a resumed run sees the same batches.
+template <class NetT>
+class ParserTask : public training::TrainTask {
+public:
+    training::NamedParameters parameters() override
     {
-        torch::NoGradGuard ng;
-        for (const auto &p : params) {
-            m1[p.key()] = torch::zeros_like(p.value());
-            m2[p.key()] = torch::zeros_like(p.value());
-            if (!checkpoint)
-                continue;
-            for (auto *moments : {&m1, &m2}) {
-                const std::string key = (moments == &m1 ? "adam.m." : "adam.v.") + p.key();
-                auto it = checkpoint->find(key);
-                if (it == checkpoint->end())
-                    return makeError(where, "missing '" + key + "'");
-                auto values = it->second.toFloat();
-                (*moments)[p.key()].copy_(torch::from_blob(values.data(), p.value().sizes(), torch::kFloat32));
-            }
-        }
-        return {};
+        training::NamedParameters out;
+        for (auto &p : m_net->named_parameters())
+            out.emplace_back(p.key(), p.value());
+        return out;
     }
 
-    /// One update from the gradients, after clipping their norm to `clipNorm` (0 = off).
-    void update(const torch::OrderedDict<std::string, torch::Tensor> &params, double lr, double beta1, double beta2,
-                double clipNorm)
+    long batchesInEpoch(int epoch) override
     {
-        torch::NoGradGuard ng;
-        if (clipNorm > 0) {
-            std::vector<torch::Tensor> ps;
-            for (const auto &p : params)
-                ps.push_back(p.value());
-            torch::nn::utils::clip_grad_norm_(ps, clipNorm);
+        if (epoch != m_cachedEpoch) {
+            std::mt19937 shuffle(m_recipe.seed * 7919u + static_cast<unsigned>(epoch));
+            m_batches = lengthBatches(m_trainSentences, m_recipe.batchWords, &shuffle);
+            m_cachedEpoch = epoch;
         }
-        ++step;
-        const double bc1 = 1.0 - std::pow(beta1, static_cast<double>(step));
-        const double bc2 = 1.0 - std::pow(beta2, static_cast<double>(step));
-        for (const auto &p : params) {
-            if (!p.value().grad().defined())
-                continue;
-            const auto &g = p.value().grad();
-            m1[p.key()].mul_(beta1).add_(g, 1.0 - beta1);
-            m2[p.key()].mul_(beta2).addcmul_(g, g, 1.0 - beta2);
-            auto denom = (m2[p.key()] / bc2).sqrt_().add_(1e-12);
-            p.value().addcdiv_(m1[p.key()], denom, -lr / bc1);
-        }
+        return static_cast<long>(m_batches.size());
     }
 
-    /// Adds the moments to a checkpoint's tensors.
-    void save(TensorMap &out) const
+protected:
+    /// The vocabularies a checkpoint carries (resuming must not rebuild them).
+    template <class V>
+    static Result<V> vocabsOf(const ModelFile &resume)
     {
-        auto toData = [](const torch::Tensor &x) {
-            const torch::Tensor t = x.detach().contiguous();
-            std::vector<std::int64_t> shape(t.sizes().begin(), t.sizes().end());
-            return TensorData::fromFloat(shape, std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel()));
-        };
-        for (const auto &[name, t] : m1)
-            out["adam.m." + name] = toData(t);
-        for (const auto &[name, t] : m2)
-            out["adam.v." + name] = toData(t);
+        auto v = V::fromJson(nlohmann::json::parse(resume.configJson).value("vocabularies", nlohmann::json::object()));
+        if (!v)
+            return makeError(resume.sourcePath, v.message());
+        return v;
     }
+
+    /// Moves the network to `device` and, resuming, loads the checkpoint's weights.
+    Status placeNet(const torch::Device &device, const ModelFile *resume)
+    {
+        m_net->to(device);
+        return resume ? loadNetTensors(m_net, resume->tensors, resume->sourcePath) : Status();
+    }
+
+    /// What prepare() read: "N training <unit> (W words), M dev <unit>, <more>".
+    training::DataSummary dataSummary(const std::string &unit, std::size_t dev, const std::string &more,
+                                      nlohmann::json details) const
+    {
+        std::size_t words = 0;
+        for (const auto &x : m_trainSentences)
+            words += x.tokens.size();
+        training::DataSummary d;
+        d.text = std::to_string(m_trainSentences.size()) + " training " + unit + " (" + std::to_string(words) + " words), " +
+                 std::to_string(dev) + " dev " + unit + ", " + more;
+        details["train_sentences"] = m_trainSentences.size();
+        details["train_words"] = words;
+        details["dev_sentences"] = dev;
+        d.json = details.dump();
+        return d;
+    }
+
+    /// The sentence indices of batch `batch` of `epoch`.
+    const std::vector<int> &batchAt(int epoch, long batch)
+    {
+        batchesInEpoch(epoch);
+        return m_batches[static_cast<std::size_t>(batch)];
+    }
+
+    TrainRecipe m_recipe;
+    NetT m_net{nullptr};
+    std::vector<Sentence> m_trainSentences;
+
+private:
+    int m_cachedEpoch = -1;
+    std::vector<std::vector<int>> m_batches;
 };
+
+/// The recipe defaults both parsers share (Adam 2e-3 with β 0.9/0.9 and ε 1e-12,
+/// clipping at 5, a step schedule × 0.75, patience 10, one CPU device, f16 output).
+inline TrainRecipe parserRecipeDefaults(const std::string &family, const std::string &name, std::string modelJson)
+{
+    TrainRecipe d;
+    d.family = family;
+    d.name = name;
+    d.modelJson = std::move(modelJson);
+    d.optionsJson = R"({"word_min_count": 2})";
+    d.optimizer.kind = "adam";
+    d.optimizer.lr = 2e-3;
+    d.optimizer.beta1 = 0.9;
+    d.optimizer.beta2 = 0.9;
+    d.optimizer.eps = 1e-12;
+    d.optimizer.clipNorm = 5.0;
+    d.schedule.kind = "step";
+    d.schedule.decay = 0.75;
+    d.patience = 10;
+    d.logEvery = 10;
+    d.storage = "f16";
+    d.device = "cpu";
+    return d;
+}
+
+/// The checks both parsers make: epochs and batch words in range, the only
+/// option "word_min_count" >= 1, and no "data" key but `extraKeys`.
+inline Status validateParserRecipe(const TrainRecipe &r, const std::string &what, const std::vector<std::string> &extraKeys)
+{
+    auto bad = [&](const std::string &m) { return Status(makeError(what, m)); };
+    if (r.epochs < 1 || r.epochs > 1000 || r.batchWords < 50)
+        return bad("epochs must be 1..1000 and batch_words >= 50");
+    try {
+        const auto o = nlohmann::json::parse(r.optionsJson);
+        for (auto it = o.begin(); it != o.end(); ++it)
+            if (it.key() != "word_min_count")
+                return bad("unknown option \"" + it.key() + "\"");
+        if (o.value("word_min_count", 2) < 1)
+            return bad("word_min_count must be >= 1");
+        const auto extra = nlohmann::json::parse(r.data.extraJson);
+        for (auto it = extra.begin(); it != extra.end(); ++it)
+            if (std::find(extraKeys.begin(), extraKeys.end(), it.key()) == extraKeys.end())
+                return bad("unknown data key \"" + it.key() + "\"");
+    } catch (const std::exception &e) {
+        return bad(e.what());
+    }
+    return {};
+}
+
+/// Stores a parser's final report in its model file (the model card reads it).
+inline Status storeFinalMetrics(const TrainRecipe &recipe, const nlohmann::json &results, double elapsedSeconds)
+{
+    auto file = loadModelFile(recipe.output);
+    if (!file)
+        return file.error();
+    auto c = nlohmann::json::parse(file->configJson);
+    c["metrics"] = results;
+    c["training"]["elapsed_seconds"] = elapsedSeconds;
+    file->configJson = c.dump();
+    return saveModelFile(recipe.output, *file, training::storageType(recipe.storage));
+}
 
 } // namespace treelens::neural

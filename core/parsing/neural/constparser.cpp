@@ -4,8 +4,6 @@
 #include <filesystem>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <malloc.h>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +16,7 @@
 #include "core/parsing/neural/depparser.h"
 #include "core/parsing/treedecoders.h"
 #include "core/runtime/device.h"
+#include "core/training/trainer.h"
 
 namespace treelens {
 
@@ -72,141 +71,6 @@ Result<ConstParserConfig> ConstParserConfig::fromJson(const std::string &text)
     } catch (const std::exception &e) {
         return makeError("constituency-parser config", e.what());
     }
-}
-
-Status ConstParserRecipe::validate() const
-{
-    auto bad = [](const std::string &m) { return Status(makeError("constituency-parser recipe", m)); };
-    if (train.empty() || dev.empty()) return bad("\"train\" and \"dev\" PTB files are required");
-    if (output.empty()) return bad("\"output\" is required");
-    if (epochs < 1 || epochs > 1000 || batchWords < 50) return bad("epochs must be 1..1000 and batch_words >= 50");
-    if (!(lr > 0) || !(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) return bad("bad learning rate or betas");
-    if (!(lrDecay > 0 && lrDecay <= 1) || decayEvery < 1) return bad("lr_decay must be in (0, 1], decay_every >= 1");
-    if (storage != "f32" && storage != "f16" && storage != "bf16") return bad("storage must be f32, f16 or bf16");
-    // The PTB sample's test section also scores the encoders' unsupervised parsing:
-    // a parser must never see it in training.
-    for (const auto &f : train)
-        for (int k = 180; k <= 199; ++k) {
-            char name[32];
-            std::snprintf(name, sizeof name, "wsj_%04d", k);
-            if (f.find(name) != std::string::npos)
-                return bad(f + " is a test file (wsj_0180-wsj_0199 are never trained on)");
-        }
-    return model.validate();
-}
-
-namespace {
-
-Result<std::vector<std::string>> fileList(const json &j, const std::string &baseDir, const char *key)
-{
-    std::vector<std::string> out;
-    auto resolve = [&](std::string p) {
-        if (!p.empty() && p[0] != '/' && !baseDir.empty())
-            p = baseDir + "/" + p;
-        return p;
-    };
-    if (!j.contains(key))
-        return out;
-    const json &v = j.at(key);
-    if (v.is_string()) {
-        out.push_back(resolve(v.get<std::string>()));
-    } else if (v.is_array()) {
-        for (const auto &x : v)
-            out.push_back(resolve(x.get<std::string>()));
-    } else if (v.is_object()) {
-        const std::string dir = resolve(v.at("dir").get<std::string>());
-        const std::string pattern = v.value("pattern", std::string("wsj_%04d.mrg"));
-        const int first = v.at("first").get<int>(), last = v.at("last").get<int>();
-        if (first > last || last - first > 100000)
-            return makeError(key, "bad range");
-        for (int k = first; k <= last; ++k) {
-            char name[256];
-            std::snprintf(name, sizeof name, pattern.c_str(), k);
-            out.push_back(dir + "/" + name);
-        }
-    }
-    return out;
-}
-
-} // namespace
-
-Result<ConstParserRecipe> ConstParserRecipe::fromJson(const std::string &text, const std::string &baseDir)
-{
-    try {
-        const auto j = json::parse(text);
-        ConstParserRecipe r;
-        auto path = [&](const char *key) {
-            std::string p = j.value(key, std::string());
-            if (!p.empty() && p[0] != '/' && !baseDir.empty())
-                p = baseDir + "/" + p;
-            return p;
-        };
-        r.name = j.value("name", r.name);
-        for (auto [key, dest] : {std::pair<const char *, std::vector<std::string> *>{"train", &r.train}, {"dev", &r.dev}, {"test", &r.test}}) {
-            auto l = fileList(j, baseDir, key);
-            if (!l)
-                return l.error();
-            *dest = std::move(*l);
-        }
-        r.tagger = path("tagger");
-        r.output = path("output");
-        r.checkpoint = path("checkpoint");
-        r.log = path("log");
-        if (j.contains("model")) {
-            auto m = ConstParserConfig::fromJson(j.at("model").dump());
-            if (!m)
-                return m.error();
-            r.model = *m;
-        }
-        const json t = j.value("training", json::object());
-        r.epochs = t.value("epochs", r.epochs);
-        r.batchWords = t.value("batch_words", r.batchWords);
-        r.lr = t.value("lr", r.lr);
-        r.beta1 = t.value("beta1", r.beta1);
-        r.beta2 = t.value("beta2", r.beta2);
-        r.clipNorm = t.value("clip_norm", r.clipNorm);
-        r.lrDecay = t.value("lr_decay", r.lrDecay);
-        r.decayEvery = t.value("decay_every", r.decayEvery);
-        r.patience = t.value("patience", r.patience);
-        r.wordMinCount = t.value("word_min_count", r.wordMinCount);
-        r.seed = t.value("seed", r.seed);
-        r.threads = t.value("threads", r.threads);
-        r.storage = j.value("storage", r.storage);
-        if (auto s = r.validate(); !s)
-            return s.error();
-        return r;
-    } catch (const std::exception &e) {
-        return makeError("constituency-parser recipe", e.what());
-    }
-}
-
-std::string ConstParserRecipe::toJson() const
-{
-    return json{{"family", "constituency-parser"},
-                {"name", name},
-                {"train", train},
-                {"dev", dev},
-                {"test", test},
-                {"tagger", tagger},
-                {"output", output},
-                {"checkpoint", checkpoint},
-                {"log", log},
-                {"model", json::parse(model.toJson())},
-                {"training",
-                 {{"epochs", epochs},
-                  {"batch_words", batchWords},
-                  {"lr", lr},
-                  {"beta1", beta1},
-                  {"beta2", beta2},
-                  {"clip_norm", clipNorm},
-                  {"lr_decay", lrDecay},
-                  {"decay_every", decayEvery},
-                  {"patience", patience},
-                  {"word_min_count", wordMinCount},
-                  {"seed", seed},
-                  {"threads", threads}}},
-                {"storage", storage}}
-        .dump(2);
 }
 
 namespace {
@@ -346,7 +210,7 @@ struct Batch {
 };
 
 Batch makeBatch(const std::vector<Item> &items, const std::vector<int> &index, const Vocabs &v,
-                const ConstParserConfig &cfg, bool training, std::mt19937 *rng)
+                const ConstParserConfig &cfg, bool training, std::mt19937_64 *rng)
 {
     Batch b;
     b.index = index;
@@ -561,193 +425,132 @@ Result<std::unique_ptr<ConstituencyParserModel>> ConstituencyParserModel::load(c
                          inferenceWorkers(threads)));
 }
 
-Status trainConstituencyParser(const ConstParserRecipe &recipe, const std::string &resumeFrom,
-                               const std::function<void(const ConstTrainProgress &)> &onProgress, const RunControl *control)
-{
-    if (auto s = recipe.validate(); !s)
-        return s;
-    torch::manual_seed(recipe.seed);
-    mallopt(M_MMAP_THRESHOLD, 32 << 20); // see trainDependencyParser: avoids mmap churn
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+namespace {
+
+/// The constituency parser as a training::TrainTask: model, batching, metric.
+class ConstParserTask : public ParserTask<Net> {
+public:
+    Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
+                                          const torch::Device &device) override
     {
-        DeviceConfig dc;
-        dc.device = "cpu";
-        dc.threads = recipe.threads;
-        if (auto d = resolveDevice(dc); !d)
-            return d.error();
-    }
-    auto rawTrain = readTrees(recipe.train, nullptr);
-    if (!rawTrain)
-        return rawTrain.error();
-    std::vector<Sentence> trainSentences;
-    for (const auto &it : *rawTrain)
-        trainSentences.push_back(it.sentence);
-    Vocabs v = buildVocabs(trainSentences, recipe.wordMinCount);
-    int startEpoch = 0;
-    double bestF1 = -1.0, lr = recipe.lr;
-    int sinceBest = 0;
-    Adam adam;
-    ModelFile resume;
-    if (!resumeFrom.empty()) {
-        auto f = loadModelFile(resumeFrom);
-        if (!f)
-            return f.error();
-        resume = std::move(*f);
-        const json st = json::parse(resume.configJson);
-        auto vv = Vocabs::fromJson(st.at("vocabularies"));
-        if (!vv)
-            return vv.error();
-        v = std::move(*vv);
-        startEpoch = st.at("state").at("epoch").get<int>();
-        bestF1 = st.at("state").at("best_dev_f1").get<double>();
-        lr = st.at("state").at("lr").get<double>();
-        sinceBest = st.at("state").at("since_best").get<int>();
-        adam.step = st.at("state").at("step").get<long long>();
-    }
-    auto train = readTrees(recipe.train, &v);
-    if (!train)
-        return train.error();
-    auto dev = readTrees(recipe.dev, &v);
-    if (!dev)
-        return dev.error();
-    const ConstParserConfig &cfg = recipe.model;
-    Net net(cfg, static_cast<int>(v.words.items.size()), static_cast<int>(v.chars.items.size()),
-            static_cast<int>(v.tags.items.size()), static_cast<int>(v.labels.items.size()));
-    if (!resumeFrom.empty())
-        if (auto s = loadNetTensors(net, resume.tensors, resumeFrom, "param."); !s)
-            return s;
-    auto params = net->named_parameters();
-    if (auto st = adam.init(params, resumeFrom.empty() ? nullptr : &resume.tensors, resumeFrom); !st)
-        return st;
-    std::ofstream log;
-    if (!recipe.log.empty())
-        log.open(recipe.log, std::ios::app);
-    auto writeLog = [&](const json &j) {
-        if (log)
-            log << j.dump() << "\n" << std::flush;
-    };
-    const DType storage = recipe.storage == "f32" ? DType::F32 : recipe.storage == "bf16" ? DType::BF16 : DType::F16;
-    auto modelConfig = [&](const json &extra) {
-        json c = {{"family", "constituency-parser"},
-                  {"name", recipe.name},
-                  {"task", "constituency-parsing"},
-                  {"model", json::parse(cfg.toJson())},
-                  {"vocabularies", v.toJson()},
-                  {"training", {{"recipe", json::parse(recipe.toJson())}, {"train_sentences", train->size()}}}};
-        for (auto it = extra.begin(); it != extra.end(); ++it)
-            c[it.key()] = it.value();
-        return c;
-    };
-    std::vector<Sentence> trainView;
-    for (const auto &it : *train)
-        trainView.push_back(it.sentence);
-    std::mt19937 rng(recipe.seed + static_cast<unsigned>(startEpoch) * 7919u);
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int epoch = startEpoch; epoch < recipe.epochs; ++epoch) {
-        net->train();
-        auto batches = lengthBatches(trainView, recipe.batchWords, &rng);
-        double lossSum = 0.0;
-        long words = 0;
-        const auto e0 = std::chrono::steady_clock::now();
-        for (std::size_t bi = 0; bi < batches.size(); ++bi) {
-            if (control && control->isCancelled())
-                return Error{"cancelled (the last checkpoint is kept; resume with --resume)"};
-            Batch b = makeBatch(*train, batches[bi], v, cfg, true, &rng);
-            auto scores = net->forward(b.words, b.chars, b.tags, b.lengths, b.sb, b.si, b.sj, true);
-            auto loss = torch::nn::functional::cross_entropy(scores, b.gold);
-            for (auto &p : params)
-                if (p.value().grad().defined())
-                    p.value().mutable_grad().zero_();
-            loss.backward();
-            adam.update(params, lr, recipe.beta1, recipe.beta2, recipe.clipNorm);
-            lossSum += loss.item<double>();
-            for (int i : batches[bi])
-                words += static_cast<long>((*train)[static_cast<std::size_t>(i)].sentence.tokens.size());
-            if (onProgress && (bi % 10 == 0 || bi + 1 == batches.size())) {
-                ConstTrainProgress p;
-                p.epoch = epoch + 1;
-                p.epochs = recipe.epochs;
-                p.batch = static_cast<int>(bi + 1);
-                p.batches = static_cast<int>(batches.size());
-                p.loss = lossSum / static_cast<double>(bi + 1);
-                p.elapsedSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                p.wordsPerSecond = static_cast<double>(words) /
-                                   std::max(1e-9, std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
-                p.bestDevF1 = bestF1;
-                onProgress(p);
-            }
-        }
-        std::vector<Item> pred = *dev;
-        if (auto s = predict(net, v, cfg, pred, 3000, nullptr); !s)
-            return s;
-        const double f1 = labelledF1(*dev, pred);
-        const bool better = f1 > bestF1;
-        if (better) {
-            bestF1 = f1;
-            sinceBest = 0;
-            ModelFile out;
-            out.configJson = modelConfig({{"dev_gold_tags_f1", f1}, {"epoch", epoch + 1}}).dump();
-            out.vocab = v.words.items;
-            out.tensors = netTensors(net);
-            if (auto s = saveModelFile(recipe.output, out, storage); !s)
-                return s;
+        m_recipe = recipe;
+        auto cfg = ConstParserConfig::fromJson(recipe.modelJson);
+        if (!cfg)
+            return cfg.error();
+        m_cfg = *cfg;
+        const json options = json::parse(recipe.optionsJson);
+        if (resume) {
+            auto v = vocabsOf<Vocabs>(*resume);
+            if (!v)
+                return v.error();
+            m_vocabs = std::move(*v);
         } else {
-            ++sinceBest;
+            auto raw = readTrees(recipe.data.train, nullptr);
+            if (!raw)
+                return raw.error();
+            std::vector<Sentence> sentences;
+            for (const auto &it : *raw)
+                sentences.push_back(it.sentence);
+            m_vocabs = buildVocabs(sentences, options.value("word_min_count", 2));
         }
-        if ((epoch + 1) % recipe.decayEvery == 0)
-            lr *= recipe.lrDecay;
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        writeLog({{"epoch", epoch + 1}, {"loss", lossSum / static_cast<double>(std::max<std::size_t>(1, batches.size()))},
-                  {"dev_labelled_f1", f1}, {"best_dev_f1", bestF1}, {"lr", lr}, {"elapsed_seconds", elapsed}, {"saved", better}});
-        if (onProgress) {
-            ConstTrainProgress p;
-            p.epoch = epoch + 1;
-            p.epochs = recipe.epochs;
-            p.batch = p.batches = static_cast<int>(batches.size());
-            p.loss = lossSum / static_cast<double>(std::max<std::size_t>(1, batches.size()));
-            p.devF1 = f1;
-            p.bestDevF1 = bestF1;
-            p.elapsedSeconds = elapsed;
-            p.message = better ? "best so far: model saved" : "";
-            onProgress(p);
-        }
-        if (!recipe.checkpoint.empty()) {
-            ModelFile ck;
-            ck.configJson = modelConfig({{"state",
-                                          {{"epoch", epoch + 1},
-                                           {"best_dev_f1", bestF1},
-                                           {"lr", lr},
-                                           {"since_best", sinceBest},
-                                           {"step", adam.step}}}})
-                                .dump();
-            ck.vocab = v.words.items;
-            for (auto &[k, t] : netTensors(net))
-                ck.tensors["param." + k] = t;
-            adam.save(ck.tensors);
-            if (auto s = saveModelFile(recipe.checkpoint, ck, DType::F32); !s)
-                return s;
-        }
-        if (sinceBest >= recipe.patience)
-            break;
+        auto train = readTrees(recipe.data.train, &m_vocabs);
+        if (!train)
+            return train.error();
+        auto dev = readTrees(recipe.data.dev, &m_vocabs);
+        if (!dev)
+            return dev.error();
+        m_train = std::move(*train);
+        m_dev = std::move(*dev);
+        m_trainSentences.clear();
+        for (const auto &it : m_train)
+            m_trainSentences.push_back(it.sentence);
+        m_net = Net(m_cfg, static_cast<int>(m_vocabs.words.items.size()), static_cast<int>(m_vocabs.chars.items.size()),
+                    static_cast<int>(m_vocabs.tags.items.size()), static_cast<int>(m_vocabs.labels.items.size()));
+        if (auto s = placeNet(device, resume); !s)
+            return s.error();
+        return dataSummary("trees", m_dev.size(), std::to_string(m_vocabs.labels.items.size()) + " labels",
+                           {{"word_types", m_vocabs.words.items.size()}, {"labels", m_vocabs.labels.items.size()}});
     }
 
-    // Final report: the best model, with gold tags and (when a tagger is given)
-    // with predicted tags, on dev and test.
+    Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &rng) override
+    {
+        const auto &index = batchAt(epoch, batch);
+        m_net->train();
+        Batch b = makeBatch(m_train, index, m_vocabs, m_cfg, true, &rng);
+        auto scores = m_net->forward(b.words, b.chars, b.tags, b.lengths, b.sb, b.si, b.sj, true);
+        training::StepResult r;
+        r.loss = torch::nn::functional::cross_entropy(scores, b.gold);
+        for (int i : index)
+            r.units += static_cast<double>(m_train[static_cast<std::size_t>(i)].sentence.tokens.size());
+        return r;
+    }
+
+    Result<training::DevResult> evaluate() override
+    {
+        std::vector<Item> pred = m_dev;
+        if (auto s = predict(m_net, m_vocabs, m_cfg, pred, 3000, nullptr); !s)
+            return s.error();
+        training::DevResult r;
+        r.value = labelledF1(m_dev, pred);
+        r.detailsJson = json{{"labelled_f1", r.value}}.dump();
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "labelled F1 %.2f (gold tags)", r.value);
+        r.summary = buf;
+        return r;
+    }
+
+    std::string metricName() const override { return "labelled F1"; }
+
+    ModelFile snapshot(const training::SnapshotInfo &info) override
+    {
+        json c = {{"family", "constituency-parser"},
+                  {"name", m_recipe.name},
+                  {"task", "constituency-parsing"},
+                  {"model", json::parse(m_cfg.toJson())},
+                  {"vocabularies", m_vocabs.toJson()},
+                  {"training", {{"recipe", json::parse(m_recipe.toJson())}, {"train_sentences", m_train.size()}}}};
+        if (info.kind != training::SnapshotInfo::Kind::Checkpoint) {
+            c["dev_gold_tags_f1"] = info.dev.value;
+            c["epoch"] = info.epoch;
+        }
+        ModelFile out;
+        out.configJson = c.dump();
+        out.vocab = m_vocabs.words.items;
+        out.tensors = netTensors(m_net);
+        return out;
+    }
+
+    /// The best model, with gold tags and (when a tagger is given) with
+    /// predicted tags, on dev and test; the scores go into the model file.
+    Result<std::string> finish(const TrainRecipe &recipe, double elapsedSeconds) override;
+
+private:
+    ConstParserConfig m_cfg;
+    Vocabs m_vocabs;
+    std::vector<Item> m_train, m_dev;
+};
+
+Result<std::string> ConstParserTask::finish(const TrainRecipe &recipe, double elapsedSeconds)
+{
     auto best = ConstituencyParserModel::load(recipe.output);
     if (!best)
         return best.error();
+    const json extra = json::parse(recipe.data.extraJson);
+    const std::string taggerPath = extra.value("tagger", std::string());
     std::unique_ptr<DependencyParserModel> tagger;
-    if (!recipe.tagger.empty() && !std::filesystem::exists(recipe.tagger)) {
+    std::string note;
+    if (!taggerPath.empty() && !std::filesystem::exists(taggerPath)) {
         // The tagger is usually trained alongside; without it the report has gold tags only.
-        writeLog({{"warning", "tagger " + recipe.tagger + " not found: predicted-tag scores skipped"}});
-    } else if (!recipe.tagger.empty()) {
-        auto t = DependencyParserModel::load(recipe.tagger);
+        note = "tagger " + taggerPath + " not found: predicted-tag scores skipped; ";
+    } else if (!taggerPath.empty()) {
+        auto t = DependencyParserModel::load(taggerPath);
         if (!t)
             return t.error();
         tagger = std::move(*t);
     }
     json results;
-    for (const auto &[split, files] : {std::pair<std::string, std::vector<std::string>>{"dev", recipe.dev}, {"test", recipe.test}}) {
+    for (const auto &[split, files] : {std::pair<std::string, std::vector<std::string>>{"dev", recipe.data.dev},
+                                       {"test", recipe.data.test}}) {
         if (files.empty())
             continue;
         auto gold = readTrees(files, nullptr);
@@ -764,10 +567,10 @@ Status trainConstituencyParser(const ConstParserRecipe &recipe, const std::strin
             }
             if (predictedTags)
                 if (auto st = tagger->parse(input); !st)
-                    return st;
+                    return st.error();
             const auto p0 = std::chrono::steady_clock::now();
             if (auto st = (*best)->parse(input); !st)
-                return st;
+                return st.error();
             const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
             std::vector<Sentence> g;
             for (const auto &it : *gold)
@@ -782,24 +585,45 @@ Status trainConstituencyParser(const ConstParserRecipe &recipe, const std::strin
                 {"sentences", g.size()},                   {"sentences_per_second", std::round(static_cast<double>(g.size()) / secs)}};
         }
     }
-    writeLog({{"final", results}});
-    auto file = loadModelFile(recipe.output);
-    if (!file)
-        return file.error();
-    json c = json::parse(file->configJson);
-    c["metrics"] = results;
-    c["training"]["elapsed_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    file->configJson = c.dump();
-    if (auto s = saveModelFile(recipe.output, *file, storage); !s)
+    if (auto s = storeFinalMetrics(recipe, results, elapsedSeconds); !s)
+        return s.error();
+    return note + "final: " + results.dump();
+}
+
+Status validateRecipe(const TrainRecipe &r)
+{
+    const std::string what = "constituency-parser recipe";
+    if (r.data.train.empty() || r.data.dev.empty())
+        return makeError(what, "\"train\" and \"dev\" PTB files are required");
+    // The PTB sample's test section also scores the encoders' unsupervised parsing:
+    // a parser must never see it in training.
+    for (const auto &f : r.data.train)
+        for (int k = 180; k <= 199; ++k) {
+            char name[32];
+            std::snprintf(name, sizeof name, "wsj_%04d", k);
+            if (f.find(name) != std::string::npos)
+                return makeError(what, f + " is a test file (wsj_0180-wsj_0199 are never trained on)");
+        }
+    if (auto s = validateParserRecipe(r, what, {"tagger"}); !s)
         return s;
-    if (onProgress) {
-        ConstTrainProgress p;
-        p.epoch = p.epochs = recipe.epochs;
-        p.bestDevF1 = bestF1;
-        p.message = "final: " + results.dump();
-        onProgress(p);
-    }
-    return {};
+    auto m = ConstParserConfig::fromJson(r.modelJson);
+    return m ? Status() : Status(m.error());
+}
+
+} // namespace
+
+training::TrainerFamily constituencyParserTrainer()
+{
+    training::TrainerFamily f;
+    f.name = "constituency-parser";
+    f.description = "span-based chart constituency parser (PTB .mrg train/dev)";
+    f.defaults = parserRecipeDefaults(f.name, "parser-const-en-ptb", ConstParserConfig{}.toJson());
+    f.defaults.schedule.decayEvery = 8;
+    f.defaults.epochs = 40;
+    f.defaults.batchWords = 2000;
+    f.validate = validateRecipe;
+    f.create = [] { return std::unique_ptr<training::TrainTask>(new ConstParserTask()); };
+    return f;
 }
 
 } // namespace treelens

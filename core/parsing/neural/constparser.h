@@ -19,6 +19,7 @@
 #include "core/base/result.h"
 #include "core/base/runcontrol.h"
 #include "core/data/sentence.h"
+#include "core/training/trainerfamily.h"
 
 namespace treelens {
 
@@ -41,54 +42,13 @@ struct ConstParserConfig {
     static Result<ConstParserConfig> fromJson(const std::string &json);
 };
 
-struct ConstParserRecipe {
-    std::string name = "parser-const-en-ptb";
-    std::vector<std::string> train; ///< PTB .mrg files (traces and function tags are stripped)
-    std::vector<std::string> dev;
-    std::vector<std::string> test;  ///< reported at the end only
-    /// Dependency parser model whose XPOS tags replace the gold tags of dev and
-    /// test for the final report ("" = report with gold tags, and say so).
-    std::string tagger;
-    std::string output;
-    std::string checkpoint;
-    std::string log;
-    ConstParserConfig model;
-    int epochs = 40;
-    int batchWords = 2000;
-    double lr = 2e-3;
-    double beta1 = 0.9, beta2 = 0.9;
-    double clipNorm = 5.0;
-    double lrDecay = 0.75;
-    int decayEvery = 8;
-    int patience = 10;
-    int wordMinCount = 2;
-    unsigned seed = 1;
-    int threads = 0;
-    std::string storage = "f16";
-
-    Status validate() const;
-    /// Paths relative to `baseDir`; "train"/"dev"/"test" may be a list of files or
-    /// {"dir": D, "pattern": "wsj_%04d.mrg", "first": 1, "last": 159}.
-    static Result<ConstParserRecipe> fromJson(const std::string &json, const std::string &baseDir);
-    std::string toJson() const;
-};
-
-struct ConstTrainProgress {
-    int epoch = 0;
-    int epochs = 0;
-    int batch = 0;
-    int batches = 0;
-    double loss = 0.0;
-    double wordsPerSecond = 0.0;
-    double elapsedSeconds = 0.0;
-    double devF1 = -1.0;       ///< labelled F1 after each epoch
-    double bestDevF1 = -1.0;
-    std::string message;
-};
-
-Status trainConstituencyParser(const ConstParserRecipe &recipe, const std::string &resumeFrom,
-                               const std::function<void(const ConstTrainProgress &)> &onProgress,
-                               const RunControl *control = nullptr);
+/// The constituency parser's trainer (family "constituency-parser"): data
+/// train/dev/test (PTB .mrg file lists; traces and function tags stripped; the
+/// WSJ test range 0180-0199 is refused as training data) and "tagger" (a
+/// dependency model whose XPOS replace the gold tags in the final report; ""
+/// = gold tags only), model ConstParserConfig, options {"word_min_count"};
+/// dev labelled F1 selects the model. Register: core/training/trainers.cpp.
+training::TrainerFamily constituencyParserTrainer();
 
 /// A loaded constituency parser (inference only). Not thread-safe.
 class ConstituencyParserModel {
@@ -99,7 +59,7 @@ public:
     virtual Status parse(std::vector<Sentence> &sentences, const RunControl *control = nullptr) = 0;
     virtual std::string name() const = 0;
 
-    /// Loads a model file written by trainConstituencyParser. Batches are parsed by
+    /// Loads a model file written by the constituency parser's trainer. Batches are parsed by
     /// `threads` worker threads with one LibTorch thread each (0 = one per core, at most 8).
     static Result<std::unique_ptr<ConstituencyParserModel>> load(const std::string &path, int threads = 0);
 };

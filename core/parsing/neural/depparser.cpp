@@ -4,8 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <malloc.h>
 #include <map>
 #include <numeric>
 #include <random>
@@ -22,6 +20,7 @@
 #include "core/parsing/neural/common.h"
 #include "core/parsing/treedecoders.h"
 #include "core/runtime/device.h"
+#include "core/training/trainer.h"
 
 namespace treelens {
 
@@ -78,93 +77,6 @@ Result<DepParserConfig> DepParserConfig::fromJson(const std::string &text)
     } catch (const std::exception &e) {
         return makeError("dependency-parser config", e.what());
     }
-}
-
-Status DepParserRecipe::validate() const
-{
-    auto bad = [](const std::string &m) { return Status(makeError("dependency-parser recipe", m)); };
-    if (train.empty() || dev.empty()) return bad("\"train\" and \"dev\" CoNLL-U files are required");
-    if (output.empty()) return bad("\"output\" is required");
-    if (epochs < 1 || epochs > 1000) return bad("epochs must be 1..1000");
-    if (batchWords < 50) return bad("batch_words must be at least 50");
-    if (!(lr > 0) || !(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) return bad("bad learning rate or betas");
-    if (!(lrDecay > 0 && lrDecay <= 1) || decayEvery < 1) return bad("lr_decay must be in (0, 1], decay_every >= 1");
-    if (storage != "f32" && storage != "f16" && storage != "bf16") return bad("storage must be f32, f16 or bf16");
-    return model.validate();
-}
-
-Result<DepParserRecipe> DepParserRecipe::fromJson(const std::string &text, const std::string &baseDir)
-{
-    try {
-        const auto j = json::parse(text);
-        DepParserRecipe r;
-        auto path = [&](const char *key) {
-            std::string p = j.value(key, std::string());
-            if (!p.empty() && p[0] != '/' && !baseDir.empty())
-                p = baseDir + "/" + p;
-            return p;
-        };
-        r.name = j.value("name", r.name);
-        r.train = path("train");
-        r.dev = path("dev");
-        r.test = path("test");
-        r.output = path("output");
-        r.checkpoint = path("checkpoint");
-        r.log = path("log");
-        if (j.contains("model")) {
-            auto m = DepParserConfig::fromJson(j.at("model").dump());
-            if (!m)
-                return m.error();
-            r.model = *m;
-        }
-        const json t = j.value("training", json::object());
-        r.epochs = t.value("epochs", r.epochs);
-        r.batchWords = t.value("batch_words", r.batchWords);
-        r.lr = t.value("lr", r.lr);
-        r.beta1 = t.value("beta1", r.beta1);
-        r.beta2 = t.value("beta2", r.beta2);
-        r.clipNorm = t.value("clip_norm", r.clipNorm);
-        r.lrDecay = t.value("lr_decay", r.lrDecay);
-        r.decayEvery = t.value("decay_every", r.decayEvery);
-        r.patience = t.value("patience", r.patience);
-        r.wordMinCount = t.value("word_min_count", r.wordMinCount);
-        r.seed = t.value("seed", r.seed);
-        r.threads = t.value("threads", r.threads);
-        r.storage = j.value("storage", r.storage);
-        if (auto s = r.validate(); !s)
-            return s.error();
-        return r;
-    } catch (const std::exception &e) {
-        return makeError("dependency-parser recipe", e.what());
-    }
-}
-
-std::string DepParserRecipe::toJson() const
-{
-    return json{{"family", "dependency-parser"},
-                {"name", name},
-                {"train", train},
-                {"dev", dev},
-                {"test", test},
-                {"output", output},
-                {"checkpoint", checkpoint},
-                {"log", log},
-                {"model", json::parse(model.toJson())},
-                {"training",
-                 {{"epochs", epochs},
-                  {"batch_words", batchWords},
-                  {"lr", lr},
-                  {"beta1", beta1},
-                  {"beta2", beta2},
-                  {"clip_norm", clipNorm},
-                  {"lr_decay", lrDecay},
-                  {"decay_every", decayEvery},
-                  {"patience", patience},
-                  {"word_min_count", wordMinCount},
-                  {"seed", seed},
-                  {"threads", threads}}},
-                {"storage", storage}}
-        .dump(2);
 }
 
 namespace {
@@ -325,7 +237,7 @@ struct Batch {
 };
 
 Batch makeBatch(const std::vector<Sentence> &sentences, const std::vector<int> &index, const Vocabs &v,
-                const DepParserConfig &cfg, bool withGold, std::mt19937 *wordDropoutRng)
+                const DepParserConfig &cfg, bool withGold, std::mt19937_64 *wordDropoutRng)
 {
     Batch b;
     b.index = index;
@@ -584,222 +496,159 @@ Result<std::unique_ptr<DependencyParserModel>> DependencyParserModel::load(const
                          inferenceWorkers(threads)));
 }
 
-Status trainDependencyParser(const DepParserRecipe &recipe, const std::string &resumeFrom,
-                             const std::function<void(const DepTrainProgress &)> &onProgress, const RunControl *control)
-{
-    if (auto s = recipe.validate(); !s)
-        return s;
-    torch::manual_seed(recipe.seed);
-    // Keep freed tensor memory in the heap: with glibc's defaults every large
-    // batch tensor is mmap'ed and unmapped again, and the page faults took half
-    // of the CPU time (measured: 50% system time, 2× slower).
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+namespace {
+
+/// The dependency parser as a training::TrainTask: model, batching, metric.
+class DepParserTask : public ParserTask<Net> {
+public:
+    Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
+                                          const torch::Device &device) override
     {
-        DeviceConfig dc;
-        dc.device = "cpu";
-        dc.threads = recipe.threads;
-        if (auto d = resolveDevice(dc); !d) // also pins OpenBLAS to the same thread count
-            return d.error();
+        m_recipe = recipe;
+        auto cfg = DepParserConfig::fromJson(recipe.modelJson);
+        if (!cfg)
+            return cfg.error();
+        m_cfg = *cfg;
+        const json options = json::parse(recipe.optionsJson);
+        auto train = readTreebank(recipe.data.train.front());
+        if (!train)
+            return train.error();
+        auto dev = readTreebank(recipe.data.dev.front());
+        if (!dev)
+            return dev.error();
+        m_trainSentences = std::move(*train);
+        m_dev = std::move(*dev);
+        m_devInput = stripped(m_dev);
+        if (resume) {
+            auto v = vocabsOf<Vocabs>(*resume);
+            if (!v)
+                return v.error();
+            m_vocabs = std::move(*v);
+        } else {
+            m_vocabs = buildVocabs(m_trainSentences, options.value("word_min_count", 2));
+        }
+        m_net = Net(m_cfg, static_cast<int>(m_vocabs.words.items.size()), static_cast<int>(m_vocabs.chars.items.size()),
+                    static_cast<int>(m_vocabs.upos.items.size()), static_cast<int>(m_vocabs.xpos.items.size()),
+                    static_cast<int>(m_vocabs.rels.items.size()));
+        if (auto s = placeNet(device, resume); !s)
+            return s.error();
+        return dataSummary("sentences", m_dev.size(), std::to_string(m_vocabs.words.items.size()) + " word types",
+                           {{"word_types", m_vocabs.words.items.size()}, {"relations", m_vocabs.rels.items.size()}});
     }
-    auto train = readTreebank(recipe.train);
-    if (!train)
-        return train.error();
-    auto dev = readTreebank(recipe.dev);
-    if (!dev)
-        return dev.error();
 
-    Vocabs v = buildVocabs(*train, recipe.wordMinCount);
-    const DepParserConfig &cfg = recipe.model;
-    int startEpoch = 0;
-    double bestLas = -1.0, lr = recipe.lr;
-    int sinceBest = 0;
-    Adam adam;
-
-    // A checkpoint carries its own vocabularies: resuming must not rebuild them.
-    ModelFile resume;
-    if (!resumeFrom.empty()) {
-        auto f = loadModelFile(resumeFrom);
-        if (!f)
-            return f.error();
-        resume = std::move(*f);
-        const json st = json::parse(resume.configJson);
-        auto vv = Vocabs::fromJson(st.at("vocabularies"));
-        if (!vv)
-            return vv.error();
-        v = std::move(*vv);
-        startEpoch = st.at("state").at("epoch").get<int>();
-        bestLas = st.at("state").at("best_dev_las").get<double>();
-        lr = st.at("state").at("lr").get<double>();
-        sinceBest = st.at("state").at("since_best").get<int>();
-        adam.step = st.at("state").at("step").get<long long>();
+    Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &rng) override
+    {
+        const auto &index = batchAt(epoch, batch);
+        m_net->train();
+        Batch b = makeBatch(m_trainSentences, index, m_vocabs, m_cfg, true, &rng);
+        auto o = m_net->forward(b.words, b.chars, b.lengths, true);
+        training::StepResult r;
+        r.loss = lossOf(m_net, o, b);
+        r.units = static_cast<double>(b.mask.sum().item<long>());
+        return r;
     }
-    Net net(cfg, static_cast<int>(v.words.items.size()), static_cast<int>(v.chars.items.size()),
-            static_cast<int>(v.upos.items.size()), static_cast<int>(v.xpos.items.size()), static_cast<int>(v.rels.items.size()));
-    if (!resumeFrom.empty()) {
-        if (auto s = loadNetTensors(net, resume.tensors, resumeFrom, "param."); !s)
-            return s;
-    }
-    auto params = net->named_parameters();
-    if (auto st = adam.init(params, resumeFrom.empty() ? nullptr : &resume.tensors, resumeFrom); !st)
-        return st;
-    std::ofstream log;
-    if (!recipe.log.empty())
-        log.open(recipe.log, std::ios::app);
-    auto writeLog = [&](const json &j) {
-        if (log)
-            log << j.dump() << "\n" << std::flush;
-    };
-    const std::vector<Sentence> devInput = stripped(*dev);
-    std::mt19937 rng(recipe.seed + static_cast<unsigned>(startEpoch) * 7919u);
-    const auto t0 = std::chrono::steady_clock::now();
 
-    auto modelConfig = [&](const json &extra) {
+    Result<training::DevResult> evaluate() override
+    {
+        // Greedy heads: cheap, and ranks epochs the same way as MST in practice.
+        std::vector<Sentence> pred = m_devInput;
+        if (auto s = predict(m_net, m_vocabs, m_cfg, pred, 0, 4000, nullptr); !s)
+            return s.error();
+        const Scores sc = score(m_dev, pred);
+        training::DevResult r;
+        r.value = sc.las;
+        r.detailsJson = scoresJson(sc).dump();
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "UAS %.2f LAS %.2f UPOS %.2f", sc.uas, sc.las, sc.upos);
+        r.summary = buf;
+        return r;
+    }
+
+    std::string metricName() const override { return "LAS"; }
+
+    ModelFile snapshot(const training::SnapshotInfo &info) override
+    {
         json c = {{"family", "dependency-parser"},
-                  {"name", recipe.name},
+                  {"name", m_recipe.name},
                   {"task", "dependency-parsing"},
-                  {"model", json::parse(cfg.toJson())},
-                  {"vocabularies", v.toJson()},
-                  {"training", {{"recipe", json::parse(recipe.toJson())}, {"train_sentences", train->size()}}}};
-        for (auto it = extra.begin(); it != extra.end(); ++it)
-            c[it.key()] = it.value();
-        return c;
-    };
+                  {"model", json::parse(m_cfg.toJson())},
+                  {"vocabularies", m_vocabs.toJson()},
+                  {"training", {{"recipe", json::parse(m_recipe.toJson())}, {"train_sentences", m_trainSentences.size()}}}};
+        if (info.kind != training::SnapshotInfo::Kind::Checkpoint) {
+            c["dev_greedy"] = json::parse(info.dev.detailsJson);
+            c["epoch"] = info.epoch;
+        }
+        ModelFile out;
+        out.configJson = c.dump();
+        out.vocab = m_vocabs.words.items;
+        out.tensors = netTensors(m_net);
+        return out;
+    }
 
-    for (int epoch = startEpoch; epoch < recipe.epochs; ++epoch) {
-        net->train();
-        auto batches = lengthBatches(*train, recipe.batchWords, &rng);
-        double lossSum = 0.0;
-        long words = 0;
-        const auto e0 = std::chrono::steady_clock::now();
-        for (std::size_t bi = 0; bi < batches.size(); ++bi) {
-            if (control && control->isCancelled())
-                return Error{"cancelled (the last checkpoint is kept; resume with --resume)"};
-            Batch b = makeBatch(*train, batches[bi], v, cfg, true, &rng);
-            auto o = net->forward(b.words, b.chars, b.lengths, true);
-            auto loss = lossOf(net, o, b);
-            for (auto &p : params)
-                if (p.value().grad().defined())
-                    p.value().mutable_grad().zero_();
-            loss.backward();
-            adam.update(params, lr, recipe.beta1, recipe.beta2, recipe.clipNorm);
-            lossSum += loss.item<double>();
-            words += b.mask.sum().item<long>();
-            if (onProgress && (bi % 10 == 0 || bi + 1 == batches.size())) {
-                DepTrainProgress p;
-                p.epoch = epoch + 1;
-                p.epochs = recipe.epochs;
-                p.batch = static_cast<int>(bi + 1);
-                p.batches = static_cast<int>(batches.size());
-                p.loss = lossSum / static_cast<double>(bi + 1);
-                p.elapsedSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                p.wordsPerSecond = static_cast<double>(words) /
-                                   std::max(1e-9, std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count());
-                p.bestDevLas = bestLas;
-                onProgress(p);
+    /// The saved (best) model with proper tree decoding on dev and test; the
+    /// scores go into the model file itself (the model card reads them).
+    Result<std::string> finish(const TrainRecipe &recipe, double elapsedSeconds) override
+    {
+        auto best = DependencyParserModel::load(recipe.output);
+        if (!best)
+            return best.error();
+        json results;
+        for (const auto &[split, files] : {std::pair<std::string, std::vector<std::string>>{"dev", recipe.data.dev},
+                                           {"test", recipe.data.test}}) {
+            if (files.empty())
+                continue;
+            auto gold = readTreebank(files.front());
+            if (!gold)
+                return gold.error();
+            for (const bool projective : {false, true}) {
+                std::vector<Sentence> pred = stripped(*gold);
+                const auto p0 = std::chrono::steady_clock::now();
+                if (auto s = (*best)->parse(pred, projective); !s)
+                    return s.error();
+                const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
+                json r = scoresJson(score(*gold, pred));
+                r["sentences_per_second"] = std::round(static_cast<double>(gold->size()) / secs);
+                results[split][projective ? "eisner" : "mst"] = r;
             }
         }
-        // Dev with greedy heads: cheap, and ranks epochs the same way as MST in practice.
-        std::vector<Sentence> pred = devInput;
-        if (auto s = predict(net, v, cfg, pred, 0, 4000, nullptr); !s)
-            return s;
-        const Scores sc = score(*dev, pred);
-        const bool better = sc.las > bestLas;
-        if (better) {
-            bestLas = sc.las;
-            sinceBest = 0;
-            ModelFile out;
-            out.configJson = modelConfig({{"dev_greedy", scoresJson(sc)}, {"epoch", epoch + 1}}).dump();
-            out.vocab = v.words.items;
-            out.tensors = netTensors(net);
-            const DType storage = recipe.storage == "f32" ? DType::F32 : recipe.storage == "bf16" ? DType::BF16 : DType::F16;
-            if (auto s = saveModelFile(recipe.output, out, storage); !s)
-                return s;
-        } else {
-            ++sinceBest;
-        }
-        if ((epoch + 1) % recipe.decayEvery == 0)
-            lr *= recipe.lrDecay;
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        writeLog({{"epoch", epoch + 1}, {"loss", lossSum / static_cast<double>(std::max<std::size_t>(1, batches.size()))},
-                  {"dev", scoresJson(sc)}, {"best_dev_las", bestLas}, {"lr", lr}, {"elapsed_seconds", elapsed},
-                  {"saved", better}});
-        if (onProgress) {
-            DepTrainProgress p;
-            p.epoch = epoch + 1;
-            p.epochs = recipe.epochs;
-            p.batch = p.batches = static_cast<int>(batches.size());
-            p.loss = lossSum / static_cast<double>(std::max<std::size_t>(1, batches.size()));
-            p.devUas = sc.uas;
-            p.devLas = sc.las;
-            p.devUpos = sc.upos;
-            p.bestDevLas = bestLas;
-            p.elapsedSeconds = elapsed;
-            p.message = better ? "best so far: model saved" : "";
-            onProgress(p);
-        }
-        if (!recipe.checkpoint.empty()) {
-            ModelFile ck;
-            ck.configJson = modelConfig({{"state",
-                                          {{"epoch", epoch + 1},
-                                           {"best_dev_las", bestLas},
-                                           {"lr", lr},
-                                           {"since_best", sinceBest},
-                                           {"step", adam.step}}}})
-                                .dump();
-            ck.vocab = v.words.items;
-            for (auto &[k, t] : netTensors(net))
-                ck.tensors["param." + k] = t;
-            adam.save(ck.tensors);
-            if (auto s = saveModelFile(recipe.checkpoint, ck, DType::F32); !s)
-                return s;
-        }
-        if (sinceBest >= recipe.patience)
-            break;
+        if (auto s = storeFinalMetrics(recipe, results, elapsedSeconds); !s)
+            return s.error();
+        return "final: " + results.dump();
     }
 
-    // Final report with the saved (best) model and proper tree decoding.
-    auto best = DependencyParserModel::load(recipe.output);
-    if (!best)
-        return best.error();
-    json results;
-    for (const auto &[split, path] : {std::pair<std::string, std::string>{"dev", recipe.dev}, {"test", recipe.test}}) {
-        if (path.empty())
-            continue;
-        auto gold = readTreebank(path);
-        if (!gold)
-            return gold.error();
-        for (const bool projective : {false, true}) {
-            std::vector<Sentence> pred = stripped(*gold);
-            const auto p0 = std::chrono::steady_clock::now();
-            if (auto s = (*best)->parse(pred, projective); !s)
-                return s;
-            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
-            json r = scoresJson(score(*gold, pred));
-            r["sentences_per_second"] = std::round(static_cast<double>(gold->size()) / secs);
-            results[split][projective ? "eisner" : "mst"] = r;
-        }
-    }
-    writeLog({{"final", results}});
-    // Record the metrics in the model file itself (the model card reads them).
-    auto file = loadModelFile(recipe.output);
-    if (!file)
-        return file.error();
-    json c = json::parse(file->configJson);
-    c["metrics"] = results;
-    c["training"]["elapsed_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    file->configJson = c.dump();
-    const DType storage = recipe.storage == "f32" ? DType::F32 : recipe.storage == "bf16" ? DType::BF16 : DType::F16;
-    if (auto s = saveModelFile(recipe.output, *file, storage); !s)
+private:
+    DepParserConfig m_cfg;
+    Vocabs m_vocabs;
+    std::vector<Sentence> m_dev, m_devInput;
+};
+
+Status validateRecipe(const TrainRecipe &r)
+{
+    const std::string what = "dependency-parser recipe";
+    if (r.data.train.size() != 1 || r.data.dev.size() != 1)
+        return makeError(what, "\"train\" and \"dev\" CoNLL-U files are required (one each)");
+    if (r.data.test.size() > 1)
+        return makeError(what, "\"test\" is one CoNLL-U file");
+    if (auto s = validateParserRecipe(r, what, {}); !s)
         return s;
-    if (onProgress) {
-        DepTrainProgress p;
-        p.epoch = p.epochs = recipe.epochs;
-        p.bestDevLas = bestLas;
-        p.message = "final: " + results.dump();
-        onProgress(p);
-    }
-    return {};
+    auto m = DepParserConfig::fromJson(r.modelJson);
+    return m ? Status() : Status(m.error());
+}
+
+} // namespace
+
+training::TrainerFamily dependencyParserTrainer()
+{
+    training::TrainerFamily f;
+    f.name = "dependency-parser";
+    f.description = "biaffine dependency parser + UPOS/XPOS tagger (CoNLL-U train/dev)";
+    f.defaults = parserRecipeDefaults(f.name, "parser-dep-en-ewt", DepParserConfig{}.toJson());
+    f.defaults.schedule.decayEvery = 5;
+    f.defaults.epochs = 30;
+    f.defaults.batchWords = 3000;
+    f.validate = validateRecipe;
+    f.create = [] { return std::unique_ptr<training::TrainTask>(new DepParserTask()); };
+    return f;
 }
 
 } // namespace treelens

@@ -17,6 +17,7 @@
 #include "core/base/result.h"
 #include "core/base/runcontrol.h"
 #include "core/data/sentence.h"
+#include "core/training/trainerfamily.h"
 
 namespace treelens {
 
@@ -39,53 +40,12 @@ struct DepParserConfig {
     static Result<DepParserConfig> fromJson(const std::string &json);
 };
 
-struct DepParserRecipe {
-    std::string name = "parser-dep-en-ewt";
-    std::string train;        ///< CoNLL-U
-    std::string dev;          ///< CoNLL-U, model selection by LAS
-    std::string test;         ///< CoNLL-U, reported at the end only ("" = none)
-    std::string output;       ///< final model (.safetensors)
-    std::string checkpoint;   ///< rewritten atomically after every epoch
-    std::string log;          ///< JSON-lines log ("" = none)
-    DepParserConfig model;
-    int epochs = 30;
-    int batchWords = 3000;    ///< words per batch (sentences grouped by length)
-    double lr = 2e-3;
-    double beta1 = 0.9, beta2 = 0.9;
-    double clipNorm = 5.0;
-    double lrDecay = 0.75;    ///< multiply the learning rate by this every `decayEvery` epochs
-    int decayEvery = 5;
-    int patience = 10;        ///< stop after this many epochs without a better dev LAS
-    int wordMinCount = 2;
-    unsigned seed = 1;
-    int threads = 0;          ///< 0 = all cores
-    std::string storage = "f16"; ///< dtype of the final model file: f32, f16, bf16
-
-    Status validate() const;
-    /// Reads a recipe; relative paths are resolved against `baseDir`.
-    static Result<DepParserRecipe> fromJson(const std::string &json, const std::string &baseDir);
-    std::string toJson() const;
-};
-
-struct DepTrainProgress {
-    int epoch = 0;
-    int epochs = 0;
-    int batch = 0;
-    int batches = 0;
-    double loss = 0.0;          ///< mean loss over the epoch so far
-    double wordsPerSecond = 0.0;
-    double elapsedSeconds = 0.0;
-    double devUas = -1.0, devLas = -1.0, devUpos = -1.0; ///< after each epoch (-1 = not yet)
-    double bestDevLas = -1.0;
-    std::string message;
-};
-
-/// Trains (or resumes from a checkpoint written by this function) and writes
-/// recipe.output from the epoch with the best dev LAS. Stops early, after a
-/// checkpoint, when control->isCancelled().
-Status trainDependencyParser(const DepParserRecipe &recipe, const std::string &resumeFrom,
-                             const std::function<void(const DepTrainProgress &)> &onProgress,
-                             const RunControl *control = nullptr);
+/// The dependency parser's trainer (family "dependency-parser"): data train/dev
+/// (CoNLL-U, one file each; test optional, reported at the end), model
+/// DepParserConfig, options {"word_min_count"}; dev LAS (greedy heads) selects
+/// the model; the final report parses dev and test with MST and Eisner decoding
+/// and stores the scores in the model file. Register: core/training/trainers.cpp.
+training::TrainerFamily dependencyParserTrainer();
 
 /// A loaded dependency parser model (inference only). Not thread-safe.
 class DependencyParserModel {
@@ -98,7 +58,7 @@ public:
     virtual std::string name() const = 0;
     virtual std::string configJson() const = 0;
 
-    /// Loads a model file written by trainDependencyParser. Batches are parsed by `threads`
+    /// Loads a model file written by the dependency parser's trainer. Batches are parsed by `threads`
     /// worker threads with one LibTorch thread each (0 = one per core, at most 8).
     static Result<std::unique_ptr<DependencyParserModel>> load(const std::string &path, int threads = 0);
 };
