@@ -1,5 +1,7 @@
 #include "ui/mainwindow.h"
 
+#include "ui/backgroundjobs.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -155,7 +157,7 @@ MainWindow::~MainWindow() = default;
 void MainWindow::createViews()
 {
     m_constituency = new ConstituencyView(this);
-    m_constituency->setAsyncLayout(true); // long trees' dot layout off the GUI thread
+    m_constituency->setBackgroundWork(backgroundWorkOf(m_jobs, JobRunner::Lane::Layout)); // long trees' dot layout
     m_dependency = new DependencyView(this);
     m_textView = new TreeTextView(this);
     m_prior = new HeatmapView(HeatmapView::Kind::Prior, this);

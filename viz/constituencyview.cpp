@@ -115,12 +115,25 @@ ConstituencyView::ConstituencyView(QWidget *parent) : QGraphicsView(parent)
 
 ConstituencyView::~ConstituencyView()
 {
-    // Workers still waiting for Graphviz give up; one already in dot finishes and
-    // its queued result dies with this object.
-    m_wantedGeneration->store(~quint64(0));
-    for (auto &job : m_layoutJobs)
-        if (job.thread.joinable())
-            job.thread.join();
+    // Jobs still waiting for Graphviz give up; one already in dot finishes and its
+    // result is dropped (this object is its context).
+    cancelLayoutJobs();
+}
+
+QString ConstituencyView::layoutSlot(const ConstituencyTree *tree) const
+{
+    return QStringLiteral("layout:%1:%2")
+        .arg(reinterpret_cast<quintptr>(this), 0, 16)
+        .arg(reinterpret_cast<quintptr>(tree), 0, 16);
+}
+
+void ConstituencyView::cancelLayoutJobs()
+{
+    if (!m_work.cancel)
+        return;
+    for (auto &[tree, graph] : m_graphs)
+        if (graph.pending)
+            m_work.cancel(layoutSlot(tree));
 }
 
 bool ConstituencyView::layoutPending() const
@@ -145,9 +158,8 @@ void ConstituencyView::finishPendingLayouts()
 {
     if (!layoutPending())
         return;
-    // The queued workers' results are not needed any more (and are dropped if
-    // they arrive); later jobs get the new generation.
-    m_wantedGeneration->store(++m_layoutGeneration);
+    // The queued jobs' results are not needed any more (and are dropped).
+    cancelLayoutJobs();
     for (auto &[tree, graph] : m_graphs)
         if (graph.pending) // Graphviz calls are serialised: this waits for a worker already in dot
             graph.setLayout(layoutGraph(graph.request));
@@ -155,10 +167,8 @@ void ConstituencyView::finishPendingLayouts()
     fitToViewport();
 }
 
-void ConstituencyView::layoutArrived(quint64 generation, const ConstituencyTree *tree, Result<GraphLayoutResult> layout)
+void ConstituencyView::layoutArrived(const ConstituencyTree *tree, Result<GraphLayoutResult> layout)
 {
-    if (generation != m_layoutGeneration)
-        return; // another sentence since
     auto it = m_graphs.find(tree);
     if (it == m_graphs.end() || !it->second.pending)
         return; // finished synchronously meanwhile (an export)
@@ -173,7 +183,7 @@ void ConstituencyView::layoutArrived(quint64 generation, const ConstituencyTree 
 void ConstituencyView::setData(const ViewData &data)
 {
     m_data = data;
-    m_wantedGeneration->store(++m_layoutGeneration); // older queued layouts are skipped
+    cancelLayoutJobs(); // another sentence: older layouts are skipped or dropped
     m_graphs.clear();
     m_builtInduced.reset();
     m_words.clear();
@@ -352,50 +362,25 @@ const ConstituencyView::TreeGraph &ConstituencyView::graphFor(const Constituency
     request.edges = g.edges;
     request.rankSeparation = induced ? 16.0 : 18.0;
     request.nodeSeparation = 7.0;
-    if (m_asyncLayout && static_cast<int>(words.size()) >= asyncLayoutWords()) {
+    if (m_work && static_cast<int>(words.size()) >= asyncLayoutWords()) {
         // dot takes ~100 ms for a 200-word tree: off the GUI thread.
         g.pending = true;
         g.request = request;
-        // Reap the workers that are done.
-        for (auto it = m_layoutJobs.begin(); it != m_layoutJobs.end();) {
-            if (it->done->load()) {
-                it->thread.join();
-                it = m_layoutJobs.erase(it);
-            } else {
-                ++it;
-            }
-        }
-        LayoutJob job;
-        job.done = std::make_shared<std::atomic<bool>>(false);
         QPointer<ConstituencyView> self(this);
-        const quint64 generation = m_layoutGeneration;
         const ConstituencyTree *key = &tree;
-        auto wanted = m_wantedGeneration;
-        try {
-            m_layoutJobs.reserve(m_layoutJobs.size() + 1); // push_back below cannot throw
-            job.thread = std::thread([self, generation, key, request, wanted, done = job.done] {
-                Result<GraphLayoutResult> layout = Error{"graph layout: failed"};
-                try {
-                    layout = layoutGraph(request, [&] { return wanted->load() == generation; });
-                } catch (const std::exception &e) {
-                    layout = Error{std::string("graph layout: ") + e.what()};
-                }
-                // Runs on the view's thread, and not at all once the view is gone
-                // (the destructor joins this thread before the QObject dies).
-                QMetaObject::invokeMethod(
-                    self.data(),
-                    [self, generation, key, layout = std::move(layout)]() mutable {
-                        if (self)
-                            self->layoutArrived(generation, key, std::move(layout));
-                    },
-                    Qt::QueuedConnection);
-                done->store(true);
-            });
-            m_layoutJobs.push_back(std::move(job));
-            return g;
-        } catch (const std::exception &) {
-            // No thread to be had: lay out here below, as without async layout.
-        }
+        m_work.run(layoutSlot(key), this, [self, key, request](const std::function<bool()> &cancelled) -> BackgroundWork::Deliver {
+            Result<GraphLayoutResult> layout = Error{"graph layout: failed"};
+            try {
+                layout = layoutGraph(request, [&] { return !cancelled(); });
+            } catch (const std::exception &e) {
+                layout = Error{std::string("graph layout: ") + e.what()};
+            }
+            return [self, key, layout = std::move(layout)]() mutable {
+                if (self)
+                    self->layoutArrived(key, std::move(layout));
+            };
+        });
+        return g;
     }
     g.setLayout(layoutGraph(request));
     return g;

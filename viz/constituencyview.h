@@ -15,16 +15,15 @@
 ///    attention X gives it (selected layer/head), each constituent by the sum over
 ///    its leaves.
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include <QGraphicsView>
 
+#include "viz/backgroundwork.h"
 #include "viz/graphlayout.h"
 #include "viz/viewcommon.h"
 
@@ -42,13 +41,13 @@ public:
     explicit ConstituencyView(QWidget *parent = nullptr);
     ~ConstituencyView() override;
 
-    /// Trees of at least `asyncLayoutWords()` words are laid out by Graphviz on a
-    /// worker thread when this is on (the app turns it on: a 200-word tree takes
-    /// ~100 ms in dot); meanwhile the view says so, and layoutFinished() follows.
-    /// Off (the default) everything is synchronous. Exports never see a pending
+    /// Trees of at least `asyncLayoutWords()` words are laid out by Graphviz
+    /// through `work` (the app gives its JobRunner: a 200-word tree takes ~100 ms
+    /// in dot); meanwhile the view says so, and layoutFinished() follows. Without
+    /// it (the default) everything is synchronous. Exports never see a pending
     /// layout: exportSize()/renderTo() finish it first.
-    void setAsyncLayout(bool on) { m_asyncLayout = on; }
-    bool asyncLayout() const { return m_asyncLayout; }
+    void setBackgroundWork(BackgroundWork work) { m_work = std::move(work); }
+    bool asyncLayout() const { return static_cast<bool>(m_work); }
     static constexpr int asyncLayoutWords() { return 60; }
     /// A tree's layout is still being computed on the worker thread.
     bool layoutPending() const;
@@ -146,17 +145,12 @@ private:
     /// Built from Analysis::inducedBrackets when the analysis has no inducedTree.
     std::optional<ConstituencyTree> m_builtInduced;
     std::map<const ConstituencyTree *, TreeGraph> m_graphs;
-    bool m_asyncLayout = false;
-    quint64 m_layoutGeneration = 0; ///< bumped by setData: older results are dropped
-    /// The generation the workers' layouts are still wanted for (shared with them:
-    /// a queued worker whose generation is past skips dot altogether).
-    std::shared_ptr<std::atomic<quint64>> m_wantedGeneration = std::make_shared<std::atomic<quint64>>(0);
-    struct LayoutJob {
-        std::thread thread;
-        std::shared_ptr<std::atomic<bool>> done;
-    };
-    std::vector<LayoutJob> m_layoutJobs; ///< joined when done and in the destructor
-    void layoutArrived(quint64 generation, const ConstituencyTree *tree, Result<GraphLayoutResult> layout);
+    BackgroundWork m_work;
+    /// The job slot of a tree's layout (one per tree: side by side, both may be pending).
+    QString layoutSlot(const ConstituencyTree *tree) const;
+    /// Supersedes every pending layout job (their results are dropped).
+    void cancelLayoutJobs();
+    void layoutArrived(const ConstituencyTree *tree, Result<GraphLayoutResult> layout);
     std::vector<QString> m_words;                 ///< words of the sentence, for hover texts
     DrawnTree m_primary;
     std::vector<std::pair<int, int>> m_shared, m_missing, m_extra;

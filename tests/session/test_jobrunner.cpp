@@ -35,7 +35,8 @@ TEST(JobRunner, DeliversParsedSentenceOffTheGuiThread)
     JobRunner runner;
     std::shared_ptr<const Sentence> got;
     QString error;
-    QObject::connect(&runner, &JobRunner::sentenceAvailable, [&](quint64, std::shared_ptr<const Sentence> s) { got = s; });
+    QObject::connect(&runner, &JobRunner::resultAvailable,
+                     [&](quint64, std::shared_ptr<const Sentence> s, std::shared_ptr<const Analysis>, const QString &) { got = s; });
     QObject::connect(&runner, &JobRunner::jobFailed, [&](quint64, const QString &m) { error = m; });
     runner.requestParse(QStringLiteral("The old man saw a red kite."));
     ASSERT_TRUE(waitFor([&] { return got || !error.isEmpty(); })) << "no result within 20 s";
@@ -51,7 +52,10 @@ TEST(JobRunner, NewerRequestSupersedesOlder)
     JobRunner runner;
     std::vector<quint64> delivered;
     bool busy = false;
-    QObject::connect(&runner, &JobRunner::sentenceAvailable, [&](quint64 g, std::shared_ptr<const Sentence>) { delivered.push_back(g); });
+    QObject::connect(&runner, &JobRunner::resultAvailable,
+                     [&](quint64 g, std::shared_ptr<const Sentence>, std::shared_ptr<const Analysis>, const QString &) {
+                         delivered.push_back(g);
+                     });
     QObject::connect(&runner, &JobRunner::jobFailed, [&](quint64 g, const QString &) { delivered.push_back(g); });
     QObject::connect(&runner, &JobRunner::busyChanged, [&](bool b) { busy = b; });
     runner.requestParse(QStringLiteral("A first sentence that will be superseded."));
@@ -69,7 +73,8 @@ TEST(JobRunner, CancelDropsTheResult)
     JobRunner runner;
     int delivered = 0;
     bool busy = false;
-    QObject::connect(&runner, &JobRunner::sentenceAvailable, [&](quint64, std::shared_ptr<const Sentence>) { ++delivered; });
+    QObject::connect(&runner, &JobRunner::resultAvailable,
+                     [&](quint64, std::shared_ptr<const Sentence>, std::shared_ptr<const Analysis>, const QString &) { ++delivered; });
     QObject::connect(&runner, &JobRunner::busyChanged, [&](bool b) { busy = b; });
     runner.requestParse(QStringLiteral("This result is never shown."));
     runner.cancel();
@@ -174,7 +179,8 @@ TEST(JobRunner, ANewRequestCancelsACorpusAnalysis)
     bool corpusDelivered = false, busy = true;
     std::shared_ptr<const Sentence> got;
     QObject::connect(&runner, &JobRunner::corpusAnalysisAvailable, [&](quint64, auto) { corpusDelivered = true; });
-    QObject::connect(&runner, &JobRunner::sentenceAvailable, [&](quint64, std::shared_ptr<const Sentence> s) { got = s; });
+    QObject::connect(&runner, &JobRunner::resultAvailable,
+                     [&](quint64, std::shared_ptr<const Sentence> s, std::shared_ptr<const Analysis>, const QString &) { got = s; });
     QObject::connect(&runner, &JobRunner::busyChanged, [&](bool b) { busy = b; });
     int started = 0;
     QObject::connect(&runner, &JobRunner::progressChanged, [&](quint64, int done, int, const QString &) { started = done; });

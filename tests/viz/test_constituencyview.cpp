@@ -14,6 +14,7 @@
 
 #include "core/encoders/treetransformer/induction.h"
 #include "core/formats/ptb.h"
+#include "ui/backgroundjobs.h"
 #include "viz/constituencyview.h"
 #include "viz/graphlayout.h"
 #include "testutil.h"
@@ -507,9 +508,10 @@ TEST(ConstituencyView, LongTreesAreLaidOutOffTheGuiThreadWhenAsked)
     auto big = std::make_shared<Sentence>(sentenceFrom(syntheticTree(150)));
     auto small = std::make_shared<Sentence>(sentenceFrom(syntheticTree(12)));
     auto other = std::make_shared<Sentence>(sentenceFrom(syntheticTree(120)));
+    JobRunner jobs; // the app's job system runs the layouts
     ConstituencyView view;
     view.setMode(ConstituencyView::Mode::Parser);
-    view.setAsyncLayout(true);
+    view.setBackgroundWork(backgroundWorkOf(jobs, JobRunner::Lane::Layout));
 
     // Below the threshold: synchronous as ever.
     view.setData({small, nullptr});
@@ -555,7 +557,7 @@ TEST(ConstituencyView, LongTreesAreLaidOutOffTheGuiThreadWhenAsked)
     // Destroyed with a job in flight: no crash, no late delivery.
     {
         ConstituencyView gone;
-        gone.setAsyncLayout(true);
+        gone.setBackgroundWork(backgroundWorkOf(jobs, JobRunner::Lane::Layout));
         gone.setData({big, nullptr});
         EXPECT_TRUE(gone.layoutPending());
     }

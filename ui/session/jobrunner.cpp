@@ -1,212 +1,37 @@
 #include "ui/session/jobrunner.h"
 
-
 #include <QElapsedTimer>
+#include <QMetaObject>
 
-#include "core/text/tokenizer.h"
+#include "core/training/training.h"
+#include "ui/session/sentencepipeline.h"
 
 namespace treelens {
 
-/// Lives on the worker thread; owns the parser (Link Grammar dictionaries are
-/// expensive to load and not shared between threads) and the encoder (and so
-/// its device).
-class JobWorker : public QObject {
-    Q_OBJECT
-    /// Emits jobDone when a request handler returns, however it returns, so the
-    /// runner's count of outstanding requests stays exact.
-    struct DoneGuard {
-        JobWorker *w;
-        quint64 generation;
-        ~DoneGuard() { Q_EMIT w->jobDone(generation); }
-    };
+namespace {
 
+/// At most one progress report per 50 ms (and always the last unit).
+class ProgressThrottle {
 public:
-    explicit JobWorker(const std::atomic<quint64> *latest) : m_latest(latest) {}
-
-    void loadModel(const QString &modelPath)
+    bool due(int done, int total)
     {
-        if (ensureEncoder(modelPath))
-            Q_EMIT modelLoaded(modelPath, std::make_shared<const EncoderInfo>(m_encoder->info()));
-        else if (!modelPath.isEmpty())
-            Q_EMIT modelFailed(0, m_modelError);
-    }
-
-    void parseText(quint64 generation, const QString &text, const ParserConfig &config, const QString &modelPath)
-    {
-        DoneGuard done{this, generation};
-        if (stale(generation))
-            return;
-        Sentence s;
-        s.id = "input";
-        s.text = text.trimmed().toStdString();
-        s.tokens = Tokenizer().tokenize(s.text);
-        if (s.tokens.empty()) {
-            Q_EMIT finished(generation, nullptr, nullptr, QStringLiteral("Type a sentence to analyse."), QString());
-            return;
-        }
-        run(generation, std::move(s), config, modelPath);
-    }
-
-    void analyseSentence(quint64 generation, std::shared_ptr<const Sentence> sentence, const ParserConfig &config,
-                         const QString &modelPath)
-    {
-        DoneGuard done{this, generation};
-        if (stale(generation))
-            return;
-        run(generation, *sentence, config, modelPath);
-    }
-
-    void analyseCorpus(quint64 generation, std::shared_ptr<const std::vector<Sentence>> corpus, const QString &modelPath)
-    {
-        DoneGuard done{this, generation};
-        if (stale(generation))
-            return;
-        if (!ensureEncoder(modelPath)) {
-            Q_EMIT finished(generation, nullptr, nullptr,
-                            m_modelError.isEmpty() ? QStringLiteral("No model loaded.") : m_modelError, QString());
-            return;
-        }
-        RunControl control;
-        control.cancelled = [this, generation] { return stale(generation); };
-        control.progress = [this, generation](std::size_t done, std::size_t total, const std::string &stage) {
-            progress(generation, static_cast<int>(done), static_cast<int>(total), QString::fromStdString(stage));
-        };
-        auto scored = scoreCorpusInduction(*m_encoder, *corpus, &control);
-        if (stale(generation))
-            return;
-        if (!scored) {
-            Q_EMIT finished(generation, nullptr, nullptr, QString::fromStdString(scored.message()), QString());
-            return;
-        }
-        auto result = std::make_shared<CorpusAnalysis>();
-        result->rows = std::move(scored->rows);
-        result->reference = QString::fromStdString(scored->reference);
-        result->meanF1 = scored->meanF1;
-        result->scored = scored->scored;
-        result->seconds = scored->seconds;
-        Q_EMIT corpusFinished(generation, std::move(result));
-    }
-
-Q_SIGNALS:
-    void finished(quint64 generation, std::shared_ptr<const treelens::Sentence> sentence,
-                  std::shared_ptr<const treelens::Analysis> analysis, const QString &error, const QString &modelError);
-    void corpusFinished(quint64 generation, std::shared_ptr<const treelens::CorpusAnalysis> result);
-    void modelLoaded(const QString &path, std::shared_ptr<const treelens::EncoderInfo> info);
-    void modelFailed(quint64 generation, const QString &message);
-    void progressed(quint64 generation, int done, int total, const QString &stage);
-    void jobDone(quint64 generation);
-
-private:
-    /// Superseded: the runner counts every request, so a skipped one still reports.
-    bool stale(quint64 generation) const { return generation != m_latest->load(); }
-
-    void progress(quint64 generation, int done, int total, const QString &stage)
-    {
-        if (!m_progressClock.isValid() || m_progressClock.elapsed() >= 50 || done == total) {
-            m_progressClock.restart();
-            Q_EMIT progressed(generation, done, total, stage);
-        }
-    }
-
-    bool ensureEncoder(const QString &modelPath)
-    {
-        if (modelPath.isEmpty())
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_clock.isValid() && m_clock.elapsed() < 50 && done != total)
             return false;
-        if (m_encoder && modelPath == m_modelPath)
-            return true;
-        if (!m_encoder && modelPath == m_modelPath && !m_modelError.isEmpty())
-            return false; // already failed: do not retry on every sentence
-        m_encoder.reset();
-        m_modelPath = modelPath;
-        m_modelError.clear();
-        auto e = loadEncoder(modelPath.toStdString());
-        if (!e) {
-            m_modelError = QString::fromStdString(e.message());
-            return false;
-        }
-        m_encoder = std::move(*e);
+        m_clock.restart();
         return true;
     }
 
-    void run(quint64 generation, Sentence s, const ParserConfig &config, const QString &modelPath)
-    {
-        double parseMs = 0.0, encoderMs = 0.0;
-        // Fill in the trees a corpus sentence lacks (all of them for typed text).
-        if (!s.dependency || !s.constituency) {
-            if (!m_parser || config.backend != m_config.backend || config.timeoutSeconds != m_config.timeoutSeconds
-                || config.maxWords != m_config.maxWords || config.command != m_config.command
-                || config.dependencyModel != m_config.dependencyModel || config.constituencyModel != m_config.constituencyModel
-                || config.chunkLongerThan != m_config.chunkLongerThan || config.chunkMaxPiece != m_config.chunkMaxPiece
-                || config.treeFile != m_config.treeFile) {
-                auto p = createParser(config);
-                if (!p) {
-                    Q_EMIT finished(generation, nullptr, nullptr, QString::fromStdString(p.message()), QString());
-                    return;
-                }
-                m_parser = std::move(*p);
-                m_config = config;
-            }
-            progress(generation, 0, 0, QStringLiteral("Parsing"));
-            QElapsedTimer parseClock;
-            parseClock.start();
-            auto r = m_parser->parse(s);
-            parseMs = static_cast<double>(parseClock.nsecsElapsed()) / 1e6;
-            if (!r) {
-                // The encoder needs only the words: show its analysis without trees
-                // rather than nothing (e.g. Link Grammar on a 200-word sentence).
-                s.setMetadata("parse_error", r.message());
-            }
-            const bool goldDep = s.dependency.has_value(), goldConst = s.constituency.has_value();
-            Sentence parsed = r ? std::move(*r) : s;
-            if (goldDep) {
-                parsed.dependency = s.dependency;
-                parsed.setMetadata("dependency_source", "gold");
-            }
-            if (goldConst) {
-                parsed.constituency = s.constituency;
-                parsed.setMetadata("constituency_source", "gold");
-            }
-            s = std::move(parsed);
-        } else {
-            s.setMetadata("dependency_source", "gold");
-            s.setMetadata("constituency_source", "gold");
-        }
-        std::shared_ptr<const Analysis> analysis;
-        QString modelError;
-        if (!modelPath.isEmpty() && !stale(generation)) {
-            progress(generation, 0, 0, QStringLiteral("Running the encoder"));
-            if (ensureEncoder(modelPath)) {
-                RunControl control;
-                control.cancelled = [this, generation] { return stale(generation); };
-                QElapsedTimer encoderClock;
-                encoderClock.start();
-                auto a = m_encoder->analyze({EncoderInput{s.words(), s.dependency, s.constituency, {}}}, AnalyzeOptions{},
-                                            &control);
-                encoderMs = static_cast<double>(encoderClock.nsecsElapsed()) / 1e6;
-                if (a)
-                    analysis = std::make_shared<const Analysis>(std::move(a->front()));
-                else
-                    modelError = QString::fromStdString(a.message());
-            } else {
-                modelError = m_modelError;
-            }
-        }
-        // Stage timings for the status bar and bench_gui (metadata is never written to CoNLL-U).
-        s.setMetadata("timing.parse_ms", std::to_string(parseMs));
-        s.setMetadata("timing.encoder_ms", std::to_string(encoderMs));
-        Q_EMIT finished(generation, std::make_shared<const Sentence>(std::move(s)), std::move(analysis), QString(), modelError);
-    }
-
-    const std::atomic<quint64> *m_latest;
-    std::unique_ptr<Parser> m_parser;
-    ParserConfig m_config;
-    std::unique_ptr<Encoder> m_encoder;
-    QString m_modelPath;
-    QString m_modelError;
-    QElapsedTimer m_progressClock;
+private:
+    std::mutex m_mutex;
+    QElapsedTimer m_clock;
 };
 
-JobRunner::JobRunner(QObject *parent) : QObject(parent)
+} // namespace
+
+JobRunner::JobRunner(QObject *parent)
+    : QObject(parent), m_pipeline(std::make_shared<SentencePipeline>(m_encoders)),
+      m_alive(std::make_shared<std::atomic<bool>>(true))
 {
     qRegisterMetaType<std::shared_ptr<const Sentence>>();
     qRegisterMetaType<std::shared_ptr<const std::vector<Sentence>>>();
@@ -214,107 +39,263 @@ JobRunner::JobRunner(QObject *parent) : QObject(parent)
     qRegisterMetaType<std::shared_ptr<const Analysis>>();
     qRegisterMetaType<std::shared_ptr<const EncoderInfo>>();
     qRegisterMetaType<std::shared_ptr<const CorpusAnalysis>>();
-    m_thread.setObjectName(QStringLiteral("treelens-jobs"));
-    m_worker = new JobWorker(&m_generation);
-    m_worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    connect(m_worker, &JobWorker::finished, this,
-            [this](quint64 generation, std::shared_ptr<const Sentence> sentence, std::shared_ptr<const Analysis> analysis,
-                   const QString &error, const QString &modelError) {
-                if (generation == m_generation.load()) {
-                    if (sentence) {
-                        Q_EMIT resultAvailable(generation, sentence, analysis, modelError);
-                        Q_EMIT sentenceAvailable(generation, std::move(sentence));
-                        if (analysis)
-                            Q_EMIT analysisAvailable(generation, std::move(analysis));
-                        else if (!modelError.isEmpty())
-                            Q_EMIT modelFailed(generation, modelError);
-                    } else {
-                        Q_EMIT jobFailed(generation, error);
-                    }
-                }
-            },
-            Qt::QueuedConnection);
-    connect(m_worker, &JobWorker::corpusFinished, this,
-            [this](quint64 generation, std::shared_ptr<const CorpusAnalysis> result) {
-                if (generation == m_generation.load())
-                    Q_EMIT corpusAnalysisAvailable(generation, std::move(result));
-            },
-            Qt::QueuedConnection);
-    connect(m_worker, &JobWorker::jobDone, this, &JobRunner::finish, Qt::QueuedConnection);
-    connect(m_worker, &JobWorker::modelLoaded, this, &JobRunner::modelLoaded, Qt::QueuedConnection);
-    connect(m_worker, &JobWorker::modelFailed, this, &JobRunner::modelFailed, Qt::QueuedConnection);
-    connect(m_worker, &JobWorker::progressed, this,
-            [this](quint64 generation, int done, int total, const QString &stage) {
-                if (generation == m_generation.load())
-                    Q_EMIT progressChanged(generation, done, total, stage);
-            },
-            Qt::QueuedConnection);
-    m_thread.start();
+    qRegisterMetaType<TrainProgress>();
+    // The document lane's one thread owns the parser: it must never expire.
+    m_documentLane.setMaxThreadCount(1);
+    m_documentLane.setExpiryTimeout(-1);
+    m_documentLane.setObjectName(QStringLiteral("treelens-document"));
+    m_layoutLane.setMaxThreadCount(1);
+    m_layoutLane.setObjectName(QStringLiteral("treelens-layout"));
+    m_backgroundLane.setMaxThreadCount(2);
+    m_backgroundLane.setObjectName(QStringLiteral("treelens-background"));
 }
 
 JobRunner::~JobRunner()
 {
-    m_generation.fetch_add(1);
-    m_thread.quit();
-    m_thread.wait();
+    m_alive->store(false);
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        for (auto &[group, id] : m_latest)
+            id = m_nextId.fetch_add(1) + 1; // every running job sees itself superseded
+    }
+    m_documentLane.waitForDone();
+    m_layoutLane.waitForDone();
+    m_backgroundLane.waitForDone();
 }
+
+QThreadPool &JobRunner::pool(Lane lane)
+{
+    return lane == Lane::Document ? m_documentLane : lane == Lane::Layout ? m_layoutLane : m_backgroundLane;
+}
+
+bool JobRunner::stale(const QString &group, quint64 id) const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = m_latest.find(group);
+    return it == m_latest.end() || it->second != id;
+}
+
+quint64 JobRunner::enqueue(Lane lane, const QString &group, QObject *receiver,
+                           std::function<void(const JobProgress &)> onProgress, Work work)
+{
+    const quint64 id = m_nextId.fetch_add(1) + 1;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_latest[group] = id;
+    }
+    if (m_pending[group]++ == 0 && group == documentGroup())
+        Q_EMIT busyChanged(true);
+    if (group == documentGroup())
+        ++m_documentPending;
+    QPointer<QObject> target(receiver ? receiver : this);
+    auto alive = m_alive;
+    auto throttle = std::make_shared<ProgressThrottle>();
+    pool(lane).start([this, id, group, target, alive, throttle, onProgress = std::move(onProgress), work = std::move(work)] {
+        std::function<void()> deliver;
+        if (!stale(group, id)) {
+            RunControl control;
+            control.cancelled = [this, group, id] { return stale(group, id); };
+            control.progress = [this, id, group, target, alive, throttle, onProgress](std::size_t done, std::size_t total,
+                                                                                    const std::string &stage) {
+                if (!throttle->due(static_cast<int>(done), static_cast<int>(total)))
+                    return;
+                const JobProgress p{id, static_cast<int>(done), static_cast<int>(total), QString::fromStdString(stage)};
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, group, alive, target, onProgress, p] {
+                        if (!alive->load() || stale(group, p.job))
+                            return;
+                        if (group == documentGroup())
+                            Q_EMIT progressChanged(p.job, p.done, p.total, p.stage);
+                        if (onProgress && target)
+                            onProgress(p);
+                    },
+                    Qt::QueuedConnection);
+            };
+            try {
+                deliver = work(id, control);
+            } catch (const std::exception &e) {
+                // A job never takes the app down: a document job fails with a message
+                // (typed jobs catch their own errors: see submit()).
+                const QString message = QStringLiteral("internal error: %1").arg(QString::fromUtf8(e.what()));
+                if (group == documentGroup())
+                    deliver = [this, id, message] { Q_EMIT jobFailed(id, message); };
+            }
+        }
+        // Always come back to the GUI thread: the pending count must stay exact.
+        QMetaObject::invokeMethod(
+            this,
+            [this, id, group, target, alive, deliver = std::move(deliver)] {
+                if (!alive->load())
+                    return;
+                if (deliver && target && !stale(group, id))
+                    deliver();
+                finish(group);
+            },
+            Qt::QueuedConnection);
+    });
+    return id;
+}
+
+quint64 JobRunner::submitDeferred(Lane lane, const QString &group, QObject *receiver,
+                                  std::function<std::function<void()>(const RunControl &)> work)
+{
+    return enqueue(lane, group, receiver, {},
+                   [work = std::move(work)](quint64, const RunControl &control) { return work(control); });
+}
+
+void JobRunner::finish(const QString &group)
+{
+    if (--m_pending[group] == 0 && group == documentGroup())
+        Q_EMIT busyChanged(false);
+    if (group == documentGroup())
+        --m_documentPending;
+}
+
+void JobRunner::cancelGroup(const QString &group)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = m_latest.find(group);
+    if (it != m_latest.end())
+        it->second = m_nextId.fetch_add(1) + 1; // an id no job has: all are stale
+}
+
+bool JobRunner::isRunning(const QString &group) const
+{
+    auto it = m_pending.find(group);
+    return it != m_pending.end() && it->second > 0;
+}
+
+quint64 JobRunner::currentGeneration() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = m_latest.find(documentGroup());
+    return it == m_latest.end() ? 0 : it->second;
+}
+
+void JobRunner::cancel() { cancelGroup(documentGroup()); }
 
 void JobRunner::setParserConfig(const ParserConfig &config) { m_config = config; }
 
 void JobRunner::setModelPath(const QString &path)
 {
     m_modelPath = path;
-    QMetaObject::invokeMethod(m_worker, [w = m_worker, path] { w->loadModel(path); }, Qt::QueuedConnection);
+    if (path.isEmpty())
+        return;
+    m_encoders.forgetFailure(path.toStdString()); // chosen again: try again (the file may have been fixed)
+    // Not a document job: a new sentence must not cancel loading the model.
+    auto alive = m_alive;
+    m_documentLane.start([this, path, alive] {
+        auto encoder = m_encoders.get(path.toStdString());
+        QMetaObject::invokeMethod(
+            this,
+            [this, path, alive, info = encoder ? std::make_shared<const EncoderInfo>((*encoder)->info()) : nullptr,
+             error = encoder ? QString() : QString::fromStdString(encoder.message())] {
+                if (!alive->load())
+                    return;
+                if (info)
+                    Q_EMIT modelLoaded(path, info);
+                else
+                    Q_EMIT modelFailed(0, error);
+            },
+            Qt::QueuedConnection);
+    });
 }
 
-quint64 JobRunner::next()
+namespace {
+
+/// What the document jobs hand back to the GUI thread.
+std::function<void()> deliverSentence(JobRunner *runner, quint64 id, SentencePipeline::Output out)
 {
-    const quint64 gen = m_generation.fetch_add(1) + 1;
-    if (m_pending++ == 0)
-        Q_EMIT busyChanged(true);
-    return gen;
+    return [runner, id, out = std::move(out)]() {
+        if (!out.sentence) {
+            Q_EMIT runner->jobFailed(id, QString::fromStdString(out.error));
+            return;
+        }
+        const QString modelError = QString::fromStdString(out.modelError);
+        Q_EMIT runner->resultAvailable(id, out.sentence, out.analysis, modelError);
+        if (!out.analysis && !modelError.isEmpty())
+            Q_EMIT runner->modelFailed(id, modelError);
+    };
 }
 
-void JobRunner::finish(quint64)
-{
-    if (--m_pending == 0)
-        Q_EMIT busyChanged(false);
-}
+} // namespace
 
 quint64 JobRunner::requestParse(const QString &text)
 {
-    const quint64 gen = next();
-    QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, gen, text, c = m_config, m = m_modelPath] { w->parseText(gen, text, c, m); },
-        Qt::QueuedConnection);
-    return gen;
+    auto pipeline = m_pipeline;
+    return enqueue(Lane::Document, documentGroup(), this, {},
+                   [this, pipeline, text = text.toStdString(), config = m_config, model = m_modelPath.toStdString()](
+                       quint64 id, const RunControl &control) {
+                       return deliverSentence(this, id, pipeline->runText(text, config, model, control));
+                   });
 }
 
 quint64 JobRunner::requestSentence(std::shared_ptr<const Sentence> sentence)
 {
-    const quint64 gen = next();
-    QMetaObject::invokeMethod(
-        m_worker,
-        [w = m_worker, gen, s = std::move(sentence), c = m_config, m = m_modelPath] { w->analyseSentence(gen, s, c, m); },
-        Qt::QueuedConnection);
-    return gen;
+    auto pipeline = m_pipeline;
+    return enqueue(Lane::Document, documentGroup(), this, {},
+                   [this, pipeline, sentence = std::move(sentence), config = m_config, model = m_modelPath.toStdString()](
+                       quint64 id, const RunControl &control) {
+                       return deliverSentence(this, id, pipeline->run(*sentence, config, model, control));
+                   });
 }
 
 quint64 JobRunner::requestCorpusAnalysis(std::shared_ptr<const std::vector<Sentence>> corpus)
 {
-    const quint64 gen = next();
-    QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, gen, c = std::move(corpus), m = m_modelPath] { w->analyseCorpus(gen, c, m); },
-        Qt::QueuedConnection);
-    return gen;
+    return enqueue(
+        Lane::Document, documentGroup(), this, {},
+        [this, corpus = std::move(corpus), model = m_modelPath.toStdString()](quint64 id,
+                                                                            const RunControl &control) -> std::function<void()> {
+            auto fail = [this, id](const QString &message) -> std::function<void()> {
+                return [this, id, message] { Q_EMIT jobFailed(id, message); };
+            };
+            if (model.empty())
+                return fail(QStringLiteral("No model loaded."));
+            auto encoder = m_encoders.get(model);
+            if (!encoder)
+                return fail(QString::fromStdString(encoder.message()));
+            auto scored = scoreCorpusInduction(**encoder, *corpus, &control);
+            if (!scored)
+                return fail(QString::fromStdString(scored.message()));
+            auto result = std::make_shared<CorpusAnalysis>();
+            result->rows = std::move(scored->rows);
+            result->reference = QString::fromStdString(scored->reference);
+            result->meanF1 = scored->meanF1;
+            result->scored = scored->scored;
+            result->seconds = scored->seconds;
+            std::shared_ptr<const CorpusAnalysis> done = std::move(result);
+            return [this, id, done] { Q_EMIT corpusAnalysisAvailable(id, done); };
+        });
 }
 
-void JobRunner::cancel()
+quint64 JobRunner::requestTraining(std::shared_ptr<const TrainRecipe> recipe, const QString &resumeFrom)
 {
-    m_generation.fetch_add(1);
+    auto alive = m_alive;
+    auto id = std::make_shared<std::atomic<quint64>>(0);
+    auto throttle = std::make_shared<ProgressThrottle>();
+    const quint64 job = submit<QString>(
+        Lane::Background, trainingGroup(), this,
+        [this, recipe, resume = resumeFrom.toStdString(), alive, id, throttle](const RunControl &control) -> Result<QString> {
+            auto onProgress = [this, alive, id, throttle](const TrainProgress &p) {
+                if (p.event == TrainProgress::Event::Batch && !throttle->due(0, 1))
+                    return;
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, alive, id, p] {
+                        if (alive->load() && !stale(trainingGroup(), id->load()))
+                            Q_EMIT trainingProgress(id->load(), p);
+                    },
+                    Qt::QueuedConnection);
+            };
+            if (auto s = trainModel(*recipe, resume, onProgress, &control); !s)
+                return s.error();
+            return QString::fromStdString(recipe->output);
+        },
+        [this](quint64 job, std::shared_ptr<const QString> output) { Q_EMIT trainingFinished(job, *output); },
+        [this](quint64 job, const QString &message) { Q_EMIT trainingFailed(job, message); });
+    id->store(job);
+    return job;
 }
 
 } // namespace treelens
-
-#include "jobrunner.moc"

@@ -1,30 +1,56 @@
 #pragma once
 /// \file jobrunner.h
-/// Runs parsing and inference off the GUI thread. One worker thread owns the
-/// parser and the encoder (and so its device). Every request gets a generation
-/// id; a newer request supersedes older ones: their work is cancelled through
-/// RunControl (within one encoder layer / parser call) and their results are
-/// dropped. Settings are captured on the GUI thread when the request is made.
-/// Results arrive on the GUI thread through queued signals as immutable shared
-/// pointers; progress is throttled to at most one signal per 50 ms.
+/// The one place that runs background work in the app: parsing and analysing
+/// the current sentence, corpus scoring, probe runs, Graphviz layouts, and the
+/// jobs still to come (pair scoring, training). Views and panels request work
+/// here and never own threads.
+///
+/// - **Lanes.** Document jobs run one after another on one thread (it owns the
+///   parser: Link Grammar's dictionaries are not shared between threads); layouts
+///   on a thread of their own; long jobs (probing, training, pairs) on a pool of
+///   two.
+/// - **Groups and generations.** Every request gets a generation id from one
+///   counter and belongs to a group ("document", "probing", "layout:<view>", …).
+///   A newer request in a group supersedes the older ones there: their
+///   RunControl reports cancelled (core polls it between units of work, so they
+///   stop within ~200 ms) and their results are dropped. Document requests —
+///   typed sentences, corpus sentences, corpus scoring — share the group
+///   "document", so a new sentence stops a corpus scoring run.
+/// - **Results** arrive on the GUI thread as immutable `shared_ptr<const T>`
+///   through queued calls: the typed signals below for the document jobs, the
+///   callbacks given to submit() for the others (dropped when their receiver is
+///   gone). Progress is throttled to one report per 50 ms per job.
+/// - **Models.** One EncoderCache: every job that runs a model file shares one
+///   loaded encoder (its calls are serialised batch by batch).
+/// Settings (parser, model path) are captured on the GUI thread when a request
+/// is made.
 
 #include <atomic>
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
-#include <QThread>
+#include <QThreadPool>
 
+#include "core/base/result.h"
+#include "core/base/runcontrol.h"
 #include "core/data/analysis.h"
 #include "core/data/sentence.h"
+#include "core/encoders/common/encodercache.h"
 #include "core/encoders/encoder.h"
 #include "core/eval/corpusinduction.h"
 #include "core/parsing/parser.h"
+#include "core/training/recipe.h"
+#include "core/training/trainprogress.h"
 
 namespace treelens {
 
-class JobWorker;
+class SentencePipeline;
 
 /// A corpus analysis for the corpus table (core/eval/corpusinduction.h).
 struct CorpusAnalysis {
@@ -37,17 +63,31 @@ struct CorpusAnalysis {
     double seconds = 0.0;
 };
 
+/// A job's progress, throttled (total 0 = indeterminate).
+struct JobProgress {
+    quint64 job = 0;
+    int done = 0;
+    int total = 0;
+    QString stage;
+};
+
 class JobRunner : public QObject {
     Q_OBJECT
 public:
+    enum class Lane { Document, Layout, Background };
+    static QString documentGroup() { return QStringLiteral("document"); }
+
     explicit JobRunner(QObject *parent = nullptr);
     ~JobRunner() override;
+
+    // ---- the document jobs (group "document")
 
     /// Parser settings are captured here, on the GUI thread, and sent with the next request.
     void setParserConfig(const ParserConfig &config);
     ParserConfig parserConfig() const { return m_config; }
-    /// Encoder model run after parsing ("" = none). Loaded once on the worker
-    /// thread; the load starts at once and ends in modelLoaded or modelFailed.
+    /// Encoder model run after parsing ("" = none). Loaded once (into the shared
+    /// cache) on the document thread; the load starts at once and ends in
+    /// modelLoaded or modelFailed.
     void setModelPath(const QString &path);
     QString modelPath() const { return m_modelPath; }
 
@@ -59,41 +99,111 @@ public:
     /// Runs the encoder over a whole corpus (no parsing) and scores every
     /// sentence's induced brackets against its gold trees; progress is reported.
     quint64 requestCorpusAnalysis(std::shared_ptr<const std::vector<Sentence>> corpus);
-    /// Cancels whatever is running (its result will not be delivered).
+    /// Cancels the document jobs (their results will not be delivered).
     void cancel();
 
-    quint64 currentGeneration() const { return m_generation.load(); }
-    bool isBusy() const { return m_pending > 0; }
+    /// The latest document request's generation.
+    quint64 currentGeneration() const;
+    /// Document jobs are outstanding.
+    bool isBusy() const { return m_documentPending > 0; }
+
+    // ---- training (group "training", background lane)
+
+    /// Trains by `recipe` (validated by the trainer) from scratch or from the
+    /// checkpoint `resumeFrom`; progress arrives as trainingProgress (Batch events
+    /// at most every 100 ms, every other event), the end as trainingFinished or
+    /// trainingFailed. cancelGroup("training") stops it after a checkpoint.
+    quint64 requestTraining(std::shared_ptr<const TrainRecipe> recipe, const QString &resumeFrom = QString());
+    static QString trainingGroup() { return QStringLiteral("training"); }
+
+    // ---- any job
+
+    /// Runs `work` on `lane` in `group` (superseding the group's older jobs), then
+    /// `onResult` or `onError` on the GUI thread unless superseded, cancelled or
+    /// `receiver` is gone. `onProgress` gets the throttled reports of the job's
+    /// RunControl. Returns the job's generation id.
+    template <class T>
+    quint64 submit(Lane lane, const QString &group, QObject *receiver,
+                   std::function<Result<T>(const RunControl &)> work,
+                   std::function<void(quint64, std::shared_ptr<const T>)> onResult,
+                   std::function<void(quint64, const QString &)> onError = {},
+                   std::function<void(const JobProgress &)> onProgress = {})
+    {
+        return enqueue(lane, group, receiver, std::move(onProgress),
+                       [work = std::move(work), onResult = std::move(onResult), onError = std::move(onError)](
+                           quint64 id, const RunControl &control) -> std::function<void()> {
+                           Result<T> r = Error{"job failed"};
+                           try {
+                               r = work(control);
+                           } catch (const std::exception &e) {
+                               r = Error{std::string("internal error: ") + e.what()};
+                           }
+                           if (r) {
+                               auto value = std::make_shared<const T>(std::move(*r));
+                               return [onResult, id, value] {
+                                   if (onResult)
+                                       onResult(id, value);
+                               };
+                           }
+                           const QString message = QString::fromStdString(r.message());
+                           return [onError, id, message] {
+                               if (onError)
+                                   onError(id, message);
+                           };
+                       });
+    }
+
+    /// The untyped form: `work` returns what to run on the GUI thread (views use
+    /// it through viz/backgroundwork.h).
+    quint64 submitDeferred(Lane lane, const QString &group, QObject *receiver,
+                           std::function<std::function<void()>(const RunControl &)> work);
+
+    /// Supersedes the jobs of `group` (running ones stop; no result is delivered).
+    void cancelGroup(const QString &group);
+    /// The group's latest job is outstanding.
+    bool isRunning(const QString &group) const;
+    /// The encoders loaded by any job.
+    EncoderCache &encoders() { return m_encoders; }
 
 Q_SIGNALS:
-    void sentenceAvailable(quint64 generation, std::shared_ptr<const treelens::Sentence> sentence);
     void jobFailed(quint64 generation, const QString &message);
-    /// Everything for one request at once: the sentence with its trees, the
+    /// Everything for one document request at once: the sentence with its trees, the
     /// analysis (null without a model or when it failed; then modelError says why).
-    /// Emitted before sentenceAvailable/analysisAvailable/modelFailed.
     void resultAvailable(quint64 generation, std::shared_ptr<const treelens::Sentence> sentence,
                          std::shared_ptr<const treelens::Analysis> analysis, const QString &modelError);
-    /// The encoder's analysis of the sentence just delivered (after sentenceAvailable).
-    void analysisAvailable(quint64 generation, std::shared_ptr<const treelens::Analysis> analysis);
     /// The model could not be loaded or run; the trees are still delivered.
     void modelFailed(quint64 generation, const QString &message);
     /// The model in modelPath() is loaded (info().device says where it runs).
     void modelLoaded(const QString &path, std::shared_ptr<const treelens::EncoderInfo> info);
     void corpusAnalysisAvailable(quint64 generation, std::shared_ptr<const treelens::CorpusAnalysis> result);
-    /// done of total units of `stage` (total 0 = indeterminate). Throttled.
+    /// Progress of the document jobs: done of total units of `stage` (total 0 = indeterminate). Throttled.
     void progressChanged(quint64 generation, int done, int total, const QString &stage);
+    /// Document jobs started (true) or all ended (false).
     void busyChanged(bool busy);
+    void trainingProgress(quint64 job, const treelens::TrainProgress &progress);
+    /// The output model file is written.
+    void trainingFinished(quint64 job, const QString &output);
+    void trainingFailed(quint64 job, const QString &message);
 
 private:
-    quint64 next();
-    void finish(quint64 generation);
+    using Work = std::function<std::function<void()>(quint64, const RunControl &)>;
+    quint64 enqueue(Lane lane, const QString &group, QObject *receiver, std::function<void(const JobProgress &)> onProgress,
+                    Work work);
+    bool stale(const QString &group, quint64 id) const;
+    void finish(const QString &group);
+    QThreadPool &pool(Lane lane);
 
-    QThread m_thread;
-    JobWorker *m_worker = nullptr;
-    std::atomic<quint64> m_generation{0};
+    QThreadPool m_documentLane, m_layoutLane, m_backgroundLane;
+    std::atomic<quint64> m_nextId{0};
+    mutable std::mutex m_mutex;
+    std::map<QString, quint64> m_latest;  ///< group -> newest job id
+    int m_documentPending = 0;            ///< GUI thread only
+    std::map<QString, int> m_pending;     ///< GUI thread only
+    EncoderCache m_encoders;
+    std::shared_ptr<SentencePipeline> m_pipeline; ///< used on the document lane only
     ParserConfig m_config;
     QString m_modelPath;
-    int m_pending = 0;
+    std::shared_ptr<std::atomic<bool>> m_alive; ///< false once destroyed (queued calls check it)
 };
 
 } // namespace treelens
@@ -104,3 +214,4 @@ Q_DECLARE_METATYPE(treelens::ParserConfig)
 Q_DECLARE_METATYPE(std::shared_ptr<const treelens::Analysis>)
 Q_DECLARE_METATYPE(std::shared_ptr<const treelens::EncoderInfo>)
 Q_DECLARE_METATYPE(std::shared_ptr<const treelens::CorpusAnalysis>)
+Q_DECLARE_METATYPE(treelens::TrainProgress)

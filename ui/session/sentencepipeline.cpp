@@ -1,0 +1,112 @@
+// sentencepipeline: parse + encode one sentence for the app (see sentencepipeline.h).
+#include "ui/session/sentencepipeline.h"
+
+#include <chrono>
+
+#include "core/text/tokenizer.h"
+
+namespace treelens {
+
+namespace {
+
+bool sameParser(const ParserConfig &a, const ParserConfig &b)
+{
+    return a.backend == b.backend && a.timeoutSeconds == b.timeoutSeconds && a.maxWords == b.maxWords &&
+           a.command == b.command && a.dependencyModel == b.dependencyModel && a.constituencyModel == b.constituencyModel &&
+           a.chunkLongerThan == b.chunkLongerThan && a.chunkMaxPiece == b.chunkMaxPiece && a.treeFile == b.treeFile;
+}
+
+double msSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+Result<Parser *> SentencePipeline::parser(const ParserConfig &config)
+{
+    if (!m_parser || !sameParser(config, m_config)) {
+        m_parser.reset();
+        auto p = createParser(config);
+        if (!p)
+            return p.error();
+        m_parser = std::move(*p);
+        m_config = config;
+    }
+    return m_parser.get();
+}
+
+SentencePipeline::Output SentencePipeline::runText(const std::string &text, const ParserConfig &parser,
+                                                   const std::string &modelPath, const RunControl &control)
+{
+    Sentence s;
+    s.id = "input";
+    const auto first = text.find_first_not_of(" \t\r\n");
+    s.text = first == std::string::npos ? std::string() : text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+    s.tokens = Tokenizer().tokenize(s.text);
+    if (s.tokens.empty()) {
+        Output out;
+        out.error = "Type a sentence to analyse.";
+        return out;
+    }
+    return run(std::move(s), parser, modelPath, control);
+}
+
+SentencePipeline::Output SentencePipeline::run(Sentence s, const ParserConfig &config, const std::string &modelPath,
+                                               const RunControl &control)
+{
+    Output out;
+    double parseMs = 0.0, encoderMs = 0.0;
+    if (!s.dependency || !s.constituency) {
+        auto p = parser(config);
+        if (!p) {
+            out.error = p.message();
+            return out;
+        }
+        control.report(0, 0, "Parsing");
+        const auto t0 = std::chrono::steady_clock::now();
+        auto r = (*p)->parse(s);
+        parseMs = msSince(t0);
+        if (!r) {
+            // The encoder needs only the words: show its analysis without trees
+            // rather than nothing (e.g. Link Grammar on a 200-word sentence).
+            s.setMetadata("parse_error", r.message());
+        }
+        const bool goldDep = s.dependency.has_value(), goldConst = s.constituency.has_value();
+        Sentence parsed = r ? std::move(*r) : s;
+        if (goldDep) {
+            parsed.dependency = s.dependency;
+            parsed.setMetadata("dependency_source", "gold");
+        }
+        if (goldConst) {
+            parsed.constituency = s.constituency;
+            parsed.setMetadata("constituency_source", "gold");
+        }
+        s = std::move(parsed);
+    } else {
+        s.setMetadata("dependency_source", "gold");
+        s.setMetadata("constituency_source", "gold");
+    }
+    if (!modelPath.empty() && !control.isCancelled()) {
+        control.report(0, 0, "Running the encoder");
+        auto encoder = m_encoders.get(modelPath);
+        if (encoder) {
+            const auto t0 = std::chrono::steady_clock::now();
+            auto a = (*encoder)->analyze({EncoderInput{s.words(), s.dependency, s.constituency, {}}}, AnalyzeOptions{}, &control);
+            encoderMs = msSince(t0);
+            if (a)
+                out.analysis = std::make_shared<const Analysis>(std::move(a->front()));
+            else
+                out.modelError = a.message();
+        } else {
+            out.modelError = encoder.message();
+        }
+    }
+    // Stage timings for the status bar and bench_gui (metadata is never written to CoNLL-U).
+    s.setMetadata("timing.parse_ms", std::to_string(parseMs));
+    s.setMetadata("timing.encoder_ms", std::to_string(encoderMs));
+    out.sentence = std::make_shared<const Sentence>(std::move(s));
+    return out;
+}
+
+} // namespace treelens

@@ -1,0 +1,50 @@
+#pragma once
+/// \file sentencepipeline.h
+/// The document job of the app: one sentence tokenised (typed text) or taken
+/// from a corpus, its missing trees filled by the configured parser, then the
+/// encoder run on it. Plain C++ (no Qt); used on JobRunner's document thread
+/// only, which owns the parser it caches (Link Grammar's dictionaries are
+/// expensive to load and not shared between threads).
+
+#include <memory>
+#include <string>
+
+#include "core/base/runcontrol.h"
+#include "core/data/analysis.h"
+#include "core/data/sentence.h"
+#include "core/encoders/common/encodercache.h"
+#include "core/parsing/parser.h"
+
+namespace treelens {
+
+class SentencePipeline {
+public:
+    explicit SentencePipeline(EncoderCache &encoders) : m_encoders(encoders) {}
+
+    struct Output {
+        std::shared_ptr<const Sentence> sentence; ///< null when the request failed (then `error`)
+        std::shared_ptr<const Analysis> analysis; ///< null without a model or when it failed (then `modelError`)
+        std::string error;
+        std::string modelError;
+    };
+
+    /// Tokenises `text` as one sentence and runs run() on it.
+    Output runText(const std::string &text, const ParserConfig &parser, const std::string &modelPath,
+                   const RunControl &control);
+    /// Fills the trees `sentence` lacks (keeping its gold trees, recorded in its
+    /// metadata as dependency_source / constituency_source = gold), then runs the
+    /// encoder ("" = none). A parse failure is kept in the metadata (parse_error)
+    /// and the encoder still runs on the words. Stage timings go into the
+    /// metadata (timing.parse_ms, timing.encoder_ms).
+    Output run(Sentence sentence, const ParserConfig &parser, const std::string &modelPath, const RunControl &control);
+
+private:
+    /// The parser for `config`, created again only when the configuration changed.
+    Result<Parser *> parser(const ParserConfig &config);
+
+    EncoderCache &m_encoders;
+    std::unique_ptr<Parser> m_parser;
+    ParserConfig m_config;
+};
+
+} // namespace treelens
