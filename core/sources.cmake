@@ -30,7 +30,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   model/modelfile.cpp
   model/pickle.cpp
   encoders/treetransformer/induction.cpp
-  encoders/common/vocabulary.cpp
+  encoders/treetransformer/vocabulary.cpp
   training/pretraincorpus.cpp
   training/recipe.cpp
   training/trainprogress.cpp

@@ -152,25 +152,4 @@ Result<PretrainCorpus> loadPretrainCorpus(const PretrainSources &src)
     return corpus;
 }
 
-Vocabulary buildVocabulary(const PretrainCorpus &corpus, int maxSize, int minCount)
-{
-    std::unordered_map<std::string, std::size_t> counts;
-    for (const auto &s : corpus.sentences)
-        for (const auto &w : s)
-            ++counts[Vocabulary::normalize(w)];
-    std::vector<std::pair<std::string, std::size_t>> sorted(counts.begin(), counts.end());
-    std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) {
-        return a.second != b.second ? a.second > b.second : a.first < b.first;
-    });
-    std::vector<std::string> tokens{"[PAD]", "[UNK]", "[MASK]", "[CLS]"};
-    for (const auto &[w, c] : sorted) {
-        if (static_cast<int>(tokens.size()) >= maxSize || c < static_cast<std::size_t>(minCount))
-            break;
-        if (w == "[PAD]" || w == "[UNK]" || w == "[MASK]" || w == "[CLS]" || w.find('\n') != std::string::npos)
-            continue;
-        tokens.push_back(w);
-    }
-    return std::move(*Vocabulary::fromTokens(std::move(tokens)));
-}
-
 } // namespace treelens

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "core/base/result.h"
-#include "core/encoders/common/vocabulary.h"
 
 namespace treelens {
 
@@ -39,10 +38,5 @@ Result<PretrainCorpus> loadPretrainCorpus(const PretrainSources &sources);
 /// are the double-quoted parts. Returned as raw text.
 void wordnetGlossesAndExamples(const std::string &dataFileText, std::vector<std::string> &glosses,
                                std::vector<std::string> &examples);
-
-/// [PAD] [UNK] [MASK] [CLS] then the normalised words (Vocabulary::normalize)
-/// occurring at least minCount times, most frequent first (ties alphabetical),
-/// at most maxSize entries in all.
-Vocabulary buildVocabulary(const PretrainCorpus &corpus, int maxSize, int minCount);
 
 } // namespace treelens

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/encoders/common/vocabulary.h"
+#include "core/encoders/treetransformer/vocabulary.h"
 #include "core/encoders/treetransformer/induction.h"
 #include "core/encoders/treetransformer/treetransformer.h"
 #include "core/model/modelfile.h"

@@ -11,6 +11,7 @@
 #include "core/base/fileio.h"
 #include "core/encoders/treetransformer/induction.h"
 #include "core/encoders/treetransformer/treetransformernet.h"
+#include "core/encoders/treetransformer/vocabulary.h"
 #include "core/formats/conllu.h"
 #include "core/model/modelfile.h"
 #include "core/training/pretraincorpus.h"

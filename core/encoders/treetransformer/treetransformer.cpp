@@ -7,7 +7,7 @@
 #include <torch/torch.h>
 
 #include "core/encoders/treetransformer/treetransformernet.h"
-#include "core/encoders/common/vocabulary.h"
+#include "core/encoders/treetransformer/vocabulary.h"
 #include "core/model/modelfile.h"
 #include "core/runtime/device.h"
 

@@ -13,7 +13,7 @@
 #include "core/encoders/treetransformer/induction.h"
 #include "core/encoders/treetransformer/treetransformer.h"
 #include "core/encoders/treetransformer/treetransformernet.h"
-#include "core/encoders/common/vocabulary.h"
+#include "core/encoders/treetransformer/vocabulary.h"
 #include "core/model/modelfile.h"
 #include "testutil.h"
 

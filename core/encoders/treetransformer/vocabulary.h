@@ -14,6 +14,8 @@
 
 namespace treelens {
 
+struct PretrainCorpus;
+
 class Vocabulary {
 public:
     Vocabulary() = default;
@@ -47,5 +49,10 @@ private:
     std::unordered_map<std::string, int> m_index;
     int m_pad = 0, m_unk = 1, m_mask = 2, m_cls = 3;
 };
+
+/// [PAD] [UNK] [MASK] [CLS] then the normalised words (Vocabulary::normalize)
+/// occurring at least minCount times, most frequent first (ties alphabetical),
+/// at most maxSize entries in all.
+Vocabulary buildVocabulary(const PretrainCorpus &corpus, int maxSize, int minCount);
 
 } // namespace treelens

@@ -1,4 +1,9 @@
-#include "core/encoders/common/vocabulary.h"
+#include "core/encoders/treetransformer/vocabulary.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/training/pretraincorpus.h"
 
 #include <nlohmann/json.hpp>
 
@@ -122,6 +127,27 @@ std::vector<int> Vocabulary::encode(const std::vector<std::string> &words) const
         ids.push_back(i >= 0 ? i : m_unk);
     }
     return ids;
+}
+
+Vocabulary buildVocabulary(const PretrainCorpus &corpus, int maxSize, int minCount)
+{
+    std::unordered_map<std::string, std::size_t> counts;
+    for (const auto &s : corpus.sentences)
+        for (const auto &w : s)
+            ++counts[Vocabulary::normalize(w)];
+    std::vector<std::pair<std::string, std::size_t>> sorted(counts.begin(), counts.end());
+    std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    std::vector<std::string> tokens{"[PAD]", "[UNK]", "[MASK]", "[CLS]"};
+    for (const auto &[w, c] : sorted) {
+        if (static_cast<int>(tokens.size()) >= maxSize || c < static_cast<std::size_t>(minCount))
+            break;
+        if (w == "[PAD]" || w == "[UNK]" || w == "[MASK]" || w == "[CLS]" || w.find('\n') != std::string::npos)
+            continue;
+        tokens.push_back(w);
+    }
+    return std::move(*Vocabulary::fromTokens(std::move(tokens)));
 }
 
 } // namespace treelens
