@@ -1,5 +1,7 @@
 #include "ui/session/corpusmodel.h"
 
+#include "core/formats/corpus.h"
+
 namespace treelens {
 
 QString sentenceDisplayText(const Sentence &sentence)
@@ -94,6 +96,17 @@ QVariant CorpusModel::headerData(int section, Qt::Orientation orientation, int r
     case TextColumn: return tr("Sentence");
     default: return {};
     }
+}
+
+Result<std::shared_ptr<const std::vector<Sentence>>> readCorpusAsShown(const QString &path)
+{
+    CorpusReadOptions options;
+    options.stripTraces = true; // the views show words; traces are not tokens
+    options.stripFunctionTags = true;
+    auto r = readCorpusFile(path.toStdString(), formatFromPath(path.toStdString()), options);
+    if (!r)
+        return Error{r.message()};
+    return std::make_shared<const std::vector<Sentence>>(std::move(*r));
 }
 
 } // namespace treelens

@@ -10,6 +10,7 @@
 
 #include <QAbstractTableModel>
 
+#include "core/base/result.h"
 #include "core/data/sentence.h"
 #include "ui/session/jobrunner.h"
 
@@ -40,6 +41,11 @@ private:
     std::shared_ptr<const CorpusAnalysis> m_analysis;
     QString m_path;
 };
+
+/// Reads a corpus file as the app shows it (format from the extension; PTB
+/// traces and function tags stripped: the views show words). The error names
+/// the file and line.
+Result<std::shared_ptr<const std::vector<Sentence>>> readCorpusAsShown(const QString &path);
 
 /// The text a corpus row shows: "# text" when present, else the words joined.
 QString sentenceDisplayText(const Sentence &sentence);
