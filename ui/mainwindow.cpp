@@ -9,12 +9,9 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QKeySequence>
-#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
-#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QStatusBar>
@@ -32,6 +29,7 @@
 #include "ui/probingpanel.h"
 #include "ui/sentencepanel.h"
 #include "ui/session/settings.h"
+#include "ui/statusline.h"
 #include "ui/viewhost.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
@@ -50,18 +48,8 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     createDocks();
     createActions();
 
-    m_status = new QLabel(this);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 0);
-    m_progress->setMaximumWidth(180);
-    m_progress->setVisible(false);
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->setEnabled(false);
-    m_cancel->setToolTip(tr("Stop the running analysis (Esc)"));
-    statusBar()->addWidget(m_status, 1);
-    statusBar()->addPermanentWidget(m_progress);
-    statusBar()->addPermanentWidget(m_cancel);
-    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancel);
+    m_status = new StatusLine(statusBar());
+    connect(m_status, &StatusLine::cancelRequested, this, &MainWindow::cancel);
 
     connect(&m_jobs, &JobRunner::busyChanged, &m_document, &AnalysisDocument::setBusy);
     connect(&m_jobs, &JobRunner::resultAvailable, this,
@@ -69,11 +57,8 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
                 m_document.setResult(std::move(s), std::move(a), modelError);
             });
     connect(&m_jobs, &JobRunner::jobFailed, this, [this](quint64, const QString &msg) { m_document.setError(msg); });
-    connect(&m_jobs, &JobRunner::progressChanged, this, [this](quint64, int done, int total, const QString &stage) {
-        m_progress->setRange(0, total);
-        m_progress->setValue(done);
-        m_status->setText(total > 0 ? tr("%1… %2 of %3").arg(stage).arg(done).arg(total) : stage + QStringLiteral("…"));
-    });
+    connect(&m_jobs, &JobRunner::progressChanged, this,
+            [this](quint64, int done, int total, const QString &stage) { m_status->showProgress(done, total, stage); });
     connect(&m_jobs, &JobRunner::modelLoaded, this, [this](const QString &path, std::shared_ptr<const EncoderInfo> info) {
         m_model->setModel(path, *info);
     });
@@ -289,18 +274,7 @@ void MainWindow::setModelPath(const QString &path)
 void MainWindow::openProbedSentence(const QString &sentenceId, int layer, int head,
                                     std::shared_ptr<const Sentence> sentence)
 {
-    const auto corpus = m_corpus->model()->corpus();
-    int row = -1;
-    if (corpus) {
-        const std::string id = sentenceId.toStdString();
-        // The same id with other words is another sentence (files without
-        // sent_id number their sentences s1, s2, ... each): not this one.
-        for (std::size_t i = 0; i < corpus->size(); ++i)
-            if ((*corpus)[i].id == id && (!sentence || (*corpus)[i].words() == sentence->words())) {
-                row = static_cast<int>(i);
-                break;
-            }
-    }
+    const int row = m_corpus->model()->findSentence(sentenceId.toStdString(), sentence.get());
     if (row < 0 && (!sentence || sentence->id != sentenceId.toStdString())) {
         m_status->setText(tr("Sentence %1 is neither in the open corpus nor in the probed files.").arg(sentenceId));
         return;
@@ -412,26 +386,12 @@ double MainWindow::lastViewUpdateMs() const { return m_views->lastUpdateMs(); }
 
 void MainWindow::onDocumentChanged(AnalysisDocument::Changes what)
 {
-    if (what & AnalysisDocument::BusyChanged) {
-        m_progress->setVisible(m_document.isBusy());
-        if (m_document.isBusy())
-            m_progress->setRange(0, 0);
-        m_cancel->setEnabled(m_document.isBusy());
-    }
+    if (what & AnalysisDocument::BusyChanged)
+        m_status->setBusy(m_document.isBusy());
     showSelection(what);
     if (what & (AnalysisDocument::SentenceChanged | AnalysisDocument::AnalysisChanged)) {
         if (const auto s = m_document.sentence()) {
-            QString status = tr("%n word(s)", nullptr, static_cast<int>(s->tokens.size()));
-            const std::string parser = s->metadataValue("parser");
-            if (!parser.empty())
-                status += tr(", parsed by %1").arg(QString::fromStdString(parser));
-            if (s->metadataValue("dependency_source") == "gold" || s->metadataValue("constituency_source") == "gold")
-                status += tr(", gold trees from the corpus");
-            if (const std::string e = s->metadataValue("parse_error"); !e.empty())
-                status += tr(" — parser failed: %1").arg(QString::fromStdString(e));
-            if (!m_document.modelMessage().isEmpty())
-                status += tr(" — model: %1").arg(m_document.modelMessage());
-            m_status->setText(status);
+            m_status->setText(StatusLine::describe(*s, m_document.modelMessage()));
             if (m_waitingForAnalysis) {
                 m_waitingForAnalysis = false;
                 Q_EMIT analysisShown(true);

@@ -15,9 +15,6 @@
 #include "ui/session/jobrunner.h"
 #include "viz/viewcommon.h"
 
-class QLabel;
-class QProgressBar;
-class QPushButton;
 class QTabWidget;
 class QTextBrowser;
 
@@ -34,6 +31,7 @@ class LinkStripView;
 class ModelPanel;
 class ProbingPanel;
 class SentencePanel;
+class StatusLine;
 class TreeTextView;
 class ViewHost;
 
@@ -124,9 +122,7 @@ private:
     ModelPanel *m_model = nullptr;
     ProbingPanel *m_probing = nullptr;
     QTextBrowser *m_inspector = nullptr;
-    QLabel *m_status = nullptr;
-    QProgressBar *m_progress = nullptr;
-    QPushButton *m_cancel = nullptr;
+    StatusLine *m_status = nullptr;
     bool m_waitingForAnalysis = false;
     QStringList m_parserNames;
 };

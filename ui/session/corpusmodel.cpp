@@ -42,6 +42,16 @@ std::shared_ptr<const Sentence> CorpusModel::sentenceAt(int row) const
     return std::shared_ptr<const Sentence>(m_corpus, &(*m_corpus)[static_cast<std::size_t>(row)]);
 }
 
+int CorpusModel::findSentence(const std::string &id, const Sentence *sameWords) const
+{
+    if (!m_corpus)
+        return -1;
+    for (std::size_t i = 0; i < m_corpus->size(); ++i)
+        if ((*m_corpus)[i].id == id && (!sameWords || (*m_corpus)[i].words() == sameWords->words()))
+            return static_cast<int>(i);
+    return -1;
+}
+
 int CorpusModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() || !m_corpus ? 0 : static_cast<int>(m_corpus->size());

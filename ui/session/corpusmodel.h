@@ -30,6 +30,10 @@ public:
     std::shared_ptr<const CorpusAnalysis> analysis() const { return m_analysis; }
     /// The sentence in corpus row `row` (nullptr when out of range). Shares ownership with the corpus.
     std::shared_ptr<const Sentence> sentenceAt(int row) const;
+    /// The row of the sentence with id `id` and, when `sameWords` is given, the
+    /// same words (files without sent_id number their sentences s1, s2, ... each,
+    /// so an id alone may name another file's sentence); -1 when there is none.
+    int findSentence(const std::string &id, const Sentence *sameWords = nullptr) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
