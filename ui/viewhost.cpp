@@ -195,36 +195,12 @@ void ViewHost::syncVisibleViews()
             syncView(v.widget);
 }
 
-ConstituencyView *ViewHost::constituencyView()
-{
-    syncView(m_constituency);
-    return m_constituency;
-}
-DependencyView *ViewHost::dependencyView()
-{
-    syncView(m_dependency);
-    return m_dependency;
-}
-HeatmapView *ViewHost::priorView()
-{
-    syncView(m_prior);
-    return m_prior;
-}
-HeatmapView *ViewHost::attentionView()
-{
-    syncView(m_attention);
-    return m_attention;
-}
-AttentionOverview *ViewHost::overviewView()
-{
-    syncView(m_overview);
-    return m_overview;
-}
-LinkStripView *ViewHost::linkView()
-{
-    syncView(m_links);
-    return m_links;
-}
+ConstituencyView *ViewHost::constituencyView() { return synced(m_constituency); }
+DependencyView *ViewHost::dependencyView() { return synced(m_dependency); }
+HeatmapView *ViewHost::priorView() { return synced(m_prior); }
+HeatmapView *ViewHost::attentionView() { return synced(m_attention); }
+AttentionOverview *ViewHost::overviewView() { return synced(m_overview); }
+LinkStripView *ViewHost::linkView() { return synced(m_links); }
 
 ExportableView *ViewHost::exportableView(const QString &name)
 {

@@ -87,6 +87,12 @@ Q_SIGNALS:
 private:
     template <class View>
     void addSlot(View *view, const QString &name);
+    template <class View>
+    View *synced(View *view)
+    {
+        syncView(view);
+        return view;
+    }
     void connectSelection();
     void applyViewOptions();
     void onDocumentChanged(AnalysisDocument::Changes what);

@@ -20,6 +20,7 @@
 #include "viz/dependencyview.h"
 #include "viz/heatmapview.h"
 #include "viz/linkstripview.h"
+#include "testanalysis.h"
 #include "uitestapp.h"
 
 using namespace treelens;
@@ -38,39 +39,13 @@ std::shared_ptr<const Sentence> catSentence()
     return s;
 }
 
-/// A Tree-Transformer-like analysis of `s`: [CLS] then one token per word, with
-/// distinct values per layer/head/cell and an induced tree unlike the parser's.
+/// test::makeAnalysis over `s`'s words with link probabilities and an induced
+/// tree unlike the parser's.
 std::shared_ptr<const Analysis> analysisOf(const Sentence &s, int layers, int heads)
 {
-    auto a = std::make_shared<Analysis>();
-    a->family = "tree-transformer";
-    a->words = s.words();
-    a->tokens.push_back("[CLS]");
-    for (std::size_t i = 0; i < a->words.size(); ++i) {
-        a->tokens.push_back(a->words[i]);
-        a->wordToken.push_back(static_cast<int>(i) + 1);
-    }
+    auto a = test::makeAnalysis(s.words(), layers, heads);
     const int n = static_cast<int>(a->tokens.size());
-    a->layers = layers;
-    a->heads = heads;
     for (int l = 0; l < layers; ++l) {
-        Matrix prior(n, n);
-        for (int r = 0; r < n; ++r)
-            for (int c = 0; c < n; ++c)
-                prior.at(r, c) = static_cast<float>((r * 7 + c * 3 + l * 11) % 100) / 100.0f;
-        a->constituentPrior.push_back(prior);
-        a->attention.emplace_back();
-        a->attentionRaw.emplace_back();
-        for (int h = 0; h < heads; ++h) {
-            Matrix m(n, n), raw(n, n);
-            for (int r = 0; r < n; ++r)
-                for (int c = 0; c < n; ++c) {
-                    m.at(r, c) = static_cast<float>((r * 13 + c * 5 + l * 17 + h * 29) % 97) / 97.0f;
-                    raw.at(r, c) = 1.0f - m.at(r, c) * 0.5f;
-                }
-            a->attention.back().push_back(m);
-            a->attentionRaw.back().push_back(raw);
-        }
         std::vector<float> links;
         for (int k = 0; k + 1 < n; ++k)
             links.push_back(static_cast<float>((k * 3 + l) % 10) / 10.0f);
