@@ -5,84 +5,41 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
-#include <QInputDialog>
 #include <QKeySequence>
-#include <QLabel>
-#include <QLineEdit>
-#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
-#include <QPushButton>
-#include <QSaveFile>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextBrowser>
-#include <QVBoxLayout>
 
-#include "core/formats/analysisjson.h"
-#include "core/formats/corpus.h"
-#include "core/formats/latex.h"
 #include "core/parsing/parser.h"
-#include "core/runtime/torchinfo.h"
+#include "ui/aboutdialog.h"
 #include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
+#include "ui/exportactions.h"
+#include "ui/exportservice.h"
 #include "ui/modelpanel.h"
+#include "ui/parserchoice.h"
 #include "ui/probingpanel.h"
+#include "ui/sentencepanel.h"
 #include "ui/session/settings.h"
+#include "ui/statusline.h"
+#include "ui/viewhost.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
-#include "viz/graphlayout.h"
 #include "viz/heatmapview.h"
 #include "viz/linkstripview.h"
 #include "viz/treetextview.h"
-#include "viz/viewexport.h"
 
 namespace treelens {
-
-namespace {
-
-/// Writes `text` atomically; the error names the path.
-Status writeTextFile(const QString &path, const std::string &text)
-{
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())
-        || !f.commit())
-        return Error{path.toStdString() + ": " + f.errorString().toStdString()};
-    return {};
-}
-
-/// Attention arcs for the LaTeX dependency export: the selected head's
-/// attention between words at or above the threshold (focus word only, when set).
-std::vector<LatexArc> latexAttentionArcs(const Sentence &s, const Analysis *a, const ViewState &state)
-{
-    std::vector<LatexArc> arcs;
-    if (!a || a->words.size() != s.tokens.size())
-        return arcs;
-    const int n = static_cast<int>(s.tokens.size());
-    for (int i = 0; i < n; ++i) {
-        if (state.focusWord >= 0 && i != state.focusWord)
-            continue;
-        for (int j = 0; j < n; ++j) {
-            const float w = wordAttention(*a, state, i, j);
-            if (i != j && w >= state.threshold)
-                arcs.push_back(LatexArc{i, j, w});
-        }
-    }
-    return arcs;
-}
-
-} // namespace
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
@@ -93,18 +50,8 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     createDocks();
     createActions();
 
-    m_status = new QLabel(this);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 0);
-    m_progress->setMaximumWidth(180);
-    m_progress->setVisible(false);
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->setEnabled(false);
-    m_cancel->setToolTip(tr("Stop the running analysis (Esc)"));
-    statusBar()->addWidget(m_status, 1);
-    statusBar()->addPermanentWidget(m_progress);
-    statusBar()->addPermanentWidget(m_cancel);
-    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancel);
+    m_status = new StatusLine(statusBar());
+    connect(m_status, &StatusLine::cancelRequested, this, &MainWindow::cancel);
 
     connect(&m_jobs, &JobRunner::busyChanged, &m_document, &AnalysisDocument::setBusy);
     connect(&m_jobs, &JobRunner::resultAvailable, this,
@@ -112,11 +59,8 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
                 m_document.setResult(std::move(s), std::move(a), modelError);
             });
     connect(&m_jobs, &JobRunner::jobFailed, this, [this](quint64, const QString &msg) { m_document.setError(msg); });
-    connect(&m_jobs, &JobRunner::progressChanged, this, [this](quint64, int done, int total, const QString &stage) {
-        m_progress->setRange(0, total);
-        m_progress->setValue(done);
-        m_status->setText(total > 0 ? tr("%1… %2 of %3").arg(stage).arg(done).arg(total) : stage + QStringLiteral("…"));
-    });
+    connect(&m_jobs, &JobRunner::progressChanged, this,
+            [this](quint64, int done, int total, const QString &stage) { m_status->showProgress(done, total, stage); });
     connect(&m_jobs, &JobRunner::modelLoaded, this, [this](const QString &path, std::shared_ptr<const EncoderInfo> info) {
         m_model->setModel(path, *info);
     });
@@ -129,19 +73,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         m_status->setText(tr("Scored %n sentence(s) in %1 s", nullptr, r->scored).arg(r->seconds, 0, 'f', 1));
         Q_EMIT corpusScored();
     });
+    // After the view host's connection (createViews): the views are up to date when analysisShown() goes out.
     connect(&m_document, &AnalysisDocument::changed, this, &MainWindow::onDocumentChanged);
 
-    ParserConfig config;
-    config.backend = Settings::parserBackend().toStdString();
-    config.command = Settings::value(QStringLiteral("parser/command")).toString().toStdString();
-    config.treeFile = Settings::value(QStringLiteral("parser/treeFile")).toString().toStdString();
-    // Link Grammar's time grows steeply with length: long typed sentences are parsed
-    // in clause-sized pieces (core/parsing/chunkingparser.h) so the app stays interactive.
-    config.chunkLongerThan = 60;
-    config.chunkMaxPiece = 30;
-    if (!createParser(config)) { // unknown backend in old settings: fall back to the default
-        config.backend = ParserConfig().backend;
-    }
+    const ParserConfig config = savedParserConfig();
     m_jobs.setParserConfig(config);
     for (const auto &p : availableParsers())
         m_parserNames << QString::fromStdString(p.name);
@@ -156,41 +91,26 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::createViews()
 {
-    m_constituency = new ConstituencyView(this);
-    m_constituency->setBackgroundWork(backgroundWorkOf(m_jobs, JobRunner::Lane::Layout)); // long trees' dot layout
-    m_dependency = new DependencyView(this);
-    m_textView = new TreeTextView(this);
-    m_prior = new HeatmapView(HeatmapView::Kind::Prior, this);
-    m_attention = new HeatmapView(HeatmapView::Kind::Attention, this);
-    m_overview = new AttentionOverview(this);
-    m_links = new LinkStripView(this);
-
+    m_views = std::make_unique<ViewHost>(&m_document, this, ViewHost::allViewNames(),
+                                         backgroundWorkOf(m_jobs, JobRunner::Lane::Layout));
+    m_export = std::make_unique<ExportService>(m_document, *m_views);
     m_treeTabs = new QTabWidget(this);
     m_treeTabs->setDocumentMode(true);
-    m_treeTabs->addTab(m_constituency, tr("&Constituency"));
-    m_treeTabs->addTab(m_dependency, tr("&Dependency"));
-    m_treeTabs->addTab(m_textView, tr("Te&xt"));
+    m_treeTabs->addTab(m_views->widget(QStringLiteral("constituency")), tr("&Constituency"));
+    m_treeTabs->addTab(m_views->widget(QStringLiteral("dependency")), tr("&Dependency"));
+    m_treeTabs->addTab(m_views->widget(QStringLiteral("text")), tr("Te&xt"));
     m_plotTabs = new QTabWidget(this);
     m_plotTabs->setDocumentMode(true);
-    m_plotTabs->addTab(m_prior, tr("&Prior C"));
-    m_plotTabs->addTab(m_attention, tr("&Attention"));
-    m_plotTabs->addTab(m_overview, tr("&Heads overview"));
-    m_plotTabs->addTab(m_links, tr("&Link strip"));
-    auto slot = [this](auto *view) {
-        ViewSlot v;
-        v.widget = view;
-        v.setData = [view](const ViewData &d) { view->setData(d); };
-        v.setState = [view](const ViewState &s) { view->setState(s); };
-        m_slots.push_back(std::move(v));
-    };
-    slot(m_constituency);
-    slot(m_dependency);
-    slot(m_prior);
-    slot(m_attention);
-    slot(m_overview);
-    slot(m_links);
-    connect(m_treeTabs, &QTabWidget::currentChanged, this, &MainWindow::syncVisibleViews);
-    connect(m_plotTabs, &QTabWidget::currentChanged, this, &MainWindow::syncVisibleViews);
+    m_plotTabs->addTab(m_views->widget(QStringLiteral("prior")), tr("&Prior C"));
+    m_plotTabs->addTab(m_views->widget(QStringLiteral("attention")), tr("&Attention"));
+    m_plotTabs->addTab(m_views->widget(QStringLiteral("overview")), tr("&Heads overview"));
+    m_plotTabs->addTab(m_views->widget(QStringLiteral("links")), tr("&Link strip"));
+    connect(m_treeTabs, &QTabWidget::currentChanged, m_views.get(), &ViewHost::syncVisibleViews);
+    connect(m_plotTabs, &QTabWidget::currentChanged, m_views.get(), &ViewHost::syncVisibleViews);
+    connect(m_views.get(), &ViewHost::viewsUpdated, this, &MainWindow::viewsUpdated);
+    // A cell of the overview selects its layer/head (ViewHost) and shows them.
+    connect(qobject_cast<AttentionOverview *>(m_views->widget(QStringLiteral("overview"))), &AttentionOverview::cellActivated,
+            this, [this] { m_plotTabs->setCurrentWidget(m_views->widget(QStringLiteral("attention"))); });
 
     auto *split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_treeTabs);
@@ -205,29 +125,10 @@ void MainWindow::createDocks()
     // Sentence input with its history.
     auto *inputDock = new QDockWidget(tr("Sentence"), this);
     inputDock->setObjectName(QStringLiteral("sentenceDock"));
-    auto *inputWidget = new QWidget(inputDock);
-    auto *inputLayout = new QVBoxLayout(inputWidget);
-    inputLayout->setContentsMargins(4, 4, 4, 4);
-    auto *row = new QHBoxLayout;
-    m_input = new QComboBox(inputWidget);
-    m_input->setEditable(true);
-    m_input->setInsertPolicy(QComboBox::NoInsert);
-    m_input->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    m_input->lineEdit()->setPlaceholderText(tr("Type or paste a sentence and press Enter"));
-    auto *analyseButton = new QPushButton(tr("&Analyse"), inputWidget);
-    row->addWidget(m_input, 1);
-    row->addWidget(analyseButton);
-    inputLayout->addLayout(row);
-    m_history = new QListWidget(inputWidget);
-    m_history->addItems(Settings::sentenceHistory());
-    m_history->setToolTip(tr("Recent sentences: click to analyse again"));
-    inputLayout->addWidget(m_history, 1);
-    inputDock->setWidget(inputWidget);
+    m_sentence = new SentencePanel(inputDock);
+    inputDock->setWidget(m_sentence);
     addDockWidget(Qt::LeftDockWidgetArea, inputDock);
-    connect(analyseButton, &QPushButton::clicked, this, [this] { analyse(m_input->currentText()); });
-    connect(m_input->lineEdit(), &QLineEdit::returnPressed, this, [this] { analyse(m_input->currentText()); });
-    connect(m_history, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) { analyse(item->text()); });
-    connect(m_history, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) { analyse(item->text()); });
+    connect(m_sentence, &SentencePanel::analyseRequested, this, &MainWindow::analyse);
 
     auto *corpusDock = new QDockWidget(tr("Corpus"), this);
     corpusDock->setObjectName(QStringLiteral("corpusDock"));
@@ -244,26 +145,15 @@ void MainWindow::createDocks()
     m_controls = new ControlPanel(controlsDock);
     controlsDock->setWidget(m_controls);
     addDockWidget(Qt::RightDockWidgetArea, controlsDock);
-    connect(m_controls, &ControlPanel::stateChanged, this, &MainWindow::applyState);
+    connect(m_controls, &ControlPanel::stateChanged, &m_document, &AnalysisDocument::setSelection);
     connect(m_controls, &ControlPanel::parserChosen, this, &MainWindow::setParser);
-    connect(m_controls, &ControlPanel::constituencyModeChanged, this, [this](int m) {
-        m_constituency->setMode(static_cast<ConstituencyView::Mode>(m));
-        Settings::setValue(QStringLiteral("view/constituencyMode"), m);
-    });
-    connect(m_controls, &ControlPanel::constituencyOverlayChanged, this, [this](int o) {
-        m_constituency->setOverlay(static_cast<ConstituencyView::Overlay>(o));
-        Settings::setValue(QStringLiteral("view/constituencyOverlay"), o);
-    });
-    connect(m_controls, &ControlPanel::dependencyLayoutChanged, this, [this](int l) {
-        m_dependency->setLayout(static_cast<DependencyView::Layout>(l));
-        Settings::setValue(QStringLiteral("view/dependencyLayout"), l);
-    });
-    m_controls->setConstituencyMode(Settings::value(QStringLiteral("view/constituencyMode"), 3).toInt());
-    m_controls->setConstituencyOverlay(Settings::value(QStringLiteral("view/constituencyOverlay"), 1).toInt());
-    m_controls->setDependencyLayout(Settings::value(QStringLiteral("view/dependencyLayout"), 0).toInt());
-    m_constituency->setMode(static_cast<ConstituencyView::Mode>(m_controls->constituencyMode()));
-    m_constituency->setOverlay(static_cast<ConstituencyView::Overlay>(m_controls->constituencyOverlay()));
-    m_dependency->setLayout(static_cast<DependencyView::Layout>(m_controls->dependencyLayout()));
+    m_views->restoreViewOptions();
+    m_controls->setConstituencyMode(m_views->constituencyMode());
+    m_controls->setConstituencyOverlay(m_views->constituencyOverlay());
+    m_controls->setDependencyLayout(m_views->dependencyLayout());
+    connect(m_controls, &ControlPanel::constituencyModeChanged, m_views.get(), &ViewHost::setConstituencyMode);
+    connect(m_controls, &ControlPanel::constituencyOverlayChanged, m_views.get(), &ViewHost::setConstituencyOverlay);
+    connect(m_controls, &ControlPanel::dependencyLayoutChanged, m_views.get(), &ViewHost::setDependencyLayout);
 
     auto *modelDock = new QDockWidget(tr("Model"), this);
     modelDock->setObjectName(QStringLiteral("modelDock"));
@@ -299,33 +189,9 @@ void MainWindow::createDocks()
         m_probing->setModelPath(m_jobs.modelPath());
     connect(m_probing, &ProbingPanel::openSentence, this, &MainWindow::openProbedSentence);
 
-    // Views → inspector and selection.
-    connect(m_constituency, &ConstituencyView::hovered, this, &MainWindow::showHover);
-    connect(m_dependency, &DependencyView::hovered, this, &MainWindow::showHover);
-    connect(m_prior, &HeatmapView::hovered, this, &MainWindow::showHover);
-    connect(m_attention, &HeatmapView::hovered, this, &MainWindow::showHover);
-    connect(m_overview, &AttentionOverview::hovered, this, &MainWindow::showHover);
-    connect(m_links, &LinkStripView::hovered, this, &MainWindow::showHover);
-    auto focusWord = [this](int word) {
-        ViewState s = m_state;
-        s.focusWord = (word == m_state.focusWord) ? -1 : word; // clicking the focus word again clears it
-        setViewState(s);
-    };
-    connect(m_constituency, &ConstituencyView::wordClicked, this, focusWord);
-    connect(m_dependency, &DependencyView::wordClicked, this, focusWord);
-    connect(m_overview, &AttentionOverview::cellActivated, this, [this](int layer, int head) {
-        ViewState s = m_state;
-        s.layer = layer;
-        s.head = head;
-        setViewState(s);
-        m_plotTabs->setCurrentWidget(m_attention);
-    });
-    connect(m_links, &LinkStripView::layerChanged, this, [this](int layer) {
-        if (layer == m_state.layer)
-            return;
-        ViewState s = m_state;
-        s.layer = layer;
-        setViewState(s);
+    connect(m_views.get(), &ViewHost::hovered, this, [this](const QString &text) {
+        if (!text.isEmpty())
+            m_inspector->setPlainText(text);
     });
 }
 
@@ -346,21 +212,12 @@ void MainWindow::createActions()
     });
     fileMenu->addAction(tr("Load &model…"), QKeySequence(tr("Ctrl+M")), this, &MainWindow::loadModelDialog);
     fileMenu->addSeparator();
-    auto *exportMenu = fileMenu->addMenu(tr("&Export"));
-    exportMenu->addAction(tr("Current &tree view…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportDialog);
-    for (const QString &name : exportableViewNames())
-        exportMenu->addAction(tr("View “%1”…").arg(name), this, [this, name] {
-            const QString path = QFileDialog::getSaveFileName(
-                this, tr("Export %1").arg(name), name + QStringLiteral(".svg"),
-                tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png);;LaTeX (*.tex)"));
-            if (path.isEmpty())
-                return;
-            if (const Status st = exportCurrent(name, path); !st)
-                QMessageBox::warning(this, tr("Export"), QString::fromStdString(st.message()));
-        });
-    exportMenu->addSeparator();
-    exportMenu->addAction(tr("Analysis as &JSON…"), this, [this] { exportData(true); });
-    exportMenu->addAction(tr("Matrices as &CSV…"), this, [this] { exportData(false); });
+    auto *exports = new ExportActions(this, m_document, *m_export, [this] {
+        return m_treeTabs->currentWidget() == m_views->widget(QStringLiteral("dependency")) ? QStringLiteral("dependency")
+                                                                                           : QStringLiteral("constituency");
+    });
+    exports->addTo(fileMenu);
+    connect(exports, &ExportActions::statusMessage, this, [this](const QString &text) { m_status->setText(text); });
     fileMenu->addSeparator();
     fileMenu->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 
@@ -374,13 +231,10 @@ void MainWindow::createActions()
     nav->addAction(tr("Previous h&ead"), QKeySequence(tr("Ctrl+Left")), this, [this] { m_controls->stepHead(-1); });
     nav->addSeparator();
     nav->addAction(tr("Play layer &animation"), QKeySequence(tr("Ctrl+P")), this, [this] {
-        m_plotTabs->setCurrentWidget(m_links);
+        m_plotTabs->setCurrentWidget(m_views->widget(QStringLiteral("links")));
         linkView()->play();
     });
-    nav->addAction(tr("&Focus the input"), QKeySequence(tr("Ctrl+L")), this, [this] {
-        m_input->setFocus();
-        m_input->lineEdit()->selectAll();
-    });
+    nav->addAction(tr("&Focus the input"), QKeySequence(tr("Ctrl+L")), m_sentence, &SentencePanel::focusInput);
     nav->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancel);
 
     auto *viewMenu = menuBar()->addMenu(tr("&Window"));
@@ -388,24 +242,17 @@ void MainWindow::createActions()
         viewMenu->addAction(dock->toggleViewAction());
 
     auto *helpMenu = menuBar()->addMenu(tr("&Help"));
-    helpMenu->addAction(tr("&About TreeLens"), this, &MainWindow::showAbout);
+    helpMenu->addAction(tr("&About TreeLens"), this, [this] { showAboutDialog(this); });
 }
 
 QStringList MainWindow::exportableViewNames()
 {
-    return {QStringLiteral("constituency"), QStringLiteral("dependency"), QStringLiteral("prior"),
-            QStringLiteral("attention"),    QStringLiteral("overview"),   QStringLiteral("links")};
+    return ViewHost::exportableViewNames();
 }
 
 ExportableView *MainWindow::exportableView(const QString &name)
 {
-    if (name == QLatin1String("constituency")) return m_constituency;
-    if (name == QLatin1String("dependency")) return m_dependency;
-    if (name == QLatin1String("prior")) return m_prior;
-    if (name == QLatin1String("attention")) return m_attention;
-    if (name == QLatin1String("overview")) return m_overview;
-    if (name == QLatin1String("links")) return m_links;
-    return nullptr;
+    return m_views->exportableView(name);
 }
 
 void MainWindow::setModelPath(const QString &path)
@@ -430,31 +277,18 @@ void MainWindow::setModelPath(const QString &path)
 void MainWindow::openProbedSentence(const QString &sentenceId, int layer, int head,
                                     std::shared_ptr<const Sentence> sentence)
 {
-    const auto corpus = m_corpus->model()->corpus();
-    int row = -1;
-    if (corpus) {
-        const std::string id = sentenceId.toStdString();
-        // The same id with other words is another sentence (files without
-        // sent_id number their sentences s1, s2, ... each): not this one.
-        for (std::size_t i = 0; i < corpus->size(); ++i)
-            if ((*corpus)[i].id == id && (!sentence || (*corpus)[i].words() == sentence->words())) {
-                row = static_cast<int>(i);
-                break;
-            }
-    }
+    const int row = m_corpus->model()->findSentence(sentenceId.toStdString(), sentence.get());
     if (row < 0 && (!sentence || sentence->id != sentenceId.toStdString())) {
         m_status->setText(tr("Sentence %1 is neither in the open corpus nor in the probed files.").arg(sentenceId));
         return;
     }
-    // The layer/head are applied once the analysis has the shape (updateViews).
-    m_pendingProbeSentence = sentenceId.toStdString();
-    m_pendingProbeLayer = layer;
-    m_pendingProbeHead = head;
+    // The layer/head are applied once the analysis has the shape.
+    m_document.setPendingSelection(sentenceId.toStdString(), layer, head);
     if (row >= 0)
         m_corpus->activateRow(row);
     else // not in the open corpus: the run's copy, analysed as a corpus sentence (gold trees kept)
         analyseSentence(std::move(sentence));
-    ViewState s = m_state;
+    ViewState s = m_document.selection();
     s.layer = layer;
     s.head = head;
     setViewState(s);
@@ -471,14 +305,9 @@ void MainWindow::analyse(const QString &text)
     const QString t = text.trimmed();
     if (t.isEmpty())
         return;
-    m_input->setCurrentText(t);
+    m_sentence->setText(t);
     Settings::setLastSentence(t);
-    Settings::addToHistory(t);
-    if (m_history->count() == 0 || m_history->item(0)->text() != t) {
-        for (auto *item : m_history->findItems(t, Qt::MatchExactly))
-            delete m_history->takeItem(m_history->row(item));
-        m_history->insertItem(0, t);
-    }
+    m_sentence->remember(t);
     m_status->setText(tr("Parsing…"));
     m_waitingForAnalysis = true;
     m_jobs.requestParse(t);
@@ -488,7 +317,7 @@ void MainWindow::analyseSentence(std::shared_ptr<const Sentence> sentence)
 {
     if (!sentence)
         return;
-    m_input->setCurrentText(sentenceDisplayText(*sentence));
+    m_sentence->setText(sentenceDisplayText(*sentence));
     m_status->setText(tr("Analysing %1…").arg(QString::fromStdString(sentence->id)));
     m_waitingForAnalysis = true;
     m_jobs.requestSentence(std::move(sentence));
@@ -496,18 +325,14 @@ void MainWindow::analyseSentence(std::shared_ptr<const Sentence> sentence)
 
 bool MainWindow::openCorpus(const QString &path, QString *error)
 {
-    const auto format = formatFromPath(path.toStdString());
-    CorpusReadOptions options;
-    options.stripTraces = true; // the views show words; traces are not tokens
-    options.stripFunctionTags = true;
-    auto r = readCorpusFile(path.toStdString(), format, options);
+    auto r = readCorpusAsShown(path);
     if (!r) {
         if (error)
             *error = QString::fromStdString(r.message());
         m_status->setText(QString::fromStdString(r.message()));
         return false;
     }
-    auto corpus = std::make_shared<const std::vector<Sentence>>(std::move(*r));
+    const auto corpus = *r;
     m_corpus->setCorpus(corpus, path);
     Settings::addRecentFile(path);
     m_status->setText(tr("Opened %1: %n sentence(s)", nullptr, static_cast<int>(corpus->size())).arg(QFileInfo(path).fileName()));
@@ -527,48 +352,20 @@ void MainWindow::cancel()
     if (!m_jobs.isBusy())
         return;
     m_jobs.cancel();
-    m_links->stop();
+    if (auto *links = qobject_cast<LinkStripView *>(m_views->widget(QStringLiteral("links"))))
+        links->stop();
     m_waitingForAnalysis = false;
     m_status->setText(tr("Cancelled."));
 }
 
 void MainWindow::setParser(const QString &name)
 {
-    ParserConfig config = m_jobs.parserConfig();
-    if (name == QLatin1String("external")) {
-        // The external backend runs the user's own parser: ask for its command line once.
-        bool ok = false;
-        const QString command = QInputDialog::getText(
-            this, tr("External parser"),
-            tr("Command that reads one line of space-separated tokens on stdin and writes one CoNLL-U sentence on "
-               "stdout (for example a UDPipe, spaCy or Stanza wrapper script):"),
-            QLineEdit::Normal, Settings::value(QStringLiteral("parser/command")).toString(), &ok);
-        if (!ok || command.trimmed().isEmpty()) {
-            m_controls->setParsers(m_parserNames, QString::fromStdString(config.backend));
-            return;
-        }
-        Settings::setValue(QStringLiteral("parser/command"), command.trimmed());
-        config.command = command.trimmed().toStdString();
-    } else if (name == QLatin1String("file")) {
-        // Trees parsed elsewhere (or gold): typed sentences are looked up in this file by their words.
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Parsed file to take trees from"), Settings::value(QStringLiteral("parser/treeFile")).toString(),
-            tr("Parsed files (*.conllu *.conll *.mrg *.ptb *.json);;All files (*)"));
-        ParserConfig probe = config;
-        probe.backend = "file";
-        probe.treeFile = path.toStdString();
-        const auto parser = path.isEmpty() ? Result<std::unique_ptr<Parser>>(Error{"no file"}) : createParser(probe);
-        if (!parser) {
-            if (!path.isEmpty())
-                QMessageBox::warning(this, tr("File parser"), QString::fromStdString(parser.message()));
-            m_controls->setParsers(m_parserNames, QString::fromStdString(config.backend));
-            return;
-        }
-        Settings::setValue(QStringLiteral("parser/treeFile"), path);
-        config.treeFile = probe.treeFile;
+    const auto config = askParserConfig(this, m_jobs.parserConfig(), name);
+    if (!config) { // cancelled: the dock shows the parser in use again
+        m_controls->setParsers(m_parserNames, QString::fromStdString(m_jobs.parserConfig().backend));
+        return;
     }
-    config.backend = name.toStdString();
-    m_jobs.setParserConfig(config);
+    m_jobs.setParserConfig(*config);
     Settings::setParserBackend(name);
     // Re-parse what is on screen with the new parser (typed text only: corpus sentences keep their gold trees).
     if (const auto s = m_document.sentence(); s && s->id == "input")
@@ -577,102 +374,33 @@ void MainWindow::setParser(const QString &name)
 
 void MainWindow::setViewState(const ViewState &state)
 {
-    m_controls->setState(state); // emits stateChanged → applyState when anything changed
-    if (m_controls->state().layer == state.layer && m_controls->state().head == state.head)
-        applyState(m_controls->state());
+    m_document.setSelection(state);
+    m_views->syncVisibleViews(); // also when the selection was already this one
 }
 
-void MainWindow::applyState(const ViewState &state)
-{
-    m_state = state;
-    syncVisibleViews();
-}
-
-void MainWindow::syncView(QWidget *view)
-{
-    for (ViewSlot &v : m_slots) {
-        if (v.widget != view)
-            continue;
-        // Data first, with the view's previous state; a second rebuild only when the state differs too.
-        if (v.dataGeneration != m_dataGeneration) {
-            v.setData(m_viewData);
-            v.dataGeneration = m_dataGeneration;
-        }
-        if (!v.hasState || v.state != m_state) {
-            v.setState(m_state);
-            v.state = m_state;
-            v.hasState = true;
-        }
-    }
-}
-
-void MainWindow::syncVisibleViews()
-{
-    for (ViewSlot &v : m_slots)
-        if (v.widget->isVisible())
-            syncView(v.widget);
-}
-
-ConstituencyView *MainWindow::constituencyView()
-{
-    syncView(m_constituency);
-    return m_constituency;
-}
-DependencyView *MainWindow::dependencyView()
-{
-    syncView(m_dependency);
-    return m_dependency;
-}
-HeatmapView *MainWindow::priorView()
-{
-    syncView(m_prior);
-    return m_prior;
-}
-HeatmapView *MainWindow::attentionView()
-{
-    syncView(m_attention);
-    return m_attention;
-}
-AttentionOverview *MainWindow::overviewView()
-{
-    syncView(m_overview);
-    return m_overview;
-}
-LinkStripView *MainWindow::linkView()
-{
-    syncView(m_links);
-    return m_links;
-}
+TreeTextView *MainWindow::treeTextView() { return m_views->textView(); }
+ConstituencyView *MainWindow::constituencyView() { return m_views->constituencyView(); }
+DependencyView *MainWindow::dependencyView() { return m_views->dependencyView(); }
+HeatmapView *MainWindow::priorView() { return m_views->priorView(); }
+HeatmapView *MainWindow::attentionView() { return m_views->attentionView(); }
+AttentionOverview *MainWindow::overviewView() { return m_views->overviewView(); }
+LinkStripView *MainWindow::linkView() { return m_views->linkView(); }
+double MainWindow::lastViewUpdateMs() const { return m_views->lastUpdateMs(); }
 
 void MainWindow::onDocumentChanged(AnalysisDocument::Changes what)
 {
-    if (what & AnalysisDocument::BusyChanged) {
-        m_progress->setVisible(m_document.isBusy());
-        if (m_document.isBusy())
-            m_progress->setRange(0, 0);
-        m_cancel->setEnabled(m_document.isBusy());
-    }
+    if (what & AnalysisDocument::BusyChanged)
+        m_status->setBusy(m_document.isBusy());
+    showSelection(what);
     if (what & (AnalysisDocument::SentenceChanged | AnalysisDocument::AnalysisChanged)) {
         if (const auto s = m_document.sentence()) {
-            updateViews();
-            QString status = tr("%n word(s)", nullptr, static_cast<int>(s->tokens.size()));
-            const std::string parser = s->metadataValue("parser");
-            if (!parser.empty())
-                status += tr(", parsed by %1").arg(QString::fromStdString(parser));
-            if (s->metadataValue("dependency_source") == "gold" || s->metadataValue("constituency_source") == "gold")
-                status += tr(", gold trees from the corpus");
-            if (const std::string e = s->metadataValue("parse_error"); !e.empty())
-                status += tr(" — parser failed: %1").arg(QString::fromStdString(e));
-            if (!m_document.modelMessage().isEmpty())
-                status += tr(" — model: %1").arg(m_document.modelMessage());
-            m_status->setText(status);
+            m_status->setText(StatusLine::describe(*s, m_document.modelMessage()));
             if (m_waitingForAnalysis) {
                 m_waitingForAnalysis = false;
                 Q_EMIT analysisShown(true);
             }
         }
     } else if ((what & AnalysisDocument::ErrorChanged) && !m_document.lastError().isEmpty()) {
-        m_textView->showMessage(m_document.lastError());
         m_status->setText(tr("Error: %1").arg(m_document.lastError()));
         if (m_waitingForAnalysis) {
             m_waitingForAnalysis = false;
@@ -681,42 +409,17 @@ void MainWindow::onDocumentChanged(AnalysisDocument::Changes what)
     }
 }
 
-void MainWindow::updateViews()
+void MainWindow::showSelection(AnalysisDocument::Changes what)
 {
-    QElapsedTimer clock;
-    clock.start();
-    ViewData data{m_document.sentence(), m_document.analysis()};
-    // An analysis always belongs to its sentence (AnalysisDocument::setResult); a
-    // mismatch would be a bug upstream, and views must not index out of range.
-    if (data.sentence && data.analysis && data.analysis->words.size() != data.sentence->tokens.size())
-        data.analysis.reset();
-    const Analysis *a = data.analysis.get();
-    m_viewData = data;
-    ++m_dataGeneration;
-    // The new shape may clamp the layer, head or focus word: take the state from
-    // the controls before any view is rebuilt (applyState syncs visible views).
-    m_controls->setShape(a ? a->layers : 0, a ? a->heads : 0, data.sentence ? data.sentence->words() : std::vector<std::string>{});
-    m_state = m_controls->state();
-    // A sentence opened from the probing panel: its layer/head, now that the shape allows them.
-    if (!m_pendingProbeSentence.empty() && data.sentence && data.sentence->id == m_pendingProbeSentence && a) {
-        ViewState s = m_state;
-        s.layer = m_pendingProbeLayer;
-        s.head = m_pendingProbeHead;
-        m_controls->setState(s);
-        m_state = m_controls->state();
-        m_pendingProbeSentence.clear();
+    // The dock mirrors the document here; it reports only what the user changes.
+    const QSignalBlocker block(m_controls);
+    const auto s = m_document.sentence();
+    if ((what & (AnalysisDocument::SentenceChanged | AnalysisDocument::AnalysisChanged)) && s) {
+        const auto a = m_document.analysisFits() ? m_document.analysis() : nullptr;
+        m_controls->setShape(a ? a->layers : 0, a ? a->heads : 0, s->words());
     }
-    if (data.sentence)
-        m_textView->setSentence(*data.sentence, a);
-    syncVisibleViews();
-    m_lastViewUpdateMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
-    Q_EMIT viewsUpdated();
-}
-
-void MainWindow::showHover(const QString &text)
-{
-    if (!text.isEmpty())
-        m_inspector->setPlainText(text);
+    if (what & AnalysisDocument::SelectionChanged || (what & (AnalysisDocument::SentenceChanged | AnalysisDocument::AnalysisChanged) && s))
+        m_controls->setState(m_document.selection());
 }
 
 void MainWindow::openFileDialog()
@@ -743,99 +446,9 @@ void MainWindow::loadModelDialog()
         analyseSentence(s);
 }
 
-void MainWindow::exportDialog()
-{
-    const QString name = m_treeTabs->currentWidget() == m_dependency ? QStringLiteral("dependency")
-                                                                      : QStringLiteral("constituency");
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export %1 tree").arg(name), name + QStringLiteral(".pdf"),
-                                                      tr("PDF (*.pdf);;SVG (*.svg);;PNG (*.png);;LaTeX (*.tex)"));
-    if (path.isEmpty())
-        return;
-    if (const Status st = exportCurrent(name, path); !st)
-        QMessageBox::warning(this, tr("Export"), QString::fromStdString(st.message()));
-}
-
 Status MainWindow::exportCurrent(const QString &viewName, const QString &path, int dpi)
 {
-    const auto sentence = m_document.sentence();
-    if (path.endsWith(QLatin1String(".tex"), Qt::CaseInsensitive)) {
-        if (!sentence)
-            return Error{"nothing to export: no sentence analysed"};
-        LatexOptions opt;
-        if (viewName == QLatin1String("constituency")) {
-            const auto a = m_document.analysis();
-            const bool induced = m_constituency->mode() == ConstituencyView::Mode::Induced && a && a->inducedTree;
-            const ConstituencyTree *tree = induced ? &*a->inducedTree : (sentence->constituency ? &*sentence->constituency : nullptr);
-            if (!tree)
-                return Error{"the sentence has no constituency tree"};
-            return writeTextFile(path, constituencyToForest(*tree, opt));
-        }
-        if (viewName == QLatin1String("dependency")) {
-            if (!sentence->dependency)
-                return Error{"the sentence has no dependency tree"};
-            const auto arcs = latexAttentionArcs(*sentence, m_document.analysis().get(), m_state);
-            return writeTextFile(path, dependencyToTikzDependency(*sentence, opt, arcs.empty() ? nullptr : &arcs));
-        }
-        return Error{"LaTeX export is for the constituency and dependency views; use .pdf, .svg or .png for " + viewName.toStdString()};
-    }
-    ExportableView *view = exportableView(viewName);
-    if (view)
-        syncView(dynamic_cast<QWidget *>(view));
-    if (!view)
-        return Error{"unknown view '" + viewName.toStdString() + "' (expected one of: "
-                     + exportableViewNames().join(QStringLiteral(", ")).toStdString() + ")"};
-    return exportView(*view, path, dpi);
-}
-
-void MainWindow::exportData(bool json)
-{
-    const auto a = m_document.analysis();
-    if (!a) {
-        QMessageBox::information(this, tr("Export"), tr("There is no analysis to export (no model output)."));
-        return;
-    }
-    if (json) {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export analysis"), QStringLiteral("analysis.json"),
-                                                          tr("JSON (*.json)"));
-        if (path.isEmpty())
-            return;
-        if (const Status st = writeTextFile(path, analysisToJson(*a, true, 1) + "\n"); !st)
-            QMessageBox::warning(this, tr("Export"), QString::fromStdString(st.message()));
-        return;
-    }
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export matrices as CSV into"));
-    if (dir.isEmpty())
-        return;
-    const int l = m_state.layer, h = m_state.head;
-    Status st;
-    if (l < static_cast<int>(a->constituentPrior.size()))
-        st = writeTextFile(dir + QStringLiteral("/prior-layer%1.csv").arg(l + 1),
-                           matrixToCsv(a->constituentPrior[static_cast<std::size_t>(l)], a->tokens, a->tokens));
-    if (const Matrix *m = selectedAttention(*a, m_state); st && m)
-        st = writeTextFile(dir + QStringLiteral("/attention-layer%1-head%2%3.csv").arg(l + 1).arg(h + 1)
-                                     .arg(m_state.weightedAttention ? QString() : QStringLiteral("-raw")),
-                           matrixToCsv(*m, a->tokens, a->tokens));
-    if (st && !a->linkProbs.empty())
-        st = writeTextFile(dir + QStringLiteral("/link-probs.csv"), linkProbsToCsv(*a));
-    if (!st)
-        QMessageBox::warning(this, tr("Export"), QString::fromStdString(st.message()));
-    else
-        m_status->setText(tr("Matrices of layer %1, head %2 written to %3").arg(l + 1).arg(h + 1).arg(dir));
-}
-
-void MainWindow::showAbout()
-{
-    const TorchInfo t = torchInfo();
-    QString parsers;
-    for (const auto &p : availableParsers())
-        parsers += QStringLiteral("<br>%1").arg(QString::fromStdString(p.description).toHtmlEscaped());
-    QMessageBox::about(this, tr("About TreeLens"),
-                       tr("<h3>TreeLens %1</h3><p>See what tree-structured attention encoders do.</p>"
-                          "<p>Qt %2<br>LibTorch %3 (%4)<br>Graphviz %5<br>QCustomPlot %6%7</p>")
-                           .arg(QStringLiteral(TREELENS_VERSION), QString::fromLatin1(qVersion()),
-                                QString::fromStdString(t.version),
-                                QString::fromStdString(t.cudaAvailable ? "CUDA available" : "CPU only"),
-                                graphvizVersion(), qcustomplotVersion(), parsers));
+    return m_export->exportView(viewName, path, dpi);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -1,14 +1,13 @@
 #pragma once
 /// \file mainwindow.h
 /// The main window: composes the docks (sentence input and history, corpus,
-/// model, view controls, inspector), the tree views (top) and the plots
-/// (bottom), the actions and the status bar with progress and Cancel. Owns the
-/// AnalysisDocument and the JobRunner; holds no analysis logic itself.
+/// model, view controls, inspector, probing), the tree views (top) and the plots
+/// (bottom) of a ViewHost, the actions and the status bar with progress and
+/// Cancel. Owns the AnalysisDocument (sentence, analysis and selection) and the
+/// JobRunner; holds no analysis, drawing or export logic itself (ViewHost,
+/// ExportService).
 
-#include <functional>
 #include <memory>
-#include <string>
-#include <vector>
 
 #include <QMainWindow>
 
@@ -16,11 +15,6 @@
 #include "ui/session/jobrunner.h"
 #include "viz/viewcommon.h"
 
-class QComboBox;
-class QLabel;
-class QListWidget;
-class QProgressBar;
-class QPushButton;
 class QTabWidget;
 class QTextBrowser;
 
@@ -31,11 +25,15 @@ class ConstituencyView;
 class ControlPanel;
 class CorpusPanel;
 class DependencyView;
+class ExportService;
 class HeatmapView;
 class LinkStripView;
 class ModelPanel;
 class ProbingPanel;
+class SentencePanel;
+class StatusLine;
 class TreeTextView;
+class ViewHost;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -45,10 +43,12 @@ public:
 
     AnalysisDocument *document() { return &m_document; }
     JobRunner *jobRunner() { return &m_jobs; }
-    TreeTextView *treeTextView() { return m_textView; }
-    // The views. Hidden views are given new data only when they are shown (a
-    // 200-word sentence costs ~50 ms in the constituency layout alone); these
-    // accessors bring the view up to date first.
+    TreeTextView *treeTextView();
+    ViewHost *viewHost() { return m_views.get(); }
+    ExportService *exportService() { return m_export.get(); }
+    // The views (ViewHost). Hidden views are given new data only when they are
+    // shown (a 200-word sentence costs ~50 ms in the constituency layout alone);
+    // these accessors bring the view up to date first.
     ConstituencyView *constituencyView();
     DependencyView *dependencyView();
     HeatmapView *priorView();
@@ -60,7 +60,7 @@ public:
     ModelPanel *modelPanel() { return m_model; }
     ProbingPanel *probingPanel() { return m_probing; }
     /// The view exported as `name` (constituency, dependency, prior, attention,
-    /// overview, links), nullptr for an unknown name.
+    /// overview, links), brought up to date; nullptr for an unknown name.
     ExportableView *exportableView(const QString &name);
     static QStringList exportableViewNames();
 
@@ -75,11 +75,12 @@ public:
     void scoreCorpus();
     void cancel();
 
-    ViewState viewState() const { return m_state; }
+    /// The document's selection (AnalysisDocument::selection).
+    ViewState viewState() const { return m_document.selection(); }
     void setViewState(const ViewState &state);
     /// Milliseconds the GUI thread spent giving the latest result to every view.
-    double lastViewUpdateMs() const { return m_lastViewUpdateMs; }
-    /// Exports the named view (or, for .tex, the tree) of the current analysis.
+    double lastViewUpdateMs() const;
+    /// Exports the named view (or, for .tex, the tree) of the current analysis (ExportService::exportView).
     Status exportCurrent(const QString &viewName, const QString &path, int dpi = 300);
 
 Q_SIGNALS:
@@ -99,18 +100,10 @@ private:
     void createDocks();
     void createActions();
     void onDocumentChanged(AnalysisDocument::Changes what);
-    void updateViews();
-    void applyState(const ViewState &state);
-    /// Gives a view the current data and state if it lacks them.
-    void syncView(QWidget *view);
-    /// Syncs every view the user can see now.
-    void syncVisibleViews();
-    void showHover(const QString &text);
+    /// The View dock shows the document's selection (and its ranges).
+    void showSelection(AnalysisDocument::Changes what);
     void openFileDialog();
     void loadModelDialog();
-    void exportDialog();
-    void exportData(bool json);
-    void showAbout();
     void setParser(const QString &name);
     /// From the probing panel: shows a probed sentence at a layer/head (0-based):
     /// the open corpus's row when it has the id, otherwise `sentence` (the run's
@@ -119,43 +112,19 @@ private:
 
     AnalysisDocument m_document;
     JobRunner m_jobs;
-    ViewState m_state;
-    QComboBox *m_input = nullptr;
-    QListWidget *m_history = nullptr;
+    std::unique_ptr<ViewHost> m_views; ///< before the view widgets go: it listens to them
+    std::unique_ptr<ExportService> m_export;
     QTabWidget *m_treeTabs = nullptr;
     QTabWidget *m_plotTabs = nullptr;
-    TreeTextView *m_textView = nullptr;
-    ConstituencyView *m_constituency = nullptr;
-    DependencyView *m_dependency = nullptr;
-    HeatmapView *m_prior = nullptr;
-    HeatmapView *m_attention = nullptr;
-    AttentionOverview *m_overview = nullptr;
-    LinkStripView *m_links = nullptr;
+    SentencePanel *m_sentence = nullptr;
     ControlPanel *m_controls = nullptr;
     CorpusPanel *m_corpus = nullptr;
     ModelPanel *m_model = nullptr;
     ProbingPanel *m_probing = nullptr;
-    std::string m_pendingProbeSentence; ///< opened from the probing panel, layer/head not yet applied
-    int m_pendingProbeLayer = 0;
-    int m_pendingProbeHead = 0;
     QTextBrowser *m_inspector = nullptr;
-    QLabel *m_status = nullptr;
-    QProgressBar *m_progress = nullptr;
-    QPushButton *m_cancel = nullptr;
+    StatusLine *m_status = nullptr;
     bool m_waitingForAnalysis = false;
     QStringList m_parserNames;
-    struct ViewSlot {
-        QWidget *widget = nullptr;
-        std::function<void(const ViewData &)> setData;
-        std::function<void(const ViewState &)> setState;
-        quint64 dataGeneration = 0;
-        ViewState state;
-        bool hasState = false;
-    };
-    std::vector<ViewSlot> m_slots;
-    ViewData m_viewData;
-    quint64 m_dataGeneration = 0;
-    double m_lastViewUpdateMs = 0.0;
 };
 
 } // namespace treelens

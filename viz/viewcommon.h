@@ -1,8 +1,8 @@
 #pragma once
 /// \file viewcommon.h
-/// What every view shares: the selection state the main window sets on all views
-/// (layer, head, attention kind, focus token, threshold), the colour scale, and
-/// the interface the exporter (viewexport.h) renders through.
+/// What every view shares: the selection it draws (ViewState, core/data/viewstate.h:
+/// layer, head, attention kind, focus word, threshold), the data, the colour
+/// scale, and the interface the exporter (viewexport.h) renders through.
 
 #include <memory>
 
@@ -13,31 +13,11 @@
 
 #include "core/data/analysis.h"
 #include "core/data/sentence.h"
+#include "core/data/viewstate.h"
 
 class QPainter;
 
 namespace treelens {
-
-/// The selection shared by all views. Layers and heads are 0-based here; the UI
-/// shows them 1-based. Word indices are 0-based positions in Sentence::tokens.
-struct ViewState {
-    int layer = 0;
-    int head = 0;
-    /// true: attention after the structural weighting (Tree Transformer: softmax ⊙ C);
-    /// false: the plain softmax (Analysis::attentionRaw, falls back to attention when empty).
-    bool weightedAttention = true;
-    /// The word whose outgoing attention is shown on trees (-1: none / whole matrix).
-    int focusWord = -1;
-    /// Attention arcs / merges below this value are not drawn.
-    double threshold = 0.1;
-
-    bool operator==(const ViewState &o) const
-    {
-        return layer == o.layer && head == o.head && weightedAttention == o.weightedAttention
-            && focusWord == o.focusWord && threshold == o.threshold;
-    }
-    bool operator!=(const ViewState &o) const { return !(*this == o); }
-};
 
 /// The data a view shows. Either pointer may be null (no sentence yet, no model).
 struct ViewData {

@@ -3,120 +3,22 @@
 //   treelens [FILE] [--model M] [--sentence TEXT]
 //   treelens [--sentence TEXT | FILE] --export-view VIEW --out FILE.png|svg|pdf|tex [--layer L] [--head H]
 //
-// With --export-view the window is never shown: the sentence (or every sentence
-// of FILE, then --out names a directory) is analysed, the view rendered
-// offscreen and written, and the program exits (0 ok, 1 error, 2 usage).
+// With --export-view there is no window (ui/offscreenexport.h): the sentence (or
+// every sentence of FILE, then --out names a directory) is analysed, the views
+// rendered offscreen and written, and the program exits (0 ok, 1 error, 2 usage).
 #include <cstdio>
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QDir>
-#include <QFileInfo>
 #include <QTimer>
 
 #include "core/encoders/encoder.h"
 #include "ui/mainwindow.h"
-#include "ui/corpuspanel.h"
-#include "ui/session/corpusmodel.h"
+#include "ui/offscreenexport.h"
 #include "ui/session/settings.h"
+#include "ui/viewhost.h"
 
 namespace {
-
-/// Drives offscreen exports: one sentence, or every sentence of a corpus.
-class ExportDriver : public QObject {
-public:
-    ExportDriver(treelens::MainWindow &window, QStringList views, QString out, QString format, int layer, int head, int dpi)
-        : m_window(window), m_views(std::move(views)), m_out(std::move(out)), m_format(std::move(format)),
-          m_layer(layer), m_head(head), m_dpi(dpi)
-    {
-        connect(&window, &treelens::MainWindow::analysisShown, this, &ExportDriver::onShown);
-    }
-
-    void runSentence(const QString &text) { m_window.analyse(text); }
-
-    bool runCorpus(const QString &path)
-    {
-        QString error;
-        if (!m_window.openCorpus(path, &error)) {
-            std::fprintf(stderr, "treelens: %s\n", error.toUtf8().constData());
-            return false;
-        }
-        m_corpus = m_window.corpusPanel()->model()->corpus();
-        if (!m_corpus || m_corpus->empty()) {
-            std::fprintf(stderr, "treelens: %s: no sentences\n", path.toUtf8().constData());
-            return false;
-        }
-        if (!QDir().mkpath(m_out)) {
-            std::fprintf(stderr, "treelens: %s: cannot create the output directory\n", m_out.toUtf8().constData());
-            return false;
-        }
-        next();
-        return true;
-    }
-
-private:
-    void next()
-    {
-        if (m_index >= static_cast<int>(m_corpus->size())) {
-            std::fprintf(stderr, "treelens: exported %d file(s) for %d sentence(s) to %s\n", m_written, m_index,
-                         m_out.toUtf8().constData());
-            QApplication::exit(m_failed ? 1 : 0);
-            return;
-        }
-        m_window.analyseSentence(m_window.corpusPanel()->model()->sentenceAt(m_index));
-    }
-
-    void onShown(bool ok)
-    {
-        if (!ok) {
-            std::fprintf(stderr, "treelens: %s\n", m_window.document()->lastError().toUtf8().constData());
-            if (!m_corpus) {
-                QApplication::exit(1);
-                return;
-            }
-            m_failed = true;
-        } else {
-            treelens::ViewState s = m_window.viewState();
-            if (m_layer >= 0)
-                s.layer = m_layer;
-            if (m_head >= 0)
-                s.head = m_head;
-            m_window.setViewState(s);
-            for (const QString &view : m_views) {
-                const QString path = m_corpus ? QStringLiteral("%1/%2-%3.%4")
-                                                    .arg(m_out)
-                                                    .arg(m_index + 1, 4, 10, QLatin1Char('0'))
-                                                    .arg(view, m_format)
-                                              : m_out;
-                const treelens::Status st = m_window.exportCurrent(view, path, m_dpi);
-                if (!st) {
-                    std::fprintf(stderr, "treelens: %s: %s\n", path.toUtf8().constData(), st.message().c_str());
-                    m_failed = true;
-                } else {
-                    ++m_written;
-                }
-            }
-        }
-        if (!m_corpus) {
-            QApplication::exit(m_failed ? 1 : 0);
-            return;
-        }
-        ++m_index;
-        QTimer::singleShot(0, this, [this] { next(); });
-    }
-
-    treelens::MainWindow &m_window;
-    QStringList m_views;
-    QString m_out;
-    QString m_format;
-    int m_layer;
-    int m_head;
-    int m_dpi;
-    std::shared_ptr<const std::vector<treelens::Sentence>> m_corpus;
-    int m_index = 0;
-    int m_written = 0;
-    bool m_failed = false;
-};
 
 int usage(const QString &message)
 {
@@ -174,11 +76,11 @@ int main(int argc, char **argv)
     int layer = -1, head = -1, dpi = 300;
     if (exporting) {
         for (const QString &v : cli.value(exportOpt).split(QLatin1Char(','), Qt::SkipEmptyParts))
-            views << (v == QLatin1String("all") ? treelens::MainWindow::exportableViewNames() : QStringList{v.trimmed()});
+            views << (v == QLatin1String("all") ? treelens::ViewHost::exportableViewNames() : QStringList{v.trimmed()});
         for (const QString &v : views)
-            if (!treelens::MainWindow::exportableViewNames().contains(v))
+            if (!treelens::ViewHost::exportableViewNames().contains(v))
                 return usage(QStringLiteral("unknown view '%1' (expected %2 or all)")
-                                 .arg(v, treelens::MainWindow::exportableViewNames().join(QStringLiteral(", "))));
+                                 .arg(v, treelens::ViewHost::exportableViewNames().join(QStringLiteral(", "))));
         if (!cli.isSet(outOpt))
             return usage(QStringLiteral("--export-view needs --out"));
         if (cli.positionalArguments().isEmpty() && views.size() > 1)
@@ -192,32 +94,38 @@ int main(int argc, char **argv)
             return usage(QStringLiteral("--dpi must be between 10 and 1200"));
     }
 
-    treelens::MainWindow window;
     QString model = cli.value(modelOpt);
     if (model.isEmpty())
         model = QString::fromStdString(treelens::defaultModelPath());
-    window.setModelPath(model);
-
     QString sentence = cli.value(sentenceOpt);
     const QString file = cli.positionalArguments().value(0);
 
     if (exporting) {
-        auto *driver = new ExportDriver(window, views, cli.value(outOpt), cli.value(formatOpt), layer, head, dpi);
-        if (!file.isEmpty()) {
-            QTimer::singleShot(0, &window, [driver, file] {
-                if (!driver->runCorpus(file))
-                    QApplication::exit(1);
-            });
-        } else {
-            if (sentence.isEmpty())
-                sentence = QStringLiteral("The old man saw a red kite.");
-            QTimer::singleShot(0, &window, [driver, sentence] { driver->runSentence(sentence); });
-        }
-        const int rc = app.exec();
-        delete driver;
-        return rc;
+        treelens::OffscreenExportOptions options;
+        options.views = views;
+        options.out = cli.value(outOpt);
+        options.format = cli.value(formatOpt);
+        options.layer = layer;
+        options.head = head;
+        options.dpi = dpi;
+        options.modelPath = model;
+        treelens::OffscreenExport exporter(options);
+        QObject::connect(&exporter, &treelens::OffscreenExport::reported, &app,
+                         [](const QString &line) { std::fprintf(stderr, "treelens: %s\n", line.toUtf8().constData()); });
+        QObject::connect(&exporter, &treelens::OffscreenExport::finished, &app, [](int rc) { QApplication::exit(rc); });
+        if (sentence.trimmed().isEmpty())
+            sentence = QStringLiteral("The old man saw a red kite.");
+        QTimer::singleShot(0, &exporter, [&exporter, file, sentence] {
+            if (!file.isEmpty())
+                exporter.runCorpus(file);
+            else
+                exporter.runSentence(sentence);
+        });
+        return app.exec();
     }
 
+    treelens::MainWindow window;
+    window.setModelPath(model);
     if (cli.isSet(quitOpt))
         QObject::connect(&window, &treelens::MainWindow::analysisShown, &app, [](bool ok) { QApplication::exit(ok ? 0 : 1); });
     window.show();

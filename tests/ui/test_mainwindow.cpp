@@ -165,6 +165,33 @@ TEST_F(MainWindowTest, AnalysesASentenceAndEveryViewShowsIt)
             EXPECT_NEAR(w.linkView()->gapValue(layer, g), a->linkProbs[static_cast<std::size_t>(layer)][static_cast<std::size_t>(g + cls)], 1e-6);
 }
 
+TEST_F(MainWindowTest, TheViewDockAndTheViewsFollowTheDocumentsSelection)
+{
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(modelPath()));
+    w.show();
+    ASSERT_TRUE(analyseAndWait(w, QStringLiteral("The old man saw a red kite .")));
+    const auto a = w.document()->analysis();
+    ASSERT_TRUE(a);
+    ASSERT_GT(a->layers, 2);
+    // A word clicked in a view: the document's focus word, shown by the View dock.
+    Q_EMIT w.dependencyView()->wordClicked(2);
+    EXPECT_EQ(w.document()->selection().focusWord, 2);
+    EXPECT_EQ(w.controlPanel()->state().focusWord, 2);
+    // The View dock's keys: into the document, and the visible views follow.
+    w.controlPanel()->stepLayer(+1);
+    EXPECT_EQ(w.document()->selection().layer, 1);
+    EXPECT_NEAR(w.priorView()->cellValue(1, 2), a->constituentPrior[1].at(1, 2), 1e-6);
+    // The document's selection set elsewhere: the dock shows it.
+    ViewState s = w.document()->selection();
+    s.layer = 2;
+    s.weightedAttention = false;
+    w.document()->setSelection(s);
+    EXPECT_EQ(w.controlPanel()->state().layer, 2);
+    EXPECT_FALSE(w.controlPanel()->state().weightedAttention);
+    EXPECT_EQ(w.viewState(), w.document()->selection());
+}
+
 TEST_F(MainWindowTest, EventLoopKeepsRunningWhileTheModelWorks)
 {
     MainWindow w;

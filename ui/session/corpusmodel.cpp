@@ -1,5 +1,7 @@
 #include "ui/session/corpusmodel.h"
 
+#include "core/formats/corpus.h"
+
 namespace treelens {
 
 QString sentenceDisplayText(const Sentence &sentence)
@@ -38,6 +40,16 @@ std::shared_ptr<const Sentence> CorpusModel::sentenceAt(int row) const
         return nullptr;
     // Aliasing constructor: the sentence keeps the whole corpus alive, no copy.
     return std::shared_ptr<const Sentence>(m_corpus, &(*m_corpus)[static_cast<std::size_t>(row)]);
+}
+
+int CorpusModel::findSentence(const std::string &id, const Sentence *sameWords) const
+{
+    if (!m_corpus)
+        return -1;
+    for (std::size_t i = 0; i < m_corpus->size(); ++i)
+        if ((*m_corpus)[i].id == id && (!sameWords || (*m_corpus)[i].words() == sameWords->words()))
+            return static_cast<int>(i);
+    return -1;
 }
 
 int CorpusModel::rowCount(const QModelIndex &parent) const
@@ -94,6 +106,17 @@ QVariant CorpusModel::headerData(int section, Qt::Orientation orientation, int r
     case TextColumn: return tr("Sentence");
     default: return {};
     }
+}
+
+Result<std::shared_ptr<const std::vector<Sentence>>> readCorpusAsShown(const QString &path)
+{
+    CorpusReadOptions options;
+    options.stripTraces = true; // the views show words; traces are not tokens
+    options.stripFunctionTags = true;
+    auto r = readCorpusFile(path.toStdString(), formatFromPath(path.toStdString()), options);
+    if (!r)
+        return Error{r.message()};
+    return std::make_shared<const std::vector<Sentence>>(std::move(*r));
 }
 
 } // namespace treelens

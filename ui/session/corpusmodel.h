@@ -10,6 +10,7 @@
 
 #include <QAbstractTableModel>
 
+#include "core/base/result.h"
 #include "core/data/sentence.h"
 #include "ui/session/jobrunner.h"
 
@@ -29,6 +30,10 @@ public:
     std::shared_ptr<const CorpusAnalysis> analysis() const { return m_analysis; }
     /// The sentence in corpus row `row` (nullptr when out of range). Shares ownership with the corpus.
     std::shared_ptr<const Sentence> sentenceAt(int row) const;
+    /// The row of the sentence with id `id` and, when `sameWords` is given, the
+    /// same words (files without sent_id number their sentences s1, s2, ... each,
+    /// so an id alone may name another file's sentence); -1 when there is none.
+    int findSentence(const std::string &id, const Sentence *sameWords = nullptr) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -40,6 +45,11 @@ private:
     std::shared_ptr<const CorpusAnalysis> m_analysis;
     QString m_path;
 };
+
+/// Reads a corpus file as the app shows it (format from the extension; PTB
+/// traces and function tags stripped: the views show words). The error names
+/// the file and line.
+Result<std::shared_ptr<const std::vector<Sentence>>> readCorpusAsShown(const QString &path);
 
 /// The text a corpus row shows: "# text" when present, else the words joined.
 QString sentenceDisplayText(const Sentence &sentence);

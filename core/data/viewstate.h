@@ -1,0 +1,31 @@
+#pragma once
+/// \file viewstate.h
+/// The selection over one Analysis that every view shows: layer, head, attention
+/// before or after ×C, focus word, threshold. A plain value type: the session's
+/// AnalysisDocument holds the current one (and clamps it to the analysis' shape),
+/// the views draw with it (viz/viewcommon.h), exports read it.
+
+namespace treelens {
+
+/// The selection shared by all views. Layers and heads are 0-based here; the UI
+/// shows them 1-based. Word indices are 0-based positions in Sentence::tokens.
+struct ViewState {
+    int layer = 0;
+    int head = 0;
+    /// true: attention after the structural weighting (Tree Transformer: softmax ⊙ C);
+    /// false: the plain softmax (Analysis::attentionRaw, falls back to attention when empty).
+    bool weightedAttention = true;
+    /// The word whose outgoing attention is shown on trees (-1: none / whole matrix).
+    int focusWord = -1;
+    /// Attention arcs / merges below this value are not drawn.
+    double threshold = 0.1;
+
+    bool operator==(const ViewState &o) const
+    {
+        return layer == o.layer && head == o.head && weightedAttention == o.weightedAttention
+            && focusWord == o.focusWord && threshold == o.threshold;
+    }
+    bool operator!=(const ViewState &o) const { return !(*this == o); }
+};
+
+} // namespace treelens

@@ -1,0 +1,107 @@
+#include "ui/exportservice.h"
+
+#include <QSaveFile>
+#include <QWidget>
+
+#include "core/formats/analysisjson.h"
+#include "ui/session/analysisdocument.h"
+#include "ui/viewhost.h"
+#include "viz/constituencyview.h"
+#include "viz/viewexport.h"
+
+namespace treelens {
+
+Status writeTextFileAtomically(const QString &path, const std::string &text)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())
+        || !f.commit())
+        return Error{path.toStdString() + ": " + f.errorString().toStdString()};
+    return {};
+}
+
+std::vector<LatexArc> latexAttentionArcs(const Sentence &sentence, const Analysis *analysis, const ViewState &state)
+{
+    std::vector<LatexArc> arcs;
+    if (!analysis || analysis->words.size() != sentence.tokens.size())
+        return arcs;
+    const int n = static_cast<int>(sentence.tokens.size());
+    for (int i = 0; i < n; ++i) {
+        if (state.focusWord >= 0 && i != state.focusWord)
+            continue;
+        for (int j = 0; j < n; ++j) {
+            const float w = wordAttention(*analysis, state, i, j);
+            if (i != j && w >= state.threshold)
+                arcs.push_back(LatexArc{i, j, w});
+        }
+    }
+    return arcs;
+}
+
+ExportService::ExportService(const AnalysisDocument &document, ViewHost &views) : m_document(document), m_views(views) {}
+
+Status ExportService::exportView(const QString &viewName, const QString &path, int dpi) const
+{
+    if (path.endsWith(QLatin1String(".tex"), Qt::CaseInsensitive))
+        return exportLatex(viewName, path);
+    ExportableView *view = m_views.exportableView(viewName); // brought up to date
+    if (!view)
+        return Error{"unknown view '" + viewName.toStdString() + "' (expected one of: "
+                     + ViewHost::exportableViewNames().join(QStringLiteral(", ")).toStdString() + ")"};
+    return treelens::exportView(*view, path, dpi);
+}
+
+Status ExportService::exportLatex(const QString &viewName, const QString &path) const
+{
+    const auto sentence = m_document.sentence();
+    if (!sentence)
+        return Error{"nothing to export: no sentence analysed"};
+    LatexOptions opt;
+    if (viewName == QLatin1String("constituency")) {
+        const auto a = m_document.analysis();
+        // The mode only: the view need not be up to date (nor exist, offscreen).
+        const auto *view = qobject_cast<const ConstituencyView *>(m_views.widget(viewName));
+        const bool induced = view && view->mode() == ConstituencyView::Mode::Induced && a && a->inducedTree;
+        const ConstituencyTree *tree = induced ? &*a->inducedTree : (sentence->constituency ? &*sentence->constituency : nullptr);
+        if (!tree)
+            return Error{"the sentence has no constituency tree"};
+        return writeTextFileAtomically(path, constituencyToForest(*tree, opt));
+    }
+    if (viewName == QLatin1String("dependency")) {
+        if (!sentence->dependency)
+            return Error{"the sentence has no dependency tree"};
+        const auto arcs = latexAttentionArcs(*sentence, m_document.analysis().get(), m_document.selection());
+        return writeTextFileAtomically(path, dependencyToTikzDependency(*sentence, opt, arcs.empty() ? nullptr : &arcs));
+    }
+    return Error{"LaTeX export is for the constituency and dependency views; use .pdf, .svg or .png for " + viewName.toStdString()};
+}
+
+Status ExportService::exportAnalysisJson(const QString &path) const
+{
+    const auto a = m_document.analysis();
+    if (!a)
+        return Error{"there is no analysis to export (no model output)"};
+    return writeTextFileAtomically(path, analysisToJson(*a, true, 1) + "\n");
+}
+
+Status ExportService::exportMatrices(const QString &dir) const
+{
+    const auto a = m_document.analysis();
+    if (!a)
+        return Error{"there is no analysis to export (no model output)"};
+    const ViewState state = m_document.selection();
+    const int l = state.layer, h = state.head;
+    Status st;
+    if (l < static_cast<int>(a->constituentPrior.size()))
+        st = writeTextFileAtomically(dir + QStringLiteral("/prior-layer%1.csv").arg(l + 1),
+                                     matrixToCsv(a->constituentPrior[static_cast<std::size_t>(l)], a->tokens, a->tokens));
+    if (const Matrix *m = selectedAttention(*a, state); st && m)
+        st = writeTextFileAtomically(dir + QStringLiteral("/attention-layer%1-head%2%3.csv").arg(l + 1).arg(h + 1)
+                                               .arg(state.weightedAttention ? QString() : QStringLiteral("-raw")),
+                                     matrixToCsv(*m, a->tokens, a->tokens));
+    if (st && !a->linkProbs.empty())
+        st = writeTextFileAtomically(dir + QStringLiteral("/link-probs.csv"), linkProbsToCsv(*a));
+    return st;
+}
+
+} // namespace treelens

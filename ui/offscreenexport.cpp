@@ -1,0 +1,120 @@
+#include "ui/offscreenexport.h"
+
+#include <QDir>
+
+#include "ui/parserchoice.h"
+
+namespace treelens {
+
+OffscreenExport::OffscreenExport(OffscreenExportOptions options, QObject *parent)
+    : QObject(parent), m_options(std::move(options)), m_views(&m_document, &m_viewParent, m_options.views),
+      m_service(m_document, m_views)
+{
+    m_views.restoreViewOptions(); // the tree modes the user chose in the app
+    m_jobs.setParserConfig(savedParserConfig());
+    m_jobs.setModelPath(m_options.modelPath);
+    connect(&m_jobs, &JobRunner::resultAvailable, this, &OffscreenExport::onResult);
+    connect(&m_jobs, &JobRunner::jobFailed, this, &OffscreenExport::onFailed);
+}
+
+OffscreenExport::~OffscreenExport() = default;
+
+void OffscreenExport::runSentence(const QString &text)
+{
+    m_batch = false;
+    m_request = m_jobs.requestParse(text.trimmed());
+}
+
+void OffscreenExport::runCorpus(const QString &path)
+{
+    m_batch = true;
+    auto corpus = readCorpusAsShown(path);
+    if (!corpus) {
+        Q_EMIT reported(QString::fromStdString(corpus.message()));
+        finish(1);
+        return;
+    }
+    if ((*corpus)->empty()) {
+        Q_EMIT reported(QStringLiteral("%1: no sentences").arg(path));
+        finish(1);
+        return;
+    }
+    m_corpus.setCorpus(*corpus, path);
+    if (!QDir().mkpath(m_options.out)) {
+        Q_EMIT reported(QStringLiteral("%1: cannot create the output directory").arg(m_options.out));
+        finish(1);
+        return;
+    }
+    next();
+}
+
+void OffscreenExport::next()
+{
+    if (m_index >= m_corpus.rowCount()) {
+        Q_EMIT reported(QStringLiteral("exported %1 file(s) for %2 sentence(s) to %3").arg(m_written).arg(m_index).arg(m_options.out));
+        finish(m_failed ? 1 : 0);
+        return;
+    }
+    m_request = m_jobs.requestSentence(m_corpus.sentenceAt(m_index));
+}
+
+void OffscreenExport::onResult(quint64 generation, std::shared_ptr<const Sentence> sentence,
+                               std::shared_ptr<const Analysis> analysis, const QString &modelError)
+{
+    if (generation != m_request)
+        return;
+    m_document.setResult(std::move(sentence), std::move(analysis), modelError);
+    exportCurrent();
+    sentenceDone();
+}
+
+void OffscreenExport::onFailed(quint64 generation, const QString &message)
+{
+    if (generation != m_request)
+        return;
+    m_document.setError(message);
+    Q_EMIT reported(message);
+    m_failed = true;
+    sentenceDone();
+}
+
+void OffscreenExport::exportCurrent()
+{
+    ViewState s = m_document.selection();
+    if (m_options.layer >= 0)
+        s.layer = m_options.layer;
+    if (m_options.head >= 0)
+        s.head = m_options.head;
+    m_document.setSelection(s);
+    for (const QString &view : m_options.views) {
+        const QString path = m_batch ? QStringLiteral("%1/%2-%3.%4")
+                                           .arg(m_options.out)
+                                           .arg(m_index + 1, 4, 10, QLatin1Char('0'))
+                                           .arg(view, m_options.format)
+                                     : m_options.out;
+        if (const Status st = m_service.exportView(view, path, m_options.dpi); !st) {
+            Q_EMIT reported(QStringLiteral("%1: %2").arg(path, QString::fromStdString(st.message())));
+            m_failed = true;
+        } else {
+            ++m_written;
+        }
+    }
+}
+
+void OffscreenExport::sentenceDone()
+{
+    if (!m_batch) {
+        finish(m_failed ? 1 : 0);
+        return;
+    }
+    ++m_index;
+    // The next request from the event loop, not from inside this result's signal.
+    QMetaObject::invokeMethod(this, &OffscreenExport::next, Qt::QueuedConnection);
+}
+
+void OffscreenExport::finish(int exitCode)
+{
+    QMetaObject::invokeMethod(this, [this, exitCode] { Q_EMIT finished(exitCode); }, Qt::QueuedConnection);
+}
+
+} // namespace treelens

@@ -1,0 +1,79 @@
+#pragma once
+/// \file offscreenexport.h
+/// `treelens --export-view`: writes views of one sentence, or of every sentence
+/// of a corpus file, without a window. Builds only what that needs: an
+/// AnalysisDocument, a JobRunner (parser and encoder on its worker thread, the
+/// parser restored from the settings like the app's), the named views (never
+/// shown) in a ViewHost and an ExportService. Sentences are analysed one at a
+/// time; each is exported when its result arrives. GUI thread, event loop needed.
+
+#include <memory>
+
+#include <QObject>
+#include <QStringList>
+#include <QWidget>
+
+#include "ui/exportservice.h"
+#include "ui/session/analysisdocument.h"
+#include "ui/session/corpusmodel.h"
+#include "ui/session/jobrunner.h"
+#include "ui/viewhost.h"
+
+namespace treelens {
+
+struct OffscreenExportOptions {
+    QStringList views;           ///< names from ViewHost::exportableViewNames()
+    /// One sentence: the file every view is written to (so, one view). A corpus:
+    /// the directory (created) that receives NNNN-VIEW.FORMAT per sentence (from 0001).
+    QString out;
+    QString format = QStringLiteral("svg"); ///< a corpus' file format: png, svg, pdf or tex
+    int layer = -1;              ///< 0-based; -1: the document's default (the first)
+    int head = -1;               ///< 0-based; -1: the document's default (the first)
+    int dpi = 300;               ///< PNG resolution
+    QString modelPath;           ///< the encoder ("" = trees only)
+};
+
+class OffscreenExport : public QObject {
+    Q_OBJECT
+public:
+    explicit OffscreenExport(OffscreenExportOptions options, QObject *parent = nullptr);
+    ~OffscreenExport() override;
+
+    /// Parses and analyses `text`, then writes the view(s) to options.out.
+    void runSentence(const QString &text);
+    /// Reads the corpus file (CoNLL-U, PTB, JSON, text; its trees kept, a missing
+    /// one parsed) and writes the views of every sentence into options.out.
+    void runCorpus(const QString &path);
+
+    const AnalysisDocument &document() const { return m_document; }
+
+Q_SIGNALS:
+    /// One line for the user (an error, or the batch summary), without a prefix.
+    void reported(const QString &line);
+    /// Queued once the run is over: 0 when every file was written, else 1.
+    void finished(int exitCode);
+
+private:
+    void next();
+    void onResult(quint64 generation, std::shared_ptr<const Sentence> sentence, std::shared_ptr<const Analysis> analysis,
+                  const QString &modelError);
+    void onFailed(quint64 generation, const QString &message);
+    void exportCurrent();
+    void sentenceDone();
+    void finish(int exitCode);
+
+    OffscreenExportOptions m_options;
+    AnalysisDocument m_document;
+    JobRunner m_jobs;
+    QWidget m_viewParent; ///< owns the views; never shown
+    ViewHost m_views;
+    ExportService m_service;
+    CorpusModel m_corpus;
+    bool m_batch = false;
+    quint64 m_request = 0;
+    int m_index = 0;
+    int m_written = 0;
+    bool m_failed = false;
+};
+
+} // namespace treelens

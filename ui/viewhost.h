@@ -1,0 +1,131 @@
+#pragma once
+/// \file viewhost.h
+/// The views of one AnalysisDocument, kept in step with it. Creates the views by
+/// name; when the document changes (sentence, analysis, selection) gives the new
+/// data and selection to the views the user can see, and to a hidden view only
+/// when it is shown or asked for (a 200-word sentence costs ~50 ms in the
+/// constituency layout alone); writes what the user does in a view (clicks a
+/// word, an overview cell, plays the link strip's layers) back into the
+/// document's selection. The main window puts the views into its tabs; the
+/// offscreen export (offscreenexport.h) creates only the views it writes.
+/// GUI thread only.
+
+#include <functional>
+#include <vector>
+
+#include <QObject>
+#include <QStringList>
+
+#include "ui/session/analysisdocument.h"
+include "viz/backgroundwork.h"
+#include "viz/viewcommon.h"
+
+class QWidget;
+
+namespace treelens {
+
+class AttentionOverview;
+class ConstituencyView;
+class DependencyView;
+class HeatmapView;
+class LinkStripView;
+class TreeTextView;
+
+class ViewHost : public QObject {
+    Q_OBJECT
+public:
+    /// Creates the named views (exportableViewNames(), and "text" for the text
+    /// view; unknown names are ignored) as children of `viewParent`, which owns
+    /// them (and may hand them on to tabs). The document must outlive the host.
+    ViewHost(AnalysisDocument *document, QWidget *viewParent, const QStringList &views, BackgroundWork work = {},
+             QObject *parent = nullptr);
+
+    /// The views that export (PNG/SVG/PDF, trees also LaTeX), in menu order:
+    /// constituency, dependency, prior, attention, overview, links.
+    static QStringList exportableViewNames();
+    /// Every view the main window shows: exportableViewNames() and "text".
+    static QStringList allViewNames();
+
+    // The views, brought up to date first; nullptr when not created.
+    ConstituencyView *constituencyView();
+    DependencyView *dependencyView();
+    HeatmapView *priorView();
+    HeatmapView *attentionView();
+    AttentionOverview *overviewView();
+    LinkStripView *linkView();
+    /// The text view (always up to date: it is cheap); nullptr when not created.
+    TreeTextView *textView() const { return m_text; }
+    /// The view exported as `name`, brought up to date; nullptr for an unknown name
+    /// or a view this host did not create.
+    ExportableView *exportableView(const QString &name);
+    /// The widget of the view named `name` as it is (for tabs), nullptr when not created.
+    QWidget *widget(const QString &name) const;
+
+    /// Gives `view` the document's data and selection if it lacks them.
+    void syncView(QWidget *view);
+    /// Syncs every view the user can see now.
+    void syncVisibleViews();
+
+    /// The tree views' display options (ConstituencyView::Mode, ::Overlay,
+    /// DependencyView::Layout as ints): applied to the views and saved in the
+    /// settings ("view/constituencyMode", ...). restoreViewOptions() reads them back.
+    void setConstituencyMode(int mode);
+    void setConstituencyOverlay(int overlay);
+    void setDependencyLayout(int layout);
+    int constituencyMode() const { return m_constituencyMode; }
+    int constituencyOverlay() const { return m_constituencyOverlay; }
+    int dependencyLayout() const { return m_dependencyLayout; }
+    void restoreViewOptions();
+
+    /// Milliseconds the GUI thread spent giving the latest sentence to the views.
+    double lastUpdateMs() const { return m_lastUpdateMs; }
+
+Q_SIGNALS:
+    /// Every visible view has been given the document's new sentence/analysis.
+    void viewsUpdated();
+    /// Text for the inspector: exact values under the mouse in any view.
+    void hovered(const QString &text);
+
+private:
+    template <class View>
+    void addSlot(View *view, const QString &name);
+    template <class View>
+    View *synced(View *view)
+    {
+        syncView(view);
+        return view;
+    }
+    void connectSelection();
+    void applyViewOptions();
+    void onDocumentChanged(AnalysisDocument::Changes what);
+    void updateData();
+
+    struct ViewSlot {
+        QString name;
+        QWidget *widget = nullptr;
+        ExportableView *exportable = nullptr;
+        std::function<void(const ViewData &)> setData;
+        std::function<void(const ViewState &)> setState;
+        quint64 dataGeneration = 0;
+        ViewState state;
+        bool hasState = false;
+    };
+
+    AnalysisDocument *m_document;
+    std::vector<ViewSlot> m_slots;
+    ConstituencyView *m_constituency = nullptr;
+    DependencyView *m_dependency = nullptr;
+    HeatmapView *m_prior = nullptr;
+    HeatmapView *m_attention = nullptr;
+    AttentionOverview *m_overview = nullptr;
+    LinkStripView *m_links = nullptr;
+    TreeTextView *m_text = nullptr;
+    ViewData m_viewData;
+    quint64 m_dataGeneration = 0;
+    double m_lastUpdateMs = 0.0;
+    int m_constituencyMode = 3;    ///< ConstituencyView::Mode::Compare
+    int m_constituencyOverlay = 1; ///< ConstituencyView::Overlay::Cohesion
+    int m_dependencyLayout = 0;    ///< DependencyView::Layout::Arcs
+};
+
+} // namespace treelens
