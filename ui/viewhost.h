@@ -17,7 +17,7 @@
 #include <QStringList>
 
 #include "ui/session/analysisdocument.h"
-include "viz/backgroundwork.h"
+#include "viz/backgroundwork.h"
 #include "viz/viewcommon.h"
 
 class QWidget;
