@@ -35,6 +35,8 @@
 
 #include "core/encoders/encoder.h"
 #include "core/formats/corpus.h"
+#include "core/formats/probejson.h"
+#include "core/probing/runreport.h"
 #include "ui/inductionview.h"
 #include "ui/structuralview.h"
 #include "viz/plotstyle.h"
@@ -943,16 +945,16 @@ void ProbingPanel::showReports(const std::vector<std::shared_ptr<ProbeRunReport>
     m_reports = reports;
     m_reportNames = names;
     if (reports.size() == 1) {
-        m_reportJson = QString::fromStdString(reports.front()->json);
-        m_reportText = QString::fromStdString(reports.front()->text);
+        m_reportJson = QString::fromStdString(probeReportJson(*reports.front()));
+        m_reportText = QString::fromStdString(probeReportText(*reports.front()));
     } else {
         // {"models": [report, ...]}: each report byte for byte as `probe --json` prints it.
         std::string json = "{\"models\":[";
         QString text;
         for (std::size_t i = 0; i < reports.size(); ++i) {
-            json += (i ? "," : "") + reports[i]->json;
+            json += (i ? "," : "") + probeReportJson(*reports[i]);
             text += QStringLiteral("== %1 ==\n").arg(names.value(static_cast<int>(i))) +
-                    QString::fromStdString(reports[i]->text) + QLatin1Char('\n');
+                    QString::fromStdString(probeReportText(*reports[i])) + QLatin1Char('\n');
         }
         m_reportJson = QString::fromStdString(json + "]}");
         m_reportText = text;
@@ -964,7 +966,7 @@ void ProbingPanel::showReports(const std::vector<std::shared_ptr<ProbeRunReport>
         m_modelSelect->clear();
         for (std::size_t i = 0; i < reports.size(); ++i) {
             m_modelSelect->addItem(names.value(static_cast<int>(i)));
-            const QJsonObject model = QJsonDocument::fromJson(QByteArray::fromStdString(reports[i]->json))
+            const QJsonObject model = QJsonDocument::fromJson(QByteArray::fromStdString(probeReportJson(*reports[i])))
                                           .object()
                                           .value(QStringLiteral("model"))
                                           .toObject();
@@ -1013,7 +1015,7 @@ void ProbingPanel::showReport()
         return;
     const std::shared_ptr<ProbeRunReport> report = m_reports[static_cast<std::size_t>(index)];
     m_report = report;
-    const QJsonObject root = QJsonDocument::fromJson(QByteArray::fromStdString(report->json)).object();
+    const QJsonObject root = QJsonDocument::fromJson(QByteArray::fromStdString(probeReportJson(*report))).object();
     fillTable(root.value(QStringLiteral("tasks")).toObject());
 
     const QString current = m_heatTask->currentText();
@@ -1120,7 +1122,7 @@ void ProbingPanel::fillCompare()
     const int n = static_cast<int>(m_reports.size());
     std::vector<QJsonObject> roots, tasks;
     for (const auto &r : m_reports) {
-        roots.push_back(QJsonDocument::fromJson(QByteArray::fromStdString(r->json)).object());
+        roots.push_back(QJsonDocument::fromJson(QByteArray::fromStdString(probeReportJson(*r))).object());
         tasks.push_back(roots.back().value(QStringLiteral("tasks")).toObject());
     }
     QStringList header = {tr("task"), tr("metric")};
