@@ -111,7 +111,40 @@ StructuralView::StructuralView(QWidget *parent) : QWidget(parent)
     m_list = newSentenceList(QStringLiteral("structuralSentences"), tr("Worst first. Double-click to open the sentence"));
     m_sentenceLabel = newSentenceLabel();
 
-    // ---- distance: two heatmaps on one colour scale + the arc diagram
+    QWidget *distancePage = buildDistancePage();
+    buildDepthPlot();
+    auto *empty = new QLabel(tr("No structural probe results."));
+    empty->setAlignment(Qt::AlignCenter);
+    m_stack = new QStackedWidget;
+    m_stack->addWidget(empty);
+    m_stack->addWidget(distancePage);
+    m_stack->addWidget(m_depthPlot);
+
+    auto *right = new QWidget;
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(m_sentenceLabel);
+    rightLayout->addWidget(m_stack, 1);
+
+    layOutView(this, top, newSplit(Qt::Horizontal, m_list, right, 1, 3));
+
+    connect(m_layerCombo, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int index) {
+        if (index >= 0)
+            setLayer(m_layerCombo->itemData(index).toInt());
+    });
+    connect(m_list, &QListWidget::currentRowChanged, this, [this] { showSelected(); });
+    connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) { activateSentence(m_list->row(item)); });
+    connect(m_heatPlot, &QCustomPlot::afterReplot, this, [this] {
+        if (updateHeatTicks())
+            m_heatPlot->replot(QCustomPlot::rpQueuedReplot);
+    });
+    connect(m_heatPlot, &QCustomPlot::mouseMove, this, &StructuralView::showHeatTip);
+    setResult(nullptr);
+}
+
+QWidget *StructuralView::buildDistancePage()
+{
+    // Two heatmaps on one colour scale + the arc diagram.
     m_heatPlot = new QCustomPlot;
     m_heatPlot->setMinimumSize(480, 260);
     m_heatPlot->setBackground(Qt::white);
@@ -167,8 +200,12 @@ StructuralView::StructuralView(QWidget *parent) : QWidget(parent)
     distanceLayout->setSpacing(4);
     distanceLayout->addWidget(m_heatPlot, 1);
     distanceLayout->addWidget(m_arcScroll);
+    return distancePage;
+}
 
-    // ---- depth: gold vs predicted bars, roots marked
+void StructuralView::buildDepthPlot()
+{
+    // Gold vs predicted bars, roots marked.
     m_depthPlot = new QCustomPlot;
     m_depthPlot->setMinimumSize(400, 260);
     styleChart(m_depthPlot, tr("depth (arcs from the root)"));
@@ -213,57 +250,32 @@ StructuralView::StructuralView(QWidget *parent) : QWidget(parent)
     legendRow->addElement(0, 1, m_depthPlot->legend);
     legendRow->addElement(0, 2, new QCPLayoutElement(m_depthPlot));
     legendRow->setColumnStretchFactor(1, 0.001);
+}
 
-    auto *empty = new QLabel(tr("No structural probe results."));
-    empty->setAlignment(Qt::AlignCenter);
-    m_stack = new QStackedWidget;
-    m_stack->addWidget(empty);
-    m_stack->addWidget(distancePage);
-    m_stack->addWidget(m_depthPlot);
-
-    auto *right = new QWidget;
-    auto *rightLayout = new QVBoxLayout(right);
-    rightLayout->setContentsMargins(0, 0, 0, 0);
-    rightLayout->addWidget(m_sentenceLabel);
-    rightLayout->addWidget(m_stack, 1);
-
-    layOutView(this, top, newSplit(Qt::Horizontal, m_list, right, 1, 3));
-
-    connect(m_layerCombo, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int index) {
-        if (index >= 0)
-            setLayer(m_layerCombo->itemData(index).toInt());
-    });
-    connect(m_list, &QListWidget::currentRowChanged, this, [this] { showSelected(); });
-    connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) { activateSentence(m_list->row(item)); });
-    connect(m_heatPlot, &QCustomPlot::afterReplot, this, [this] {
-        if (updateHeatTicks())
-            m_heatPlot->replot(QCustomPlot::rpQueuedReplot);
-    });
-    connect(m_heatPlot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *e) {
-        const StructuralSentenceResult *r = selectedResult();
-        if (!r || m_words.empty())
-            return;
-        const int n = static_cast<int>(m_words.size());
-        for (QCPColorMap *map : {m_goldMap, m_predMap}) {
-            QCPAxisRect *rect = map->keyAxis()->axisRect();
-            if (!rect->rect().contains(e->pos()))
-                continue;
-            const int col = static_cast<int>(std::lround(map->keyAxis()->pixelToCoord(e->pos().x())));
-            const int row = static_cast<int>(std::lround(map->valueAxis()->pixelToCoord(e->pos().y())));
-            if (row < 0 || col < 0 || row >= n || col >= n)
-                break;
-            const QString pair = QStringLiteral("(%1, %2)")
-                                     .arg(QString::fromStdString(m_words[static_cast<std::size_t>(row)]),
-                                          QString::fromStdString(m_words[static_cast<std::size_t>(col)]));
-            const QString text = map == m_goldMap
-                                     ? tr("gold tree distance %1 = %2").arg(pair).arg(map->data()->cell(col, row))
-                                     : tr("predicted squared distance %1 = %2").arg(pair).arg(map->data()->cell(col, row), 0, 'f', 3);
-            QToolTip::showText(e->globalPosition().toPoint(), text, m_heatPlot);
-            return;
-        }
-        QToolTip::hideText();
-    });
-    setResult(nullptr);
+void StructuralView::showHeatTip(QMouseEvent *e)
+{
+    const StructuralSentenceResult *r = selectedResult();
+    if (!r || m_words.empty())
+        return;
+    const int n = static_cast<int>(m_words.size());
+    for (QCPColorMap *map : {m_goldMap, m_predMap}) {
+        QCPAxisRect *rect = map->keyAxis()->axisRect();
+        if (!rect->rect().contains(e->pos()))
+            continue;
+        const int col = static_cast<int>(std::lround(map->keyAxis()->pixelToCoord(e->pos().x())));
+        const int row = static_cast<int>(std::lround(map->valueAxis()->pixelToCoord(e->pos().y())));
+        if (row < 0 || col < 0 || row >= n || col >= n)
+            break;
+        const QString pair = QStringLiteral("(%1, %2)")
+                                 .arg(QString::fromStdString(m_words[static_cast<std::size_t>(row)]),
+                                      QString::fromStdString(m_words[static_cast<std::size_t>(col)]));
+        const QString text = map == m_goldMap
+                                 ? tr("gold tree distance %1 = %2").arg(pair).arg(map->data()->cell(col, row))
+                                 : tr("predicted squared distance %1 = %2").arg(pair).arg(map->data()->cell(col, row), 0, 'f', 3);
+        QToolTip::showText(e->globalPosition().toPoint(), text, m_heatPlot);
+        return;
+    }
+    QToolTip::hideText();
 }
 
 const std::vector<StructuralSentenceResult> *StructuralView::layerResults() const

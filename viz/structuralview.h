@@ -30,6 +30,7 @@ class QCPTextElement;
 class QCustomPlot;
 class QLabel;
 class QListWidget;
+class QMouseEvent;
 class QScrollArea;
 class QStackedWidget;
 
@@ -107,6 +108,10 @@ Q_SIGNALS:
     void layerChanged(int layer);
 
 private:
+    QWidget *buildDistancePage();
+    void buildDepthPlot();
+    /// The exact value of the heatmap cell under the mouse, as a tooltip.
+    void showHeatTip(QMouseEvent *event);
     const std::vector<StructuralSentenceResult> *layerResults() const;
     std::vector<std::string> wordsOf(const StructuralSentenceResult &r) const;
     std::vector<char> punctOf(const StructuralSentenceResult &r) const;
