@@ -1,22 +1,26 @@
 #pragma once
 /// \file probingpanel.h
-/// The "Probing" dock (TreeLens issue 6): configures a probing run
-/// (core/probing/proberun.h), runs it on a worker thread with cooperative
-/// cancellation, draws the learning curve of the probe being trained, fills a
-/// results table from the report JSON, shows the attention analyses as
-/// layers × heads heatmaps (head accuracy also as heads × relations at one
-/// layer) whose cells list their sentences worst first, and charts the link
-/// probabilities by constituent size. Double-clicking a sentence emits
-/// openSentence() with the sentence itself. Every plot exports as PNG/SVG/PDF;
-/// the inputs persist in the settings ("probing/..."). Holds no probing logic.
+/// The "Probing" dock (TreeLens issue 6): a form that configures a probing run
+/// (core/probing/proberun.h) and the views of its typed reports
+/// (core/probing/probereport.h). The form runs one model after another off the
+/// GUI thread with cooperative cancellation: startRun() starts one model's run,
+/// reportReady() receives its report (the two places a job system takes over).
+/// The views: live learning curves (viz/probecurveplot.h), the Results and
+/// Compare tables (ui/probingresults.h, by the rules of core/probing/probecompare.h,
+/// those of `treelens-cli probe-tables`), the attention heatmaps whose cells list
+/// their sentences worst first (viz/probeattentionview.h), the link probabilities
+/// by constituent size (viz/linkprobabilityplot.h), the structural probes
+/// (viz/structuralview.h) and unsupervised parsing (viz/inductionview.h).
+/// Double-clicking a sentence emits openSentence() with the sentence itself.
+/// Every plot exports as PNG/SVG/PDF, the report as JSON (core/formats/probejson.h);
+/// the inputs persist (ui/session/settings.h, "probing/..."). Holds no probing logic.
 ///
 /// Several encoders: the Models list holds model files (prefilled with the
 /// shipped encoders); the checked ones run one after another with the same
 /// configuration, each giving its own ProbeRunReport. The "Model:" selector above
 /// the result tabs picks the report the Results, Attention, Link probabilities,
 /// Structural probes and Unsupervised parsing tabs show; a "Compare" tab (first of
-/// the result tabs after a run of two or more models) sets the models side by side
-/// with the rules of scripts/probing_tables.py (best layer by dev, best head).
+/// the result tabs after a run of two or more models) sets the models side by side.
 ///
 /// Layer numbering: the dock numbers layers and heads as the View dock does,
 /// from 1 (layer k = encoder layer k; the sentence probes' layer 0 is the
@@ -32,7 +36,6 @@
 #include <string>
 #include <vector>
 
-#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -41,11 +44,8 @@
 #include "core/probing/proberun.h"
 
 class QCheckBox;
-class QStackedWidget;
 class QComboBox;
-class QCPTextElement;
 class QCPColorMap;
-class QCPColorScale;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
@@ -60,7 +60,12 @@ class QThread;
 namespace treelens {
 
 class InductionView;
+class LinkProbabilityPlot;
+class ProbeAttentionView;
+class ProbeCurvePlot;
+class ProbingModelList;
 class StructuralView;
+struct ProbingSettings;
 
 class ProbingPanel : public QWidget {
     Q_OBJECT
@@ -129,26 +134,20 @@ public:
     QString heatmapTask() const;
     void setHeatmapTask(const QString &task);
 
-    /// Head accuracy: what the heatmap shows.
+    /// The Attention tab's state, as its ProbeAttentionView (viz/probeattentionview.h)
+    /// has it: for head accuracy the map's layout, relation, direction and layer
+    /// (0-based) of the heads × relations map; the title; the cell whose sentences
+    /// are listed (0-based layer and head).
     enum class HeatmapMode { LayersByHeads, HeadsByRelations };
     void setHeatmapMode(HeatmapMode mode);
     HeatmapMode heatmapMode() const;
-    /// The relation of the head-accuracy map ("all" or a universal relation).
     void setRelation(const QString &relation);
     QString relation() const;
     void setDirection(ArcDirection direction);
     ArcDirection direction() const;
-    /// The layer (0-based, as in the report) of the heads × relations map.
     void setRelationLayer(int layer);
     int relationLayer() const;
-    /// The heatmap's title: task, relation, direction and, for head accuracy, the
-    /// relation's best fixed-offset baseline.
     QString heatmapTitle() const;
-
-    /// Lists the sentences behind a heatmap cell, worst first. `layer` and `head`
-    /// are 0-based (the report's); for head accuracy, of the current relation and
-    /// direction (in the heads × relations view: the row's relation, made current
-    /// by a click).
     void selectCell(int layer, int head);
     /// Emits openSentence for row `row` of the sentence list.
     void activateSentence(int row);
@@ -157,11 +156,11 @@ public:
     std::shared_ptr<const Sentence> runSentence(const QString &id);
 
     // Widgets, for tests and screenshots.
-    QCustomPlot *curvePlot() const { return m_curvePlot; }
-    QCustomPlot *heatmapPlot() const { return m_heatPlot; }
-    QCustomPlot *linkPlot() const { return m_linkPlot; }
-    QCPColorMap *heatmap() const { return m_heatMap; }
-    QComboBox *relationCombo() const { return m_relation; }
+    QCustomPlot *curvePlot() const;
+    QCustomPlot *heatmapPlot() const;
+    QCustomPlot *linkPlot() const;
+    QCPColorMap *heatmap() const;
+    QComboBox *relationCombo() const;
     QMenu *exportMenu() const { return m_exportMenu; }
     QTabWidget *tabs() const { return m_tabs; }
     QTableWidget *resultsTable() const { return m_table; }
@@ -169,15 +168,15 @@ public:
     QTableWidget *compareTable() const { return m_compare; }
     QWidget *compareTab() const { return m_compareTab; }
     QComboBox *modelSelector() const { return m_modelSelect; }
-    QListWidget *modelList() const { return m_models; }
+    QListWidget *modelList() const;
     StructuralView *structuralView() const { return m_structuralView; }
     InductionView *inductionView() const { return m_inductionView; }
     /// The structural probe the Structural tab shows ("" = none).
     QString structuralTask() const;
     void setStructuralTask(const QString &task);
-    QListWidget *sentenceList() const { return m_sentences; }
+    QListWidget *sentenceList() const;
     QLabel *statusLabel() const { return m_status; }
-    int curvePointCount() const { return m_curvePoints; }
+    int curvePointCount() const;
 
 Q_SIGNALS:
     /// A run ended: ok, or the error / "cancelled" message.
@@ -192,23 +191,35 @@ Q_SIGNALS:
                       std::shared_ptr<const treelens::Sentence> sentence = nullptr);
 
 private:
+    /// One model of a run.
+    struct ModelRun {
+        std::shared_ptr<const ProbeRunConfig> config;
+        QString name;   ///< for the columns, the selector and the curves
+        QString prefix; ///< of its progress lines: "model 2/3: name: " ("" for one model)
+        QString curveModel; ///< names its curves in a run of several models ("" for one model)
+    };
+    /// What a run read, for runSentence(): its files, or the open corpus.
+    struct RunSource {
+        std::vector<std::string> files; ///< train, dev, test
+        std::string format;             ///< ProbeRunConfig::from
+        std::shared_ptr<const std::vector<Sentence>> corpus;
+    };
+
+    QWidget *buildForm();
+    QWidget *buildResults();
     void browse(QLineEdit *edit);
-    void addModelsDialog();
-    void removeSelectedModels();
-    void updateModelHint();
-    /// `model`: the model's name in a run of several ("" in a run of one).
-    void addCurvePoint(const ProbeCurvePoint &p, const QString &model = QString());
-    void showReports(const std::vector<std::shared_ptr<ProbeRunReport>> &reports, const QStringList &names);
+    /// The runs of the checked models (the shipped default without one), named by their files.
+    std::vector<ModelRun> modelRuns(const ProbeRunConfig &config) const;
+    /// Starts the next model's run on a worker thread (the one place a run starts).
+    void startRun(std::shared_ptr<const ProbeRunConfig> config);
+    /// A model's report arrived on the GUI thread: the next model starts, or the
+    /// series is shown (the one place results arrive).
+    void reportReady(std::shared_ptr<const ProbeRunReport> report);
+    void showReports();
     void showReport(); ///< the selected report in the result tabs
-    void fillTable(const QJsonObject &tasks);
-    void fillCompare();
-    void updateHeatmap();
-    void updateHeatmapTitle();
-    void updateLinkChart();
     void updateStructuralView();
     void openStructuralSentence(int index);
     void openInductionSentence(int index);
-    const RelationHeadAccuracy *currentRelation() const;
     void finish(bool ok, const QString &message);
     void exportPlotDialog(QCustomPlot *plot, const QString &name);
     void exportViewDialog(const QString &which); ///< "structural" or "induction"
@@ -218,9 +229,7 @@ private:
     void saveSettings() const;
 
     QLineEdit *m_train = nullptr, *m_dev = nullptr, *m_test = nullptr, *m_layers = nullptr;
-    QListWidget *m_models = nullptr;
-    QPushButton *m_removeModel = nullptr;
-    QLabel *m_modelHint = nullptr;
+    ProbingModelList *m_models = nullptr;
     QWidget *m_modelRow = nullptr; ///< "Model:" selector row above the result tabs
     QComboBox *m_modelSelect = nullptr;
     QWidget *m_compareTab = nullptr;
@@ -228,45 +237,36 @@ private:
     QTableWidget *m_compare = nullptr;
     QCheckBox *m_useCorpus = nullptr, *m_control = nullptr, *m_randomInit = nullptr;
     QListWidget *m_tasks = nullptr;
-    QComboBox *m_pooling = nullptr, *m_heatTask = nullptr;
-    QComboBox *m_relation = nullptr, *m_direction = nullptr, *m_heatMode = nullptr;
-    QSpinBox *m_relLayer = nullptr;
-    QWidget *m_haControls = nullptr;
+    QComboBox *m_pooling = nullptr;
     QMenu *m_exportMenu = nullptr;
     QTabWidget *m_tabs = nullptr;
     QComboBox *m_structTask = nullptr;
     StructuralView *m_structuralView = nullptr;
     InductionView *m_inductionView = nullptr;
-    QCPTextElement *m_heatTitle = nullptr;
+    ProbeAttentionView *m_attention = nullptr;
+    ProbeCurvePlot *m_curves = nullptr;
+    LinkProbabilityPlot *m_links = nullptr;
     QSpinBox *m_seed = nullptr, *m_epochs = nullptr, *m_rank = nullptr;
     QPushButton *m_run = nullptr, *m_cancel = nullptr, *m_export = nullptr;
-    QLabel *m_status = nullptr, *m_cellLabel = nullptr;
-    QCustomPlot *m_curvePlot = nullptr, *m_heatPlot = nullptr, *m_linkPlot = nullptr;
-    QCPColorMap *m_heatMap = nullptr;
-    QCPColorScale *m_heatScale = nullptr;
+    QLabel *m_status = nullptr;
     QTableWidget *m_table = nullptr;
-    QListWidget *m_sentences = nullptr;
 
     std::function<std::shared_ptr<const std::vector<Sentence>>()> m_corpusSource;
     QThread *m_thread = nullptr;
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;
     bool m_running = false;
     quint64 m_generation = 0;
-    int m_curvePoints = 0;
-    std::vector<std::string> m_curveKeys; ///< latest probes drawn, oldest first
-    std::vector<std::shared_ptr<ProbeRunReport>> m_reports; ///< the last run's, one per model
-    QStringList m_reportNames;                               ///< their models' names
-    std::shared_ptr<ProbeRunReport> m_report;                ///< the selected one
+    std::vector<ModelRun> m_queue;                             ///< the run's models not started yet
+    ModelRun m_current;                                        ///< the model running
+    std::vector<std::shared_ptr<const ProbeRunReport>> m_done; ///< the reports of the run so far
+    QStringList m_doneNames;
+    RunSource m_pendingSource;                                 ///< of the run in progress
+    std::vector<std::shared_ptr<const ProbeRunReport>> m_reports; ///< the last run's, one per model
+    QStringList m_reportNames;                                  ///< their models' names
+    std::shared_ptr<const ProbeRunReport> m_report;             ///< the selected one
     QString m_reportJson, m_reportText;
-    int m_cellLayer = -1, m_cellHead = -1;
     bool m_restoring = false;
-    /// What a run read, for runSentence(): its files, or the open corpus.
-    struct RunSource {
-        std::vector<std::string> files; ///< train, dev, test
-        std::string format;             ///< ProbeRunConfig::from
-        std::shared_ptr<const std::vector<Sentence>> corpus;
-    };
-    RunSource m_runSource;                                       ///< of the report shown
+    RunSource m_runSource;                                       ///< of the reports shown
     std::shared_ptr<const std::vector<Sentence>> m_runSentences; ///< loaded on demand
     std::map<std::string, std::size_t> m_runIndex;             ///< id -> first index in m_runSentences
 };

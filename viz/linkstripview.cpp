@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 
 #include "viz/plotstyle.h"
+#include "viz/worddiagram.h"
 
 namespace treelens {
 
@@ -39,13 +40,8 @@ constexpr double kGapMinWidth = 18.0;
 constexpr double kLayerRow = 16.0;
 constexpr double kChartHeight = 140.0;
 
-QString shortWord(const std::string &w)
-{
-    QString s = QString::fromStdString(w);
-    if (s.size() > 12)
-        s = s.left(11) + QChar(0x2026);
-    return s;
-}
+/// A word as the strip labels it: at most 12 characters.
+QString shortWord(const std::string &w) { return elidedWord(w, 12); }
 
 /// The words of the analysis: its own word list, else the first token of each word.
 std::vector<std::string> analysisWords(const Analysis &a)

@@ -46,6 +46,35 @@ void layOutPlotAt(QCustomPlot *plot, const QSize &size)
     plot->plotLayout()->update(QCPLayoutElement::upLayout);
 }
 
+void styleChart(QCustomPlot *plot, const QString &yLabel)
+{
+    plot->setBackground(Qt::white);
+    styleAxis(plot->xAxis);
+    styleAxis(plot->yAxis);
+    plot->yAxis->grid()->setVisible(true);
+    plot->yAxis->grid()->setPen(QPen(QColor(225, 225, 225), 1, Qt::DotLine));
+    plot->yAxis->setLabel(yLabel);
+}
+
+QCPTextElement *addPlotTitle(QCustomPlot *plot, const QString &text, const QFont &font)
+{
+    auto *title = new QCPTextElement(plot, text, font);
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, title);
+    return title;
+}
+
+void putLegendBelow(QCustomPlot *plot, int columns)
+{
+    plot->legend->setVisible(true);
+    plot->legend->setFont(plotFont(kPlotTickPt));
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->addElement(1, 0, plot->legend);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->legend->setWrap(columns);
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+}
+
 void paintPlot(QCustomPlot *plot, QPainter *painter, const QRectF &target, const QSize &size)
 {
     if (size.isEmpty() || target.isEmpty())

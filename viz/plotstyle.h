@@ -24,6 +24,13 @@ QFont plotFont(double pt, bool bold = false);
 QCPColorGradient viridisGradient();
 /// A plain axis: no grid, short outward ticks, the plot fonts.
 void styleAxis(QCPAxis *axis);
+/// A chart on white: styled x and y axes, a light dotted horizontal grid, the y label.
+void styleChart(QCustomPlot *plot, const QString &yLabel);
+/// A title row above the plot's layout (it travels with the exports).
+QCPTextElement *addPlotTitle(QCustomPlot *plot, const QString &text, const QFont &font);
+/// Moves the legend out of the axis rect into a row under it, filled column
+/// first in `columns` columns, so nothing covers the data.
+void putLegendBelow(QCustomPlot *plot, int columns = 2);
 /// Paints `plot` laid out at `size` into `target` of any QPainter. QCustomPlot needs a
 /// QCPPainter, which cannot share the caller's device, so the plot is recorded into a
 /// QPicture (vector commands) and replayed: SVG and PDF stay vector, raster targets get

@@ -171,4 +171,12 @@ Status exportView(ExportableView &view, const QString &path, int dpi)
     return Status::success();
 }
 
+bool exportView(ExportableView &view, const QString &path, QString *error, int dpi)
+{
+    const Status status = exportView(view, path, dpi);
+    if (!status && error)
+        *error = QString::fromStdString(status.message());
+    return status.ok();
+}
+
 } // namespace treelens

@@ -14,4 +14,8 @@ namespace treelens {
 
 Status exportView(ExportableView &view, const QString &path, int dpi = 300);
 
+/// The same for a dialog or a test: false on failure, with the message in `*error`
+/// when `error` is given.
+bool exportView(ExportableView &view, const QString &path, QString *error, int dpi = 300);
+
 } // namespace treelens

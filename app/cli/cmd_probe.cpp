@@ -2,13 +2,23 @@
 //
 // Parses the options into a ProbeRunConfig and runs core/probing/proberun.h's
 // runProbes (which the GUI probing panel runs too, so both give the same
-// numbers); prints its text report or, with --json, its JSON. Progress goes to
-// stderr.
+// numbers); prints its text report or, with --json, its JSON
+// (core/formats/probejson.h). Progress goes to stderr. Core names the setting
+// an error is about; the messages get the flags' names here.
+//
+// probe-tables: the Markdown tables of docs/probing.md from probe reports, by the
+// comparison rules of core/probing/probecompare.h (the GUI's Compare tab uses the
+// same); scripts/probing_tables.py runs it.
 #include <iostream>
 #include <memory>
+#include <utility>
 
 #include "app/cli/command.h"
+#include "core/base/fileio.h"
+#include "core/formats/probejson.h"
+#include "core/probing/probecompare.h"
 #include "core/probing/proberun.h"
+#include "core/probing/runreport.h"
 
 namespace treelens::cli {
 
@@ -19,6 +29,40 @@ struct ProbeSpec : ProbeRunConfig {
     bool json = false;
     std::string out;
 };
+
+/// Core's error messages name the setting (ProbeRunConfig's field in words);
+/// the command line names its flag.
+std::string withFlagNames(std::string message)
+{
+    // Messages that start with the setting's name.
+    static const std::pair<const char *, const char *> kPrefixes[] = {
+        {"tasks: ", "--task: "},
+        {"layers: ", "--layers: "},
+        {"probe device: ", "--probe-device: "},
+        {"pooling cls: ", "--pooling cls: "},
+    };
+    for (const auto &[core, flag] : kPrefixes)
+        if (message.rfind(core, 0) == 0)
+            return flag + message.substr(std::string(core).size());
+    // Settings named inside a message.
+    static const std::pair<const char *, const char *> kPhrases[] = {
+        {"a dev split needs a test split (with a training split alone",
+         "--dev needs --test (with --train alone"},
+        {"depth min count must be", "--depth-min-count must be"},
+        {"encoder batch must be", "--encoder-batch must be"},
+        {"no model given and the shipped default model", "no --model given and the shipped default model"},
+        {" (tree constituency)", " (--tree constituency)"},
+        {"; tree source gold turns off predicting them", "; --tree-source gold turns off predicting them"},
+        {"(choose another tree source, or give a PTB treebank)", "(drop --tree-source gold, or give a PTB treebank)"},
+        {"(give a constituency parser model, or use tree source gold with a PTB treebank)",
+         "(give --const-parser-model, or use --tree-source gold with a PTB treebank)"},
+        {"give a constituency parser model)", "give --const-parser-model)"},
+    };
+    for (const auto &[core, flag] : kPhrases)
+        for (auto at = message.find(core); at != std::string::npos; at = message.find(core, at + std::string(flag).size()))
+            message.replace(at, std::string(core).size(), flag);
+    return message;
+}
 
 } // namespace
 
@@ -122,8 +166,86 @@ void addProbeCommand(CLI::App &app, Action &action)
             callbacks.progress = [](const std::string &line) { std::cerr << "probe: " << line << std::endl; };
             auto report = runProbes(config, callbacks);
             if (!report)
-                return fail(report.message());
-            return writeOutput(spec->out, spec->json ? report->json + "\n" : report->text);
+                return fail(withFlagNames(report.message()));
+            return writeOutput(spec->out, spec->json ? probeReportJson(*report) + "\n" : probeReportText(*report));
+        };
+    });
+}
+
+namespace {
+
+/// The reports of one probe-tables argument: NAME=FILE[+FILE...] (one encoder's
+/// runs, merged), or FILE (the dock's export of several models, or one report),
+/// named by their models.
+Result<std::vector<NamedProbeReport>> readTablesArgument(const std::string &arg)
+{
+    const auto eq = arg.find('=');
+    const std::string paths = eq == std::string::npos ? arg : arg.substr(eq + 1);
+    std::vector<NamedProbeReport> out;
+    std::size_t start = 0;
+    while (start <= paths.size()) {
+        const auto plus = eq == std::string::npos ? std::string::npos : paths.find('+', start);
+        const std::string path = paths.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+        auto text = readFile(path);
+        if (!text)
+            return text.error();
+        auto reports = readProbeReportsJson(*text, path);
+        if (!reports)
+            return reports.error();
+        if (eq == std::string::npos) {
+            for (auto &r : *reports)
+                out.push_back(NamedProbeReport{r.model.name, std::move(r)});
+        } else {
+            for (auto &r : *reports) {
+                if (out.empty())
+                    out.push_back(NamedProbeReport{arg.substr(0, eq), std::move(r)});
+                else
+                    mergeProbeReport(out.front().report, r);
+            }
+        }
+        if (plus == std::string::npos)
+            break;
+        start = plus + 1;
+    }
+    return out;
+}
+
+} // namespace
+
+void addProbeTablesCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("probe-tables", "Markdown tables comparing encoders from `probe --json` reports "
+                                                   "(docs/probing.md): each task at its best layer by dev, the best "
+                                                   "attention heads, unsupervised parsing");
+    auto reports = std::make_shared<std::vector<std::string>>();
+    auto out = std::make_shared<std::string>();
+    cmd->add_option("reports", *reports,
+                    "NAME=REPORT.json[+MORE.json]: one column group named NAME; files joined by + are runs of one "
+                    "encoder (a later file's task replaces an earlier one's; the first file's data is reported). "
+                    "REPORT.json without NAME=: the Probing dock's export {\"models\": [...]} (or one report), one "
+                    "column group per model named by the model. Exports come first, in order, then the named reports")
+        ->required()
+        ->expected(1, -1)
+        ->type_name("REPORT");
+    cmd->add_option("-o,--output", *out, "Write the tables to FILE (atomically) instead of stdout")->type_name("FILE");
+    cmd->footer("Sentence probes: test metric at the layer of the best dev metric (SentLen: lowest dev MSE), for the\n"
+                "mean and [CLS] vectors, with selectivity (task - control at that layer), the random-init encoder and\n"
+                "the majority baseline; structural probes: the layer of the lowest dev loss; attention: the best head\n"
+                "(layer/head from 1). Numbers as the report's JSON rounds them; the GUI's Compare tab uses the same rules.");
+    cmd->callback([&action, reports, out]() {
+        action = [reports, out]() -> int {
+            std::vector<NamedProbeReport> exported, named;
+            for (const auto &arg : *reports) {
+                auto r = readTablesArgument(arg);
+                if (!r)
+                    return fail(r.message());
+                auto &into = arg.find('=') == std::string::npos ? exported : named;
+                for (auto &n : *r)
+                    into.push_back(std::move(n));
+            }
+            for (auto &n : named)
+                exported.push_back(std::move(n));
+            return writeOutput(*out, probeTablesMarkdown(exported));
         };
     });
 }

@@ -33,6 +33,7 @@ void addImportCheckpointCommand(CLI::App &app, Action &action);
 void addTrainParserCommand(CLI::App &app, Action &action);
 void addBenchParseCommand(CLI::App &app, Action &action);
 void addProbeCommand(CLI::App &app, Action &action);
+void addProbeTablesCommand(CLI::App &app, Action &action);
 
 /// Prints "treelens-cli: error: <message>" on one line and returns 1.
 int fail(const std::string &message);

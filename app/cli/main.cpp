@@ -33,6 +33,7 @@ int main(int argc, char **argv)
     addTrainParserCommand(app, action);
     addBenchParseCommand(app, action);
     addProbeCommand(app, action);
+    addProbeTablesCommand(app, action);
 
     try {
         app.parse(argc, argv);

@@ -359,3 +359,63 @@ TEST(CliProbe, PtbInputGetsHeadRuleDependenciesAndGoldConstituents)
     EXPECT_EQ(j["tasks"]["topconst"]["labels"].back(), "other");
     EXPECT_EQ(j["settings"]["tree"], "constituency");
 }
+
+TEST(CliProbe, CoreMessagesGetTheFlagNames)
+{
+    const std::string tiny = quote(tinyPath());
+    CliRun r = cli("probe --task sentlen --depth-min-count 0 --train " + tiny);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, "treelens-cli: error: --depth-min-count must be at least 1\n");
+    r = cli("probe --task sentlen --encoder-batch 0 --train " + tiny);
+    EXPECT_EQ(r.err, "treelens-cli: error: --encoder-batch must be at least 1\n");
+    r = cli("probe --task sentlen --layers 0,x --train " + tiny + " --device cpu");
+    EXPECT_EQ(r.err, "treelens-cli: error: --layers: 'x' is not a layer number (expected all or a list such as 0,2,4)\n");
+    r = cli("probe --task treedepth,topconst --tree constituency --tree-source gold --device cpu --train " + tiny);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, "treelens-cli: error: topconst, treedepth (--tree constituency) needs constituency trees, and " +
+                         tinyPath() + " has none; --tree-source gold turns off predicting them with the neural parser "
+                                      "(drop --tree-source gold, or give a PTB treebank)\n");
+}
+
+namespace {
+
+std::string probingData(const std::string &name) { return test::testData("probing/" + name); }
+
+} // namespace
+
+TEST(CliProbe, TablesAsTheScriptPrintedThem)
+{
+    // tables-*.md: what scripts/probing_tables.py printed before it ran probe-tables
+    // (tests/data/probing/make_fixtures.sh).
+    const CliRun named = cli("probe-tables tree=" + quote(probingData("tiny-tree.json")) + "+" +
+                             quote(probingData("tiny-tree-induction.json")) + " plain=" + quote(probingData("tiny-plain.json")));
+    ASSERT_EQ(named.code, 0) << named.err;
+    EXPECT_EQ(named.out, *readFile(probingData("tables-named.md")));
+    // The dock's export: one column group per model, named by the model; exports
+    // come before named reports.
+    const std::string out = tempDir() + "/tables.md";
+    const CliRun exported = cli("probe-tables " + quote(probingData("tiny-models.json")) + " -o " + quote(out));
+    ASSERT_EQ(exported.code, 0) << exported.err;
+    EXPECT_TRUE(exported.out.empty());
+    EXPECT_EQ(*readFile(out), *readFile(probingData("tables-export.md")));
+
+    const CliRun missing = cli("probe-tables x=/nonexistent/report.json");
+    EXPECT_EQ(missing.code, 1);
+    EXPECT_NE(missing.err.find("/nonexistent/report.json"), std::string::npos) << missing.err;
+    const CliRun notReport = cli("probe-tables x=" + quote(tinyPath()));
+    EXPECT_EQ(notReport.code, 1);
+    EXPECT_NE(notReport.err.find("not JSON"), std::string::npos) << notReport.err;
+    EXPECT_EQ(cli("probe-tables").code, 2);
+}
+
+TEST(CliProbe, TheTablesScriptRunsProbeTables)
+{
+    if (std::system("python3 -c '' 2>/dev/null") != 0)
+        GTEST_SKIP() << "SKIPPED: no python3";
+    const std::string out = tempDir() + "/script.md";
+    const std::string cmd = "TREELENS_CLI=" + quote(TREELENS_CLI) + " python3 " +
+                            quote(std::string(TREELENS_SOURCE_DIR) + "/scripts/probing_tables.py") + " " +
+                            quote(probingData("tiny-models.json")) + " >" + quote(out);
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    EXPECT_EQ(*readFile(out), *readFile(probingData("tables-export.md")));
+}

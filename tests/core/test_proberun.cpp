@@ -20,7 +20,9 @@
 #include "core/encoders/common/randominit.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/corpus.h"
+#include "core/formats/probejson.h"
 #include "core/probing/proberun.h"
+#include "core/probing/runreport.h"
 #include "testutil.h"
 
 using namespace treelens;
@@ -110,7 +112,7 @@ TEST(ProbeRun, CurvesTasksAndDeterminism)
     EXPECT_EQ(finished, (std::vector<std::string>{"sentlen", "structural-depth", "head-accuracy"}));
     EXPECT_FALSE(progress.empty());
 
-    const json j = json::parse(first->json);
+    const json j = json::parse(probeReportJson(*first));
     EXPECT_EQ(j["command"], "test");
     EXPECT_EQ(j["settings"]["layers"], (json{0, 2}));
     EXPECT_EQ(j["tasks"]["sentlen"]["layers"][0]["cls"]["epochs"], 3);
@@ -169,16 +171,16 @@ TEST(ProbeRun, CurvesTasksAndDeterminism)
     // Seeded: a second run gives the same report apart from timings.
     auto second = runProbes(config);
     ASSERT_TRUE(second.ok()) << second.message();
-    EXPECT_EQ(withoutTiming(first->json), withoutTiming(second->json));
+    EXPECT_EQ(withoutTiming(probeReportJson(*first)), withoutTiming(probeReportJson(*second)));
     auto stripTime = [](std::string t) { return t.substr(0, t.rfind("\ntime: ")); };
-    EXPECT_EQ(stripTime(first->text), stripTime(second->text));
+    EXPECT_EQ(stripTime(probeReportText(*first)), stripTime(probeReportText(*second)));
 
     // The same sentences from a file (what the CLI reads) give the same numbers.
     ProbeRunConfig fromFile = smallConfig(model);
     fromFile.train = {path};
     auto third = runProbes(fromFile);
     ASSERT_TRUE(third.ok()) << third.message();
-    json a = withoutTiming(first->json), b = withoutTiming(third->json);
+    json a = withoutTiming(probeReportJson(*first)), b = withoutTiming(probeReportJson(*third));
     a["data"].erase("files");
     b["data"].erase("files");
     EXPECT_EQ(a, b);
@@ -245,7 +247,7 @@ TEST(ProbeRun, UnsupervisedParsingAgainstHandScoredBaselines)
     EXPECT_DOUBLE_EQ(ind.report.all.model.corpusF1, direct->all.model.corpusF1);
     ASSERT_EQ(ind.report.byStartLayer.size(), direct->byStartLayer.size());
     ASSERT_EQ(ind.predicted.size(), 3u);
-    const json j = json::parse(r->json)["tasks"]["unsupervised-parsing"];
+    const json j = json::parse(probeReportJson(*r))["tasks"]["unsupervised-parsing"];
     EXPECT_EQ(j["sentences"], 3);
     EXPECT_EQ(j["applicable"], true);
     EXPECT_EQ(j["all"]["right_branching"]["corpus_f1"], 61.54);
@@ -262,7 +264,7 @@ TEST(ProbeRun, UnsupervisedParsingAgainstHandScoredBaselines)
     EXPECT_FALSE(r->induction->applicable);
     EXPECT_NE(r->induction->reason.find("constituent prior off"), std::string::npos) << r->induction->reason;
     EXPECT_NEAR(r->induction->report.all.right.corpusF1, 100.0 * 8 / 13, 1e-9);
-    const json k = json::parse(r->json)["tasks"]["unsupervised-parsing"];
+    const json k = json::parse(probeReportJson(*r))["tasks"]["unsupervised-parsing"];
     EXPECT_FALSE(k["all"].contains("model"));
     EXPECT_FALSE(k.contains("by_start_layer"));
 }

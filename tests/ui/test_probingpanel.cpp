@@ -39,12 +39,13 @@
 
 #include "core/encoders/encoder.h"
 #include "core/formats/corpus.h"
+#include "core/formats/probejson.h"
 #include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
 #include "ui/mainwindow.h"
-#include "ui/inductionview.h"
+#include "viz/inductionview.h"
 #include "ui/probingpanel.h"
-#include "ui/structuralview.h"
+#include "viz/structuralview.h"
 #include "viz/qcustomplot.h"
 #include "testutil.h"
 #include "uitestapp.h"
@@ -1191,7 +1192,7 @@ TEST_F(ProbingPanelModelsTest, TwoModelsRunOneAfterAnotherAndCompareSideBySide)
     EXPECT_EQ(root.size(), 1);
     std::vector<QJsonObject> tasks;
     for (int i = 0; i < 2; ++i) {
-        EXPECT_EQ(models[i].toObject(), QJsonDocument::fromJson(QByteArray::fromStdString(panel.report(i)->json)).object());
+        EXPECT_EQ(models[i].toObject(), QJsonDocument::fromJson(QByteArray::fromStdString(probeReportJson(*panel.report(i)))).object());
         tasks.push_back(models[i].toObject().value(QStringLiteral("tasks")).toObject());
     }
     EXPECT_EQ(get(models[0].toObject(), "model").value(QStringLiteral("name")).toString(), QStringLiteral("tree-transformer-en-small"));
@@ -1390,7 +1391,7 @@ TEST_F(ProbingPanelModelsTest, TwoModelsRunOneAfterAnotherAndCompareSideBySide)
     EXPECT_LT(panel.tabs()->indexOf(panel.compareTab()), 0);
     EXPECT_EQ(panel.tabs()->count(), 6);
     EXPECT_FALSE(selector->isVisible());
-    EXPECT_EQ(panel.reportJson(), QString::fromStdString(panel.report(0)->json));
+    EXPECT_EQ(panel.reportJson(), QString::fromStdString(probeReportJson(*panel.report(0))));
     EXPECT_EQ(get(QJsonDocument::fromJson(panel.reportJson().toUtf8()).object(), "model").value(QStringLiteral("name")).toString(),
               QStringLiteral("transformer-en-small"));
 }

@@ -57,6 +57,53 @@ void Settings::setWindowGeometry(const QByteArray &geometry, const QByteArray &s
     s.setValue(kState, state);
 }
 
+ProbingSettings Settings::probing()
+{
+    QSettings s;
+    s.beginGroup(QStringLiteral("probing"));
+    ProbingSettings p;
+    p.train = s.value(QStringLiteral("train")).toString();
+    p.dev = s.value(QStringLiteral("dev")).toString();
+    p.test = s.value(QStringLiteral("test")).toString();
+    if (s.contains(QStringLiteral("models")))
+        p.models = s.value(QStringLiteral("models")).toStringList();
+    p.checkedModels = s.value(QStringLiteral("checkedModels")).toStringList();
+    if (s.contains(QStringLiteral("model")))
+        p.model = s.value(QStringLiteral("model")).toString();
+    p.useOpenCorpus = s.value(QStringLiteral("useOpenCorpus"), false).toBool();
+    if (s.contains(QStringLiteral("tasks"))) // a comma list ("" = none checked)
+        p.tasks = s.value(QStringLiteral("tasks")).toString().split(QLatin1Char(','), Qt::SkipEmptyParts);
+    p.layers = s.value(QStringLiteral("layers"), QStringLiteral("all")).toString();
+    p.pooling = s.value(QStringLiteral("pooling")).toString();
+    p.control = s.value(QStringLiteral("control"), false).toBool();
+    p.randomInit = s.value(QStringLiteral("randomInit"), false).toBool();
+    p.seed = s.value(QStringLiteral("seed"), 1).toInt();
+    p.epochs = s.value(QStringLiteral("epochs"), 0).toInt();
+    p.rank = s.value(QStringLiteral("rank"), 0).toInt();
+    return p;
+}
+
+void Settings::setProbing(const ProbingSettings &p)
+{
+    QSettings s;
+    s.beginGroup(QStringLiteral("probing"));
+    s.setValue(QStringLiteral("train"), p.train);
+    s.setValue(QStringLiteral("dev"), p.dev);
+    s.setValue(QStringLiteral("test"), p.test);
+    s.setValue(QStringLiteral("model"), p.checkedModels.value(0)); // read by a version with one model
+    s.setValue(QStringLiteral("models"), p.models.value_or(QStringList()));
+    s.setValue(QStringLiteral("checkedModels"), p.checkedModels);
+    s.setValue(QStringLiteral("useOpenCorpus"), p.useOpenCorpus);
+    s.setValue(QStringLiteral("tasks"), p.tasks.value_or(QStringList()).join(QLatin1Char(',')));
+    s.setValue(QStringLiteral("layers"), p.layers);
+    s.setValue(QStringLiteral("pooling"), p.pooling);
+    s.setValue(QStringLiteral("control"), p.control);
+    s.setValue(QStringLiteral("randomInit"), p.randomInit);
+    s.setValue(QStringLiteral("seed"), p.seed);
+    s.setValue(QStringLiteral("epochs"), p.epochs);
+    s.setValue(QStringLiteral("rank"), p.rank);
+}
+
 QVariant Settings::value(const QString &key, const QVariant &defaultValue) { return QSettings().value(key, defaultValue); }
 void Settings::setValue(const QString &key, const QVariant &value) { QSettings().setValue(key, value); }
 

@@ -2,12 +2,35 @@
 /// \file settings.h
 /// Typed access to the persistent settings (QSettings, organisation "TreeLens").
 
+#include <optional>
+
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
 #include <QVariant>
 
 namespace treelens {
+
+/// The Probing dock's inputs ("probing/..."), as it restores and saves them.
+struct ProbingSettings {
+    QString train, dev, test;                ///< corpus files ("" = none)
+    /// The model list as the user left it, and the checked ones; nullopt when no
+    /// list was saved (first use, or a version with one model).
+    std::optional<QStringList> models;
+    QStringList checkedModels;
+    /// The one model of a version with a single model ("probing/model"), read when
+    /// there is no list; written as the first checked model for such a version.
+    std::optional<QString> model;
+    bool useOpenCorpus = false;
+    std::optional<QStringList> tasks;        ///< checked tasks; nullopt: never saved (the defaults)
+    QString layers = QStringLiteral("all");
+    QString pooling;                         ///< "" = the dock's default
+    bool control = false;
+    bool randomInit = false;
+    int seed = 1;
+    int epochs = 0;                          ///< 0 = each probe's default
+    int rank = 0;                            ///< 0 = d_model
+};
 
 class Settings {
 public:
@@ -32,6 +55,10 @@ public:
     static QByteArray windowGeometry();
     static QByteArray windowState();
     static void setWindowGeometry(const QByteArray &geometry, const QByteArray &state);
+
+    /// The Probing dock's inputs.
+    static ProbingSettings probing();
+    static void setProbing(const ProbingSettings &settings);
 
     /// Any view option ("view/constituencyMode", ...), with a default.
     static QVariant value(const QString &key, const QVariant &defaultValue = {});

@@ -9,7 +9,7 @@
 ///    wrong edges red, missed gold edges dashed;
 ///  - depth probe: gold vs predicted depth per word, gold and predicted root marked.
 /// Double-clicking a sentence emits openSentence(). Holds no probing logic: the
-/// numbers come from ProbeRunStructural (core/probing/proberun.h) as they are.
+/// numbers come from ProbeRunStructural (core/probing/probereport.h) as they are.
 
 #include <memory>
 #include <utility>
@@ -18,7 +18,8 @@
 #include <QString>
 #include <QWidget>
 
-#include "core/probing/proberun.h"
+#include "core/probing/probereport.h"
+#include "viz/structuralarcview.h"
 #include "viz/viewcommon.h"
 
 class QComboBox;
@@ -29,23 +30,11 @@ class QCPTextElement;
 class QCustomPlot;
 class QLabel;
 class QListWidget;
+class QMouseEvent;
 class QScrollArea;
 class QStackedWidget;
 
 namespace treelens {
-
-using WordSpan = std::pair<int, int>;
-
-/// Predicted edges (or brackets) against gold ones, for drawing.
-struct EdgeClasses {
-    std::vector<WordSpan> correct; ///< predicted and gold
-    std::vector<WordSpan> wrong;   ///< predicted, not gold
-    std::vector<WordSpan> missed;  ///< gold, not predicted
-};
-
-/// Splits undirected edges into correct / wrong / missed. Edges are normalised
-/// to i < j; each list is sorted and free of duplicates.
-EdgeClasses classifyEdges(const std::vector<WordSpan> &gold, const std::vector<WordSpan> &predicted);
 
 /// Indices into `results`, worst first. Distance: by edge accuracy
 /// (correctEdges / goldEdges; a sentence without gold edges counts 1), then by
@@ -60,45 +49,6 @@ QString structuralLayerName(int layer);
 /// "root wrong · ρ 0.61 · The cat sat …" (depth).
 QString structuralRowText(StructuralProbeKind kind, const StructuralSentenceResult &result,
                           const std::vector<std::string> &words);
-
-/// Gold (above the words) and predicted (below) spanning trees as arcs:
-/// predicted edges in the gold tree dark green, the others red; gold edges the
-/// probe missed dashed; punctuation words grey (they are left out of both trees).
-class StructuralArcView : public QWidget, public ExportableView {
-    Q_OBJECT
-public:
-    explicit StructuralArcView(QWidget *parent = nullptr);
-
-    /// punct[i] != 0 greys word i; it may be empty (no punctuation).
-    void setSentence(const std::vector<std::string> &words, const std::vector<char> &punct,
-                     const std::vector<WordSpan> &gold, const std::vector<WordSpan> &predicted);
-    void clear();
-
-    const std::vector<std::string> &words() const { return m_words; }
-    const std::vector<char> &punctuation() const { return m_punct; }
-    const std::vector<WordSpan> &goldEdges() const { return m_gold; }
-    /// The classification the arcs are drawn from.
-    const EdgeClasses &edges() const { return m_classes; }
-
-    QSize sizeHint() const override;
-    QSize minimumSizeHint() const override;
-
-    QSizeF exportSize() const override;
-    void renderTo(QPainter *painter, const QRectF &target) override;
-    QString exportName() const override { return QStringLiteral("structural-arcs"); }
-
-protected:
-    void paintEvent(QPaintEvent *event) override;
-
-private:
-    void paintContent(QPainter *painter, const QRectF &rect) const;
-    double naturalWidth() const;
-
-    std::vector<std::string> m_words;
-    std::vector<char> m_punct;
-    std::vector<WordSpan> m_gold;
-    EdgeClasses m_classes;
-};
 
 class StructuralView : public QWidget, public ExportableView {
     Q_OBJECT
@@ -158,6 +108,10 @@ Q_SIGNALS:
     void layerChanged(int layer);
 
 private:
+    QWidget *buildDistancePage();
+    void buildDepthPlot();
+    /// The exact value of the heatmap cell under the mouse, as a tooltip.
+    void showHeatTip(QMouseEvent *event);
     const std::vector<StructuralSentenceResult> *layerResults() const;
     std::vector<std::string> wordsOf(const StructuralSentenceResult &r) const;
     std::vector<char> punctOf(const StructuralSentenceResult &r) const;

@@ -1,4 +1,4 @@
-#include "ui/structuralview.h"
+#include "viz/structuralview.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +18,6 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
-#include "ui/worddiagram.h"
 #include "viz/plotstyle.h"
 #include "viz/qcustomplot.h"
 #include "viz/viewexport.h"
@@ -27,31 +26,12 @@ namespace treelens {
 
 namespace {
 
-// Colours shared by the arc diagram and the depth plot.
-const QColor &kGoldInk = kDiagramGoldInk;
-const QColor &kCorrectInk = kDiagramCorrectInk;
-const QColor &kWrongInk = kDiagramWrongInk;
-const QColor kPunctInk(165, 165, 165);
 const QColor kGoldBar(170, 170, 170);
 const QColor kPredictedBar(68, 114, 196);
-
-constexpr double kArcLabelMargin = 74.0; ///< left margin of the arc diagram ("probe MST")
-constexpr double kArcLegendHeight = 24.0;
-constexpr double kArcWordBand = 24.0;
-constexpr double kArcNaturalHeight = 84.0; ///< height of the tallest arc
-
-constexpr double kWordPadding = 14.0;
 
 QString rhoText(double rho)
 {
     return std::isfinite(rho) ? QStringLiteral("ρ %1").arg(rho, 0, 'f', 2) : QStringLiteral("ρ n/a");
-}
-
-WordSpan normalised(WordSpan e)
-{
-    if (e.first > e.second)
-        std::swap(e.first, e.second);
-    return e;
 }
 
 double edgeAccuracy(const StructuralSentenceResult &r)
@@ -70,37 +50,10 @@ int compareRho(double a, double b)
     return a < b ? -1 : 1;
 }
 
-/// x centre of every word for the arc diagram laid out in [left, right].
-/// An arc from x1 to x2 on baseline y, bulging `height` up (negative: down).
-QPainterPath arcPath(double x1, double x2, double y, double height)
-{
-    QPainterPath path(QPointF(x1, y));
-    const double c = y - height * 4.0 / 3.0;
-    const double inset = (x2 - x1) * 0.04;
-    path.cubicTo(QPointF(x1 + inset, c), QPointF(x2 - inset, c), QPointF(x2, y));
-    return path;
-}
-
 } // namespace
 
 // ---------------------------------------------------------------------------
 // Pure helpers
-
-EdgeClasses classifyEdges(const std::vector<WordSpan> &gold, const std::vector<WordSpan> &predicted)
-{
-    std::set<WordSpan> g, p;
-    for (const auto &e : gold)
-        g.insert(normalised(e));
-    for (const auto &e : predicted)
-        p.insert(normalised(e));
-    EdgeClasses out;
-    for (const auto &e : p)
-        (g.count(e) ? out.correct : out.wrong).push_back(e);
-    for (const auto &e : g)
-        if (!p.count(e))
-            out.missed.push_back(e);
-    return out;
-}
 
 std::vector<int> structuralWorstFirst(StructuralProbeKind kind, const std::vector<StructuralSentenceResult> &results)
 {
@@ -140,154 +93,6 @@ QString structuralRowText(StructuralProbeKind kind, const StructuralSentenceResu
 }
 
 // ---------------------------------------------------------------------------
-// StructuralArcView
-
-StructuralArcView::StructuralArcView(QWidget *parent) : QWidget(parent)
-{
-    setAutoFillBackground(true);
-    QPalette p = palette();
-    p.setColor(QPalette::Window, Qt::white);
-    setPalette(p);
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
-}
-
-void StructuralArcView::setSentence(const std::vector<std::string> &words, const std::vector<char> &punct,
-                                    const std::vector<WordSpan> &gold, const std::vector<WordSpan> &predicted)
-{
-    m_words = words;
-    m_punct = punct;
-    m_gold.clear();
-    for (const auto &e : gold)
-        m_gold.push_back(normalised(e));
-    std::sort(m_gold.begin(), m_gold.end());
-    m_gold.erase(std::unique(m_gold.begin(), m_gold.end()), m_gold.end());
-    m_classes = classifyEdges(gold, predicted);
-    updateGeometry();
-    update();
-}
-
-void StructuralArcView::clear()
-{
-    setSentence({}, {}, {}, {});
-}
-
-double StructuralArcView::naturalWidth() const
-{
-    return wordDiagramWidth(m_words, QFontMetricsF(plotFont(10.0)), kArcLabelMargin, kWordPadding);
-}
-
-QSize StructuralArcView::sizeHint() const
-{
-    return exportSize().toSize();
-}
-
-QSize StructuralArcView::minimumSizeHint() const
-{
-    return QSize(static_cast<int>(std::ceil(naturalWidth())), 170);
-}
-
-QSizeF StructuralArcView::exportSize() const
-{
-    return QSizeF(naturalWidth(), kArcLegendHeight + 2 * kArcNaturalHeight + kArcWordBand + 16.0);
-}
-
-void StructuralArcView::renderTo(QPainter *painter, const QRectF &target)
-{
-    painter->save();
-    painter->fillRect(target, Qt::white);
-    paintContent(painter, target);
-    painter->restore();
-}
-
-void StructuralArcView::paintEvent(QPaintEvent *)
-{
-    QPainter painter(this);
-    painter.fillRect(rect(), Qt::white);
-    paintContent(&painter, QRectF(rect()));
-}
-
-void StructuralArcView::paintContent(QPainter *painter, const QRectF &rect) const
-{
-    painter->save();
-    painter->setRenderHint(QPainter::Antialiasing, true);
-    painter->setRenderHint(QPainter::TextAntialiasing, true);
-    const QFont wordFont = plotFont(10.0);
-    const QFont smallFont = plotFont(8.5);
-    if (paintNoSentence(painter, rect, m_words, wordFont)) {
-        painter->restore();
-        return;
-    }
-
-    // Legend.
-    painter->setFont(smallFont);
-    const QFontMetricsF sfm(smallFont);
-    const QPen goldPen(kGoldInk, 1.6);
-    const QPen missedPen(kGoldInk, 1.6, Qt::DashLine);
-    const QPen correctPen(kCorrectInk, 2.0);
-    const QPen wrongPen(kWrongInk, 2.2);
-    const double lx = paintLineLegend(painter, rect, kArcLegendHeight,
-                                      {{goldPen, QObject::tr("gold edge")},
-                                       {missedPen, QObject::tr("gold edge the probe missed")},
-                                       {correctPen, QObject::tr("predicted, correct")},
-                                       {wrongPen, QObject::tr("predicted, wrong")}});
-    const double ly = rect.top() + kArcLegendHeight / 2.0;
-    painter->setPen(kPunctInk);
-    painter->drawText(QPointF(lx, ly + sfm.ascent() / 2.0 - 1.0), QObject::tr("grey: punctuation (not in the trees)"));
-
-    // Vertical layout: legend, gold arcs, words, predicted arcs.
-    const double arcSpace = std::max(20.0, (rect.height() - kArcLegendHeight - kArcWordBand - 8.0) / 2.0);
-    const double goldBase = rect.top() + kArcLegendHeight + arcSpace;
-    const double predBase = goldBase + kArcWordBand;
-    const QFontMetricsF fm(wordFont);
-    std::vector<double> x;
-    for (const auto &[left, right] : wordCells(m_words, fm, rect.left() + kArcLabelMargin, rect.right() - 12.0, kWordPadding))
-        x.push_back((left + right) / 2.0);
-    const int n = static_cast<int>(m_words.size());
-    const double span = n > 1 ? x.back() - x.front() : 1.0;
-    auto height = [&](const WordSpan &e) {
-        const double dx = x[static_cast<std::size_t>(e.second)] - x[static_cast<std::size_t>(e.first)];
-        return std::max(8.0, (arcSpace - 6.0) * std::sqrt(std::clamp(dx / span, 0.0, 1.0)));
-    };
-    auto valid = [&](const WordSpan &e) { return e.first >= 0 && e.second < n && e.first < e.second; };
-
-    // Side labels.
-    painter->setFont(smallFont);
-    painter->setPen(QColor(60, 60, 60));
-    painter->drawText(QRectF(rect.left() + 4.0, goldBase - arcSpace, kArcLabelMargin - 8.0, arcSpace),
-                      Qt::AlignLeft | Qt::AlignBottom | Qt::TextWordWrap, QObject::tr("gold MST"));
-    painter->drawText(QRectF(rect.left() + 4.0, predBase, kArcLabelMargin - 8.0, arcSpace),
-                      Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, QObject::tr("probe MST"));
-
-    painter->setBrush(Qt::NoBrush);
-    const std::set<WordSpan> missed(m_classes.missed.begin(), m_classes.missed.end());
-    for (const auto &e : m_gold) {
-        if (!valid(e))
-            continue;
-        painter->setPen(missed.count(e) ? missedPen : goldPen);
-        painter->drawPath(arcPath(x[static_cast<std::size_t>(e.first)], x[static_cast<std::size_t>(e.second)],
-                                  goldBase - 2.0, height(e)));
-    }
-    for (const auto *list : {&m_classes.correct, &m_classes.wrong}) {
-        painter->setPen(list == &m_classes.wrong ? wrongPen : correctPen);
-        for (const auto &e : *list)
-            if (valid(e))
-                painter->drawPath(arcPath(x[static_cast<std::size_t>(e.first)], x[static_cast<std::size_t>(e.second)],
-                                          predBase + 2.0, -height(e)));
-    }
-
-    // Words.
-    painter->setFont(wordFont);
-    for (int i = 0; i < n; ++i) {
-        const bool punct = i < static_cast<int>(m_punct.size()) && m_punct[static_cast<std::size_t>(i)];
-        painter->setPen(punct ? kPunctInk : QColor(20, 20, 20));
-        const double w = fm.horizontalAdvance(diagramWordLabel(m_words[static_cast<std::size_t>(i)])) + 8.0;
-        painter->drawText(QRectF(x[static_cast<std::size_t>(i)] - w / 2.0, goldBase, w, kArcWordBand), Qt::AlignCenter,
-                          diagramWordLabel(m_words[static_cast<std::size_t>(i)]));
-    }
-    painter->restore();
-}
-
-// ---------------------------------------------------------------------------
 // StructuralView
 
 StructuralView::StructuralView(QWidget *parent) : QWidget(parent)
@@ -303,16 +108,43 @@ StructuralView::StructuralView(QWidget *parent) : QWidget(parent)
     top->addSpacing(12);
     top->addWidget(m_summary, 1);
 
-    m_list = new QListWidget;
-    m_list->setObjectName(QStringLiteral("structuralSentences"));
-    m_list->setToolTip(tr("Worst first. Double-click to open the sentence"));
-    m_list->setMinimumWidth(220);
+    m_list = newSentenceList(QStringLiteral("structuralSentences"), tr("Worst first. Double-click to open the sentence"));
+    m_sentenceLabel = newSentenceLabel();
 
-    m_sentenceLabel = new QLabel;
-    m_sentenceLabel->setWordWrap(true);
-    m_sentenceLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QWidget *distancePage = buildDistancePage();
+    buildDepthPlot();
+    auto *empty = new QLabel(tr("No structural probe results."));
+    empty->setAlignment(Qt::AlignCenter);
+    m_stack = new QStackedWidget;
+    m_stack->addWidget(empty);
+    m_stack->addWidget(distancePage);
+    m_stack->addWidget(m_depthPlot);
 
-    // ---- distance: two heatmaps on one colour scale + the arc diagram
+    auto *right = new QWidget;
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(m_sentenceLabel);
+    rightLayout->addWidget(m_stack, 1);
+
+    layOutView(this, top, newSplit(Qt::Horizontal, m_list, right, 1, 3));
+
+    connect(m_layerCombo, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int index) {
+        if (index >= 0)
+            setLayer(m_layerCombo->itemData(index).toInt());
+    });
+    connect(m_list, &QListWidget::currentRowChanged, this, [this] { showSelected(); });
+    connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) { activateSentence(m_list->row(item)); });
+    connect(m_heatPlot, &QCustomPlot::afterReplot, this, [this] {
+        if (updateHeatTicks())
+            m_heatPlot->replot(QCustomPlot::rpQueuedReplot);
+    });
+    connect(m_heatPlot, &QCustomPlot::mouseMove, this, &StructuralView::showHeatTip);
+    setResult(nullptr);
+}
+
+QWidget *StructuralView::buildDistancePage()
+{
+    // Two heatmaps on one colour scale + the arc diagram.
     m_heatPlot = new QCustomPlot;
     m_heatPlot->setMinimumSize(480, 260);
     m_heatPlot->setBackground(Qt::white);
@@ -358,10 +190,7 @@ StructuralView::StructuralView(QWidget *parent) : QWidget(parent)
     m_scale->setDataRange(QCPRange(0.0, 1.0));
 
     m_arcs = new StructuralArcView;
-    m_arcScroll = new QScrollArea;
-    m_arcScroll->setWidget(m_arcs);
-    m_arcScroll->setWidgetResizable(true);
-    m_arcScroll->setFrameShape(QFrame::NoFrame);
+    m_arcScroll = newScrollArea(m_arcs);
 
     // The arcs keep their natural height (plus a scroll bar); the heatmaps take the rest.
     m_arcScroll->setFixedHeight(static_cast<int>(std::ceil(m_arcs->exportSize().height())) + 18);
@@ -371,16 +200,15 @@ StructuralView::StructuralView(QWidget *parent) : QWidget(parent)
     distanceLayout->setSpacing(4);
     distanceLayout->addWidget(m_heatPlot, 1);
     distanceLayout->addWidget(m_arcScroll);
+    return distancePage;
+}
 
-    // ---- depth: gold vs predicted bars, roots marked
+void StructuralView::buildDepthPlot()
+{
+    // Gold vs predicted bars, roots marked.
     m_depthPlot = new QCustomPlot;
     m_depthPlot->setMinimumSize(400, 260);
-    m_depthPlot->setBackground(Qt::white);
-    styleAxis(m_depthPlot->xAxis);
-    styleAxis(m_depthPlot->yAxis);
-    m_depthPlot->yAxis->grid()->setVisible(true);
-    m_depthPlot->yAxis->grid()->setPen(QPen(QColor(225, 225, 225), 1, Qt::DotLine));
-    m_depthPlot->yAxis->setLabel(tr("depth (arcs from the root)"));
+    styleChart(m_depthPlot, tr("depth (arcs from the root)"));
     m_depthTitle = new QCPTextElement(m_depthPlot, tr("Gold depth vs predicted depth ‖Bhᵢ‖²"), plotFont(kPlotTitlePt, true));
     m_depthSubtitle = new QCPTextElement(m_depthPlot, QString(), plotFont(kPlotAxisLabelPt));
     m_depthPlot->plotLayout()->insertRow(0);
@@ -422,67 +250,32 @@ StructuralView::StructuralView(QWidget *parent) : QWidget(parent)
     legendRow->addElement(0, 1, m_depthPlot->legend);
     legendRow->addElement(0, 2, new QCPLayoutElement(m_depthPlot));
     legendRow->setColumnStretchFactor(1, 0.001);
+}
 
-    auto *empty = new QLabel(tr("No structural probe results."));
-    empty->setAlignment(Qt::AlignCenter);
-    m_stack = new QStackedWidget;
-    m_stack->addWidget(empty);
-    m_stack->addWidget(distancePage);
-    m_stack->addWidget(m_depthPlot);
-
-    auto *right = new QWidget;
-    auto *rightLayout = new QVBoxLayout(right);
-    rightLayout->setContentsMargins(0, 0, 0, 0);
-    rightLayout->addWidget(m_sentenceLabel);
-    rightLayout->addWidget(m_stack, 1);
-
-    auto *split = new QSplitter(Qt::Horizontal);
-    split->addWidget(m_list);
-    split->addWidget(right);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 3);
-    split->setChildrenCollapsible(false);
-
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addLayout(top);
-    layout->addWidget(split, 1);
-
-    connect(m_layerCombo, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int index) {
-        if (index >= 0)
-            setLayer(m_layerCombo->itemData(index).toInt());
-    });
-    connect(m_list, &QListWidget::currentRowChanged, this, [this] { showSelected(); });
-    connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) { activateSentence(m_list->row(item)); });
-    connect(m_heatPlot, &QCustomPlot::afterReplot, this, [this] {
-        if (updateHeatTicks())
-            m_heatPlot->replot(QCustomPlot::rpQueuedReplot);
-    });
-    connect(m_heatPlot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *e) {
-        const StructuralSentenceResult *r = selectedResult();
-        if (!r || m_words.empty())
-            return;
-        const int n = static_cast<int>(m_words.size());
-        for (QCPColorMap *map : {m_goldMap, m_predMap}) {
-            QCPAxisRect *rect = map->keyAxis()->axisRect();
-            if (!rect->rect().contains(e->pos()))
-                continue;
-            const int col = static_cast<int>(std::lround(map->keyAxis()->pixelToCoord(e->pos().x())));
-            const int row = static_cast<int>(std::lround(map->valueAxis()->pixelToCoord(e->pos().y())));
-            if (row < 0 || col < 0 || row >= n || col >= n)
-                break;
-            const QString pair = QStringLiteral("(%1, %2)")
-                                     .arg(QString::fromStdString(m_words[static_cast<std::size_t>(row)]),
-                                          QString::fromStdString(m_words[static_cast<std::size_t>(col)]));
-            const QString text = map == m_goldMap
-                                     ? tr("gold tree distance %1 = %2").arg(pair).arg(map->data()->cell(col, row))
-                                     : tr("predicted squared distance %1 = %2").arg(pair).arg(map->data()->cell(col, row), 0, 'f', 3);
-            QToolTip::showText(e->globalPosition().toPoint(), text, m_heatPlot);
-            return;
-        }
-        QToolTip::hideText();
-    });
-    setResult(nullptr);
+void StructuralView::showHeatTip(QMouseEvent *e)
+{
+    const StructuralSentenceResult *r = selectedResult();
+    if (!r || m_words.empty())
+        return;
+    const int n = static_cast<int>(m_words.size());
+    for (QCPColorMap *map : {m_goldMap, m_predMap}) {
+        QCPAxisRect *rect = map->keyAxis()->axisRect();
+        if (!rect->rect().contains(e->pos()))
+            continue;
+        const int col = static_cast<int>(std::lround(map->keyAxis()->pixelToCoord(e->pos().x())));
+        const int row = static_cast<int>(std::lround(map->valueAxis()->pixelToCoord(e->pos().y())));
+        if (row < 0 || col < 0 || row >= n || col >= n)
+            break;
+        const QString pair = QStringLiteral("(%1, %2)")
+                                 .arg(QString::fromStdString(m_words[static_cast<std::size_t>(row)]),
+                                      QString::fromStdString(m_words[static_cast<std::size_t>(col)]));
+        const QString text = map == m_goldMap
+                                 ? tr("gold tree distance %1 = %2").arg(pair).arg(map->data()->cell(col, row))
+                                 : tr("predicted squared distance %1 = %2").arg(pair).arg(map->data()->cell(col, row), 0, 'f', 3);
+        QToolTip::showText(e->globalPosition().toPoint(), text, m_heatPlot);
+        return;
+    }
+    QToolTip::hideText();
 }
 
 const std::vector<StructuralSentenceResult> *StructuralView::layerResults() const
@@ -589,14 +382,11 @@ void StructuralView::fillList()
         roots += r.predictedRoot == r.goldRoot ? 1 : 0;
         const std::vector<std::string> words = wordsOf(r);
         auto *item = new QListWidgetItem(structuralRowText(kind, r, words));
-        QStringList full;
-        for (const auto &w : words)
-            full << QString::fromStdString(w);
-        item->setToolTip(full.join(QLatin1Char(' ')));
+        item->setToolTip(joinedWords(words));
         const bool bad = kind == StructuralProbeKind::Distance ? r.correctEdges < static_cast<int>(r.goldEdges.size())
                                                                 : r.predictedRoot != r.goldRoot;
         if (bad && kind == StructuralProbeKind::Depth)
-            item->setForeground(kWrongInk.darker(120));
+            item->setForeground(kDiagramWrongInk.darker(120));
         m_list->addItem(item);
     }
     const QString where = structuralLayerName(m_layer);
@@ -618,13 +408,7 @@ void StructuralView::fillList()
 
 void StructuralView::selectSentence(int row)
 {
-    if (row < -1 || row >= m_list->count())
-        return;
-    if (m_list->currentRow() == row) {
-        showSelected();
-        return;
-    }
-    m_list->setCurrentRow(row); // showSelected() through currentRowChanged
+    selectListRow(m_list, row, [this] { showSelected(); });
 }
 
 int StructuralView::selectedRow() const
@@ -697,9 +481,6 @@ void StructuralView::showSelected()
     QString id;
     if (m_result && r->sentence >= 0 && r->sentence < static_cast<int>(m_result->sentences.size()))
         id = QString::fromStdString(m_result->sentences[static_cast<std::size_t>(r->sentence)].id);
-    QStringList words;
-    for (const auto &w : m_words)
-        words << QString::fromStdString(w);
     const QString score = m_result->kind == StructuralProbeKind::Distance
                               ? tr("%1/%2 gold edges recovered").arg(r->correctEdges).arg(r->goldEdges.size())
                               : (r->predictedRoot == r->goldRoot ? tr("root correct") : tr("root wrong"));
@@ -707,7 +488,7 @@ void StructuralView::showSelected()
                                  .arg((id.isEmpty() ? tr("sentence %1").arg(r->sentence + 1) : id).toHtmlEscaped(), score,
                                       rhoText(r->spearman))
                                  .arg(r->loss, 0, 'f', 3)
-                                 .arg(words.join(QLatin1Char(' ')).toHtmlEscaped()));
+                                 .arg(joinedWords(m_words).toHtmlEscaped()));
     if (m_result->kind == StructuralProbeKind::Distance)
         showDistance(*r);
     else
@@ -802,7 +583,7 @@ void StructuralView::showDepth(const StructuralSentenceResult &r)
     if (r.goldRoot >= 0 && r.goldRoot < n)
         goldRoot->addData(r.goldRoot, barTop(r.goldRoot) + step);
     const bool correct = r.predictedRoot == r.goldRoot;
-    const QColor rootInk = correct ? kCorrectInk : kWrongInk;
+    const QColor rootInk = correct ? kDiagramCorrectInk : kDiagramWrongInk;
     predRoot->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, QPen(rootInk, 1.2), QBrush(rootInk), 11));
     if (r.predictedRoot >= 0 && r.predictedRoot < n)
         predRoot->addData(r.predictedRoot, barTop(r.predictedRoot) + (correct ? 2.2 : 1.0) * step);
@@ -856,12 +637,8 @@ QSizeF StructuralView::exportSize() const
 void StructuralView::renderTo(QPainter *painter, const QRectF &target)
 {
     const QSizeF natural = exportSize();
-    painter->save();
-    painter->fillRect(target, Qt::white);
-    painter->restore();
-    if (natural.isEmpty())
+    if (!beginExport(painter, target, natural))
         return;
-    const double sx = target.width() / natural.width(), sy = target.height() / natural.height();
     if (m_result->kind == StructuralProbeKind::Depth) {
         const QSize size = natural.toSize();
         layOutPlotAt(m_depthPlot, size);
@@ -869,19 +646,8 @@ void StructuralView::renderTo(QPainter *painter, const QRectF &target)
         m_depthPlot->setViewport(m_depthPlot->rect());
         return;
     }
-    const QSizeF heat = heatExportSize();
-    const QSize heatSize(static_cast<int>(std::ceil(heat.width())), static_cast<int>(std::ceil(heat.height())));
-    layOutPlotAt(m_heatPlot, heatSize);
-    updateHeatTicks();
-    const QRectF heatTarget(target.left() + (natural.width() - heat.width()) / 2.0 * sx, target.top(), heat.width() * sx,
-                            heat.height() * sy);
-    paintPlot(m_heatPlot, painter, heatTarget, heatSize);
-    m_heatPlot->setViewport(m_heatPlot->rect());
-    painter->save();
-    painter->translate(target.left(), target.top() + (heat.height() + 10.0) * sy);
-    painter->scale(sx, sy);
-    m_arcs->renderTo(painter, QRectF(0.0, 0.0, natural.width(), m_arcs->exportSize().height()));
-    painter->restore();
+    renderPlotAndDiagram(painter, target, natural, m_heatPlot, heatExportSize(), m_arcs, true,
+                         [this] { updateHeatTicks(); });
 }
 
 QString StructuralView::exportName() const
@@ -893,10 +659,7 @@ QString StructuralView::exportName() const
 
 bool StructuralView::exportPlots(const QString &path, QString *error, int dpi)
 {
-    const Status status = exportView(*this, path, dpi);
-    if (!status && error)
-        *error = QString::fromStdString(status.message());
-    return status.ok();
+    return exportView(*this, path, error, dpi);
 }
 
 } // namespace treelens

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -19,18 +20,31 @@
 #include <QPainter>
 #include <QTemporaryDir>
 
+#include <gtest/gtest.h>
+
 #include "core/probing/probes.h"
-#include "ui/inductionview.h"
-#include "ui/structuralview.h"
+#include "viz/inductionview.h"
+#include "viz/structuralview.h"
 #include "viz/qcustomplot.h"
 #include "viz/viewexport.h"
-#include "uitestapp.h"
 
 using namespace treelens;
 
 namespace {
 
-QApplication &app() { return test::uiApp(); }
+/// The application of this test binary (on the heap: a static QApplication crashes at exit).
+QApplication &app()
+{
+    static int argc = 1;
+    static char arg0[] = "treelens_viz_probing_tests";
+    static char *argv[] = {arg0, nullptr};
+    static QApplication *a = [] {
+        if (auto *existing = qobject_cast<QApplication *>(QCoreApplication::instance()))
+            return existing;
+        return new QApplication(argc, argv);
+    }();
+    return *a;
+}
 
 using Spans = std::vector<std::pair<int, int>>;
 

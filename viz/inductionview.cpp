@@ -1,4 +1,4 @@
-#include "ui/inductionview.h"
+#include "viz/inductionview.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,6 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "ui/worddiagram.h"
 #include "viz/plotstyle.h"
 #include "viz/qcustomplot.h"
 #include "viz/viewexport.h"
@@ -24,25 +23,10 @@ namespace treelens {
 
 namespace {
 
-const QColor &kGoldInk = kDiagramGoldInk;
-const QColor &kCorrectInk = kDiagramCorrectInk;
-const QColor &kWrongInk = kDiagramWrongInk;
 const QColor kModelInk(68, 114, 196);
 
-constexpr double kLabelMargin = 74.0;
-constexpr double kLegendHeight = 24.0;
-constexpr double kWordBand = 24.0;
-constexpr double kLevelGap = 11.0;
 constexpr double kChartWidth = 820.0;
 constexpr double kChartHeight = 330.0;
-
-constexpr double kWordPadding = 16.0;
-
-int maxLevel(const std::vector<WordSpan> &spans)
-{
-    const auto levels = spanLevels(spans);
-    return levels.empty() ? -1 : *std::max_element(levels.begin(), levels.end());
-}
 
 const InductionScore &pick(const InductionSplit &split, int which)
 {
@@ -56,48 +40,6 @@ const InductionScore &pick(const InductionSplit &split, int which)
 
 } // namespace
 
-// ---------------------------------------------------------------------------
-// Pure helpers
-
-std::vector<WordSpan> scoredBrackets(const std::vector<WordSpan> &brackets, int n)
-{
-    std::set<WordSpan> out;
-    for (const auto &b : brackets)
-        if (b.second - b.first >= 2 && !(b.first == 0 && b.second == n) && b.first >= 0 && b.second <= n)
-            out.insert(b);
-    return {out.begin(), out.end()};
-}
-
-EdgeClasses classifyBrackets(const std::vector<WordSpan> &gold, const std::vector<WordSpan> &predicted, int n)
-{
-    return classifyEdges(scoredBrackets(gold, n), scoredBrackets(predicted, n));
-}
-
-std::vector<int> spanLevels(const std::vector<WordSpan> &spans)
-{
-    // Inner spans first: a span's level only depends on shorter spans.
-    std::vector<int> order(spans.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-        order[i] = static_cast<int>(i);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        const auto &sa = spans[static_cast<std::size_t>(a)];
-        const auto &sb = spans[static_cast<std::size_t>(b)];
-        return sa.second - sa.first < sb.second - sb.first;
-    });
-    std::vector<int> level(spans.size(), 0);
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        const auto &outer = spans[static_cast<std::size_t>(order[k])];
-        int l = 0;
-        for (std::size_t m = 0; m < k; ++m) {
-            const auto &inner = spans[static_cast<std::size_t>(order[m])];
-            if (inner != outer && inner.first >= outer.first && inner.second <= outer.second)
-                l = std::max(l, level[static_cast<std::size_t>(order[m])] + 1);
-        }
-        level[static_cast<std::size_t>(order[k])] = l;
-    }
-    return level;
-}
-
 std::vector<int> inductionWorstFirst(const std::vector<double> &perSentence)
 {
     std::vector<int> order(perSentence.size());
@@ -107,164 +49,6 @@ std::vector<int> inductionWorstFirst(const std::vector<double> &perSentence)
         return perSentence[static_cast<std::size_t>(a)] < perSentence[static_cast<std::size_t>(b)];
     });
     return order;
-}
-
-// ---------------------------------------------------------------------------
-// BracketSpanView
-
-BracketSpanView::BracketSpanView(QWidget *parent) : QWidget(parent)
-{
-    setAutoFillBackground(true);
-    QPalette p = palette();
-    p.setColor(QPalette::Window, Qt::white);
-    setPalette(p);
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
-}
-
-void BracketSpanView::setSentence(const std::vector<std::string> &words, const std::vector<WordSpan> &gold,
-                                  const std::vector<WordSpan> &predicted, bool predictedKnown)
-{
-    const int n = static_cast<int>(words.size());
-    m_words = words;
-    m_gold = scoredBrackets(gold, n);
-    m_predictedKnown = predictedKnown;
-    m_classes = predictedKnown ? classifyBrackets(gold, predicted, n) : EdgeClasses{};
-    updateGeometry();
-    update();
-}
-
-void BracketSpanView::clear()
-{
-    setSentence({}, {}, {}, true);
-}
-
-int BracketSpanView::goldLevels() const
-{
-    return maxLevel(m_gold) + 1;
-}
-
-int BracketSpanView::predictedLevels() const
-{
-    std::vector<WordSpan> predicted = m_classes.correct;
-    predicted.insert(predicted.end(), m_classes.wrong.begin(), m_classes.wrong.end());
-    return maxLevel(predicted) + 1;
-}
-
-double BracketSpanView::naturalWidth() const
-{
-    return wordDiagramWidth(m_words, QFontMetricsF(plotFont(10.0)), kLabelMargin, kWordPadding);
-}
-
-QSize BracketSpanView::sizeHint() const
-{
-    return exportSize().toSize();
-}
-
-QSize BracketSpanView::minimumSizeHint() const
-{
-    return QSize(static_cast<int>(std::ceil(naturalWidth())), static_cast<int>(std::ceil(exportSize().height())));
-}
-
-QSizeF BracketSpanView::exportSize() const
-{
-    const int levels = std::max(goldLevels(), 2) + std::max(predictedLevels(), 2);
-    return QSizeF(naturalWidth(), kLegendHeight + kWordBand + levels * kLevelGap + 28.0);
-}
-
-void BracketSpanView::renderTo(QPainter *painter, const QRectF &target)
-{
-    painter->save();
-    painter->fillRect(target, Qt::white);
-    paintContent(painter, target);
-    painter->restore();
-}
-
-void BracketSpanView::paintEvent(QPaintEvent *)
-{
-    QPainter painter(this);
-    painter.fillRect(rect(), Qt::white);
-    paintContent(&painter, QRectF(rect()));
-}
-
-void BracketSpanView::paintContent(QPainter *painter, const QRectF &rect) const
-{
-    painter->save();
-    painter->setRenderHint(QPainter::Antialiasing, true);
-    painter->setRenderHint(QPainter::TextAntialiasing, true);
-    const QFont wordFont = plotFont(10.0);
-    const QFont smallFont = plotFont(8.5);
-    if (paintNoSentence(painter, rect, m_words, wordFont)) {
-        painter->restore();
-        return;
-    }
-    const QPen goldPen(kGoldInk, 1.6);
-    const QPen missedPen(kGoldInk, 1.6, Qt::DashLine);
-    const QPen correctPen(kCorrectInk, 2.0);
-    const QPen wrongPen(kWrongInk, 2.0);
-
-    // Legend.
-    painter->setFont(smallFont);
-    const QFontMetricsF sfm(smallFont);
-    std::vector<std::pair<QPen, QString>> legend = {{goldPen, QObject::tr("gold bracket")}};
-    if (m_predictedKnown) {
-        legend.emplace_back(missedPen, QObject::tr("gold, not predicted"));
-        legend.emplace_back(correctPen, QObject::tr("predicted, in gold"));
-        legend.emplace_back(wrongPen, QObject::tr("predicted, not in gold"));
-    }
-    paintLineLegend(painter, rect, kLegendHeight, legend);
-
-    const int goldRows = std::max(goldLevels(), 1);
-    const int predRows = std::max(predictedLevels(), 1);
-    // Share the spare height between the two sides.
-    const double spare = std::max(0.0, rect.height() - kLegendHeight - kWordBand - 16.0 - (goldRows + predRows) * kLevelGap);
-    const double bandTop = rect.top() + kLegendHeight + goldRows * kLevelGap + 8.0 + spare / 2.0;
-    const double bandBottom = bandTop + kWordBand;
-    const QFontMetricsF fm(wordFont);
-    const auto cells = wordCells(m_words, fm, rect.left() + kLabelMargin, rect.right() - 12.0, kWordPadding);
-    const int n = static_cast<int>(m_words.size());
-
-    painter->setFont(smallFont);
-    painter->setPen(QColor(60, 60, 60));
-    painter->drawText(QRectF(rect.left() + 4.0, bandTop - goldRows * kLevelGap - 6.0, kLabelMargin - 8.0,
-                             goldRows * kLevelGap + 2.0),
-                      Qt::AlignLeft | Qt::AlignBottom, QObject::tr("gold"));
-    painter->drawText(QRectF(rect.left() + 4.0, bandBottom + 2.0, kLabelMargin - 8.0, 2.0 * sfm.height() + 4.0),
-                      Qt::AlignLeft | Qt::AlignTop, m_predictedKnown ? QObject::tr("predicted") : QObject::tr("predicted:\nn/a"));
-
-    // One bracket: a line over its words with short ticks towards them.
-    auto drawSpan = [&](const WordSpan &s, int level, bool above) {
-        if (s.first < 0 || s.second > n || s.first >= s.second)
-            return;
-        const double xl = cells[static_cast<std::size_t>(s.first)].first + 5.0;
-        const double xr = cells[static_cast<std::size_t>(s.second - 1)].second - 5.0;
-        const double y = above ? bandTop - 3.0 - (level + 1) * kLevelGap + 4.0 : bandBottom + 3.0 + (level + 1) * kLevelGap - 4.0;
-        const double tick = above ? 5.0 : -5.0;
-        const QPointF points[] = {QPointF(xl, y + tick), QPointF(xl, y), QPointF(xr, y), QPointF(xr, y + tick)};
-        painter->drawPolyline(points, 4);
-    };
-    const std::set<WordSpan> missed(m_classes.missed.begin(), m_classes.missed.end());
-    const std::vector<int> goldLevel = spanLevels(m_gold);
-    for (std::size_t i = 0; i < m_gold.size(); ++i) {
-        painter->setPen(m_predictedKnown && missed.count(m_gold[i]) ? missedPen : goldPen);
-        drawSpan(m_gold[i], goldLevel[i], true);
-    }
-    std::vector<WordSpan> predicted = m_classes.correct;
-    predicted.insert(predicted.end(), m_classes.wrong.begin(), m_classes.wrong.end());
-    const std::set<WordSpan> wrong(m_classes.wrong.begin(), m_classes.wrong.end());
-    const std::vector<int> predLevel = spanLevels(predicted);
-    for (std::size_t i = 0; i < predicted.size(); ++i) {
-        painter->setPen(wrong.count(predicted[i]) ? wrongPen : correctPen);
-        drawSpan(predicted[i], predLevel[i], false);
-    }
-
-    painter->setFont(wordFont);
-    painter->setPen(QColor(20, 20, 20));
-    for (int i = 0; i < n; ++i) {
-        const auto &c = cells[static_cast<std::size_t>(i)];
-        painter->drawText(QRectF(c.first, bandTop, c.second - c.first, kWordBand), Qt::AlignCenter,
-                          diagramWordLabel(m_words[static_cast<std::size_t>(i)]));
-    }
-    painter->restore();
 }
 
 // ---------------------------------------------------------------------------
@@ -283,15 +67,8 @@ InductionView::InductionView(QWidget *parent) : QWidget(parent)
 
     m_chart = new QCustomPlot;
     m_chart->setMinimumSize(420, 240);
-    m_chart->setBackground(Qt::white);
-    styleAxis(m_chart->xAxis);
-    styleAxis(m_chart->yAxis);
-    m_chart->yAxis->grid()->setVisible(true);
-    m_chart->yAxis->grid()->setPen(QPen(QColor(225, 225, 225), 1, Qt::DotLine));
-    m_chart->yAxis->setLabel(tr("F1 (%)"));
-    m_title = new QCPTextElement(m_chart, QString(), plotFont(kPlotTitlePt, true));
-    m_chart->plotLayout()->insertRow(0);
-    m_chart->plotLayout()->addElement(0, 0, m_title);
+    styleChart(m_chart, tr("F1 (%)"));
+    m_title = addPlotTitle(m_chart, QString(), plotFont(kPlotTitlePt, true));
     m_chart->legend->setVisible(true);
     m_chart->legend->setFont(plotFont(kPlotTickPt));
     m_chart->legend->setBorderPen(Qt::NoPen);
@@ -309,18 +86,11 @@ InductionView::InductionView(QWidget *parent) : QWidget(parent)
     side->addElement(1, 0, new QCPLayoutElement(m_chart));
     side->setRowStretchFactor(0, 0.001);
 
-    m_list = new QListWidget;
-    m_list->setObjectName(QStringLiteral("inductionSentences"));
-    m_list->setToolTip(tr("Worst first by the model's sentence F1. Double-click to open the sentence"));
-    m_list->setMinimumWidth(220);
-    m_sentenceLabel = new QLabel;
-    m_sentenceLabel->setWordWrap(true);
-    m_sentenceLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_list = newSentenceList(QStringLiteral("inductionSentences"),
+                             tr("Worst first by the model's sentence F1. Double-click to open the sentence"));
+    m_sentenceLabel = newSentenceLabel();
     m_brackets = new BracketSpanView;
-    m_bracketScroll = new QScrollArea;
-    m_bracketScroll->setWidget(m_brackets);
-    m_bracketScroll->setWidgetResizable(true);
-    m_bracketScroll->setFrameShape(QFrame::NoFrame);
+    m_bracketScroll = newScrollArea(m_brackets);
 
     auto *detail = new QWidget;
     auto *detailLayout = new QVBoxLayout(detail);
@@ -328,24 +98,8 @@ InductionView::InductionView(QWidget *parent) : QWidget(parent)
     detailLayout->addWidget(m_sentenceLabel);
     detailLayout->addWidget(m_bracketScroll);
     detailLayout->addStretch(1);
-    auto *lower = new QSplitter(Qt::Horizontal);
-    lower->addWidget(m_list);
-    lower->addWidget(detail);
-    lower->setStretchFactor(0, 1);
-    lower->setStretchFactor(1, 3);
-    lower->setChildrenCollapsible(false);
-
-    auto *split = new QSplitter(Qt::Vertical);
-    split->addWidget(m_chart);
-    split->addWidget(lower);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    split->setChildrenCollapsible(false);
-
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addLayout(top);
-    layout->addWidget(split, 1);
+    layOutView(this, top,
+               newSplit(Qt::Vertical, m_chart, newSplit(Qt::Horizontal, m_list, detail, 1, 3), 3, 2));
 
     connect(m_short, &QCheckBox::toggled, this, [this](bool on) { setShortSentences(on); });
     connect(m_list, &QListWidget::currentRowChanged, this, [this] { showSelected(); });
@@ -554,23 +308,14 @@ void InductionView::fillList()
                                            ? QString::fromStdString(m_result->sentenceIds[static_cast<std::size_t>(i)])
                                            : QString::number(i + 1));
         auto *item = new QListWidgetItem(head + QStringLiteral(" · ") + sentencePreview(words));
-        QStringList full;
-        for (const auto &w : words)
-            full << QString::fromStdString(w);
-        item->setToolTip(full.join(QLatin1Char(' ')));
+        item->setToolTip(joinedWords(words));
         m_list->addItem(item);
     }
 }
 
 void InductionView::selectSentence(int row)
 {
-    if (row < -1 || row >= m_list->count())
-        return;
-    if (m_list->currentRow() == row) {
-        showSelected();
-        return;
-    }
-    m_list->setCurrentRow(row);
+    selectListRow(m_list, row, [this] { showSelected(); });
 }
 
 int InductionView::selectedRow() const
@@ -617,10 +362,8 @@ void InductionView::showSelected()
                     .arg(c.correct.size() + c.wrong.size())
                     .arg(c.missed.size());
     }
-    QStringList text;
-    for (const auto &w : words)
-        text << QString::fromStdString(w);
-    m_sentenceLabel->setText(QStringLiteral("<b>%1</b>%2<br>%3").arg(id.toHtmlEscaped(), score, text.join(QLatin1Char(' ')).toHtmlEscaped()));
+    m_sentenceLabel->setText(
+        QStringLiteral("<b>%1</b>%2<br>%3").arg(id.toHtmlEscaped(), score, joinedWords(words).toHtmlEscaped()));
 }
 
 QSizeF InductionView::exportSize() const
@@ -636,33 +379,15 @@ QSizeF InductionView::exportSize() const
 void InductionView::renderTo(QPainter *painter, const QRectF &target)
 {
     const QSizeF natural = exportSize();
-    painter->save();
-    painter->fillRect(target, Qt::white);
-    painter->restore();
-    if (natural.isEmpty())
+    if (!beginExport(painter, target, natural))
         return;
-    const double sx = target.width() / natural.width(), sy = target.height() / natural.height();
-    const QSize chartSize(static_cast<int>(kChartWidth), static_cast<int>(kChartHeight));
-    layOutPlotAt(m_chart, chartSize);
-    paintPlot(m_chart, painter,
-              QRectF(target.left() + (natural.width() - kChartWidth) / 2.0 * sx, target.top(), kChartWidth * sx, kChartHeight * sy),
-              chartSize);
-    m_chart->setViewport(m_chart->rect());
-    if (m_brackets->words().empty())
-        return;
-    painter->save();
-    painter->translate(target.left(), target.top() + (kChartHeight + 10.0) * sy);
-    painter->scale(sx, sy);
-    m_brackets->renderTo(painter, QRectF(0.0, 0.0, natural.width(), m_brackets->exportSize().height()));
-    painter->restore();
+    renderPlotAndDiagram(painter, target, natural, m_chart, QSizeF(kChartWidth, kChartHeight), m_brackets,
+                         !m_brackets->words().empty());
 }
 
 bool InductionView::exportPlots(const QString &path, QString *error, int dpi)
 {
-    const Status status = exportView(*this, path, dpi);
-    if (!status && error)
-        *error = QString::fromStdString(status.message());
-    return status.ok();
+    return exportView(*this, path, error, dpi);
 }
 
 } // namespace treelens

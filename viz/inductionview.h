@@ -1,7 +1,7 @@
 #pragma once
 /// \file inductionview.h
 /// Unsupervised constituency parsing by a probing run (task
-/// unsupervised-parsing, ProbeRunInduction in core/probing/proberun.h): F1 per
+/// unsupervised-parsing, ProbeRunInduction in core/probing/probereport.h): F1 per
 /// start layer for the model (sentence-level F1, the Tree Transformer paper's
 /// figure, and corpus-level F1) against the left-branching, right-branching and
 /// random-binary baselines, for all sentences or those of at most 10 words; the
@@ -16,8 +16,8 @@
 #include <QString>
 #include <QWidget>
 
-#include "core/probing/proberun.h"
-#include "ui/structuralview.h"
+#include "core/probing/probereport.h"
+#include "viz/bracketspanview.h"
 #include "viz/viewcommon.h"
 
 class QCheckBox;
@@ -29,59 +29,8 @@ class QScrollArea;
 
 namespace treelens {
 
-/// The brackets the F1 counts (core/eval/inductioneval.cpp): [start, end) of at
-/// least two words, not the whole sentence of n words; sorted, unique.
-std::vector<WordSpan> scoredBrackets(const std::vector<WordSpan> &brackets, int n);
-
-/// Predicted brackets in gold (correct), not in gold (wrong), gold brackets not
-/// predicted (missed), over scoredBrackets() of both.
-EdgeClasses classifyBrackets(const std::vector<WordSpan> &gold, const std::vector<WordSpan> &predicted, int n);
-
-/// Drawing level of every span (same order): 0 for a span that contains no
-/// other span of the list, else 1 + the highest level of the spans it contains.
-std::vector<int> spanLevels(const std::vector<WordSpan> &spans);
-
 /// Indices 0..n-1 by ascending F1 (ties keep the input order).
 std::vector<int> inductionWorstFirst(const std::vector<double> &perSentence);
-
-/// Gold brackets above the words, predicted below, each as a bracket line over
-/// the words it spans, nested spans stacked outward; predicted brackets in gold
-/// dark green, the others red; gold brackets not predicted dashed.
-class BracketSpanView : public QWidget, public ExportableView {
-    Q_OBJECT
-public:
-    explicit BracketSpanView(QWidget *parent = nullptr);
-
-    /// `predictedKnown` false draws the gold brackets only (no model prediction).
-    void setSentence(const std::vector<std::string> &words, const std::vector<WordSpan> &gold,
-                     const std::vector<WordSpan> &predicted, bool predictedKnown = true);
-    void clear();
-
-    const std::vector<std::string> &words() const { return m_words; }
-    const std::vector<WordSpan> &gold() const { return m_gold; }     ///< scored gold brackets
-    const EdgeClasses &brackets() const { return m_classes; }       ///< as drawn
-
-    QSize sizeHint() const override;
-    QSize minimumSizeHint() const override;
-
-    QSizeF exportSize() const override;
-    void renderTo(QPainter *painter, const QRectF &target) override;
-    QString exportName() const override { return QStringLiteral("induction-brackets"); }
-
-protected:
-    void paintEvent(QPaintEvent *event) override;
-
-private:
-    void paintContent(QPainter *painter, const QRectF &rect) const;
-    double naturalWidth() const;
-    int goldLevels() const;
-    int predictedLevels() const;
-
-    std::vector<std::string> m_words;
-    std::vector<WordSpan> m_gold;
-    EdgeClasses m_classes;
-    bool m_predictedKnown = true;
-};
 
 class InductionView : public QWidget, public ExportableView {
     Q_OBJECT

@@ -1,0 +1,89 @@
+#pragma once
+/// \file proberunconfig.h
+/// The configuration of one probing run (core/probing/proberun.h), filled alike
+/// by `treelens-cli probe` and the GUI's Probing dock, and the parsing of its
+/// task and layer lists. Torch-free.
+///
+/// Errors name the setting by its field here ("layers: layer 9 is outside
+/// 0..4"), never by a command-line flag: the CLI (app/cli/cmd_probe.cpp) puts
+/// its flag names in where it reports them.
+
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/data/sentence.h"
+#include "core/probing/probes.h"
+
+namespace treelens {
+
+/// Task names in canonical order.
+const std::vector<std::string> &probeRunSentenceTasks();   ///< sentlen, sentlen-bins, treedepth, topconst
+const std::vector<std::string> &probeRunStructuralTasks(); ///< structural-distance, structural-depth
+/// head-accuracy, constituent-mass, attention-mst, link-probs, unsupervised-parsing
+const std::vector<std::string> &probeRunAttentionTasks();
+
+/// A comma list of task names (aliases accepted) or "all", in canonical order.
+/// Errors start with "tasks: ".
+Result<std::vector<std::string>> parseProbeRunTasks(const std::string &text);
+
+/// "all" (0..layers) or a comma list such as "0,2,4" of layers in 0..layers (0 =
+/// embeddings), sorted and without repeats. Errors start with "layers: ".
+Result<std::vector<int>> parseProbeRunLayers(const std::string &text, int layers);
+
+/// Everything a run needs; the defaults are those of `treelens-cli probe`.
+struct ProbeRunConfig {
+    std::string tasks;                        ///< comma list or "all" (see parseProbeRunTasks)
+    std::string model;                        ///< model file; "" = the shipped default model
+    /// Corpus files (CoNLL-U, PTB, TreeLens JSON). train alone: cut 0.8/0.1/0.1 by
+    /// splitSeed; dev needs test.
+    std::vector<std::string> train, dev, test;
+    std::string from;                         ///< format of every file ("" = from the extension)
+    /// In-memory corpora, used for a split whose file list is empty (the GUI's open
+    /// document); same rules as the files.
+    std::vector<Sentence> trainSentences, devSentences, testSentences;
+    std::string layers = "all";               ///< "all" or "0,2,4" (0 = embeddings)
+    std::string pooling = "both";             ///< cls, mean or both
+    std::string probe = "mlp";                ///< mlp or linear
+    int rank = 0;                             ///< structural probes: rank of B (0 = d_model)
+    unsigned seed = 1;                        ///< probes, control task, random-init encoder
+    unsigned splitSeed = 1;
+    int epochs = 0;                           ///< 0 = each probe's default
+    int patience = -1;                        ///< -1 = each probe's default
+    double lr = 0.0;                          ///< 0 = each probe's default
+    int batch = 0;                            ///< 0 = each probe's default
+    bool control = false;                     ///< control task + selectivity
+    bool baselines = false;                   ///< control and randomInit
+    bool randomInit = false;                  ///< also probe a random-weight encoder
+    bool rawAttention = false;                ///< attention before the constituent prior
+    std::string treeSource = "auto";          ///< auto, gold or parsed
+    std::string tree = "auto";                ///< auto, constituency or dependency
+    int depthMinCount = 10;
+    std::string attentionOn = "all";          ///< all or test
+    std::string constParserModel;             ///< "" = shipped
+    std::string depParserModel;               ///< "" = shipped
+    std::string device = "auto";              ///< encoder device
+    /// Where the probes train: "auto" = the encoder's device (the GPU when the
+    /// encoder runs there), "cpu", "cuda" or "cuda:N".
+    std::string probeDevice = "auto";
+    int threads = 0;                          ///< encoder CPU threads (0 = LibTorch's default)
+    int encoderBatch = 32;
+    std::string commandLine;                  ///< echoed as the report's "command"
+
+    /// The checks that need no model, in the order a run makes them: the task
+    /// list, a dev split without a test split, the counts, the probes' options.
+    Status validate() const;
+
+    bool hasDevSplit() const { return !dev.empty() || !devSentences.empty(); }
+    bool hasTestSplit() const { return !test.empty() || !testSentences.empty(); }
+    bool runsControl() const { return control || baselines; }
+    bool runsRandomInit() const { return randomInit || baselines; }
+};
+
+/// The sentence probes' and the structural probes' training options of a run
+/// (one LibTorch thread each; probeDevice "auto" is taken as "cpu": runProbes
+/// resolves it to the encoder's device first).
+ProbeTrainOptions sentenceProbeOptions(const ProbeRunConfig &config);
+StructuralProbeOptions structuralProbeOptions(const ProbeRunConfig &config);
+
+} // namespace treelens

@@ -1,0 +1,47 @@
+#pragma once
+/// \file runfeatures.h
+/// Stage 3 of a probing run (core/probing/proberun.h): the encoder's frozen layer
+/// states per split — sentence vectors for the sentence probes, word states for
+/// the structural probes — and the structural probes' examples per split.
+/// Torch-free header.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/probing/probes.h"
+#include "core/probing/runcontext.h"
+#include "core/probing/rundata.h"
+
+namespace treelens {
+
+class Encoder;
+
+/// The features of every split; for one corpus `train` holds the whole corpus
+/// (the datasets' indices of every split refer to it) and dev/test are empty.
+struct ProbeSplitFeatures {
+    ProbeFeatures train, dev, test;
+};
+
+/// Runs extractFeatures() over each split (progress lines "what (split): ...").
+/// Errors name the split ("dev: ...") of given splits.
+Result<ProbeSplitFeatures> extractProbeFeatures(const ProbeRunContext &ctx, Encoder &encoder, const ProbeData &data,
+                                                const FeatureOptions &options, const std::string &what);
+
+/// A structural probe's examples of one layer, by split.
+struct StructuralSplits {
+    std::vector<StructuralExample> train, dev, test;
+    std::map<std::string, long> skipped; ///< "<split>/<reason>" -> sentences ("corpus/..." for one corpus)
+};
+
+/// The examples of `layer` (kept in `features`, extracted with word vectors):
+/// for one corpus the corpus's examples dealt to the split they belong to.
+/// StructuralExample::sentence indexes the corpus, or the split's sentences.
+Result<StructuralSplits> structuralSplits(const ProbeData &data, const ProbeSplitFeatures &features, int layer);
+
+/// Whether the word states of `layers` layers of every sentence fit comfortably
+/// in memory at once (768 MiB of floats); else they are extracted one layer at a time.
+bool wordStatesFitAtOnce(const ProbeData &data, std::size_t layers, int dModel);
+
+} // namespace treelens

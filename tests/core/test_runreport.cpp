@@ -1,0 +1,173 @@
+// Stage 6 of a probing run (core/probing/runreport.h): the report's sections
+// and its text, checked against text written out by hand.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "core/probing/runreport.h"
+
+using namespace treelens;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+SentenceProbeLayer sentLenLayer(int layer, double r2, double mse)
+{
+    SentenceProbeLayer l{layer, {}};
+    SentenceProbeCell c;
+    c.result.regression = true;
+    c.result.test.r2 = r2;
+    c.result.test.mse = mse;
+    l.pooling["mean"] = c;
+    return l;
+}
+
+ProbeRunReport smallReport()
+{
+    ProbeRunReport r;
+    r.model = ProbeRunModel{"m.safetensors", "m", "fake", 2, 3, 6, 100, "cpu"};
+    r.settings.probe = "mlp";
+    r.settings.seed = 1;
+    r.settings.poolings = {"mean"};
+    r.settings.tasks = {"sentlen"};
+    r.data.trainFiles = {"a.conllu"};
+    r.data.oneCorpus = true;
+    r.data.corpus = 30;
+    r.data.split = "seeded 0.8/0.1/0.1 seed=1";
+    r.data.train = 24;
+    r.data.dev = 3;
+    r.data.test = 3;
+    r.data.constituencyTrees = "none (not needed)";
+    r.data.dependencyTrees = "gold (30 sentences)";
+    r.data.excluded["corpus/longer-than-model (6 words)"] = 10;
+    SentenceProbeTask t;
+    t.name = "sentlen";
+    t.regression = true;
+    t.examples = {24, 3, 3};
+    t.baseline.meanPrediction = 5.5;
+    t.baseline.meanR2 = -0.01;
+    t.baseline.meanMse = 2.5;
+    t.layers = {sentLenLayer(0, 0.5, 1.25), sentLenLayer(2, -0.00001, kNaN)};
+    r.sentenceTasks.push_back(t);
+    r.timing.total = 1.23;
+    return r;
+}
+
+StructuralProbeLayer structural(int layer, double devLoss)
+{
+    StructuralProbeLayer l;
+    l.layer = layer;
+    l.result.kind = StructuralProbeKind::Depth;
+    l.result.dev.loss = devLoss;
+    l.result.test.rootAccuracy = 0.5;
+    l.result.test.nspr = 0.25;
+    l.result.bestEpoch = 3;
+    l.result.curve.resize(4);
+    return l;
+}
+
+} // namespace
+
+TEST(RunReport, TextOfASentenceProbe)
+{
+    EXPECT_EQ(probeReportText(smallReport()),
+              "probe: m (fake, 2 layers, d_model 6, 3 heads)\n"
+              "data: a.conllu, 30 sentences; split seeded 0.8/0.1/0.1 seed=1: train 24, dev 3, test 3\n"
+              "constituency trees: none (not needed)\n"
+              "dependency trees: gold (30 sentences)\n"
+              "excluded: corpus/longer-than-model (6 words) 10\n"
+              "layers: 0 = embeddings, k = output of encoder layer k; probe mlp, seed 1\n"
+              "\n"
+              "sentlen (regression on the word count; test R2 and MSE; examples train 24, dev 3, test 3)\n"
+              "  layer  mean R2  mean MSE\n"
+              "  0       0.5000     1.250\n"
+              "  2       0.0000         -\n" // −0.00001 is shown 0.0000; NaN as "-"
+              "  baseline: predict the train mean 5.50: R2 -0.0100, MSE 2.500\n"
+              "\n"
+              "time: 1.2 s\n");
+}
+
+TEST(RunReport, TextOfAStructuralProbeAndGivenSplits)
+{
+    ProbeRunReport r = smallReport();
+    r.sentenceTasks.clear();
+    r.data.oneCorpus = false;
+    r.data.excluded.clear();
+    r.data.testFiles = {"b.conllu", "c.conllu", "d.conllu", "e.conllu"};
+    r.data.train = 10;
+    r.data.test = 5;
+    r.data.noDev = true;
+    r.settings.structuralRank = 6;
+    StructuralProbeTask t;
+    t.name = "structural-depth";
+    t.kind = StructuralProbeKind::Depth;
+    t.examples = {10, 0, 5};
+    t.layers = {structural(1, 0.3)};
+    r.structuralTasks.push_back(t);
+    EXPECT_EQ(probeReportText(r),
+              "probe: m (fake, 2 layers, d_model 6, 3 heads)\n"
+              "data: train a.conllu (10 sentences), dev none, test b.conllu ... e.conllu (4 files) (5 sentences)\n"
+              "note: no dev split: the probes keep their last epoch (no model selection, no early stopping)\n"
+              "constituency trees: none (not needed)\n"
+              "dependency trees: gold (30 sentences)\n"
+              "layers: 0 = embeddings, k = output of encoder layer k; probe mlp, seed 1\n"
+              "\n"
+              "structural-depth (Hewitt & Manning, rank 6; sentences train 10, dev 0, test 5; test root accuracy "
+              "percent and NSpr)\n"
+              "  layer  root acc    NSpr  best epoch\n"
+              "  1         50.00  0.2500         3/4\n"
+              "\n"
+              "time: 1.2 s\n");
+}
+
+TEST(RunReport, TheViewersBestLayerIsTheComparisonsPick)
+{
+    ProbeRunReport r = smallReport();
+    StructuralProbeTask t;
+    t.name = "structural-depth";
+    t.kind = StructuralProbeKind::Depth;
+    // 0.10004 and 0.1 are both reported as 0.1: the first of them wins.
+    t.layers = {structural(0, 0.3), structural(2, 0.10004), structural(4, 0.1)};
+    r.structuralTasks.push_back(t);
+    r.structural["structural-depth"].kind = StructuralProbeKind::Depth;
+    finishProbeReport(r);
+    EXPECT_EQ(r.structural.at("structural-depth").bestLayer, 2);
+}
+
+TEST(RunReport, SettingsAndDataSections)
+{
+    ProbeRunConfig config;
+    config.probeDevice = "cpu";
+    config.baselines = true;
+    config.rank = 0;
+    ProbeRunPlan plan;
+    plan.tasks = {"sentlen"};
+    plan.layers = {0, 1};
+    plan.poolings = {"mean"};
+    plan.poolingNote = "the model has no [CLS] token: mean pooling only";
+    ProbeTrees trees;
+    trees.tree = "dependency";
+    trees.treeWhy = "the input has no constituency trees (--tree constituency predicts them)";
+    const ProbeRunSettings s = probeRunSettings(config, plan, trees, 64);
+    EXPECT_TRUE(s.control);
+    EXPECT_TRUE(s.randomInit);
+    EXPECT_EQ(s.structuralRank, 64); // 0 = d_model
+    EXPECT_EQ(s.sentenceProbe.maxEpochs, ProbeTrainOptions{}.maxEpochs);
+    EXPECT_EQ(s.structuralProbe.maxEpochs, StructuralProbeOptions{}.maxEpochs);
+    EXPECT_EQ(s.poolingNote, plan.poolingNote);
+    EXPECT_EQ(s.tree, "dependency");
+
+    ProbeData data;
+    data.train.resize(5);
+    data.test.resize(2);
+    data.splitText = "given";
+    trees.parseFailures = {"a", "b", "c", "d"};
+    ProbeRunData d = probeRunData(config, data, trees, true);
+    EXPECT_TRUE(d.noDev);
+    EXPECT_EQ(d.parseFailures, 4);
+    EXPECT_EQ(d.parseFailureExamples, (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_FALSE(probeRunData(config, data, trees, false).noDev); // nothing trained: no model selection to miss
+    data.dev.resize(1);
+    EXPECT_FALSE(probeRunData(config, data, trees, true).noDev);
+}
