@@ -181,6 +181,7 @@ void MainWindow::createDocks()
     auto *probingDock = new QDockWidget(tr("Probing"), this);
     probingDock->setObjectName(QStringLiteral("probingDock"));
     m_probing = new ProbingPanel(probingDock);
+    m_probing->setJobRunner(&m_jobs);
     probingDock->setWidget(m_probing);
     addDockWidget(Qt::BottomDockWidgetArea, probingDock);
     probingDock->hide();

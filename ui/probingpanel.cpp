@@ -23,7 +23,6 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include "core/encoders/encoder.h"
@@ -46,6 +45,9 @@
 namespace treelens {
 
 namespace {
+
+/// The job group of probing runs: a new run supersedes an older one.
+QString probingGroup() { return QStringLiteral("probing"); }
 
 QStringList allTaskNames()
 {
@@ -128,12 +130,29 @@ ProbingPanel::ProbingPanel(QWidget *parent) : QWidget(parent)
 
 ProbingPanel::~ProbingPanel()
 {
-    if (m_thread) {
-        if (m_cancelFlag)
-            m_cancelFlag->store(true);
-        m_thread->wait();
-        delete m_thread;
+    if (m_jobs)
+        m_jobs->cancelGroup(probingGroup());
+    if (m_ownsJobs)
+        delete m_jobs.data(); // waits for a run still stopping, while this panel is whole
+}
+
+void ProbingPanel::setJobRunner(JobRunner *jobs)
+{
+    if (m_ownsJobs && m_jobs && !m_running) {
+        delete m_jobs.data();
+        m_ownsJobs = false;
     }
+    if (!m_running)
+        m_jobs = jobs;
+}
+
+JobRunner &ProbingPanel::jobs()
+{
+    if (!m_jobs) {
+        m_jobs = new JobRunner(this);
+        m_ownsJobs = true;
+    }
+    return *m_jobs;
 }
 
 // ---------------------------------------------------------------------------
@@ -519,7 +538,8 @@ void ProbingPanel::run()
 {
     if (m_running)
         return;
-    const ProbeRunConfig cfg = config();
+    ProbeRunConfig cfg = config();
+    cfg.encoders = &jobs().encoders(); // the model the app already loaded, shared
     if (cfg.tasks.empty()) {
         finish(false, tr("Choose at least one task."));
         return;
@@ -540,13 +560,12 @@ void ProbingPanel::run()
         for (const auto *files : {&cfg.train, &cfg.dev, &cfg.test})
             m_pendingSource.files.insert(m_pendingSource.files.end(), files->begin(), files->end());
     }
-    ++m_generation;
+    m_cancelRequested = false;
     m_running = true;
     m_run->setEnabled(false);
     m_cancel->setEnabled(true);
     m_status->setText(tr("Starting…"));
     m_curves->clearCurves();
-    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
     m_current = std::move(m_queue.front());
     m_queue.erase(m_queue.begin());
     startRun(m_current.config);
@@ -554,52 +573,44 @@ void ProbingPanel::run()
 
 void ProbingPanel::startRun(std::shared_ptr<const ProbeRunConfig> config)
 {
-    if (m_thread) { // the previous model's thread has posted its result and returns
-        m_thread->wait();
-        delete m_thread;
-        m_thread = nullptr;
-    }
-    const quint64 gen = m_generation;
-    auto flag = m_cancelFlag;
     const QString prefix = m_current.prefix, curveModel = m_current.curveModel;
-    m_thread = QThread::create([this, config, flag, gen, prefix, curveModel] {
-        // Runs on the worker: results and messages go back to the GUI thread queued,
-        // and are dropped there when a newer run has started.
-        auto post = [this, gen](std::function<void()> f) {
-            QMetaObject::invokeMethod(
-                this,
-                [this, gen, f = std::move(f)] {
-                    if (gen == m_generation)
-                        f();
-                },
-                Qt::QueuedConnection);
-        };
-        ProbeRunCallbacks cb;
-        cb.progress = [this, post, prefix](const std::string &line) {
-            const QString text = prefix + QString::fromStdString(line);
-            post([this, text] {
-                m_status->setText(text);
-                Q_EMIT progressText(text);
-            });
-        };
-        cb.curve = [this, post, curveModel](const ProbeCurvePoint &p) {
-            post([this, p, curveModel] {
-                m_curves->addPoint(p, curveModel);
-                Q_EMIT curvePointAdded();
-            });
-        };
-        RunControl rc;
-        rc.cancelled = [flag] { return flag->load(); };
-        auto result = runProbes(*config, cb, &rc);
-        if (!result) {
-            const QString message = flag->load() ? tr("Cancelled.") : prefix + QString::fromStdString(result.message());
-            post([this, message] { finish(false, message); });
-            return;
-        }
-        auto report = std::make_shared<const ProbeRunReport>(std::move(*result));
-        post([this, report] { reportReady(report); });
-    });
-    m_thread->start();
+    QPointer<ProbingPanel> self(this);
+    QPointer<JobRunner> runner(&jobs());
+    auto job = std::make_shared<std::atomic<quint64>>(0);
+    // Messages from the worker come back queued and are dropped there once this
+    // job is no longer the group's latest (checked on the GUI thread, after
+    // submit() has returned and `job` is set).
+    auto post = [self, runner, job](std::function<void()> f) {
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, runner, job, f = std::move(f)] {
+                if (self && runner && runner->isCurrent(probingGroup(), job->load()))
+                    f();
+            },
+            Qt::QueuedConnection);
+    };
+    ProbeRunCallbacks cb;
+    cb.progress = [this, post, prefix](const std::string &line) {
+        const QString text = prefix + QString::fromStdString(line);
+        post([this, text] {
+            m_status->setText(text);
+            Q_EMIT progressText(text);
+        });
+    };
+    cb.curve = [this, post, curveModel](const ProbeCurvePoint &p) {
+        post([this, p, curveModel] {
+            m_curves->addPoint(p, curveModel);
+            Q_EMIT curvePointAdded();
+        });
+    };
+    m_job = jobs().submit<ProbeRunReport>(
+        JobRunner::Lane::Background, probingGroup(), this,
+        [config, cb](const RunControl &control) { return runProbes(*config, cb, &control); },
+        [this](quint64, std::shared_ptr<const ProbeRunReport> report) { reportReady(std::move(report)); },
+        [this, prefix](quint64, const QString &message) {
+            finish(false, m_cancelRequested ? tr("Cancelled.") : prefix + message);
+        });
+    job->store(m_job);
 }
 
 void ProbingPanel::reportReady(std::shared_ptr<const ProbeRunReport> report)
@@ -607,7 +618,7 @@ void ProbingPanel::reportReady(std::shared_ptr<const ProbeRunReport> report)
     m_done.push_back(std::move(report));
     m_doneNames << m_current.name;
     if (!m_queue.empty()) {
-        if (m_cancelFlag->load()) { // cancelled between two models: the series stops
+        if (m_cancelRequested) { // cancelled between two models: the series stops
             finish(false, tr("Cancelled."));
             return;
         }
@@ -628,9 +639,10 @@ void ProbingPanel::reportReady(std::shared_ptr<const ProbeRunReport> report)
 
 void ProbingPanel::cancel()
 {
-    if (!m_running || !m_cancelFlag)
+    if (!m_running)
         return;
-    m_cancelFlag->store(true);
+    m_cancelRequested = true;
+    jobs().requestStop(probingGroup()); // the run stops within ~200 ms and says so
     m_cancel->setEnabled(false);
     m_status->setText(tr("Cancelling…"));
 }

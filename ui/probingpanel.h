@@ -36,12 +36,14 @@
 #include <string>
 #include <vector>
 
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
 
 #include "core/data/sentence.h"
 #include "core/probing/proberun.h"
+#include "ui/session/jobrunner.h"
 
 class QCheckBox;
 class QComboBox;
@@ -55,7 +57,6 @@ class QPushButton;
 class QSpinBox;
 class QTableWidget;
 class QTabWidget;
-class QThread;
 
 namespace treelens {
 
@@ -72,6 +73,9 @@ class ProbingPanel : public QWidget {
 public:
     explicit ProbingPanel(QWidget *parent = nullptr);
     ~ProbingPanel() override;
+    /// Where runs go (the app's job system; without one the panel makes its own
+    /// JobRunner at the first run). Runs use the group "probing".
+    void setJobRunner(JobRunner *jobs);
 
     // Configuration (the widgets' values; setters for MainWindow and tests).
     /// Makes `path` the one checked model (added to the list when absent); "" =
@@ -210,7 +214,7 @@ private:
     void browse(QLineEdit *edit);
     /// The runs of the checked models (the shipped default without one), named by their files.
     std::vector<ModelRun> modelRuns(const ProbeRunConfig &config) const;
-    /// Starts the next model's run on a worker thread (the one place a run starts).
+    /// Starts the next model's run as a job (the one place a run starts).
     void startRun(std::shared_ptr<const ProbeRunConfig> config);
     /// A model's report arrived on the GUI thread: the next model starts, or the
     /// series is shown (the one place results arrive).
@@ -252,10 +256,12 @@ private:
     QTableWidget *m_table = nullptr;
 
     std::function<std::shared_ptr<const std::vector<Sentence>>()> m_corpusSource;
-    QThread *m_thread = nullptr;
-    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    JobRunner &jobs();
+    QPointer<JobRunner> m_jobs;           ///< the app's (setJobRunner) or, standalone, one of its own
+    bool m_ownsJobs = false;
+    bool m_cancelRequested = false;
     bool m_running = false;
-    quint64 m_generation = 0;
+    quint64 m_job = 0;                    ///< the running model's job
     std::vector<ModelRun> m_queue;                             ///< the run's models not started yet
     ModelRun m_current;                                        ///< the model running
     std::vector<std::shared_ptr<const ProbeRunReport>> m_done; ///< the reports of the run so far

@@ -22,7 +22,7 @@ namespace {
 
 /// The configured model (or the shipped default) on its device; the probes'
 /// device checked before any work, and "auto" resolved to the encoder's device.
-Result<std::unique_ptr<Encoder>> loadProbedEncoder(ProbeRunConfig &config, const DeviceConfig &device,
+Result<std::shared_ptr<Encoder>> loadProbedEncoder(ProbeRunConfig &config, const DeviceConfig &device,
                                                    std::string &modelPath)
 {
     modelPath = config.model;
@@ -35,11 +35,20 @@ Result<std::unique_ptr<Encoder>> loadProbedEncoder(ProbeRunConfig &config, const
     if (config.probeDevice != "auto")
         if (auto d = probeDeviceAvailable(config.probeDevice); !d)
             return Error{"probe device: " + d.message()};
-    auto encoder = loadEncoder(modelPath, device);
-    if (!encoder)
-        return encoder.error();
+    std::shared_ptr<Encoder> encoder;
+    if (config.encoders) {
+        auto shared = config.encoders->get(modelPath, device);
+        if (!shared)
+            return shared.error();
+        encoder = *shared;
+    } else {
+        auto own = loadEncoder(modelPath, device);
+        if (!own)
+            return own.error();
+        encoder = std::move(*own);
+    }
     if (config.probeDevice == "auto")
-        config.probeDevice = (*encoder)->info().device; // probes train where the encoder runs: the GPU when there is one
+        config.probeDevice = encoder->info().device; // probes train where the encoder runs: the GPU when there is one
     return encoder;
 }
 

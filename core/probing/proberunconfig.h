@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/base/result.h"
+#include "core/encoders/common/encodercache.h"
 #include "core/data/sentence.h"
 #include "core/probing/probes.h"
 
@@ -68,6 +69,9 @@ struct ProbeRunConfig {
     std::string probeDevice = "auto";
     int threads = 0;                          ///< encoder CPU threads (0 = LibTorch's default)
     int encoderBatch = 32;
+    /// Where the model comes from when set: the app's shared cache (one loaded
+    /// encoder per model file for every job); otherwise the run loads its own.
+    EncoderCache *encoders = nullptr;
     std::string commandLine;                  ///< echoed as the report's "command"
 
     /// The checks that need no model, in the order a run makes them: the task

@@ -94,7 +94,7 @@ quint64 JobRunner::enqueue(Lane lane, const QString &group, QObject *receiver,
         std::function<void()> deliver;
         if (!stale(group, id)) {
             RunControl control;
-            control.cancelled = [this, group, id] { return stale(group, id); };
+            control.cancelled = [this, group, id] { return stale(group, id) || stopRequested(group, id); };
             control.progress = [this, id, group, target, alive, throttle, onProgress](std::size_t done, std::size_t total,
                                                                                     const std::string &stage) {
                 if (!throttle->due(static_cast<int>(done), static_cast<int>(total)))
@@ -150,6 +150,21 @@ void JobRunner::finish(const QString &group)
         Q_EMIT busyChanged(false);
     if (group == documentGroup())
         --m_documentPending;
+}
+
+bool JobRunner::stopRequested(const QString &group, quint64 id) const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = m_stop.find(group);
+    return it != m_stop.end() && it->second == id;
+}
+
+void JobRunner::requestStop(const QString &group)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = m_latest.find(group);
+    if (it != m_latest.end())
+        m_stop[group] = it->second;
 }
 
 void JobRunner::cancelGroup(const QString &group)

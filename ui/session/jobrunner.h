@@ -160,6 +160,12 @@ public:
 
     /// Supersedes the jobs of `group` (running ones stop; no result is delivered).
     void cancelGroup(const QString &group);
+    /// Asks the group's latest job to stop (its RunControl reports cancelled) but
+    /// still delivers how it ended — usually the error "cancelled" — so the
+    /// requester hears when it has stopped.
+    void requestStop(const QString &group);
+    /// Job `id` is the latest of `group` (its results and messages are still wanted).
+    bool isCurrent(const QString &group, quint64 id) const { return !stale(group, id); }
     /// The group's latest job is outstanding.
     bool isRunning(const QString &group) const;
     /// The encoders loaded by any job.
@@ -190,6 +196,7 @@ private:
     quint64 enqueue(Lane lane, const QString &group, QObject *receiver, std::function<void(const JobProgress &)> onProgress,
                     Work work);
     bool stale(const QString &group, quint64 id) const;
+    bool stopRequested(const QString &group, quint64 id) const;
     void finish(const QString &group);
     QThreadPool &pool(Lane lane);
 
@@ -197,6 +204,7 @@ private:
     std::atomic<quint64> m_nextId{0};
     mutable std::mutex m_mutex;
     std::map<QString, quint64> m_latest;  ///< group -> newest job id
+    std::map<QString, quint64> m_stop;    ///< group -> job asked to stop (requestStop)
     int m_documentPending = 0;            ///< GUI thread only
     std::map<QString, int> m_pending;     ///< GUI thread only
     EncoderCache m_encoders;
