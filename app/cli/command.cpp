@@ -119,55 +119,11 @@ ParserConfig parserConfig(const ParserSpec &spec)
 Result<std::vector<Sentence>> parseSentences(Parser &parser, const ParserSpec &spec, std::vector<Sentence> sentences,
                                              const std::string &source, std::vector<std::string> *failures)
 {
-    auto where = [&](const Sentence &s) {
-        return source + ":" + (s.line > 0 ? std::to_string(s.line) : s.id) + ": ";
-    };
-    std::vector<char> refused(sentences.size(), 0);
-    for (std::size_t i = 0; i < sentences.size(); ++i) {
-        Sentence &s = sentences[i];
-        s.dependency.reset();
-        s.constituency.reset();
-        if (static_cast<int>(s.tokens.size()) > spec.maxWords) {
-            const std::string message = where(s) + "sentence has " + std::to_string(s.tokens.size()) + " words (limit "
-                + std::to_string(spec.maxWords) + ", see --max-words)";
-            if (!failures)
-                return Error{message};
-            failures->push_back(message);
-            refused[i] = 1;
-        }
-    }
-    if (spec.parser == "neural") {
-        // Batched by length: this is where the neural parser's speed comes from.
-        std::vector<Sentence> batch;
-        batch.reserve(sentences.size());
-        for (std::size_t i = 0; i < sentences.size(); ++i)
-            if (!refused[i])
-                batch.push_back(sentences[i]);
-        auto r = parser.parseAll(batch);
-        if (!r)
-            return Error{source + ": " + r.message()};
-        if (r->size() != batch.size())
-            return Error{source + ": the parser returned " + std::to_string(r->size()) + " sentences for "
-                         + std::to_string(batch.size())};
-        std::size_t k = 0;
-        for (std::size_t i = 0; i < sentences.size(); ++i)
-            if (!refused[i])
-                sentences[i] = std::move((*r)[k++]);
-        return sentences;
-    }
-    for (std::size_t i = 0; i < sentences.size(); ++i) {
-        if (refused[i])
-            continue;
-        auto r = parser.parse(sentences[i]);
-        if (!r) {
-            if (!failures)
-                return Error{where(sentences[i]) + r.message()};
-            failures->push_back(where(sentences[i]) + r.message());
-            continue;
-        }
-        sentences[i] = std::move(*r);
-    }
-    return sentences;
+    CorpusParseOptions options;
+    options.maxWords = spec.maxWords;
+    options.limitHint = "see --max-words";
+    options.batched = spec.parser == "neural"; // batched by length: the neural parser's speed
+    return parseCorpus(parser, std::move(sentences), source, options, failures);
 }
 
 namespace {

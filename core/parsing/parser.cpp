@@ -57,6 +57,58 @@ Result<std::vector<Sentence>> Parser::parseAll(const std::vector<Sentence> &inpu
     return out;
 }
 
+Result<std::vector<Sentence>> parseCorpus(Parser &parser, std::vector<Sentence> sentences, const std::string &source,
+                                          const CorpusParseOptions &options, std::vector<std::string> *failures)
+{
+    auto where = [&](const Sentence &s) { return source + ":" + (s.line > 0 ? std::to_string(s.line) : s.id) + ": "; };
+    std::vector<char> refused(sentences.size(), 0);
+    for (std::size_t i = 0; i < sentences.size(); ++i) {
+        Sentence &s = sentences[i];
+        s.dependency.reset();
+        s.constituency.reset();
+        if (static_cast<int>(s.tokens.size()) > options.maxWords) {
+            const std::string message = where(s) + "sentence has " + std::to_string(s.tokens.size()) + " words (limit " +
+                                        std::to_string(options.maxWords) +
+                                        (options.limitHint.empty() ? "" : ", " + options.limitHint) + ")";
+            if (!failures)
+                return Error{message};
+            failures->push_back(message);
+            refused[i] = 1;
+        }
+    }
+    if (options.batched) {
+        std::vector<Sentence> batch;
+        batch.reserve(sentences.size());
+        for (std::size_t i = 0; i < sentences.size(); ++i)
+            if (!refused[i])
+                batch.push_back(sentences[i]);
+        auto r = parser.parseAll(batch);
+        if (!r)
+            return Error{source + ": " + r.message()};
+        if (r->size() != batch.size())
+            return Error{source + ": the parser returned " + std::to_string(r->size()) + " sentences for " +
+                         std::to_string(batch.size())};
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < sentences.size(); ++i)
+            if (!refused[i])
+                sentences[i] = std::move((*r)[k++]);
+        return sentences;
+    }
+    for (std::size_t i = 0; i < sentences.size(); ++i) {
+        if (refused[i])
+            continue;
+        auto r = parser.parse(sentences[i]);
+        if (!r) {
+            if (!failures)
+                return Error{where(sentences[i]) + r.message()};
+            failures->push_back(where(sentences[i]) + r.message());
+            continue;
+        }
+        sentences[i] = std::move(*r);
+    }
+    return sentences;
+}
+
 std::vector<ParserInfo> availableParsers()
 {
     std::vector<ParserInfo> out;

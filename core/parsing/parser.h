@@ -70,6 +70,22 @@ public:
     virtual Result<std::vector<Sentence>> parseAll(const std::vector<Sentence> &inputs, const RunControl &control = {});
 };
 
+/// How parseCorpus() treats a corpus.
+struct CorpusParseOptions {
+    int maxWords = 250;         ///< longer sentences are refused
+    std::string limitHint;      ///< appended to the refusal's "(limit N" ("see --max-words" for the CLI)
+    bool batched = true;        ///< one parseAll() (the neural backend's speed) rather than one parse() each
+};
+
+/// Parses a corpus: existing trees are dropped; a sentence of more than
+/// `maxWords` words is refused ("SOURCE:LINE: sentence has N words (limit M,
+/// HINT)", the sentence id when its line is unknown). With `failures`, a refused
+/// sentence — and, unbatched, one the parser fails on — is left without trees
+/// and its error appended; without, the first error is returned. A failed batch
+/// fails the whole call ("SOURCE: message").
+Result<std::vector<Sentence>> parseCorpus(Parser &parser, std::vector<Sentence> sentences, const std::string &source,
+                                          const CorpusParseOptions &options, std::vector<std::string> *failures = nullptr);
+
 /// Names accepted by createParser().
 std::vector<ParserInfo> availableParsers();
 

@@ -28,42 +28,17 @@ bool needsDependency(const std::string &task)
            task == "attention-mst";
 }
 
-/// Parses as `treelens-cli parse --parser neural --max-words 250` does, a
-/// sentence over 250 words refused (left without trees, its error in
-/// `failures`); the rest in one batched parseAll. Existing trees are dropped.
+/// Parses as `treelens-cli parse --parser neural` does, a sentence over 250
+/// words refused (left without trees, its error in `failures`, worded as the
+/// report has always listed it in data.parse_failure_examples); the rest in one
+/// batched parseAll. Existing trees are dropped.
 Result<std::vector<Sentence>> parseNeural(Parser &parser, std::vector<Sentence> sentences, const std::string &source,
                                           std::vector<std::string> &failures)
 {
-    const int maxWords = 250;
-    std::vector<char> refused(sentences.size(), 0);
-    for (std::size_t i = 0; i < sentences.size(); ++i) {
-        Sentence &s = sentences[i];
-        s.dependency.reset();
-        s.constituency.reset();
-        if (static_cast<int>(s.tokens.size()) > maxWords) {
-            // Kept as the report has always listed it (data.parse_failure_examples).
-            failures.push_back(source + ":" + (s.line > 0 ? std::to_string(s.line) : s.id) + ": sentence has " +
-                               std::to_string(s.tokens.size()) + " words (limit " + std::to_string(maxWords) +
-                               ", see --max-words)");
-            refused[i] = 1;
-        }
-    }
-    std::vector<Sentence> batch;
-    batch.reserve(sentences.size());
-    for (std::size_t i = 0; i < sentences.size(); ++i)
-        if (!refused[i])
-            batch.push_back(sentences[i]);
-    auto r = parser.parseAll(batch);
-    if (!r)
-        return Error{source + ": " + r.message()};
-    if (r->size() != batch.size())
-        return Error{source + ": the parser returned " + std::to_string(r->size()) + " sentences for " +
-                     std::to_string(batch.size())};
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < sentences.size(); ++i)
-        if (!refused[i])
-            sentences[i] = std::move((*r)[k++]);
-    return sentences;
+    CorpusParseOptions options;
+    options.maxWords = 250;
+    options.limitHint = "see --max-words";
+    return parseCorpus(parser, std::move(sentences), source, options, &failures);
 }
 
 /// The tasks that need dependency trees, for the error when there are none.

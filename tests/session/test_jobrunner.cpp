@@ -3,30 +3,14 @@
 #include <set>
 
 #include "ui/session/jobrunner.h"
+#include "sessiontest.h"
 #include "testutil.h"
 
 using namespace treelens;
 
 namespace {
-int argc = 1;
-char arg0[] = "test";
-char *argv[] = {arg0, nullptr};
-QCoreApplication &app()
-{
-    static QCoreApplication a(argc, argv);
-    return a;
-}
-
-// Spins the event loop until `done` or the timeout.
-template <class F>
-bool waitFor(F done, int ms = 20000)
-{
-    QElapsedTimer t;
-    t.start();
-    while (!done() && t.elapsed() < ms)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    return done();
-}
+QCoreApplication &app() { return test::sessionApp(); }
+using test::waitFor;
 } // namespace
 
 TEST(JobRunner, DeliversParsedSentenceOffTheGuiThread)

@@ -12,29 +12,14 @@
 #include "core/parsing/neural/depparser.h"
 #include "core/training/training.h"
 #include "ui/session/jobrunner.h"
+#include "sessiontest.h"
 #include "testutil.h"
 
 using namespace treelens;
 
 namespace {
-int argc = 1;
-char arg0[] = "test";
-char *argv[] = {arg0, nullptr};
-QCoreApplication &app()
-{
-    static QCoreApplication a(argc, argv);
-    return a;
-}
-
-template <class F>
-bool waitFor(F done, int ms = 20000)
-{
-    QElapsedTimer t;
-    t.start();
-    while (!done() && t.elapsed() < ms)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-    return done();
-}
+QCoreApplication &app() { return test::sessionApp(); }
+using test::waitFor;
 
 /// Work that runs until cancelled (or 10 s), then reports how it ended.
 Result<int> spin(const RunControl &c)

@@ -87,6 +87,35 @@ inline std::vector<std::string> clippedChars(const std::string &word, int maxCha
     return cs;
 }
 
+/// Adds the normalised words seen at least `minCount` times and the characters
+/// seen at least twice in `train` to the two vocabularies.
+inline void addWordsAndChars(Vocab &words, Vocab &chars, const std::vector<Sentence> &train, int minCount)
+{
+    std::map<std::string, int> counts, charCounts;
+    for (const auto &s : train)
+        for (const auto &t : s.tokens) {
+            ++counts[normalizeWord(t.text)];
+            for (const auto &c : utf8Characters(t.text))
+                ++charCounts[c];
+        }
+    for (const auto &[w, c] : counts)
+        if (c >= minCount)
+            words.add(w);
+    for (const auto &[ch, c] : charCounts)
+        if (c >= 2)
+            chars.add(ch);
+}
+
+/// A word's id (kUnk when unknown or dropped) and its characters' ids at `charRow` (C per row).
+inline std::int64_t encodeWord(const std::string &text, const Vocab &words, const Vocab &chars, int maxWordChars,
+                               bool drop, std::int64_t *charRow)
+{
+    const auto cs = clippedChars(text, maxWordChars);
+    for (std::size_t k = 0; k < cs.size(); ++k)
+        charRow[k] = chars.get(cs[k], kUnk);
+    return drop ? kUnk : words.get(normalizeWord(text), kUnk);
+}
+
 /// Groups sentences of similar length into batches of about `batchWords` words.
 inline std::vector<std::vector<int>> lengthBatches(const std::vector<Sentence> &sentences, int batchWords, std::mt19937 *shuffle)
 {
@@ -163,6 +192,58 @@ inline Status runBatchesSingleThreaded(std::size_t count, int workers, const Run
     setCpuThreads(previous);
     return first;
 }
+
+/// Runs `one` over batches 0..count-1: on `workers` threads (runBatchesSingleThreaded)
+/// when workers >= 1, else in this thread with cancellation between batches.
+inline Status runBatches(std::size_t count, int workers, const RunControl *control,
+                         const std::function<Status(std::size_t)> &one)
+{
+    if (workers >= 1)
+        return runBatchesSingleThreaded(count, workers, control, one);
+    for (std::size_t k = 0; k < count; ++k) {
+        if (control && control->isCancelled())
+            return Error{"cancelled"};
+        if (auto st = one(k); !st)
+            return st;
+    }
+    return {};
+}
+
+/// A parser's model file, its config checked for `family` and parsed: the
+/// model's hyper-parameters and the vocabularies. Errors name the file.
+template <class Config, class Vocabs>
+struct ParserFile {
+    ModelFile file;
+    nlohmann::json config;
+    Config model;
+    Vocabs vocabs;
+
+    static Result<ParserFile> read(const std::string &path, const std::string &family)
+    {
+        ParserFile out;
+        auto file = loadModelFile(path);
+        if (!file)
+            return file.error();
+        out.file = std::move(*file);
+        try {
+            out.config = nlohmann::json::parse(out.file.configJson);
+        } catch (const std::exception &e) {
+            return makeError(path, std::string("treelens.config: ") + e.what());
+        }
+        const std::string found = out.config.value("family", std::string());
+        if (found != family)
+            return makeError(path, "not a " + family + " model (family '" + found + "')");
+        auto cfg = Config::fromJson(out.config.value("model", nlohmann::json::object()).dump());
+        if (!cfg)
+            return makeError(path, cfg.message());
+        out.model = *cfg;
+        auto vocabs = Vocabs::fromJson(out.config.value("vocabularies", nlohmann::json::object()));
+        if (!vocabs)
+            return makeError(path, vocabs.message());
+        out.vocabs = std::move(*vocabs);
+        return out;
+    }
+};
 
 /// Worker threads for batch inference: `requested` when > 0, else the hardware
 /// threads (at most 8).
@@ -261,6 +342,22 @@ protected:
         details["dev_sentences"] = dev;
         d.json = details.dump();
         return d;
+    }
+
+    /// The model file of the current weights: `config` (family, name, task, model,
+    /// vocabularies) plus the training record, and for the output file `extra`.
+    ModelFile parserSnapshot(nlohmann::json config, const training::SnapshotInfo &info, const nlohmann::json &extra,
+                             const std::vector<std::string> &words)
+    {
+        config["training"] = {{"recipe", nlohmann::json::parse(m_recipe.toJson())}, {"train_sentences", m_trainSentences.size()}};
+        if (info.kind != training::SnapshotInfo::Kind::Checkpoint)
+            for (auto it = extra.begin(); it != extra.end(); ++it)
+                config[it.key()] = it.value();
+        ModelFile out;
+        out.configJson = config.dump();
+        out.vocab = words;
+        out.tensors = netTensors(m_net);
+        return out;
     }
 
     /// The sentence indices of batch `batch` of `epoch`.

@@ -118,23 +118,13 @@ Vocabs buildVocabs(const std::vector<Sentence> &train, int minCount)
     for (const char *s : {"<pad>", "<unk>", "<boundary>"})
         v.tags.add(s);
     v.labels.add(""); // Ø
-    std::map<std::string, int> counts, charCounts;
     for (const auto &s : train) {
-        for (const auto &t : s.tokens) {
-            ++counts[normalizeWord(t.text)];
-            for (const auto &c : utf8Characters(t.text))
-                ++charCounts[c];
+        for (const auto &t : s.tokens)
             v.tags.add(t.xpos.empty() ? "_" : t.xpos);
-        }
         for (const auto &sp : treeToTrainingSpans(*s.constituency))
             v.labels.add(sp.label);
     }
-    for (const auto &[w, c] : counts)
-        if (c >= minCount)
-            v.words.add(w);
-    for (const auto &[ch, c] : charCounts)
-        if (c >= 2)
-            v.chars.add(ch);
+    addWordsAndChars(v.words, v.chars, train, minCount);
     return v;
 }
 
@@ -239,13 +229,8 @@ Batch makeBatch(const std::vector<Item> &items, const std::vector<int> &index, c
         for (std::int64_t t = 0; t < n; ++t) {
             const Token &tok = item.sentence.tokens[static_cast<std::size_t>(t)];
             const auto pos = row + static_cast<std::size_t>(t) + 1;
-            int id = v.words.get(normalizeWord(tok.text), kUnk);
-            if (training && rng && dropWord(*rng))
-                id = kUnk;
-            words[pos] = id;
-            const auto cs = clippedChars(tok.text, cfg.maxWordChars);
-            for (std::size_t k = 0; k < cs.size(); ++k)
-                chars[pos * static_cast<std::size_t>(C) + k] = v.chars.get(cs[k], kUnk);
+            const bool dropped = training && rng && dropWord(*rng);
+            words[pos] = encodeWord(tok.text, v.words, v.chars, cfg.maxWordChars, dropped, &chars[pos * static_cast<std::size_t>(C)]);
             int tag = v.tags.get(tok.xpos.empty() ? "_" : tok.xpos, kUnk);
             if (training && rng && dropTag(*rng))
                 tag = kUnk;
@@ -317,15 +302,7 @@ Status predict(Net &net, const Vocabs &v, const ConstParserConfig &cfg, std::vec
             control->report(d, items.size(), "parsing");
         return {};
     };
-    if (workers >= 1)
-        return runBatchesSingleThreaded(batches.size(), workers, control, one);
-    for (std::size_t k = 0; k < batches.size(); ++k) {
-        if (control && control->isCancelled())
-            return Error{"cancelled"};
-        if (auto st = one(k); !st)
-            return st;
-    }
-    return {};
+    return runBatches(batches.size(), workers, control, one);
 }
 
 Result<std::vector<Item>> readTrees(const std::vector<std::string> &files, const Vocabs *v)
@@ -398,31 +375,17 @@ private:
 
 Result<std::unique_ptr<ConstituencyParserModel>> ConstituencyParserModel::load(const std::string &path, int threads)
 {
-    auto file = loadModelFile(path);
-    if (!file)
-        return file.error();
-    json config;
-    try {
-        config = json::parse(file->configJson);
-    } catch (const std::exception &e) {
-        return makeError(path, std::string("treelens.config: ") + e.what());
-    }
-    if (config.value("family", std::string()) != "constituency-parser")
-        return makeError(path, "not a constituency-parser model (family '" + config.value("family", std::string()) + "')");
-    auto cfg = ConstParserConfig::fromJson(config.value("model", json::object()).dump());
-    if (!cfg)
-        return makeError(path, cfg.message());
-    auto vocabs = Vocabs::fromJson(config.value("vocabularies", json::object()));
-    if (!vocabs)
-        return makeError(path, vocabs.message());
-    Net net(*cfg, static_cast<int>(vocabs->words.items.size()), static_cast<int>(vocabs->chars.items.size()),
-            static_cast<int>(vocabs->tags.items.size()), static_cast<int>(vocabs->labels.items.size()));
-    if (auto s = loadNetTensors(net, file->tensors, path); !s)
+    auto f = ParserFile<ConstParserConfig, Vocabs>::read(path, "constituency-parser");
+    if (!f)
+        return f.error();
+    const Vocabs &v = f->vocabs;
+    Net net(f->model, static_cast<int>(v.words.items.size()), static_cast<int>(v.chars.items.size()),
+            static_cast<int>(v.tags.items.size()), static_cast<int>(v.labels.items.size()));
+    if (auto s = loadNetTensors(net, f->file.tensors, path); !s)
         return s.error();
     net->eval();
-    return std::unique_ptr<ConstituencyParserModel>(
-        new LoadedParser(*cfg, std::move(*vocabs), net, config.value("name", std::string("constituency-parser")),
-                         inferenceWorkers(threads)));
+    return std::unique_ptr<ConstituencyParserModel>(new LoadedParser(
+        f->model, std::move(f->vocabs), net, f->config.value("name", std::string("constituency-parser")), inferenceWorkers(threads)));
 }
 
 namespace {
@@ -503,21 +466,12 @@ public:
 
     ModelFile snapshot(const training::SnapshotInfo &info) override
     {
-        json c = {{"family", "constituency-parser"},
-                  {"name", m_recipe.name},
-                  {"task", "constituency-parsing"},
-                  {"model", json::parse(m_cfg.toJson())},
-                  {"vocabularies", m_vocabs.toJson()},
-                  {"training", {{"recipe", json::parse(m_recipe.toJson())}, {"train_sentences", m_train.size()}}}};
-        if (info.kind != training::SnapshotInfo::Kind::Checkpoint) {
-            c["dev_gold_tags_f1"] = info.dev.value;
-            c["epoch"] = info.epoch;
-        }
-        ModelFile out;
-        out.configJson = c.dump();
-        out.vocab = m_vocabs.words.items;
-        out.tensors = netTensors(m_net);
-        return out;
+        return parserSnapshot({{"family", "constituency-parser"},
+                               {"name", m_recipe.name},
+                               {"task", "constituency-parsing"},
+                               {"model", json::parse(m_cfg.toJson())},
+                               {"vocabularies", m_vocabs.toJson()}},
+                              info, {{"dev_gold_tags_f1", info.dev.value}, {"epoch", info.epoch}}, m_vocabs.words.items);
     }
 
     /// The best model, with gold tags and (when a tagger is given) with

@@ -124,20 +124,7 @@ Vocabs buildVocabs(const std::vector<Sentence> &train, int minCount)
     v.upos.add("<pad>");
     v.xpos.add("<pad>");
     v.rels.add("<pad>");
-    std::map<std::string, int> counts;
-    std::map<std::string, int> charCounts;
-    for (const auto &s : train)
-        for (const auto &t : s.tokens) {
-            ++counts[normalizeWord(t.text)];
-            for (const auto &c : utf8Characters(t.text))
-                ++charCounts[c];
-        }
-    for (const auto &[w, c] : counts)
-        if (c >= minCount)
-            v.words.add(w);
-    for (const auto &[ch, c] : charCounts)
-        if (c >= 2)
-            v.chars.add(ch);
+    addWordsAndChars(v.words, v.chars, train, minCount);
     for (const auto &s : train) {
         for (const auto &t : s.tokens) {
             v.upos.add(t.upos.empty() ? "_" : t.upos);
@@ -262,13 +249,8 @@ Batch makeBatch(const std::vector<Sentence> &sentences, const std::vector<int> &
         for (std::int64_t t = 0; t < n; ++t) {
             const Token &tok = s.tokens[static_cast<std::size_t>(t)];
             const auto pos = static_cast<std::size_t>(bi * T + t + 1);
-            int id = v.words.get(normalizeWord(tok.text), kUnk);
-            if (wordDropoutRng && drop(*wordDropoutRng))
-                id = kUnk;
-            words[pos] = id;
-            const auto cs = clippedChars(tok.text, cfg.maxWordChars);
-            for (std::size_t k = 0; k < cs.size(); ++k)
-                chars[pos * static_cast<std::size_t>(C) + k] = v.chars.get(cs[k], kUnk);
+            const bool dropped = wordDropoutRng && drop(*wordDropoutRng);
+            words[pos] = encodeWord(tok.text, v.words, v.chars, cfg.maxWordChars, dropped, &chars[pos * static_cast<std::size_t>(C)]);
             mask[pos] = 1;
             if (withGold) {
                 heads[pos] = s.dependency->heads[static_cast<std::size_t>(t)];
@@ -363,15 +345,7 @@ Status predict(Net &net, const Vocabs &v, const DepParserConfig &cfg, std::vecto
             control->report(d, sentences.size(), "parsing");
         return {};
     };
-    if (workers >= 1)
-        return runBatchesSingleThreaded(batches.size(), workers, control, one);
-    for (std::size_t k = 0; k < batches.size(); ++k) {
-        if (control && control->isCancelled())
-            return Error{"cancelled"};
-        if (auto st = one(k); !st)
-            return st;
-    }
-    return {};
+    return runBatches(batches.size(), workers, control, one);
 }
 
 Result<std::vector<Sentence>> readTreebank(const std::string &path)
@@ -468,32 +442,18 @@ private:
 
 Result<std::unique_ptr<DependencyParserModel>> DependencyParserModel::load(const std::string &path, int threads)
 {
-    auto file = loadModelFile(path);
-    if (!file)
-        return file.error();
-    json config;
-    try {
-        config = json::parse(file->configJson);
-    } catch (const std::exception &e) {
-        return makeError(path, std::string("treelens.config: ") + e.what());
-    }
-    if (config.value("family", std::string()) != "dependency-parser")
-        return makeError(path, "not a dependency-parser model (family '" + config.value("family", std::string()) + "')");
-    auto cfg = DepParserConfig::fromJson(config.value("model", json::object()).dump());
-    if (!cfg)
-        return makeError(path, cfg.message());
-    auto vocabs = Vocabs::fromJson(config.value("vocabularies", json::object()));
-    if (!vocabs)
-        return makeError(path, vocabs.message());
-    Net net(*cfg, static_cast<int>(vocabs->words.items.size()), static_cast<int>(vocabs->chars.items.size()),
-            static_cast<int>(vocabs->upos.items.size()), static_cast<int>(vocabs->xpos.items.size()),
-            static_cast<int>(vocabs->rels.items.size()));
-    if (auto s = loadNetTensors(net, file->tensors, path); !s)
+    auto f = ParserFile<DepParserConfig, Vocabs>::read(path, "dependency-parser");
+    if (!f)
+        return f.error();
+    const Vocabs &v = f->vocabs;
+    Net net(f->model, static_cast<int>(v.words.items.size()), static_cast<int>(v.chars.items.size()),
+            static_cast<int>(v.upos.items.size()), static_cast<int>(v.xpos.items.size()), static_cast<int>(v.rels.items.size()));
+    if (auto s = loadNetTensors(net, f->file.tensors, path); !s)
         return s.error();
     net->eval();
-    return std::unique_ptr<DependencyParserModel>(
-        new LoadedParser(*cfg, std::move(*vocabs), net, config.value("name", std::string("dependency-parser")), file->configJson,
-                         inferenceWorkers(threads)));
+    return std::unique_ptr<DependencyParserModel>(new LoadedParser(f->model, std::move(f->vocabs), net,
+                                                                   f->config.value("name", std::string("dependency-parser")),
+                                                                   f->file.configJson, inferenceWorkers(threads)));
 }
 
 namespace {
@@ -568,21 +528,13 @@ public:
 
     ModelFile snapshot(const training::SnapshotInfo &info) override
     {
-        json c = {{"family", "dependency-parser"},
-                  {"name", m_recipe.name},
-                  {"task", "dependency-parsing"},
-                  {"model", json::parse(m_cfg.toJson())},
-                  {"vocabularies", m_vocabs.toJson()},
-                  {"training", {{"recipe", json::parse(m_recipe.toJson())}, {"train_sentences", m_trainSentences.size()}}}};
-        if (info.kind != training::SnapshotInfo::Kind::Checkpoint) {
-            c["dev_greedy"] = json::parse(info.dev.detailsJson);
-            c["epoch"] = info.epoch;
-        }
-        ModelFile out;
-        out.configJson = c.dump();
-        out.vocab = m_vocabs.words.items;
-        out.tensors = netTensors(m_net);
-        return out;
+        return parserSnapshot({{"family", "dependency-parser"},
+                               {"name", m_recipe.name},
+                               {"task", "dependency-parsing"},
+                               {"model", json::parse(m_cfg.toJson())},
+                               {"vocabularies", m_vocabs.toJson()}},
+                              info, {{"dev_greedy", json::parse(info.dev.detailsJson)}, {"epoch", info.epoch}},
+                              m_vocabs.words.items);
     }
 
     /// The saved (best) model with proper tree decoding on dev and test; the
