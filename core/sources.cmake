@@ -18,6 +18,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   text/tokenizer.cpp
   parsing/headrules.cpp
   parsing/treedecoders.cpp
+  parsing/neural/parserencoderconfig.cpp
   parsing/chunkingparser.cpp
   parsing/externalparser.cpp
   eval/bracketeval.cpp

@@ -27,25 +27,17 @@ using nlohmann::json;
 Status ConstParserConfig::validate() const
 {
     auto bad = [](const std::string &m) { return Status(makeError("constituency-parser config", m)); };
-    if (wordDim < 1 || wordDim > 2048 || charDim < 1 || charDim > 512 || charFilters < 1 || charFilters > 2048)
-        return bad("embedding sizes out of range");
-    if (charKernel < 1 || charKernel > 9 || charKernel % 2 == 0) return bad("char_kernel must be odd, 1..9");
-    if (maxWordChars < 4 || maxWordChars > 128) return bad("max_word_chars must be 4..128");
+    if (auto s = validateEncoder("constituency-parser config"); !s)
+        return s;
     if (tagDim < 0 || tagDim > 512) return bad("tag_dim must be 0..512");
-    if (lstmLayers < 1 || lstmLayers > 8 || lstmHidden < 8 || lstmHidden > 2048) return bad("BiLSTM size out of range");
     if (labelHidden < 8 || labelHidden > 4096) return bad("label_hidden must be 8..4096");
-    if (!(dropout >= 0 && dropout < 1) || !(wordDropout >= 0 && wordDropout < 1) || !(tagDropout >= 0 && tagDropout < 1))
-        return bad("dropouts must be in [0, 1)");
+    if (!(tagDropout >= 0 && tagDropout < 1)) return bad("tag_dropout must be in [0, 1)");
     return {};
 }
 
 std::string ConstParserConfig::toJson() const
 {
-    return json{{"word_dim", wordDim},         {"char_dim", charDim},         {"char_filters", charFilters},
-                {"char_kernel", charKernel},     {"max_word_chars", maxWordChars}, {"tag_dim", tagDim},
-                {"lstm_layers", lstmLayers},     {"lstm_hidden", lstmHidden},   {"label_hidden", labelHidden},
-                {"dropout", dropout},            {"word_dropout", wordDropout}, {"tag_dropout", tagDropout}}
-        .dump();
+    return encoderJson(json{{"tag_dim", tagDim}, {"label_hidden", labelHidden}, {"tag_dropout", tagDropout}}.dump());
 }
 
 Result<ConstParserConfig> ConstParserConfig::fromJson(const std::string &text)
@@ -53,17 +45,9 @@ Result<ConstParserConfig> ConstParserConfig::fromJson(const std::string &text)
     try {
         const auto j = json::parse(text);
         ConstParserConfig c;
-        c.wordDim = j.value("word_dim", c.wordDim);
-        c.charDim = j.value("char_dim", c.charDim);
-        c.charFilters = j.value("char_filters", c.charFilters);
-        c.charKernel = j.value("char_kernel", c.charKernel);
-        c.maxWordChars = j.value("max_word_chars", c.maxWordChars);
+        c.readEncoder(text);
         c.tagDim = j.value("tag_dim", c.tagDim);
-        c.lstmLayers = j.value("lstm_layers", c.lstmLayers);
-        c.lstmHidden = j.value("lstm_hidden", c.lstmHidden);
         c.labelHidden = j.value("label_hidden", c.labelHidden);
-        c.dropout = j.value("dropout", c.dropout);
-        c.wordDropout = j.value("word_dropout", c.wordDropout);
         c.tagDropout = j.value("tag_dropout", c.tagDropout);
         if (auto s = c.validate(); !s)
             return s.error();

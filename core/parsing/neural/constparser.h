@@ -19,22 +19,14 @@
 #include "core/base/result.h"
 #include "core/base/runcontrol.h"
 #include "core/data/sentence.h"
+#include "core/parsing/neural/parserencoderconfig.h"
 #include "core/training/trainerfamily.h"
 
 namespace treelens {
 
-struct ConstParserConfig {
-    int wordDim = 100;
-    int charDim = 32;
-    int charFilters = 100;
-    int charKernel = 3;
-    int maxWordChars = 24;
+struct ConstParserConfig : ParserEncoderConfig {
     int tagDim = 50;
-    int lstmLayers = 2;
-    int lstmHidden = 200;      ///< per direction
     int labelHidden = 250;     ///< span label MLP size
-    double dropout = 0.33;
-    double wordDropout = 0.25; ///< training words replaced by [UNK]
     double tagDropout = 0.15;  ///< training tags replaced by [UNK] (run-time tags are predicted, not gold)
 
     Status validate() const;

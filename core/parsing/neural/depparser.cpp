@@ -31,27 +31,17 @@ using nlohmann::json;
 Status DepParserConfig::validate() const
 {
     auto bad = [](const std::string &m) { return Status(makeError("dependency-parser config", m)); };
-    if (wordDim < 1 || wordDim > 2048) return bad("word_dim must be 1..2048");
-    if (charDim < 1 || charDim > 512) return bad("char_dim must be 1..512");
-    if (charFilters < 1 || charFilters > 2048) return bad("char_filters must be 1..2048");
-    if (charKernel < 1 || charKernel > 9 || charKernel % 2 == 0) return bad("char_kernel must be odd, 1..9");
-    if (maxWordChars < 4 || maxWordChars > 128) return bad("max_word_chars must be 4..128");
-    if (lstmLayers < 1 || lstmLayers > 8) return bad("lstm_layers must be 1..8");
-    if (lstmHidden < 8 || lstmHidden > 2048) return bad("lstm_hidden must be 8..2048");
+    if (auto s = validateEncoder("dependency-parser config"); !s)
+        return s;
     if (arcDim < 8 || arcDim > 4096) return bad("arc_dim must be 8..4096");
     if (relDim < 8 || relDim > 1024) return bad("rel_dim must be 8..1024");
     if (tagDim < 0 || tagDim > 2048) return bad("tag_dim must be 0..2048");
-    if (!(dropout >= 0 && dropout < 1) || !(wordDropout >= 0 && wordDropout < 1)) return bad("dropouts must be in [0, 1)");
     return {};
 }
 
 std::string DepParserConfig::toJson() const
 {
-    return json{{"word_dim", wordDim},     {"char_dim", charDim},     {"char_filters", charFilters},
-                {"char_kernel", charKernel}, {"max_word_chars", maxWordChars}, {"lstm_layers", lstmLayers},
-                {"lstm_hidden", lstmHidden}, {"arc_dim", arcDim},       {"rel_dim", relDim},
-                {"tag_dim", tagDim},         {"dropout", dropout},       {"word_dropout", wordDropout}}
-        .dump();
+    return encoderJson(json{{"arc_dim", arcDim}, {"rel_dim", relDim}, {"tag_dim", tagDim}}.dump());
 }
 
 Result<DepParserConfig> DepParserConfig::fromJson(const std::string &text)
@@ -59,18 +49,10 @@ Result<DepParserConfig> DepParserConfig::fromJson(const std::string &text)
     try {
         const auto j = json::parse(text);
         DepParserConfig c;
-        c.wordDim = j.value("word_dim", c.wordDim);
-        c.charDim = j.value("char_dim", c.charDim);
-        c.charFilters = j.value("char_filters", c.charFilters);
-        c.charKernel = j.value("char_kernel", c.charKernel);
-        c.maxWordChars = j.value("max_word_chars", c.maxWordChars);
-        c.lstmLayers = j.value("lstm_layers", c.lstmLayers);
-        c.lstmHidden = j.value("lstm_hidden", c.lstmHidden);
+        c.readEncoder(text);
         c.arcDim = j.value("arc_dim", c.arcDim);
         c.relDim = j.value("rel_dim", c.relDim);
         c.tagDim = j.value("tag_dim", c.tagDim);
-        c.dropout = j.value("dropout", c.dropout);
-        c.wordDropout = j.value("word_dropout", c.wordDropout);
         if (auto s = c.validate(); !s)
             return s.error();
         return c;

@@ -17,23 +17,16 @@
 #include "core/base/result.h"
 #include "core/base/runcontrol.h"
 #include "core/data/sentence.h"
+#include "core/parsing/neural/parserencoderconfig.h"
 #include "core/training/trainerfamily.h"
 
 namespace treelens {
 
-struct DepParserConfig {
-    int wordDim = 100;        ///< word embedding size (lower-cased forms seen ≥ min count)
-    int charDim = 32;         ///< character embedding size
-    int charFilters = 100;    ///< character CNN filters (= the word's character vector size)
-    int charKernel = 3;
-    int maxWordChars = 24;    ///< longer words keep their first 12 and last 12 characters
-    int lstmLayers = 3;
-    int lstmHidden = 200;     ///< per direction
+struct DepParserConfig : ParserEncoderConfig {
+    DepParserConfig() { lstmLayers = 3; }
     int arcDim = 400;         ///< arc MLP size
     int relDim = 100;         ///< relation MLP size
     int tagDim = 0;           ///< tagger MLP size (0 = linear taggers on the BiLSTM states)
-    double dropout = 0.33;    ///< on embeddings, between BiLSTM layers and in the MLPs
-    double wordDropout = 0.25;///< probability of replacing a training word by [UNK]
 
     Status validate() const;
     std::string toJson() const;
