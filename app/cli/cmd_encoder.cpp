@@ -1,5 +1,7 @@
 // analyze, eval-induction, bench, import-checkpoint: the encoder commands.
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -13,6 +15,7 @@
 #include "core/eval/inductioneval.h"
 #include "core/formats/analysisjson.h"
 #include "core/formats/ptb.h"
+#include "core/model/modelfile.h"
 
 namespace treelens::cli {
 
@@ -113,6 +116,41 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
     });
 }
 
+namespace {
+
+/// --start-layer, --min-layer, --threshold, --descend: each overrides the model's
+/// own setting (EncoderInfo::induction) when given.
+struct InductionFlags {
+    int startLayer = std::numeric_limits<int>::min();
+    int minLayer = std::numeric_limits<int>::min();
+    double threshold = std::numeric_limits<double>::quiet_NaN();
+    double descend = std::numeric_limits<double>::quiet_NaN();
+
+    void add(CLI::App *cmd)
+    {
+        cmd->add_option("--start-layer", startLayer, "Layer to start the top-down parse at (0-based; -1 = top); "
+                                                     "default: the model's setting");
+        cmd->add_option("--min-layer", minLayer, "Lowest layer the parse descends to; default: the model's setting");
+        cmd->add_option("--threshold", threshold, "Weakest-link threshold for splitting; default: the model's setting");
+        cmd->add_option("--descend", descend, "A side whose links all exceed this recurses one layer lower; default: "
+                                              "the model's setting");
+    }
+    InductionConfig over(InductionConfig c) const
+    {
+        if (startLayer != std::numeric_limits<int>::min())
+            c.startLayer = startLayer;
+        if (minLayer != std::numeric_limits<int>::min())
+            c.minLayer = minLayer;
+        if (!std::isnan(threshold))
+            c.threshold = threshold;
+        if (!std::isnan(descend))
+            c.descend = descend;
+        return c;
+    }
+};
+
+} // namespace
+
 void addEvalInductionCommand(CLI::App &app, Action &action)
 {
     auto *cmd = app.add_subcommand("eval-induction", "Score an encoder's unsupervised constituency trees against gold "
@@ -121,28 +159,98 @@ void addEvalInductionCommand(CLI::App &app, Action &action)
         DeviceSpec dev;
         std::vector<std::string> gold;
         bool json = false;
-        InductionConfig induction;
+        InductionFlags induction;
     };
     auto spec = std::make_shared<Spec>();
     addModelOptions(cmd, spec->dev);
     cmd->add_option("--gold,-g", spec->gold, "Gold PTB files (.mrg); e.g. wsj_0180 ... wsj_0199")->required()->expected(1, -1);
     cmd->add_flag("--json", spec->json, "Print one JSON object");
-    cmd->add_option("--start-layer", spec->induction.startLayer, "Layer to start the top-down parse at (-1 = top)")->capture_default_str();
-    cmd->add_option("--min-layer", spec->induction.minLayer, "Lowest layer the parse descends to")->capture_default_str();
-    cmd->add_option("--threshold", spec->induction.threshold, "Weakest-link threshold for splitting")->capture_default_str();
-    cmd->add_option("--descend", spec->induction.descend, "A side whose links all exceed this recurses one layer lower")->capture_default_str();
+    spec->induction.add(cmd);
     cmd->footer("Protocol (docs/tree-transformer.md): traces and function tags stripped, punctuation removed, unlabelled\n"
                 "brackets without single words and the whole sentence; sentence-level F1 averaged (the paper's figure)\n"
-                "and corpus-level F1, all lengths and length <= 10, with left/right-branching and random baselines.");
+                "and corpus-level F1, all lengths and length <= 10, with left/right-branching and random baselines.\n"
+                "The parse settings are the model's own (chosen on a development set: tune-induction) unless overridden.");
     cmd->callback([&action, spec]() {
         action = [spec]() {
             auto enc = openModel(spec->dev);
             if (!enc)
                 return fail(enc.message());
-            auto report = evaluateInduction(**enc, spec->gold, spec->induction);
+            auto report = evaluateInduction(**enc, spec->gold, spec->induction.over((*enc)->info().induction));
             if (!report)
                 return fail(report.message());
             std::cout << (spec->json ? inductionReportJson(*report) + "\n" : inductionReportText(*report));
+            return 0;
+        };
+    });
+}
+
+void addTuneInductionCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("tune-induction", "Choose a model's unsupervised-parse settings on development trees "
+                                                     "and store them in the model");
+    struct Spec {
+        DeviceSpec dev;
+        std::vector<std::string> gold;
+        std::string out;
+        bool json = false;
+    };
+    auto spec = std::make_shared<Spec>();
+    addModelOptions(cmd, spec->dev);
+    cmd->add_option("--gold,-g", spec->gold, "Development PTB files (.mrg): e.g. wsj_0160 ... wsj_0179 (never the test files)")
+        ->required()
+        ->expected(1, -1);
+    cmd->add_option("-o,--output", spec->out, "Write the model with the chosen settings here (may be the model itself)")
+        ->type_name("OUT.safetensors");
+    cmd->add_flag("--json", spec->json, "Print the choice as one JSON object");
+    cmd->footer("Tries every start layer, every minimum layer at or below it, thresholds 0.50-0.95 and two descent\n"
+                "rules, keeps the best mean sentence F1 (eval-induction's protocol); eval-induction, analyze and the app\n"
+                "then use the stored settings by default.");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            for (const auto &g : spec->gold)
+                for (int k = 180; k <= 199; ++k)
+                    if (g.find("wsj_0" + std::to_string(k)) != std::string::npos)
+                        return fail(g + " is a test file: choose settings on development trees (wsj_0160-wsj_0179)");
+            auto enc = openModel(spec->dev);
+            if (!enc)
+                return fail(enc.message());
+            const int maxWords = (*enc)->info().maxTokens > 0 ? (*enc)->info().maxTokens - 1 : 0;
+            auto gold = readInductionGoldFiles(spec->gold, maxWords);
+            if (!gold)
+                return fail(gold.message());
+            auto t = tuneInduction(**enc, *gold, (*enc)->info().induction);
+            if (!t)
+                return fail(t.message());
+            const nlohmann::json result = {{"sentences", t->sentences},
+                                           {"settings_tried", t->tried.size()},
+                                           {"before", {{"config", nlohmann::json::parse((*enc)->info().induction.toJson())},
+                                                       {"sentence_f1", t->startScore.sentenceF1},
+                                                       {"corpus_f1", t->startScore.corpusF1}}},
+                                           {"chosen", {{"config", nlohmann::json::parse(t->best.toJson())},
+                                                       {"sentence_f1", t->bestScore.sentenceF1},
+                                                       {"corpus_f1", t->bestScore.corpusF1}}},
+                                           {"gold", spec->gold}};
+            if (spec->json)
+                std::cout << result.dump() << std::endl;
+            else
+                std::cout << "tune-induction: " << t->sentences << " sentences, " << t->tried.size()
+                          << " settings; sentence F1 " << t->startScore.sentenceF1 << " -> " << t->bestScore.sentenceF1
+                          << " with " << t->best.toJson() << std::endl;
+            if (spec->out.empty())
+                return 0;
+            std::string path = spec->dev.model.empty() ? defaultModelPath() : spec->dev.model;
+            auto file = loadModelFile(path);
+            if (!file)
+                return fail(file.message());
+            auto config = nlohmann::json::parse(file->configJson);
+            config["induction"] = nlohmann::json::parse(t->best.toJson());
+            config["induction_tuning"] = {{"gold", result["gold"]}, {"sentences", t->sentences},
+                                          {"sentence_f1", t->bestScore.sentenceF1}, {"corpus_f1", t->bestScore.corpusF1}};
+            file->configJson = config.dump();
+            const DType storage = file->tensors.empty() ? DType::F32 : file->tensors.begin()->second.dtype;
+            if (auto s = saveModelFile(spec->out, *file, storage); !s)
+                return fail(s.message());
+            std::cerr << "tune-induction: wrote " << spec->out << std::endl;
             return 0;
         };
     });
@@ -183,7 +291,6 @@ void addBenchCommand(CLI::App &app, Action &action)
 
 #include "core/encoders/family.h"
 #include "core/model/checkpoint.h"
-#include "core/model/modelfile.h"
 
 namespace treelens::cli {
 

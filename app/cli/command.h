@@ -28,6 +28,7 @@ void addInfoCommand(CLI::App &app, Action &action);
 void addAnalyzeCommand(CLI::App &app, Action &action);
 void addTrainCommand(CLI::App &app, Action &action);
 void addEvalInductionCommand(CLI::App &app, Action &action);
+void addTuneInductionCommand(CLI::App &app, Action &action);
 void addBenchCommand(CLI::App &app, Action &action);
 void addImportCheckpointCommand(CLI::App &app, Action &action);
 void addTrainParserCommand(CLI::App &app, Action &action);

@@ -28,6 +28,7 @@ int main(int argc, char **argv)
     addAnalyzeCommand(app, action);
     addTrainCommand(app, action);
     addEvalInductionCommand(app, action);
+    addTuneInductionCommand(app, action);
     addBenchCommand(app, action);
     addImportCheckpointCommand(app, action);
     addTrainParserCommand(app, action);

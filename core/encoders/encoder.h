@@ -75,6 +75,10 @@ struct EncoderInfo {
     std::vector<std::string> labels;
     EncoderOutputs outputs;
     std::string device;          ///< where it runs now: "cpu" or "cuda:0"
+    /// The model's unsupervised-parse settings (treelens.config "induction", chosen
+    /// on a development set when the model was made; the defaults, with the minimum
+    /// layer clamped to the model's layers, when the file has none).
+    InductionConfig induction;
     std::string configJson;      ///< the model file's treelens.config, verbatim
 };
 
@@ -89,7 +93,8 @@ struct EncoderInput {
 struct AnalyzeOptions {
     bool attention = true;        ///< per-head attention matrices (large: L·H·N²)
     bool layerStates = false;     ///< hidden states per layer (for probing)
-    InductionConfig induction;    ///< unsupervised parsing settings
+    /// Unsupervised parsing settings; unset = the model's own (EncoderInfo::induction).
+    std::optional<InductionConfig> induction;
 };
 
 /// How embed() pools hidden states into one vector per sentence.

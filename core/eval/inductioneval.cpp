@@ -101,12 +101,9 @@ InductionScore scoreBrackets(const std::vector<std::vector<std::pair<int, int>>>
     return s;
 }
 
-Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<std::string> &goldFiles,
-                                          const InductionConfig &config, const RunControl *control)
+Result<std::vector<InductionGold>> readInductionGoldFiles(const std::vector<std::string> &goldFiles, int maxWords,
+                                                          std::size_t *skipped)
 {
-    if (auto s = config.validate(encoder.info().layers); !s)
-        return s.error();
-    std::size_t skipped = 0;
     std::vector<InductionGold> gold;
     for (const auto &f : goldFiles) {
         auto text = readFile(f);
@@ -116,9 +113,9 @@ Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<st
         if (!g)
             return g.error();
         for (auto &x : *g) {
-            const int maxWords = encoder.info().maxTokens > 0 ? encoder.info().maxTokens - 1 : 1 << 30;
-            if (x.words.size() < 2 || static_cast<int>(x.words.size()) > maxWords) {
-                ++skipped;
+            if (x.words.size() < 2 || (maxWords > 0 && static_cast<int>(x.words.size()) > maxWords)) {
+                if (skipped)
+                    ++*skipped;
                 continue;
             }
             gold.push_back(std::move(x));
@@ -126,12 +123,98 @@ Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<st
     }
     if (gold.empty())
         return makeError(goldFiles.empty() ? "eval-induction" : goldFiles.front(), "no gold sentences with 2 or more words");
-    auto report = evaluateInductionGold(&encoder, gold, config, control);
+    return gold;
+}
+
+Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<std::string> &goldFiles,
+                                          const InductionConfig &config, const RunControl *control)
+{
+    if (auto s = config.validate(encoder.info().layers); !s)
+        return s.error();
+    std::size_t skipped = 0;
+    auto gold = readInductionGoldFiles(goldFiles, encoder.info().maxTokens > 0 ? encoder.info().maxTokens - 1 : 0, &skipped);
+    if (!gold)
+        return gold.error();
+    auto report = evaluateInductionGold(&encoder, *gold, config, control);
     if (!report)
         return report;
     report->files = goldFiles;
     report->skipped = skipped;
     return report;
+}
+
+Result<std::vector<std::vector<std::vector<float>>>> inductionWordLinks(Encoder &encoder, const std::vector<InductionGold> &gold,
+                                                                        const InductionConfig &config, const RunControl *control)
+{
+    std::vector<EncoderInput> inputs;
+    for (const auto &g : gold)
+        inputs.push_back(EncoderInput{g.words, {}, {}, {}});
+    AnalyzeOptions ao;
+    ao.attention = false;
+    ao.induction = config;
+    auto r = encoder.analyze(inputs, ao, control);
+    if (!r)
+        return r.error();
+    std::vector<std::vector<std::vector<float>>> wordLinks; // [sentence][layer][gap]
+    for (const auto &a : *r) {
+        std::vector<std::vector<float>> links;
+        for (const auto &l : a.linkProbs) {
+            const int first = a.wordToken.empty() ? 0 : a.wordToken.front();
+            links.emplace_back(l.begin() + first, l.end());
+        }
+        wordLinks.push_back(std::move(links));
+    }
+    return wordLinks;
+}
+
+Result<InductionTuning> tuneInduction(Encoder &encoder, const std::vector<InductionGold> &gold, const InductionConfig &start,
+                                      const RunControl *control)
+{
+    const int layers = encoder.info().layers;
+    if (auto s = start.validate(layers); !s)
+        return s.error();
+    if (gold.empty())
+        return Error{"no gold sentences with 2 or more words"};
+    auto links = inductionWordLinks(encoder, gold, start, control);
+    if (!links)
+        return links.error();
+    std::vector<std::vector<std::pair<int, int>>> g;
+    std::vector<int> lengths;
+    for (const auto &x : gold) {
+        g.push_back(x.brackets);
+        lengths.push_back(static_cast<int>(x.words.size()));
+    }
+    auto score = [&](const InductionConfig &c) {
+        std::vector<std::vector<std::pair<int, int>>> p;
+        for (const auto &l : *links)
+            p.push_back(induceBrackets(l, c));
+        return scoreBrackets(g, p, lengths);
+    };
+    InductionTuning t;
+    t.sentences = gold.size();
+    t.startScore = score(start);
+    t.best = start;
+    t.bestScore = t.startScore;
+    // Top layer first, then downwards: among equal scores the higher start wins.
+    for (int sl = layers - 1; sl >= 0; --sl)
+        for (int ml = std::min(sl, layers - 1); ml >= 0; --ml)
+            for (int k = 10; k <= 19; ++k) // thresholds 0.50 .. 0.95
+                for (int drop : {2, 0}) { // descent rule 0.1 below the threshold, or equal to it
+                    if (control && control->isCancelled())
+                        return Error{"cancelled"};
+                    InductionConfig c = start;
+                    c.startLayer = sl;
+                    c.minLayer = ml;
+                    c.threshold = k / 20.0;
+                    c.descend = (k - drop) / 20.0;
+                    const InductionScore s = score(c);
+                    t.tried.push_back({c, s.sentenceF1, s.corpusF1});
+                    if (s.sentenceF1 > t.bestScore.sentenceF1 + 1e-9) {
+                        t.best = c;
+                        t.bestScore = s;
+                    }
+                }
+    return t;
 }
 
 Result<InductionReport> evaluateInductionGold(Encoder *encoder, const std::vector<InductionGold> &gold,
@@ -147,28 +230,12 @@ Result<InductionReport> evaluateInductionGold(Encoder *encoder, const std::vecto
     InductionReport report;
     report.config = config;
 
-    std::vector<Analysis> analyses;
-    if (encoder) {
-        std::vector<EncoderInput> inputs;
-        for (const auto &g : gold)
-            inputs.push_back(EncoderInput{g.words, {}, {}, {}});
-        AnalyzeOptions ao;
-        ao.attention = false;
-        ao.induction = config;
-        auto r = encoder->analyze(inputs, ao, control);
-        if (!r)
-            return r.error();
-        analyses = std::move(*r);
-    }
-
     std::vector<std::vector<std::vector<float>>> wordLinks; // [sentence][layer][gap]
-    for (const auto &a : analyses) {
-        std::vector<std::vector<float>> links;
-        for (const auto &l : a.linkProbs) {
-            const int first = a.wordToken.empty() ? 0 : a.wordToken.front();
-            links.emplace_back(l.begin() + first, l.end());
-        }
-        wordLinks.push_back(std::move(links));
+    if (encoder) {
+        auto links = inductionWordLinks(*encoder, gold, config, control);
+        if (!links)
+            return links.error();
+        wordLinks = std::move(*links);
     }
 
     auto evaluate = [&](const std::function<std::vector<std::pair<int, int>>(std::size_t)> &produce, bool short10) {

@@ -55,6 +55,11 @@ Result<std::vector<InductionGold>> readInductionGold(const std::string &ptbText,
 /// caller); preterminal tags decide what is punctuation.
 InductionGold inductionGold(const ConstituencyTree &tree);
 
+/// The gold sentences of PTB files with 2 to `maxWords` words (0 = any length)
+/// after punctuation removal; the others are counted in `skipped`.
+Result<std::vector<InductionGold>> readInductionGoldFiles(const std::vector<std::string> &files, int maxWords,
+                                                          std::size_t *skipped = nullptr);
+
 /// Scores brackets (any producer) against gold; exposed for tests.
 InductionScore scoreBrackets(const std::vector<std::vector<std::pair<int, int>>> &gold,
                              const std::vector<std::vector<std::pair<int, int>>> &predicted,
@@ -70,6 +75,32 @@ Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<st
 Result<InductionReport> evaluateInductionGold(Encoder *encoder, const std::vector<InductionGold> &gold,
                                               const InductionConfig &config, const RunControl *control = nullptr,
                                               std::vector<std::vector<std::pair<int, int>>> *predicted = nullptr);
+
+/// The link probabilities of every gold sentence over its words ([sentence][layer][gap]).
+Result<std::vector<std::vector<std::vector<float>>>> inductionWordLinks(Encoder &encoder, const std::vector<InductionGold> &gold,
+                                                                        const InductionConfig &config,
+                                                                        const RunControl *control = nullptr);
+
+/// The unsupervised-parse settings chosen on a development set.
+struct InductionTuning {
+    InductionConfig best;          ///< highest mean sentence F1 (all lengths); ties keep the earlier setting
+    InductionScore bestScore;
+    InductionScore startScore;     ///< the settings tuning started from
+    struct Tried {
+        InductionConfig config;
+        double sentenceF1 = 0.0, corpusF1 = 0.0;
+    };
+    std::vector<Tried> tried;      ///< every setting, in the order tried
+    std::size_t sentences = 0;
+};
+
+/// Tries every start layer (top first), every minimum layer at or below it,
+/// thresholds 0.50–0.95 in steps of 0.05 and a descent rule of the threshold or
+/// 0.1 below it, on `gold` (the encoder runs once; induction is re-run per
+/// setting) and keeps the best by mean sentence F1 — the settings start with
+/// `start` and change only for a strictly better F1.
+Result<InductionTuning> tuneInduction(Encoder &encoder, const std::vector<InductionGold> &gold, const InductionConfig &start,
+                                      const RunControl *control = nullptr);
 
 std::string inductionReportJson(const InductionReport &report);
 std::string inductionReportText(const InductionReport &report);

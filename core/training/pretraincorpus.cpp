@@ -17,6 +17,8 @@ Status PretrainSources::validate() const
         return makeError("pretraining data", "PTB files must lie in wsj_0001..wsj_0159 (wsj_0160-0199 are held out for "
                                              "parser development and evaluation), not " +
                                                  std::to_string(ptbFirst) + ".." + std::to_string(ptbLast));
+    if (ptbRepeat < 1 || ptbRepeat > 100)
+        return makeError("pretraining data", "ptb_repeat must be 1..100");
     if (maxWords < 2 || maxWords > 8190)
         return makeError("pretraining data", "max_words must be 2..8190");
     if (udTrain.empty() && wordnetDir.empty() && ptbDir.empty())
@@ -143,7 +145,8 @@ Result<PretrainCorpus> loadPretrainCorpus(const PretrainSources &src)
                 std::vector<std::string> w;
                 for (const auto &x : s.words())
                     w.push_back(ptbUnescape(x));
-                add(std::move(w), "ptb");
+                for (int r = 0; r < src.ptbRepeat; ++r)
+                    add(w, "ptb");
             }
         }
     }

@@ -21,6 +21,7 @@ struct PretrainSources {
     int ptbFirst = 1;          ///< first WSJ file number used
     int ptbLast = 159;         ///< last WSJ file number used (must stay below 160)
     int maxWords = 62;         ///< longer sentences are cut into pieces of this many words
+    int ptbRepeat = 1;         ///< every WSJ sentence this many times (in-domain oversampling), 1..100
 
     Status validate() const;
 };

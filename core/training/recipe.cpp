@@ -221,6 +221,11 @@ Result<TrainRecipe> TrainRecipe::fromJson(const std::string &text, const std::st
                 (key == "train" ? r.data.train : key == "dev" ? r.data.dev : r.data.test) = std::move(*files);
             } else if (it.value().is_string()) {
                 extra[key] = resolvePath(it.value().get<std::string>(), baseDir);
+            } else if (it.value().is_array() || (it.value().is_object() && it.value().contains("dir"))) {
+                auto files = fileList(it.value(), baseDir, key); // a family's own file list
+                if (!files)
+                    return files.error();
+                extra[key] = *files;
             } else {
                 extra[key] = it.value();
             }

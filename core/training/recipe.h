@@ -23,7 +23,8 @@
 ///                   "schedule": {"kind", "warmup", "decay", "decay_every"}},
 ///      "options": {...family training options}}
 ///
-/// FILES is a path, a list of paths, or {"dir": D, "pattern": "wsj_%04d.mrg", "first": 1, "last": 159}.
+/// FILES is a path, a list of paths, or {"dir": D, "pattern": "wsj_%04d.mrg", "first": 1, "last": 159};
+/// a family's own "data" keys may be FILES too (read back as a list of paths).
 /// The recipes of earlier TreeLens versions (flat optimiser keys in "training",
 /// "train"/"dev"/"test"/"validation"/"tagger"/"storage"/"vocab" at the top level)
 /// are read too; docs/training.md lists the mapping.

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <malloc.h>
+#include <sys/resource.h>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -59,8 +60,9 @@ struct RunState {
     int sinceBest = 0;      ///< evaluations since the best
     int evaluations = 0;
     double elapsedBefore = 0.0; ///< seconds of earlier sessions
+    double cpuBefore = 0.0;     ///< CPU seconds (all threads) of earlier sessions
 
-    json toJson(double elapsed, long optimizerSteps) const
+    json toJson(double elapsed, double cpu, long optimizerSteps) const
     {
         return {{"step", step},
                 {"epoch", epoch},
@@ -69,6 +71,7 @@ struct RunState {
                 {"since_best", sinceBest},
                 {"evaluations", evaluations},
                 {"elapsed_seconds", elapsed},
+                {"cpu_seconds", cpu},
                 {"optimizer_steps", optimizerSteps}};
     }
 };
@@ -108,6 +111,7 @@ Result<Checkpoint> readCheckpoint(const std::string &path, const std::string &fa
         ck.state.sinceBest = s.at("since_best").get<int>();
         ck.state.evaluations = s.at("evaluations").get<int>();
         ck.state.elapsedBefore = s.at("elapsed_seconds").get<double>();
+        ck.state.cpuBefore = s.value("cpu_seconds", 0.0);
         ck.optimizerSteps = s.at("optimizer_steps").get<long>();
         if (ck.state.step < 0 || ck.state.epoch < 0 || ck.state.batch < 0 || ck.optimizerSteps < 0)
             return makeError(path, "treelens.train_state has negative counters");
@@ -126,7 +130,7 @@ Result<Checkpoint> readCheckpoint(const std::string &path, const std::string &fa
 }
 
 Status writeCheckpoint(const std::string &path, const ModelFile &model, const Optimizer &optimizer, const RunState &state,
-                       double elapsed, const TrainRecipe &recipe)
+                       double elapsed, double cpu, const TrainRecipe &recipe)
 {
     TensorMap all;
     for (const auto &[name, t] : model.tensors)
@@ -136,7 +140,7 @@ Status writeCheckpoint(const std::string &path, const ModelFile &model, const Op
     meta["treelens.config"] = model.configJson;
     meta["treelens.vocab"] = join(model.vocab, "\n");
     meta["treelens.recipe"] = recipe.toJson();
-    meta["treelens.train_state"] = state.toJson(elapsed, optimizer.steps()).dump();
+    meta["treelens.train_state"] = state.toJson(elapsed, cpu, optimizer.steps()).dump();
     const auto dir = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!dir.empty())
@@ -151,6 +155,15 @@ Status writeOutput(const std::string &path, const ModelFile &file, const std::st
     if (!dir.empty())
         std::filesystem::create_directories(dir, ec);
     return saveModelFile(path, file, storageType(storage));
+}
+
+/// CPU seconds of this process so far, all threads (user + system).
+double processCpuSeconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 /// Means over the steps since the last progress report.
@@ -209,6 +222,8 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
                {"recipe", json::parse(recipe.toJson())}});
     const auto t0 = Clock::now();
     auto elapsed = [&] { return st.elapsedBefore + std::chrono::duration<double>(Clock::now() - t0).count(); };
+    const double cpu0 = processCpuSeconds();
+    auto cpu = [&] { return st.cpuBefore + processCpuSeconds() - cpu0; };
     const long stepsAtStart = st.step;
     const bool higher = task.higherIsBetter();
     auto report = [&](TrainProgress p) {
@@ -259,7 +274,8 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
                    {"improved", improved},
                    {"saved", improved && recipe.keep == "best"},
                    {"details", json::parse(dev->detailsJson)},
-                   {"elapsed_s", elapsed()}});
+                   {"elapsed_s", elapsed()},
+                   {"cpu_s", cpu()}});
         TrainProgress p;
         p.event = TrainProgress::Event::Evaluated;
         p.devMetric = v;
@@ -274,7 +290,7 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
         if (recipe.checkpoint.empty())
             return {};
         SnapshotInfo info{SnapshotInfo::Kind::Checkpoint, st.step, st.epoch, elapsed(), lastDev};
-        if (auto s = writeCheckpoint(recipe.checkpoint, task.snapshot(info), optimizer, st, elapsed(), recipe); !s)
+        if (auto s = writeCheckpoint(recipe.checkpoint, task.snapshot(info), optimizer, st, elapsed(), cpu(), recipe); !s)
             return s;
         log.write({{"event", "checkpoint"}, {"step", st.step}, {"epoch", st.epoch}, {"batch", st.batch}, {"elapsed_s", elapsed()}});
         TrainProgress p;
@@ -370,7 +386,8 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
                            {"steps_per_s", std::isnan(p.stepsPerSecond) ? json(nullptr) : json(p.stepsPerSecond)},
                            {"units_per_s", std::isnan(p.unitsPerSecond) ? json(nullptr) : json(p.unitsPerSecond)},
                            {"unit", p.unit},
-                           {"elapsed_s", p.elapsedSeconds}});
+                           {"elapsed_s", p.elapsedSeconds},
+                           {"cpu_s", cpu()}});
                 window.reset();
             }
             const bool save = recipe.checkpointEvery > 0 && st.step % recipe.checkpointEvery == 0;

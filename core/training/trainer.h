@@ -16,7 +16,9 @@
 /// (f32), "optim.<slot>.<name>" optimiser state, and metadata treelens.config /
 /// treelens.vocab (the task's model file at that point), treelens.recipe and
 /// treelens.train_state ({"step", "epoch", "batch", "best", "since_best",
-/// "evaluations", "elapsed_seconds", "optimizer_steps"}).
+/// "evaluations", "elapsed_seconds", "cpu_seconds", "optimizer_steps"}). Log
+/// events carry elapsed_s (wall clock) and cpu_s (process CPU time, all
+/// threads), both summed over every session of the run.
 
 #include <functional>
 #include <memory>

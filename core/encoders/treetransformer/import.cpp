@@ -70,7 +70,7 @@ Result<ModelFile> importTreeTransformerCheckpoint(ImportRequest request)
                          {"name", name},
                          {"model", json::parse(cfg.toJson())},
                          {"tokenizer", {{"lowercase", true}, {"digits", "N"}, {"cls", "[CLS]"}, {"unknown", "[UNK]"}}},
-                         {"induction", json::parse(InductionConfig{}.toJson())},
+                         {"induction", json::parse(InductionConfig::defaultsFor(cfg.layers).toJson())},
                          {"training",
                           {{"imported_from", std::filesystem::path(ckpt).filename().string()}, {"note", request.note}}}};
     ModelFile file;

@@ -9,6 +9,13 @@
 
 namespace treelens {
 
+InductionConfig InductionConfig::defaultsFor(int layers)
+{
+    InductionConfig c;
+    c.minLayer = std::max(0, std::min(c.minLayer, layers - 1));
+    return c;
+}
+
 Status InductionConfig::validate(int layers) const
 {
     if (layers <= 0)

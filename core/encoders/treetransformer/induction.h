@@ -20,6 +20,8 @@ struct InductionConfig {
     double descend = 0.7;      ///< a side whose links are all above this recurses one layer lower
 
     Status validate(int layers) const;
+    /// The defaults for a model of `layers` layers (the minimum layer lowered to fit).
+    static InductionConfig defaultsFor(int layers);
     std::string toJson() const;
     static Result<InductionConfig> fromJson(const std::string &json);
 };

@@ -12,6 +12,7 @@
 #include "core/encoders/treetransformer/induction.h"
 #include "core/encoders/treetransformer/treetransformernet.h"
 #include "core/encoders/treetransformer/vocabulary.h"
+#include "core/eval/inductioneval.h"
 #include "core/formats/conllu.h"
 #include "core/model/modelfile.h"
 #include "core/training/pretraincorpus.h"
@@ -30,7 +31,9 @@ struct MlmOptions {
     int validationSentences = 400;
     int vocabMaxSize = 12000;
     int vocabMinCount = 2;
+    std::string select = "mlm_loss"; ///< the dev metric: "mlm_loss" or "induction_f1" (needs induction_dev)
     PretrainSources data;
+    std::vector<std::string> inductionDev; ///< PTB development files scored for unsupervised parsing at every evaluation
 
     static Result<MlmOptions> from(const TrainRecipe &r)
     {
@@ -40,18 +43,19 @@ struct MlmOptions {
             const json j = json::parse(r.optionsJson);
             for (auto it = j.begin(); it != j.end(); ++it)
                 if (it.key() != "mask_prob" && it.key() != "keep_projection" && it.key() != "validation_sentences" &&
-                    it.key() != "vocab")
+                    it.key() != "vocab" && it.key() != "select")
                     return bad("unknown option \"" + it.key() + "\"");
             o.maskProb = j.value("mask_prob", o.maskProb);
             o.keepProjection = j.value("keep_projection", o.keepProjection);
             o.validationSentences = j.value("validation_sentences", o.validationSentences);
+            o.select = j.value("select", o.select);
             const json v = j.value("vocab", json::object());
             o.vocabMaxSize = v.value("max_size", o.vocabMaxSize);
             o.vocabMinCount = v.value("min_count", o.vocabMinCount);
             const json d = json::parse(r.data.extraJson);
             for (auto it = d.begin(); it != d.end(); ++it)
                 if (it.key() != "ud_train" && it.key() != "wordnet_dir" && it.key() != "ptb_dir" && it.key() != "ptb_first" &&
-                    it.key() != "ptb_last" && it.key() != "max_words")
+                    it.key() != "ptb_last" && it.key() != "max_words" && it.key() != "ptb_repeat" && it.key() != "induction_dev")
                     return bad("unknown data key \"" + it.key() + "\"");
             o.data.udTrain = d.value("ud_train", std::string());
             o.data.wordnetDir = d.value("wordnet_dir", std::string());
@@ -59,6 +63,9 @@ struct MlmOptions {
             o.data.ptbFirst = d.value("ptb_first", o.data.ptbFirst);
             o.data.ptbLast = d.value("ptb_last", o.data.ptbLast);
             o.data.maxWords = d.value("max_words", o.data.maxWords);
+            o.data.ptbRepeat = d.value("ptb_repeat", o.data.ptbRepeat);
+            if (d.contains("induction_dev"))
+                o.inductionDev = d.at("induction_dev").get<std::vector<std::string>>();
         } catch (const std::exception &e) {
             return bad(e.what());
         }
@@ -91,6 +98,14 @@ Status validateRecipe(const TrainRecipe &r)
         return bad("vocab max_size must be >= 5 and min_count >= 1");
     if (r.data.dev.size() > 1)
         return bad("\"dev\" (validation) is one CoNLL-U file");
+    if (o->select != "mlm_loss" && o->select != "induction_f1")
+        return bad("select must be mlm_loss or induction_f1");
+    if (o->select == "induction_f1" && o->inductionDev.empty())
+        return bad("select induction_f1 needs data \"induction_dev\" (PTB development files)");
+    for (const auto &f : o->inductionDev)
+        for (int k = 180; k <= 199; ++k)
+            if (f.find("wsj_0" + std::to_string(k)) != std::string::npos)
+                return bad(f + " is a test file: induction_dev must be development trees (wsj_0160-wsj_0179)");
     if (auto s = o->data.validate(); !s)
         return s;
     auto cfg = modelConfig(r, 5);
@@ -204,6 +219,13 @@ public:
         }
         if (auto s = readValidation(); !s)
             return s.error();
+        m_inductionGold.clear();
+        if (!m_options.inductionDev.empty()) {
+            auto gold = readInductionGoldFiles(m_options.inductionDev, m_cfg.maxLen - 1);
+            if (!gold)
+                return gold.error();
+            m_inductionGold = std::move(*gold);
+        }
         m_dataSummary = {{"sentences", corpus->sentences.size()},
                          {"words", words},
                          {"unknown_rate", words ? static_cast<double>(unk) / static_cast<double>(words) : 0.0},
@@ -276,11 +298,85 @@ public:
     }
 
     /// Held-out masked-LM loss with a fixed masking seed (NaN without dev sentences).
+    /// Held-out masked-LM loss with a fixed masking seed (NaN without dev
+    /// sentences) and, with induction_dev, unsupervised-parsing F1 on those trees.
     Result<training::DevResult> evaluate() override
     {
         training::DevResult r;
+        json details = json::object();
+        const double loss = validationLoss();
+        if (!std::isnan(loss))
+            details = {{"mlm_loss", loss}, {"sentences", m_validation.size()}};
+        std::string summary;
+        double f1 = NAN;
+        if (!m_inductionGold.empty()) {
+            auto scored = inductionScores();
+            if (!scored)
+                return scored.error();
+            details["induction"] = scored->first;
+            f1 = scored->second;
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "induction F1 %.2f (best start layer %d)", f1,
+                          scored->first.value("best_start_layer", -1));
+            summary = buf;
+        }
+        if (!std::isnan(loss)) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "MLM loss %.4f", loss);
+            summary = summary.empty() ? std::string(buf) : std::string(buf) + ", " + summary;
+        }
+        r.value = m_options.select == "induction_f1" ? f1 : loss;
+        r.detailsJson = details.dump();
+        r.summary = summary;
+        return r;
+    }
+
+    std::string metricName() const override
+    {
+        return m_options.select == "induction_f1" ? "induction F1 (dev, best start layer)" : "held-out MLM loss";
+    }
+    bool higherIsBetter() const override { return m_options.select == "induction_f1"; }
+    std::string unitName() const override { return "tokens"; }
+
+    ModelFile snapshot(const training::SnapshotInfo &info) override
+    {
+        const bool checkpoint = info.kind == training::SnapshotInfo::Kind::Checkpoint;
+        TensorMap weights = m_net->toTensors();
+        json trainingJson = json::object();
+        if (!checkpoint) {
+            if (!m_options.keepProjection) {
+                weights.erase("proj.weight");
+                weights.erase("proj.bias");
+            }
+            weights.erase("word_embed.1.pe"); // recomputed at load time (sinusoidal)
+            trainingJson = {{"recipe", json::parse(m_recipe.toJson())},
+                            {"steps", info.step},
+                            {"elapsed_seconds", info.elapsedSeconds},
+                            {"final_validation_mlm_loss", json::parse(info.dev.detailsJson).value("mlm_loss", -1.0)},
+                            {"dev", json::parse(info.dev.detailsJson)},
+                            {"data", m_dataSummary}};
+        }
+        json c;
+        c["family"] = "tree-transformer";
+        c["task"] = "masked-lm";
+        c["name"] = m_recipe.name;
+        c["model"] = json::parse(m_cfg.toJson());
+        c["tokenizer"] = {{"lowercase", true}, {"digits", "N"}, {"cls", "[CLS]"}, {"unknown", "[UNK]"},
+                          {"words", "TreeLens UD/PTB tokenizer"}};
+        c["induction"] = json::parse(InductionConfig::defaultsFor(m_cfg.layers).toJson());
+        c["training"] = trainingJson;
+        ModelFile file;
+        file.configJson = c.dump();
+        file.vocab = m_vocab.tokens();
+        file.tensors = std::move(weights);
+        return file;
+    }
+
+private:
+    double validationLoss()
+    {
         if (m_validation.empty())
-            return r;
+            return NAN;
         torch::NoGradGuard ng;
         std::mt19937_64 rng(12345);
         double total = 0.0;
@@ -301,49 +397,44 @@ public:
                          .item<double>();
             count += batch.targets.size(0);
         }
-        r.value = total / static_cast<double>(std::max<std::int64_t>(1, count));
-        r.detailsJson = json{{"mlm_loss", r.value}, {"sentences", m_validation.size()}}.dump();
-        return r;
+        return total / static_cast<double>(std::max<std::int64_t>(1, count));
     }
 
-    std::string metricName() const override { return "held-out MLM loss"; }
-    bool higherIsBetter() const override { return false; }
-    std::string unitName() const override { return "tokens"; }
-
-    ModelFile snapshot(const training::SnapshotInfo &info) override
+    /// Unsupervised parsing of the development trees by the current weights
+    /// (eval-induction's protocol, the default settings, every start layer): the
+    /// figures, and the best start layer's mean sentence F1.
+    Result<std::pair<json, double>> inductionScores()
     {
-        const bool checkpoint = info.kind == training::SnapshotInfo::Kind::Checkpoint;
-        TensorMap weights = m_net->toTensors();
-        json trainingJson = json::object();
-        if (!checkpoint) {
-            if (!m_options.keepProjection) {
-                weights.erase("proj.weight");
-                weights.erase("proj.bias");
+        ModelFile file = snapshot({training::SnapshotInfo::Kind::Last, 0, 0, 0.0, {}});
+        file.sourcePath = "the model in training";
+        DeviceConfig dc;
+        dc.device = m_device.str();
+        auto encoder = createTreeTransformer(file, dc);
+        if (!encoder)
+            return encoder.error();
+        auto report = evaluateInductionGold(encoder->get(), m_inductionGold, InductionConfig::defaultsFor(m_cfg.layers));
+        if (!report)
+            return report.error();
+        json byLayer = json::array();
+        double best = report->all.model.sentenceF1;
+        int bestLayer = -1;
+        for (const auto &sl : report->byStartLayer) {
+            byLayer.push_back({{"start_layer", sl.layer}, {"sentence_f1", sl.all.sentenceF1}, {"corpus_f1", sl.all.corpusF1}});
+            if (sl.all.sentenceF1 > best) {
+                best = sl.all.sentenceF1;
+                bestLayer = sl.layer;
             }
-            weights.erase("word_embed.1.pe"); // recomputed at load time (sinusoidal)
-            trainingJson = {{"recipe", json::parse(m_recipe.toJson())},
-                            {"steps", info.step},
-                            {"elapsed_seconds", info.elapsedSeconds},
-                            {"final_validation_mlm_loss", std::isnan(info.dev.value) ? -1.0 : info.dev.value},
-                            {"data", m_dataSummary}};
         }
-        json c;
-        c["family"] = "tree-transformer";
-        c["task"] = "masked-lm";
-        c["name"] = m_recipe.name;
-        c["model"] = json::parse(m_cfg.toJson());
-        c["tokenizer"] = {{"lowercase", true}, {"digits", "N"}, {"cls", "[CLS]"}, {"unknown", "[UNK]"},
-                          {"words", "TreeLens UD/PTB tokenizer"}};
-        c["induction"] = json::parse(InductionConfig{}.toJson());
-        c["training"] = trainingJson;
-        ModelFile file;
-        file.configJson = c.dump();
-        file.vocab = m_vocab.tokens();
-        file.tensors = std::move(weights);
-        return file;
+        json j = {{"sentences", m_inductionGold.size()},
+                  {"sentence_f1", report->all.model.sentenceF1},
+                  {"corpus_f1", report->all.model.corpusF1},
+                  {"right_branching_sentence_f1", report->all.right.sentenceF1},
+                  {"by_start_layer", byLayer},
+                  {"best_start_layer", bestLayer},
+                  {"best_sentence_f1", best}};
+        return std::make_pair(j, best);
     }
 
-private:
     Status readValidation()
     {
         m_validation.clear();
@@ -374,6 +465,7 @@ private:
     TreeTransformerConfig m_cfg;
     std::unique_ptr<tt::Net> m_net;
     std::vector<std::vector<int>> m_encoded, m_validation;
+    std::vector<InductionGold> m_inductionGold;
     json m_dataSummary;
     int m_cachedEpoch = -1;
     std::vector<std::size_t> m_order, m_batchOrder;

@@ -186,7 +186,8 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
-        if (auto s = options.induction.validate(m_info.layers); !s)
+        const InductionConfig induction = options.induction.value_or(m_info.induction);
+        if (auto s = induction.validate(m_info.layers); !s)
             return s.error();
         std::vector<Analysis> out;
         out.reserve(batch.size());
@@ -253,7 +254,7 @@ public:
                         a.attentionRaw.push_back(std::move(rawHeads));
                     }
                 }
-                a.inducedBrackets = induceBrackets(wordLinks, options.induction);
+                a.inducedBrackets = induceBrackets(wordLinks, induction);
                 a.inducedTree = bracketsToTree(words, a.inducedBrackets);
                 auto fh = finalHidden[bi];
                 a.embedding.assign(fh[0].data_ptr<float>(), fh[0].data_ptr<float>() + m_info.dModel);
@@ -419,6 +420,16 @@ Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, co
     info.outputs.embedding = info.outputs.layerStates = true;
     info.device = dev->str();
     info.configJson = file.configJson;
+    if (config.contains("induction")) {
+        auto induction = InductionConfig::fromJson(config["induction"].dump());
+        if (!induction)
+            return makeError(where, "treelens.config \"induction\": " + induction.message());
+        if (auto s = induction->validate(cfg->layers); !s)
+            return makeError(where, "treelens.config \"induction\": " + s.message());
+        info.induction = *induction;
+    } else {
+        info.induction = InductionConfig::defaultsFor(cfg->layers);
+    }
     return std::unique_ptr<Encoder>(new TreeTransformerEncoder(std::move(info), std::move(*vocab), std::move(*net), device));
 }
 
