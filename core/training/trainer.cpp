@@ -386,7 +386,7 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
                            {"steps_per_s", std::isnan(p.stepsPerSecond) ? json(nullptr) : json(p.stepsPerSecond)},
                            {"units_per_s", std::isnan(p.unitsPerSecond) ? json(nullptr) : json(p.unitsPerSecond)},
                            {"unit", p.unit},
-                           {"elapsed_s", p.elapsedSeconds},
+                           {"elapsed_s", elapsed()},
                            {"cpu_s", cpu()}});
                 window.reset();
             }
