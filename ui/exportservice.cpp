@@ -1,5 +1,7 @@
 #include "ui/exportservice.h"
 
+#include <cstdio>
+
 #include <QSaveFile>
 #include <QWidget>
 
@@ -38,6 +40,22 @@ std::vector<LatexArc> latexAttentionArcs(const Sentence &sentence, const Analysi
     return arcs;
 }
 
+std::string latexAttentionCaption(const Analysis &analysis, const ViewState &state)
+{
+    // Plain ASCII: the LaTeX writer escapes it, and "x" needs no math mode.
+    const bool raw = !state.weightedAttention && !analysis.attentionRaw.empty();
+    const std::string kind = analysis.constituentPrior.empty() ? "attention"
+                             : raw                               ? "attention (softmax, before the constituent prior C)"
+                                                                 : "attention (softmax x constituent prior C)";
+    char threshold[32];
+    std::snprintf(threshold, sizeof threshold, "%.2f", state.threshold);
+    std::string caption = "Arcs below the words: " + kind + ", layer " + std::to_string(state.layer + 1) + ", head "
+                          + std::to_string(state.head + 1) + ", weights of at least " + threshold;
+    if (state.focusWord >= 0 && state.focusWord < static_cast<int>(analysis.words.size()))
+        caption += ", from \"" + analysis.words[static_cast<std::size_t>(state.focusWord)] + "\" only";
+    return caption + "; label = weight";
+}
+
 ExportService::ExportService(const AnalysisDocument &document, ViewHost &views) : m_document(document), m_views(views) {}
 
 Status ExportService::exportView(const QString &viewName, const QString &path, int dpi) const
@@ -71,6 +89,8 @@ Status ExportService::exportLatex(const QString &viewName, const QString &path) 
         if (!sentence->dependency)
             return Error{"the sentence has no dependency tree"};
         const auto arcs = latexAttentionArcs(*sentence, m_document.analysis().get(), m_document.selection());
+        if (const auto a = m_document.analysis())
+            opt.attentionCaption = latexAttentionCaption(*a, m_document.selection());
         return writeTextFileAtomically(path, dependencyToTikzDependency(*sentence, opt, arcs.empty() ? nullptr : &arcs));
     }
     return Error{"LaTeX export is for the constituency and dependency views; use .pdf, .svg or .png for " + viewName.toStdString()};

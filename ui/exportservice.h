@@ -56,5 +56,9 @@ Status writeTextFileAtomically(const QString &path, const std::string &text);
 /// attention between distinct words at or above the threshold (only from the
 /// focus word when there is one). Empty without an analysis of these words.
 std::vector<LatexArc> latexAttentionArcs(const Sentence &sentence, const Analysis *analysis, const ViewState &state);
+/// What those arcs are, for the figure's caption (LatexOptions::attentionCaption):
+/// kind (after or before ×C), layer and head (1-based, as the app shows them),
+/// threshold, focus word.
+std::string latexAttentionCaption(const Analysis &analysis, const ViewState &state);
 
 } // namespace treelens

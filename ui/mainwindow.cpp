@@ -2,6 +2,8 @@
 
 #include "ui/backgroundjobs.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -10,10 +12,12 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QKeySequence>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QStatusBar>
@@ -82,9 +86,29 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         m_parserNames << QString::fromStdString(p.name);
     m_controls->setParsers(m_parserNames, QString::fromStdString(config.backend));
 
-    resize(1280, 820);
-    restoreGeometry(Settings::windowGeometry());
+    if (!restoreGeometry(Settings::windowGeometry()))
+        placeOnFirstRun();
     restoreState(Settings::windowState());
+}
+
+void MainWindow::placeOnFirstRun()
+{
+    // No saved geometry: the screen's available area (less room for a window
+    // manager's frame), the docks narrow and most of the height for the trees.
+    const QScreen *screen = QGuiApplication::primaryScreen();
+    const QRect available = screen ? screen->availableGeometry() : QRect(0, 0, 1280, 820);
+    const QSize size(std::max(640, available.width() - 16), std::max(480, available.height() - 48));
+    setGeometry(QRect(available.topLeft() + QPoint((available.width() - size.width()) / 2, 32), size));
+    m_split->setSizes({size.height() * 64 / 100, size.height() * 36 / 100});
+    QList<QDockWidget *> left, right;
+    for (QDockWidget *dock : findChildren<QDockWidget *>()) {
+        if (dock->isHidden())
+            continue;
+        (dockWidgetArea(dock) == Qt::LeftDockWidgetArea ? left : right) << dock;
+    }
+    const int side = std::clamp(size.width() * 16 / 100, 220, 340);
+    resizeDocks(left, QList<int>(left.size(), side), Qt::Horizontal);
+    resizeDocks(right, QList<int>(right.size(), side), Qt::Horizontal);
 }
 
 MainWindow::~MainWindow() = default;
@@ -112,12 +136,12 @@ void MainWindow::createViews()
     connect(qobject_cast<AttentionOverview *>(m_views->widget(QStringLiteral("overview"))), &AttentionOverview::cellActivated,
             this, [this] { m_plotTabs->setCurrentWidget(m_views->widget(QStringLiteral("attention"))); });
 
-    auto *split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_treeTabs);
-    split->addWidget(m_plotTabs);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    setCentralWidget(split);
+    m_split = new QSplitter(Qt::Vertical, this);
+    m_split->addWidget(m_treeTabs);
+    m_split->addWidget(m_plotTabs);
+    m_split->setStretchFactor(0, 2);
+    m_split->setStretchFactor(1, 1);
+    setCentralWidget(m_split);
 }
 
 void MainWindow::createDocks()
@@ -336,6 +360,9 @@ bool MainWindow::openCorpus(const QString &path, QString *error)
     const auto corpus = *r;
     m_corpus->setCorpus(corpus, path);
     Settings::addRecentFile(path);
+    // A corpus opens on its first sentence, not on whatever was typed last.
+    if (!corpus->empty())
+        m_corpus->activateRow(0);
     m_status->setText(tr("Opened %1: %n sentence(s)", nullptr, static_cast<int>(corpus->size())).arg(QFileInfo(path).fileName()));
     return true;
 }

@@ -15,6 +15,7 @@
 #include "ui/session/jobrunner.h"
 #include "viz/viewcommon.h"
 
+class QSplitter;
 class QTabWidget;
 class QTextBrowser;
 
@@ -98,6 +99,8 @@ protected:
 private:
     void createViews();
     void createDocks();
+    /// Without a saved geometry: the available screen, most of it for the trees.
+    void placeOnFirstRun();
     void createActions();
     void onDocumentChanged(AnalysisDocument::Changes what);
     /// The View dock shows the document's selection (and its ranges).
@@ -116,6 +119,7 @@ private:
     std::unique_ptr<ExportService> m_export;
     QTabWidget *m_treeTabs = nullptr;
     QTabWidget *m_plotTabs = nullptr;
+    QSplitter *m_split = nullptr;
     SentencePanel *m_sentence = nullptr;
     ControlPanel *m_controls = nullptr;
     CorpusPanel *m_corpus = nullptr;

@@ -40,6 +40,7 @@ void OffscreenExport::runCorpus(const QString &path)
         return;
     }
     m_corpus.setCorpus(*corpus, path);
+    m_options.out = QDir::cleanPath(m_options.out); // "figures/" names the same directory as "figures"
     if (!QDir().mkpath(m_options.out)) {
         Q_EMIT reported(QStringLiteral("%1: cannot create the output directory").arg(m_options.out));
         finish(1);
@@ -64,6 +65,12 @@ void OffscreenExport::onResult(quint64 generation, std::shared_ptr<const Sentenc
     if (generation != m_request)
         return;
     m_document.setResult(std::move(sentence), std::move(analysis), modelError);
+    if (const QString refusal = selectionRefusal(); !refusal.isEmpty()) {
+        // A layer or head the model does not have: nothing is drawn in its place.
+        Q_EMIT reported(refusal);
+        finish(2);
+        return;
+    }
     exportCurrent();
     sentenceDone();
 }
@@ -78,6 +85,25 @@ void OffscreenExport::onFailed(quint64 generation, const QString &message)
     sentenceDone();
 }
 
+QString OffscreenExport::selectionRefusal() const
+{
+    const auto a = m_document.analysisFits() ? m_document.analysis() : nullptr;
+    if (!a)
+        return QString();
+    auto refuse = [](const char *flag, int value, int count, const char *what) {
+        return QStringLiteral("%1 %2: the model has %3 %4; choose 1 to %3")
+            .arg(QLatin1String(flag))
+            .arg(value + 1)
+            .arg(count)
+            .arg(QLatin1String(what));
+    };
+    if (m_options.layer >= a->layers)
+        return refuse("--layer", m_options.layer, a->layers, "layers");
+    if (m_options.head >= a->heads)
+        return refuse("--head", m_options.head, a->heads, "heads");
+    return QString();
+}
+
 void OffscreenExport::exportCurrent()
 {
     ViewState s = m_document.selection();
@@ -87,10 +113,10 @@ void OffscreenExport::exportCurrent()
         s.head = m_options.head;
     m_document.setSelection(s);
     for (const QString &view : m_options.views) {
-        const QString path = m_batch ? QStringLiteral("%1/%2-%3.%4")
-                                           .arg(m_options.out)
-                                           .arg(m_index + 1, 4, 10, QLatin1Char('0'))
-                                           .arg(view, m_options.format)
+        const QString path = m_batch ? QDir(m_options.out)
+                                           .filePath(QStringLiteral("%1-%2.%3")
+                                                         .arg(m_index + 1, 4, 10, QLatin1Char('0'))
+                                                         .arg(view, m_options.format))
                                      : m_options.out;
         if (const Status st = m_service.exportView(view, path, m_options.dpi); !st) {
             Q_EMIT reported(QStringLiteral("%1: %2").arg(path, QString::fromStdString(st.message())));

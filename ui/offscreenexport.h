@@ -27,8 +27,8 @@ struct OffscreenExportOptions {
     /// the directory (created) that receives NNNN-VIEW.FORMAT per sentence (from 0001).
     QString out;
     QString format = QStringLiteral("svg"); ///< a corpus' file format: png, svg, pdf or tex
-    int layer = -1;              ///< 0-based; -1: the document's default (the first)
-    int head = -1;               ///< 0-based; -1: the document's default (the first)
+    int layer = -1;              ///< 0-based; -1: the document's default (the first); beyond the model's: refused
+    int head = -1;               ///< 0-based; -1: the document's default (the first); beyond the model's: refused
     int dpi = 300;               ///< PNG resolution
     QString modelPath;           ///< the encoder ("" = trees only)
 };
@@ -50,7 +50,8 @@ public:
 Q_SIGNALS:
     /// One line for the user (an error, or the batch summary), without a prefix.
     void reported(const QString &line);
-    /// Queued once the run is over: 0 when every file was written, else 1.
+    /// Queued once the run is over: 0 when every file was written, 1 when a file
+    /// could not be, 2 when the layer or head is not the model's (nothing written).
     void finished(int exitCode);
 
 private:
@@ -58,6 +59,8 @@ private:
     void onResult(quint64 generation, std::shared_ptr<const Sentence> sentence, std::shared_ptr<const Analysis> analysis,
                   const QString &modelError);
     void onFailed(quint64 generation, const QString &message);
+    /// Why the requested layer/head cannot be drawn ("" when it can): the model has fewer.
+    QString selectionRefusal() const;
     void exportCurrent();
     void sentenceDone();
     void finish(int exitCode);

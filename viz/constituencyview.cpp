@@ -20,6 +20,7 @@
 #include <QWheelEvent>
 
 #include "core/encoders/treetransformer/induction.h"
+#include "core/eval/inductioneval.h"
 #include "core/formats/ptb.h"
 
 namespace treelens {
@@ -54,6 +55,7 @@ const QColor kPos(0x75, 0x75, 0x75);
 const QColor kShared(0x1a, 0x98, 0x50);   // green: bracket also induced
 const QColor kMissing(0xd7, 0x30, 0x27);  // red, dashed: parser only
 const QColor kExtra(0xd7, 0x30, 0x27);    // red brackets under the words: induced only
+const QColor kNotApplicable(0xe4, 0xe4, 0xe4); // one-word constituents: no cohesion
 
 constexpr double kNodeHeight = 16.0;
 constexpr double kDotSize = 11.0;
@@ -386,14 +388,24 @@ const ConstituencyView::TreeGraph &ConstituencyView::graphFor(const Constituency
     return g;
 }
 
-std::optional<double> ConstituencyView::cohesion(std::pair<int, int> span) const
+QColor ConstituencyView::notApplicableColor() { return kNotApplicable; }
+
+bool ConstituencyView::hasCohesion() const
 {
     const Analysis *a = m_data.analysis.get();
-    if (!a || m_state.layer < 0 || m_state.layer >= static_cast<int>(a->constituentPrior.size()))
+    return a && m_state.layer >= 0 && m_state.layer < static_cast<int>(a->constituentPrior.size()) &&
+           !a->constituentPrior[static_cast<std::size_t>(m_state.layer)].empty() && !a->wordToken.empty();
+}
+
+std::optional<double> ConstituencyView::cohesion(std::pair<int, int> span) const
+{
+    // One word has no cohesion: C of a word with itself is 0 by construction.
+    if (!hasCohesion() || span.second - span.first < 2)
         return std::nullopt;
+    const Analysis *a = m_data.analysis.get();
     const Matrix &c = a->constituentPrior[static_cast<std::size_t>(m_state.layer)];
     const int words = static_cast<int>(a->wordToken.size());
-    if (c.empty() || span.first < 0 || span.second > words || span.first >= span.second)
+    if (span.first < 0 || span.second > words)
         return std::nullopt;
     const int r = a->wordToken[static_cast<std::size_t>(span.first)];
     const int col = a->wordToken[static_cast<std::size_t>(span.second - 1)];
@@ -422,7 +434,7 @@ bool ConstituencyView::overlayActive() const
     case Overlay::None:
         return false;
     case Overlay::Cohesion:
-        return cohesion({0, 1}).has_value();
+        return hasCohesion();
     case Overlay::FocusAttention:
         return focusAttention({0, 1}).has_value();
     }
@@ -440,39 +452,86 @@ QString ConstituencyView::spanText(std::pair<int, int> span) const
     return QStringLiteral("“%1”").arg(text);
 }
 
+std::pair<int, int> ConstituencyView::comparedSpan(std::pair<int, int> span) const
+{
+    if (span.first < 0 || span.second >= static_cast<int>(m_keptIndex.size()) || span.first >= span.second)
+        return {0, 0};
+    return {m_keptIndex[static_cast<std::size_t>(span.first)], m_keptIndex[static_cast<std::size_t>(span.second)]};
+}
+
 void ConstituencyView::classifySpans()
 {
     m_shared.clear();
     m_missing.clear();
     m_extra.clear();
+    m_kept.clear();
+    m_keptIndex.clear();
+    m_sharedKept.clear();
+    m_missingKept.clear();
+    m_scoreText.clear();
+    m_protocolText.clear();
     const ConstituencyTree *parser = parserTree();
     const Analysis *a = m_data.analysis.get();
     if (!parser || !a)
         return;
     const ConstituencyTree *induced = inducedTree();
-    if (a->inducedBrackets.empty() && !induced)
+    if (a->inducedBrackets.empty() && !induced && !a->withoutPunctuation)
         return;
-    const int n = parser->wordCount();
-    // Unlabelled, evalb-style: the whole-sentence span is always right and single
-    // words are always constituents, so neither says anything about the model;
-    // unary chains (NP -> NP) count once since only spans are compared.
-    auto informative = [n](int s, int e) { return s >= 0 && e <= n && e - s >= 2 && !(s == 0 && e == n); };
-    std::set<std::pair<int, int>> gold, model;
-    for (const auto &s : parser->spans(true))
-        if (informative(s.start, s.end))
-            gold.insert({s.start, s.end});
-    if (!a->inducedBrackets.empty()) {
-        for (const auto &b : a->inducedBrackets)
-            if (informative(b.first, b.second))
-                model.insert(b);
+    // eval-induction's protocol (inductioneval.h), so the header's F1 is the one it
+    // reports: punctuation out, unlabelled, single words and the whole sentence not
+    // compared. The model's brackets are the ones it makes without the punctuation
+    // when the pipeline ran it so; else its brackets with the punctuation taken out.
+    const std::vector<int> kept = inductionKeptWords(*parser);
+    PunctuationFreeParse model;
+    if (a->withoutPunctuation && a->withoutPunctuation->words == kept) {
+        model = *a->withoutPunctuation;
     } else {
-        for (const auto &s : induced->spans(true))
-            if (informative(s.start, s.end))
-                model.insert({s.start, s.end});
+        std::vector<std::pair<int, int>> brackets = a->inducedBrackets;
+        if (brackets.empty() && induced)
+            for (const auto &sp : induced->spans(true))
+                brackets.emplace_back(sp.start, sp.end);
+        model = removePunctuation(*parser, brackets);
     }
-    std::set_intersection(gold.begin(), gold.end(), model.begin(), model.end(), std::back_inserter(m_shared));
-    std::set_difference(gold.begin(), gold.end(), model.begin(), model.end(), std::back_inserter(m_missing));
-    std::set_difference(model.begin(), model.end(), gold.begin(), gold.end(), std::back_inserter(m_extra));
+    const InductionGold gold = inductionGold(*parser);
+    const int n = static_cast<int>(gold.words.size());
+    m_kept = kept;
+    m_keptIndex.assign(static_cast<std::size_t>(parser->wordCount()) + 1, 0);
+    for (std::size_t i = 0, k = 0; i < m_keptIndex.size(); ++i) {
+        while (k < kept.size() && static_cast<std::size_t>(kept[k]) < i)
+            ++k;
+        m_keptIndex[i] = static_cast<int>(k);
+    }
+    const std::set<std::pair<int, int>> goldSet(gold.brackets.begin(), gold.brackets.end());
+    const std::set<std::pair<int, int>> modelSet(model.brackets.begin(), model.brackets.end());
+    std::vector<std::pair<int, int>> extraKept;
+    std::set_intersection(goldSet.begin(), goldSet.end(), modelSet.begin(), modelSet.end(),
+                          std::inserter(m_sharedKept, m_sharedKept.end()));
+    std::set_difference(goldSet.begin(), goldSet.end(), modelSet.begin(), modelSet.end(),
+                        std::inserter(m_missingKept, m_missingKept.end()));
+    std::set_difference(modelSet.begin(), modelSet.end(), goldSet.begin(), goldSet.end(), std::back_inserter(extraKept));
+    // Back onto the words as drawn: from the first kept word to the last.
+    auto drawn = [&](std::pair<int, int> k) {
+        return std::make_pair(kept[static_cast<std::size_t>(k.first)], kept[static_cast<std::size_t>(k.second) - 1] + 1);
+    };
+    for (const auto &k : m_sharedKept)
+        m_shared.push_back(drawn(k));
+    for (const auto &k : m_missingKept)
+        m_missing.push_back(drawn(k));
+    for (const auto &k : extraKept)
+        m_extra.push_back(drawn(k));
+    const InductionScore score = scoreBrackets({gold.brackets}, {model.brackets}, {n});
+    m_scoreText = QStringLiteral("Parser vs. induced brackets: P %1  R %2  F1 %3 (%)")
+                      .arg(score.precision, 0, 'f', 2)
+                      .arg(score.recall, 0, 'f', 2)
+                      .arg(score.perSentence.front(), 0, 'f', 2);
+    m_protocolText =
+        model.rerun
+            ? QStringLiteral("Scored as eval-induction scores it: punctuation removed before the model reads the words; "
+                             "unlabelled; single words and the whole sentence not compared")
+            : QStringLiteral("Scored like eval-induction, but the model read the punctuation (taken out of its brackets "
+                             "afterwards), so eval-induction may differ; unlabelled; single words and the whole sentence "
+                             "not compared");
+    (void)n;
 }
 
 ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, QPointF topLeft, bool compare)
@@ -484,8 +543,6 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
     drawn.rect = layout.bounds.translated(offset);
     drawn.words.assign(m_words.size(), nullptr);
 
-    const std::set<std::pair<int, int>> shared(m_shared.begin(), m_shared.end());
-    const std::set<std::pair<int, int>> missing(m_missing.begin(), m_missing.end());
     const bool overlay = overlayActive();
     const QString layerText = QStringLiteral("layer %1").arg(m_state.layer + 1);
     const QString focusName = (m_state.focusWord >= 0 && m_state.focusWord < static_cast<int>(m_words.size()))
@@ -510,11 +567,14 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
         QPainterPath shape;
 
         std::optional<double> value;
+        bool notApplicable = false;
         if (overlay) {
-            if (m_overlay == Overlay::Cohesion && node.kind != TreeGraph::Kind::Word)
+            if (m_overlay == Overlay::Cohesion && node.kind != TreeGraph::Kind::Word) {
                 value = cohesion(node.span);
-            else if (m_overlay == Overlay::FocusAttention)
+                notApplicable = node.span.second - node.span.first < 2;
+            } else if (m_overlay == Overlay::FocusAttention) {
                 value = focusAttention(node.span);
+            }
         }
 
         switch (node.kind) {
@@ -534,15 +594,20 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
             hover << QStringLiteral("%1 %2 %3")
                          .arg(dot ? QStringLiteral("induced bracket") : node.text, spanLabel(node.span), spanText(node.span));
             if (compare) {
-                if (shared.count(node.span)) {
+                const auto compared = comparedSpan(node.span);
+                if (m_sharedKept.count(compared)) {
                     pen = QPen(kShared, 2.2);
                     hover << QStringLiteral("shared: also an induced bracket");
-                } else if (missing.count(node.span)) {
+                } else if (m_missingKept.count(compared)) {
                     pen = QPen(kMissing, 1.6, Qt::DashLine);
                     hover << QStringLiteral("missing: not among the induced brackets");
                 } else {
-                    hover << QStringLiteral("not compared (whole sentence or one word)");
+                    hover << QStringLiteral("not compared (whole sentence, or one word once punctuation is removed)");
                 }
+            }
+            if (notApplicable) {
+                fill = kNotApplicable;
+                hover << QStringLiteral("one word: cohesion does not apply (C of a word with itself is 0 by construction)");
             }
             break;
         }
@@ -699,6 +764,28 @@ void ConstituencyView::drawExtraBrackets(const DrawnTree &tree, double top)
     flush();
 }
 
+QStringList ConstituencyView::collectNotes() const
+{
+    QStringList notes;
+    if (m_data.sentence && parserTree() && m_mode != Mode::Induced)
+        notes << treeSourceNote(*m_data.sentence, TreeKind::Constituency);
+    notes << unknownWordsNote(m_data.analysis.get()) << noPriorNote(m_data.analysis.get());
+    notes.removeAll(QString());
+    return notes;
+}
+
+double ConstituencyView::drawNotes(double top)
+{
+    m_notes = collectNotes();
+    double y = top;
+    for (const QString &note : m_notes) {
+        auto *t = addText(scene(), note, legendFont(), noteColor(), QPointF(0.0, y));
+        t->setData(kHoverKey, note);
+        y = t->sceneBoundingRect().bottom() + 2.0;
+    }
+    return m_notes.isEmpty() ? top : y + 10.0;
+}
+
 QRectF ConstituencyView::drawLegends(QPointF topLeft)
 {
     QGraphicsScene *s = scene();
@@ -715,7 +802,9 @@ QRectF ConstituencyView::drawLegends(QPointF topLeft)
                         .arg(m_state.layer + 1);
             unit = QStringLiteral("probability");
             if (!overlayActive())
-                note = QStringLiteral("(no constituent prior for this layer)");
+                note = m_data.analysis->constituentPrior.empty()
+                           ? QStringLiteral("(this model has no constituent prior: no cohesion to show)")
+                           : QStringLiteral("(no constituent prior for this layer)");
         } else {
             const bool haveFocus = m_state.focusWord >= 0 && m_state.focusWord < static_cast<int>(m_words.size());
             title = haveFocus ? QStringLiteral("Attention from “%1”, layer %2, head %3%4")
@@ -753,6 +842,14 @@ QRectF ConstituencyView::drawLegends(QPointF topLeft)
             }
             auto *u = addText(s, unit, smallFont(), kPos, QPointF(bar.right() + 8.0, bar.top()));
             used = used.united(u->sceneBoundingRect());
+            if (m_overlay == Overlay::Cohesion) {
+                // One-word constituents: C of a word with itself is 0 by construction, not a measurement.
+                const QRectF swatch(u->sceneBoundingRect().right() + 14.0, bar.top(), 16.0, bar.height());
+                s->addRect(swatch, QPen(kBorder, 0.5), kNotApplicable);
+                auto *na = addText(s, QStringLiteral("n/a: one word"), smallFont(), kPos,
+                                   QPointF(swatch.right() + 4.0, bar.top()));
+                used = used.united(na->sceneBoundingRect());
+            }
         }
         used = used.united(t->sceneBoundingRect());
         x = used.right() + 28.0;
@@ -761,18 +858,11 @@ QRectF ConstituencyView::drawLegends(QPointF topLeft)
     // Compare key: what the outlines and red brackets mean, with counts.
     if (m_mode == Mode::Compare && (!m_shared.empty() || !m_missing.empty() || !m_extra.empty())) {
         const double sw = 22.0;
-        const double gold = static_cast<double>(m_shared.size() + m_missing.size());
-        const double model = static_cast<double>(m_shared.size() + m_extra.size());
-        const double p = model > 0 ? m_shared.size() / model : 0.0;
-        const double r = gold > 0 ? m_shared.size() / gold : 0.0;
-        const double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0.0;
-        auto *head = addText(s,
-                             QStringLiteral("Parser vs. induced brackets (unlabelled; whole sentence and single "
-                                            "words not compared): P %1  R %2  F1 %3")
-                                 .arg(fmt(p), fmt(r), fmt(f1)),
-                             legendFont(), kInk, QPointF(x, y));
+        auto *head = addText(s, m_scoreText, legendFont(), kInk, QPointF(x, y));
         used = used.united(head->sceneBoundingRect());
-        const double ry = y + 16.0;
+        auto *protocol = addText(s, m_protocolText, smallFont(), kPos, QPointF(x, y + 14.0));
+        used = used.united(protocol->sceneBoundingRect());
+        const double ry = y + 28.0;
         double cx = x;
         auto key = [&](const QString &text) {
             auto *k = addText(s, text, legendFont(), kInk, QPointF(cx + sw + 5.0, ry));
@@ -806,6 +896,7 @@ void ConstituencyView::rebuild()
     m_shared.clear();
     m_missing.clear();
     m_extra.clear();
+    m_notes.clear();
     m_lastHover.clear();
 
     const ConstituencyTree *parser = parserTree();
@@ -854,16 +945,18 @@ void ConstituencyView::rebuild()
         if (!m_data.sentence)
             text = QStringLiteral("No sentence");
         else if (m_mode == Mode::Induced)
-            text = m_data.analysis ? QStringLiteral("The model induced no tree for this sentence")
-                                   : QStringLiteral("No analysis: run a model to see its induced tree");
+            text = !m_data.analysis ? QStringLiteral("No analysis: run a model to see its induced tree")
+                   : m_data.analysis->constituentPrior.empty()
+                       ? QStringLiteral("No induced tree: this model has no constituent prior (a plain Transformer)")
+                       : QStringLiteral("The model induced no tree for this sentence");
         else
             text = QStringLiteral("No constituency tree for this sentence");
         message(text);
         return;
     }
 
-    double y = 0.0;
-    const QRectF legends = drawLegends(QPointF(0.0, 0.0));
+    double y = drawNotes(0.0);
+    const QRectF legends = drawLegends(QPointF(0.0, y));
     if (!legends.isEmpty())
         y = legends.bottom() + 18.0;
 

@@ -6,11 +6,20 @@
 ///  - the parser's tree, the model's induced tree (Analysis::inducedTree), both
 ///    side by side, or one tree (the parser's) with brackets shared with the
 ///    induced tree highlighted, parser-only brackets marked "missing" and
-///    induced-only brackets listed/marked "extra";
+///    induced-only brackets listed/marked "extra". The comparison and its P/R/F1
+///    follow eval-induction's protocol (core/eval/inductioneval.h): punctuation
+///    removed (the model's brackets from Analysis::withoutPunctuation, the model
+///    run on the words without punctuation, else its brackets with the punctuation
+///    taken out, which the header then says), unlabelled, single words and the whole
+///    sentence not compared; so the header's F1 is the one eval-induction reports;
 ///  - the constituent prior of the selected layer as the cohesion of each
 ///    constituent: for span [i, j) the prior C[i][j-1] between its first and last
 ///    word (Tree Transformer C, over tokens via Analysis::wordToken), drawn as the
-///    node's fill colour (sequentialColor) with the value in the tooltip;
+///    node's fill colour (sequentialColor) with the value in the tooltip; a
+///    one-word constituent has no cohesion (C of a word with itself is 0 by
+///    construction) and is drawn grey, "n/a" in the legend;
+///  - notes at the top on what the figure cannot show: where the tree came from
+///    (gold or predicted), words the model does not know, no constituent prior;
 ///  - "attention from word X" (ViewState::focusWord): each leaf coloured by the
 ///    attention X gives it (selected layer/head), each constituent by the sum over
 ///    its leaves.
@@ -18,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -73,6 +83,12 @@ public:
     std::vector<std::pair<int, int>> sharedSpans() const;
     std::vector<std::pair<int, int>> missingSpans() const;
     std::vector<std::pair<int, int>> extraSpans() const;
+    /// Compare mode: the header's line with P/R/F1 ("" when nothing is compared).
+    QString scoreText() const { return m_scoreText; }
+    /// The notes drawn at the top (what the figure cannot show, where the tree came from).
+    QStringList notes() const { return m_notes; }
+    /// The fill of a phrase whose cohesion does not apply (one word).
+    static QColor notApplicableColor();
 
     QSizeF exportSize() const override;
     void renderTo(QPainter *painter, const QRectF &target) override;
@@ -132,6 +148,12 @@ private:
     QRectF drawLegends(QPointF topLeft);
     void drawExtraBrackets(const DrawnTree &tree, double top);
     std::optional<double> cohesion(std::pair<int, int> span) const;
+    /// The selected layer has a prior to read cohesion from.
+    bool hasCohesion() const;
+    /// A span over the words as the comparison sees it (punctuation out); {0, 0} when it covers no kept word.
+    std::pair<int, int> comparedSpan(std::pair<int, int> span) const;
+    QStringList collectNotes() const;
+    double drawNotes(double top);
     std::optional<double> focusAttention(std::pair<int, int> span) const;
     bool overlayActive() const;
     QString spanText(std::pair<int, int> span) const;
@@ -153,7 +175,13 @@ private:
     void layoutArrived(const ConstituencyTree *tree, Result<GraphLayoutResult> layout);
     std::vector<QString> m_words;                 ///< words of the sentence, for hover texts
     DrawnTree m_primary;
-    std::vector<std::pair<int, int>> m_shared, m_missing, m_extra;
+    std::vector<std::pair<int, int>> m_shared, m_missing, m_extra;  ///< over the words as drawn
+    /// The comparison over the words without punctuation: the kept words, each word's
+    /// index among them (size words + 1), the classified spans there, the score.
+    std::vector<int> m_kept, m_keptIndex;
+    std::set<std::pair<int, int>> m_sharedKept, m_missingKept;
+    QString m_scoreText, m_protocolText;
+    QStringList m_notes;
     double m_zoom = 1.0;
     QPoint m_pressPos;
     int m_pressWord = -1;

@@ -892,6 +892,7 @@ void DependencyView::rebuild()
     m_treeArcs.clear();
     m_attentionArcs.clear();
     m_topKApplied = false;
+    m_notes.clear();
 
     if (!m_data.sentence || m_data.sentence->tokens.empty()) {
         auto *t = m_scene->addSimpleText(tr("No sentence"), scaledFont(font(), 10.0));
@@ -929,6 +930,16 @@ void DependencyView::rebuild()
         auto *t = m_scene->addSimpleText(note, scaledFont(font(), 9.0));
         t->setBrush(QColor(150, 40, 40));
         t->setPos(b.left(), b.top() - t->boundingRect().height() - 8);
+    }
+    // What the figure cannot show, above everything: where the tree came from, unknown words.
+    m_notes = QStringList{treeSourceNote(*m_data.sentence, TreeKind::Dependency), unknownWordsNote(m_data.analysis.get())};
+    m_notes.removeAll(QString());
+    for (auto it = m_notes.crbegin(); it != m_notes.crend(); ++it) {
+        const QRectF b = m_scene->itemsBoundingRect();
+        auto *t = m_scene->addSimpleText(*it, scaledFont(font(), 9.0));
+        t->setBrush(noteColor());
+        t->setData(0, QStringLiteral("note"));
+        t->setPos(b.left(), b.top() - t->boundingRect().height() - (it == m_notes.crbegin() ? 10 : 2));
     }
     m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-kMargin, -kMargin, kMargin, kMargin));
 }

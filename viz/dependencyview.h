@@ -15,13 +15,18 @@
 /// The hierarchical layout shows the tree (arcs coloured the same way) but no
 /// attention arcs.
 ///
+/// Above the tree, notes say where it came from (gold from the corpus file, or
+/// predicted by the parser: then the relation labels are its guesses too) and when
+/// the model did not know most of the words (viewcommon.h).
+///
 /// Scene items carry data(0) = kind ("word", "tree-arc", "relation-label",
-/// "attention-arc", "legend") and data(1) = the word index / relation, for tests
+/// "attention-arc", "legend", "note") and data(1) = the word index / relation, for tests
 /// and tools. Arc items are QGraphicsPathItems whose pen colour is the arc colour.
 
 #include <vector>
 
 #include <QGraphicsView>
+#include <QStringList>
 
 #include "viz/viewcommon.h"
 
@@ -55,6 +60,8 @@ public:
     /// Attention arcs drawn: (from, to) words and the weight.
     struct AttentionArc { QGraphicsItem *item; int from; int to; float weight; };
     std::vector<AttentionArc> attentionArcItems() const;
+    /// The notes drawn above the tree: where it came from (gold or predicted), unknown words.
+    QStringList notes() const { return m_notes; }
 
     QSizeF exportSize() const override;
     void renderTo(QPainter *painter, const QRectF &target) override;
@@ -98,6 +105,7 @@ private:
     std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> m_treeArcs;
     std::vector<AttentionArc> m_attentionArcs;
     bool m_topKApplied = false; ///< the last rebuild kept only the top-k per row
+    QStringList m_notes;
 };
 
 } // namespace treelens

@@ -77,12 +77,7 @@ protected:
         const QRectF r = QRectF(topLeft->pixelPosition(), bottomRight->pixelPosition()).normalized();
         if (!clipRect().intersects(r.toRect().adjusted(-3, -3, 3, 3)))
             return;
-        painter->setBrush(Qt::NoBrush);
-        painter->setRenderHint(QPainter::Antialiasing, true);
-        painter->setPen(QPen(QColor(0, 0, 0, 200), 3.2));
-        painter->drawRect(r);
-        painter->setPen(QPen(Qt::white, 1.4));
-        painter->drawRect(r);
+        PlotTitle::drawBracketBox(painter, r); // the title's key shows the same glyph
     }
 
 private:
@@ -118,6 +113,19 @@ public:
     }
 };
 
+/// What the attention colours measure. What a row adds up to: the softmax's rows
+/// sum to 1; after ×C (not renormalised) to less, often far less.
+QString attentionScaleLabel(bool afterC, double upper, bool shared)
+{
+    QString label = afterC ? QStringLiteral("attention \u00d7 C (rows sum to less than 1)")
+                           : QStringLiteral("attention weight (rows sum to 1)");
+    if (shared)
+        label += QStringLiteral(", shared scale");
+    if (upper < 1.0)
+        label += QStringLiteral(", \u2265 %1 saturates").arg(upper, 0, 'f', 2);
+    return label;
+}
+
 /// Token range [first, last) of the words [start, end).
 std::pair<int, int> wordsToTokens(const Analysis &a, int start, int end)
 {
@@ -146,7 +154,7 @@ HeatmapView::HeatmapView(Kind kind, QWidget *parent) : QWidget(parent), m_kind(k
     m_plot->setBackground(Qt::white);
     layout->addWidget(m_plot);
 
-    m_title = new QCPTextElement(m_plot, QString(), plotFont(kTitlePt, true));
+    m_title = new PlotTitle(m_plot, plotFont(kTitlePt, true));
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(0, 0, m_title);
 
@@ -229,9 +237,16 @@ void HeatmapView::rebuild()
     m_tickStep = 0;
     const int n = m_rows;
 
+    std::vector<PlotTitle::Line> lines;
     if (m_kind == Kind::Prior) {
         m_title->setText(m ? QStringLiteral("Constituent prior C \u2014 layer %1").arg(m_state.layer + 1)
                            : QStringLiteral("Constituent prior C \u2014 not available"));
+        if (m && !m_data.analysis->inducedBrackets.empty())
+            lines.push_back({QStringLiteral("the model's induced tree: one box per bracket, its words \u00d7 its words "
+                                            "(made from the link probabilities of several layers: the same boxes on "
+                                            "every layer)"),
+                             QColor(60, 60, 60), PlotTitle::Glyph::BracketBox});
+        lines.push_back({noPriorNote(m_data.analysis.get()), noteColor()});
         m_scale->axis()->setLabel(QStringLiteral("constituent prior C (probability)"));
         m_map->setDataRange(QCPRange(0.0, 1.0));
         m_scale->setDataRange(QCPRange(0.0, 1.0));
@@ -256,8 +271,7 @@ void HeatmapView::rebuild()
         }
         m_map->setDataRange(QCPRange(0.0, upper));
         m_scale->setDataRange(QCPRange(0.0, upper));
-        m_scale->axis()->setLabel(upper < 1.0 ? QStringLiteral("attention weight (≥ %1 saturates)").arg(upper, 0, 'f', 2)
-                                              : QStringLiteral("attention weight"));
+        m_scale->axis()->setLabel(attentionScaleLabel(!variant.isEmpty() && m_state.weightedAttention, upper, false));
         m_plot->xAxis->setLabel(QStringLiteral("key token (attended to)"));
         m_plot->yAxis->setLabel(QStringLiteral("query token (attending)"));
     }
@@ -292,8 +306,23 @@ void HeatmapView::rebuild()
         }
     }
 
+    lines.push_back({unknownWordsNote(m_data.analysis.get()), noteColor()});
+    lines.erase(std::remove_if(lines.begin(), lines.end(), [](const PlotTitle::Line &l) { return l.text.isEmpty(); }),
+                lines.end());
+    m_title->setLines(std::move(lines));
+
     updateTicks(static_cast<double>(std::min(m_plot->axisRect()->width(), m_plot->axisRect()->height())));
     m_plot->replot();
+}
+
+QStringList HeatmapView::titleLines() const
+{
+    return m_title->lineTexts();
+}
+
+QString HeatmapView::scaleLabel() const
+{
+    return m_scale->axis()->label();
 }
 
 bool HeatmapView::updateTicks(double axisPixels)
@@ -374,6 +403,12 @@ void HeatmapView::handleHover(const QPointF &pos, const QPoint &globalPos)
         const QString variant = attentionVariant();
         if (!variant.isEmpty())
             text += QStringLiteral(" (") + variant + QLatin1Char(')');
+        if (const Matrix *m = currentMatrix()) {
+            double sum = 0.0;
+            for (int k = 0; k < m->cols; ++k)
+                sum += static_cast<double>(m->at(r, k));
+            text += QStringLiteral("; row sum %1").arg(sum, 0, 'f', 3);
+        }
     }
     Q_EMIT hovered(text);
     QToolTip::showText(globalPos, text, m_plot);
@@ -391,7 +426,7 @@ QSizeF HeatmapView::exportSize() const
         for (int i = 0; i < m_rows; ++i)
             widest = std::max(widest, fm.horizontalAdvance(tokenLabel(m_data.analysis->tokens, i)));
     }
-    return QSizeF(side + widest + 150.0, side + widest + 90.0);
+    return QSizeF(side + widest + 150.0, side + widest + 90.0 + m_title->linesHeight());
 }
 
 void HeatmapView::renderTo(QPainter *painter, const QRectF &target)
@@ -457,6 +492,11 @@ void AttentionOverview::setState(const ViewState &state)
     }
 }
 
+QStringList AttentionOverview::titleLines() const
+{
+    return m_title ? m_title->lineTexts() : QStringList();
+}
+
 int AttentionOverview::gridLayers() const
 {
     return m_layers;
@@ -490,6 +530,7 @@ void AttentionOverview::rebuild()
     m_plot->plotLayout()->clear();
     m_plot->plotLayout()->simplify();
     m_selection = nullptr;
+    m_title = nullptr;
     m_cells.clear();
     m_layers = 0;
     m_heads = 0;
@@ -514,7 +555,12 @@ void AttentionOverview::rebuild()
     QString title = QStringLiteral("Attention of every layer and head");
     if (!a->constituentPrior.empty())
         title += m_state.weightedAttention ? QStringLiteral(" (after \u00d7C)") : QStringLiteral(" (softmax before \u00d7C)");
-    top->addElement(0, 0, new QCPTextElement(m_plot, title, plotFont(kTitlePt, true)));
+    auto *titleElement = new PlotTitle(m_plot, plotFont(kTitlePt, true));
+    titleElement->setText(title);
+    if (const QString note = unknownWordsNote(a); !note.isEmpty())
+        titleElement->setLines({{note, noteColor()}});
+    top->addElement(0, 0, titleElement);
+    m_title = titleElement;
     auto *grid = new QCPLayoutGrid;
     top->addElement(1, 0, grid);
     grid->setRowSpacing(4);
@@ -547,8 +593,7 @@ void AttentionOverview::rebuild()
     scale->setBarWidth(12);
     scale->setGradient(viridisGradient());
     scale->setDataRange(QCPRange(0.0, upper));
-    scale->axis()->setLabel(upper < 1.0 ? QStringLiteral("attention weight (shared scale, ≥ %1 saturates)").arg(upper, 0, 'f', 2)
-                                        : QStringLiteral("attention weight"));
+    scale->axis()->setLabel(attentionScaleLabel(!a->constituentPrior.empty() && m_state.weightedAttention, upper, true));
     scale->axis()->setLabelFont(plotFont(kAxisLabelPt));
     scale->axis()->setTickLabelFont(plotFont(kTickPt));
     top->setColumnStretchFactor(1, 0.01);
@@ -693,7 +738,7 @@ QSizeF AttentionOverview::exportSize() const
     if (m_layers == 0 || m_heads == 0)
         return QSizeF(240, 120);
     const double cell = m_heads <= 6 ? 80.0 : (m_heads <= 12 ? 60.0 : 44.0);
-    return QSizeF(m_heads * (cell + 4) + 130.0, m_layers * (cell + 4) + 60.0);
+    return QSizeF(m_heads * (cell + 4) + 130.0, m_layers * (cell + 4) + 60.0 + (m_title ? m_title->linesHeight() : 0));
 }
 
 void AttentionOverview::renderTo(QPainter *painter, const QRectF &target)

@@ -5,11 +5,15 @@
 /// QCPItemRect per bracket: the block [start, end) × [start, end) over words),
 /// or the attention of a layer/head (before or after ×C, ViewState::weightedAttention).
 /// Token labels on both axes (rows = from/query, columns = to/key; row 0 at the
-/// top), a colour scale with its unit, hover → hovered() with the exact value.
+/// top), a colour scale with its unit (for attention: what a row sums to — 1 for
+/// the softmax, less after ×C, which is not renormalised), hover → hovered() with
+/// the exact value and the row's sum. Under the title: the key of the bracket boxes
+/// and notes on what the figure cannot show (viewcommon.h).
 /// Handles 256×256 smoothly (one QCPColorMap, no per-cell items).
 
 #include <vector>
 
+#include <QStringList>
 #include <QWidget>
 
 #include "viz/viewcommon.h"
@@ -24,6 +28,8 @@ class QCPTextElement;
 class QScrollArea;
 
 namespace treelens {
+
+class PlotTitle;
 
 class HeatmapView : public QWidget, public ExportableView {
     Q_OBJECT
@@ -43,6 +49,10 @@ public:
     double cellValue(int r, int c) const;
     /// Bracket boxes drawn (Prior kind): [start, end) over words.
     std::vector<std::pair<int, int>> bracketBoxes() const;
+    /// The lines under the title: the key of the bracket boxes, notes on what the figure cannot show.
+    QStringList titleLines() const;
+    /// The colour scale's label (what the colours measure).
+    QString scaleLabel() const;
 
     QSizeF exportSize() const override;
     void renderTo(QPainter *painter, const QRectF &target) override;
@@ -66,7 +76,7 @@ private:
     QCustomPlot *m_plot = nullptr;
     QCPColorMap *m_map = nullptr;
     QCPColorScale *m_scale = nullptr;
-    QCPTextElement *m_title = nullptr;
+    PlotTitle *m_title = nullptr;
     QCPMarginGroup *m_margins = nullptr;
     int m_rows = 0;
     int m_tickStep = 0;   ///< every k-th token labelled (0: not computed yet)
@@ -88,6 +98,8 @@ public:
     int gridHeads() const;
     /// Value of cell (r, c) of the map at (layer, head), as plotted.
     double cellValue(int layer, int head, int r, int c) const;
+    /// The notes under the title (what the figure cannot show).
+    QStringList titleLines() const;
 
     QSizeF exportSize() const override;
     void renderTo(QPainter *painter, const QRectF &target) override;
@@ -116,6 +128,7 @@ private:
     QCustomPlot *m_plot = nullptr;
     QScrollArea *m_scroll = nullptr;
     QCPItemRect *m_selection = nullptr;
+    PlotTitle *m_title = nullptr;
     std::vector<Cell> m_cells; ///< layer-major
     int m_layers = 0;
     int m_heads = 0;

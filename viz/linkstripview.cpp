@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <QFontMetricsF>
 #include <QHBoxLayout>
@@ -30,6 +31,7 @@ constexpr double kTickPt = kPlotTickPt;
 constexpr double kAxisLabelPt = kPlotAxisLabelPt;
 constexpr double kTitlePt = kPlotTitlePt;
 constexpr double kWordPt = 10.0;
+constexpr double kNotePt = 8.5;
 // Merge strip geometry (points).
 constexpr double kStripPad = 10.0;
 constexpr double kWordGap = 14.0;
@@ -141,7 +143,7 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
     connect(m_speed, qOverload<int>(&QSpinBox::valueChanged), this, [this](int ms) { m_timer->setInterval(ms); });
 
     // Plot layout: title / link chart / layers × gaps map with its colour scale.
-    m_title = new QCPTextElement(m_plot, QString(), plotFont(kTitlePt, true));
+    m_title = new PlotTitle(m_plot, plotFont(kTitlePt, true));
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(0, 0, m_title);
     m_chartRect = m_plot->axisRect();
@@ -154,6 +156,14 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
     m_scale->setGradient(viridisGradient());
     m_scale->setDataRange(QCPRange(0.0, 1.0));
     m_scale->axis()->setLabel(QStringLiteral("link probability"));
+    // The bar is only ~110 pt tall for a few layers: three labelled ticks stay apart at any export size.
+    {
+        QSharedPointer<QCPAxisTickerFixed> ticks(new QCPAxisTickerFixed);
+        ticks->setTickStep(0.5);
+        ticks->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+        m_scale->axis()->setTicker(ticks);
+        m_scale->axis()->setSubTicks(false);
+    }
     m_scale->axis()->setLabelFont(plotFont(kAxisLabelPt));
     m_scale->axis()->setTickLabelFont(plotFont(kTickPt));
     m_plot->plotLayout()->setColumnStretchFactor(1, 0.01);
@@ -188,22 +198,39 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
     m_graph->setSelectable(QCP::stNone);
     m_graph->setAntialiased(true);
 
-    m_thresholdLine = new QCPItemStraightLine(m_plot);
-    m_thresholdLine->setClipAxisRect(m_chartRect);
-    m_thresholdLine->point1->setAxes(chartX, chartY);
-    m_thresholdLine->point2->setAxes(chartX, chartY);
-    m_thresholdLine->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
-    m_thresholdLine->setSelectable(false);
-    m_thresholdText = new QCPItemText(m_plot);
-    m_thresholdText->setClipAxisRect(m_chartRect);
-    m_thresholdText->position->setAxisRect(m_chartRect);
-    m_thresholdText->position->setAxes(chartX, chartY);
-    m_thresholdText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    m_thresholdText->position->setTypeY(QCPItemPosition::ptPlotCoords);
-    m_thresholdText->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-    m_thresholdText->setFont(plotFont(8.0));
-    m_thresholdText->setColor(QColor(70, 70, 70));
-    m_thresholdText->setSelectable(false);
+    // The thresholds' lines, labelled outside the chart on the right (in the colour
+    // scale's column), where no data point or line can run through the label.
+    auto thresholdLine = [&](QCPItemStraightLine *&line, QCPItemText *&text, Qt::PenStyle style, Qt::Alignment vertical) {
+        line = new QCPItemStraightLine(m_plot);
+        line->setClipAxisRect(m_chartRect);
+        line->point1->setAxes(chartX, chartY);
+        line->point2->setAxes(chartX, chartY);
+        line->setPen(QPen(QColor(90, 90, 90), 1.2, style));
+        line->setSelectable(false);
+        text = new QCPItemText(m_plot);
+        text->setClipToAxisRect(false);
+        text->position->setAxisRect(m_chartRect);
+        text->position->setAxes(chartX, chartY);
+        text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+        text->setPositionAlignment(Qt::AlignLeft | vertical);
+        text->setPadding(QMargins(4, 0, 0, 0));
+        text->setFont(plotFont(8.0));
+        text->setColor(QColor(70, 70, 70));
+        text->setSelectable(false);
+    };
+    // Merge above its line, descend below its own: the two rarely lie more than 0.1 apart.
+    thresholdLine(m_thresholdLine, m_thresholdText, Qt::DashLine, Qt::AlignBottom);
+    thresholdLine(m_descendLine, m_descendText, Qt::DotLine, Qt::AlignTop);
+    m_chartMessage = new QCPItemText(m_plot);
+    m_chartMessage->setClipAxisRect(m_chartRect);
+    m_chartMessage->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_chartMessage->position->setAxisRect(m_chartRect);
+    m_chartMessage->position->setCoords(0.5, 0.5);
+    m_chartMessage->setPositionAlignment(Qt::AlignCenter);
+    m_chartMessage->setFont(plotFont(kAxisLabelPt));
+    m_chartMessage->setColor(QColor(110, 110, 110));
+    m_chartMessage->setSelectable(false);
 
     m_map = new QCPColorMap(m_mapRect->axis(QCPAxis::atBottom), m_mapRect->axis(QCPAxis::atLeft));
     m_map->setInterpolate(false);
@@ -250,9 +277,31 @@ void LinkStripView::setState(const ViewState &state)
 
 void LinkStripView::setMergeThreshold(double threshold)
 {
-    m_mergeThreshold = threshold;
+    m_thresholdOverride = threshold;
     showLayer(m_layer, false);
 }
+
+double LinkStripView::mergeThreshold() const
+{
+    if (m_thresholdOverride)
+        return *m_thresholdOverride;
+    if (m_data.analysis && m_data.analysis->induction)
+        return m_data.analysis->induction->threshold;
+    return 0.5;
+}
+
+std::optional<double> LinkStripView::descendThreshold() const
+{
+    if (m_thresholdOverride || !m_data.analysis || !m_data.analysis->induction)
+        return std::nullopt;
+    return m_data.analysis->induction->descend;
+}
+
+QStringList LinkStripView::titleLines() const { return m_title->lineTexts(); }
+QStringList LinkStripView::caption() const { return stripCaption(); }
+QString LinkStripView::thresholdLabel() const { return m_thresholdText->visible() ? m_thresholdText->text() : QString(); }
+QString LinkStripView::descendLabel() const { return m_descendText->visible() ? m_descendText->text() : QString(); }
+QString LinkStripView::chartMessage() const { return m_chartMessage->visible() ? m_chartMessage->text() : QString(); }
 
 int LinkStripView::layerCount() const
 {
@@ -293,11 +342,12 @@ std::vector<std::pair<int, int>> LinkStripView::groups() const
     if (!m_data.analysis)
         return out;
     const int words = static_cast<int>(m_data.analysis->wordToken.size());
+    const double threshold = mergeThreshold();
     int start = 0;
     for (int w = 0; w + 1 < words; ++w) {
         const double p = gapValue(m_layer, w);
         // NaN (no link known) separates, like a low probability.
-        if (!(p >= m_mergeThreshold)) {
+        if (!(p >= threshold)) {
             out.emplace_back(start, w + 1);
             start = w + 1;
         }
@@ -347,6 +397,13 @@ void LinkStripView::rebuild()
     }
     m_slider->setEnabled(layers > 1);
     m_play->setEnabled(layers > 1);
+
+    // What the figure cannot show, under the title (before the sizes: it takes room).
+    std::vector<PlotTitle::Line> notes;
+    for (const QString &note : {noPriorNote(m_data.analysis.get()), unknownWordsNote(m_data.analysis.get())})
+        if (!note.isEmpty())
+            notes.push_back({note, noteColor()});
+    m_title->setLines(std::move(notes));
 
     // Outer heights: the map row holds the layer rows plus the rotated gap labels.
     m_plot->plotLayout()->setRowStretchFactor(1, kChartHeight);
@@ -406,10 +463,24 @@ void LinkStripView::showLayer(int layer, bool notify)
         values.push_back(gapValue(layer, g));
     }
     m_graph->setData(keys, values, true);
-    m_thresholdLine->point1->setCoords(-0.5, m_mergeThreshold);
-    m_thresholdLine->point2->setCoords(std::max(gaps, 1) - 0.5, m_mergeThreshold);
-    m_thresholdText->position->setCoords(0.995, m_mergeThreshold);
-    m_thresholdText->setText(QStringLiteral("merge threshold %1").arg(m_mergeThreshold, 0, 'f', 2));
+    const double merge = mergeThreshold();
+    const std::optional<double> descend = descendThreshold();
+    const bool drawDescend = descend && std::abs(*descend - merge) > 1e-9;
+    for (auto [line, text, value, show] : {std::make_tuple(m_thresholdLine, m_thresholdText, merge, gaps > 0),
+                                           std::make_tuple(m_descendLine, m_descendText, descend.value_or(0.0),
+                                                           gaps > 0 && drawDescend)}) {
+        line->point1->setCoords(-0.5, value);
+        line->point2->setCoords(std::max(gaps, 1) - 0.5, value);
+        text->position->setCoords(1.0, value);
+        line->setVisible(show);
+        text->setVisible(show);
+    }
+    m_thresholdText->setText(
+        QStringLiteral("%1 %2").arg(descend && !drawDescend ? QStringLiteral("merge, descend") : QStringLiteral("merge")).arg(merge, 0, 'f', 2));
+    m_descendText->setText(QStringLiteral("descend %1").arg(descend.value_or(0.0), 0, 'f', 2));
+    m_chartMessage->setText(layers > 0 && gaps == 0 ? QStringLiteral("One word: no gap between words, nothing to link")
+                                                    : layers == 0 ? QStringLiteral("No link probabilities") : QString());
+    m_chartMessage->setVisible(!m_chartMessage->text().isEmpty());
     m_layerBox->setVisible(gaps > 0);
     m_layerBox->topLeft->setCoords(-0.5, layer + 0.5);
     m_layerBox->bottomRight->setCoords(gaps - 0.5, layer - 0.5);
@@ -490,7 +561,7 @@ void LinkStripView::handleHover(const QPointF &pos, const QPoint &globalPos)
                        .arg(m_gapLabels[static_cast<std::size_t>(g)])
                        .arg(gapValue(m_layer, g), 0, 'f', 4)
                        .arg(m_layer + 1)
-                       .arg(m_mergeThreshold, 0, 'f', 2);
+                       .arg(mergeThreshold(), 0, 'f', 2);
     }
     if (text.isEmpty()) {
         QToolTip::hideText();
@@ -500,13 +571,28 @@ void LinkStripView::handleHover(const QPointF &pos, const QPoint &globalPos)
     QToolTip::showText(globalPos, text, m_plot);
 }
 
-QString LinkStripView::stripCaption() const
+QStringList LinkStripView::stripCaption() const
 {
     if (layerCount() == 0)
-        return QStringLiteral("No link probabilities for this model");
-    return QStringLiteral("Constituents at layer %1 (neighbours with link probability \u2265 %2 merged)")
-        .arg(std::max(m_layer, 0) + 1)
-        .arg(m_mergeThreshold, 0, 'f', 2);
+        return {QStringLiteral("No link probabilities for this model")};
+    if (gapCount() == 0)
+        return {QStringLiteral("One word: nothing to group")};
+    const double merge = mergeThreshold();
+    QStringList lines{QStringLiteral("Constituents at layer %1 (neighbours with link probability \u2265 %2 merged)")
+                          .arg(std::max(m_layer, 0) + 1)
+                          .arg(merge, 0, 'f', 2)};
+    if (m_thresholdOverride)
+        lines << QStringLiteral("%1: a threshold chosen for this view").arg(merge, 0, 'f', 2);
+    else if (const auto descend = descendThreshold())
+        lines << QStringLiteral("%1 and %2 are the model's own unsupervised-parse settings: its induced tree splits a "
+                                "span at its weakest link where that is at most %1 (else it looks one layer lower), and "
+                                "splits a part whose links all exceed %2 using the layer below")
+                     .arg(merge, 0, 'f', 2)
+                     .arg(*descend, 0, 'f', 2);
+    else
+        lines << QStringLiteral("%1: a display threshold (the analysis carries no unsupervised-parse settings)")
+                     .arg(merge, 0, 'f', 2);
+    return lines;
 }
 
 QSizeF LinkStripView::mergeStripSize() const
@@ -519,9 +605,18 @@ QSizeF LinkStripView::mergeStripSize() const
             w += fm.horizontalAdvance(shortWord(word)) + 2 * kWordPadX + kWordGap;
         w -= words.empty() ? 0.0 : kWordGap;
     }
-    // The caption needs its room too (short sentences).
-    w = std::max(w, fm.horizontalAdvance(stripCaption()) + 2 * kStripPad);
-    return QSizeF(std::max(w, 200.0), fm.height() * 2.0 + 2 * kGroupPad + 2 * kStripPad + 8.0);
+    // The caption's first line needs its room too (short sentences); the second wraps.
+    const QStringList caption = stripCaption();
+    w = std::max({w, fm.horizontalAdvance(caption.value(0)) + 2 * kStripPad, 540.0});
+    return QSizeF(w, fm.height() * 2.0 + 2 * kGroupPad + 2 * kStripPad + 8.0 + captionNoteHeight(caption, w));
+}
+
+double LinkStripView::captionNoteHeight(const QStringList &caption, double width) const
+{
+    if (caption.size() < 2)
+        return 0.0;
+    const QFontMetricsF fm(plotFont(kNotePt));
+    return fm.boundingRect(QRectF(0, 0, width - 2 * kStripPad, 1e5), Qt::TextWordWrap, caption[1]).height() + 2.0;
 }
 
 void LinkStripView::paintMergeStrip(QPainter *painter, const QRectF &rect) const
@@ -536,12 +631,21 @@ void LinkStripView::paintMergeStrip(QPainter *painter, const QRectF &rect) const
     painter->setRenderHint(QPainter::TextAntialiasing, true);
     painter->setFont(font);
 
-    // Caption first: what the boxes mean at this layer.
-    const double captionH = fm.height() + 4.0;
-    const QString caption = stripCaption();
+    // Caption first: what the boxes mean at this layer, and where the threshold comes from.
+    const QStringList caption = stripCaption();
+    const double noteH = captionNoteHeight(caption, rect.width());
+    const double captionH = fm.height() + 4.0 + noteH;
     painter->setPen(QColor(60, 60, 60));
-    painter->drawText(QRectF(rect.left() + kStripPad, rect.top() + 2.0, rect.width() - 2 * kStripPad, captionH),
-                      Qt::AlignLeft | Qt::AlignVCenter, caption);
+    painter->drawText(QRectF(rect.left() + kStripPad, rect.top() + 2.0, rect.width() - 2 * kStripPad, fm.height() + 4.0),
+                      Qt::AlignLeft | Qt::AlignVCenter, caption.value(0));
+    if (noteH > 0.0) {
+        painter->setFont(plotFont(kNotePt));
+        painter->setPen(QColor(95, 95, 95));
+        painter->drawText(QRectF(rect.left() + kStripPad, rect.top() + 2.0 + fm.height() + 4.0,
+                                 rect.width() - 2 * kStripPad, noteH),
+                          Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, caption[1]);
+        painter->setFont(font);
+    }
 
     // Word boxes at fixed positions, so the animation only changes the groups.
     const double boxH = fm.height() + 8.0;
@@ -593,8 +697,8 @@ QSize LinkStripView::chartSize() const
     // Few gaps: wide enough for horizontal "the|cat" labels.
     const double perGap = gaps <= 12 ? std::max(kGapMinWidth, widest + 12.0) : kGapMinWidth;
     const double width = std::max({560.0, gaps * perGap + 170.0, mergeStripSize().width()});
-    // Title, link chart, map block (layer rows and gap labels).
-    const double height = 30.0 + kChartHeight + mapBlockHeight() + 6.0;
+    // Title (and its notes), link chart, map block (layer rows and gap labels).
+    const double height = 30.0 + m_title->linesHeight() + kChartHeight + mapBlockHeight() + 6.0;
     return QSize(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)));
 }
 

@@ -7,12 +7,18 @@
 /// the merge threshold drawn as a horizontal line. Below, a "merge" strip shows
 /// the words grouped into constituents at the current layer: neighbours whose
 /// link probability at that layer is >= threshold are one group (the prior is
-/// hierarchical, so groups only merge going up). A layer slider and a Play
-/// button animate the merging from the lowest to the top layer, with speed control.
+/// hierarchical, so groups only merge going up). The threshold is the model's own
+/// unsupervised-parse threshold (Analysis::induction: a span whose links are all
+/// above it is not split at that layer), and its descent rule is drawn as a second
+/// line; the strip's caption says so. A layer slider and a Play button animate the
+/// merging from the lowest to the top layer, with speed control. A one-word
+/// sentence, or a model without link probabilities, is said so in the figure.
 
+#include <optional>
 #include <vector>
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include "viz/viewcommon.h"
@@ -35,6 +41,8 @@ class QTimer;
 
 namespace treelens {
 
+class PlotTitle;
+
 class LinkStripView : public QWidget, public ExportableView {
     Q_OBJECT
 public:
@@ -42,9 +50,12 @@ public:
 
     void setData(const ViewData &data);
     void setState(const ViewState &state);
-    /// Merge threshold for the groups (default 0.5).
+    /// Overrides the merge threshold for the groups. Default: the model's
+    /// unsupervised-parse threshold (Analysis::induction), 0.5 without one.
     void setMergeThreshold(double threshold);
-    double mergeThreshold() const { return m_mergeThreshold; }
+    double mergeThreshold() const;
+    /// The model's descent rule (Analysis::induction::descend), drawn as a second line; unset without one.
+    std::optional<double> descendThreshold() const;
 
     // Animation
     void play();
@@ -60,6 +71,14 @@ public:
     double gapValue(int layer, int gap) const;
     /// Groups at the current layer as [start, end) word ranges, left to right.
     std::vector<std::pair<int, int>> groups() const;
+    /// The notes under the title (what the figure cannot show).
+    QStringList titleLines() const;
+    /// The merge strip's caption, one string per line.
+    QStringList caption() const;
+    /// The labels of the threshold lines (merge, descend; "" when not drawn) and the chart's message.
+    QString thresholdLabel() const;
+    QString descendLabel() const;
+    QString chartMessage() const;
 
     QSizeF exportSize() const override;
     void renderTo(QPainter *painter, const QRectF &target) override;
@@ -83,7 +102,9 @@ private:
     void handleHover(const QPointF &pos, const QPoint &globalPos);
     /// The merge strip's natural size and painting (shared by the widget and renderTo).
     QSizeF mergeStripSize() const;
-    QString stripCaption() const;
+    QStringList stripCaption() const;
+    /// Height of the caption's wrapped second line in a strip `width` wide (0 without one).
+    double captionNoteHeight(const QStringList &caption, double width) const;
     void paintMergeStrip(QPainter *painter, const QRectF &rect) const;
     QSize chartSize() const;
     /// Natural outer height of the layers × gaps map with its gap labels.
@@ -91,7 +112,7 @@ private:
     friend class MergeStripWidget;
     ViewData m_data;
     ViewState m_state;
-    double m_mergeThreshold = 0.5;
+    std::optional<double> m_thresholdOverride;
     int m_layer = 0;
     QCustomPlot *m_plot = nullptr;
     QWidget *m_mergeStrip = nullptr;
@@ -107,8 +128,11 @@ private:
     QCPGraph *m_graph = nullptr;
     QCPItemStraightLine *m_thresholdLine = nullptr;
     QCPItemText *m_thresholdText = nullptr;
+    QCPItemStraightLine *m_descendLine = nullptr;
+    QCPItemText *m_descendText = nullptr;
+    QCPItemText *m_chartMessage = nullptr;
     QCPItemRect *m_layerBox = nullptr;
-    QCPTextElement *m_title = nullptr;
+    PlotTitle *m_title = nullptr;
     QCPMarginGroup *m_columns = nullptr;
     QCPMarginGroup *m_rows = nullptr;
     std::vector<QString> m_gapLabels; ///< "the|cat" per gap

@@ -26,6 +26,101 @@ QCPColorGradient viridisGradient()
     return g;
 }
 
+namespace {
+
+constexpr double kLinePt = 8.5;
+constexpr int kWrapWidth = 460;   ///< lines wrap here so a long note cannot widen the plot
+constexpr int kGlyphWidth = 20;   ///< a glyph and its gap before the text
+
+} // namespace
+
+PlotTitle::PlotTitle(QCustomPlot *plot, const QFont &font) : QCPTextElement(plot, QString(), font) {}
+
+void PlotTitle::setLines(std::vector<Line> lines) { m_lines = std::move(lines); }
+
+QStringList PlotTitle::lineTexts() const
+{
+    QStringList out;
+    for (const Line &l : m_lines)
+        out << l.text;
+    return out;
+}
+
+void PlotTitle::drawBracketBox(QPainter *painter, const QRectF &rect)
+{
+    painter->save();
+    painter->setBrush(Qt::NoBrush);
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    painter->setPen(QPen(QColor(0, 0, 0, 200), 3.2));
+    painter->drawRect(rect);
+    painter->setPen(QPen(Qt::white, 1.4));
+    painter->drawRect(rect);
+    painter->restore();
+}
+
+QRect PlotTitle::lineBounds(const Line &line) const
+{
+    const QFontMetrics fm(plotFont(kLinePt));
+    const int glyph = line.glyph == Glyph::None ? 0 : kGlyphWidth;
+    QRect r = fm.boundingRect(QRect(0, 0, kWrapWidth - glyph, 100000), Qt::TextWordWrap | Qt::AlignLeft, line.text);
+    r.setWidth(r.width() + glyph);
+    return r;
+}
+
+int PlotTitle::titleHeight() const
+{
+    return mText.isEmpty() ? 0 : QFontMetrics(mFont).boundingRect(0, 0, 0, 0, Qt::TextDontClip, mText).height();
+}
+
+int PlotTitle::linesHeight() const
+{
+    int h = 0;
+    for (const Line &l : m_lines)
+        h += lineBounds(l).height() + 2;
+    return h;
+}
+
+QSize PlotTitle::minimumOuterSizeHint() const
+{
+    QSize s = QCPTextElement::minimumOuterSizeHint();
+    s.rheight() += linesHeight();
+    for (const Line &l : m_lines)
+        s.setWidth(std::max(s.width(), lineBounds(l).width() + mMargins.left() + mMargins.right()));
+    return s;
+}
+
+QSize PlotTitle::maximumOuterSizeHint() const
+{
+    QSize s = QCPTextElement::maximumOuterSizeHint();
+    s.rheight() += linesHeight();
+    return s;
+}
+
+void PlotTitle::draw(QCPPainter *painter)
+{
+    const QRect whole = mRect;
+    mRect.setHeight(titleHeight());
+    if (!mText.isEmpty())
+        QCPTextElement::draw(painter);
+    mRect = whole;
+    painter->setFont(plotFont(kLinePt));
+    int y = whole.top() + titleHeight() + 2;
+    for (const Line &l : m_lines) {
+        const QRect b = lineBounds(l);
+        const int left = whole.left() + std::max(0, (whole.width() - b.width()) / 2);
+        int textLeft = left;
+        if (l.glyph == Glyph::BracketBox) {
+            const int h = std::min(b.height(), QFontMetrics(plotFont(kLinePt)).height());
+            drawBracketBox(painter, QRectF(left + 2, y + h * 0.2, kGlyphWidth - 8, h * 0.6));
+            textLeft += kGlyphWidth;
+        }
+        painter->setPen(l.color);
+        painter->drawText(QRect(textLeft, y, b.width() - (textLeft - left), b.height()), Qt::TextWordWrap | Qt::AlignLeft,
+                          l.text);
+        y += b.height() + 2;
+    }
+}
+
 void styleAxis(QCPAxis *axis)
 {
     axis->grid()->setVisible(false);

@@ -7,6 +7,9 @@
 #include <QFont>
 #include <QRectF>
 #include <QSize>
+#include <QStringList>
+
+#include <vector>
 
 #include "viz/qcustomplot.h"
 
@@ -24,6 +27,40 @@ QFont plotFont(double pt, bool bold = false);
 QCPColorGradient viridisGradient();
 /// A plain axis: no grid, short outward ticks, the plot fonts.
 void styleAxis(QCPAxis *axis);
+/// A plot's title with small lines under it, centred and word-wrapped: notes on
+/// what the figure cannot show (noteColor()) and keys of what is drawn on the
+/// plot (a line may start with the induced-bracket box glyph the prior heatmap
+/// draws). Lines travel with the exports like the title.
+class PlotTitle : public QCPTextElement {
+public:
+    enum class Glyph { None, BracketBox };
+    struct Line {
+        QString text;
+        QColor color;
+        Glyph glyph = Glyph::None;
+    };
+    PlotTitle(QCustomPlot *plot, const QFont &font);
+    void setLines(std::vector<Line> lines);
+    const std::vector<Line> &lines() const { return m_lines; }
+    /// The lines' texts, for tests.
+    QStringList lineTexts() const;
+    /// Draws the box glyph of Glyph::BracketBox (heatmapview's bracket boxes look like it).
+    static void drawBracketBox(QPainter *painter, const QRectF &rect);
+    /// Pixels the lines add under the title (for the plot's natural export size).
+    int linesHeight() const;
+
+protected:
+    void draw(QCPPainter *painter) override;
+    QSize minimumOuterSizeHint() const override;
+    QSize maximumOuterSizeHint() const override;
+
+private:
+    /// The height of the title text alone.
+    int titleHeight() const;
+    QRect lineBounds(const Line &line) const;
+    std::vector<Line> m_lines;
+};
+
 /// A chart on white: styled x and y axes, a light dotted horizontal grid, the y label.
 void styleChart(QCustomPlot *plot, const QString &yLabel);
 /// A title row above the plot's layout (it travels with the exports).

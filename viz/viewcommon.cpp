@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include <QStringList>
+
 namespace treelens {
 
 QColor sequentialColor(double value)
@@ -48,6 +50,65 @@ float wordAttention(const Analysis &analysis, const ViewState &state, int from, 
         return 0.0f;
     return m->at(r, c);
 }
+
+QString unknownWordsNote(const Analysis *analysis)
+{
+    if (!analysis || !analysis->unknownWords || analysis->words.empty())
+        return QString();
+    const auto unknown = static_cast<double>(analysis->unknownWords->size());
+    const auto words = static_cast<double>(analysis->words.size());
+    if (unknown / words <= kUnknownWordWarningRate)
+        return QString();
+    return QStringLiteral("%1 of %2 words (%3%) are not in the model's vocabulary: it saw its unknown token "
+                          "instead, so its attention, prior and induced tree say little about them (another "
+                          "language?)")
+        .arg(analysis->unknownWords->size())
+        .arg(analysis->words.size())
+        .arg(std::lround(100.0 * unknown / words));
+}
+
+QString noPriorNote(const Analysis *analysis)
+{
+    if (!analysis || !analysis->constituentPrior.empty() || analysis->attention.empty())
+        return QString();
+    return QStringLiteral("This model has no constituent prior (a plain Transformer): no prior C, no cohesion, no "
+                          "link probabilities and no induced tree to show");
+}
+
+QString treeSourceNote(const Sentence &sentence, TreeKind kind)
+{
+    const bool constituency = kind == TreeKind::Constituency;
+    if (constituency ? !sentence.constituency : !sentence.dependency)
+        return QString();
+    const QString what = constituency ? QStringLiteral("Tree") : QStringLiteral("Dependency tree");
+    if (sentence.metadataValue(constituency ? "constituency_source" : "dependency_source") == "gold") {
+        QString text = QStringLiteral("%1: gold, from the corpus file").arg(what);
+        if (constituency) {
+            const QString traces = QString::fromStdString(sentence.metadataValue("ptb.traces_removed"));
+            const QString tags = QString::fromStdString(sentence.metadataValue("ptb.function_tags_removed"));
+            QStringList removed;
+            if (!traces.isEmpty())
+                removed << QStringLiteral("%1 trace(s)").arg(traces);
+            if (!tags.isEmpty())
+                removed << QStringLiteral("%1 function tag(s)").arg(tags);
+            if (!removed.isEmpty())
+                text += QStringLiteral(" (its %1 are not shown)").arg(removed.join(QStringLiteral(" and ")));
+        }
+        return text;
+    }
+    const std::string parser = sentence.metadataValue("parser");
+    if (parser.empty())
+        return QString();
+    if (parser == "file")
+        return QStringLiteral("%1: from the parsed file %2 (looked up by the words)")
+            .arg(what, QString::fromStdString(sentence.metadataValue("parser.file")));
+    return constituency ? QStringLiteral("Tree: predicted by the %1 parser, not gold").arg(QString::fromStdString(parser))
+                        : QStringLiteral("Dependency tree: predicted by the %1 parser, not gold (arcs and UD relation "
+                                         "labels are its guesses)")
+                              .arg(QString::fromStdString(parser));
+}
+
+QColor noteColor() { return QColor(0xa0, 0x4a, 0x00); }
 
 } // namespace treelens
 

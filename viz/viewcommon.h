@@ -38,6 +38,35 @@ const Matrix *selectedAttention(const Analysis &analysis, const ViewState &state
 /// Returns 0 when unavailable.
 float wordAttention(const Analysis &analysis, const ViewState &state, int from, int to);
 
+/// Figures say in their own text what they cannot show (a reader of an exported
+/// file has no status bar): words the model does not know, a model without a
+/// constituent prior, where the trees came from.
+
+/// Above this share of words missing from the model's vocabulary a figure warns
+/// that the model saw mostly its unknown token. With the shipped English model
+/// (8,000 words) ordinary English sentences miss 0–25% (names, rare terms),
+/// German and French ones 70–90%, Spanish ~45%.
+inline constexpr double kUnknownWordWarningRate = 0.3;
+
+/// "5 of 8 words (62%) are not in the model's vocabulary …" when more than
+/// kUnknownWordWarningRate of the words are unknown; "" otherwise, and when the
+/// model has no word vocabulary to check (Analysis::unknownWords unset).
+QString unknownWordsNote(const Analysis *analysis);
+
+/// "This model has no constituent prior …" for an analysis with attention but no
+/// prior (a plain Transformer); "" otherwise.
+QString noPriorNote(const Analysis *analysis);
+
+enum class TreeKind { Constituency, Dependency };
+/// Where the sentence's tree of `kind` came from, as the sentence's metadata says:
+/// gold from the corpus file (for PTB files with the traces and function tags that
+/// are not shown, counted), or predicted by the parser (named); "" when the sentence
+/// does not say (a hand-made sentence) or has no such tree.
+QString treeSourceNote(const Sentence &sentence, TreeKind kind);
+
+/// The colour of those notes: a caution, not an error.
+QColor noteColor();
+
 /// Implemented by every view so it can be exported offscreen to PNG/SVG/PDF.
 class ExportableView {
 public:

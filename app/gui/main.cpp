@@ -10,6 +10,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QTimer>
 
 #include "core/encoders/encoder.h"
@@ -92,6 +93,23 @@ int main(int argc, char **argv)
             return usage(QStringLiteral("--head must be a positive integer"));
         if ((dpi = cli.value(dpiOpt).toInt(&ok)) < 10 || dpi > 1200 || !ok)
             return usage(QStringLiteral("--dpi must be between 10 and 1200"));
+        const QString format = cli.positionalArguments().isEmpty()
+                                   ? QFileInfo(cli.value(outOpt)).suffix().toLower()
+                                   : cli.value(formatOpt).toLower();
+        if (!cli.positionalArguments().isEmpty() &&
+            !QStringList{QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf"), QStringLiteral("tex")}.contains(format))
+            return usage(QStringLiteral("--format must be png, svg, pdf or tex, not '%1'").arg(cli.value(formatOpt)));
+        if (format == QLatin1String("tex")) {
+            // LaTeX draws trees only: refuse up front rather than write some files and fail the others.
+            QStringList plots;
+            for (const QString &v : views)
+                if (v != QLatin1String("constituency") && v != QLatin1String("dependency"))
+                    plots << v;
+            if (!plots.isEmpty())
+                return usage(QStringLiteral("LaTeX (.tex) is written for the constituency and dependency views only, not "
+                                            "%1: ask for --export-view constituency,dependency, or png, svg or pdf")
+                                 .arg(plots.join(QStringLiteral(", "))));
+        }
     }
 
     QString model = cli.value(modelOpt);
@@ -129,11 +147,15 @@ int main(int argc, char **argv)
     if (cli.isSet(quitOpt))
         QObject::connect(&window, &treelens::MainWindow::analysisShown, &app, [](bool ok) { QApplication::exit(ok ? 0 : 1); });
     window.show();
+    bool corpusShown = false; // an opened corpus shows its first sentence
     if (!file.isEmpty()) {
         QString error;
-        if (!window.openCorpus(file, &error))
+        corpusShown = window.openCorpus(file, &error);
+        if (!corpusShown)
             std::fprintf(stderr, "treelens: %s\n", error.toUtf8().constData());
     }
+    if (sentence.isEmpty() && corpusShown)
+        return app.exec();
     if (sentence.isEmpty())
         sentence = treelens::Settings::lastSentence();
     if (sentence.isEmpty())

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/data/constituencytree.h"
+#include "core/encoders/treetransformer/induction.h"
 
 namespace treelens {
 
@@ -43,6 +44,18 @@ struct NodeAttention {
     int node = -1;
     std::vector<int> targets;                   ///< node indices attended to
     std::vector<std::vector<float>> weights;    ///< [head][target]
+};
+
+/// The model's induced brackets as unsupervised-parsing evaluation makes them
+/// (core/eval/inductioneval.h, `treelens-cli eval-induction`): the words of the
+/// sentence without punctuation (decided by the constituency tree's tags), and
+/// the brackets the model induces over those words.
+struct PunctuationFreeParse {
+    std::vector<int> words;                     ///< indices into Analysis::words of the words kept, in order
+    std::vector<std::pair<int, int>> brackets;  ///< [start, end) over the kept words, whole span omitted, sorted
+    /// true: the model was run on the kept words (as eval-induction runs it);
+    /// false: the brackets of the whole sentence with the punctuation taken out afterwards.
+    bool rerun = false;
 };
 
 /// A classification or scoring result for tasks with an output head.
@@ -75,6 +88,17 @@ struct Analysis {
     /// whole-sentence span omitted, sorted; and the same as a tree over the words.
     std::vector<std::pair<int, int>> inducedBrackets;
     std::optional<ConstituencyTree> inducedTree;
+    /// The unsupervised-parse settings the induced tree was made with (the
+    /// model's own, EncoderInfo::induction, unless the caller chose others);
+    /// unset when the encoder induces no tree.
+    std::optional<InductionConfig> induction;
+    /// The induced brackets as evaluation scores them (see PunctuationFreeParse);
+    /// set by the app's sentence pipeline when the sentence has a constituency tree.
+    std::optional<PunctuationFreeParse> withoutPunctuation;
+    /// Input words (indices into `words`) the model's word vocabulary does not
+    /// have: the model sees its unknown token instead. Unset when the model has no
+    /// word vocabulary to check against.
+    std::optional<std::vector<int>> unknownWords;
 
     std::map<std::string, NamedArray> gates;
     std::vector<NodeAttention> nodeAttention;

@@ -46,6 +46,32 @@ std::vector<std::string> availableEncoderFamilies()
     return out;
 }
 
+void keepDeclaredOutputs(Analysis &a, const EncoderOutputs &o)
+{
+    if (!o.attention)
+        a.attention.clear();
+    if (!o.attentionRaw)
+        a.attentionRaw.clear();
+    if (!o.constituentPrior)
+        a.constituentPrior.clear();
+    if (!o.linkProbs)
+        a.linkProbs.clear();
+    if (!o.inducedTree) {
+        a.inducedBrackets.clear();
+        a.inducedTree.reset();
+        a.induction.reset();
+        a.withoutPunctuation.reset();
+    }
+    if (!o.gates)
+        a.gates.clear();
+    if (!o.nodeAttention)
+        a.nodeAttention.clear();
+    if (!o.prediction)
+        a.prediction.reset();
+    if (!o.crossAttention)
+        a.crossAttention.clear();
+}
+
 Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const DeviceConfig &device)
 {
     if (auto s = device.validate(); !s)

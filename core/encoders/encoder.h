@@ -121,6 +121,12 @@ public:
                                                                  const RunControl *control = nullptr) = 0;
 };
 
+/// Clears the fields of `analysis` that `outputs` does not declare. A plain
+/// Transformer (Tree Transformer with the constituent prior off) computes C = 1
+/// and links of 1 on the way; shown, they would read as a prior that holds every
+/// word together and a flat induced tree. The app shows what the model declares.
+void keepDeclaredOutputs(Analysis &analysis, const EncoderOutputs &outputs);
+
 /// Loads a model file (.safetensors or a model directory) and builds the
 /// encoder of the family named in its config, on the configured device.
 Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const DeviceConfig &device = {});

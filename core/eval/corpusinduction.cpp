@@ -54,6 +54,8 @@ Result<CorpusInduction> scoreCorpusInduction(Encoder &encoder, const std::vector
     const int maxTokens = encoder.info().maxTokens;
     const int cls = encoder.info().hasClsToken ? 1 : 0;
     constexpr std::size_t batchSize = 16;
+    if (!encoder.info().outputs.inducedTree)
+        return Error{"this model (" + encoder.info().family + ") induces no trees: it has no constituent prior, so there is no F1 to score"};
     AnalyzeOptions options;
     options.attention = false; // the table needs links and brackets only
     bool anyConstituency = false;
@@ -63,13 +65,28 @@ Result<CorpusInduction> scoreCorpusInduction(Encoder &encoder, const std::vector
             return Error{"cancelled"};
         std::vector<EncoderInput> batch;
         std::vector<std::size_t> index;
+        std::vector<std::vector<std::pair<int, int>>> gold;
+        std::vector<int> lengths;
         for (std::size_t i = start; i < std::min(total, start + batchSize); ++i) {
             const Sentence &s = corpus[i];
             result.rows[i].words = static_cast<int>(s.tokens.size());
-            if (s.tokens.empty() || (maxTokens > 0 && static_cast<int>(s.tokens.size()) + cls > maxTokens))
+            bool fromConstituency = false;
+            auto reference = referenceBrackets(s, &fromConstituency);
+            std::vector<std::string> words = s.words();
+            if (fromConstituency) {
+                // eval-induction's protocol: the model reads the words without punctuation.
+                InductionGold g = inductionGold(*s.constituency);
+                words = std::move(g.words);
+                reference = std::move(g.brackets);
+            }
+            if (words.empty() || (fromConstituency && words.size() < 2) ||
+                (maxTokens > 0 && static_cast<int>(words.size()) + cls > maxTokens))
                 continue;
-            batch.push_back(EncoderInput{s.words(), std::nullopt, std::nullopt, {}});
+            anyConstituency = anyConstituency || fromConstituency;
+            batch.push_back(EncoderInput{std::move(words), std::nullopt, std::nullopt, {}});
             index.push_back(i);
+            gold.push_back(fromConstituency || s.dependency ? std::move(reference) : std::vector<std::pair<int, int>>{});
+            lengths.push_back(fromConstituency || s.dependency ? static_cast<int>(batch.back().words.size()) : -1);
         }
         if (!batch.empty()) {
             auto analyses = encoder.analyze(batch, options, control);
@@ -77,7 +94,6 @@ Result<CorpusInduction> scoreCorpusInduction(Encoder &encoder, const std::vector
                 return analyses.error();
             for (std::size_t k = 0; k < index.size(); ++k) {
                 const Analysis &a = (*analyses)[k];
-                const Sentence &s = corpus[index[k]];
                 auto &row = result.rows[index[k]];
                 if (!a.linkProbs.empty() && !a.linkProbs.back().empty()) {
                     double sum = 0.0;
@@ -85,11 +101,8 @@ Result<CorpusInduction> scoreCorpusInduction(Encoder &encoder, const std::vector
                         sum += v;
                     row.meanTopLink = sum / static_cast<double>(a.linkProbs.back().size());
                 }
-                bool fromConstituency = false;
-                const auto gold = referenceBrackets(s, &fromConstituency);
-                anyConstituency = anyConstituency || fromConstituency;
-                if (fromConstituency || s.dependency) {
-                    row.f1 = scoreBrackets({gold}, {a.inducedBrackets}, {row.words}).perSentence.front();
+                if (lengths[k] >= 0) {
+                    row.f1 = scoreBrackets({gold[k]}, {a.inducedBrackets}, {lengths[k]}).perSentence.front();
                     f1Sum += row.f1;
                     ++result.scored;
                 }

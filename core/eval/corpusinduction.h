@@ -5,8 +5,10 @@
 /// its gold constituency spans, or without them the yield of every word with
 /// dependents in its gold dependency tree (when contiguous) — scored by
 /// scoreBrackets (inductioneval.h): unlabelled, single words and the whole
-/// sentence left out. Punctuation is kept (the words are the corpus's own).
-/// Torch-free.
+/// sentence left out. Against constituency trees the protocol is eval-induction's
+/// (inductionGold): the punctuation is removed before the model reads the words,
+/// so a sentence scores here what `treelens-cli eval-induction` gives it; against
+/// dependency subtrees the words are the corpus's own. Torch-free.
 
 #include <string>
 #include <utility>
@@ -45,7 +47,7 @@ std::vector<std::pair<int, int>> referenceBrackets(const Sentence &sentence, boo
 /// Runs the encoder over the corpus in batches of 16 (sentences longer than the
 /// model takes are skipped) and scores every sentence. Progress is reported as
 /// (sentences done, total, "Analysing corpus"); cancellation returns an Error
-/// "cancelled".
+/// "cancelled"; a model that induces no trees (EncoderOutputs::inducedTree) an Error.
 Result<CorpusInduction> scoreCorpusInduction(Encoder &encoder, const std::vector<Sentence> &corpus,
                                              const RunControl *control = nullptr);
 

@@ -38,29 +38,97 @@ Result<std::vector<InductionGold>> readInductionGold(const std::string &text, co
     return out;
 }
 
+std::vector<int> inductionKeptWords(const ConstituencyTree &tree)
+{
+    const auto tags = tree.tags();
+    std::vector<int> kept;
+    for (std::size_t i = 0; i < tags.size(); ++i)
+        if (!isPunctuationTag(tags[i]))
+            kept.push_back(static_cast<int>(i));
+    return kept;
+}
+
+namespace {
+
+/// Spans over all `words` words → informative spans over the kept ones (sorted, unique).
+std::vector<std::pair<int, int>> keptSpans(const std::vector<int> &kept, std::size_t words,
+                                           const std::vector<std::pair<int, int>> &spans)
+{
+    // Old word index -> number of kept words before it.
+    std::vector<int> newIndex(words + 1, 0);
+    for (std::size_t i = 0, k = 0; i <= words; ++i) {
+        while (k < kept.size() && static_cast<std::size_t>(kept[k]) < i)
+            ++k;
+        newIndex[i] = static_cast<int>(k);
+    }
+    const int n = static_cast<int>(kept.size());
+    std::set<std::pair<int, int>> out;
+    for (const auto &[s, e] : spans) {
+        if (s < 0 || e > static_cast<int>(words) || s >= e)
+            continue;
+        const int a = newIndex[static_cast<std::size_t>(s)];
+        const int b = newIndex[static_cast<std::size_t>(e)];
+        if (b - a >= 2 && !(a == 0 && b == n))
+            out.insert({a, b});
+    }
+    return {out.begin(), out.end()};
+}
+
+} // namespace
+
 InductionGold inductionGold(const ConstituencyTree &tree)
 {
     const auto words = tree.words();
-    const auto tags = tree.tags();
-    // Map old word index -> new index after punctuation removal.
-    std::vector<int> newIndex(words.size() + 1, 0);
     InductionGold g;
-    for (std::size_t i = 0; i < words.size(); ++i) {
-        newIndex[i] = static_cast<int>(g.words.size());
-        if (!isPunctuationTag(tags[i]))
-            g.words.push_back(ptbUnescape(words[i]));
-    }
-    newIndex[words.size()] = static_cast<int>(g.words.size());
-    const int n = static_cast<int>(g.words.size());
-    std::set<std::pair<int, int>> spans;
-    for (const auto &s : tree.spans(true)) {
-        const int a = newIndex[static_cast<std::size_t>(s.start)];
-        const int b = newIndex[static_cast<std::size_t>(s.end)];
-        if (b - a >= 2 && !(a == 0 && b == n))
-            spans.insert({a, b});
-    }
-    g.brackets.assign(spans.begin(), spans.end());
+    const auto kept = inductionKeptWords(tree);
+    for (int i : kept)
+        g.words.push_back(ptbUnescape(words[static_cast<std::size_t>(i)]));
+    std::vector<std::pair<int, int>> spans;
+    for (const auto &s : tree.spans(true))
+        spans.emplace_back(s.start, s.end);
+    g.brackets = keptSpans(kept, words.size(), spans);
     return g;
+}
+
+PunctuationFreeParse removePunctuation(const ConstituencyTree &tree, const std::vector<std::pair<int, int>> &brackets)
+{
+    PunctuationFreeParse p;
+    p.words = inductionKeptWords(tree);
+    p.brackets = keptSpans(p.words, static_cast<std::size_t>(tree.wordCount()), brackets);
+    return p;
+}
+
+Result<PunctuationFreeParse> induceWithoutPunctuation(Encoder &encoder, const ConstituencyTree &tree, const Analysis &whole,
+                                                      const RunControl *control)
+{
+    if (static_cast<std::size_t>(tree.wordCount()) != whole.words.size())
+        return Error{"the constituency tree has " + std::to_string(tree.wordCount()) + " words, the analysis "
+                     + std::to_string(whole.words.size())};
+    PunctuationFreeParse p = removePunctuation(tree, whole.inducedBrackets);
+    p.rerun = true;
+    if (p.words.size() == whole.words.size() || p.words.size() < 2) {
+        // Nothing to take out (the same input gives the same brackets), or nothing to bracket.
+        if (p.words.size() < 2)
+            p.brackets.clear();
+        return p;
+    }
+    std::vector<std::string> words;
+    for (int i : p.words)
+        words.push_back(whole.words[static_cast<std::size_t>(i)]);
+    AnalyzeOptions options;
+    options.attention = false;
+    options.induction = whole.induction;
+    auto r = encoder.analyze({EncoderInput{words, std::nullopt, std::nullopt, {}}}, options, control);
+    if (!r)
+        return r.error();
+    p.brackets = r->front().inducedBrackets;
+    return p;
+}
+
+InductionScore scoreInducedSentence(const ConstituencyTree &tree, const PunctuationFreeParse &parse)
+{
+    const InductionGold g = inductionGold(tree);
+    return scoreBrackets({g.brackets}, {parse.brackets}, {static_cast<int>(g.words.size())});
 }
 
 InductionScore scoreBrackets(const std::vector<std::vector<std::pair<int, int>>> &gold,

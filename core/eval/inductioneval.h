@@ -55,6 +55,28 @@ Result<std::vector<InductionGold>> readInductionGold(const std::string &ptbText,
 /// caller); preterminal tags decide what is punctuation.
 InductionGold inductionGold(const ConstituencyTree &tree);
 
+/// The indices (into tree.words()) of the words inductionGold keeps: those whose
+/// preterminal tag is not punctuation.
+std::vector<int> inductionKeptWords(const ConstituencyTree &tree);
+
+/// Brackets over all the words of `tree` as the protocol sees them: the
+/// punctuation taken out (a bracket keeps the words inside it that are not
+/// punctuation), then single words and the whole sentence dropped (rerun = false).
+PunctuationFreeParse removePunctuation(const ConstituencyTree &tree, const std::vector<std::pair<int, int>> &brackets);
+
+/// One sentence's brackets as evaluateInduction makes them: `encoder` run on the
+/// words of `whole` that inductionKeptWords(tree) keeps, with the induction
+/// settings `whole` was made with (`whole` is the encoder's analysis of the whole
+/// sentence; tree leaves and its words correspond one to one). Without punctuation
+/// to take out, `whole`'s own brackets are the answer and the encoder does not run
+/// again; fewer than 2 words left give no brackets. Errors: the encoder's, or a
+/// tree that does not fit the words.
+Result<PunctuationFreeParse> induceWithoutPunctuation(Encoder &encoder, const ConstituencyTree &tree, const Analysis &whole,
+                                                      const RunControl *control = nullptr);
+
+/// One sentence under the protocol: inductionGold(tree) against `parse`, by scoreBrackets.
+InductionScore scoreInducedSentence(const ConstituencyTree &tree, const PunctuationFreeParse &parse);
+
 /// The gold sentences of PTB files with 2 to `maxWords` words (0 = any length)
 /// after punctuation removal; the others are counted in `skipped`.
 Result<std::vector<InductionGold>> readInductionGoldFiles(const std::vector<std::string> &files, int maxWords,

@@ -209,6 +209,8 @@ std::string dependencyToTikzDependency(const Sentence &s, const LatexOptions &op
         out += "% needs \\usepackage{tikz-dependency}\n";
     const bool withUpos = std::any_of(s.tokens.begin(), s.tokens.end(),
                                       [](const Token &t) { return !t.upos.empty() && t.upos != "_"; });
+    if (attention && !attention->empty() && !opt.attentionCaption.empty())
+        out += "% " + opt.attentionCaption + "\n";
     out += "\\begin{dependency}[text theme=simple, label theme=simple]\n";
     out += withUpos ? "  \\begin{deptext}[column sep=0.6em, row 2/.style={font=\\scriptsize\\sffamily}]\n"
                     : "  \\begin{deptext}[column sep=0.6em]\n";
@@ -281,6 +283,10 @@ std::string dependencyToTikzDependency(const Sentence &s, const LatexOptions &op
                    + "}]{" + std::to_string(a.from + 1) + "}{" + std::to_string(a.to + 1) + "}{"
                    + (opt.attentionLabels ? fixed2(w) : std::string()) + "}\n";
         }
+        if (!shown.empty() && !opt.attentionCaption.empty())
+            // Under everything drawn so far: the bounding box includes the arcs.
+            out += "  \\node[anchor=north west, inner sep=0pt, font=\\scriptsize] at "
+                   "([yshift=-6pt]current bounding box.south west) {" + escapeLatex(opt.attentionCaption) + "};\n";
     }
     out += "\\end{dependency}\n";
     if (opt.standalone)

@@ -21,6 +21,10 @@ struct LatexOptions {
     bool standalone = true;
     /// Print each attention arc's weight ("0.42") as its label.
     bool attentionLabels = true;
+    /// What the attention arcs are (layer, head, kind, threshold), in plain text:
+    /// written under the figure and as a comment above it when there are arcs
+    /// (escaped like every other text).
+    std::string attentionCaption;
 };
 
 /// An attention arc between two words (0-based positions in Sentence::tokens),
@@ -46,7 +50,8 @@ std::string constituencyToForest(const ConstituencyTree &tree, const LatexOption
 /// A `tikz-dependency` figure: the words and a UPOS row (when any token has a
 /// UPOS) in a deptext, \depedge{head}{dep}{deprel} (1-based), \deproot for every
 /// root. Tokens without a head (-1) get no arc; without a dependency tree only
-/// the words are set. `attention` arcs (self-arcs skipped) go below the words.
+/// the words are set. `attention` arcs (self-arcs skipped) go below the words,
+/// with opt.attentionCaption under them.
 std::string dependencyToTikzDependency(const Sentence &s, const LatexOptions &opt = {},
                                        const std::vector<LatexArc> *attention = nullptr);
 

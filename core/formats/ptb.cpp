@@ -34,6 +34,18 @@ public:
             if (!parseNode(tree, -1, 0))
                 return Error{m_error};
             tree.renumberWords();
+            // What stripping takes away, counted for the sentence's metadata.
+            std::pair<int, int> stripped{0, 0};
+            for (int i = 0; i < static_cast<int>(tree.nodes().size()); ++i) {
+                const ConstituencyNode &n = tree.node(i);
+                if (n.terminal)
+                    continue;
+                if (n.label == "-NONE-")
+                    stripped.first += m_opt.stripTraces ? 1 : 0;
+                else if (m_opt.stripFunctionTags && !tree.isPreterminal(i) && ConstituencyTree::baseLabel(n.label) != n.label)
+                    ++stripped.second;
+            }
+            m_stripped.push_back(stripped);
             if (m_opt.stripTraces) {
                 tree.stripTraces();
                 if (tree.wordCount() == 0)
@@ -140,6 +152,8 @@ private:
 
 public:
     std::vector<int> m_lines; ///< start line of each tree read
+    /// Per tree: traces and function tags removed by the options (0 when kept).
+    std::vector<std::pair<int, int>> m_stripped;
 };
 
 // A word as a leaf: only round brackets are rewritten (-LRB-/-RRB-, also inside a
@@ -253,6 +267,11 @@ Result<std::vector<Sentence>> readPtbSentences(std::string_view text, const std:
             s.tokens.push_back(std::move(t));
         }
         s.constituency = std::move(tree);
+        const auto [traces, functionTags] = reader.m_stripped[static_cast<std::size_t>(n) - 1];
+        if (traces > 0)
+            s.setMetadata("ptb.traces_removed", std::to_string(traces));
+        if (functionTags > 0)
+            s.setMetadata("ptb.function_tags_removed", std::to_string(functionTags));
         out.push_back(std::move(s));
     }
     return out;

@@ -28,6 +28,9 @@ Result<std::vector<ConstituencyTree>> readPtb(std::string_view text, const std::
 
 /// Trees as Sentences: tokens (text + xpos from the preterminals), text (words
 /// joined by spaces, with -LRB- style escapes undone), constituency set, id "<source-stem>:<n>".
+/// What the options strip is counted in the metadata: "ptb.traces_removed" (-NONE-
+/// preterminals) and "ptb.function_tags_removed" (phrase labels that lost a function
+/// tag or index), each only when non-zero.
 Result<std::vector<Sentence>> readPtbSentences(std::string_view text, const std::string &source,
                                                const PtbReadOptions &options = {});
 

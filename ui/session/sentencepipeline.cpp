@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "core/eval/inductioneval.h"
 #include "core/text/tokenizer.h"
 
 namespace treelens {
@@ -93,11 +94,21 @@ SentencePipeline::Output SentencePipeline::run(Sentence s, const ParserConfig &c
         if (encoder) {
             const auto t0 = std::chrono::steady_clock::now();
             auto a = (*encoder)->analyze({EncoderInput{s.words(), s.dependency, s.constituency, {}}}, AnalyzeOptions{}, &control);
-            encoderMs = msSince(t0);
-            if (a)
-                out.analysis = std::make_shared<const Analysis>(std::move(a->front()));
-            else
+            if (a) {
+                Analysis &analysis = a->front();
+                keepDeclaredOutputs(analysis, (*encoder)->info().outputs);
+                // The constituency view scores the induced tree as eval-induction does: the
+                // model reads the words without punctuation (a second, smaller run).
+                if (s.constituency && (*encoder)->info().outputs.inducedTree) {
+                    auto parse = induceWithoutPunctuation(**encoder, *s.constituency, analysis, &control);
+                    if (parse)
+                        analysis.withoutPunctuation = std::move(*parse);
+                }
+                out.analysis = std::make_shared<const Analysis>(std::move(analysis));
+            } else {
                 out.modelError = a.message();
+            }
+            encoderMs = msSince(t0);
         } else {
             out.modelError = encoder.message();
         }

@@ -34,8 +34,12 @@ public:
     /// Fills the trees `sentence` lacks (keeping its gold trees, recorded in its
     /// metadata as dependency_source / constituency_source = gold), then runs the
     /// encoder ("" = none). A parse failure is kept in the metadata (parse_error)
-    /// and the encoder still runs on the words. Stage timings go into the
-    /// metadata (timing.parse_ms, timing.encoder_ms).
+    /// and the encoder still runs on the words. The analysis keeps only the
+    /// fields the encoder declares (keepDeclaredOutputs); with a constituency tree
+    /// and an encoder that induces trees, it also gets the induced brackets as
+    /// evaluation makes them (Analysis::withoutPunctuation: the encoder run again
+    /// on the words without punctuation when there is any). Stage timings go into
+    /// the metadata (timing.parse_ms, timing.encoder_ms).
     Output run(Sentence sentence, const ParserConfig &parser, const std::string &modelPath, const RunControl &control);
 
 private:

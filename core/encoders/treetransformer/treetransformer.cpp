@@ -256,6 +256,14 @@ public:
                 }
                 a.inducedBrackets = induceBrackets(wordLinks, induction);
                 a.inducedTree = bracketsToTree(words, a.inducedBrackets);
+                if (m_info.outputs.inducedTree)
+                    a.induction = induction;
+                // Words the vocabulary lacks reach the model as [UNK] (prepare() encodes the same way).
+                std::vector<int> unknown;
+                for (std::size_t w = 0; w < words.size(); ++w)
+                    if (m_vocab.id(Vocabulary::normalize(words[w])) < 0)
+                        unknown.push_back(static_cast<int>(w));
+                a.unknownWords = std::move(unknown);
                 auto fh = finalHidden[bi];
                 a.embedding.assign(fh[0].data_ptr<float>(), fh[0].data_ptr<float>() + m_info.dModel);
                 auto mean = fh.narrow(0, 1, n - 1).mean(0).contiguous();
