@@ -7,12 +7,20 @@
 
 using namespace treelens;
 
+namespace {
+QApplication &app()
+{
+    static int argc = 1;
+    static char arg0[] = "test";
+    static char *argv[] = {arg0, nullptr};
+    static QApplication *a = new QApplication(argc, argv); // never destroyed: Qt's statics outlive it
+    return *a;
+}
+} // namespace
+
 TEST(TreeTextView, ShowsBothTreesWithHeadWords)
 {
-    int argc = 1;
-    char arg0[] = "test";
-    char *argv[] = {arg0, nullptr};
-    QApplication app(argc, argv);
+    app();
     auto s = readPtbSentences("(S (NP (DT The) (NN cat)) (VP (VBD sat)))", "t");
     ASSERT_TRUE(s.ok());
     Sentence sent = s->front();
@@ -28,10 +36,7 @@ TEST(TreeTextView, ShowsBothTreesWithHeadWords)
 
 TEST(TreeTextView, LinkProbabilityRowsNumberLayersFromOne)
 {
-    int argc = 1;
-    char arg0[] = "test";
-    char *argv[] = {arg0, nullptr};
-    QApplication app(argc, argv);
+    app();
     auto s = readPtbSentences("(S (NP (DT The) (NN cat)) (VP (VBD sat)))", "t");
     ASSERT_TRUE(s.ok());
     Analysis a;
