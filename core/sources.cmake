@@ -3,6 +3,7 @@
 # compile exactly the same readers as the product.
 set(TREELENS_CORE_PLAIN_SOURCES
   base/fileio.cpp
+  base/numbering.cpp
   base/strings.cpp
   base/utf8.cpp
   data/constituencytree.cpp

@@ -193,7 +193,8 @@ QWidget *ProbingPanel::buildForm()
     form->addRow(tr("Tasks:"), m_tasks);
 
     m_layers = new QLineEdit(QStringLiteral("all"));
-    m_layers->setToolTip(tr("\"all\" or a comma list; 0 = embeddings, k = output of encoder layer k"));
+    m_layers->setToolTip(tr("\"all\" or a comma list such as embeddings,2,4: embeddings, and k = the output of "
+                            "encoder layer k, numbered from 1"));
     form->addRow(tr("Layers:"), m_layers);
     m_pooling = new QComboBox;
     m_pooling->addItems({QStringLiteral("both"), QStringLiteral("cls"), QStringLiteral("mean")});

@@ -22,12 +22,10 @@
 /// Structural probes and Unsupervised parsing tabs show; a "Compare" tab (first of
 /// the result tabs after a run of two or more models) sets the models side by side.
 ///
-/// Layer numbering: the dock numbers layers and heads as the View dock does,
-/// from 1 (layer k = encoder layer k; the sentence probes' layer 0 is the
-/// embeddings). The attention tasks' JSON counts from 0 ("layer_numbering"):
-/// JSON layer l, head h is shown as layer l + 1, head h + 1, and the labels say
-/// so. The API (selectCell, openSentence) takes the 0-based indices of the
-/// report and of ViewState.
+/// Layer numbering: the dock numbers layers and heads as the View dock and the
+/// report's JSON do, from 1 (layer k = encoder layer k; the layer below the first
+/// is "embeddings"; core/base/numbering.h). The API (selectCell, openSentence)
+/// takes the 0-based indices of the typed report and of ViewState.
 
 #include <atomic>
 #include <functional>

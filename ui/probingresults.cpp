@@ -8,6 +8,7 @@
 #include <QHeaderView>
 #include <QTableWidget>
 
+#include "core/base/numbering.h"
 #include "core/probing/probecompare.h"
 #include "core/probing/proberunconfig.h"
 
@@ -52,7 +53,7 @@ void sentenceRows(QTableWidget *table, const SentenceProbeTask &t, const std::ve
                 continue;
             const double sel = !cell->control ? kNoValue : reg ? reportRounded(cell->selectivity, 4)
                                                                : reportRounded(cell->selectivity, 2);
-            addResultRow(table, {label, QString::number(layer.layer), QString::fromLatin1(pooling),
+            addResultRow(table, {label, qs(probedLayerName(layer.layer)), QString::fromLatin1(pooling),
                                  reg ? tr("R²") : tr("accuracy %"), number(metric(cell->result.dev)),
                                  number(metric(cell->result.test)), number(sel), number(base)});
         }
@@ -64,23 +65,21 @@ void structuralRows(QTableWidget *table, const StructuralProbeTask &t, const std
     const bool dist = t.kind == StructuralProbeKind::Distance;
     for (const StructuralProbeLayer &layer : layers) {
         const StructuralProbeResult &r = layer.result;
-        addResultRow(table, {label, QString::number(layer.layer), QString(), dist ? tr("UUAS %") : tr("root accuracy %"),
+        addResultRow(table, {label, qs(probedLayerName(layer.layer)), QString(), dist ? tr("UUAS %") : tr("root accuracy %"),
                              number(reportPercent(dist ? r.dev.uuas : r.dev.rootAccuracy)),
                              number(reportPercent(dist ? r.test.uuas : r.test.rootAccuracy)), QString(), QString()});
     }
 }
 
-/// An attention task's best head: numbered from 1, the report's 0-based numbers in the tooltip.
+/// An attention task's best head, numbered from 1 (as the View dock and the JSON).
 void attentionRow(QTableWidget *table, const QString &task, const BestCell &best, const QString &metric, double value,
                   double base)
 {
     addResultRow(table, {task, QString::number(best.layer + 1), tr("head %1").arg(best.head + 1), metric, QString(),
                          number(value), QString(), number(base)});
-    const QString tip = tr("Layer %1, head %2 as in the View dock; in the JSON (0-based): layer %3, head %4")
+    const QString tip = tr("Layer %1, head %2, numbered from 1 as in the View dock and the JSON")
                             .arg(best.layer + 1)
-                            .arg(best.head + 1)
-                            .arg(best.layer)
-                            .arg(best.head);
+                            .arg(best.head + 1);
     for (int c = 0; c < 3; ++c)
         table->item(table->rowCount() - 1, c)->setToolTip(tip);
 }
@@ -311,8 +310,8 @@ void setUpProbeResultsTable(QTableWidget *table)
     table->setHorizontalHeaderLabels(
         {tr("task"), tr("layer"), tr("pooling"), tr("metric"), tr("dev"), tr("test"), tr("selectivity"), tr("baseline")});
     table->horizontalHeaderItem(1)->setToolTip(
-        tr("Numbered as in the View dock: 0 = embeddings, k = encoder layer k. The attention tasks' JSON counts "
-           "encoder layers (and heads) from 0: JSON layer k − 1."));
+        tr("Numbered as in the View dock and the JSON: embeddings, then k = encoder layer k, from 1 (heads from 1 "
+           "too)."));
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->verticalHeader()->setVisible(false);
@@ -353,8 +352,8 @@ QString fillProbeCompareTable(QTableWidget *table, const std::vector<std::shared
     for (int i = 0; i < static_cast<int>(reports.size()); ++i)
         table->horizontalHeaderItem(2 + i)->setToolTip(qs(reports[static_cast<std::size_t>(i)]->model.path));
     table->horizontalHeaderItem(1)->setToolTip(
-        tr("Sentence and structural probes: layer 0 = embeddings, k = encoder layer k. Attention: layer/head "
-           "numbered from 1 as in the View dock (the JSON's + 1)."));
+        tr("Layers numbered as in the View dock and the JSON: embeddings, then k = encoder layer k, from 1; "
+           "attention: layer/head from 1."));
     const Compare compare{table, reports};
     compareSentenceTasks(compare);
     compareStructuralTasks(compare);

@@ -19,6 +19,7 @@
 #include <QScrollBar>
 #include <QWheelEvent>
 
+#include "core/base/numbering.h"
 #include "core/encoders/treetransformer/induction.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/ptb.h"
@@ -71,9 +72,10 @@ QColor textOn(const QColor &fill)
 
 QString fmt(double v) { return QString::number(v, 'f', 3); }
 
+/// Words as a person counts them: "words 4–7" (core/base/numbering.h).
 QString spanLabel(std::pair<int, int> s)
 {
-    return QStringLiteral("[%1,%2)").arg(s.first).arg(s.second);
+    return QString::fromStdString(wordSpanText(s.first, s.second));
 }
 
 QGraphicsSimpleTextItem *addText(QGraphicsScene *scene, const QString &text, const QFont &font, const QColor &color,
@@ -617,7 +619,7 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
             pen = QPen(overlay ? kBorder : QColor(0xc8, 0xc8, 0xc8), 0.7);
             hover << QStringLiteral("“%1” word %2%3")
                          .arg(node.text)
-                         .arg(node.word)
+                         .arg(node.word + 1)
                          .arg(node.pos.isEmpty() ? QString() : QStringLiteral(", %1").arg(node.pos));
             if (node.word == m_state.focusWord && node.word >= 0) {
                 pen = QPen(Qt::black, 2.0);

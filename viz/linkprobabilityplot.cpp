@@ -65,7 +65,7 @@ void LinkProbabilityPlot::setReport(const LinkProbabilityReport *links, const QS
                 hi = std::max(hi, m);
             }
         const QString rho = std::isfinite(st.spearman) ? QString::number(st.spearman, 'f', 3) : QStringLiteral("n/a");
-        g->setName(tr("layer %1 (JSON %2): mean %3, ρ = %4").arg(l + 1).arg(l).arg(st.mean, 0, 'f', 3).arg(rho));
+        g->setName(tr("layer %1: mean %2, ρ = %3").arg(l + 1).arg(st.mean, 0, 'f', 3).arg(rho));
     }
     m_title->setText((model.isEmpty() ? QString() : model + QStringLiteral("\n")) +
                      tr("Link probability between adjacent words by constituent size, %1 sentences\n"

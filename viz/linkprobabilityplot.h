@@ -4,7 +4,7 @@
 /// size (core/probing/attentiontree.h's LinkProbabilityReport): a line per
 /// layer over the size buckets of the smallest gold constituent holding both
 /// words, the gap counts under the ticks, the layer's mean and Spearman ρ in the
-/// legend. Layers are numbered from 1 as in the View dock (the report's from 0).
+/// legend. Layers are numbered from 1 as in the View dock and the report's JSON.
 
 #include <QString>
 

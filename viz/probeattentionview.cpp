@@ -67,7 +67,7 @@ ProbeAttentionView::ProbeAttentionView(QWidget *parent) : QWidget(parent)
     m_relationLayer->setRange(1, 1);
     m_relationLayer->setPrefix(tr("at layer "));
     m_relationLayer->setToolTip(tr("Encoder layer of the heads × relations map, numbered from 1 as in the View dock "
-                                   "(the JSON's layer + 1)"));
+                                   "and the JSON"));
     row->addWidget(m_relationLayer);
     row->addStretch(1);
     layout->addWidget(m_headControls);
@@ -220,7 +220,7 @@ void ProbeAttentionView::updateTitle()
         if (const RelationHeadAccuracy *rel = currentRelation()) {
             const QString name = QString::fromStdString(rel->relation);
             title = mode() == Mode::HeadsByRelations
-                        ? tr("Head accuracy at layer %1 (JSON layer %2), %3").arg(relationLayer() + 1).arg(relationLayer()).arg(dir)
+                        ? tr("Head accuracy at layer %1, %2").arg(relationLayer() + 1).arg(dir)
                         : tr("Head accuracy, %1 (%2 arcs), %3").arg(name).arg(rel->count).arg(dir);
             // The fixed-offset baselines predict the head of a dependent: head = dependent + k.
             title += QLatin1Char('\n') + tr("best fixed offset for %1: head = dependent %2, %3 %")
@@ -318,7 +318,7 @@ void ProbeAttentionView::updateMap()
     ticker->setTickStep(1.0);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     m_plot->xAxis->setTicker(ticker);
-    m_plot->xAxis->setLabel(tr("head (JSON head + 1)"));
+    m_plot->xAxis->setLabel(tr("head"));
     if (byRelation) {
         QSharedPointer<QCPAxisTickerText> text(new QCPAxisTickerText);
         for (int r = 0; r < rows; ++r)
@@ -328,7 +328,7 @@ void ProbeAttentionView::updateMap()
         m_plot->setMinimumHeight(std::max(220, rows * 18 + 110));
     } else {
         m_plot->yAxis->setTicker(ticker);
-        m_plot->yAxis->setLabel(tr("layer (JSON layer + 1)"));
+        m_plot->yAxis->setLabel(tr("layer"));
         m_plot->setMinimumHeight(220);
     }
     m_cellLabel->setText(tr("Click a cell to list its sentences, worst first."));
@@ -426,14 +426,12 @@ void ProbeAttentionView::selectCell(int layer, int head)
         auto *item = new QListWidgetItem(QStringLiteral("%1  (%2)").arg(id, score(s)), m_sentences);
         item->setData(Qt::UserRole, id);
     }
-    // Numbered as in the View dock (from 1); the JSON's 0-based indices alongside.
-    m_cellLabel->setText(tr("Layer %1, head %2 (JSON layer %3, head %4)%5: %n sentence(s), worst first. "
+    // Numbered as in the View dock and the JSON, from 1.
+    m_cellLabel->setText(tr("Layer %1, head %2%3: %n sentence(s), worst first. "
                             "Double-click one to open it at this layer and head.",
                             nullptr, static_cast<int>(order.size()))
                              .arg(layer + 1)
                              .arg(head + 1)
-                             .arg(layer)
-                             .arg(head)
                              .arg(what));
 }
 

@@ -7,9 +7,9 @@
 /// attention MST's UUAS as layers × heads. Clicking a cell lists its sentences,
 /// worst first; activating one emits sentenceActivated().
 ///
-/// Layer numbering: drawn as the View dock numbers layers and heads, from 1
-/// (the report counts from 0: its layer l, head h is drawn at l + 1, h + 1, and
-/// the labels say so). The API takes the report's 0-based indices.
+/// Layer numbering: drawn as the View dock and the report's JSON number layers
+/// and heads, from 1 (the typed report's index l, h is drawn at l + 1, h + 1).
+/// The API takes the typed report's 0-based indices.
 
 #include <memory>
 

@@ -15,7 +15,8 @@ QString curveKey(const ProbeCurvePoint &p)
     QString k = QString::fromStdString(p.task);
     if (!p.variant.empty())
         k += QStringLiteral(" [%1]").arg(QString::fromStdString(p.variant));
-    k += QStringLiteral(" L%1").arg(p.layer);
+    // The probed layer as a person names it: embeddings, or L1..L from 1.
+    k += p.layer == 0 ? QStringLiteral(" embeddings") : QStringLiteral(" L%1").arg(p.layer);
     if (!p.pooling.empty())
         k += QStringLiteral(" %1").arg(QString::fromStdString(p.pooling));
     return k;

@@ -50,7 +50,7 @@ QString formatTreesAsText(const Sentence &s, const Analysis *a)
                 header += QStringLiteral(" %1").arg(QString::fromStdString(a->tokens[k + 1]).left(6), 6);
             out += header + QLatin1Char('\n');
             for (std::size_t l = a->linkProbs.size(); l-- > 0;) {
-                QString row = QStringLiteral("%1 ").arg(static_cast<int>(l), 5);
+                QString row = QStringLiteral("%1 ").arg(static_cast<int>(l) + 1, 5); // layers from 1
                 for (float p : a->linkProbs[l])
                     row += QStringLiteral(" %1").arg(static_cast<double>(p), 6, 'f', 2);
                 out += row + QLatin1Char('\n');

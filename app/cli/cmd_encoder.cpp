@@ -10,6 +10,8 @@
 
 #include "app/cli/command.h"
 #include "core/base/fileio.h"
+#include "core/base/numbering.h"
+#include "core/base/strings.h"
 #include "core/encoders/encoder.h"
 #include "core/encoders/treetransformer/encoderbench.h"
 #include "core/eval/inductioneval.h"
@@ -119,28 +121,93 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
 namespace {
 
 /// --start-layer, --min-layer, --threshold, --descend: each overrides the model's
-/// own setting (EncoderInfo::induction) when given.
+/// own setting (EncoderInfo::induction) when given. Layers are numbered from 1
+/// (docs/cli.md, "Numbering"); the 0-based numbers of earlier versions keep
+/// their meaning under --start-layer-0based and --min-layer-0based.
 struct InductionFlags {
-    int startLayer = std::numeric_limits<int>::min();
-    int minLayer = std::numeric_limits<int>::min();
+    static constexpr int kUnset = std::numeric_limits<int>::min();
+    std::string startLayer, minLayer; ///< "" = not given
+    int startLayer0 = kUnset, minLayer0 = kUnset;
     double threshold = std::numeric_limits<double>::quiet_NaN();
     double descend = std::numeric_limits<double>::quiet_NaN();
 
+    /// A layer number from 1 (or "top", or the old "-1" for the top, for the start
+    /// layer); the model's layer count is checked once the model is open.
+    static CLI::Validator layerNumber(bool start)
+    {
+        return CLI::Validator(
+            [start](std::string &value) -> std::string {
+                int v = 0;
+                if (start && (value == "top" || value == "-1"))
+                    return {};
+                if (!parseInt(value, v))
+                    return "'" + value + "' is not a layer number (layers are numbered from 1" +
+                           std::string(start ? "; or top)" : ")");
+                if (v < 1)
+                    return "layer " + value + ": layers are numbered from 1 (the old 0-based numbers: " +
+                           std::string(start ? "--start-layer-0based" : "--min-layer-0based") + ")";
+                return {};
+            },
+            start ? "L|top" : "L");
+    }
+
     void add(CLI::App *cmd)
     {
-        cmd->add_option("--start-layer", startLayer, "Layer to start the top-down parse at (0-based; -1 = top); "
-                                                     "default: the model's setting");
-        cmd->add_option("--min-layer", minLayer, "Lowest layer the parse descends to; default: the model's setting");
+        auto *start = cmd->add_option("--start-layer", startLayer, "Layer to start the top-down parse at, numbered from "
+                                                                   "1 (1..L), or top; default: the model's setting")
+                          ->type_name("L|top")
+                          ->check(layerNumber(true));
+        auto *min = cmd->add_option("--min-layer", minLayer, "Lowest layer the parse descends to, numbered from 1 "
+                                                             "(1..L); default: the model's setting")
+                        ->type_name("L")
+                        ->check(layerNumber(false));
         cmd->add_option("--threshold", threshold, "Weakest-link threshold for splitting; default: the model's setting");
         cmd->add_option("--descend", descend, "A side whose links all exceed this recurses one layer lower; default: "
                                               "the model's setting");
+        auto *start0 = cmd->add_option("--start-layer-0based", startLayer0, "Old spelling: --start-layer counted from 0 "
+                                                                            "(0..L-1, -1 = top)")
+                           ->group("Old spellings (layers counted from 0)")
+                           ->type_name("N");
+        auto *min0 = cmd->add_option("--min-layer-0based", minLayer0, "Old spelling: --min-layer counted from 0 (0..L-1)")
+                         ->group("Old spellings (layers counted from 0)")
+                         ->type_name("N");
+        start->excludes(start0);
+        min->excludes(min0);
     }
-    InductionConfig over(InductionConfig c) const
+
+    /// `c` with the flags given applied, for a model of `layers` layers; a layer
+    /// number beyond the model is an error naming the flag. Notes about old
+    /// spellings go to stderr.
+    Result<InductionConfig> over(InductionConfig c, int layers) const
     {
-        if (startLayer != std::numeric_limits<int>::min())
-            c.startLayer = startLayer;
-        if (minLayer != std::numeric_limits<int>::min())
-            c.minLayer = minLayer;
+        if (startLayer == "-1")
+            std::cerr << "treelens-cli: note: --start-layer -1 is the old spelling of --start-layer top" << std::endl;
+        if (startLayer == "top" || startLayer == "-1") {
+            c.startLayer = -1;
+        } else if (!startLayer.empty()) {
+            auto v = parseLayerNumber(startLayer, layers);
+            if (!v)
+                return Error{"--start-layer: " + v.message()};
+            c.startLayer = *v;
+        }
+        if (!minLayer.empty()) {
+            auto v = parseLayerNumber(minLayer, layers);
+            if (!v)
+                return Error{"--min-layer: " + v.message()};
+            c.minLayer = *v;
+        }
+        if (startLayer0 != kUnset) {
+            if (startLayer0 < -1 || startLayer0 >= layers)
+                return Error{"--start-layer-0based: " + std::to_string(startLayer0) + " is outside 0.." +
+                             std::to_string(layers - 1) + " (-1 = top)"};
+            c.startLayer = startLayer0;
+        }
+        if (minLayer0 != kUnset) {
+            if (minLayer0 < 0 || minLayer0 >= layers)
+                return Error{"--min-layer-0based: " + std::to_string(minLayer0) + " is outside 0.." +
+                             std::to_string(layers - 1)};
+            c.minLayer = minLayer0;
+        }
         if (!std::isnan(threshold))
             c.threshold = threshold;
         if (!std::isnan(descend))
@@ -169,13 +236,17 @@ void addEvalInductionCommand(CLI::App &app, Action &action)
     cmd->footer("Protocol (docs/tree-transformer.md): traces and function tags stripped, punctuation removed, unlabelled\n"
                 "brackets without single words and the whole sentence; sentence-level F1 averaged (the paper's figure)\n"
                 "and corpus-level F1, all lengths and length <= 10, with left/right-branching and random baselines.\n"
-                "The parse settings are the model's own (chosen on a development set: tune-induction) unless overridden.");
+                "The parse settings are the model's own (chosen on a development set: tune-induction) unless overridden.\n"
+                "Layers are numbered from 1 (layer 1 = the first encoder layer), in the flags and in the output.");
     cmd->callback([&action, spec]() {
         action = [spec]() {
             auto enc = openModel(spec->dev);
             if (!enc)
                 return fail(enc.message());
-            auto report = evaluateInduction(**enc, spec->gold, spec->induction.over((*enc)->info().induction));
+            auto config = spec->induction.over((*enc)->info().induction, (*enc)->info().layers);
+            if (!config)
+                return fail(config.message());
+            auto report = evaluateInduction(**enc, spec->gold, *config);
             if (!report)
                 return fail(report.message());
             std::cout << (spec->json ? inductionReportJson(*report) + "\n" : inductionReportText(*report));
@@ -204,7 +275,8 @@ void addTuneInductionCommand(CLI::App &app, Action &action)
     cmd->add_flag("--json", spec->json, "Print the choice as one JSON object");
     cmd->footer("Tries every start layer, every minimum layer at or below it, thresholds 0.50-0.95 and two descent\n"
                 "rules, keeps the best mean sentence F1 (eval-induction's protocol); eval-induction, analyze and the app\n"
-                "then use the stored settings by default.");
+                "then use the stored settings by default. Layers are numbered from 1 in the output; the model file's\n"
+                "treelens.config \"induction\" keeps counting them from 0 (docs/model-files.md).");
     cmd->callback([&action, spec]() {
         action = [spec]() {
             for (const auto &g : spec->gold)
@@ -221,12 +293,16 @@ void addTuneInductionCommand(CLI::App &app, Action &action)
             auto t = tuneInduction(**enc, *gold, (*enc)->info().induction);
             if (!t)
                 return fail(t.message());
+            const int layers = (*enc)->info().layers;
+            // Layers numbered from 1, as eval-induction --json writes them (the model
+            // file keeps its 0-based treelens.config).
             const nlohmann::json result = {{"sentences", t->sentences},
                                            {"settings_tried", t->tried.size()},
-                                           {"before", {{"config", nlohmann::json::parse((*enc)->info().induction.toJson())},
+                                           {"layer_numbering", "1-based"},
+                                           {"before", {{"config", nlohmann::json::parse((*enc)->info().induction.toNumberedJson(layers))},
                                                        {"sentence_f1", t->startScore.sentenceF1},
                                                        {"corpus_f1", t->startScore.corpusF1}}},
-                                           {"chosen", {{"config", nlohmann::json::parse(t->best.toJson())},
+                                           {"chosen", {{"config", nlohmann::json::parse(t->best.toNumberedJson(layers))},
                                                        {"sentence_f1", t->bestScore.sentenceF1},
                                                        {"corpus_f1", t->bestScore.corpusF1}}},
                                            {"gold", spec->gold}};
@@ -235,7 +311,7 @@ void addTuneInductionCommand(CLI::App &app, Action &action)
             else
                 std::cout << "tune-induction: " << t->sentences << " sentences, " << t->tried.size()
                           << " settings; sentence F1 " << t->startScore.sentenceF1 << " -> " << t->bestScore.sentenceF1
-                          << " with " << t->best.toJson() << std::endl;
+                          << " with " << t->best.text(layers) << std::endl;
             if (spec->out.empty())
                 return 0;
             std::string path = spec->dev.model.empty() ? defaultModelPath() : spec->dev.model;

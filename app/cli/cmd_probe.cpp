@@ -89,8 +89,9 @@ void addProbeCommand(CLI::App &app, Action &action)
     cmd->add_option("--test", spec->test, "Test corpus (the reported numbers)")->expected(1, -1)->type_name("FILE");
     cmd->add_option("--from", spec->from, "Format of every corpus file (default: from each extension)")
         ->check(CLI::IsMember({"conllu", "ptb", "json", "text"}));
-    cmd->add_option("--layers", spec->layers, "Layers to probe: all, or a list such as 0,2,4 (0 = embeddings, k = "
-                                              "the output of encoder layer k); the attention tasks always cover every layer")
+    cmd->add_option("--layers", spec->layers, "Layers to probe: all, or a list such as embeddings,2,4 (embeddings, "
+                                              "and k = the output of encoder layer k, numbered from 1; 0 is the old "
+                                              "spelling of embeddings); the attention tasks always cover every layer")
         ->capture_default_str();
     cmd->add_option("--pooling", spec->pooling, "Sentence vector of the sentence probes: the [CLS] state, the mean of "
                                                 "the word states, or both")
@@ -157,11 +158,14 @@ void addProbeCommand(CLI::App &app, Action &action)
     cmd->footer("Example: treelens-cli probe --task treedepth,topconst --train wsj_0001.mrg ... wsj_0159.mrg --json\n"
                 "Sentence probes report test accuracy / macro-F1 (R2 / MSE for sentlen) per layer and pooling, with the\n"
                 "majority (mean) baseline; structural probes UUAS and DSpr / root accuracy and NSpr; attention tasks\n"
-                "layers x heads grids (attention layers 0-based) and the best head. Progress goes to stderr.");
+                "layers x heads grids and the best head. Layers and heads are numbered from 1, in the text and in the\n"
+                "JSON (\"layer_numbering\": \"1-based\"; the embedding layer is \"embeddings\"). Progress goes to stderr.");
     cmd->callback([&action, spec]() {
         action = [spec]() -> int {
             ProbeRunConfig config = *spec;
             config.commandLine = commandLine();
+            if (const std::string note = probeRunLayersNote(config.layers); !note.empty())
+                std::cerr << "treelens-cli: note: " << withFlagNames(note) << std::endl;
             ProbeRunCallbacks callbacks;
             callbacks.progress = [](const std::string &line) { std::cerr << "probe: " << line << std::endl; };
             auto report = runProbes(config, callbacks);
@@ -231,7 +235,9 @@ void addProbeTablesCommand(CLI::App &app, Action &action)
     cmd->footer("Sentence probes: test metric at the layer of the best dev metric (SentLen: lowest dev MSE), for the\n"
                 "mean and [CLS] vectors, with selectivity (task - control at that layer), the random-init encoder and\n"
                 "the majority baseline; structural probes: the layer of the lowest dev loss; attention: the best head\n"
-                "(layer/head from 1). Numbers as the report's JSON rounds them; the GUI's Compare tab uses the same rules.");
+                "(layer/head from 1); the embedding layer is \"embeddings\". Reports of any version are read (those\n"
+                "before \"layer_numbering\": \"1-based\" counted from 0). Numbers as the report's JSON rounds them;\n"
+                "the GUI's Compare tab uses the same rules.");
     cmd->callback([&action, reports, out]() {
         action = [reports, out]() -> int {
             std::vector<NamedProbeReport> exported, named;

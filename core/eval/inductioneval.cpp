@@ -297,6 +297,7 @@ Result<InductionReport> evaluateInductionGold(Encoder *encoder, const std::vecto
         return Error{"no gold sentences with 2 or more words"};
     InductionReport report;
     report.config = config;
+    report.layers = layers;
 
     std::vector<std::vector<std::vector<float>>> wordLinks; // [sentence][layer][gap]
     if (encoder) {
@@ -370,13 +371,15 @@ std::string inductionReportJson(const InductionReport &r)
 {
     nlohmann::json j;
     j["files"] = r.files;
-    j["config"] = nlohmann::json::parse(r.config.toJson());
+    j["layer_numbering"] = "1-based";
+    if (r.layers > 0)
+        j["config"] = nlohmann::json::parse(r.config.toNumberedJson(r.layers));
     j["all"] = splitJson(r.all);
     j["length_10"] = splitJson(r.upTo10);
     j["skipped"] = r.skipped;
     nlohmann::json layers = nlohmann::json::array();
     for (const auto &s : r.byStartLayer)
-        layers.push_back({{"start_layer", s.layer}, {"all", scoreJson(s.all)}, {"length_10", scoreJson(s.upTo10)}});
+        layers.push_back({{"start_layer", s.layer + 1}, {"all", scoreJson(s.all)}, {"length_10", scoreJson(s.upTo10)}});
     j["by_start_layer"] = layers;
     return j.dump();
 }
@@ -396,12 +399,15 @@ std::string inductionReportText(const InductionReport &r)
     row("left-branching", r.all.left, r.upTo10.left);
     row("right-branching", r.all.right, r.upTo10.right);
     row("random binary", r.all.random, r.upTo10.random);
-    std::snprintf(buf, sizeof buf, "sentences: %zu (%zu of at most 10 words), skipped %zu\n%s",
-                  r.all.left.sentences, r.upTo10.left.sentences, r.skipped,
-                  r.byStartLayer.empty() ? "" : "start layer:\n");
+    std::snprintf(buf, sizeof buf, "sentences: %zu (%zu of at most 10 words), skipped %zu\n", r.all.left.sentences,
+                  r.upTo10.left.sentences, r.skipped);
     out += buf;
+    if (r.layers > 0)
+        out += "model: " + r.config.text(r.layers) + "\n";
+    if (!r.byStartLayer.empty())
+        out += "start layer (numbered from 1):\n";
     for (const auto &s : r.byStartLayer)
-        row(("  layer " + std::to_string(s.layer)).c_str(), s.all, s.upTo10);
+        row(("  layer " + std::to_string(s.layer + 1)).c_str(), s.all, s.upTo10);
     return out;
 }
 

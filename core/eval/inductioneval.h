@@ -37,11 +37,12 @@ struct InductionReport {
     std::vector<std::string> files;
     InductionSplit all, upTo10;
     struct StartLayer {
-        int layer = 0;      ///< start layer (minimum layer: min(config.minLayer, layer))
+        int layer = 0;      ///< 0-based start layer (minimum layer: min(config.minLayer, layer))
         InductionScore all, upTo10;
     };
     std::vector<StartLayer> byStartLayer;
     InductionConfig config;
+    int layers = 0;            ///< the encoder's layers (0: baselines only)
     std::size_t skipped = 0;   ///< sentences with fewer than 2 words after punctuation removal, or too long
 };
 
@@ -124,7 +125,11 @@ struct InductionTuning {
 Result<InductionTuning> tuneInduction(Encoder &encoder, const std::vector<InductionGold> &gold, const InductionConfig &start,
                                       const RunControl *control = nullptr);
 
+/// The report as a person reads it, layers numbered from 1 (core/base/numbering.h):
+/// "config" as InductionConfig::toNumberedJson writes it (left out without an
+/// encoder), "by_start_layer"[i]["start_layer"] from 1, "layer_numbering": "1-based".
 std::string inductionReportJson(const InductionReport &report);
+/// The table of eval-induction: baselines, the model's settings, "layer k" rows from 1.
 std::string inductionReportText(const InductionReport &report);
 
 } // namespace treelens

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/numbering.h"
+
 namespace treelens {
 
 namespace {
@@ -19,6 +21,15 @@ json rounded(double v, int digits)
 }
 json pct(double fraction) { return rounded(100.0 * fraction, 2); }
 json r4(double v) { return rounded(v, 4); }
+
+/// A probed layer as a person names it: "embeddings", or k for encoder layer k.
+json probedLayerJson(int layer) { return layer == 0 ? json(kEmbeddingsLayerName) : json(layer); }
+
+/// An encoder layer or head index, numbered from 1; null for none (-1).
+json numbered(int index) { return index < 0 ? json(nullptr) : json(index + 1); }
+
+const char *kAttentionNumbering = "1-based: \"layer\" and \"head\" count from 1; row i of a grid is layer i + 1, "
+                                  "column j head j + 1";
 
 json countsJson(const std::map<std::string, long> &m)
 {
@@ -58,8 +69,11 @@ json trainingJson(const ProbeTrainingSettings &t)
 
 json settingsJson(const ProbeRunSettings &s)
 {
+    json layers = json::array();
+    for (int l : s.layers)
+        layers.push_back(probedLayerJson(l));
     json j = {{"tasks", s.tasks},
-              {"layers", s.layers},
+              {"layers", layers},
               {"pooling", s.poolings},
               {"probe", s.probe},
               {"seed", s.seed},
@@ -138,7 +152,7 @@ json sentenceLayersJson(const std::vector<SentenceProbeLayer> &layers, bool regr
 {
     json rows = json::array();
     for (const auto &layer : layers) {
-        json lj = {{"layer", layer.layer}};
+        json lj = {{"layer", probedLayerJson(layer.layer)}};
         for (const auto &[pooling, cell] : layer.pooling) {
             json pj = probeJson(cell.result);
             if (cell.control) {
@@ -216,7 +230,7 @@ json structuralLayersJson(const std::vector<StructuralProbeLayer> &layers)
                         {"stopped_early", r.stoppedEarly},
                         {"parameters", r.parameters},
                         {"curve", curve},
-                        {"layer", layer.layer}});
+                        {"layer", probedLayerJson(layer.layer)}});
     }
     return rows;
 }
@@ -246,7 +260,7 @@ json attentionCommonJson(const AttentionTaskSummary &s, const ProbeRunModel &mod
               {"excluded", countsJson(s.excluded)},
               {"layers", model.layers},
               {"heads", model.heads},
-              {"layer_numbering", "0-based: row 0 is the first encoder layer"}};
+              {"layer_numbering", kAttentionNumbering}};
     if (s.tree.empty()) {
         j["dependency_trees"] = s.trees;
     } else {
@@ -258,7 +272,7 @@ json attentionCommonJson(const AttentionTaskSummary &s, const ProbeRunModel &mod
 
 json bestCellJson(const BestCell &b)
 {
-    return json{{"layer", b.layer}, {"head", b.head}, {"accuracy", rounded(b.accuracy, 2)}};
+    return json{{"layer", numbered(b.layer)}, {"head", numbered(b.head)}, {"accuracy", rounded(b.accuracy, 2)}};
 }
 
 json headAccuracyJson(const HeadAccuracyReport &rep, json j, const AttentionTaskSummary &s)
@@ -287,7 +301,7 @@ json attentionMstJson(const UuasReport &rep, json j, const AttentionTaskSummary 
     j["layer_mean_uuas"] = means;
     j["edges"] = rep.edges;
     j["skipped_one_word"] = rep.skipped;
-    j["best"] = {{"layer", s.best.layer}, {"head", s.best.head}, {"uuas", rounded(s.best.accuracy, 2)}};
+    j["best"] = {{"layer", numbered(s.best.layer)}, {"head", numbered(s.best.head)}, {"uuas", rounded(s.best.accuracy, 2)}};
     if (s.worstSentences)
         j["best"]["worst_sentences"] = *s.worstSentences;
     return j;
@@ -309,8 +323,8 @@ json constituentMassJson(const ConstituentMassReport &rep, json j, const Attenti
     j["skipped_words"] = rep.skippedWords;
     const BestCell &b = s.best;
     if (b.layer >= 0)
-        j["best"] = {{"layer", b.layer},
-                     {"head", b.head},
+        j["best"] = {{"layer", numbered(b.layer)},
+                     {"head", numbered(b.head)},
                      {"difference", r4(b.accuracy)},
                      {"mass", r4(rep.mass.at(b.layer, b.head))},
                      {"baseline", r4(rep.baseline.at(b.layer, b.head))},
@@ -327,7 +341,7 @@ json linkProbsJson(const LinkProbabilityReport &rep, json j)
         for (int k = 0; k < LinkBucketCount; ++k)
             buckets[linkBucketName(k)] = {{"gaps", st.bucketCount[static_cast<std::size_t>(k)]},
                                           {"mean", r4(st.bucketMean[static_cast<std::size_t>(k)])}};
-        per.push_back({{"layer", l}, {"gaps", st.gaps}, {"mean", r4(st.mean)}, {"stddev", r4(st.stddev)},
+        per.push_back({{"layer", l + 1}, {"gaps", st.gaps}, {"mean", r4(st.mean)}, {"stddev", r4(st.stddev)},
                        {"spearman", r4(st.spearman)}, {"by_constituent_size", buckets}});
     }
     j["per_layer"] = per;
@@ -408,6 +422,7 @@ std::string probeReportJson(const ProbeRunReport &r)
 {
     json report;
     report["command"] = r.command;
+    report["layer_numbering"] = "1-based";
     report["treelens_version"] = r.treelensVersion;
     report["model"] = modelJson(r.model);
     report["settings"] = settingsJson(r.settings);

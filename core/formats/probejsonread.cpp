@@ -3,9 +3,11 @@
 #include "core/formats/probejson.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/numbering.h"
 #include "core/probing/proberunconfig.h"
 
 namespace treelens {
@@ -13,6 +15,25 @@ namespace treelens {
 namespace {
 
 using nlohmann::json;
+
+/// How the report numbers layers and heads: from 1 (top-level "layer_numbering":
+/// "1-based"), or from 0 as reports of earlier versions did.
+struct Numbering {
+    bool fromOne = true;
+    /// An encoder layer or head of the JSON as a 0-based index (-1 for null).
+    int index(const json &j) const { return j.is_null() ? -1 : j.get<int>() - (fromOne ? 1 : 0); }
+};
+
+/// A probed layer: "embeddings" is 0, k is encoder layer k (in every version).
+int probedLayer(const json &j)
+{
+    if (j.is_string()) {
+        if (j.get<std::string>() != kEmbeddingsLayerName)
+            throw std::invalid_argument("unknown layer '" + j.get<std::string>() + "'");
+        return 0;
+    }
+    return j.get<int>();
+}
 
 /// A number of the JSON; null (a NaN or infinity when written) is NaN.
 double num(const json &j) { return j.is_null() ? kNoValue : j.get<double>(); }
@@ -60,7 +81,8 @@ ProbeRunSettings readSettings(const json &j)
 {
     ProbeRunSettings s;
     s.tasks = j.at("tasks").get<std::vector<std::string>>();
-    s.layers = j.at("layers").get<std::vector<int>>();
+    for (const json &l : j.at("layers"))
+        s.layers.push_back(probedLayer(l));
     s.poolings = j.at("pooling").get<std::vector<std::string>>();
     s.probe = j.at("probe").get<std::string>();
     s.seed = j.at("seed").get<unsigned>();
@@ -155,7 +177,7 @@ std::vector<Layer> readLayers(const json &rows, ReadOne readOne)
     std::vector<Layer> layers;
     for (const json &lj : rows) {
         Layer layer;
-        layer.layer = lj.at("layer").get<int>();
+        layer.layer = probedLayer(lj.at("layer"));
         readOne(lj, layer);
         layers.push_back(std::move(layer));
     }
@@ -296,16 +318,16 @@ AttentionTaskSummary readSummary(const json &j)
     return s;
 }
 
-BestCell readBestCell(const json &j, const char *value)
+BestCell readBestCell(const json &j, const char *value, const Numbering &n)
 {
     BestCell b;
-    b.layer = j.at("layer").get<int>();
-    b.head = j.at("head").get<int>();
+    b.layer = n.index(j.at("layer"));
+    b.head = n.index(j.at("head"));
     b.accuracy = num(j.at(value));
     return b;
 }
 
-void readHeadAccuracy(const json &j, AttentionTaskSummary &s, ProbeRunAttention &a)
+void readHeadAccuracy(const json &j, AttentionTaskSummary &s, ProbeRunAttention &a, const Numbering &n)
 {
     HeadAccuracyReport rep;
     rep.layers = j.at("layers").get<int>();
@@ -317,8 +339,8 @@ void readHeadAccuracy(const json &j, AttentionTaskSummary &s, ProbeRunAttention 
         rel.count = rj.at("count").get<long>();
         rel.depToHead = grid(rj.at("dep_to_head"));
         rel.headToDep = grid(rj.at("head_to_dep"));
-        rel.bestDepToHead = readBestCell(rj.at("best_dep_to_head"), "accuracy");
-        rel.bestHeadToDep = readBestCell(rj.at("best_head_to_dep"), "accuracy");
+        rel.bestDepToHead = readBestCell(rj.at("best_dep_to_head"), "accuracy", n);
+        rel.bestHeadToDep = readBestCell(rj.at("best_head_to_dep"), "accuracy", n);
         rel.bestOffset.offset = rj.at("best_offset").at("offset").get<int>();
         rel.bestOffset.accuracy = num(rj.at("best_offset").at("accuracy"));
         rep.relations.push_back(std::move(rel));
@@ -328,7 +350,7 @@ void readHeadAccuracy(const json &j, AttentionTaskSummary &s, ProbeRunAttention 
     a.headAccuracy = std::move(rep);
 }
 
-void readAttentionMst(const json &j, AttentionTaskSummary &s, ProbeRunAttention &a)
+void readAttentionMst(const json &j, AttentionTaskSummary &s, ProbeRunAttention &a, const Numbering &n)
 {
     UuasReport rep;
     rep.layers = j.at("layers").get<int>();
@@ -338,13 +360,13 @@ void readAttentionMst(const json &j, AttentionTaskSummary &s, ProbeRunAttention 
         rep.layerMean.push_back(num(v));
     rep.edges = j.at("edges").get<long>();
     rep.skipped = j.at("skipped_one_word").get<std::size_t>();
-    s.best = readBestCell(j.at("best"), "uuas");
+    s.best = readBestCell(j.at("best"), "uuas", n);
     if (j.at("best").contains("worst_sentences"))
         s.worstSentences = j.at("best").at("worst_sentences").get<std::vector<std::string>>();
     a.attentionMst = std::move(rep);
 }
 
-void readConstituentMass(const json &j, AttentionTaskSummary &s, ProbeRunAttention &a)
+void readConstituentMass(const json &j, AttentionTaskSummary &s, ProbeRunAttention &a, const Numbering &n)
 {
     ConstituentMassReport rep;
     rep.layers = j.at("layers").get<int>();
@@ -357,7 +379,7 @@ void readConstituentMass(const json &j, AttentionTaskSummary &s, ProbeRunAttenti
             rep.words.push_back(v.get<long>());
     rep.skippedWords = j.at("skipped_words").get<long>();
     if (j.contains("best")) {
-        s.best = readBestCell(j.at("best"), "difference");
+        s.best = readBestCell(j.at("best"), "difference", n);
         s.worstSentences = j.at("best").at("worst_sentences").get<std::vector<std::string>>();
     }
     a.constituentMass = std::move(rep);
@@ -409,7 +431,7 @@ InductionSplit readSplit(const json &j)
     return s;
 }
 
-Result<ProbeRunInduction> readInduction(const json &j)
+Result<ProbeRunInduction> readInduction(const json &j, const Numbering &n, int layers)
 {
     ProbeRunInduction r;
     r.applicable = j.at("applicable").get<bool>();
@@ -419,16 +441,18 @@ Result<ProbeRunInduction> readInduction(const json &j)
     r.excluded = counts(j.at("excluded"));
     r.constituencyTrees = j.at("constituency_trees").get<std::string>();
     if (j.contains("config")) {
-        auto config = InductionConfig::fromJson(j.at("config").dump());
+        auto config = n.fromOne ? InductionConfig::fromNumberedJson(j.at("config").dump())
+                                : InductionConfig::fromJson(j.at("config").dump());
         if (!config)
             return config.error();
         r.report.config = *config;
+        r.report.layers = layers;
     }
     r.report.all = readSplit(j.at("all"));
     r.report.upTo10 = readSplit(j.at("length_10"));
     if (j.contains("by_start_layer"))
         for (const json &lj : j.at("by_start_layer"))
-            r.report.byStartLayer.push_back(InductionReport::StartLayer{lj.at("start_layer").get<int>(),
+            r.report.byStartLayer.push_back(InductionReport::StartLayer{n.index(lj.at("start_layer")),
                                                                         readScore(lj.at("all")),
                                                                         readScore(lj.at("length_10"))});
     if (j.contains("worst_sentences"))
@@ -467,6 +491,7 @@ void canonicalOrder(std::vector<Task> &tasks, const std::vector<std::string> &or
 Result<ProbeRunReport> readReport(const json &j)
 {
     ProbeRunReport r;
+    const Numbering numbering{j.value("layer_numbering", std::string()) == "1-based"};
     r.command = j.at("command").get<std::string>();
     r.treelensVersion = j.at("treelens_version").get<std::string>();
     r.model = readModel(j.at("model"));
@@ -479,18 +504,18 @@ Result<ProbeRunReport> readReport(const json &j)
         } else if (kind == "structural") {
             r.structuralTasks.push_back(readStructuralTask(name, t));
         } else if (kind == "induction") {
-            auto induction = readInduction(t);
+            auto induction = readInduction(t, numbering, r.model.layers);
             if (!induction)
                 return Error{"unsupervised-parsing: " + induction.message()};
             r.induction = std::move(*induction);
         } else if (kind == "attention") {
             AttentionTaskSummary s = readSummary(t);
             if (name == "head-accuracy")
-                readHeadAccuracy(t, s, r.attention);
+                readHeadAccuracy(t, s, r.attention, numbering);
             else if (name == "attention-mst")
-                readAttentionMst(t, s, r.attention);
+                readAttentionMst(t, s, r.attention, numbering);
             else if (name == "constituent-mass")
-                readConstituentMass(t, s, r.attention);
+                readConstituentMass(t, s, r.attention, numbering);
             else if (name == "link-probs")
                 readLinkProbs(t, r.attention);
             else
@@ -523,6 +548,8 @@ Result<std::vector<ProbeRunReport>> readProbeReportsJson(const std::string &text
             out.push_back(std::move(*r));
         }
     } catch (const json::exception &e) {
+        return Error{source + ": not a probing report: " + e.what()};
+    } catch (const std::invalid_argument &e) {
         return Error{source + ": not a probing report: " + e.what()};
     }
     return out;

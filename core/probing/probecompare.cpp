@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/base/numbering.h"
+
 namespace treelens {
 
 const char *const kCompareMissing = "\xE2\x80\x94"; // —
@@ -41,7 +43,7 @@ std::string sentenceCell(const std::vector<SentenceProbeLayer> &layers, int best
         return kCompareMissing;
     const SentenceProbeLayer &l = layers[static_cast<std::size_t>(best)];
     return pythonFixed(sentenceMetric(l.find(pooling)->result, regression), regression ? 3 : 1) + " (" +
-           std::to_string(l.layer) + ")";
+           probedLayerName(l.layer) + ")";
 }
 
 std::string structuralCell(const std::vector<StructuralProbeLayer> &layers, StructuralProbeKind kind)
@@ -53,7 +55,7 @@ std::string structuralCell(const std::vector<StructuralProbeLayer> &layers, Stru
     const StructuralMetrics &t = l.result.test;
     const bool dist = kind == StructuralProbeKind::Distance;
     return pythonFixed(reportPercent(dist ? t.uuas : t.rootAccuracy), 1) + " / " +
-           pythonFixed(reportRounded(dist ? t.dspr : t.nspr, 4), 3) + " (" + std::to_string(l.layer) + ")";
+           pythonFixed(reportRounded(dist ? t.dspr : t.nspr, 4), 3) + " (" + probedLayerName(l.layer) + ")";
 }
 
 const InductionScore &inductionScore(const InductionSplit &split, const std::string &parser)

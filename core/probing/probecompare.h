@@ -44,7 +44,7 @@ int bestStructuralProbeLayer(const std::vector<StructuralProbeLayer> &layers);
 // One model's cells (kCompareMissing where there is nothing to show)
 
 struct SentenceProbeCells {
-    std::string mean;        ///< "0.162 (2)": test R² (SentLen, 3 decimals) or accuracy % (1 decimal) (layer)
+    std::string mean;        ///< "0.162 (2)": test R² (SentLen, 3 decimals) or accuracy % (1 decimal) (layer: "embeddings" or k from 1)
     std::string cls;         ///< the same for the [CLS] vector
     std::string selectivity; ///< task − control at the mean vector's best layer
     std::string randomInit;  ///< the random-init encoder, mean vector, its best layer
@@ -55,7 +55,7 @@ SentenceProbeCells sentenceProbeCells(const SentenceProbeTask &task);
 std::string majorityBaselineCell(const SentenceProbeTask &task);
 
 struct StructuralProbeCells {
-    std::string model;      ///< "44.4 / 0.459 (0)": UUAS % / DSpr or root accuracy % / NSpr (layer)
+    std::string model;      ///< "44.4 / 0.459 (embeddings)": UUAS % / DSpr or root accuracy % / NSpr (layer)
     std::string randomInit; ///< the same for the random-init encoder
 };
 StructuralProbeCells structuralProbeCells(const StructuralProbeTask &task);

@@ -12,6 +12,12 @@
 /// percent); the JSON rounds them (reportRounded()). A report read back from
 /// JSON (readProbeReportsJson) holds the JSON's rounded numbers and lacks what
 /// the JSON does not carry (per-sentence results, the viewers' data).
+///
+/// Layers and heads are indices here: a probed layer is 0 for the embeddings and
+/// k for the output of encoder layer k; the attention grids, best cells and start
+/// layers count encoder layers and heads from 0 (attentiontree.h). The JSON, the
+/// text, the tables and the dock number them as a person does, from 1 with the
+/// embeddings named (core/base/numbering.h).
 
 #include <array>
 #include <cstddef>

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "core/base/numbering.h"
 #include "core/base/strings.h"
 #include "core/probing/probetasks.h"
 
@@ -120,22 +121,34 @@ Result<std::vector<int>> parseProbeRunLayers(const std::string &text, int layers
             out.push_back(l);
         return out;
     }
+    const std::string range = "(embeddings and 1.." + std::to_string(layers) + ")";
     std::set<int> seen;
     for (const auto &item : splitList(text)) {
-        char *end = nullptr;
-        const long v = std::strtol(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0')
-            return Error{"layers: '" + item + "' is not a layer number (expected all or a list such as 0,2,4)"};
-        if (v < 0 || v > layers)
-            return Error{"layers: layer " + item + " is outside 0.." + std::to_string(layers) + " (0 = embeddings, " +
-                         std::to_string(layers) + " = the last encoder layer)"};
-        if (seen.insert(static_cast<int>(v)).second)
-            out.push_back(static_cast<int>(v));
+        int v = 0;
+        if (lower(item) == kEmbeddingsLayerName || item == "0") { // "0": the old spelling
+            v = 0;
+        } else if (!parseInt(item, v)) {
+            return Error{"layers: '" + item + "' is not a layer (expected all, or a list such as embeddings,2,4)"};
+        } else if (v < 0) {
+            return Error{"layers: layer " + item + ": layers are numbered from 1 " + range};
+        } else if (v > layers) {
+            return Error{"layers: layer " + item + ": the model has " + std::to_string(layers) + " layers " + range};
+        }
+        if (seen.insert(v).second)
+            out.push_back(v);
     }
     if (out.empty())
         return Error{"layers: no layer given"};
     std::sort(out.begin(), out.end());
     return out;
+}
+
+std::string probeRunLayersNote(const std::string &text)
+{
+    for (const auto &item : splitList(text))
+        if (item == "0")
+            return "layers: 0 is the old spelling of embeddings (the encoder layers are numbered from 1)";
+    return {};
 }
 
 Status ProbeRunConfig::validate() const

@@ -4,8 +4,8 @@
 /// by `treelens-cli probe` and the GUI's Probing dock, and the parsing of its
 /// task and layer lists. Torch-free.
 ///
-/// Errors name the setting by its field here ("layers: layer 9 is outside
-/// 0..4"), never by a command-line flag: the CLI (app/cli/cmd_probe.cpp) puts
+/// Errors name the setting by its field here ("layers: layer 9: the model has 4
+/// layers (1..4) ..."), never by a command-line flag: the CLI (app/cli/cmd_probe.cpp) puts
 /// its flag names in where it reports them.
 
 #include <string>
@@ -28,9 +28,14 @@ const std::vector<std::string> &probeRunAttentionTasks();
 /// Errors start with "tasks: ".
 Result<std::vector<std::string>> parseProbeRunTasks(const std::string &text);
 
-/// "all" (0..layers) or a comma list such as "0,2,4" of layers in 0..layers (0 =
-/// embeddings), sorted and without repeats. Errors start with "layers: ".
+/// "all" or a comma list such as "embeddings,2,4" of the layers a person names
+/// (core/base/numbering.h): "embeddings" and the encoder layers 1..layers; "0"
+/// is the old spelling of embeddings. Returns the probed layers as the report
+/// keeps them (0 = embeddings, k = the output of encoder layer k), sorted and
+/// without repeats. Errors start with "layers: ".
 Result<std::vector<int>> parseProbeRunLayers(const std::string &text, int layers);
+/// A note when `text` uses an old spelling ("0" for the embeddings), else "".
+std::string probeRunLayersNote(const std::string &text);
 
 /// Everything a run needs; the defaults are those of `treelens-cli probe`.
 struct ProbeRunConfig {
@@ -43,7 +48,7 @@ struct ProbeRunConfig {
     /// In-memory corpora, used for a split whose file list is empty (the GUI's open
     /// document); same rules as the files.
     std::vector<Sentence> trainSentences, devSentences, testSentences;
-    std::string layers = "all";               ///< "all" or "0,2,4" (0 = embeddings)
+    std::string layers = "all";               ///< "all" or "embeddings,2,4" (see parseProbeRunLayers)
     std::string pooling = "both";             ///< cls, mean or both
     std::string probe = "mlp";                ///< mlp or linear
     int rank = 0;                             ///< structural probes: rank of B (0 = d_model)

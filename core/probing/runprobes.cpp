@@ -1,12 +1,16 @@
 // runprobes: stage 4 of a probing run, the sentence and structural probes; see runprobes.h.
 #include "core/probing/runprobes.h"
 
+#include "core/base/numbering.h"
 #include "core/encoders/encoder.h"
 #include "core/probing/runfeatures.h"
 
 namespace treelens {
 
 namespace {
+
+/// A probed layer in progress lines and errors: "embeddings" or "layer k" (from 1).
+std::string probedLayerText(int layer) { return layer == 0 ? kEmbeddingsLayerName : "layer " + std::to_string(layer); }
 
 // ---------------------------------------------------------------------------
 // Sentence probes
@@ -45,7 +49,7 @@ Status trainSentenceProbes(const ProbeRunContext &ctx, const ProbeDataset &datas
             auto inputs =
                 probeInputs(dataset, tr, dv, te, layer, pooling == "cls" ? SentencePooling::Cls : SentencePooling::Mean);
             if (!inputs)
-                return Error{label + ", layer " + std::to_string(layer) + ": " + inputs.message()};
+                return Error{label + ", " + probedLayerText(layer) + ": " + inputs.message()};
             auto r = trainProbe(
                 *inputs, options,
                 [&](const ProbeEpoch &e) {
@@ -53,10 +57,10 @@ Status trainSentenceProbes(const ProbeRunContext &ctx, const ProbeDataset &datas
                 },
                 ctx.control());
             if (!r)
-                return Error{label + ", layer " + std::to_string(layer) + " " + pooling + ": " + r.message()};
+                return Error{label + ", " + probedLayerText(layer) + " " + pooling + ": " + r.message()};
             r->testPredicted.clear();
             r->testPredictions.clear();
-            ProgressLine(ctx) << label << " layer " << layer << " " << pooling << ": " << probeSummary(*r)
+            ProgressLine(ctx) << label << " " << probedLayerText(layer) << " " << pooling << ": " << probeSummary(*r)
                               << " (best epoch " << r->bestEpoch << "/" << r->curve.size() << ", "
                               << probeFixed(secondsSince(t0), 1) << " s)";
             out[LayerPooling{layer, pooling}] = std::move(*r);
@@ -193,7 +197,7 @@ Status trainStructuralLayer(const ProbeRunContext &ctx, const ProbeData &data, c
             },
             ctx.control());
         if (!r)
-            return Error{task.name + variant + ", layer " + std::to_string(layer) + ": " + r.message()};
+            return Error{task.name + variant + ", " + probedLayerText(layer) + ": " + r.message()};
         if (!randomInit) {
             // Keep the predictions for the viewer; result.sentence indexes its sentences.
             if (w.viewer.sentences.empty())
@@ -207,7 +211,7 @@ Status trainStructuralLayer(const ProbeRunContext &ctx, const ProbeData &data, c
         r->testSentences.clear();
         const double s = secondsSince(t0);
         w.seconds += s;
-        ProgressLine(ctx) << task.name << variant << " layer " << layer << ": " << structuralSummary(*r)
+        ProgressLine(ctx) << task.name << variant << " " << probedLayerText(layer) << ": " << structuralSummary(*r)
                           << " (best epoch " << r->bestEpoch << "/" << r->curve.size() << ", " << probeFixed(s, 1)
                           << " s)";
         (randomInit ? task.randomInitLayers : task.layers).push_back(StructuralProbeLayer{layer, std::move(*r)});
@@ -239,7 +243,7 @@ Status trainStructural(const ProbeRunContext &ctx, Encoder &encoder, const Probe
         ProbeSplitFeatures one;
         if (!allAtOnce) {
             fo.layers = {layer};
-            auto f = extractProbeFeatures(ctx, encoder, data, fo, "word states" + variant + ", layer " + std::to_string(layer));
+            auto f = extractProbeFeatures(ctx, encoder, data, fo, "word states" + variant + ", " + probedLayerText(layer));
             if (!f)
                 return Error{"word states" + variant + ": " + f.message()};
             one = std::move(*f);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/base/numbering.h"
 #include "core/probing/probecompare.h"
 #include "core/probing/runcontext.h"
 
@@ -47,12 +48,12 @@ std::string gridText(const LayerHeadGrid &g, int digits, const std::string &titl
     std::string t = "  " + title + "\n  layer";
     char buf[64];
     for (int h = 0; h < g.heads; ++h) {
-        std::snprintf(buf, sizeof buf, " %7s", ("h" + std::to_string(h)).c_str());
+        std::snprintf(buf, sizeof buf, " %7s", ("h" + std::to_string(h + 1)).c_str());
         t += buf;
     }
     t += "\n";
     for (int l = 0; l < g.layers; ++l) {
-        std::snprintf(buf, sizeof buf, "  %5d", l);
+        std::snprintf(buf, sizeof buf, "  %5d", l + 1);
         t += buf;
         for (int h = 0; h < g.heads; ++h) {
             std::snprintf(buf, sizeof buf, " %7s", probeFixed(g.at(l, h), digits).c_str());
@@ -84,7 +85,8 @@ std::string headerText(const ProbeRunReport &r)
     text += "dependency trees: " + d.dependencyTrees + "\n";
     for (const auto &[k, n] : d.excluded)
         text += "excluded: " + k + " " + std::to_string(n) + "\n";
-    text += "layers: 0 = embeddings, k = output of encoder layer k; probe " + r.settings.probe + ", seed " +
+    text += "layers: embeddings, and k = the output of encoder layer k (layers and heads numbered from 1); probe " +
+            r.settings.probe + ", seed " +
             std::to_string(r.settings.seed) + "\n";
     return text;
 }
@@ -112,7 +114,7 @@ std::string sentenceTaskText(const SentenceProbeTask &t, const std::vector<std::
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < t.layers.size(); ++i) {
         const SentenceProbeLayer &layer = t.layers[i];
-        std::vector<std::string> row = {std::to_string(layer.layer)};
+        std::vector<std::string> row = {probedLayerName(layer.layer)};
         for (const auto &p : poolings) {
             const SentenceProbeCell &c = layer.pooling.at(p);
             const ProbeResult &m = c.result;
@@ -159,7 +161,7 @@ std::string structuralTaskText(const StructuralProbeTask &t, int rank)
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < t.layers.size(); ++i) {
         const StructuralProbeResult &m = t.layers[i].result;
-        std::vector<std::string> row = {std::to_string(t.layers[i].layer)};
+        std::vector<std::string> row = {probedLayerName(t.layers[i].layer)};
         row.push_back(dist ? probeFixed(100 * m.test.uuas, 2) : probeFixed(100 * m.test.rootAccuracy, 2));
         row.push_back(dist ? probeFixed(m.test.dspr, 4) : probeFixed(m.test.nspr, 4));
         row.push_back(std::to_string(m.bestEpoch) + "/" + std::to_string(m.curve.size()));
@@ -186,7 +188,8 @@ std::string headAccuracyText(const HeadAccuracyReport &rep, const AttentionTaskS
 {
     auto cellText = [](const BestCell &b) {
         return b.layer < 0 ? std::string("-")
-                           : probeFixed(b.accuracy, 2) + " (" + std::to_string(b.layer) + "-" + std::to_string(b.head) + ")";
+                           : probeFixed(b.accuracy, 2) + " (" + std::to_string(b.layer + 1) + "-" +
+                                 std::to_string(b.head + 1) + ")";
     };
     std::vector<std::vector<std::string>> rows;
     for (const auto &rel : rep.relations)
@@ -194,7 +197,7 @@ std::string headAccuracyText(const HeadAccuracyReport &rep, const AttentionTaskS
                         probeFixed(rel.bestOffset.accuracy, 2) + " (" + (rel.bestOffset.offset > 0 ? "+" : "") +
                             std::to_string(rel.bestOffset.offset) + ")"});
     std::string text = "\nhead-accuracy (" + std::to_string(s.sentences) + " sentences, " + s.attention +
-                       "; percent; best head as layer-head, 0-based)\n";
+                       "; percent; best head as layer-head, numbered from 1)\n";
     if (const auto *all = rep.find("all")) {
         text += gridText(all->depToHead, 2, "all relations, dependent -> head:");
         text += gridText(all->headToDep, 2, "all relations, head -> dependent:");
@@ -210,8 +213,8 @@ std::string attentionMstText(const UuasReport &rep, const AttentionTaskSummary &
     std::string means;
     for (double m : rep.layerMean)
         means += " " + probeFixed(m, 2);
-    return text + "  layer mean:" + means + "\n  best head: layer " + std::to_string(s.best.layer) + " head " +
-           std::to_string(s.best.head) + ", UUAS " + probeFixed(s.best.accuracy, 2) + "\n";
+    return text + "  layer mean:" + means + "\n  best head: layer " + std::to_string(s.best.layer + 1) + " head " +
+           std::to_string(s.best.head + 1) + ", UUAS " + probeFixed(s.best.accuracy, 2) + "\n";
 }
 
 std::string constituentMassText(const ConstituentMassReport &rep, const AttentionTaskSummary &s)
@@ -223,7 +226,7 @@ std::string constituentMassText(const ConstituentMassReport &rep, const Attentio
     text += gridText(rep.baseline, 4, "baseline:");
     text += gridText(rep.difference, 4, "mass - baseline:");
     if (s.best.layer >= 0)
-        text += "  best head: layer " + std::to_string(s.best.layer) + " head " + std::to_string(s.best.head) +
+        text += "  best head: layer " + std::to_string(s.best.layer + 1) + " head " + std::to_string(s.best.head + 1) +
                 ", mass - baseline " + probeFixed(s.best.accuracy, 4) + "\n";
     return text;
 }
@@ -233,7 +236,7 @@ std::string linkProbsText(const LinkProbabilityReport &rep, const AttentionTaskS
     std::vector<std::vector<std::string>> rows;
     for (int l = 0; l < rep.layers; ++l) {
         const auto &st = rep.perLayer[static_cast<std::size_t>(l)];
-        std::vector<std::string> row = {std::to_string(l), std::to_string(st.gaps), probeFixed(st.mean, 4),
+        std::vector<std::string> row = {std::to_string(l + 1), std::to_string(st.gaps), probeFixed(st.mean, 4),
                                         probeFixed(st.stddev, 4), probeFixed(st.spearman, 4)};
         for (int k = 0; k < LinkBucketCount; ++k)
             row.push_back(st.bucketCount[static_cast<std::size_t>(k)] ? probeFixed(st.bucketMean[static_cast<std::size_t>(k)], 4)

@@ -1,6 +1,9 @@
 // Unsupervised-parse settings belong to the model: tune-induction chooses them on
 // development trees (never the test files), stores them in a copy of the model,
 // and eval-induction and analyze then use them by default; flags still override.
+// Layers are numbered from 1 in the flags and the output (docs/cli.md,
+// "Numbering"); the 0-based flags of earlier versions keep working under their
+// explicit names.
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -63,7 +66,9 @@ TEST(CliInduction, TunedSettingsAreStoredAndUsedByDefault)
         std::vector<float> l = layer.get<std::vector<float>>();
         links.emplace_back(l.begin() + 1, l.end());
     }
-    auto config = InductionConfig::fromJson(chosen.dump());
+    // tune-induction prints layers numbered from 1 (the model file keeps them from 0).
+    EXPECT_EQ(choice["layer_numbering"], "1-based");
+    auto config = InductionConfig::fromNumberedJson(chosen.dump());
     ASSERT_TRUE(config.ok()) << config.message();
     const auto expected = induceBrackets(links, *config);
     EXPECT_EQ(analysis["induced_brackets"], json(expected));
@@ -75,4 +80,101 @@ TEST(CliInduction, RefusesToTuneOnTheTestFiles)
     const CliRun t = cli("tune-induction --device cpu --gold " + wsj(185));
     EXPECT_EQ(t.code, 1);
     EXPECT_NE(t.err.find("is a test file"), std::string::npos) << t.err;
+}
+
+namespace {
+/// eval-induction --json on one development file with extra flags.
+CliRun evalInduction(const std::string &flags)
+{
+    return cli("eval-induction --device cpu --json --gold " + wsj(160) + " " + flags);
+}
+json configOf(const CliRun &r)
+{
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.code == 0 ? json::parse(r.out)["config"] : json();
+}
+} // namespace
+
+TEST(CliInduction, LayersNumberedFromOne)
+{
+    TREELENS_REQUIRE_SHARED("data/ptb-sample/wsj_0160.mrg");
+    // The shipped model's settings: the official start at the top (layer 4 of 4),
+    // never below the third layer; every start layer from 1.
+    const CliRun d = evalInduction("");
+    ASSERT_EQ(d.code, 0) << d.err;
+    const json report = json::parse(d.out);
+    EXPECT_EQ(report["layer_numbering"], "1-based");
+    EXPECT_EQ(report["config"], json::parse(R"({"descend":0.7,"min_layer":3,"start_layer":4,"threshold":0.8})"));
+    ASSERT_EQ(report["by_start_layer"].size(), 4u);
+    for (int k = 0; k < 4; ++k)
+        EXPECT_EQ(report["by_start_layer"][k]["start_layer"], k + 1);
+    // The top start layer's row is the model's own score.
+    EXPECT_EQ(report["by_start_layer"][3]["all"], report["all"]["model"]);
+
+    const CliRun text = cli("eval-induction --device cpu --gold " + wsj(160));
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_NE(text.out.find("model: start at layer 4 (the top), minimum layer 3, threshold 0.80, descent rule 0.70\n"),
+              std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("start layer (numbered from 1):\n  layer 1 "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("\n  layer 4 "), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("layer 0"), std::string::npos) << text.out;
+
+    // --start-layer 4 is the top, as "top" is; --min-layer 3 the third layer.
+    EXPECT_EQ(configOf(evalInduction("--start-layer 4 --min-layer 3")), report["config"]);
+    EXPECT_EQ(configOf(evalInduction("--start-layer top")), report["config"]);
+    const json low = configOf(evalInduction("--start-layer 2 --min-layer 1"));
+    EXPECT_EQ(low["start_layer"], 2);
+    EXPECT_EQ(low["min_layer"], 1);
+    // Starting at layer 2 (the minimum layer lowered to it) scores as the "layer 2" row.
+    const CliRun two = evalInduction("--start-layer 2 --min-layer 2");
+    ASSERT_EQ(two.code, 0) << two.err;
+    EXPECT_EQ(json::parse(two.out)["all"]["model"], report["by_start_layer"][1]["all"]);
+}
+
+TEST(CliInduction, OldZeroBasedSpellingsStillWork)
+{
+    TREELENS_REQUIRE_SHARED("data/ptb-sample/wsj_0160.mrg");
+    const json layer2 = configOf(evalInduction("--start-layer 2 --min-layer 1"));
+    // The 0-based numbers of earlier versions under their explicit names.
+    EXPECT_EQ(configOf(evalInduction("--start-layer-0based 1 --min-layer-0based 0")), layer2);
+    EXPECT_EQ(configOf(evalInduction("--start-layer-0based -1")), configOf(evalInduction("--start-layer top")));
+    // --start-layer -1 (the top) had one meaning in every version: kept, with a note.
+    const CliRun top = evalInduction("--start-layer -1");
+    EXPECT_EQ(configOf(top), configOf(evalInduction("--start-layer 4")));
+    EXPECT_NE(top.err.find("note: --start-layer -1 is the old spelling of --start-layer top"), std::string::npos) << top.err;
+    // One spelling of a setting at a time.
+    const CliRun both = evalInduction("--start-layer 2 --start-layer-0based 1");
+    EXPECT_EQ(both.code, 2) << both.err;
+}
+
+TEST(CliInduction, RefusesLayersOutsideTheModel)
+{
+    TREELENS_REQUIRE_SHARED("data/ptb-sample/wsj_0160.mrg");
+    // Layer 0 does not exist (a usage error, whatever the model); the message
+    // names the old 0-based flag.
+    CliRun r = evalInduction("--start-layer 0");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("--start-layer: layer 0: layers are numbered from 1 (the old 0-based numbers: "
+                         "--start-layer-0based)"),
+              std::string::npos)
+        << r.err;
+    r = evalInduction("--min-layer 0");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("layers are numbered from 1 (the old 0-based numbers: --min-layer-0based)"), std::string::npos)
+        << r.err;
+    r = evalInduction("--start-layer first");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("'first' is not a layer number"), std::string::npos) << r.err;
+    // Beyond the shipped model's 4 layers: a user error naming the model's range.
+    r = evalInduction("--start-layer 5");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, "treelens-cli: error: --start-layer: layer 5: the model has 4 layers (1..4)\n");
+    r = evalInduction("--min-layer 9");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, "treelens-cli: error: --min-layer: layer 9: the model has 4 layers (1..4)\n");
+    r = evalInduction("--start-layer-0based 4");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, "treelens-cli: error: --start-layer-0based: 4 is outside 0..3 (-1 = top)\n");
+    EXPECT_TRUE(r.out.empty());
 }

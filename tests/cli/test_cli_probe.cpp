@@ -111,12 +111,17 @@ TEST(CliProbe, UnsupervisedParsingOnHandScoredTrees)
     EXPECT_EQ(t["all"]["left_branching"]["sentence_f1"], 55.0);
     EXPECT_TRUE(t["all"].contains("model"));
     EXPECT_EQ(t["by_start_layer"].size(), 4u); // the shipped model's 4 layers
+    // Start layers numbered from 1; the official setting as a person reads it.
+    EXPECT_EQ(t["by_start_layer"][0]["start_layer"], 1);
+    EXPECT_EQ(t["by_start_layer"][3]["start_layer"], 4);
+    EXPECT_EQ(t["config"]["start_layer"], 4);
+    EXPECT_EQ(t["config"]["min_layer"], 3);
 }
 
 TEST(CliProbe, JsonShapeAndDeterminism)
 {
     const std::string args = "probe --task sentlen,treedepth,head-accuracy,structural-depth --train " + quote(tinyPath()) +
-                             " --layers 0,2 --pooling both --epochs 3 --depth-min-count 1 --device cpu --json";
+                             " --layers embeddings,2 --pooling both --epochs 3 --depth-min-count 1 --device cpu --json";
     const CliRun a = cli(args);
     ASSERT_EQ(a.code, 0) << a.err;
     const CliRun b = cli(args);
@@ -130,7 +135,8 @@ TEST(CliProbe, JsonShapeAndDeterminism)
     for (const char *k : {"command", "model", "settings", "data", "tasks", "timing"})
         EXPECT_TRUE(ja.contains(k)) << k;
     EXPECT_NE(ja["command"].get<std::string>().find("--task sentlen,treedepth"), std::string::npos);
-    EXPECT_EQ(ja["settings"]["layers"], json::array({0, 2}));
+    EXPECT_EQ(ja["layer_numbering"], "1-based");
+    EXPECT_EQ(ja["settings"]["layers"], json::array({"embeddings", 2}));
     EXPECT_EQ(ja["settings"]["pooling"], json::array({"cls", "mean"}));
     EXPECT_EQ(ja["settings"]["probe_device"], "cpu"); // auto = where the encoder runs (--device cpu)
     const int L = ja["model"]["layers"].get<int>(), H = ja["model"]["heads"].get<int>();
@@ -172,7 +178,7 @@ TEST(CliProbe, JsonShapeAndDeterminism)
             EXPECT_GE(m["best_epoch"].get<int>(), 1);
         }
     }
-    EXPECT_EQ(sl["layers"][0]["layer"], 0);
+    EXPECT_EQ(sl["layers"][0]["layer"], "embeddings");
     EXPECT_EQ(sl["layers"][1]["layer"], 2);
 
     // treedepth on the dependency trees (the input has no constituency trees):
@@ -287,7 +293,8 @@ TEST(CliProbe, UsageErrors)
     EXPECT_NE(unknown.err.find("unknown task 'frobnicate'"), std::string::npos) << unknown.err;
     const CliRun layer = cli("probe --task sentlen --layers 0,99 --train " + quote(tinyPath()) + " --device cpu");
     EXPECT_EQ(layer.code, 1);
-    EXPECT_NE(layer.err.find("--layers: layer 99 is outside"), std::string::npos) << layer.err;
+    EXPECT_NE(layer.err.find("--layers: layer 99: the model has 4 layers (embeddings and 1..4)"), std::string::npos)
+        << layer.err;
     // No machine has 100 GPUs: the probes' device is checked before any work.
     const CliRun gpu = cli("probe --task sentlen --train " + quote(tinyPath()) + " --device cpu --probe-device cuda:99");
     EXPECT_EQ(gpu.code, 1);
@@ -295,6 +302,50 @@ TEST(CliProbe, UsageErrors)
     const CliRun devOnly = cli("probe --task sentlen --train " + quote(tinyPath()) + " --dev " + quote(tinyPath()));
     EXPECT_EQ(devOnly.code, 1);
     EXPECT_NE(devOnly.err.find("--dev needs --test"), std::string::npos) << devOnly.err;
+}
+
+TEST(CliProbe, LayersNumberedFromOneWithTheEmbeddingsNamed)
+{
+    const std::string tiny = quote(tinyPath());
+    const std::string common = " --train " + tiny + " --pooling mean --epochs 1 --device cpu";
+    // The old spelling "0" of the embeddings still works, with a note, and gives
+    // the same report as "embeddings".
+    const CliRun named = cli("probe --task sentlen,attention-mst --layers embeddings,4" + common + " --json");
+    ASSERT_EQ(named.code, 0) << named.err;
+    EXPECT_EQ(named.err.find("old spelling"), std::string::npos) << named.err;
+    const CliRun old = cli("probe --task sentlen,attention-mst --layers 0,4" + common + " --json");
+    ASSERT_EQ(old.code, 0) << old.err;
+    EXPECT_NE(old.err.find("treelens-cli: note: --layers: 0 is the old spelling of embeddings"), std::string::npos)
+        << old.err;
+    json a = withoutTiming(json::parse(named.out)), b = withoutTiming(json::parse(old.out));
+    a.erase("command");
+    b.erase("command");
+    EXPECT_EQ(a.dump(), b.dump());
+    EXPECT_EQ(a["settings"]["layers"], json::array({"embeddings", 4}));
+    const json &best = a["tasks"]["attention-mst"]["best"];
+    EXPECT_GE(best["layer"].get<int>(), 1);
+    EXPECT_LE(best["layer"].get<int>(), 4);
+    EXPECT_GE(best["head"].get<int>(), 1);
+
+    // The text: the embeddings by name, encoder layers and heads from 1.
+    const CliRun text = cli("probe --task sentlen,attention-mst --layers embeddings,4" + common);
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_NE(text.out.find("\n  embeddings "), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("\n  0 "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("  layer      h1      h2      h3      h4\n"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find(" h0 "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("  best head: layer " + std::to_string(best["layer"].get<int>()) + " head " +
+                            std::to_string(best["head"].get<int>()) + ", UUAS "),
+              std::string::npos)
+        << text.out;
+
+    // Out of range: below 1 (no layer 0 but the old embeddings), beyond the model.
+    CliRun r = cli("probe --task sentlen --layers 5" + common);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, "treelens-cli: error: --layers: layer 5: the model has 4 layers (embeddings and 1..4)\n");
+    r = cli("probe --task sentlen --layers -1" + common);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, "treelens-cli: error: --layers: layer -1: layers are numbered from 1 (embeddings and 1..4)\n");
 }
 
 TEST(CliProbe, StructuralDistanceOnAnEwtSlice)
@@ -368,8 +419,8 @@ TEST(CliProbe, CoreMessagesGetTheFlagNames)
     EXPECT_EQ(r.err, "treelens-cli: error: --depth-min-count must be at least 1\n");
     r = cli("probe --task sentlen --encoder-batch 0 --train " + tiny);
     EXPECT_EQ(r.err, "treelens-cli: error: --encoder-batch must be at least 1\n");
-    r = cli("probe --task sentlen --layers 0,x --train " + tiny + " --device cpu");
-    EXPECT_EQ(r.err, "treelens-cli: error: --layers: 'x' is not a layer number (expected all or a list such as 0,2,4)\n");
+    r = cli("probe --task sentlen --layers embeddings,x --train " + tiny + " --device cpu");
+    EXPECT_EQ(r.err, "treelens-cli: error: --layers: 'x' is not a layer (expected all, or a list such as embeddings,2,4)\n");
     r = cli("probe --task treedepth,topconst --tree constituency --tree-source gold --device cpu --train " + tiny);
     EXPECT_EQ(r.code, 1);
     EXPECT_EQ(r.err, "treelens-cli: error: topconst, treedepth (--tree constituency) needs constituency trees, and " +
@@ -386,7 +437,9 @@ std::string probingData(const std::string &name) { return test::testData("probin
 TEST(CliProbe, TablesAsTheScriptPrintedThem)
 {
     // tables-*.md: what scripts/probing_tables.py printed before it ran probe-tables
-    // (tests/data/probing/make_fixtures.sh).
+    // (tests/data/probing/make_fixtures.sh), the embedding layer named
+    // "(embeddings)" where it printed "(0)". The reports are of that version
+    // (layers counted from 0): probe-tables still reads them.
     const CliRun named = cli("probe-tables tree=" + quote(probingData("tiny-tree.json")) + "+" +
                              quote(probingData("tiny-tree-induction.json")) + " plain=" + quote(probingData("tiny-plain.json")));
     ASSERT_EQ(named.code, 0) << named.err;

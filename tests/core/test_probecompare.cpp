@@ -3,7 +3,10 @@
 //
 // The Markdown tables are checked against tests/data/probing/tables-*.md, which
 // the Python scripts/probing_tables.py of commit 9afa67c printed for the
-// fixtures' reports (tests/data/probing/make_fixtures.sh).
+// fixtures' reports (tests/data/probing/make_fixtures.sh), with the embedding
+// layer named "(embeddings)" where that script wrote "(0)" (docs/cli.md,
+// "Numbering"). The fixtures' reports are of that commit (layers counted from
+// 0): the tables read them as they read today's.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -116,6 +119,12 @@ TEST(ProbeCompare, Cells)
     st.layers[1].result.test.nspr = 0.55801;
     EXPECT_EQ(structuralProbeCells(st).model, "66.7 / 0.558 (2)");
     EXPECT_EQ(structuralProbeCells(st).randomInit, "—");
+    // The embedding layer is named, never "(0)"; encoder layer k is "(k)".
+    st.layers[0].result.dev.loss = 0.1;
+    EXPECT_EQ(structuralProbeCells(st).model, "n/a / n/a (embeddings)");
+    t.regression = false;
+    t.layers[0].pooling["mean"].result.dev.accuracy = 0.9;
+    EXPECT_EQ(sentenceProbeCells(t).mean, "0.0 (embeddings)");
 
     HeadAccuracyReport ha;
     RelationHeadAccuracy all;
@@ -186,7 +195,8 @@ TEST(ProbeCompare, AReportWithoutATaskShowsADash)
     ASSERT_FALSE(tree.empty() || given.empty());
     const std::string md = probeTablesMarkdown({{"tree", tree[0]}, {"given", given[0]}});
     // tiny-given has no sentlen-bins: four dashes in its columns.
-    EXPECT_NE(md.find("| SentLen, 6 bins (acc.) | 100.0 (0) | 100.0 (0) | 0.0 | 100.0 (2) | — | — | — | — | 100.0 |"),
+    EXPECT_NE(md.find("| SentLen, 6 bins (acc.) | 100.0 (embeddings) | 100.0 (embeddings) | 0.0 | 100.0 (2) | — | — | — | — | "
+                      "100.0 |"),
               std::string::npos)
         << md;
     // tiny-given pooled the mean only: no [CLS] column value.

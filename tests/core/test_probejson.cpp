@@ -1,14 +1,17 @@
 // A probing report as JSON (core/formats/probejson.h).
 //
-// Byte identity with the JSON of the runner before it was split into stages:
-// tests/data/probing/tiny-*.json were written by `treelens-cli probe` of commit
-// 9afa67c (tests/data/probing/make_fixtures.sh); read into the typed report and
-// written again they must come back byte for byte, "timing" included. The
-// other tests check the mapping from typed values to JSON against numbers
-// worked out by hand, and that a run's JSON carries its typed values.
+// Reports of earlier versions: tests/data/probing/tiny-*.json were written by
+// `treelens-cli probe` of commit 9afa67c (tests/data/probing/make_fixtures.sh),
+// which counted the attention tasks' layers and heads and the start layers from
+// 0 and probed the embeddings as layer 0. Read into the typed report and written
+// again they come back numbered from 1 (docs/cli.md, "Numbering") and otherwise
+// byte for byte, "timing" included; the renumbering is redone here by hand on
+// the JSON. The other tests check the mapping from typed values to JSON against
+// numbers worked out by hand, and that a run's JSON carries its typed values.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +27,62 @@ using namespace treelens;
 using nlohmann::json;
 
 namespace {
+
+/// An earlier version's report as today's writer numbers it: every "layer" and
+/// "head" from 1, the embedding layer "embeddings", the start layers from 1 and
+/// the unsupervised-parsing config as a person reads it.
+json renumbered(json r)
+{
+    const int layers = r["model"]["layers"].get<int>();
+    auto probed = [](json &layer) {
+        if (layer == 0)
+            layer = "embeddings";
+    };
+    auto plusOne = [](json &v) {
+        if (v.is_number())
+            v = v.get<int>() + 1;
+    };
+    r["layer_numbering"] = "1-based";
+    for (auto &l : r["settings"]["layers"])
+        probed(l);
+    for (auto &t : r["tasks"]) {
+        const std::string kind = t["kind"];
+        if (kind == "sentence" || kind == "structural") {
+            for (auto &l : t["layers"])
+                probed(l["layer"]);
+            if (t.contains("random_init"))
+                for (auto &l : t["random_init"]["layers"])
+                    probed(l["layer"]);
+        } else if (kind == "attention") {
+            t["layer_numbering"] = "1-based: \"layer\" and \"head\" count from 1; row i of a grid is layer i + 1, "
+                                   "column j head j + 1";
+            if (t.contains("relations"))
+                for (auto &rel : t["relations"])
+                    for (const char *best : {"best_dep_to_head", "best_head_to_dep"}) {
+                        plusOne(rel[best]["layer"]);
+                        plusOne(rel[best]["head"]);
+                    }
+            if (t.contains("best")) {
+                plusOne(t["best"]["layer"]);
+                plusOne(t["best"]["head"]);
+            }
+            if (t.contains("per_layer"))
+                for (auto &l : t["per_layer"])
+                    plusOne(l["layer"]);
+        } else if (kind == "induction") {
+            t["layer_numbering"] = "1-based";
+            if (t.contains("by_start_layer"))
+                for (auto &l : t["by_start_layer"])
+                    plusOne(l["start_layer"]);
+            if (t.contains("config")) {
+                json &c = t["config"];
+                c["start_layer"] = c["start_layer"] == -1 ? layers : c["start_layer"].get<int>() + 1;
+                plusOne(c["min_layer"]);
+            }
+        }
+    }
+    return r;
+}
 
 std::string fixture(const std::string &name)
 {
@@ -114,22 +173,88 @@ ProbeRunReport handBuilt()
 
 } // namespace
 
-TEST(ProbeJson, ReportsOfTheRunnerBeforeTheStagesComeBackByteForByte)
+TEST(ProbeJson, ReportsOfEarlierVersionsComeBackNumberedFromOne)
 {
     for (const char *name : {"tiny-tree.json", "tiny-plain.json", "tiny-tree-induction.json", "tiny-given.json"}) {
         const std::string text = fixture(name);
         ASSERT_FALSE(text.empty()) << name;
+        ASSERT_FALSE(json::parse(text).contains("layer_numbering")) << name; // an earlier version's
         auto reports = readProbeReportsJson(text, name);
         ASSERT_TRUE(reports.ok()) << reports.message();
         ASSERT_EQ(reports->size(), 1u) << name;
-        EXPECT_EQ(probeReportJson(reports->front()), text) << name;
+        const std::string written = probeReportJson(reports->front());
+        EXPECT_EQ(written, renumbered(json::parse(text)).dump()) << name;
+        // Today's JSON reads back to the same bytes.
+        auto again = readProbeReportsJson(written, name);
+        ASSERT_TRUE(again.ok()) << again.message();
+        EXPECT_EQ(probeReportJson(again->front()), written) << name;
     }
     const std::string models = fixture("tiny-models.json");
     auto reports = readProbeReportsJson(models, "tiny-models.json");
     ASSERT_TRUE(reports.ok()) << reports.message();
     ASSERT_EQ(reports->size(), 2u);
-    EXPECT_EQ(probeReportsJson({&(*reports)[0], &(*reports)[1]}), models);
+    json expected = json::parse(models);
+    for (auto &m : expected["models"])
+        m = renumbered(m);
+    EXPECT_EQ(probeReportsJson({&(*reports)[0], &(*reports)[1]}), expected.dump());
     EXPECT_EQ((*reports)[1].model.name, "transformer-en-small");
+}
+
+TEST(ProbeJson, LayersAndHeadsNumberedFromOne)
+{
+    const json old = json::parse(fixture("tiny-tree.json"));
+    auto reports = readProbeReportsJson(old.dump(), "tiny-tree.json");
+    ASSERT_TRUE(reports.ok()) << reports.message();
+    const json j = json::parse(probeReportJson(reports->front()));
+    EXPECT_EQ(j["layer_numbering"], "1-based");
+    // --layers 0,2: the embeddings and encoder layer 2.
+    EXPECT_EQ(old["settings"]["layers"], json::parse("[0,2]"));
+    EXPECT_EQ(j["settings"]["layers"], json::parse("[\"embeddings\",2]"));
+    EXPECT_EQ(j["tasks"]["sentlen"]["layers"][0]["layer"], "embeddings");
+    EXPECT_EQ(j["tasks"]["sentlen"]["layers"][1]["layer"], 2);
+    EXPECT_EQ(j["tasks"]["structural-depth"]["random_init"]["layers"][0]["layer"], "embeddings");
+    // The best head of the MST UUAS: 0-based layer 2, head 2 then; layer 3, head 3 now.
+    EXPECT_EQ(old["tasks"]["attention-mst"]["best"]["layer"], 2);
+    EXPECT_EQ(j["tasks"]["attention-mst"]["best"]["layer"], 3);
+    EXPECT_EQ(j["tasks"]["attention-mst"]["best"]["head"], 3);
+    EXPECT_EQ(j["tasks"]["constituent-mass"]["best"]["layer"], 1);
+    EXPECT_EQ(j["tasks"]["link-probs"]["per_layer"][0]["layer"], 1);
+    EXPECT_EQ(j["tasks"]["link-probs"]["per_layer"][3]["layer"], 4);
+    const json &up = j["tasks"]["unsupervised-parsing"];
+    EXPECT_EQ(up["by_start_layer"][0]["start_layer"], 1);
+    EXPECT_EQ(up["by_start_layer"][3]["start_layer"], 4);
+    // The official setting: the top of 4 layers, never below the third.
+    EXPECT_EQ(old["tasks"]["unsupervised-parsing"]["config"]["start_layer"], -1);
+    EXPECT_EQ(up["config"], json::parse(R"({"descend":0.7,"min_layer":3,"start_layer":4,"threshold":0.8})"));
+    // The typed report keeps indices: the config is the file's 0-based one again.
+    EXPECT_EQ(reports->front().induction->report.config.minLayer, 2);
+    for (const auto &[name, task] : j["tasks"].items())
+        if (task["kind"] == "attention")
+            EXPECT_EQ(task["layer_numbering"].get<std::string>().rfind("1-based", 0), 0u) << name;
+    // Nothing numbers a layer or head 0 any more.
+    std::function<void(const json &, const std::string &)> noZero = [&](const json &v, const std::string &path) {
+        if (v.is_object()) {
+            for (const auto &[k, x] : v.items()) {
+                if ((k == "layer" || k == "head" || k == "start_layer" || k == "min_layer") && x.is_number())
+                    EXPECT_GE(x.get<int>(), 1) << path << "/" << k;
+                noZero(x, path + "/" + k);
+            }
+        } else if (v.is_array()) {
+            for (const auto &x : v)
+                noZero(x, path);
+        }
+    };
+    noZero(j, "");
+}
+
+TEST(ProbeJson, AnUnknownLayerNameIsAReadError)
+{
+    json j = json::parse(fixture("tiny-tree.json"));
+    j["layer_numbering"] = "1-based";
+    j["tasks"]["sentlen"]["layers"][0]["layer"] = "bottom";
+    auto r = readProbeReportsJson(j.dump(), "n.json");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.message(), "n.json: not a probing report: unknown layer 'bottom'");
 }
 
 TEST(ProbeJson, TypedValuesAsTheJsonWritesThem)
@@ -227,7 +352,8 @@ TEST(ProbeJson, ARunsJsonCarriesItsTypedValues)
         const json &tj = j["tasks"][t.name];
         ASSERT_EQ(tj["layers"].size(), t.layers.size()) << t.name;
         for (std::size_t i = 0; i < t.layers.size(); ++i) {
-            EXPECT_EQ(tj["layers"][i]["layer"], t.layers[i].layer);
+            // Probed layer 0 is the embeddings, by name.
+            EXPECT_EQ(tj["layers"][i]["layer"], t.layers[i].layer == 0 ? json("embeddings") : json(t.layers[i].layer));
             for (const auto &[pooling, cell] : t.layers[i].pooling) {
                 const json &pj = tj["layers"][i][pooling];
                 if (t.regression) {
@@ -265,7 +391,7 @@ TEST(ProbeJson, ARunsJsonCarriesItsTypedValues)
         for (int h = 0; h < ha.heads; ++h)
             EXPECT_TRUE(same(hj["relations"][0]["dep_to_head"][l][h], reportRounded(ha.relations[0].depToHead.at(l, h), 2)));
     const auto &mst = r->attention.summaries.at("attention-mst");
-    EXPECT_EQ(j["tasks"]["attention-mst"]["best"]["layer"], mst.best.layer);
+    EXPECT_EQ(j["tasks"]["attention-mst"]["best"]["layer"], mst.best.layer + 1); // numbered from 1
     EXPECT_EQ(j["tasks"]["attention-mst"]["best"]["worst_sentences"], json(*mst.worstSentences));
 
     // One rule set: the report in memory and read back from its JSON compare alike.

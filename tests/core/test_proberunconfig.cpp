@@ -29,18 +29,30 @@ TEST(ProbeRunConfig, TasksInCanonicalOrderWithAliases)
 
 TEST(ProbeRunConfig, Layers)
 {
+    // Named as a person counts them: embeddings, then the encoder layers from 1;
+    // the report keeps 0 for the embeddings, k for the output of encoder layer k.
     auto l = parseProbeRunLayers("all", 4);
     ASSERT_TRUE(l.ok());
     EXPECT_EQ(*l, (std::vector<int>{0, 1, 2, 3, 4}));
+    l = parseProbeRunLayers("4, 2,2,Embeddings", 4);
+    ASSERT_TRUE(l.ok());
+    EXPECT_EQ(*l, (std::vector<int>{0, 2, 4}));
+    EXPECT_EQ(probeRunLayersNote("embeddings,2,4"), "");
+    // The old spelling: 0 for the embeddings, with a note.
     l = parseProbeRunLayers("4, 2,2,0", 4);
     ASSERT_TRUE(l.ok());
     EXPECT_EQ(*l, (std::vector<int>{0, 2, 4}));
+    EXPECT_EQ(probeRunLayersNote("4, 2,2,0"),
+              "layers: 0 is the old spelling of embeddings (the encoder layers are numbered from 1)");
     l = parseProbeRunLayers("5", 4);
     ASSERT_FALSE(l.ok());
-    EXPECT_EQ(l.message(), "layers: layer 5 is outside 0..4 (0 = embeddings, 4 = the last encoder layer)");
+    EXPECT_EQ(l.message(), "layers: layer 5: the model has 4 layers (embeddings and 1..4)");
+    l = parseProbeRunLayers("-1", 4);
+    ASSERT_FALSE(l.ok());
+    EXPECT_EQ(l.message(), "layers: layer -1: layers are numbered from 1 (embeddings and 1..4)");
     l = parseProbeRunLayers("two", 4);
     ASSERT_FALSE(l.ok());
-    EXPECT_EQ(l.message(), "layers: 'two' is not a layer number (expected all or a list such as 0,2,4)");
+    EXPECT_EQ(l.message(), "layers: 'two' is not a layer (expected all, or a list such as embeddings,2,4)");
     EXPECT_EQ(parseProbeRunLayers(",", 4).message(), "layers: no layer given");
 }
 

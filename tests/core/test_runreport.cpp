@@ -77,12 +77,14 @@ TEST(RunReport, TextOfASentenceProbe)
               "constituency trees: none (not needed)\n"
               "dependency trees: gold (30 sentences)\n"
               "excluded: corpus/longer-than-model (6 words) 10\n"
-              "layers: 0 = embeddings, k = output of encoder layer k; probe mlp, seed 1\n"
+              // Numbered as a person counts (the embeddings by name; was "0 = embeddings").
+              "layers: embeddings, and k = the output of encoder layer k (layers and heads numbered from 1); probe "
+              "mlp, seed 1\n"
               "\n"
               "sentlen (regression on the word count; test R2 and MSE; examples train 24, dev 3, test 3)\n"
-              "  layer  mean R2  mean MSE\n"
-              "  0       0.5000     1.250\n"
-              "  2       0.0000         -\n" // −0.00001 is shown 0.0000; NaN as "-"
+              "  layer       mean R2  mean MSE\n"
+              "  embeddings   0.5000     1.250\n"
+              "  2            0.0000         -\n" // −0.00001 is shown 0.0000; NaN as "-"
               "  baseline: predict the train mean 5.50: R2 -0.0100, MSE 2.500\n"
               "\n"
               "time: 1.2 s\n");
@@ -111,7 +113,9 @@ TEST(RunReport, TextOfAStructuralProbeAndGivenSplits)
               "note: no dev split: the probes keep their last epoch (no model selection, no early stopping)\n"
               "constituency trees: none (not needed)\n"
               "dependency trees: gold (30 sentences)\n"
-              "layers: 0 = embeddings, k = output of encoder layer k; probe mlp, seed 1\n"
+              // Numbered as a person counts (the embeddings by name; was "0 = embeddings").
+              "layers: embeddings, and k = the output of encoder layer k (layers and heads numbered from 1); probe "
+              "mlp, seed 1\n"
               "\n"
               "structural-depth (Hewitt & Manning, rank 6; sentences train 10, dev 0, test 5; test root accuracy "
               "percent and NSpr)\n"
@@ -170,4 +174,45 @@ TEST(RunReport, SettingsAndDataSections)
     EXPECT_FALSE(probeRunData(config, data, trees, false).noDev); // nothing trained: no model selection to miss
     data.dev.resize(1);
     EXPECT_FALSE(probeRunData(config, data, trees, true).noDev);
+}
+
+TEST(RunReport, AttentionTextNumbersLayersAndHeadsFromOne)
+{
+    // The grids' rows are layers 1..L, the columns heads h1..hH, the best head
+    // "layer 2 head 3" for the typed report's index (1, 2) — as the View dock.
+    ProbeRunReport r = smallReport();
+    r.sentenceTasks.clear();
+    r.settings.tasks = {"attention-mst", "link-probs"};
+    UuasReport mst;
+    mst.layers = 2;
+    mst.heads = 3;
+    mst.uuas = LayerHeadGrid(2, 3, 10.0);
+    mst.uuas.at(1, 2) = 40.0;
+    mst.layerMean = {10.0, 20.0};
+    r.attention.attentionMst = mst;
+    AttentionTaskSummary s;
+    s.sentences = 4;
+    s.attention = "softmax x C";
+    s.best = BestCell{1, 2, 40.0};
+    r.attention.summaries["attention-mst"] = s;
+    LinkProbabilityReport links;
+    links.layers = 2;
+    links.perLayer.resize(2);
+    r.attention.linkProbs = links;
+    r.attention.summaries["link-probs"] = s;
+    const std::string text = probeReportText(r);
+    EXPECT_NE(text.find("  layers x heads:\n"
+                        "  layer      h1      h2      h3\n"
+                        "      1   10.00   10.00   10.00\n"
+                        "      2   10.00   10.00   40.00\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("  best head: layer 2 head 3, UUAS 40.00\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find(" h0 "), std::string::npos) << text;
+    // link-probs: a row per layer, from 1.
+    const auto at = text.find("link-probs (");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_NE(text.find("\n  1 ", at), std::string::npos) << text.substr(at);
+    EXPECT_NE(text.find("\n  2 ", at), std::string::npos) << text.substr(at);
+    EXPECT_EQ(text.find("\n  0 ", at), std::string::npos) << text.substr(at);
 }

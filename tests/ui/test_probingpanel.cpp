@@ -208,9 +208,10 @@ TEST_F(ProbingPanelTest, RunsATinyProbeAndShowsTheReport)
     ASSERT_EQ(all.value(QStringLiteral("relation")).toString(), QStringLiteral("all"));
     const QJsonObject best = all.value(QStringLiteral("best_dep_to_head")).toObject();
     EXPECT_EQ(table->item(2, 0)->text(), QStringLiteral("head-accuracy"));
-    // The JSON counts attention layers and heads from 0; the table as the View dock, from 1.
-    EXPECT_EQ(table->item(2, 1)->text().toInt(), best.value(QStringLiteral("layer")).toInt() + 1);
-    EXPECT_EQ(table->item(2, 2)->text(), QStringLiteral("head %1").arg(best.value(QStringLiteral("head")).toInt() + 1));
+    // The JSON and the table number attention layers and heads from 1, as the View dock
+    // (the JSON counted from 0 before "layer_numbering": "1-based").
+    EXPECT_EQ(table->item(2, 1)->text().toInt(), best.value(QStringLiteral("layer")).toInt());
+    EXPECT_EQ(table->item(2, 2)->text(), QStringLiteral("head %1").arg(best.value(QStringLiteral("head")).toInt()));
     EXPECT_DOUBLE_EQ(cellNumber(table, 2, 5), best.value(QStringLiteral("accuracy")).toDouble());
 
     // Heatmap: layers × heads cells with the JSON's dep→head grid (rounded to 0.01 there).
@@ -240,8 +241,8 @@ TEST_F(ProbingPanelTest, RunsATinyProbeAndShowsTheReport)
         previous = ratio;
         EXPECT_TRUE(list->item(i)->data(Qt::UserRole).toString().startsWith(QStringLiteral("ui-")));
     }
-    // A mouse click on the cell of JSON layer 1, head 0 — drawn at layer 2, head 1
-    // (the View dock's numbering) — lists that cell's sentences.
+    // A mouse click on the cell of layer 2, head 1 (the View dock's and the JSON's
+    // numbering; the typed report's index 1, 0) lists that cell's sentences.
     auto *tabs0 = panel.findChild<QTabWidget *>(QStringLiteral("probingTabs"));
     ASSERT_TRUE(tabs0);
     tabs0->setCurrentIndex(2);
@@ -259,7 +260,7 @@ TEST_F(ProbingPanelTest, RunsATinyProbeAndShowsTheReport)
     ASSERT_EQ(list->count(), 30);
     auto *cellLabel = panel.findChild<QLabel *>(QStringLiteral("cellLabel"));
     ASSERT_TRUE(cellLabel);
-    EXPECT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 2, head 1 (JSON layer 1, head 0)")))
+    EXPECT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 2, head 1")))
         << cellLabel->text().toStdString();
 
     QString openedId;
@@ -484,7 +485,7 @@ TEST_F(ProbingPanelTest, HeadAccuracyPerRelationAndDirection)
     }
     EXPECT_NEAR(100.0 * right / 30.0, nsubjDep[1].toArray()[2].toDouble(), 0.0051);
     auto *cellLabel = panel.findChild<QLabel *>(QStringLiteral("cellLabel"));
-    EXPECT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 2, head 3 (JSON layer 1, head 2) · nsubj, dependent → head: 30")))
+    EXPECT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 2, head 3 · nsubj, dependent → head: 30")))
         << cellLabel->text().toStdString();
 
     // advmod occurs only in "Dogs bark loudly." (ui-3-*): 10 sentences, one arc
@@ -539,16 +540,16 @@ TEST_F(ProbingPanelTest, HeadsByRelationsAtALayer)
     ASSERT_EQ(rels.size(), 9);
 
     panel.setHeatmapMode(ProbingPanel::HeatmapMode::HeadsByRelations);
-    panel.setRelationLayer(1); // JSON layer 1 = the View dock's layer 2
+    panel.setRelationLayer(1); // index 1 = layer 2 in the View dock and the JSON
     EXPECT_EQ(panel.relationLayer(), 1);
     auto *spin = panel.findChild<QSpinBox *>(QStringLiteral("relationLayerSpin"));
     ASSERT_TRUE(spin);
     EXPECT_EQ(spin->value(), 2);
     EXPECT_TRUE(spin->isEnabled());
-    EXPECT_TRUE(panel.heatmapTitle().startsWith(QStringLiteral("Head accuracy at layer 2 (JSON layer 1), dependent → head")))
+    EXPECT_TRUE(panel.heatmapTitle().startsWith(QStringLiteral("Head accuracy at layer 2, dependent → head")))
         << panel.heatmapTitle().toStdString();
     // Rows = the relations in the report's order, columns = heads; cell = that
-    // relation's dep→head accuracy at JSON layer 1.
+    // relation's dep→head accuracy at layer 2 (the grids' row 1).
     ASSERT_EQ(panel.heatmap()->data()->keySize(), H);
     ASSERT_EQ(panel.heatmap()->data()->valueSize(), 9);
     for (int row = 0; row < 9; ++row) {
@@ -578,7 +579,7 @@ TEST_F(ProbingPanelTest, HeadsByRelationsAtALayer)
     EXPECT_EQ(panel.relation(), QStringLiteral("advmod"));
     EXPECT_EQ(panel.sentenceList()->count(), 10);
     auto *cellLabel = panel.findChild<QLabel *>(QStringLiteral("cellLabel"));
-    EXPECT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 2, head 1 (JSON layer 1, head 0) · advmod, dependent → head: 10")))
+    EXPECT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 2, head 1 · advmod, dependent → head: 10")))
         << cellLabel->text().toStdString();
     // The map itself did not change with the relation.
     EXPECT_EQ(panel.heatmap()->data()->valueSize(), 9);
@@ -643,9 +644,10 @@ TEST_F(ProbingPanelTest, LinkProbabilityChartByConstituentSize)
         EXPECT_NEAR(g->data()->at(0)->value, buckets.value(QStringLiteral("2")).toObject().value(QStringLiteral("mean")).toDouble(), 0.00006);
         EXPECT_NEAR(g->data()->at(1)->value,
                     buckets.value(QStringLiteral("sentence")).toObject().value(QStringLiteral("mean")).toDouble(), 0.00006);
-        // Legend: layer numbered as the View dock, with the JSON's mean and Spearman.
+        // Legend: layer numbered as the View dock and the JSON, with the JSON's mean and Spearman.
         const QString name = g->name();
-        EXPECT_TRUE(name.startsWith(QStringLiteral("layer %1 (JSON %2): mean ").arg(l + 1).arg(l))) << name.toStdString();
+        EXPECT_TRUE(name.startsWith(QStringLiteral("layer %1: mean ").arg(l + 1))) << name.toStdString();
+        EXPECT_EQ(lj.value(QStringLiteral("layer")).toInt(), l + 1);
         const double mean = name.section(QStringLiteral("mean "), 1).section(QLatin1Char(','), 0, 0).toDouble();
         const double rho = name.section(QStringLiteral("ρ = "), 1).toDouble();
         EXPECT_NEAR(mean, lj.value(QStringLiteral("mean")).toDouble(), 0.00051);
@@ -845,7 +847,7 @@ TEST_F(ProbingPanelTest, DoubleClickOpensTheSentenceAtTheLayerTheDockShows)
     panel->setTasks({QStringLiteral("head-accuracy")});
     const RunResult r = runAndWait(*panel);
     ASSERT_TRUE(r.finished && r.ok) << r.message.toStdString();
-    panel->selectCell(2, 3); // JSON layer 2, head 3
+    panel->selectCell(2, 3); // index 2, 3: layer 3, head 4
     auto *cellLabel = panel->findChild<QLabel *>(QStringLiteral("cellLabel"));
     ASSERT_TRUE(cellLabel->text().startsWith(QStringLiteral("Layer 3, head 4 "))) << cellLabel->text().toStdString();
     bool shown = false;
@@ -1273,16 +1275,16 @@ TEST_F(ProbingPanelModelsTest, TwoModelsRunOneAfterAnotherAndCompareSideBySide)
             for (const auto &v : row.toArray())
                 top = std::max(top, v.toDouble());
         EXPECT_DOUBLE_EQ(num(bd, "accuracy"), top);
-        EXPECT_EQ(cell(haRow, m), pyf("%.1f (%d/%d)", num(bd, "accuracy"), bd.value(QStringLiteral("layer")).toInt() + 1,
-                                                    bd.value(QStringLiteral("head")).toInt() + 1));
+        EXPECT_EQ(cell(haRow, m), pyf("%.1f (%d/%d)", num(bd, "accuracy"), bd.value(QStringLiteral("layer")).toInt(),
+                                                    bd.value(QStringLiteral("head")).toInt()));
         const QJsonObject bo = get(all, "best_offset");
         EXPECT_EQ(cell(offRow, m), pyf("%+d: %.1f", bo.value(QStringLiteral("offset")).toInt(), num(bo, "accuracy")));
         const QJsonObject cm = get(tasks[m], "constituent-mass", "best");
         EXPECT_EQ(cell(cmRow, m), pyf("%.3f / %.3f (%d/%d)", num(cm, "mass"), num(cm, "baseline"),
-                                                    cm.value(QStringLiteral("layer")).toInt() + 1, cm.value(QStringLiteral("head")).toInt() + 1));
+                                                    cm.value(QStringLiteral("layer")).toInt(), cm.value(QStringLiteral("head")).toInt()));
         const QJsonObject mst = get(tasks[m], "attention-mst", "best");
-        EXPECT_EQ(cell(mstRow, m), pyf("%.1f (%d/%d)", num(mst, "uuas"), mst.value(QStringLiteral("layer")).toInt() + 1,
-                                                     mst.value(QStringLiteral("head")).toInt() + 1));
+        EXPECT_EQ(cell(mstRow, m), pyf("%.1f (%d/%d)", num(mst, "uuas"), mst.value(QStringLiteral("layer")).toInt(),
+                                                     mst.value(QStringLiteral("head")).toInt()));
     }
     // Link probabilities, a row per layer from 1: mean (Spearman), "n/a" without a Spearman.
     for (int m = 0; m < 2; ++m) {

@@ -306,6 +306,39 @@ TEST(ConstituencyView, CompareClassifiesSpans)
     EXPECT_EQ(view.extraSpans(), (Spans{{0, 2}, {3, 8}}));
 }
 
+TEST(ConstituencyView, SpansAndWordsNumberedAsAPersonCounts)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom(kTree));
+    auto a = makeAnalysis(8, {{0, 2}, {0, 3}, {3, 7}, {3, 8}, {4, 7}});
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Compare);
+    view.setOverlay(ConstituencyView::Overlay::None);
+    view.setData({sent, a});
+    // The extra (induced-only) brackets [0,2) and [3,8) are labelled by their words
+    // from 1, "words 1–2" and "words 4–8", in the label and the hover text.
+    QStringList labels, hovers;
+    for (QGraphicsItem *item : view.scene()->items())
+        if (auto *text = dynamic_cast<QGraphicsSimpleTextItem *>(item)) {
+            labels << text->text();
+            hovers << text->toolTip();
+        }
+    EXPECT_TRUE(labels.contains(QStringLiteral("words 1–2"))) << labels.join(QLatin1Char('|')).toStdString();
+    EXPECT_TRUE(labels.contains(QStringLiteral("words 4–8")));
+    EXPECT_FALSE(hovers.filter(QStringLiteral("extra: induced bracket words 1–2 “The black” is not a parser constituent"))
+                     .isEmpty())
+        << hovers.join(QLatin1Char('|')).toStdString();
+    for (const QString &l : labels)
+        EXPECT_FALSE(l.contains(QLatin1Char('[')) && l.contains(QLatin1Char(')'))) << l.toStdString();
+    // A phrase's hover names its words the same way; a word its position from 1.
+    EXPECT_TRUE(phraseWithSpan(view, {0, 3})->toolTip().startsWith(QStringLiteral("NP words 1–3 “The black cat”")))
+        << phraseWithSpan(view, {0, 3})->toolTip().toStdString();
+    const auto leaves = view.leafItems();
+    ASSERT_FALSE(leaves.empty());
+    EXPECT_TRUE(leaves.front()->toolTip().startsWith(QStringLiteral("“The” word 1")))
+        << leaves.front()->toolTip().toStdString();
+}
+
 TEST(ConstituencyView, CohesionFillFollowsPriorAndLayer)
 {
     app();
@@ -330,7 +363,8 @@ TEST(ConstituencyView, CohesionFillFollowsPriorAndLayer)
     EXPECT_NE(fillOf(phraseWithSpan(view, {3, 7})), before);
     // Hover text carries the exact value.
     const QString hover = phraseWithSpan(view, {3, 7})->toolTip();
-    EXPECT_TRUE(hover.contains(QStringLiteral("VP [3,7) cohesion at layer 2: %1")
+    // The span as a person counts words (was "[3,7)", 0-based half-open).
+    EXPECT_TRUE(hover.contains(QStringLiteral("VP words 4–7 cohesion at layer 2: %1")
                                    .arg(a->constituentPrior[1].at(4, 7), 0, 'f', 3)))
         << hover.toStdString();
     maybeSave(view, "cohesion");
@@ -461,7 +495,8 @@ TEST(ConstituencyView, ClickOnWordEmitsWordClicked)
                      Qt::NoModifier);
     QApplication::sendEvent(view.viewport(), &move);
     ASSERT_GE(hovered.size(), 1u);
-    EXPECT_TRUE(hovered.back().contains(QStringLiteral("“on” word 4")));
+    // "on" is the fifth word: counted from 1 as a person counts (the hover said "word 4").
+    EXPECT_TRUE(hovered.back().contains(QStringLiteral("“on” word 5"))) << hovered.back().toStdString();
     QMouseEvent press(QEvent::MouseButtonPress, at, view.viewport()->mapToGlobal(at), Qt::LeftButton,
                       Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(view.viewport(), &press);

@@ -1,6 +1,7 @@
 #include "core/encoders/treetransformer/induction.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <random>
 #include <set>
@@ -20,13 +21,14 @@ Status InductionConfig::validate(int layers) const
 {
     if (layers <= 0)
         return makeError("induction", "the model has no layers");
+    // The settings count layers from 0 (treelens.config): the messages say so.
+    const std::string range = "0.." + std::to_string(layers - 1) + ", counted from 0";
     const int start = startLayer < 0 ? layers - 1 : startLayer;
     if (start >= layers)
-        return makeError("induction", "start layer " + std::to_string(startLayer) + " is beyond the model's "
-                                          + std::to_string(layers) + " layers");
+        return makeError("induction", "start_layer " + std::to_string(startLayer) + " is beyond the model's "
+                                          + std::to_string(layers) + " layers (" + range + "; -1 = the top)");
     if (minLayer < 0 || minLayer >= layers)
-        return makeError("induction", "minimum layer " + std::to_string(minLayer) + " is outside 0.."
-                                          + std::to_string(layers - 1));
+        return makeError("induction", "min_layer " + std::to_string(minLayer) + " is outside " + range);
     if (!(threshold >= 0.0 && threshold <= 1.0) || !(descend >= 0.0 && descend <= 1.0))
         return makeError("induction", "threshold and descent rule must be probabilities in [0, 1]");
     return {};
@@ -52,6 +54,42 @@ Result<InductionConfig> InductionConfig::fromJson(const std::string &text)
     } catch (const std::exception &e) {
         return makeError("induction config", e.what());
     }
+}
+
+std::string InductionConfig::toNumberedJson(int layers) const
+{
+    nlohmann::json j{{"start_layer", startLayer < 0 ? layers : startLayer + 1}, {"min_layer", minLayer + 1},
+                     {"threshold", threshold}, {"descend", descend}};
+    return j.dump();
+}
+
+Result<InductionConfig> InductionConfig::fromNumberedJson(const std::string &text)
+{
+    try {
+        const auto j = nlohmann::json::parse(text);
+        InductionConfig c;
+        const int start = j.at("start_layer").get<int>();
+        const int min = j.at("min_layer").get<int>();
+        if (start < 1 || min < 1)
+            return makeError("induction config", "layers are numbered from 1 (start_layer " + std::to_string(start) +
+                                                     ", min_layer " + std::to_string(min) + ")");
+        c.startLayer = start - 1;
+        c.minLayer = min - 1;
+        c.threshold = j.at("threshold").get<double>();
+        c.descend = j.at("descend").get<double>();
+        return c;
+    } catch (const std::exception &e) {
+        return makeError("induction config", e.what());
+    }
+}
+
+std::string InductionConfig::text(int layers) const
+{
+    char buf[160];
+    const int start = startLayer < 0 ? layers : startLayer + 1;
+    std::snprintf(buf, sizeof buf, "start at layer %d%s, minimum layer %d, threshold %.2f, descent rule %.2f", start,
+                  start == layers ? " (the top)" : "", minLayer + 1, threshold, descend);
+    return buf;
 }
 
 std::vector<std::pair<int, int>> induceBrackets(const std::vector<std::vector<float>> &links,

@@ -317,7 +317,7 @@ public:
             f1 = scored->second;
             char buf[96];
             std::snprintf(buf, sizeof buf, "induction F1 %.2f (best start layer %d)", f1,
-                          scored->first.value("best_start_layer", -1));
+                          scored->first.value("best_start_layer", 0));
             summary = buf;
         }
         if (!std::isnan(loss)) {
@@ -415,14 +415,16 @@ private:
         auto report = evaluateInductionGold(encoder->get(), m_inductionGold, InductionConfig::defaultsFor(m_cfg.layers));
         if (!report)
             return report.error();
+        // Start layers numbered from 1, as eval-induction prints them; the default
+        // settings start at the top layer.
         json byLayer = json::array();
         double best = report->all.model.sentenceF1;
-        int bestLayer = -1;
+        int bestLayer = m_cfg.layers;
         for (const auto &sl : report->byStartLayer) {
-            byLayer.push_back({{"start_layer", sl.layer}, {"sentence_f1", sl.all.sentenceF1}, {"corpus_f1", sl.all.corpusF1}});
+            byLayer.push_back({{"start_layer", sl.layer + 1}, {"sentence_f1", sl.all.sentenceF1}, {"corpus_f1", sl.all.corpusF1}});
             if (sl.all.sentenceF1 > best) {
                 best = sl.all.sentenceF1;
-                bestLayer = sl.layer;
+                bestLayer = sl.layer + 1;
             }
         }
         json j = {{"sentences", m_inductionGold.size()},

@@ -11,8 +11,11 @@
 # first); the last word is "." (PUNCT) — the corpus of tests/cli/test_cli_probe.cpp.
 # The reports were written by `treelens-cli probe` as it was before the probing
 # run was split into stages (commit 9afa67c): they are what the typed report's
-# serializer must reproduce byte for byte. tables-*.md are what the Python
-# scripts/probing_tables.py of that commit printed for them.
+# serializer must reproduce byte for byte. Since layers are numbered from 1
+# (docs/cli.md, "Numbering") they stand for the reports of earlier versions: read
+# and written again they come back renumbered (tests/core/test_probejson.cpp).
+# tables-*.md are what the Python scripts/probing_tables.py of that commit printed
+# for them, with the embedding layer named "(embeddings)" where it printed "(0)".
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -54,4 +57,5 @@ python3 -c 'import sys; print("{\"models\":[" + ",".join(open(f).read().strip() 
 if [ -n "$tables" ]; then
     python3 "$tables" tree=tiny-tree.json+tiny-tree-induction.json plain=tiny-plain.json > tables-named.md
     python3 "$tables" tiny-models.json > tables-export.md
+    sed -i 's/ (0) |/ (embeddings) |/g' tables-named.md tables-export.md
 fi
