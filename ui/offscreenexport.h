@@ -17,6 +17,7 @@
 #include "ui/session/analysisdocument.h"
 #include "ui/session/corpusmodel.h"
 #include "ui/session/jobrunner.h"
+#include "ui/session/settings.h"
 #include "ui/viewhost.h"
 
 namespace treelens {
@@ -65,6 +66,9 @@ private:
     void sentenceDone();
     void finish(int exitCode);
 
+    /// First member, so nothing built after it writes: a batch export leaves the
+    /// user's settings (history, recent files, view options) as they were.
+    Settings::ReadOnlyScope m_readOnly;
     OffscreenExportOptions m_options;
     AnalysisDocument m_document;
     JobRunner m_jobs;

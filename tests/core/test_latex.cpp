@@ -286,6 +286,24 @@ TEST(Latex, TikzDependencyForFourWords)
     EXPECT_EQ(out.find("{1}{5}"), std::string::npos) << out;
 }
 
+TEST(Latex, AttentionArcsCarryTheirCaption)
+{
+    LatexOptions opt;
+    opt.standalone = false;
+    opt.attentionCaption = "Arcs: attention, layer 3, head 1 & more";
+    const Sentence s = catSentence();
+    const std::vector<LatexArc> arcs = {{1, 0, 1.0f}};
+    const std::string out = dependencyToTikzDependency(s, opt, &arcs);
+    // A comment above the figure, and a node under the arcs with the text escaped.
+    EXPECT_EQ(out.rfind("% needs \\usepackage{tikz-dependency}\n% Arcs: attention, layer 3, head 1 & more\n", 0), 0u) << out;
+    EXPECT_NE(out.find("  \\node[anchor=north west, inner sep=0pt, font=\\scriptsize] at ([yshift=-6pt]current bounding "
+                       "box.south west) {Arcs: attention, layer 3, head 1 \\& more};\n\\end{dependency}"),
+              std::string::npos)
+        << out;
+    // No arcs, no caption.
+    EXPECT_EQ(dependencyToTikzDependency(s, opt).find("Arcs:"), std::string::npos);
+}
+
 TEST(Latex, ArcsStackByNesting)
 {
     // A B C D with B the root: B→A and D→C are innermost (level 1), B→D encloses

@@ -206,7 +206,16 @@ TEST(ExportService, WritesTheTreesAsLatexWithTheSelection)
     }
     const QString dependency = dir.filePath(QStringLiteral("d.tex"));
     ASSERT_TRUE(f.service.exportView(QStringLiteral("dependency"), dependency));
-    EXPECT_EQ(readAll(dependency).toStdString(), dependencyToTikzDependency(*f.sentence, {}, &arcs));
+    // Under the arcs, and as a comment above them, what they are: kind, layer and head from 1, threshold, focus.
+    const std::string caption = latexAttentionCaption(*f.analysis, f.doc.selection());
+    EXPECT_EQ(caption, "Arcs below the words: attention (softmax x constituent prior C), layer 2, head 2, weights of at "
+                       "least 0.30, from \"" + f.analysis->words[2] + "\" only; label = weight");
+    LatexOptions withCaption;
+    withCaption.attentionCaption = caption;
+    const std::string tex = readAll(dependency).toStdString();
+    EXPECT_EQ(tex, dependencyToTikzDependency(*f.sentence, withCaption, &arcs));
+    EXPECT_NE(tex.find("% " + caption + "\n"), std::string::npos) << tex;
+    EXPECT_NE(tex.find("{" + escapeLatex(caption) + "};"), std::string::npos) << tex;
     // Without a focus word every word's arcs; with a threshold over every weight, none.
     s.focusWord = -1;
     EXPECT_GT(latexAttentionArcs(*f.sentence, f.analysis.get(), s).size(), arcs.size());

@@ -9,6 +9,11 @@
 #include <QGraphicsItem>
 #include <QMimeData>
 #include <QProcess>
+#include <QSplitter>
+#include <QScreen>
+#include <QGuiApplication>
+#include <QMap>
+#include <QDirIterator>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QSvgRenderer>
@@ -101,10 +106,14 @@ TEST_F(MainWindowTest, AnalysesASentenceAndEveryViewShowsIt)
     const auto extra = w.constituencyView()->extraSpans();
     induced.insert(induced.end(), extra.begin(), extra.end());
     std::sort(induced.begin(), induced.end());
+    // Scored as eval-induction scores it: the model's brackets over the words without
+    // punctuation (its second run), drawn from their first to their last word.
+    ASSERT_TRUE(a->withoutPunctuation.has_value());
+    const PunctuationFreeParse &parse = *a->withoutPunctuation;
+    EXPECT_TRUE(parse.rerun);
     std::vector<std::pair<int, int>> expected;
-    for (const auto &b : a->inducedBrackets)
-        if (b.second - b.first > 1 && b.second - b.first < n)
-            expected.push_back(b);
+    for (const auto &b : parse.brackets)
+        expected.emplace_back(parse.words[static_cast<std::size_t>(b.first)], parse.words[static_cast<std::size_t>(b.second) - 1] + 1);
     std::sort(expected.begin(), expected.end());
     EXPECT_EQ(induced, expected);
 
@@ -339,12 +348,14 @@ QString guiBinary()
     return QStringLiteral(TREELENS_GUI_BINARY);
 }
 
-int runGui(const QStringList &args, QString *err = nullptr)
+int runGui(const QStringList &args, QString *err = nullptr, const QString &configHome = QString())
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-    env.insert(QStringLiteral("XDG_CONFIG_HOME"), QString::fromStdString(::testing::TempDir()) + QStringLiteral("/treelens-export"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), configHome.isEmpty() ? QString::fromStdString(::testing::TempDir()) +
+                                                                             QStringLiteral("/treelens-export")
+                                                                       : configHome);
     p.setProcessEnvironment(env);
     p.start(guiBinary(), args);
     if (!p.waitForFinished(120000))
@@ -437,4 +448,177 @@ TEST_F(MainWindowTest, BatchExportWritesOneFilePerSentenceAndView)
     EXPECT_EQ(files, QStringList({QStringLiteral("0001-dependency.svg"), QStringLiteral("0001-prior.svg"),
                                   QStringLiteral("0002-dependency.svg"), QStringLiteral("0002-prior.svg"),
                                   QStringLiteral("0003-dependency.svg"), QStringLiteral("0003-prior.svg")}));
+}
+
+namespace {
+
+/// Every file under `dir` with its bytes (the settings a run may have written).
+QMap<QString, QByteArray> filesUnder(const QString &dir)
+{
+    QMap<QString, QByteArray> out;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        QFile f(path);
+        if (f.open(QIODevice::ReadOnly))
+            out.insert(QDir(dir).relativeFilePath(path), f.readAll());
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_F(MainWindowTest, ExportViewRefusesALayerOrHeadTheModelLacks)
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("prior.svg"));
+    QString err;
+    // The shipped model has 4 layers and 4 heads: 5 and 9 are refused, nothing drawn in their place.
+    EXPECT_EQ(runGui({QStringLiteral("--sentence"), QStringLiteral("Dogs bark."), QStringLiteral("--export-view"),
+                      QStringLiteral("prior"), QStringLiteral("--layer"), QStringLiteral("5"), QStringLiteral("--out"), out},
+                     &err),
+              2);
+    EXPECT_TRUE(err.contains(QStringLiteral("--layer 5: the model has 4 layers; choose 1 to 4"))) << err.toStdString();
+    EXPECT_FALSE(QFile::exists(out));
+    EXPECT_EQ(runGui({QStringLiteral("--sentence"), QStringLiteral("Dogs bark."), QStringLiteral("--export-view"),
+                      QStringLiteral("attention"), QStringLiteral("--head"), QStringLiteral("9"), QStringLiteral("--out"), out},
+                     &err),
+              2);
+    EXPECT_TRUE(err.contains(QStringLiteral("--head 9: the model has 4 heads; choose 1 to 4"))) << err.toStdString();
+    EXPECT_FALSE(QFile::exists(out));
+    // The last layer and head are accepted.
+    EXPECT_EQ(runGui({QStringLiteral("--sentence"), QStringLiteral("Dogs bark."), QStringLiteral("--export-view"),
+                      QStringLiteral("attention"), QStringLiteral("--layer"), QStringLiteral("4"), QStringLiteral("--head"),
+                      QStringLiteral("4"), QStringLiteral("--out"), out},
+                     &err),
+              0)
+        << err.toStdString();
+    EXPECT_TRUE(QFile::exists(out));
+}
+
+TEST_F(MainWindowTest, BatchLatexExportNamesFilesCleanlyOrRefusesUpFront)
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath(QStringLiteral("sentences.txt"));
+    QFile f(input);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("The cat sat on the mat.\nDogs bark loudly at night.\n");
+    f.close();
+    // Plots have no LaTeX form: refused before anything is written.
+    const QString refused = dir.filePath(QStringLiteral("refused"));
+    QString err;
+    EXPECT_EQ(runGui({input, QStringLiteral("--export-view"), QStringLiteral("all"), QStringLiteral("--format"),
+                      QStringLiteral("tex"), QStringLiteral("--out"), refused + QLatin1Char('/')},
+                     &err),
+              2);
+    EXPECT_TRUE(err.contains(QStringLiteral("LaTeX (.tex) is written for the constituency and dependency views only")))
+        << err.toStdString();
+    EXPECT_FALSE(QFileInfo::exists(refused));
+    // A trailing slash on the directory does not double in the names reported.
+    const QString out = dir.filePath(QStringLiteral("figtex"));
+    ASSERT_EQ(runGui({input, QStringLiteral("--export-view"), QStringLiteral("constituency,dependency"), QStringLiteral("--format"),
+                      QStringLiteral("tex"), QStringLiteral("--out"), out + QLatin1Char('/')},
+                     &err),
+              0)
+        << err.toStdString();
+    EXPECT_FALSE(err.contains(QStringLiteral("//"))) << err.toStdString();
+    EXPECT_EQ(QDir(out).entryList(QDir::Files, QDir::Name),
+              QStringList({QStringLiteral("0001-constituency.tex"), QStringLiteral("0001-dependency.tex"),
+                           QStringLiteral("0002-constituency.tex"), QStringLiteral("0002-dependency.tex")}));
+}
+
+TEST_F(MainWindowTest, BatchExportLeavesTheUsersSettingsAlone)
+{
+    QTemporaryDir dir;
+    const QString config = dir.filePath(QStringLiteral("config"));
+    // The user's settings as the app leaves them: a history, a recent file, view options.
+    ASSERT_TRUE(QDir().mkpath(config + QStringLiteral("/TreeLens")));
+    {
+        QFile conf(config + QStringLiteral("/TreeLens/TreeLens.conf"));
+        ASSERT_TRUE(conf.open(QIODevice::WriteOnly));
+        conf.write("[input]\nhistory=A sentence the user typed.\nlastSentence=A sentence the user typed.\n\n"
+                   "[recent]\nfiles=/home/user/corpus.conllu\n\n[view]\nconstituencyMode=1\n");
+    }
+    const QMap<QString, QByteArray> before = filesUnder(config);
+    const QString input = dir.filePath(QStringLiteral("sentences.txt"));
+    QFile f(input);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("The cat sat on the mat.\nDogs bark loudly at night.\n");
+    f.close();
+    QString err;
+    ASSERT_EQ(runGui({input, QStringLiteral("--export-view"), QStringLiteral("all"), QStringLiteral("--out"),
+                      dir.filePath(QStringLiteral("out"))},
+                     &err, config),
+              0)
+        << err.toStdString();
+    ASSERT_EQ(runGui({QStringLiteral("--sentence"), QStringLiteral("An exported sentence."), QStringLiteral("--export-view"),
+                      QStringLiteral("constituency"), QStringLiteral("--out"), dir.filePath(QStringLiteral("one.svg"))},
+                     &err, config),
+              0)
+        << err.toStdString();
+    EXPECT_EQ(filesUnder(config), before);
+}
+
+TEST_F(MainWindowTest, TheFirstWindowUsesTheScreenAndGivesTheTreesMostOfIt)
+{
+    // On the issue's 1600x1000 screen: this test again in a child process whose offscreen
+    // screen is that size (the offscreen platform's config file), with no saved settings.
+    if (qEnvironmentVariableIsEmpty("TREELENS_FIRST_RUN_CHILD")) {
+        QTemporaryDir dir;
+        const QString config = dir.filePath(QStringLiteral("screen.json"));
+        QFile f(config);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(R"({"screens": [{"name": "screen", "x": 0, "y": 0, "width": 1600, "height": 1000,
+                   "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})");
+        f.close();
+        QProcess child;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen:configfile=") + config);
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+        env.insert(QStringLiteral("TREELENS_FIRST_RUN_CHILD"), QStringLiteral("1"));
+        child.setProcessEnvironment(env);
+        child.setProcessChannelMode(QProcess::MergedChannels);
+        child.start(QCoreApplication::applicationFilePath(),
+                    {QStringLiteral("--gtest_filter=MainWindowTest.TheFirstWindowUsesTheScreenAndGivesTheTreesMostOfIt")});
+        ASSERT_TRUE(child.waitForFinished(120000));
+        const QString out = QString::fromUtf8(child.readAll());
+        EXPECT_EQ(child.exitCode(), 0) << out.toStdString();
+        EXPECT_TRUE(out.contains(QStringLiteral("[  PASSED  ] 1 test"))) << out.toStdString();
+        return;
+    }
+    ASSERT_EQ(QGuiApplication::primaryScreen()->geometry().size(), QSize(1600, 1000));
+    QSettings().remove(QStringLiteral("window/geometry")); // a first run: nothing saved
+    QSettings().remove(QStringLiteral("window/state"));
+    MainWindow w;
+    w.show();
+    QApplication::processEvents();
+    const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+    EXPECT_GE(w.width(), available.width() * 9 / 10) << w.width() << " of " << available.width();
+    EXPECT_GE(w.height(), available.height() * 85 / 100) << w.height() << " of " << available.height();
+    EXPECT_LE(w.width(), available.width());
+    EXPECT_LE(w.height(), available.height());
+    // The tree tabs above get more of the height than the plots below.
+    auto *split = qobject_cast<QSplitter *>(w.centralWidget());
+    ASSERT_TRUE(split);
+    const QList<int> sizes = split->sizes();
+    ASSERT_EQ(sizes.size(), 2);
+    EXPECT_GT(sizes[0], sizes[1] * 3 / 2) << sizes[0] << " vs " << sizes[1];
+    w.close();
+}
+
+TEST_F(MainWindowTest, OpeningACorpusShowsItsFirstSentence)
+{
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(modelPath()));
+    w.show();
+    ASSERT_TRUE(analyseAndWait(w, QStringLiteral("A sentence typed before the corpus was opened.")));
+    bool shown = false;
+    QObject::connect(&w, &MainWindow::analysisShown, [&](bool) { shown = true; });
+    QString error;
+    ASSERT_TRUE(w.openCorpus(QStringLiteral(TREELENS_TEST_DATA_DIR "/ui/three.conllu"), &error)) << error.toStdString();
+    ASSERT_TRUE(waitFor([&] { return shown; }));
+    const auto first = w.corpusPanel()->model()->sentenceAt(0);
+    ASSERT_TRUE(first && w.document()->sentence());
+    EXPECT_EQ(w.document()->sentence()->words(), first->words());
+    EXPECT_EQ(w.document()->sentence()->metadataValue("dependency_source"), "gold");
 }

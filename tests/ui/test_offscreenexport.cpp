@@ -10,6 +10,7 @@
 
 #include "core/encoders/encoder.h"
 #include "ui/offscreenexport.h"
+#include "ui/session/settings.h"
 #include "uitestapp.h"
 
 using namespace treelens;
@@ -57,7 +58,7 @@ TEST_F(OffscreenExportTest, WritesOneViewOfOneSentenceWithoutAWindow)
     options.views = {QStringLiteral("attention")};
     options.out = dir.filePath(QStringLiteral("attention.svg"));
     options.layer = 1;
-    options.head = 99; // clamped to the model's last head
+    options.head = 3; // the model's last head
     options.modelPath = QString::fromStdString(defaultModelPath());
     OffscreenExport exporter(options);
     const ExportRun run = runExport(exporter, [&] { exporter.runSentence(QStringLiteral("  The old man saw a red kite.  ")); });
@@ -71,6 +72,39 @@ TEST_F(OffscreenExportTest, WritesOneViewOfOneSentenceWithoutAWindow)
     EXPECT_EQ(exporter.document().sentence()->tokens.size(), 8u);
     EXPECT_EQ(exporter.document().selection().layer, 1);
     EXPECT_EQ(exporter.document().selection().head, a->heads - 1);
+}
+
+TEST_F(OffscreenExportTest, RefusesAHeadTheModelLacksInsteadOfDrawingAnother)
+{
+    QTemporaryDir dir;
+    OffscreenExportOptions options;
+    options.views = {QStringLiteral("attention")};
+    options.out = dir.filePath(QStringLiteral("attention.svg"));
+    options.head = 99; // was clamped to the last head and drawn as if asked for
+    options.modelPath = QString::fromStdString(defaultModelPath());
+    OffscreenExport exporter(options);
+    const ExportRun run = runExport(exporter, [&] { exporter.runSentence(QStringLiteral("The old man saw a red kite.")); });
+    EXPECT_EQ(run.exitCode, 2);
+    ASSERT_EQ(run.reported.size(), 1);
+    EXPECT_EQ(run.reported[0], QStringLiteral("--head 100: the model has 4 heads; choose 1 to 4"));
+    EXPECT_FALSE(QFile::exists(options.out));
+}
+
+TEST_F(OffscreenExportTest, NeverWritesTheSettings)
+{
+    EXPECT_FALSE(Settings::readOnly());
+    {
+        OffscreenExportOptions options;
+        options.views = {QStringLiteral("prior")};
+        OffscreenExport exporter(options);
+        EXPECT_TRUE(Settings::readOnly());
+        const QVariant before = Settings::value(QStringLiteral("view/constituencyMode"));
+        Settings::setValue(QStringLiteral("view/constituencyMode"), 12345);
+        Settings::addToHistory(QStringLiteral("a batch-exported sentence"));
+        EXPECT_EQ(Settings::value(QStringLiteral("view/constituencyMode")), before);
+        EXPECT_FALSE(Settings::sentenceHistory().contains(QStringLiteral("a batch-exported sentence")));
+    }
+    EXPECT_FALSE(Settings::readOnly()); // the app's own windows write again
 }
 
 TEST_F(OffscreenExportTest, WritesEveryViewOfEveryCorpusSentence)

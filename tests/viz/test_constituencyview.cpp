@@ -13,6 +13,7 @@
 #include <set>
 
 #include "core/encoders/treetransformer/induction.h"
+#include "core/eval/inductioneval.h"
 #include "core/formats/ptb.h"
 #include "ui/backgroundjobs.h"
 #include "viz/constituencyview.h"
@@ -275,16 +276,17 @@ TEST(ConstituencyView, CompareClassifiesSpans)
 {
     app();
     auto sent = std::make_shared<Sentence>(sentenceFrom(kTree));
-    // (2,3) is a single word and not compared.
+    // (2,3) is a single word and not compared. Scored as eval-induction scores it, the
+    // final '.' is not a word: the induced [3,8) is [3,7) without it (so not an extra).
     auto a = makeAnalysis(8, {{0, 2}, {0, 3}, {2, 3}, {3, 7}, {3, 8}, {4, 7}});
     ConstituencyView view;
     view.setMode(ConstituencyView::Mode::Compare);
     view.setOverlay(ConstituencyView::Overlay::None);
     view.setData({sent, a});
-    // Parser informative spans {[0,3) [3,7) [4,7) [5,7)}; induced {[0,2) [0,3) [3,7) [3,8) [4,7)}.
+    // Parser informative spans {[0,3) [3,7) [4,7) [5,7)}; induced {[0,2) [0,3) [3,7) [4,7)}.
     EXPECT_EQ(view.sharedSpans(), (Spans{{0, 3}, {3, 7}, {4, 7}}));
     EXPECT_EQ(view.missingSpans(), (Spans{{5, 7}}));
-    EXPECT_EQ(view.extraSpans(), (Spans{{0, 2}, {3, 8}}));
+    EXPECT_EQ(view.extraSpans(), (Spans{{0, 2}}));
     // Shared nodes get a solid outline, missing ones a dashed one.
     auto *shared = dynamic_cast<QGraphicsPathItem *>(phraseWithSpan(view, {0, 3}));
     auto *missing = dynamic_cast<QGraphicsPathItem *>(phraseWithSpan(view, {5, 7}));
@@ -303,20 +305,20 @@ TEST(ConstituencyView, CompareClassifiesSpans)
     b->inducedBrackets.clear();
     view.setData({sent, b});
     EXPECT_EQ(view.sharedSpans(), (Spans{{0, 3}, {3, 7}, {4, 7}}));
-    EXPECT_EQ(view.extraSpans(), (Spans{{0, 2}, {3, 8}}));
+    EXPECT_EQ(view.extraSpans(), (Spans{{0, 2}}));
 }
 
 TEST(ConstituencyView, SpansAndWordsNumberedAsAPersonCounts)
 {
     app();
     auto sent = std::make_shared<Sentence>(sentenceFrom(kTree));
-    auto a = makeAnalysis(8, {{0, 2}, {0, 3}, {3, 7}, {3, 8}, {4, 7}});
+    auto a = makeAnalysis(8, {{0, 2}, {0, 3}, {3, 5}, {3, 7}, {4, 7}});
     ConstituencyView view;
     view.setMode(ConstituencyView::Mode::Compare);
     view.setOverlay(ConstituencyView::Overlay::None);
     view.setData({sent, a});
-    // The extra (induced-only) brackets [0,2) and [3,8) are labelled by their words
-    // from 1, "words 1–2" and "words 4–8", in the label and the hover text.
+    // The extra (induced-only) brackets [0,2) and [3,5) are labelled by their words
+    // from 1, "words 1–2" and "words 4–5", in the label and the hover text.
     QStringList labels, hovers;
     for (QGraphicsItem *item : view.scene()->items())
         if (auto *text = dynamic_cast<QGraphicsSimpleTextItem *>(item)) {
@@ -324,7 +326,7 @@ TEST(ConstituencyView, SpansAndWordsNumberedAsAPersonCounts)
             hovers << text->toolTip();
         }
     EXPECT_TRUE(labels.contains(QStringLiteral("words 1–2"))) << labels.join(QLatin1Char('|')).toStdString();
-    EXPECT_TRUE(labels.contains(QStringLiteral("words 4–8")));
+    EXPECT_TRUE(labels.contains(QStringLiteral("words 4–5")));
     EXPECT_FALSE(hovers.filter(QStringLiteral("extra: induced bracket words 1–2 “The black” is not a parser constituent"))
                      .isEmpty())
         << hovers.join(QLatin1Char('|')).toStdString();
@@ -598,4 +600,164 @@ TEST(ConstituencyView, LongTreesAreLaidOutOffTheGuiThreadWhenAsked)
     }
     for (int i = 0; i < 20; ++i)
         QApplication::processEvents(QEventLoop::AllEvents, 10);
+}
+
+// ---- One F1 (eval-induction's protocol), notes, one-word constituents ----
+
+namespace {
+
+QStringList sceneTexts(const ConstituencyView &view)
+{
+    QStringList out;
+    for (QGraphicsItem *item : view.scene()->items())
+        if (auto *t = dynamic_cast<QGraphicsSimpleTextItem *>(item))
+            out << t->text();
+    return out;
+}
+
+} // namespace
+
+TEST(ConstituencyView, HeaderF1IsEvalInductionsPunctuationFreeScore)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom(kTree));
+    // Without the final '.', 7 words; gold brackets (hand-listed): NP[0,3) VP[3,7) PP[4,7) NP[5,7).
+    auto a = makeAnalysis(8, {{0, 8}});
+    PunctuationFreeParse parse;
+    parse.words = {0, 1, 2, 3, 4, 5, 6};
+    parse.brackets = {{0, 3}, {1, 3}, {3, 7}, {4, 6}}; // the model run on the 7 words
+    parse.rerun = true;
+    a->withoutPunctuation = parse;
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Compare);
+    view.setOverlay(ConstituencyView::Overlay::None);
+    view.setData({sent, a});
+    // 2 of 4 induced brackets are gold, 2 of 4 gold brackets induced: P = R = F1 = 50 %.
+    EXPECT_EQ(view.scoreText(), QStringLiteral("Parser vs. induced brackets: P 50.00  R 50.00  F1 50.00 (%)"));
+    EXPECT_EQ(view.sharedSpans(), (Spans{{0, 3}, {3, 7}}));
+    EXPECT_EQ(view.missingSpans(), (Spans{{4, 7}, {5, 7}}));
+    EXPECT_EQ(view.extraSpans(), (Spans{{1, 3}, {4, 6}}));
+    const QStringList texts = sceneTexts(view);
+    EXPECT_TRUE(texts.filter(QStringLiteral("Scored as eval-induction scores it: punctuation removed before the model reads "
+                                            "the words"))
+                    .size() == 1)
+        << texts.join(QLatin1Char('|')).toStdString();
+
+    // Without a punctuation-free run the model's brackets lose the '.' afterwards:
+    // [3,8) becomes [3,7) and [4,8) becomes [4,7): 3 of 3 right, 3 of 4 found.
+    auto b = makeAnalysis(8, {{0, 3}, {3, 8}, {4, 8}});
+    view.setData({sent, b});
+    EXPECT_EQ(view.scoreText(), QStringLiteral("Parser vs. induced brackets: P 100.00  R 75.00  F1 85.71 (%)"));
+    EXPECT_EQ(view.missingSpans(), (Spans{{5, 7}}));
+    EXPECT_TRUE(view.extraSpans().empty());
+    EXPECT_FALSE(sceneTexts(view).filter(QStringLiteral("the model read the punctuation")).isEmpty());
+}
+
+TEST(ConstituencyView, TheIssuesSentenceScoresWhatTheEvaluatorScores)
+{
+    app();
+    // "Time flies like an arrow, but fruit flies like a banana." with its gold tree and
+    // the right-branching tree over its 11 punctuation-free words as the induced one.
+    const std::string ptb =
+        "(S (S (NP (NN Time)) (VP (VBZ flies) (PP (IN like) (NP (DT an) (NN arrow))))) (, ,) (CC but) "
+        "(S (NP (NN fruit) (NNS flies)) (VP (VBP like) (NP (DT a) (NN banana)))) (. .))";
+    auto sent = std::make_shared<Sentence>(sentenceFrom(ptb));
+    ASSERT_EQ(sent->tokens.size(), 13u);
+    auto a = makeAnalysis(13, {});
+    PunctuationFreeParse parse;
+    parse.words = {0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11};
+    for (int s = 1; s < 10; ++s)
+        parse.brackets.push_back({s, 11});
+    parse.rerun = true;
+    a->withoutPunctuation = parse;
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Compare);
+    view.setData({sent, a});
+    // The evaluator's scorer on the same brackets (inductioneval.h), independent of the view.
+    const InductionGold gold = inductionGold(*sent->constituency);
+    ASSERT_EQ(gold.words.size(), 11u);
+    const InductionScore expected = scoreBrackets({gold.brackets}, {parse.brackets}, {11});
+    EXPECT_TRUE(view.scoreText().endsWith(QStringLiteral("F1 %1 (%)").arg(expected.perSentence.front(), 0, 'f', 2)))
+        << view.scoreText().toStdString();
+    // Hand count over the 11 words: gold {[0,5) [1,5) [2,5) [3,5) [6,8) [6,11) [8,11) [9,11)},
+    // right-branching {[1,11) ... [9,11)}: shared [6,11) [8,11) [9,11) → P 3/9, R 3/8, F1 6/17.
+    EXPECT_EQ(gold.brackets, (Spans{{0, 5}, {1, 5}, {2, 5}, {3, 5}, {6, 8}, {6, 11}, {8, 11}, {9, 11}}));
+    EXPECT_NEAR(expected.perSentence.front(), 600.0 / 17.0, 1e-9);
+}
+
+TEST(ConstituencyView, OneWordConstituentsHaveNoCohesion)
+{
+    app();
+    auto sent = std::make_shared<Sentence>(sentenceFrom("(S (NP (PRP It)) (VP (VBZ rains) (ADVP (RB hard))) (. .))"));
+    auto a = makeAnalysis(4, {});
+    // C's diagonal is 0 by construction: a word with itself.
+    for (auto &c : a->constituentPrior)
+        for (int i = 0; i < c.rows; ++i)
+            c.at(i, i) = 0.0f;
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Parser);
+    view.setOverlay(ConstituencyView::Overlay::Cohesion);
+    view.setData({sent, a});
+    QGraphicsItem *np = phraseWithSpan(view, {0, 1});
+    QGraphicsItem *vp = phraseWithSpan(view, {1, 3});
+    ASSERT_TRUE(np && vp);
+    EXPECT_EQ(fillOf(np), ConstituencyView::notApplicableColor());
+    EXPECT_TRUE(np->toolTip().contains(QStringLiteral("one word: cohesion does not apply"))) << np->toolTip().toStdString();
+    // A two-word constituent keeps its value and colour.
+    EXPECT_EQ(fillOf(vp), sequentialColor(a->constituentPrior[0].at(2, 3)));
+    EXPECT_TRUE(sceneTexts(view).contains(QStringLiteral("n/a: one word")));
+    maybeSave(view, "cohesion-one-word");
+}
+
+TEST(ConstituencyView, NotesSayWhatTheFigureCannotShow)
+{
+    app();
+    // Gold PTB with a trace and function tags: the note counts what is not drawn.
+    // Read as the app opens a .mrg corpus (core/formats/corpus.cpp): traces and function tags stripped.
+    PtbReadOptions stripped;
+    stripped.stripTraces = true;
+    stripped.stripFunctionTags = true;
+    auto read = readPtbSentences("(S (NP-SBJ-1 (NNS Dogs)) (VP (VBP bark) (NP (-NONE- *-1)) (ADVP-TMP (RB loudly))) (. .))",
+                                 "t.mrg", stripped);
+    ASSERT_TRUE(read.ok()) << read.message();
+    auto sent = std::make_shared<Sentence>(read->front());
+    ASSERT_EQ(sent->tokens.size(), 4u);
+    EXPECT_EQ(sent->metadataValue("ptb.traces_removed"), "1");
+    EXPECT_EQ(sent->metadataValue("ptb.function_tags_removed"), "2");
+    sent->setMetadata("constituency_source", "gold");
+    auto a = makeAnalysis(4, {{0, 2}});
+    ConstituencyView view;
+    view.setData({sent, a});
+    EXPECT_EQ(view.notes(), QStringList{QStringLiteral(
+                                "Tree: gold, from the corpus file (its 1 trace(s) and 2 function tag(s) are not shown)")});
+
+    // Predicted by a parser: said; most words unknown to the model: said.
+    auto predicted = std::make_shared<Sentence>(sentenceFrom("(S (NP (NN Hunde)) (VP (VBP bellen) (ADVP (RB laut))) (. .))"));
+    predicted->setMetadata("parser", "neural");
+    auto b = makeAnalysis(4, {{0, 2}});
+    b->unknownWords = std::vector<int>{0, 1, 2};
+    view.setData({predicted, b});
+    ASSERT_EQ(view.notes().size(), 2) << view.notes().join(QLatin1Char('|')).toStdString();
+    EXPECT_EQ(view.notes()[0], QStringLiteral("Tree: predicted by the neural parser, not gold"));
+    EXPECT_TRUE(view.notes()[1].startsWith(QStringLiteral("3 of 4 words (75%) are not in the model's vocabulary")))
+        << view.notes()[1].toStdString();
+    // One unknown word of four (25%) is ordinary English: no note.
+    b->unknownWords = std::vector<int>{0};
+    view.setData({predicted, b});
+    EXPECT_EQ(view.notes().size(), 1);
+
+    // A model without a constituent prior (a plain Transformer): said, and no cohesion drawn.
+    auto plain = makeAnalysis(4, {});
+    plain->constituentPrior.clear();
+    view.setOverlay(ConstituencyView::Overlay::Cohesion);
+    view.setData({predicted, plain});
+    EXPECT_TRUE(view.notes().contains(QStringLiteral("This model has no constituent prior (a plain Transformer): no prior "
+                                                     "C, no cohesion, no link probabilities and no induced tree to show")))
+        << view.notes().join(QLatin1Char('|')).toStdString();
+    for (const auto &[item, span] : view.phraseItems())
+        EXPECT_NE(fillOf(item), sequentialColor(1.0)) << span.first << "," << span.second;
+    const QStringList texts = sceneTexts(view);
+    EXPECT_TRUE(texts.contains(QStringLiteral("(this model has no constituent prior: no cohesion to show)")))
+        << texts.join(QLatin1Char('|')).toStdString();
+    maybeSave(view, "no-prior");
 }

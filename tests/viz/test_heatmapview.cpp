@@ -396,3 +396,50 @@ TEST(HeatmapView, RenderFillsTargetAtAnyDpi)
         }
     }
 }
+
+TEST(HeatmapView, TheBracketBoxesHaveAKeyAndTheScaleSaysWhatRowsSumTo)
+{
+    ensureApp();
+    auto a = makeAnalysis(kShort, 2, 1);
+    HeatmapView prior(HeatmapView::Kind::Prior);
+    prior.setData({nullptr, a});
+    EXPECT_TRUE(prior.titleLines().isEmpty()); // no boxes, no key
+    a->inducedBrackets = {{0, 2}, {2, 6}};
+    prior.setData({nullptr, a});
+    ASSERT_EQ(prior.titleLines().size(), 1);
+    EXPECT_TRUE(prior.titleLines()[0].startsWith(QStringLiteral("the model's induced tree: one box per bracket")))
+        << prior.titleLines()[0].toStdString();
+
+    HeatmapView attention(HeatmapView::Kind::Attention);
+    attention.setData({nullptr, a});
+    ViewState s;
+    s.weightedAttention = true;
+    attention.setState(s);
+    EXPECT_TRUE(attention.scaleLabel().startsWith(QStringLiteral("attention \u00d7 C (rows sum to less than 1)")))
+        << attention.scaleLabel().toStdString();
+    s.weightedAttention = false;
+    attention.setState(s);
+    EXPECT_TRUE(attention.scaleLabel().startsWith(QStringLiteral("attention weight (rows sum to 1)")))
+        << attention.scaleLabel().toStdString();
+}
+
+TEST(HeatmapView, APlainTransformerHasNoPriorToShowAndSaysSo)
+{
+    ensureApp();
+    auto a = makeAnalysis(kShort, 2, 1);
+    a->constituentPrior.clear();
+    a->attentionRaw.clear();
+    HeatmapView prior(HeatmapView::Kind::Prior);
+    prior.setData({nullptr, a});
+    EXPECT_EQ(prior.rowCount(), 0);
+    EXPECT_TRUE(prior.titleLines().contains(QStringLiteral("This model has no constituent prior (a plain Transformer): no "
+                                                           "prior C, no cohesion, no link probabilities and no induced "
+                                                           "tree to show")))
+        << prior.titleLines().join(QLatin1Char('|')).toStdString();
+    // Its attention is a plain softmax: rows sum to 1.
+    HeatmapView attention(HeatmapView::Kind::Attention);
+    attention.setData({nullptr, a});
+    EXPECT_TRUE(attention.scaleLabel().startsWith(QStringLiteral("attention weight (rows sum to 1)")))
+        << attention.scaleLabel().toStdString();
+    EXPECT_TRUE(attention.titleLines().isEmpty());
+}

@@ -1,8 +1,10 @@
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 
 #include <QApplication>
 #include <QEventLoop>
+#include <QFontMetricsF>
 #include <QImage>
 #include <QPainter>
 #include <QTimer>
@@ -213,4 +215,126 @@ TEST(LinkStripView, RenderToPaints)
         QApplication::processEvents();
         view.grab().save(QStringLiteral("/tmp/heatmap-links-widget-%1.png").arg(words));
     }
+}
+
+TEST(LinkStripView, ThresholdIsTheModelsOwnAndSaysSo)
+{
+    ensureApp();
+    auto a = makeAnalysis();
+    InductionConfig induction;
+    induction.threshold = 0.85;
+    induction.descend = 0.75;
+    a->induction = induction;
+    LinkStripView view;
+    view.setData({nullptr, a});
+    EXPECT_DOUBLE_EQ(view.mergeThreshold(), 0.85);
+    ASSERT_TRUE(view.descendThreshold().has_value());
+    EXPECT_DOUBLE_EQ(*view.descendThreshold(), 0.75);
+    EXPECT_EQ(view.thresholdLabel(), QStringLiteral("merge 0.85"));
+    EXPECT_EQ(view.descendLabel(), QStringLiteral("descend 0.75"));
+    // Layer 1 with 0.85 (>= merges): only the|cat (0.9) joins.
+    EXPECT_EQ(view.groups(), (Groups{{0, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}}));
+    const QStringList caption = view.caption();
+    ASSERT_EQ(caption.size(), 2);
+    EXPECT_EQ(caption[0], QStringLiteral("Constituents at layer 1 (neighbours with link probability \u2265 0.85 merged)"));
+    EXPECT_TRUE(caption[1].startsWith(QStringLiteral("0.85 and 0.75 are the model's own unsupervised-parse settings")))
+        << caption[1].toStdString();
+    // Equal thresholds: one line, labelled with both roles.
+    induction.descend = 0.85;
+    a->induction = induction;
+    view.setData({nullptr, a});
+    EXPECT_EQ(view.thresholdLabel(), QStringLiteral("merge, descend 0.85"));
+    EXPECT_EQ(view.descendLabel(), QString());
+    // A threshold chosen by hand is said to be the view's.
+    view.setMergeThreshold(0.6);
+    EXPECT_FALSE(view.descendThreshold().has_value());
+    EXPECT_EQ(view.caption().value(1), QStringLiteral("0.60: a threshold chosen for this view"));
+    // Without settings (an analysis from elsewhere): 0.5, said to be a display threshold.
+    LinkStripView plain;
+    plain.setData({nullptr, makeAnalysis()});
+    EXPECT_DOUBLE_EQ(plain.mergeThreshold(), 0.5);
+    EXPECT_TRUE(plain.caption().value(1).contains(QStringLiteral("a display threshold"))) << plain.caption().value(1).toStdString();
+}
+
+TEST(LinkStripView, OneWordSentenceSaysThereIsNothingToLink)
+{
+    ensureApp();
+    auto a = std::make_shared<Analysis>();
+    a->tokens = {"[CLS]", "Hello"};
+    a->words = {"Hello"};
+    a->wordToken = {1};
+    a->layers = 2;
+    a->linkProbs = {{0.4f}, {0.6f}};
+    LinkStripView view;
+    view.setData({nullptr, a});
+    EXPECT_EQ(view.groups(), (Groups{{0, 1}}));
+    EXPECT_EQ(view.chartMessage(), QStringLiteral("One word: no gap between words, nothing to link"));
+    EXPECT_EQ(view.caption(), QStringList{QStringLiteral("One word: nothing to group")});
+    EXPECT_EQ(view.thresholdLabel(), QString()); // no line over an empty chart
+    const QSizeF size = view.exportSize();
+    QImage img(size.toSize(), QImage::Format_ARGB32);
+    img.fill(Qt::white);
+    QPainter p(&img);
+    view.renderTo(&p, QRectF(QPointF(0, 0), size));
+    p.end();
+    if (const char *dir = std::getenv("TREELENS_VIEW_PNG_DIR"))
+        img.save(QString::fromUtf8(dir) + QStringLiteral("/linkstrip-one-word.png"));
+}
+
+TEST(LinkStripView, NotesUnderTheTitle)
+{
+    ensureApp();
+    auto a = makeAnalysis();
+    a->unknownWords = std::vector<int>{0, 1, 2, 3, 4};
+    LinkStripView view;
+    view.setData({nullptr, a});
+    ASSERT_EQ(view.titleLines().size(), 1);
+    EXPECT_TRUE(view.titleLines()[0].startsWith(QStringLiteral("5 of 8 words (63%) are not in the model's vocabulary")))
+        << view.titleLines()[0].toStdString();
+    auto b = makeAnalysis();
+    b->unknownWords = std::vector<int>{7};
+    view.setData({nullptr, b});
+    EXPECT_TRUE(view.titleLines().isEmpty());
+}
+
+TEST(LinkStripView, ScaleTicksAndThresholdLabelsDoNotCollide)
+{
+    ensureApp();
+    auto a = makeAnalysis();
+    InductionConfig induction;
+    induction.threshold = 0.8;
+    induction.descend = 0.7;
+    a->induction = induction;
+    LinkStripView view;
+    view.setData({nullptr, a});
+    view.resize(view.exportSize().toSize());
+    view.show();
+    QApplication::processEvents();
+    auto *plot = view.findChild<QCustomPlot *>();
+    ASSERT_TRUE(plot);
+    plot->replot();
+    QApplication::processEvents();
+    // The colour scale: labelled ticks at least a label's height apart.
+    QCPColorScale *scale = nullptr;
+    for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+        if (auto *s = qobject_cast<QCPColorScale *>(plot->plotLayout()->elementAt(i)))
+            scale = s;
+    ASSERT_TRUE(scale);
+    const QVector<double> ticks = scale->axis()->tickVector();
+    ASSERT_GE(ticks.size(), 2);
+    const double labelHeight = QFontMetricsF(scale->axis()->tickLabelFont()).height();
+    for (int i = 1; i < ticks.size(); ++i)
+        EXPECT_GT(std::abs(scale->axis()->coordToPixel(ticks[i]) - scale->axis()->coordToPixel(ticks[i - 1])), labelHeight)
+            << "ticks " << ticks[i - 1] << " and " << ticks[i];
+    // The threshold labels sit right of the chart, where no line or point runs.
+    const QCPAxisRect *chart = plot->axisRect(0);
+    int labels = 0;
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto *t = qobject_cast<QCPItemText *>(plot->item(i)); t && t->visible() &&
+                                                              (t->text().startsWith(QStringLiteral("merge")) ||
+                                                               t->text().startsWith(QStringLiteral("descend")))) {
+            ++labels;
+            EXPECT_GE(t->position->pixelPosition().x(), chart->right() - 0.5) << t->text().toStdString();
+        }
+    EXPECT_EQ(labels, 2);
 }

@@ -4,6 +4,8 @@
 
 #include <QSettings>
 
+#include <atomic>
+
 namespace treelens {
 
 namespace {
@@ -17,9 +19,12 @@ const char *kGeometry = "window/geometry";
 const char *kState = "window/state";
 constexpr int kMaxHistory = 50;
 constexpr int kMaxRecent = 10;
+std::atomic<bool> g_readOnly{false};
 
 void addToList(const char *key, const QString &item, int max)
 {
+    if (g_readOnly)
+        return;
     QSettings s;
     QStringList list = s.value(key).toStringList();
     list.removeAll(item);
@@ -31,7 +36,11 @@ void addToList(const char *key, const QString &item, int max)
 } // namespace
 
 QString Settings::lastSentence() { return QSettings().value(kLastSentence).toString(); }
-void Settings::setLastSentence(const QString &text) { QSettings().setValue(kLastSentence, text); }
+void Settings::setLastSentence(const QString &text)
+{
+    if (!g_readOnly)
+        QSettings().setValue(kLastSentence, text);
+}
 QStringList Settings::sentenceHistory() { return QSettings().value(kHistory).toStringList(); }
 void Settings::addToHistory(const QString &text) { addToList(kHistory, text, kMaxHistory); }
 
@@ -39,19 +48,29 @@ QString Settings::parserBackend()
 {
     return QSettings().value(kParser, QString::fromStdString(defaultParserBackend())).toString();
 }
-void Settings::setParserBackend(const QString &name) { QSettings().setValue(kParser, name); }
+void Settings::setParserBackend(const QString &name)
+{
+    if (!g_readOnly)
+        QSettings().setValue(kParser, name);
+}
 
 QStringList Settings::recentFiles() { return QSettings().value(kRecentFiles).toStringList(); }
 void Settings::addRecentFile(const QString &path) { addToList(kRecentFiles, path, kMaxRecent); }
 QStringList Settings::recentModels() { return QSettings().value(kRecentModels).toStringList(); }
 void Settings::addRecentModel(const QString &path) { addToList(kRecentModels, path, kMaxRecent); }
 QString Settings::lastModel() { return QSettings().value(kLastModel).toString(); }
-void Settings::setLastModel(const QString &path) { QSettings().setValue(kLastModel, path); }
+void Settings::setLastModel(const QString &path)
+{
+    if (!g_readOnly)
+        QSettings().setValue(kLastModel, path);
+}
 
 QByteArray Settings::windowGeometry() { return QSettings().value(kGeometry).toByteArray(); }
 QByteArray Settings::windowState() { return QSettings().value(kState).toByteArray(); }
 void Settings::setWindowGeometry(const QByteArray &geometry, const QByteArray &state)
 {
+    if (g_readOnly)
+        return;
     QSettings s;
     s.setValue(kGeometry, geometry);
     s.setValue(kState, state);
@@ -85,6 +104,8 @@ ProbingSettings Settings::probing()
 
 void Settings::setProbing(const ProbingSettings &p)
 {
+    if (g_readOnly)
+        return;
     QSettings s;
     s.beginGroup(QStringLiteral("probing"));
     s.setValue(QStringLiteral("train"), p.train);
@@ -105,6 +126,13 @@ void Settings::setProbing(const ProbingSettings &p)
 }
 
 QVariant Settings::value(const QString &key, const QVariant &defaultValue) { return QSettings().value(key, defaultValue); }
-void Settings::setValue(const QString &key, const QVariant &value) { QSettings().setValue(key, value); }
+void Settings::setValue(const QString &key, const QVariant &value)
+{
+    if (!g_readOnly)
+        QSettings().setValue(key, value);
+}
+
+void Settings::setReadOnly(bool readOnly) { g_readOnly = readOnly; }
+bool Settings::readOnly() { return g_readOnly; }
 
 } // namespace treelens

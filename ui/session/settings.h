@@ -63,6 +63,23 @@ public:
     /// Any view option ("view/constituencyMode", ...), with a default.
     static QVariant value(const QString &key, const QVariant &defaultValue = {});
     static void setValue(const QString &key, const QVariant &value);
+
+    /// While read-only every setter above does nothing (reads still work): a
+    /// batch export (OffscreenExport) shows sentences and views without touching
+    /// the user's history, recent files or view options.
+    static void setReadOnly(bool readOnly);
+    static bool readOnly();
+    /// Read-only for its lifetime, then as before.
+    class ReadOnlyScope {
+    public:
+        ReadOnlyScope() : m_previous(Settings::readOnly()) { Settings::setReadOnly(true); }
+        ~ReadOnlyScope() { Settings::setReadOnly(m_previous); }
+        ReadOnlyScope(const ReadOnlyScope &) = delete;
+        ReadOnlyScope &operator=(const ReadOnlyScope &) = delete;
+
+    private:
+        bool m_previous;
+    };
 };
 
 } // namespace treelens
