@@ -12,13 +12,15 @@
 
 namespace treelens {
 
-namespace {
-
-bool isPunctuationTag(const std::string &tag)
+bool isInductionPunctuationTag(const std::string &tag)
 {
     static const std::set<std::string> tags = {".", ",", ":", "-LRB-", "-RRB-", "''", "``"};
     return tags.count(tag) > 0;
 }
+
+namespace {
+
+bool isPunctuationTag(const std::string &tag) { return isInductionPunctuationTag(tag); }
 
 double f1(double p, double r) { return p + r > 0 ? 2 * p * r / (p + r) : 0.0; }
 

@@ -56,6 +56,9 @@ Result<std::vector<InductionGold>> readInductionGold(const std::string &ptbText,
 /// caller); preterminal tags decide what is punctuation.
 InductionGold inductionGold(const ConstituencyTree &tree);
 
+/// The PTB tags the protocol removes as punctuation: . , : -LRB- -RRB- '' ``
+bool isInductionPunctuationTag(const std::string &tag);
+
 /// The indices (into tree.words()) of the words inductionGold keeps: those whose
 /// preterminal tag is not punctuation.
 std::vector<int> inductionKeptWords(const ConstituencyTree &tree);

@@ -5,7 +5,10 @@
 #include <unordered_map>
 
 #include "core/base/fileio.h"
+#include <cctype>
+
 #include "core/formats/conllu.h"
+#include "core/eval/inductioneval.h"
 #include "core/formats/ptb.h"
 #include "core/text/tokenizer.h"
 
@@ -80,6 +83,16 @@ void wordnetGlossesAndExamples(const std::string &text, std::vector<std::string>
     }
 }
 
+bool isPunctuationToken(const std::string &token)
+{
+    if (token.empty())
+        return false;
+    for (unsigned char c : token)
+        if (c >= 0x80 || std::isalnum(c))
+            return false;
+    return true;
+}
+
 Result<PretrainCorpus> loadPretrainCorpus(const PretrainSources &src)
 {
     if (auto s = src.validate(); !s)
@@ -101,8 +114,13 @@ Result<PretrainCorpus> loadPretrainCorpus(const PretrainSources &src)
         auto sents = readConllu(*text, src.udTrain);
         if (!sents)
             return sents.error();
-        for (const auto &s : *sents)
-            add(s.words(), "ud");
+        for (const auto &s : *sents) {
+            std::vector<std::string> w;
+            for (const auto &t : s.tokens)
+                if (!src.stripPunctuation || t.upos != "PUNCT")
+                    w.push_back(t.text);
+            add(std::move(w), "ud");
+        }
     }
     if (!src.wordnetDir.empty()) {
         const Tokenizer tokenizer;
@@ -116,7 +134,8 @@ Result<PretrainCorpus> loadPretrainCorpus(const PretrainSources &src)
             auto words = [&](const std::string &t) {
                 std::vector<std::string> w;
                 for (const auto &tok : tokenizer.tokenize(t))
-                    w.push_back(tok.text);
+                    if (!src.stripPunctuation || !isPunctuationToken(tok.text))
+                        w.push_back(tok.text);
                 return w;
             };
             for (const auto &g : glosses)
@@ -143,8 +162,11 @@ Result<PretrainCorpus> loadPretrainCorpus(const PretrainSources &src)
                 return sents.error();
             for (const auto &s : *sents) {
                 std::vector<std::string> w;
-                for (const auto &x : s.words())
-                    w.push_back(ptbUnescape(x));
+                const auto tags = s.constituency->tags();
+                const auto words = s.words();
+                for (std::size_t i = 0; i < words.size(); ++i)
+                    if (!src.stripPunctuation || !isInductionPunctuationTag(tags[i]))
+                        w.push_back(ptbUnescape(words[i]));
                 for (int r = 0; r < src.ptbRepeat; ++r)
                     add(w, "ptb");
             }

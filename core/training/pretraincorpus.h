@@ -22,6 +22,11 @@ struct PretrainSources {
     int ptbLast = 159;         ///< last WSJ file number used (must stay below 160)
     int maxWords = 62;         ///< longer sentences are cut into pieces of this many words
     int ptbRepeat = 1;         ///< every WSJ sentence this many times (in-domain oversampling), 1..100
+    /// Leave punctuation out, as unsupervised-parsing evaluation does (and as the
+    /// Tree Transformer's own training text, the Mikolov PTB, has none): UD tokens
+    /// with UPOS PUNCT, PTB words with a punctuation tag (isInductionPunctuationTag,
+    /// the evaluation's set), WordNet tokens made of punctuation characters only.
+    bool stripPunctuation = false;
 
     Status validate() const;
 };
@@ -37,6 +42,10 @@ Result<PretrainCorpus> loadPretrainCorpus(const PretrainSources &sources);
 /// Glosses and examples from one WordNet data file's text ("data.noun").
 /// Definitions are the gloss parts before the first quoted example; examples
 /// are the double-quoted parts. Returned as raw text.
+/// A token of punctuation characters only (no letter, digit or other non-ASCII
+/// character): "." "--" "''" "-LRB-" is not (letters), "(" is.
+bool isPunctuationToken(const std::string &token);
+
 void wordnetGlossesAndExamples(const std::string &dataFileText, std::vector<std::string> &glosses,
                                std::vector<std::string> &examples);
 

@@ -55,7 +55,8 @@ struct MlmOptions {
             const json d = json::parse(r.data.extraJson);
             for (auto it = d.begin(); it != d.end(); ++it)
                 if (it.key() != "ud_train" && it.key() != "wordnet_dir" && it.key() != "ptb_dir" && it.key() != "ptb_first" &&
-                    it.key() != "ptb_last" && it.key() != "max_words" && it.key() != "ptb_repeat" && it.key() != "induction_dev")
+                    it.key() != "ptb_last" && it.key() != "max_words" && it.key() != "ptb_repeat" && it.key() != "induction_dev" &&
+                    it.key() != "strip_punctuation")
                     return bad("unknown data key \"" + it.key() + "\"");
             o.data.udTrain = d.value("ud_train", std::string());
             o.data.wordnetDir = d.value("wordnet_dir", std::string());
@@ -64,6 +65,7 @@ struct MlmOptions {
             o.data.ptbLast = d.value("ptb_last", o.data.ptbLast);
             o.data.maxWords = d.value("max_words", o.data.maxWords);
             o.data.ptbRepeat = d.value("ptb_repeat", o.data.ptbRepeat);
+            o.data.stripPunctuation = d.value("strip_punctuation", o.data.stripPunctuation);
             if (d.contains("induction_dev"))
                 o.inductionDev = d.at("induction_dev").get<std::vector<std::string>>();
         } catch (const std::exception &e) {
