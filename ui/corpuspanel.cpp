@@ -69,6 +69,7 @@ CorpusPanel::CorpusPanel(QWidget *parent) : QWidget(parent)
 void CorpusPanel::setCorpus(std::shared_ptr<const std::vector<Sentence>> corpus, const QString &path)
 {
     m_model->setCorpus(std::move(corpus), path);
+    setSearch(QString()); // a search typed for the previous corpus would hide this one's rows
     m_table->resizeColumnToContents(CorpusModel::IndexColumn);
     m_table->resizeColumnToContents(CorpusModel::WordsColumn);
     m_table->setColumnWidth(CorpusModel::F1Column, m_table->fontMetrics().horizontalAdvance(QStringLiteral("100.0  ")));

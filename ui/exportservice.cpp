@@ -48,7 +48,7 @@ std::string latexAttentionCaption(const Analysis &analysis, const ViewState &sta
                              : raw                               ? "attention (softmax, before the constituent prior C)"
                                                                  : "attention (softmax x constituent prior C)";
     char threshold[32];
-    std::snprintf(threshold, sizeof threshold, "%.2f", state.threshold);
+    std::snprintf(threshold, sizeof threshold, "%g", state.threshold); // exact: the arcs are cut at this value
     std::string caption = "Arcs below the words: " + kind + ", layer " + std::to_string(state.layer + 1) + ", head "
                           + std::to_string(state.head + 1) + ", weights of at least " + threshold;
     if (state.focusWord >= 0 && state.focusWord < static_cast<int>(analysis.words.size()))

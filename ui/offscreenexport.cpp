@@ -15,6 +15,10 @@ OffscreenExport::OffscreenExport(OffscreenExportOptions options, QObject *parent
     m_jobs.setModelPath(m_options.modelPath);
     connect(&m_jobs, &JobRunner::resultAvailable, this, &OffscreenExport::onResult);
     connect(&m_jobs, &JobRunner::jobFailed, this, &OffscreenExport::onFailed);
+    // The model's layer and head counts, known before its first result: a --layer or
+    // --head it lacks is refused before anything is written, whatever the sentences.
+    connect(&m_jobs, &JobRunner::modelLoaded, this,
+            [this](const QString &, std::shared_ptr<const EncoderInfo> info) { m_modelInfo = std::move(info); });
 }
 
 OffscreenExport::~OffscreenExport() = default;
@@ -41,12 +45,7 @@ void OffscreenExport::runCorpus(const QString &path)
     }
     m_corpus.setCorpus(*corpus, path);
     m_options.out = QDir::cleanPath(m_options.out); // "figures/" names the same directory as "figures"
-    if (!QDir().mkpath(m_options.out)) {
-        Q_EMIT reported(QStringLiteral("%1: cannot create the output directory").arg(m_options.out));
-        finish(1);
-        return;
-    }
-    next();
+    next(); // the directory is made with the first file (a refused run leaves none)
 }
 
 void OffscreenExport::next()
@@ -65,7 +64,10 @@ void OffscreenExport::onResult(quint64 generation, std::shared_ptr<const Sentenc
     if (generation != m_request)
         return;
     m_document.setResult(std::move(sentence), std::move(analysis), modelError);
-    if (const QString refusal = selectionRefusal(); !refusal.isEmpty()) {
+    QString refusal = modelRefusal();
+    if (refusal.isEmpty())
+        refusal = selectionRefusal();
+    if (!refusal.isEmpty()) {
         // A layer or head the model does not have: nothing is drawn in its place.
         Q_EMIT reported(refusal);
         finish(2);
@@ -104,6 +106,24 @@ QString OffscreenExport::selectionRefusal() const
     return QString();
 }
 
+QString OffscreenExport::modelRefusal() const
+{
+    if (!m_modelInfo)
+        return QString();
+    auto refuse = [](const char *flag, int value, int count, const char *what) {
+        return QStringLiteral("%1 %2: the model has %3 %4; choose 1 to %3")
+            .arg(QLatin1String(flag))
+            .arg(value + 1)
+            .arg(count)
+            .arg(QLatin1String(what));
+    };
+    if (m_modelInfo->layers > 0 && m_options.layer >= m_modelInfo->layers)
+        return refuse("--layer", m_options.layer, m_modelInfo->layers, "layers");
+    if (m_modelInfo->heads > 0 && m_options.head >= m_modelInfo->heads)
+        return refuse("--head", m_options.head, m_modelInfo->heads, "heads");
+    return QString();
+}
+
 void OffscreenExport::exportCurrent()
 {
     ViewState s = m_document.selection();
@@ -112,6 +132,14 @@ void OffscreenExport::exportCurrent()
     if (m_options.head >= 0)
         s.head = m_options.head;
     m_document.setSelection(s);
+    if (m_batch && !m_dirMade) {
+        if (!QDir().mkpath(m_options.out)) {
+            Q_EMIT reported(QStringLiteral("%1: cannot create the output directory").arg(m_options.out));
+            m_failed = true;
+            return;
+        }
+        m_dirMade = true;
+    }
     for (const QString &view : m_options.views) {
         const QString path = m_batch ? QDir(m_options.out)
                                            .filePath(QStringLiteral("%1-%2.%3")

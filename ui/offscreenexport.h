@@ -62,6 +62,8 @@ private:
     void onFailed(quint64 generation, const QString &message);
     /// Why the requested layer/head cannot be drawn ("" when it can): the model has fewer.
     QString selectionRefusal() const;
+    /// The same from the loaded model's own counts (known before its first result).
+    QString modelRefusal() const;
     void exportCurrent();
     void sentenceDone();
     void finish(int exitCode);
@@ -81,6 +83,8 @@ private:
     int m_index = 0;
     int m_written = 0;
     bool m_failed = false;
+    bool m_dirMade = false;   ///< a batch's output directory exists (made with its first file)
+    std::shared_ptr<const EncoderInfo> m_modelInfo; ///< set when the model has loaded
 };
 
 } // namespace treelens

@@ -898,6 +898,13 @@ void ConstituencyView::rebuild()
     m_shared.clear();
     m_missing.clear();
     m_extra.clear();
+    // The comparison's state too: only Compare mode recomputes it (classifySpans).
+    m_kept.clear();
+    m_keptIndex.clear();
+    m_sharedKept.clear();
+    m_missingKept.clear();
+    m_scoreText.clear();
+    m_protocolText.clear();
     m_notes.clear();
     m_lastHover.clear();
 

@@ -346,8 +346,9 @@ std::vector<std::pair<int, int>> LinkStripView::groups() const
     int start = 0;
     for (int w = 0; w + 1 < words; ++w) {
         const double p = gapValue(m_layer, w);
-        // NaN (no link known) separates, like a low probability.
-        if (!(p >= threshold)) {
+        // Above the threshold joins, as in the induced tree (a span whose weakest link is
+        // at most the threshold is split there); NaN (no link known) separates.
+        if (!(p > threshold)) {
             out.emplace_back(start, w + 1);
             start = w + 1;
         }
@@ -578,7 +579,7 @@ QStringList LinkStripView::stripCaption() const
     if (gapCount() == 0)
         return {QStringLiteral("One word: nothing to group")};
     const double merge = mergeThreshold();
-    QStringList lines{QStringLiteral("Constituents at layer %1 (neighbours with link probability \u2265 %2 merged)")
+    QStringList lines{QStringLiteral("Constituents at layer %1 (neighbours with link probability > %2 merged)")
                           .arg(std::max(m_layer, 0) + 1)
                           .arg(merge, 0, 'f', 2)};
     if (m_thresholdOverride)

@@ -14,7 +14,9 @@
 #include <QTimer>
 
 #include "core/encoders/encoder.h"
+#include "ui/corpuspanel.h"
 #include "ui/mainwindow.h"
+#include "ui/session/corpusmodel.h"
 #include "ui/offscreenexport.h"
 #include "ui/session/settings.h"
 #include "ui/viewhost.h"
@@ -150,9 +152,10 @@ int main(int argc, char **argv)
     bool corpusShown = false; // an opened corpus shows its first sentence
     if (!file.isEmpty()) {
         QString error;
-        corpusShown = window.openCorpus(file, &error);
-        if (!corpusShown)
+        if (!window.openCorpus(file, &error))
             std::fprintf(stderr, "treelens: %s\n", error.toUtf8().constData());
+        else
+            corpusShown = window.corpusPanel()->model()->rowCount() > 0; // an empty file shows nothing
     }
     if (sentence.isEmpty() && corpusShown)
         return app.exec();

@@ -34,25 +34,28 @@ public:
             if (!parseNode(tree, -1, 0))
                 return Error{m_error};
             tree.renumberWords();
-            // What stripping takes away, counted for the sentence's metadata.
+            // What stripping takes away, counted for the sentence's metadata: the
+            // traces, then the function tags and indices of the labels that remain
+            // (a phrase that held only a trace goes with it, uncounted).
             std::pair<int, int> stripped{0, 0};
-            for (int i = 0; i < static_cast<int>(tree.nodes().size()); ++i) {
-                const ConstituencyNode &n = tree.node(i);
-                if (n.terminal)
-                    continue;
-                if (n.label == "-NONE-")
-                    stripped.first += m_opt.stripTraces ? 1 : 0;
-                else if (m_opt.stripFunctionTags && !tree.isPreterminal(i) && ConstituencyTree::baseLabel(n.label) != n.label)
-                    ++stripped.second;
-            }
-            m_stripped.push_back(stripped);
+            auto nonTerminals = [&tree](auto &&each) {
+                for (int i = 0; i < static_cast<int>(tree.nodes().size()); ++i)
+                    if (!tree.node(i).terminal)
+                        each(tree.node(i));
+            };
             if (m_opt.stripTraces) {
+                nonTerminals([&](const ConstituencyNode &n) { stripped.first += n.label == "-NONE-" ? 1 : 0; });
                 tree.stripTraces();
                 if (tree.wordCount() == 0)
                     return fail(start, "tree has no words once traces are removed");
             }
-            if (m_opt.stripFunctionTags)
+            if (m_opt.stripFunctionTags) {
+                nonTerminals([&](const ConstituencyNode &n) {
+                    stripped.second += ConstituencyTree::baseLabel(n.label) != n.label ? 1 : 0;
+                });
                 tree.stripFunctionTags();
+            }
+            m_stripped.push_back(stripped);
             m_lines.push_back(lineAt(start));
             out.push_back(std::move(tree));
         }

@@ -5,7 +5,6 @@
 #include <unordered_map>
 
 #include "core/base/fileio.h"
-#include <cctype>
 
 #include "core/formats/conllu.h"
 #include "core/eval/inductioneval.h"
@@ -85,10 +84,13 @@ void wordnetGlossesAndExamples(const std::string &text, std::vector<std::string>
 
 bool isPunctuationToken(const std::string &token)
 {
+    // The characters of the evaluation's punctuation tags (. , : -LRB- -RRB- '' ``);
+    // $ % # & are words there (tags $ and #), so they stay.
+    static const std::string punctuation = ".,:;!?'\"`()[]{}-";
     if (token.empty())
         return false;
-    for (unsigned char c : token)
-        if (c >= 0x80 || std::isalnum(c))
+    for (char c : token)
+        if (punctuation.find(c) == std::string::npos)
             return false;
     return true;
 }

@@ -42,8 +42,9 @@ Result<PretrainCorpus> loadPretrainCorpus(const PretrainSources &sources);
 /// Glosses and examples from one WordNet data file's text ("data.noun").
 /// Definitions are the gloss parts before the first quoted example; examples
 /// are the double-quoted parts. Returned as raw text.
-/// A token of punctuation characters only (no letter, digit or other non-ASCII
-/// character): "." "--" "''" "-LRB-" is not (letters), "(" is.
+/// A token made only of the characters of the evaluation's punctuation tags
+/// (. , : ; ! ? ' " ` brackets and hyphens): "." "--" "''" "(" are; "-LRB-"
+/// (letters), "$", "%", "#" and "&" (words with their own tags) are not.
 bool isPunctuationToken(const std::string &token);
 
 void wordnetGlossesAndExamples(const std::string &dataFileText, std::vector<std::string> &glosses,

@@ -52,6 +52,26 @@ TEST(Ptb, StripTracesAndFunctionTagsLeavesWellFormedTrees)
         EXPECT_TRUE(t.validate().ok());
 }
 
+TEST(Ptb, SentencesCountWhatStrippingTookAway)
+{
+    PtbReadOptions o;
+    o.stripTraces = true;
+    o.stripFunctionTags = true;
+    // Hand count: one trace; a subject phrase that held only it goes with it (not a
+    // function tag removed); NP-SBJ-2, PP-LOC and the tagged preterminal NN-HLN lose theirs.
+    auto s = readPtbSentences("(S (NP-SBJ (-NONE- *-1)) (NP-SBJ-2 (NNS Dogs)) (VP (VBD barked) (PP-LOC (IN at) "
+                              "(NP (NN-HLN night)))) (. .))",
+                              "t.mrg", o);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(s->front().metadataValue("ptb.traces_removed"), "1");
+    EXPECT_EQ(s->front().metadataValue("ptb.function_tags_removed"), "3");
+    // Nothing stripped, nothing counted.
+    auto kept = readPtbSentences("(S (NP-SBJ (NNS Dogs)) (VP (VBD barked)))", "t.mrg");
+    ASSERT_TRUE(kept.ok());
+    EXPECT_EQ(kept->front().metadataValue("ptb.traces_removed"), "");
+    EXPECT_EQ(kept->front().metadataValue("ptb.function_tags_removed"), "");
+}
+
 TEST(Ptb, RejectsBadInputWithLine)
 {
     const std::pair<const char *, const char *> cases[] = {

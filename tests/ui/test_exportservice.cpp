@@ -209,7 +209,7 @@ TEST(ExportService, WritesTheTreesAsLatexWithTheSelection)
     // Under the arcs, and as a comment above them, what they are: kind, layer and head from 1, threshold, focus.
     const std::string caption = latexAttentionCaption(*f.analysis, f.doc.selection());
     EXPECT_EQ(caption, "Arcs below the words: attention (softmax x constituent prior C), layer 2, head 2, weights of at "
-                       "least 0.30, from \"" + f.analysis->words[2] + "\" only; label = weight");
+                       "least 0.3, from \"" + f.analysis->words[2] + "\" only; label = weight");
     LatexOptions withCaption;
     withCaption.attentionCaption = caption;
     const std::string tex = readAll(dependency).toStdString();

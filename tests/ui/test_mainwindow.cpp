@@ -514,6 +514,13 @@ TEST_F(MainWindowTest, BatchLatexExportNamesFilesCleanlyOrRefusesUpFront)
     EXPECT_TRUE(err.contains(QStringLiteral("LaTeX (.tex) is written for the constituency and dependency views only")))
         << err.toStdString();
     EXPECT_FALSE(QFileInfo::exists(refused));
+    // A layer the model lacks, in a batch: refused before the first file, no directory left behind.
+    EXPECT_EQ(runGui({input, QStringLiteral("--export-view"), QStringLiteral("prior"), QStringLiteral("--layer"),
+                      QStringLiteral("9"), QStringLiteral("--out"), refused},
+                     &err),
+              2);
+    EXPECT_TRUE(err.contains(QStringLiteral("--layer 9: the model has 4 layers"))) << err.toStdString();
+    EXPECT_FALSE(QFileInfo::exists(refused));
     // A trailing slash on the directory does not double in the names reported.
     const QString out = dir.filePath(QStringLiteral("figtex"));
     ASSERT_EQ(runGui({input, QStringLiteral("--export-view"), QStringLiteral("constituency,dependency"), QStringLiteral("--format"),
@@ -621,4 +628,25 @@ TEST_F(MainWindowTest, OpeningACorpusShowsItsFirstSentence)
     ASSERT_TRUE(first && w.document()->sentence());
     EXPECT_EQ(w.document()->sentence()->words(), first->words());
     EXPECT_EQ(w.document()->sentence()->metadataValue("dependency_source"), "gold");
+
+    // A search typed for this corpus that hides every row does not hide the next one's first sentence.
+    w.corpusPanel()->setSearch(QStringLiteral("no sentence has this"));
+    EXPECT_EQ(w.corpusPanel()->visibleRows(), 0);
+    shown = false;
+    ASSERT_TRUE(w.openCorpus(QStringLiteral(TREELENS_TEST_DATA_DIR "/ui/three.conllu"), &error)) << error.toStdString();
+    ASSERT_TRUE(waitFor([&] { return shown; }));
+    EXPECT_EQ(w.corpusPanel()->visibleRows(), 3);
+    EXPECT_EQ(w.document()->sentence()->words(), first->words());
+}
+
+TEST_F(MainWindowTest, AnEmptyCorpusOnTheCommandLineStillShowsASentence)
+{
+    QTemporaryDir dir;
+    const QString empty = dir.filePath(QStringLiteral("empty.txt"));
+    QFile f(empty);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.close();
+    // Nothing to show from the file: the app analyses a sentence (and so quits when asked).
+    QString err;
+    EXPECT_EQ(runGui({empty, QStringLiteral("--quit-after-analysis")}, &err), 0) << err.toStdString();
 }

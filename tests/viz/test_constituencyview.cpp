@@ -651,6 +651,11 @@ TEST(ConstituencyView, HeaderF1IsEvalInductionsPunctuationFreeScore)
     EXPECT_EQ(view.missingSpans(), (Spans{{5, 7}}));
     EXPECT_TRUE(view.extraSpans().empty());
     EXPECT_FALSE(sceneTexts(view).filter(QStringLiteral("the model read the punctuation")).isEmpty());
+
+    // Another mode: nothing compared, no score left over from Compare.
+    view.setMode(ConstituencyView::Mode::Parser);
+    EXPECT_EQ(view.scoreText(), QString());
+    EXPECT_TRUE(view.sharedSpans().empty());
 }
 
 TEST(ConstituencyView, TheIssuesSentenceScoresWhatTheEvaluatorScores)

@@ -117,11 +117,12 @@ TEST(LinkStripView, GroupsAtEachLayer)
     LinkStripView view;
     view.setData({nullptr, a});
     ASSERT_DOUBLE_EQ(view.mergeThreshold(), 0.5);
-    // Hand-computed for threshold 0.5 (>= merges).
+    // Hand-computed for threshold 0.5 (> merges, as the induced tree splits a span at a
+    // link of at most the threshold: the top layer's 0.5 link separates).
     const std::vector<Groups> expected = {
         {{0, 2}, {2, 3}, {3, 4}, {4, 6}, {6, 7}, {7, 8}},
         {{0, 2}, {2, 6}, {6, 7}, {7, 8}},
-        {{0, 7}, {7, 8}},
+        {{0, 6}, {6, 7}, {7, 8}},
     };
     for (int l = 0; l < 3; ++l) {
         ViewState s;
@@ -130,7 +131,7 @@ TEST(LinkStripView, GroupsAtEachLayer)
         EXPECT_EQ(view.currentLayer(), l);
         EXPECT_EQ(view.groups(), expected[l]) << "layer " << l;
     }
-    // A higher threshold splits the top layer's big group at the 0.5 and 0.7 links.
+    // A higher threshold also splits the top layer's first group at its 0.7 link.
     view.setMergeThreshold(0.72);
     EXPECT_EQ(view.groups(), (Groups{{0, 2}, {2, 6}, {6, 7}, {7, 8}}));
 }
@@ -236,7 +237,7 @@ TEST(LinkStripView, ThresholdIsTheModelsOwnAndSaysSo)
     EXPECT_EQ(view.groups(), (Groups{{0, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}}));
     const QStringList caption = view.caption();
     ASSERT_EQ(caption.size(), 2);
-    EXPECT_EQ(caption[0], QStringLiteral("Constituents at layer 1 (neighbours with link probability \u2265 0.85 merged)"));
+    EXPECT_EQ(caption[0], QStringLiteral("Constituents at layer 1 (neighbours with link probability > 0.85 merged)"));
     EXPECT_TRUE(caption[1].startsWith(QStringLiteral("0.85 and 0.75 are the model's own unsupervised-parse settings")))
         << caption[1].toStdString();
     // Equal thresholds: one line, labelled with both roles.

@@ -27,7 +27,7 @@ TEST(PretrainCorpus, PunctuationTokensAreThoseOfPunctuationCharactersOnly)
 {
     for (const char *t : {".", ",", "--", "(", ")", "'", "\"", "...", ";", "?!"})
         EXPECT_TRUE(isPunctuationToken(t)) << t;
-    for (const char *t : {"", "a", "U.S.", "-LRB-", "3", "'s", "n't", "\xc2\xbb", "e.g."})
+    for (const char *t : {"", "a", "U.S.", "-LRB-", "3", "'s", "n't", "\xc2\xbb", "e.g.", "$", "%", "#", "&"})
         EXPECT_FALSE(isPunctuationToken(t)) << t;
 }
 
