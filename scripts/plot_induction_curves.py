@@ -36,7 +36,7 @@ for spec in args[1:]:
         right = ind.get("right_branching_sentence_f1", right)
     runs.append((name, pts))
 
-W, H, L, R, T, B = 760, 420, 60, 170, 30, 50
+W, H, L, R, T, B = 900, 420, 60, 300, 30, 50
 xmax = max([p[0] for _, pts in runs for p in pts] + [0.1])
 ys = [p[1] for _, pts in runs for p in pts] + ([right] if right else [])
 ymin, ymax = 0.0, max(ys + [10.0]) * 1.1
@@ -58,7 +58,7 @@ for i in range(6):
     svg.append(f'<text x="{X(v)}" y="{H-B+16}" text-anchor="middle">{v:.1f}</text>')
 if right:
     svg.append(f'<line x1="{L}" y1="{Y(right)}" x2="{W-R}" y2="{Y(right)}" stroke="#555" stroke-dasharray="6,4"/>')
-    svg.append(f'<text x="{W-R+6}" y="{Y(right)+4}">right-branching</text>')
+    svg.append(f'<text x="{L+6}" y="{Y(right)-5}" fill="#555">right-branching (dev, {right:.1f})</text>')
 for k, (name, pts) in enumerate(runs):
     c = colors[k % len(colors)]
     if pts:

@@ -6,6 +6,8 @@
 
 #include <QStringList>
 
+#include "core/training/pretraincorpus.h"
+
 namespace treelens {
 
 QColor sequentialColor(double value)
@@ -55,15 +57,20 @@ QString unknownWordsNote(const Analysis *analysis)
 {
     if (!analysis || !analysis->unknownWords || analysis->words.empty())
         return QString();
+    // Punctuation aside (Analysis::unknownWords does not list it either).
+    const auto wordCount = std::count_if(analysis->words.begin(), analysis->words.end(),
+                                         [](const std::string &w) { return !isPunctuationToken(w); });
+    if (wordCount == 0)
+        return QString();
     const auto unknown = static_cast<double>(analysis->unknownWords->size());
-    const auto words = static_cast<double>(analysis->words.size());
+    const auto words = static_cast<double>(wordCount);
     if (unknown / words <= kUnknownWordWarningRate)
         return QString();
     return QStringLiteral("%1 of %2 words (%3%) are not in the model's vocabulary: it saw its unknown token "
                           "instead, so its attention, prior and induced tree say little about them (another "
                           "language?)")
         .arg(analysis->unknownWords->size())
-        .arg(analysis->words.size())
+        .arg(wordCount)
         .arg(std::lround(100.0 * unknown / words));
 }
 

@@ -49,7 +49,7 @@ float wordAttention(const Analysis &analysis, const ViewState &state, int from, 
 inline constexpr double kUnknownWordWarningRate = 0.3;
 
 /// "5 of 8 words (62%) are not in the model's vocabulary …" when more than
-/// kUnknownWordWarningRate of the words are unknown; "" otherwise, and when the
+/// kUnknownWordWarningRate of the words (punctuation aside) are unknown; "" otherwise, and when the
 /// model has no word vocabulary to check (Analysis::unknownWords unset).
 QString unknownWordsNote(const Analysis *analysis);
 

@@ -263,6 +263,7 @@ void addTuneInductionCommand(CLI::App &app, Action &action)
         DeviceSpec dev;
         std::vector<std::string> gold;
         std::string out;
+        std::string name;
         bool json = false;
     };
     auto spec = std::make_shared<Spec>();
@@ -272,6 +273,8 @@ void addTuneInductionCommand(CLI::App &app, Action &action)
         ->expected(1, -1);
     cmd->add_option("-o,--output", spec->out, "Write the model with the chosen settings here (may be the model itself)")
         ->type_name("OUT.safetensors");
+    cmd->add_option("--name", spec->name, "With -o: the written model's name (treelens.config \"name\"; default: the model's own)")
+        ->type_name("NAME");
     cmd->add_flag("--json", spec->json, "Print the choice as one JSON object");
     cmd->footer("Tries every start layer, every minimum layer at or below it, thresholds 0.50-0.95 and two descent\n"
                 "rules, keeps the best mean sentence F1 (eval-induction's protocol); eval-induction, analyze and the app\n"
@@ -320,6 +323,8 @@ void addTuneInductionCommand(CLI::App &app, Action &action)
                 return fail(file.message());
             auto config = nlohmann::json::parse(file->configJson);
             config["induction"] = nlohmann::json::parse(t->best.toJson());
+            if (!spec->name.empty())
+                config["name"] = spec->name;
             config["induction_tuning"] = {{"gold", result["gold"]}, {"sentences", t->sentences},
                                           {"sentence_f1", t->bestScore.sentenceF1}, {"corpus_f1", t->bestScore.corpusF1}};
             file->configJson = config.dump();

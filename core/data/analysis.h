@@ -96,8 +96,8 @@ struct Analysis {
     /// set by the app's sentence pipeline when the sentence has a constituency tree.
     std::optional<PunctuationFreeParse> withoutPunctuation;
     /// Input words (indices into `words`) the model's word vocabulary does not
-    /// have: the model sees its unknown token instead. Unset when the model has no
-    /// word vocabulary to check against.
+    /// have: the model sees its unknown token instead (punctuation tokens are not
+    /// listed). Unset when the model has no word vocabulary to check against.
     std::optional<std::vector<int>> unknownWords;
 
     std::map<std::string, NamedArray> gates;

@@ -4,6 +4,8 @@
 // Layers are numbered from 1 in the flags and the output (docs/cli.md,
 // "Numbering"); the 0-based flags of earlier versions keep working under their
 // explicit names.
+#include <cstdint>
+#include <cstdio>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -95,34 +97,66 @@ json configOf(const CliRun &r)
 }
 } // namespace
 
+namespace {
+/// The shipped model's own settings as its file stores them (treelens.config
+/// "induction", layers from 0, -1 = the top), read from the safetensors header
+/// directly; absent: the defaults (start at the top, minimum index 2, 0.8, 0.7).
+json storedInduction()
+{
+    std::ifstream f(std::string(TREELENS_SOURCE_DIR) + "/resources/models/tree-transformer-en-small.safetensors",
+                    std::ios::binary);
+    unsigned char size[8] = {};
+    f.read(reinterpret_cast<char *>(size), 8);
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i)
+        n = (n << 8) | size[i];
+    std::string header(static_cast<std::size_t>(n), '\0');
+    f.read(header.data(), static_cast<std::streamsize>(n));
+    const json config = json::parse(json::parse(header)["__metadata__"]["treelens.config"].get<std::string>());
+    return config.value("induction", json::parse(R"({"start_layer":-1,"min_layer":2,"threshold":0.8,"descend":0.7})"));
+}
+} // namespace
+
 TEST(CliInduction, LayersNumberedFromOne)
 {
     TREELENS_REQUIRE_SHARED("data/ptb-sample/wsj_0160.mrg");
-    // The shipped model's settings: the official start at the top (layer 4 of 4),
-    // never below the third layer; every start layer from 1.
+    // The shipped model's own settings (4 layers), reported from 1: its file's
+    // 0-based indices plus one, -1 (the top) as layer 4; every start layer from 1.
+    const json stored = storedInduction();
+    const int start = stored["start_layer"].get<int>() < 0 ? 4 : stored["start_layer"].get<int>() + 1;
+    const int minimum = stored["min_layer"].get<int>() + 1;
+    const json expected = {{"descend", stored["descend"]}, {"min_layer", minimum}, {"start_layer", start},
+                           {"threshold", stored["threshold"]}};
     const CliRun d = evalInduction("");
     ASSERT_EQ(d.code, 0) << d.err;
     const json report = json::parse(d.out);
     EXPECT_EQ(report["layer_numbering"], "1-based");
-    EXPECT_EQ(report["config"], json::parse(R"({"descend":0.7,"min_layer":3,"start_layer":4,"threshold":0.8})"));
+    EXPECT_EQ(report["config"], expected);
     ASSERT_EQ(report["by_start_layer"].size(), 4u);
     for (int k = 0; k < 4; ++k)
         EXPECT_EQ(report["by_start_layer"][k]["start_layer"], k + 1);
-    // The top start layer's row is the model's own score.
-    EXPECT_EQ(report["by_start_layer"][3]["all"], report["all"]["model"]);
+    // The model's own start layer's row is the model's score.
+    EXPECT_EQ(report["by_start_layer"][start - 1]["all"], report["all"]["model"]);
 
     const CliRun text = cli("eval-induction --device cpu --gold " + wsj(160));
     ASSERT_EQ(text.code, 0) << text.err;
-    EXPECT_NE(text.out.find("model: start at layer 4 (the top), minimum layer 3, threshold 0.80, descent rule 0.70\n"),
-              std::string::npos)
-        << text.out;
+    char line[160];
+    std::snprintf(line, sizeof line, "model: start at layer %d%s, minimum layer %d, threshold %.2f, descent rule %.2f\n", start,
+                  start == 4 ? " (the top)" : "", minimum, stored["threshold"].get<double>(), stored["descend"].get<double>());
+    EXPECT_NE(text.out.find(line), std::string::npos) << line << text.out;
     EXPECT_NE(text.out.find("start layer (numbered from 1):\n  layer 1 "), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("\n  layer 4 "), std::string::npos) << text.out;
     EXPECT_EQ(text.out.find("layer 0"), std::string::npos) << text.out;
 
-    // --start-layer 4 is the top, as "top" is; --min-layer 3 the third layer.
-    EXPECT_EQ(configOf(evalInduction("--start-layer 4 --min-layer 3")), report["config"]);
-    EXPECT_EQ(configOf(evalInduction("--start-layer top")), report["config"]);
+    // Every setting given as a flag, numbered from 1, is the same configuration;
+    // --start-layer 4 is the top, as "top" is.
+    const std::string all = " --min-layer " + std::to_string(minimum) + " --threshold " + stored["threshold"].dump() +
+                            " --descend " + stored["descend"].dump();
+    EXPECT_EQ(configOf(evalInduction("--start-layer " + std::to_string(start) + all)), report["config"]);
+    json top = expected;
+    top["start_layer"] = 4;
+    EXPECT_EQ(configOf(evalInduction("--start-layer 4" + all)), top);
+    EXPECT_EQ(configOf(evalInduction("--start-layer top" + all)), top);
     const json low = configOf(evalInduction("--start-layer 2 --min-layer 1"));
     EXPECT_EQ(low["start_layer"], 2);
     EXPECT_EQ(low["min_layer"], 1);

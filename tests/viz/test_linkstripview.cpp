@@ -290,12 +290,20 @@ TEST(LinkStripView, NotesUnderTheTitle)
     LinkStripView view;
     view.setData({nullptr, a});
     ASSERT_EQ(view.titleLines().size(), 1);
-    EXPECT_TRUE(view.titleLines()[0].startsWith(QStringLiteral("5 of 8 words (63%) are not in the model's vocabulary")))
+    EXPECT_TRUE(view.titleLines()[0].startsWith(QStringLiteral("5 of 7 words (71%) are not in the model's vocabulary")))
         << view.titleLines()[0].toStdString();
     auto b = makeAnalysis();
-    b->unknownWords = std::vector<int>{7};
+    b->unknownWords = std::vector<int>{6};
     view.setData({nullptr, b});
     EXPECT_TRUE(view.titleLines().isEmpty());
+    // Punctuation is neither counted nor counted against: a quote-heavy English line
+    // (two unknown words of four, punctuation aside) is at 50%, not 2 of 9.
+    auto c = std::make_shared<Analysis>();
+    c->words = {"\"", "Yes", ",", "\"", "Zog", "said", ",", "\"", "glorp", "!", "\""};
+    c->unknownWords = std::vector<int>{4, 8};
+    view.setData({nullptr, c});
+    ASSERT_EQ(view.titleLines().size(), 1);
+    EXPECT_TRUE(view.titleLines()[0].startsWith(QStringLiteral("2 of 4 words (50%)"))) << view.titleLines()[0].toStdString();
 }
 
 TEST(LinkStripView, ScaleTicksAndThresholdLabelsDoNotCollide)

@@ -10,6 +10,7 @@
 #include "core/encoders/treetransformer/vocabulary.h"
 #include "core/model/modelfile.h"
 #include "core/runtime/device.h"
+#include "core/training/pretraincorpus.h"
 
 namespace treelens {
 
@@ -259,9 +260,11 @@ public:
                 if (m_info.outputs.inducedTree)
                     a.induction = induction;
                 // Words the vocabulary lacks reach the model as [UNK] (prepare() encodes the same way).
+                // Punctuation is not counted: a model trained without it (data strip_punctuation)
+                // has none in its vocabulary, and a sentence's commas say nothing of its language.
                 std::vector<int> unknown;
                 for (std::size_t w = 0; w < words.size(); ++w)
-                    if (m_vocab.id(Vocabulary::normalize(words[w])) < 0)
+                    if (m_vocab.id(Vocabulary::normalize(words[w])) < 0 && !isPunctuationToken(words[w]))
                         unknown.push_back(static_cast<int>(w));
                 a.unknownWords = std::move(unknown);
                 auto fh = finalHidden[bi];
