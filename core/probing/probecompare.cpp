@@ -196,7 +196,7 @@ std::string inductionTable(const std::vector<NamedProbeReport> &reports)
         md += " " + r.name + ": F1 sent / corpus | " + r.name + ": ≤10 words |";
     md += "\n|---|" + repeat("---|---|", reports.size()) + "\n";
     const std::pair<const char *, const char *> parsers[] = {
-        {"model (official setting: start at the top layer)", "model"},
+        {"model (its own parse settings)", "model"},
         {"right-branching", "right_branching"},
         {"left-branching", "left_branching"},
         {"random binary", "random"}};

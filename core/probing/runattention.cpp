@@ -343,7 +343,10 @@ Result<ProbeRunInduction> runUnsupervisedParsing(const ProbeRunContext &ctx, Enc
         out.reason = "this model (" + info.family + (info.family == "tree-transformer" ? ", constituent prior off" : "") +
                      ") induces no trees, so only the baselines are scored";
     ProgressLine(ctx) << "unsupervised parsing of " << gold.size() << " sentences";
-    InductionConfig induction; // the official settings
+    // The model's own parse settings (EncoderInfo::induction: chosen on development
+    // trees by tune-induction, or the official ones fitted to its layers), as
+    // eval-induction and the app use them; the report records them ("config").
+    const InductionConfig induction = info.induction;
     auto report = evaluateInductionGold(out.applicable ? &encoder : nullptr, gold, induction, ctx.control(),
                                         out.applicable ? &out.predicted : nullptr);
     if (!report)

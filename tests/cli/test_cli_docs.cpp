@@ -112,7 +112,7 @@ TEST(CliDocs, ProbingTableStartLayersAreEvalInductions)
         const std::string row = "| model, starting at layer " + std::to_string(k) + " | " + cell(v) + " |";
         EXPECT_NE(section.find(row), std::string::npos) << "docs/probing.md lacks " << row;
     }
-    EXPECT_NE(section.find("| model (official setting: start at the top layer) | " + cell(model) + " |"), std::string::npos);
+    EXPECT_NE(section.find("| model (its own parse settings) | " + cell(model) + " |"), std::string::npos);
     EXPECT_EQ(section.find("starting at layer 0"), std::string::npos);
 }
 

@@ -241,7 +241,8 @@ TEST(ProbeRun, UnsupervisedParsingAgainstHandScoredBaselines)
     dc.threads = 1;
     auto enc = loadEncoder(model, dc);
     ASSERT_TRUE(enc.ok()) << enc.message();
-    auto direct = evaluateInduction(**enc, {path}, InductionConfig{});
+    // With the model's own parse settings, as the probe uses them.
+    auto direct = evaluateInduction(**enc, {path}, (*enc)->info().induction);
     ASSERT_TRUE(direct.ok()) << direct.message();
     EXPECT_DOUBLE_EQ(ind.report.all.model.sentenceF1, direct->all.model.sentenceF1);
     EXPECT_DOUBLE_EQ(ind.report.all.model.corpusF1, direct->all.model.corpusF1);
