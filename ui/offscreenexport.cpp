@@ -87,11 +87,8 @@ void OffscreenExport::onFailed(quint64 generation, const QString &message)
     sentenceDone();
 }
 
-QString OffscreenExport::selectionRefusal() const
+QString OffscreenExport::refusal(int layers, int heads) const
 {
-    const auto a = m_document.analysisFits() ? m_document.analysis() : nullptr;
-    if (!a)
-        return QString();
     auto refuse = [](const char *flag, int value, int count, const char *what) {
         return QStringLiteral("%1 %2: the model has %3 %4; choose 1 to %3")
             .arg(QLatin1String(flag))
@@ -99,29 +96,22 @@ QString OffscreenExport::selectionRefusal() const
             .arg(count)
             .arg(QLatin1String(what));
     };
-    if (m_options.layer >= a->layers)
-        return refuse("--layer", m_options.layer, a->layers, "layers");
-    if (m_options.head >= a->heads)
-        return refuse("--head", m_options.head, a->heads, "heads");
+    if (layers > 0 && m_options.layer >= layers)
+        return refuse("--layer", m_options.layer, layers, "layers");
+    if (heads > 0 && m_options.head >= heads)
+        return refuse("--head", m_options.head, heads, "heads");
     return QString();
+}
+
+QString OffscreenExport::selectionRefusal() const
+{
+    const auto a = m_document.analysisFits() ? m_document.analysis() : nullptr;
+    return a ? refusal(a->layers, a->heads) : QString();
 }
 
 QString OffscreenExport::modelRefusal() const
 {
-    if (!m_modelInfo)
-        return QString();
-    auto refuse = [](const char *flag, int value, int count, const char *what) {
-        return QStringLiteral("%1 %2: the model has %3 %4; choose 1 to %3")
-            .arg(QLatin1String(flag))
-            .arg(value + 1)
-            .arg(count)
-            .arg(QLatin1String(what));
-    };
-    if (m_modelInfo->layers > 0 && m_options.layer >= m_modelInfo->layers)
-        return refuse("--layer", m_options.layer, m_modelInfo->layers, "layers");
-    if (m_modelInfo->heads > 0 && m_options.head >= m_modelInfo->heads)
-        return refuse("--head", m_options.head, m_modelInfo->heads, "heads");
-    return QString();
+    return m_modelInfo ? refusal(m_modelInfo->layers, m_modelInfo->heads) : QString();
 }
 
 void OffscreenExport::exportCurrent()

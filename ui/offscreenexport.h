@@ -64,6 +64,8 @@ private:
     QString selectionRefusal() const;
     /// The same from the loaded model's own counts (known before its first result).
     QString modelRefusal() const;
+    /// The refusal of --layer/--head against a model of `layers` and `heads` (0: unknown).
+    QString refusal(int layers, int heads) const;
     void exportCurrent();
     void sentenceDone();
     void finish(int exitCode);

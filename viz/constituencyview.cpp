@@ -461,7 +461,7 @@ std::pair<int, int> ConstituencyView::comparedSpan(std::pair<int, int> span) con
     return {m_keptIndex[static_cast<std::size_t>(span.first)], m_keptIndex[static_cast<std::size_t>(span.second)]};
 }
 
-void ConstituencyView::classifySpans()
+void ConstituencyView::clearComparison()
 {
     m_shared.clear();
     m_missing.clear();
@@ -472,6 +472,11 @@ void ConstituencyView::classifySpans()
     m_missingKept.clear();
     m_scoreText.clear();
     m_protocolText.clear();
+}
+
+void ConstituencyView::classifySpans()
+{
+    clearComparison();
     const ConstituencyTree *parser = parserTree();
     const Analysis *a = m_data.analysis.get();
     if (!parser || !a)
@@ -533,7 +538,6 @@ void ConstituencyView::classifySpans()
             : QStringLiteral("Scored like eval-induction, but the model read the punctuation (taken out of its brackets "
                              "afterwards), so eval-induction may differ; unlabelled; single words and the whole sentence "
                              "not compared");
-    (void)n;
 }
 
 ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, QPointF topLeft, bool compare)
@@ -895,16 +899,7 @@ void ConstituencyView::rebuild()
     QGraphicsScene *s = scene();
     s->clear();
     m_primary = DrawnTree{};
-    m_shared.clear();
-    m_missing.clear();
-    m_extra.clear();
-    // The comparison's state too: only Compare mode recomputes it (classifySpans).
-    m_kept.clear();
-    m_keptIndex.clear();
-    m_sharedKept.clear();
-    m_missingKept.clear();
-    m_scoreText.clear();
-    m_protocolText.clear();
+    clearComparison(); // only Compare mode recomputes it (classifySpans)
     m_notes.clear();
     m_lastHover.clear();
 

@@ -152,6 +152,8 @@ private:
     bool hasCohesion() const;
     /// A span over the words as the comparison sees it (punctuation out); {0, 0} when it covers no kept word.
     std::pair<int, int> comparedSpan(std::pair<int, int> span) const;
+    /// Forgets the last comparison (spans, kept-word mapping, score texts).
+    void clearComparison();
     QStringList collectNotes() const;
     double drawNotes(double top);
     std::optional<double> focusAttention(std::pair<int, int> span) const;
