@@ -3,6 +3,8 @@
 # compile exactly the same readers as the product.
 set(TREELENS_CORE_PLAIN_SOURCES
   base/fileio.cpp
+  base/inputlimits.cpp
+  base/jsonstrict.cpp
   base/numbering.cpp
   base/strings.cpp
   base/utf8.cpp

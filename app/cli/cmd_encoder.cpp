@@ -9,7 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
+#include "core/base/inputlimits.h"
 #include "core/base/fileio.h"
+#include "core/base/inputlimits.h"
+#include "core/base/jsonstrict.h"
 #include "core/base/numbering.h"
 #include "core/base/strings.h"
 #include "core/encoders/encoder.h"
@@ -88,32 +91,60 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
             auto enc = openModel(spec->dev);
             if (!enc)
                 return fail(enc.message());
-            std::vector<EncoderInput> batch;
+            // Every sentence is checked against the model's length first, with
+            // the file and line, so nothing is written for an input that fails.
+            const EncoderInfo &info = (*enc)->info();
+            const int maxWords = info.maxTokens > 0 ? info.maxTokens - (info.hasClsToken ? 1 : 0) : 0;
+            const std::string source = inputSourceName(spec->input);
             for (const auto &s : *sentences)
-                batch.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}});
+                if (auto st = checkSentenceLength(s.tokens.size(), maxWords, source, s.line, s.id,
+                                                  "the model's " + std::to_string(info.maxTokens) + " positions");
+                    !st)
+                    return fail(st.message());
+            auto writer = AtomicFileWriter::open(spec->out.empty() ? std::string("-") : spec->out);
+            if (!writer)
+                return fail(writer.message());
             AnalyzeOptions opt;
             opt.attention = spec->json && !spec->noAttention;
-            auto res = (*enc)->analyze(batch, opt);
-            if (!res)
-                return fail(res.message());
-            std::string out;
-            for (const auto &a : *res) {
-                if (spec->json) {
-                    out += analysisToJson(a, opt.attention);
-                    out += '\n';
-                } else {
-                    std::string line;
-                    for (std::size_t k = 0; k + 1 < a.tokens.size(); ++k) {
-                        char buf[32];
-                        std::snprintf(buf, sizeof buf, " %.2f ", a.linkProbs.back()[k]);
-                        line += a.tokens[k] + buf;
-                    }
-                    line += a.tokens.back();
-                    out += "tree:  " + (a.inducedTree ? writePtbTree(*a.inducedTree) : std::string("-")) + "\n";
-                    out += "links (top layer): " + line + "\n";
+            // Streaming: a chunk of sentences at a time is analysed, written and
+            // dropped, so memory does not grow with the number of sentences.
+            constexpr std::size_t kChunk = 64;
+            ProgressLine progress("analyze", sentences->size());
+            for (std::size_t from = 0; from < sentences->size(); from += kChunk) {
+                const std::size_t to = std::min(sentences->size(), from + kChunk);
+                std::vector<EncoderInput> batch;
+                for (std::size_t i = from; i < to; ++i) {
+                    const Sentence &s = (*sentences)[i];
+                    batch.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}});
                 }
+                auto res = (*enc)->analyze(batch, opt);
+                if (!res)
+                    return fail(res.message());
+                std::string out;
+                for (const auto &a : *res) {
+                    if (spec->json) {
+                        out += analysisToJson(a, opt.attention);
+                        out += '\n';
+                    } else {
+                        std::string line;
+                        for (std::size_t k = 0; k + 1 < a.tokens.size(); ++k) {
+                            char buf[32];
+                            std::snprintf(buf, sizeof buf, " %.2f ", a.linkProbs.back()[k]);
+                            line += a.tokens[k] + buf;
+                        }
+                        line += a.tokens.back();
+                        out += "tree:  " + (a.inducedTree ? writePtbTree(*a.inducedTree) : std::string("-")) + "\n";
+                        out += "links (top layer): " + line + "\n";
+                    }
+                }
+                if (auto st = writer->write(out); !st)
+                    return fail(st.message());
+                progress.update(to);
             }
-            return writeOutput(spec->out, out);
+            progress.finish();
+            if (auto st = writer->commit(); !st)
+                return fail(st.message());
+            return 0;
         };
     });
 }
@@ -425,6 +456,12 @@ void addImportCheckpointCommand(CLI::App &app, Action &action)
                 auto text = readFile(spec->config);
                 if (!text)
                     return fail(text.message());
+                // Strict before any family reads it: no key twice, no integer get<int>() would truncate.
+                auto parsed = parseJsonStrict(*text, spec->config);
+                if (!parsed)
+                    return fail(parsed.message());
+                if (auto st = checkJsonIntegers(*parsed, spec->config); !st)
+                    return fail(st.message());
                 request.configJson = std::move(*text);
                 request.configPath = spec->config;
             }
@@ -441,7 +478,7 @@ void addImportCheckpointCommand(CLI::App &app, Action &action)
                 note = nlohmann::json::parse(file->configJson).at("training").value("note", std::string());
             } catch (const std::exception &) {
             }
-            std::cerr << "import-checkpoint: " << note << "; " << (family->summary ? family->summary(*file) : spec->family)
+            std::cerr << "import-checkpoint: " << printableMessage(note) << "; " << (family->summary ? family->summary(*file) : spec->family)
                       << " -> " << spec->out << std::endl;
             return 0;
         };

@@ -15,6 +15,7 @@
 
 #include "app/cli/command.h"
 #include "core/base/fileio.h"
+#include "core/base/inputlimits.h"
 #include "core/formats/probejson.h"
 #include "core/probing/probecompare.h"
 #include "core/probing/proberun.h"
@@ -165,9 +166,9 @@ void addProbeCommand(CLI::App &app, Action &action)
             ProbeRunConfig config = *spec;
             config.commandLine = commandLine();
             if (const std::string note = probeRunLayersNote(config.layers); !note.empty())
-                std::cerr << "treelens-cli: note: " << withFlagNames(note) << std::endl;
+                std::cerr << "treelens-cli: note: " << printableMessage(withFlagNames(note)) << std::endl;
             ProbeRunCallbacks callbacks;
-            callbacks.progress = [](const std::string &line) { std::cerr << "probe: " << line << std::endl; };
+            callbacks.progress = [](const std::string &line) { std::cerr << "probe: " << printableMessage(line) << std::endl; };
             auto report = runProbes(config, callbacks);
             if (!report)
                 return fail(withFlagNames(report.message()));

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "core/base/inputlimits.h"
 #include "core/base/strings.h"
 #include "core/formats/conllu.h"
 #include "core/formats/ptb.h"
@@ -108,7 +109,7 @@ void addParseCommand(CLI::App &app, Action &action)
                     if (!s.dependency && !s.constituency)
                         flatFallback(s, "not parsed (the reason is on stderr)");
                 for (const auto &f : failures)
-                    std::cerr << "treelens-cli: warning: " << f << " (flat tree written)\n";
+                    std::cerr << "treelens-cli: warning: " << printableMessage(f) << " (flat tree written)\n";
                 if (!failures.empty())
                     std::cerr << "treelens-cli: " << failures.size() << " of " << parsed->size()
                               << " sentences not parsed, written with flat trees\n";

@@ -1,19 +1,21 @@
 #include "app/cli/command.h"
 
+#include <chrono>
 #include <iostream>
 
+#include <unistd.h>
+
 #include "core/base/fileio.h"
+#include "core/base/inputlimits.h"
 #include "core/formats/plaintext.h"
 
 namespace treelens::cli {
 
 int fail(const std::string &message)
 {
-    std::string oneLine = message;
-    for (auto &c : oneLine)
-        if (c == '\n' || c == '\r')
-            c = ' ';
-    std::cerr << "treelens-cli: error: " << oneLine << '\n';
+    // One line, and nothing from the input can drive the terminal (ESC[2J in a
+    // HEAD field, a pickle global's name): control characters are escaped.
+    std::cerr << "treelens-cli: error: " << printableMessage(message) << '\n';
     return 1;
 }
 
@@ -39,9 +41,47 @@ Result<std::vector<Sentence>> nonEmpty(Result<std::vector<Sentence>> r, const st
 }
 } // namespace
 
+std::string inputSourceName(const InputSpec &spec)
+{
+    if (!spec.file.empty())
+        return spec.file == "-" ? std::string("<stdin>") : spec.file;
+    return spec.text.empty() || spec.text == "-" ? "<stdin>" : "<argument>";
+}
+
 Result<std::vector<Sentence>> readInput(const InputSpec &spec)
 {
-    return nonEmpty(readInputAllowEmpty(spec), spec.file.empty() ? (spec.text.empty() || spec.text == "-" ? "<stdin>" : "<argument>") : spec.file);
+    return nonEmpty(readInputAllowEmpty(spec), inputSourceName(spec));
+}
+
+ProgressLine::ProgressLine(std::string name, std::size_t total)
+    : m_name(std::move(name)), m_total(total), m_tty(isatty(STDERR_FILENO) != 0)
+{
+}
+
+void ProgressLine::update(std::size_t done)
+{
+    if (m_tty) {
+        const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+        if (now - m_lastTime < 0.25 && done < m_total)
+            return;
+        m_lastTime = now;
+        std::cerr << '\r' << m_name << ": " << done << " of " << m_total << " sentences" << std::flush;
+        m_shown = true;
+        return;
+    }
+    if (m_total < 1000)
+        return;
+    const int tenth = static_cast<int>(done * 10 / m_total);
+    if (tenth > m_lastTenth) {
+        m_lastTenth = tenth;
+        std::cerr << m_name << ": " << done << " of " << m_total << " sentences\n";
+    }
+}
+
+void ProgressLine::finish()
+{
+    if (m_tty && m_shown)
+        std::cerr << '\r' << std::string(m_name.size() + 40, ' ') << '\r' << std::flush;
 }
 
 Result<std::vector<Sentence>> readCorpusNonEmpty(const std::string &path, CorpusFormat format)

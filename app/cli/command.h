@@ -36,6 +36,24 @@ void addBenchParseCommand(CLI::App &app, Action &action);
 void addProbeCommand(CLI::App &app, Action &action);
 void addProbeTablesCommand(CLI::App &app, Action &action);
 
+/// Progress of a long run on stderr ("analyze: 1,200 of 5,000 sentences"):
+/// a line updated in place on a terminal (at most 4 times a second), otherwise
+/// one line per tenth of the work when there are at least 1,000 items.
+class ProgressLine {
+public:
+    ProgressLine(std::string name, std::size_t total);
+    void update(std::size_t done);
+    void finish();
+
+private:
+    std::string m_name;
+    std::size_t m_total;
+    bool m_tty;
+    bool m_shown = false;
+    int m_lastTenth = 0;
+    double m_lastTime = 0;
+};
+
 /// Prints "treelens-cli: error: <message>" on one line and returns 1.
 int fail(const std::string &message);
 
@@ -48,6 +66,8 @@ struct InputSpec {
     int maxTokens = 0;
 };
 void addInputOptions(CLI::App *cmd, InputSpec &spec, bool withFrom);
+/// The input's name in messages: the file, "<stdin>" or "<argument>".
+std::string inputSourceName(const InputSpec &spec);
 /// Reads the input; an input without any sentence is an error ("FILE:1: no sentences").
 Result<std::vector<Sentence>> readInput(const InputSpec &spec);
 Result<std::vector<Sentence>> readInputAllowEmpty(const InputSpec &spec);

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "core/base/inputlimits.h"
 
 int main(int argc, char **argv)
 {
@@ -45,9 +46,22 @@ int main(int argc, char **argv)
     } catch (const CLI::CallForVersion &e) {
         return app.exit(e);
     } catch (const CLI::ParseError &e) {
-        std::cerr << "treelens-cli: usage error: " << e.what() << "\nRun 'treelens-cli --help' for usage.\n";
+        std::cerr << "treelens-cli: usage error: " << treelens::printableMessage(e.what())
+                  << "\nRun 'treelens-cli --help' for usage.\n";
         return 2;
     }
+    // An empty output name is a mistake (a variable that was not set), not a
+    // request for standard output: leave -o out for that.
+    for (const CLI::App *sub : app.get_subcommands())
+        for (const CLI::Option *o : sub->get_options())
+            for (const std::string &name : o->get_lnames())
+                if ((name == "output" || name == "out") && o->count() > 0)
+                    for (const std::string &r : o->results())
+                        if (r.empty()) {
+                            std::cerr << "treelens-cli: usage error: " << sub->get_name() << " --" << name
+                                      << ": empty file name (leave the option out to write to standard output)\n";
+                            return 2;
+                        }
     if (!action)
         return 2;
     try {

@@ -1,8 +1,11 @@
 #include "core/base/fileio.h"
 
+#include "core/base/inputlimits.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -16,73 +19,129 @@ namespace treelens {
 
 Result<std::string> readFile(const std::string &path)
 {
-    if (path == "-") {
-        std::ostringstream ss;
-        ss << std::cin.rdbuf();
-        return ss.str();
-    }
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-        return makeError(path, std::strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return makeError(path, "is a directory");
-    std::FILE *f = std::fopen(path.c_str(), "rb");
-    if (!f)
-        return makeError(path, std::strerror(errno));
-    std::string data;
-    if (S_ISREG(st.st_mode) && st.st_size > 0)
-        data.reserve(static_cast<std::size_t>(st.st_size));
-    char buf[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-        data.append(buf, n);
-    const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed)
-        return makeError(path, "read error");
-    return data;
+    return readFileLimited(path, inputLimits().maxTextFileBytes);
 }
 
-Status writeFileAtomic(const std::string &path, std::string_view data)
+namespace {
+
+/// The file a write to `path` lands in: a symbolic link is followed to its
+/// final target (as editors do), so the link stays a link; a dangling link
+/// names the file to create. Anything else is `path` itself.
+std::string writeTarget(const std::string &path)
 {
+    namespace fs = std::filesystem;
+    fs::path p(path);
+    std::error_code ec;
+    for (int hop = 0; hop < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hop) {
+        const fs::path target = fs::read_symlink(p, ec);
+        if (ec)
+            break;
+        p = target.is_absolute() ? target : p.parent_path() / target;
+    }
+    return p.string();
+}
+
+} // namespace
+
+AtomicFileWriter::~AtomicFileWriter()
+{
+    if (m_fd >= 0) {
+        ::close(m_fd);
+        ::unlink(m_temp.c_str());
+    }
+}
+
+AtomicFileWriter::AtomicFileWriter(AtomicFileWriter &&o) noexcept
+    : m_path(std::move(o.m_path)), m_target(std::move(o.m_target)), m_temp(std::move(o.m_temp)), m_fd(o.m_fd),
+      m_stdout(o.m_stdout)
+{
+    o.m_fd = -1;
+}
+
+Result<AtomicFileWriter> AtomicFileWriter::open(const std::string &path)
+{
+    AtomicFileWriter w;
+    w.m_path = path;
     if (path == "-") {
+        w.m_stdout = true;
+        return w;
+    }
+    if (path.empty())
+        return Error{"empty output file name"};
+    w.m_target = writeTarget(path);
+    w.m_temp = w.m_target + ".tmpXXXXXX";
+    w.m_fd = ::mkstemp(w.m_temp.data());
+    if (w.m_fd < 0)
+        return makeError(path, std::string("cannot create temporary file: ") + std::strerror(errno));
+    return w;
+}
+
+Status AtomicFileWriter::write(std::string_view data)
+{
+    if (m_stdout) {
         std::cout.write(data.data(), static_cast<std::streamsize>(data.size()));
+        if (!std::cout)
+            return makeError("<stdout>", "write error");
+        return {};
+    }
+    if (m_fd < 0)
+        return makeError(m_path, "write after commit");
+    std::size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t w = ::write(m_fd, data.data() + done, data.size() - done);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return makeError(m_path, std::string("write error: ") + std::strerror(errno));
+        }
+        done += static_cast<std::size_t>(w);
+    }
+    return {};
+}
+
+Status AtomicFileWriter::commit()
+{
+    if (m_stdout) {
         std::cout.flush();
         if (!std::cout)
             return makeError("<stdout>", "write error");
         return {};
     }
-    std::string tmpl = path + ".tmpXXXXXX";
-    const int fd = ::mkstemp(tmpl.data());
-    if (fd < 0)
-        return makeError(path, std::string("cannot create temporary file: ") + std::strerror(errno));
-    std::size_t done = 0;
-    while (done < data.size()) {
-        const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            const std::string why = std::strerror(errno);
-            ::close(fd);
-            ::unlink(tmpl.c_str());
-            return makeError(path, "write error: " + why);
-        }
-        done += static_cast<std::size_t>(w);
+    if (m_fd < 0)
+        return makeError(m_path, "committed twice");
+    // An existing file keeps its permissions; a new one gets the usual ones
+    // (mkstemp creates 0600; the umask applies).
+    struct stat st {};
+    if (::stat(m_target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+        ::fchmod(m_fd, st.st_mode & 07777);
+    } else {
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        ::fchmod(m_fd, 0666 & ~mask);
     }
-    // mkstemp creates 0600; give the file the usual permissions (umask applies).
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
+    const int fd = m_fd;
+    m_fd = -1;
     if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        ::unlink(tmpl.c_str());
-        return makeError(path, std::string("write error: ") + std::strerror(errno));
-    }
-    if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
         const std::string why = std::strerror(errno);
-        ::unlink(tmpl.c_str());
-        return makeError(path, why);
+        ::unlink(m_temp.c_str());
+        return makeError(m_path, "write error: " + why);
+    }
+    if (std::rename(m_temp.c_str(), m_target.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        ::unlink(m_temp.c_str());
+        return makeError(m_path, why);
     }
     return {};
+}
+
+Status writeFileAtomic(const std::string &path, std::string_view data)
+{
+    auto w = AtomicFileWriter::open(path);
+    if (!w)
+        return w.error();
+    if (auto st = w->write(data); !st)
+        return st;
+    return w->commit();
 }
 
 std::string fileExtension(const std::string &path)

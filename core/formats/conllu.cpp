@@ -4,6 +4,7 @@
 
 #include "core/base/strings.h"
 #include "core/base/utf8.h"
+#include "core/base/inputlimits.h"
 #include "core/formats/ptb.h"
 
 namespace treelens {
@@ -86,9 +87,10 @@ public:
 
     Result<std::vector<Sentence>> run()
     {
-        const long long bad = findInvalidUtf8(m_text);
-        if (bad >= 0)
-            return fail(lineOfOffset(m_text, static_cast<std::size_t>(bad)), "invalid UTF-8");
+        auto checked = checkedText(m_text, m_source);
+        if (!checked)
+            return checked.error();
+        m_text = *checked;
         std::vector<Sentence> out;
         Sentence cur;
         bool open = false;
@@ -225,6 +227,8 @@ public:
                     return fail(lineNo, "bad multiword token id '" + std::string(id) + "'");
                 if (m.first != nextWord || m.last <= m.first)
                     return fail(lineNo, "multiword token range '" + std::string(id) + "' does not start at the next word " + std::to_string(nextWord));
+                if (!cur.multiwordTokens.empty() && cur.multiwordTokens.back().last >= m.first)
+                    return fail(lineNo, "multiword token range '" + std::string(id) + "' overlaps '" + cur.multiwordTokens.back().columns[0] + "'");
                 m.columns.reserve(10);
                 for (auto c : cols)
                     m.columns.emplace_back(c);

@@ -2,15 +2,17 @@
 
 #include "core/base/strings.h"
 #include "core/base/utf8.h"
+#include "core/base/inputlimits.h"
 #include "core/text/tokenizer.h"
 
 namespace treelens {
 
-Result<std::vector<Sentence>> readPlainText(std::string_view text, const std::string &source, const PlainTextOptions &options)
+Result<std::vector<Sentence>> readPlainText(std::string_view input, const std::string &source, const PlainTextOptions &options)
 {
-    const long long bad = findInvalidUtf8(text);
-    if (bad >= 0)
-        return makeError(source + ":" + std::to_string(lineOfOffset(text, static_cast<std::size_t>(bad))), "invalid UTF-8");
+    auto checked = checkedText(input, source);
+    if (!checked)
+        return checked.error();
+    const std::string_view text = *checked;
     const Tokenizer tokenizer;
     std::vector<Sentence> out;
     // Line numbers are counted incrementally: sentences come in text order.

@@ -5,6 +5,7 @@
 #include "core/base/fileio.h"
 #include "core/base/strings.h"
 #include "core/base/utf8.h"
+#include "core/base/inputlimits.h"
 
 namespace treelens {
 
@@ -19,9 +20,10 @@ public:
 
     Result<std::vector<ConstituencyTree>> run()
     {
-        const long long bad = findInvalidUtf8(m_text);
-        if (bad >= 0)
-            return fail(static_cast<std::size_t>(bad), "invalid UTF-8");
+        auto checked = checkedText(m_text, m_source);
+        if (!checked)
+            return checked.error();
+        m_text = *checked;
         std::vector<ConstituencyTree> out;
         while (true) {
             skipSpace();

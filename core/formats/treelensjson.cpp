@@ -4,6 +4,7 @@
 
 #include "core/base/strings.h"
 #include "core/base/utf8.h"
+#include "core/base/inputlimits.h"
 #include "core/formats/ptb.h"
 
 namespace treelens {
@@ -39,10 +40,23 @@ Result<Sentence> fromJson(const json &j, const std::string &where)
             tok.xpos = getString(t, "xpos");
             tok.feats = getString(t, "feats");
             tok.misc = getString(t, "misc");
-            if (t.contains("start") && t["start"].is_number_integer())
-                tok.charStart = t["start"].get<int>();
-            if (t.contains("end") && t["end"].is_number_integer())
-                tok.charEnd = t["end"].get<int>();
+            // Offsets are byte offsets into "text", half-open, both or neither
+            // (docs/file-formats.md); anything else is refused, not dropped.
+            const bool hasStart = t.contains("start"), hasEnd = t.contains("end");
+            if (hasStart || hasEnd) {
+                const std::string tk = "token " + std::to_string(s.tokens.size() + 1);
+                if (hasStart != hasEnd)
+                    return makeError(where, tk + ": 'start' and 'end' go together");
+                if (!t["start"].is_number_integer() || !t["end"].is_number_integer())
+                    return makeError(where, tk + ": 'start' and 'end' must be integers");
+                // (an unsigned value above 2^63 reads as negative and is refused too)
+                const long long b = t["start"].get<long long>(), e = t["end"].get<long long>();
+                if (b < 0 || e < b || e > static_cast<long long>(s.text.size()))
+                    return makeError(where, tk + ": offsets [" + std::to_string(b) + ", " + std::to_string(e) +
+                                                ") are out of range for a text of " + std::to_string(s.text.size()) + " bytes");
+                tok.charStart = static_cast<int>(b);
+                tok.charEnd = static_cast<int>(e);
+            }
         } else {
             return makeError(where, "a token must be a string or an object");
         }
@@ -58,7 +72,11 @@ Result<Sentence> fromJson(const json &j, const std::string &where)
         for (const auto &h : *heads) {
             if (!h.is_number_integer())
                 return makeError(where, "'heads' must hold integers");
-            d.heads.push_back(h.get<int>());
+            // Range-checked before narrowing: 4294967297 must not read as 1.
+            if (h.get<long long>() < 0 || h.get<long long>() > static_cast<long long>(s.tokens.size()))
+                return makeError(where, "head " + h.dump() + " of token " + std::to_string(d.heads.size() + 1) +
+                                            " is out of range (0.." + std::to_string(s.tokens.size()) + ")");
+            d.heads.push_back(static_cast<int>(h.get<long long>()));
         }
         const auto rels = j.find("deprels");
         if (rels != j.end()) {
@@ -97,11 +115,12 @@ Result<Sentence> fromJson(const json &j, const std::string &where)
 
 } // namespace
 
-Result<std::vector<Sentence>> readTreeLensJson(std::string_view text, const std::string &source)
+Result<std::vector<Sentence>> readTreeLensJson(std::string_view input, const std::string &source)
 {
-    const long long bad = findInvalidUtf8(text);
-    if (bad >= 0)
-        return makeError(source + ":" + std::to_string(lineOfOffset(text, static_cast<std::size_t>(bad))), "invalid UTF-8");
+    auto checked = checkedText(input, source);
+    if (!checked)
+        return checked.error();
+    const std::string_view text = *checked;
     std::vector<Sentence> out;
     const std::string_view trimmed = trimView(text);
     auto finishIds = [&]() {

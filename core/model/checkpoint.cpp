@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <memory>
 #include <new>
 #include <set>
@@ -74,6 +75,11 @@ std::size_t countTensors(const PickleValue &v)
     for (const auto &kv : v.dict)
         n += kv.second->kind == PickleValue::Kind::Tensor ? 1 : 0;
     return n;
+}
+
+std::string quotedName(const std::string &s)
+{
+    return s.size() > 60 ? s.substr(0, 57) + "..." : s;
 }
 
 std::string quoted(const std::string &s)
@@ -184,6 +190,18 @@ Result<TensorMap> readCheckpoint(const std::string &path, std::string *note)
     }
     if (pkl < 0)
         return makeError(path, "no <archive>/data.pkl in the zip (not a torch.save checkpoint)");
+    // torch.save writes one archive folder; a second one would be ignored silently.
+    for (zip_int64_t i = 0; i < n; ++i) {
+        const char *name = zip_get_name(z.get(), static_cast<zip_uint64_t>(i), 0);
+        if (!name)
+            continue;
+        const std::string s = name;
+        const auto slash = s.find('/');
+        const std::string top = slash == std::string::npos ? s : s.substr(0, slash);
+        if (top != prefix)
+            return makeError(path, "the zip holds '" + quotedName(s) + "' outside the archive folder '" + quotedName(prefix) +
+                                   "' (a second archive or a stray file; torch.save writes one folder): refused");
+    }
     if (zip_name_locate(z.get(), (prefix + "/constants.pkl").c_str(), 0) >= 0)
         return makeError(path, "a TorchScript module (torch.jit.save), not a torch.save checkpoint; "
                                "save its state_dict() with torch.save");
@@ -203,13 +221,22 @@ Result<TensorMap> readCheckpoint(const std::string &path, std::string *note)
     if (!data)
         return data.error();
     std::map<std::string, std::shared_ptr<const Bytes>> cache;
-    StorageResolver resolve = [&](const std::string &key) -> Result<std::shared_ptr<const Bytes>> {
+    StorageResolver resolve = [&](const std::string &key, std::uint64_t declared) -> Result<std::shared_ptr<const Bytes>> {
         if (auto it = cache.find(key); it != cache.end())
             return it->second;
         const zip_int64_t idx = zip_name_locate(z.get(), (prefix + "/data/" + key).c_str(), 0);
         if (idx < 0 || key.empty() || key.find('/') != std::string::npos)
             return makeError(path, "storage '" + key + "' is missing from the archive");
-        auto bytes = readEntry(z.get(), idx, fileSize, kMaxEntryBytes, path);
+        // The absolute cap is what the pickle declares for this storage: a
+        // highly compressible entry larger than that is refused before it is
+        // inflated (not after costing its inflated size in memory).
+        zip_stat_t st;
+        zip_stat_init(&st);
+        if (zip_stat_index(z.get(), static_cast<zip_uint64_t>(idx), 0, &st) == 0 && (st.valid & ZIP_STAT_SIZE) &&
+            st.size > declared)
+            return makeError(path, "storage '" + key + "' is " + std::to_string(st.size) + " bytes in the archive but the "
+                                   "checkpoint declares " + std::to_string(declared) + " (refused before inflating)");
+        auto bytes = readEntry(z.get(), idx, fileSize, std::min(kMaxEntryBytes, declared), path);
         if (!bytes)
             return bytes.error();
         auto shared = std::make_shared<const Bytes>(std::move(*bytes));

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/fileio.h"
+#include "core/base/jsonstrict.h"
 #include "core/model/safetensors.h"
 
 namespace treelens {
@@ -36,12 +37,13 @@ std::vector<std::string> splitLines(const std::string &text)
 
 Status validateModelFile(const ModelFile &file, const std::string &where)
 {
-    nlohmann::json config;
-    try {
-        config = nlohmann::json::parse(file.configJson);
-    } catch (const std::exception &e) {
-        return makeError(where, std::string("treelens.config is not valid JSON: ") + e.what());
-    }
+    // Strict: no key twice, no integer that get<int>() would truncate.
+    auto parsed = parseJsonStrict(file.configJson, where + ": treelens.config");
+    if (!parsed)
+        return parsed.error();
+    const nlohmann::json config = std::move(*parsed);
+    if (auto st = checkJsonIntegers(config, where + ": treelens.config"); !st)
+        return st;
     if (!config.is_object() || !config.contains("family") || !config["family"].is_string())
         return makeError(where, "treelens.config must be a JSON object with a string \"family\"");
     if (file.vocab.empty())

@@ -542,10 +542,12 @@ private:
                 }
             if (!found)
                 return err("persistent id with a non-storage type '" + t[1]->s + "'");
-            auto bytes = m_resolve(t[2]->s);
+            const std::int64_t numel = t[4]->i;
+            if (numel < 0 || static_cast<std::uint64_t>(numel) > (std::uint64_t(1) << 40) / dtypeSize(dtype))
+                return err("storage '" + t[2]->s + "' declares " + std::to_string(numel) + " elements (refused)");
+            auto bytes = m_resolve(t[2]->s, static_cast<std::uint64_t>(numel) * dtypeSize(dtype));
             if (!bytes)
                 return bytes.error();
-            const std::int64_t numel = t[4]->i;
             if (numel < 0 || static_cast<std::uint64_t>(numel) > (*bytes)->size() / dtypeSize(dtype))
                 return err("storage '" + t[2]->s + "' has " + std::to_string((*bytes)->size()) + " bytes, fewer than " +
                            std::to_string(numel) + " elements of " + dtypeName(dtype));

@@ -47,7 +47,10 @@ struct PickleValue {
 };
 
 /// Returns the raw bytes of storage `key` (e.g. "archive/data/<key>"), or an Error.
-using StorageResolver = std::function<Result<std::shared_ptr<const std::vector<std::uint8_t>>>(const std::string &key)>;
+/// `declaredBytes` is what the pickle declares for it (numel × element size): a
+/// resolver refuses a storage larger than that before reading it.
+using StorageResolver = std::function<Result<std::shared_ptr<const std::vector<std::uint8_t>>>(const std::string &key,
+                                                                                               std::uint64_t declaredBytes)>;
 
 struct PickleDocument {
     std::vector<std::unique_ptr<PickleValue>> arena;

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/jsonstrict.h"
+
 #include "core/base/fileio.h"
 
 namespace treelens {
@@ -39,12 +41,12 @@ Result<SafetensorsFile> readSafetensorsBytes(const std::uint8_t *data, std::size
         return makeError(where, "header is empty");
     if (std::memchr(data + 8, 0, n) != nullptr)
         return makeError(where, "header contains a NUL byte");
-    nlohmann::json header;
-    try {
-        header = nlohmann::json::parse(data + 8, data + 8 + n);
-    } catch (const std::exception &e) {
-        return makeError(where, std::string("header is not valid JSON: ") + e.what());
-    }
+    // docs/model-files.md: no name appears twice (nlohmann::json would keep the last one).
+    auto parsed = parseJsonStrict(std::string_view(reinterpret_cast<const char *>(data + 8), static_cast<std::size_t>(n)),
+                                  where + ": header");
+    if (!parsed)
+        return parsed.error();
+    const nlohmann::json header = std::move(*parsed);
     if (!header.is_object())
         return makeError(where, "header is not a JSON object");
     const std::uint8_t *buffer = data + 8 + n;

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/jsonstrict.h"
+
 namespace treelens {
 
 using nlohmann::json;
@@ -186,7 +188,12 @@ Result<TrainRecipe> TrainRecipe::fromJson(const std::string &text, const std::st
         "lr", "beta1", "beta2", "eps", "weight_decay", "momentum", "initial_accumulator", "clip_norm", "warmup",
         "lr_decay", "decay_every"};
     try {
-        const json j = json::parse(text);
+        auto parsed = parseJsonStrict(text, "recipe");
+        if (!parsed)
+            return parsed.error();
+        if (auto st = checkJsonIntegers(*parsed, "recipe"); !st)
+            return st.error();
+        const json j = std::move(*parsed);
         if (!j.is_object())
             return makeError("recipe", "not a JSON object");
         for (auto it = j.begin(); it != j.end(); ++it)

@@ -49,8 +49,8 @@ void spit(const std::string &path, const std::string &bytes)
     out << bytes;
 }
 
-/// Writes a zip with libzip (stored entries, like torch.save).
-void makeZip(const std::string &path, const std::vector<std::pair<std::string, std::string>> &entries)
+/// Writes a zip with libzip (stored entries, like torch.save; deflated with `deflate`).
+void makeZip(const std::string &path, const std::vector<std::pair<std::string, std::string>> &entries, bool deflate = false)
 {
     std::filesystem::remove(path);
     int err = 0;
@@ -62,7 +62,7 @@ void makeZip(const std::string &path, const std::vector<std::pair<std::string, s
         zip_source_t *src = zip_source_buffer(z, copy, data.size(), 1);
         const zip_int64_t idx = zip_file_add(z, name.c_str(), src, ZIP_FL_OVERWRITE);
         ASSERT_GE(idx, 0);
-        zip_set_file_compression(z, static_cast<zip_uint64_t>(idx), ZIP_CM_STORE, 0);
+        zip_set_file_compression(z, static_cast<zip_uint64_t>(idx), deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0);
     }
     ASSERT_EQ(zip_close(z), 0);
 }
@@ -141,7 +141,7 @@ StorageResolver resolverFor(const Storages &storages)
     auto shared = std::make_shared<std::map<std::string, std::shared_ptr<const Bytes>>>();
     for (const auto &[key, bytes] : storages)
         (*shared)[key] = std::make_shared<const Bytes>(bytes);
-    return [shared](const std::string &key) -> Result<std::shared_ptr<const Bytes>> {
+    return [shared](const std::string &key, std::uint64_t) -> Result<std::shared_ptr<const Bytes>> {
         auto it = shared->find(key);
         if (it == shared->end())
             return makeError("test.pkl", "storage '" + key + "' is missing");
@@ -494,8 +494,8 @@ TEST(Unpickle, MalformedPicklesGiveErrorsNotCrashes)
     fails(t(16, 0, {3, 2}, {INT64_MAX / 2, 1}), "too large");
     fails(t(16, 0, {1 << 20, 1 << 20}, {0, 0}), "far larger than its storage");
     fails(t(17, 0, {4}, {1}), "storage '0' has 64 bytes, fewer than 17 elements of F32");
-    fails(t(std::int64_t(1) << 61, 0, {4}, {1}), "fewer than");
-    fails(t(-1, 0, {4}, {1}), "fewer than");
+    fails(t(std::int64_t(1) << 61, 0, {4}, {1}), "declares 2305843009213693952 elements");
+    fails(t(-1, 0, {4}, {1}), "declares -1 elements");
     {
         Pickle p;
         p.tensor("FloatStorage", "missing", 4, 0, {4}, {1}).stop();
@@ -606,6 +606,17 @@ TEST(CheckpointImport, BadArchivesGiveOneLineErrorsNamingTheFile)
     fails(p, "truncated");
     makeZip(p, {{"a/data.pkl", ok.b}, {"a/data/0", std::string(16, '\0')}, {"a/byteorder", "little\n"}});
     EXPECT_TRUE(readTorchCheckpoint(p).ok());
+    // A second archive (or any entry outside the one folder) is refused, not ignored.
+    makeZip(p, {{"a/data.pkl", ok.b}, {"a/data/0", std::string(16, '\0')}, {"b/data.pkl", ok.b}, {"b/data/0", std::string(16, '\0')}});
+    fails(p, "'b/data.pkl' outside the archive folder 'a'");
+    makeZip(p, {{"a/data.pkl", ok.b}, {"a/data/0", std::string(16, '\0')}, {"stray.txt", "x"}});
+    fails(p, "'stray.txt' outside the archive folder 'a'");
+    // A storage entry larger than the pickle declares (here 64 MiB of zeros
+    // deflated to ~64 KB for a 16-byte storage, a ratio under the deflate cap)
+    // is refused before it is inflated.
+    makeZip(p, {{"a/data.pkl", ok.b}, {"a/data/0", std::string(std::size_t(64) << 20, '\0')}}, true);
+    ASSERT_LT(std::filesystem::file_size(p), std::uintmax_t(1) << 20);
+    fails(p, "storage '0' is 67108864 bytes in the archive but the checkpoint declares 16 (refused before inflating)");
 
     // The fixture cut anywhere: an error naming the file, never a crash.
     TREELENS_REQUIRE_SHARED(kFixture + "/model.pth");

@@ -219,7 +219,7 @@ TEST(ModelFile, SingleFileAndDirectoryFormsAndTheirErrors)
 namespace {
 Result<PickleDocument> unpickleString(const std::string &s)
 {
-    StorageResolver none = [](const std::string &key) -> Result<std::shared_ptr<const std::vector<std::uint8_t>>> {
+    StorageResolver none = [](const std::string &key, std::uint64_t) -> Result<std::shared_ptr<const std::vector<std::uint8_t>>> {
         return makeError("test", "no storage " + key);
     };
     return unpickle(reinterpret_cast<const std::uint8_t *>(s.data()), s.size(), none, "evil.pkl");

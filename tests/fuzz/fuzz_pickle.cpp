@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     using Bytes = std::vector<std::uint8_t>;
     std::map<std::string, std::shared_ptr<const Bytes>> cache; // like the archive reader: one buffer per key
-    treelens::StorageResolver resolve = [&cache](const std::string &key) -> treelens::Result<std::shared_ptr<const Bytes>> {
+    treelens::StorageResolver resolve = [&cache](const std::string &key, std::uint64_t) -> treelens::Result<std::shared_ptr<const Bytes>> {
         if (key.empty() || key.size() > 2)
             return treelens::makeError("fuzz.pkl", "no storage " + key);
         auto &slot = cache[key];
