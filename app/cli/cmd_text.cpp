@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
 #include "core/base/strings.h"
 #include "core/formats/conllu.h"
@@ -99,33 +100,54 @@ void addParseCommand(CLI::App &app, Action &action)
             if (!sentences)
                 return fail(sentences.message());
             const std::string source = spec->input.file.empty() ? std::string("<input>") : spec->input.file;
+            auto writer = AtomicFileWriter::open(spec->out.empty() ? std::string("-") : spec->out);
+            if (!writer)
+                return fail(writer.message());
+            // Streaming: chunks of sentences are parsed (batched inside a chunk),
+            // written and dropped, so memory does not grow with the input.
+            constexpr std::size_t kChunk = 2000;
             std::vector<std::string> failures;
-            auto parsed = parseSentences(**parser, spec->parser, std::move(*sentences), source,
-                                         spec->keepGoing ? &failures : nullptr);
-            if (!parsed)
-                return fail(parsed.message());
-            if (spec->keepGoing) {
-                for (auto &s : *parsed)
-                    if (!s.dependency && !s.constituency)
-                        flatFallback(s, "not parsed (the reason is on stderr)");
-                for (const auto &f : failures)
-                    std::cerr << "treelens-cli: warning: " << printableMessage(f) << " (flat tree written)\n";
-                if (!failures.empty())
-                    std::cerr << "treelens-cli: " << failures.size() << " of " << parsed->size()
-                              << " sentences not parsed, written with flat trees\n";
+            const std::size_t total = sentences->size();
+            ProgressLine progress("parse", total);
+            for (std::size_t from = 0; from < total; from += kChunk) {
+                const std::size_t to = std::min(total, from + kChunk);
+                std::vector<Sentence> chunk(std::make_move_iterator(sentences->begin() + static_cast<std::ptrdiff_t>(from)),
+                                            std::make_move_iterator(sentences->begin() + static_cast<std::ptrdiff_t>(to)));
+                std::vector<std::string> chunkFailures;
+                auto parsed = parseSentences(**parser, spec->parser, std::move(chunk), source,
+                                             spec->keepGoing ? &chunkFailures : nullptr);
+                if (!parsed)
+                    return fail(parsed.message());
+                if (spec->keepGoing) {
+                    for (auto &s : *parsed)
+                        if (!s.dependency && !s.constituency)
+                            flatFallback(s, "not parsed (the reason is on stderr)");
+                    for (const auto &f : chunkFailures)
+                        std::cerr << "treelens-cli: warning: " << printableMessage(f) << " (flat tree written)\n";
+                    failures.insert(failures.end(), chunkFailures.begin(), chunkFailures.end());
+                }
+                std::string text;
+                if (spec->format == "conllu") {
+                    text = writeConllu(*parsed);
+                } else if (spec->format == "json") {
+                    text = writeTreeLensJson(*parsed);
+                } else {
+                    auto p = writePtb(*parsed, PtbStyle::OneLine);
+                    if (!p)
+                        return fail(p.message());
+                    text = std::move(*p);
+                }
+                if (auto st = writer->write(text); !st)
+                    return fail(st.message());
+                progress.update(to);
             }
-            std::string text;
-            if (spec->format == "conllu") {
-                text = writeConllu(*parsed);
-            } else if (spec->format == "json") {
-                text = writeTreeLensJson(*parsed);
-            } else {
-                auto p = writePtb(*parsed, PtbStyle::OneLine);
-                if (!p)
-                    return fail(p.message());
-                text = std::move(*p);
-            }
-            return writeOutput(spec->out, text);
+            progress.finish();
+            if (spec->keepGoing && !failures.empty())
+                std::cerr << "treelens-cli: " << failures.size() << " of " << total
+                          << " sentences not parsed, written with flat trees\n";
+            if (auto st = writer->commit(); !st)
+                return fail(st.message());
+            return 0;
         };
     });
 }

@@ -7,12 +7,15 @@
 // every sentence of FILE, then --out names a directory) is analysed, the views
 // rendered offscreen and written, and the program exits (0 ok, 1 error, 2 usage).
 #include <cstdio>
+#include <exception>
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QMessageBox>
 #include <QTimer>
 
+#include "core/base/inputlimits.h"
 #include "core/encoders/encoder.h"
 #include "ui/corpuspanel.h"
 #include "ui/mainwindow.h"
@@ -22,6 +25,39 @@
 #include "ui/viewhost.h"
 
 namespace {
+
+/// The last line of defence: an exception thrown in an event handler (a
+/// dependency's std::bad_alloc or c10::Error) would abort the process with
+/// whatever the user had open. The job system already turns the errors of
+/// background work into failed jobs; anything that still escapes is reported
+/// here and the event is dropped, so the window survives.
+class GuardedApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool notify(QObject *receiver, QEvent *event) override
+    {
+        try {
+            return QApplication::notify(receiver, event);
+        } catch (const std::exception &e) {
+            report(QString::fromUtf8(e.what()));
+        } catch (...) {
+            report(QStringLiteral("unknown exception"));
+        }
+        return false;
+    }
+
+private:
+    void report(const QString &what)
+    {
+        const QString message = QString::fromStdString(treelens::printableMessage(what.left(500).toStdString()));
+        std::fprintf(stderr, "treelens: internal error (the event was dropped): %s\n", message.toUtf8().constData());
+        if (!platformName().startsWith(QLatin1String("offscreen")))
+            QTimer::singleShot(0, [message] {
+                QMessageBox::critical(nullptr, QStringLiteral("TreeLens"),
+                                      QStringLiteral("Internal error; the last action was not completed:\n%1").arg(message));
+            });
+    }
+};
 
 int usage(const QString &message)
 {
@@ -38,7 +74,7 @@ int main(int argc, char **argv)
         if (qstrcmp(argv[i], "--export-view") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
 
-    QApplication app(argc, argv);
+    GuardedApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("TreeLens"));
     QApplication::setApplicationName(QStringLiteral("TreeLens"));
     QApplication::setApplicationVersion(QStringLiteral(TREELENS_VERSION));

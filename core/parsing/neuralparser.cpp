@@ -1,5 +1,6 @@
 #include "core/parsing/neuralparser.h"
 
+#include "core/base/inputlimits.h"
 #include "core/encoders/encoder.h"
 #include "core/parsing/neural/constparser.h"
 #include "core/parsing/neural/depparser.h"
@@ -10,8 +11,9 @@ namespace {
 
 class NeuralParser : public Parser {
 public:
-    NeuralParser(std::unique_ptr<DependencyParserModel> dep, std::unique_ptr<ConstituencyParserModel> constituency)
-        : m_dep(std::move(dep)), m_const(std::move(constituency))
+    NeuralParser(std::unique_ptr<DependencyParserModel> dep, std::unique_ptr<ConstituencyParserModel> constituency,
+                 int maxWords)
+        : m_dep(std::move(dep)), m_const(std::move(constituency)), m_maxWords(maxWords)
     {
     }
 
@@ -29,9 +31,13 @@ public:
     Result<std::vector<Sentence>> parseAll(const std::vector<Sentence> &inputs, const RunControl &control) override
     {
         std::vector<Sentence> out = inputs;
-        for (auto &s : out)
+        for (auto &s : out) {
             if (s.tokens.empty())
                 return makeError(s.id, "nothing to parse (no tokens)");
+            // The span chart is quadratic in the length: refused before any tensor exists.
+            if (auto st = checkSentenceLength(s.tokens.size(), m_maxWords, "", 0, s.id, "ParserConfig::maxWords"); !st)
+                return st.error();
+        }
         if (auto st = m_dep->parse(out, false, &control); !st)
             return st.error();
         // The constituency parser reads the XPOS tags the tagger just predicted.
@@ -50,6 +56,7 @@ public:
 private:
     std::unique_ptr<DependencyParserModel> m_dep;
     std::unique_ptr<ConstituencyParserModel> m_const;
+    int m_maxWords;
 };
 
 } // namespace
@@ -83,7 +90,7 @@ Result<std::unique_ptr<Parser>> createNeuralParser(const ParserConfig &config)
             return c.error();
         constituency = std::move(*c);
     }
-    return std::unique_ptr<Parser>(new NeuralParser(std::move(*dep), std::move(constituency)));
+    return std::unique_ptr<Parser>(new NeuralParser(std::move(*dep), std::move(constituency), config.maxWords));
 }
 
 } // namespace treelens

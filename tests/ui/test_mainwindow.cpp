@@ -2,6 +2,8 @@
 // is analysed through the JobRunner and the scene contents of every view are
 // checked against the document's sentence and analysis (which the encoder tests
 // check against the official implementation).
+#include <tuple>
+
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -649,4 +651,52 @@ TEST_F(MainWindowTest, AnEmptyCorpusOnTheCommandLineStillShowsASentence)
     // Nothing to show from the file: the app analyses a sentence (and so quits when asked).
     QString err;
     EXPECT_EQ(runGui({empty, QStringLiteral("--quit-after-analysis")}, &err), 0) << err.toStdString();
+}
+
+TEST_F(MainWindowTest, ASentenceOverTheWordLimitIsRefusedWithAMessageAndTheViewsKeepTheirState)
+{
+    // The hostile-input campaign's files: a CoNLL-U sentence of 10,000 words and a
+    // PTB tree of 20,000 leaves (the app used to abort on the first, and grow past
+    // 12 GiB on the second). Each follows a short sentence in the same file.
+    QTemporaryDir dir;
+    std::string conllu = "1\tHi\t_\t_\t_\t_\t0\troot\t_\t_\n\n";
+    for (int i = 1; i <= 10000; ++i)
+        conllu += std::to_string(i) + "\tw\t_\t_\t_\t_\t" + (i == 1 ? "0\troot" : "1\tdep") + "\t_\t_\n";
+    conllu += "\n";
+    std::string ptb = "(S (NN Hi))\n(S";
+    for (int i = 0; i < 20000; ++i)
+        ptb += " (NN w)";
+    ptb += ")\n";
+    for (const auto &[name, bytes, words] : {std::tuple<QString, std::string, int>{QStringLiteral("long.conllu"), conllu, 10000},
+                                             {QStringLiteral("wide.mrg"), ptb, 20000}}) {
+        const QString path = dir.filePath(name);
+        QFile f(path);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(bytes.data(), static_cast<qint64>(bytes.size()));
+        f.close();
+        MainWindow w;
+        w.setModelPath(QString::fromStdString(modelPath()));
+        w.show();
+        bool shown = false, ok = false;
+        QObject::connect(&w, &MainWindow::analysisShown, [&](bool r) {
+            shown = true;
+            ok = r;
+        });
+        QString error;
+        ASSERT_TRUE(w.openCorpus(path, &error)) << error.toStdString();
+        ASSERT_TRUE(waitFor([&] { return shown; }));
+        ASSERT_TRUE(ok);
+        ASSERT_TRUE(w.document()->sentence());
+        EXPECT_EQ(w.document()->sentence()->words(), std::vector<std::string>{"Hi"});
+        shown = false;
+        w.corpusPanel()->activateRow(1);
+        ASSERT_TRUE(waitFor([&] { return shown; })) << name.toStdString();
+        EXPECT_FALSE(ok) << name.toStdString();
+        const std::string message = w.document()->lastError().toStdString();
+        EXPECT_NE(message.find("has " + std::to_string(words) + " words (limit 250)"), std::string::npos) << message;
+        // The window keeps what it showed.
+        ASSERT_TRUE(w.document()->sentence());
+        EXPECT_EQ(w.document()->sentence()->words(), std::vector<std::string>{"Hi"});
+        EXPECT_TRUE(w.document()->analysis());
+    }
 }

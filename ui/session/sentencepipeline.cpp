@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "core/base/inputlimits.h"
 #include "core/eval/inductioneval.h"
 #include "core/text/tokenizer.h"
 
@@ -57,6 +58,16 @@ SentencePipeline::Output SentencePipeline::run(Sentence s, const ParserConfig &c
                                                const RunControl &control)
 {
     Output out;
+    // The input-limits policy (core/base/inputlimits.h), as in the CLI: a
+    // sentence over the word limit is neither parsed nor analysed nor drawn
+    // (its charts and layouts are quadratic in its length); the window keeps
+    // what it shows and says why.
+    if (auto st = checkSentenceLength(s.tokens.size(), config.maxWords, "", 0, s.id.empty() ? "" : "'" + s.id + "'");
+        !st) {
+        out.error = st.message() + "; TreeLens analyses sentences of at most " + std::to_string(config.maxWords) +
+                    " words (split it, or use treelens-cli with --max-words)";
+        return out;
+    }
     double parseMs = 0.0, encoderMs = 0.0;
     if (!s.dependency || !s.constituency) {
         auto p = parser(config);

@@ -116,21 +116,22 @@ inline std::int64_t encodeWord(const std::string &text, const Vocab &words, cons
     return drop ? kUnk : words.get(normalizeWord(text), kUnk);
 }
 
-/// Groups sentences of similar length into batches of about `batchWords` words.
-inline std::vector<std::vector<int>> lengthBatches(const std::vector<Sentence> &sentences, int batchWords, std::mt19937 *shuffle)
+/// Groups sentences of similar length into batches of about `batchWords` words
+/// (`lengths[i]` = the words of sentence i).
+inline std::vector<std::vector<int>> lengthBatches(const std::vector<std::size_t> &lengths, int batchWords, std::mt19937 *shuffle)
 {
-    std::vector<int> order(sentences.size());
+    std::vector<int> order(lengths.size());
     std::iota(order.begin(), order.end(), 0);
     if (shuffle)
         std::shuffle(order.begin(), order.end(), *shuffle); // random tie-breaking among equal lengths
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return sentences[static_cast<std::size_t>(a)].tokens.size() < sentences[static_cast<std::size_t>(b)].tokens.size();
+        return lengths[static_cast<std::size_t>(a)] < lengths[static_cast<std::size_t>(b)];
     });
     std::vector<std::vector<int>> batches;
     std::vector<int> cur;
     std::size_t maxLen = 0;
     for (int i : order) {
-        const std::size_t n = sentences[static_cast<std::size_t>(i)].tokens.size() + 1;
+        const std::size_t n = lengths[static_cast<std::size_t>(i)] + 1;
         if (!cur.empty() && std::max(maxLen, n) * (cur.size() + 1) > static_cast<std::size_t>(batchWords)) {
             batches.push_back(std::move(cur));
             cur.clear();
@@ -144,6 +145,15 @@ inline std::vector<std::vector<int>> lengthBatches(const std::vector<Sentence> &
     if (shuffle)
         std::shuffle(batches.begin(), batches.end(), *shuffle);
     return batches;
+}
+
+inline std::vector<std::vector<int>> lengthBatches(const std::vector<Sentence> &sentences, int batchWords, std::mt19937 *shuffle)
+{
+    std::vector<std::size_t> lengths;
+    lengths.reserve(sentences.size());
+    for (const auto &s : sentences)
+        lengths.push_back(s.tokens.size());
+    return lengthBatches(lengths, batchWords, shuffle);
 }
 
 /// Runs job(k) for every k in [0, count) on up to `workers` threads (the

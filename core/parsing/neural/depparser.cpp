@@ -192,8 +192,24 @@ struct NetImpl : torch::nn::Module {
         const auto d = o.relH.size(2);
         auto hh = o.relH.gather(1, heads.unsqueeze(2).expand({-1, -1, d})); // [B,T,d]
         // s[b,t,r] = relD[b,t,:] U[r] hh[b,t,:]
-        auto left = torch::einsum("btd,rde->btre", {o.relD, relU});
-        return (left * hh.unsqueeze(2)).sum(3);
+        if (torch::GradMode::is_enabled()) {
+            auto left = torch::einsum("btd,rde->btre", {o.relD, relU});
+            return (left * hh.unsqueeze(2)).sum(3);
+        }
+        // Inference: the same sum in chunks of positions whose [n, R, d]
+        // temporary stays in cache (the einsum's [B, T, R, d] was 13.5 MB per
+        // 1,000 words, mostly page faults).
+        const auto B = o.relD.size(0), T = o.relD.size(1), R = relU.size(0);
+        auto uflat = relU.permute({1, 0, 2}).reshape({d, R * d}); // [d, R·e]
+        auto rd = o.relD.reshape({B * T, d}), hf = hh.reshape({B * T, d, 1});
+        auto s = torch::empty({B * T, R}, rd.options());
+        constexpr std::int64_t kChunk = 256;
+        for (std::int64_t c = 0; c < B * T; c += kChunk) {
+            const auto n = std::min(kChunk, B * T - c);
+            auto left = torch::matmul(rd.narrow(0, c, n), uflat).view({n, R, d});
+            s.narrow(0, c, n).copy_(torch::bmm(left, hf.narrow(0, c, n)).squeeze(2));
+        }
+        return s.view({B, T, R});
     }
 };
 TORCH_MODULE(Net);
