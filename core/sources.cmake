@@ -13,6 +13,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   data/sentence.cpp
   formats/conllu.cpp
   formats/corpus.cpp
+  formats/corpusstream.cpp
   formats/plaintext.cpp
   formats/ptb.cpp
   formats/treelensjson.cpp

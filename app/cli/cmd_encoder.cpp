@@ -85,36 +85,40 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
     cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
     cmd->callback([&action, spec]() {
         action = [spec]() {
-            auto sentences = readInput(spec->input);
-            if (!sentences)
-                return fail(sentences.message());
+            auto input = InputChunks::open(spec->input);
+            if (!input)
+                return fail(input.message());
             auto enc = openModel(spec->dev);
             if (!enc)
                 return fail(enc.message());
-            // Every sentence is checked against the model's length first, with
-            // the file and line, so nothing is written for an input that fails.
+            // Streaming: a chunk of sentences is read, checked against the
+            // model's length (with file and line), analysed, written and
+            // dropped, so memory does not grow with the number of sentences.
+            // With -o nothing is written unless every sentence succeeds.
             const EncoderInfo &info = (*enc)->info();
             const int maxWords = info.maxTokens > 0 ? info.maxTokens - (info.hasClsToken ? 1 : 0) : 0;
             const std::string source = inputSourceName(spec->input);
-            for (const auto &s : *sentences)
-                if (auto st = checkSentenceLength(s.tokens.size(), maxWords, source, s.line, s.id,
-                                                  "the model's " + std::to_string(info.maxTokens) + " positions");
-                    !st)
-                    return fail(st.message());
             auto writer = AtomicFileWriter::open(spec->out.empty() ? std::string("-") : spec->out);
             if (!writer)
                 return fail(writer.message());
             AnalyzeOptions opt;
             opt.attention = spec->json && !spec->noAttention;
-            // Streaming: a chunk of sentences at a time is analysed, written and
-            // dropped, so memory does not grow with the number of sentences.
             constexpr std::size_t kChunk = 64;
-            ProgressLine progress("analyze", sentences->size());
-            for (std::size_t from = 0; from < sentences->size(); from += kChunk) {
-                const std::size_t to = std::min(sentences->size(), from + kChunk);
+            std::size_t total = 0;
+            ProgressLine progress("analyze");
+            for (;;) {
+                auto chunk = input->next(kChunk);
+                if (!chunk)
+                    return fail(chunk.message());
+                if (chunk->empty())
+                    break;
+                total += chunk->size();
                 std::vector<EncoderInput> batch;
-                for (std::size_t i = from; i < to; ++i) {
-                    const Sentence &s = (*sentences)[i];
+                for (const Sentence &s : *chunk) {
+                    if (auto st = checkSentenceLength(s.tokens.size(), maxWords, source, s.line, s.id,
+                                                      "the model's " + std::to_string(info.maxTokens) + " positions");
+                        !st)
+                        return fail(st.message());
                     batch.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}});
                 }
                 auto res = (*enc)->analyze(batch, opt);
@@ -139,7 +143,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                 }
                 if (auto st = writer->write(out); !st)
                     return fail(st.message());
-                progress.update(to);
+                progress.update(total);
             }
             progress.finish();
             if (auto st = writer->commit(); !st)

@@ -96,9 +96,9 @@ void addParseCommand(CLI::App &app, Action &action)
             auto parser = createParser(config);
             if (!parser)
                 return fail(parser.message());
-            auto sentences = readInput(spec->input);
-            if (!sentences)
-                return fail(sentences.message());
+            auto input = InputChunks::open(spec->input);
+            if (!input)
+                return fail(input.message());
             const std::string source = spec->input.file.empty() ? std::string("<input>") : spec->input.file;
             auto writer = AtomicFileWriter::open(spec->out.empty() ? std::string("-") : spec->out);
             if (!writer)
@@ -107,14 +107,17 @@ void addParseCommand(CLI::App &app, Action &action)
             // written and dropped, so memory does not grow with the input.
             constexpr std::size_t kChunk = 2000;
             std::vector<std::string> failures;
-            const std::size_t total = sentences->size();
-            ProgressLine progress("parse", total);
-            for (std::size_t from = 0; from < total; from += kChunk) {
-                const std::size_t to = std::min(total, from + kChunk);
-                std::vector<Sentence> chunk(std::make_move_iterator(sentences->begin() + static_cast<std::ptrdiff_t>(from)),
-                                            std::make_move_iterator(sentences->begin() + static_cast<std::ptrdiff_t>(to)));
+            std::size_t total = 0;
+            ProgressLine progress("parse");
+            for (;;) {
+                auto chunk = input->next(kChunk);
+                if (!chunk)
+                    return fail(chunk.message());
+                if (chunk->empty())
+                    break;
+                total += chunk->size();
                 std::vector<std::string> chunkFailures;
-                auto parsed = parseSentences(**parser, spec->parser, std::move(chunk), source,
+                auto parsed = parseSentences(**parser, spec->parser, std::move(*chunk), source,
                                              spec->keepGoing ? &chunkFailures : nullptr);
                 if (!parsed)
                     return fail(parsed.message());
@@ -139,7 +142,7 @@ void addParseCommand(CLI::App &app, Action &action)
                 }
                 if (auto st = writer->write(text); !st)
                     return fail(st.message());
-                progress.update(to);
+                progress.update(total);
             }
             progress.finish();
             if (spec->keepGoing && !failures.empty())

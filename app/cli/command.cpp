@@ -53,28 +53,22 @@ Result<std::vector<Sentence>> readInput(const InputSpec &spec)
     return nonEmpty(readInputAllowEmpty(spec), inputSourceName(spec));
 }
 
-ProgressLine::ProgressLine(std::string name, std::size_t total)
-    : m_name(std::move(name)), m_total(total), m_tty(isatty(STDERR_FILENO) != 0)
-{
-}
+ProgressLine::ProgressLine(std::string name) : m_name(std::move(name)), m_tty(isatty(STDERR_FILENO) != 0) {}
 
 void ProgressLine::update(std::size_t done)
 {
     if (m_tty) {
         const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-        if (now - m_lastTime < 0.25 && done < m_total)
+        if (now - m_lastTime < 0.25)
             return;
         m_lastTime = now;
-        std::cerr << '\r' << m_name << ": " << done << " of " << m_total << " sentences" << std::flush;
+        std::cerr << '\r' << m_name << ": " << done << " sentences" << std::flush;
         m_shown = true;
         return;
     }
-    if (m_total < 1000)
-        return;
-    const int tenth = static_cast<int>(done * 10 / m_total);
-    if (tenth > m_lastTenth) {
-        m_lastTenth = tenth;
-        std::cerr << m_name << ": " << done << " of " << m_total << " sentences\n";
+    if (done / 10000 > m_lastLogged / 10000) {
+        m_lastLogged = done;
+        std::cerr << m_name << ": " << done << " sentences\n";
     }
 }
 
@@ -82,6 +76,52 @@ void ProgressLine::finish()
 {
     if (m_tty && m_shown)
         std::cerr << '\r' << std::string(m_name.size() + 40, ' ') << '\r' << std::flush;
+}
+
+Result<InputChunks> InputChunks::open(const InputSpec &spec)
+{
+    InputChunks in;
+    in.m_source = inputSourceName(spec);
+    if (!spec.text.empty() && !spec.file.empty())
+        return Error{"give either TEXT or --input, not both"};
+    const bool fromStdin = spec.file == "-" || (spec.file.empty() && (spec.text.empty() || spec.text == "-"));
+    if (!spec.file.empty() || fromStdin) {
+        CorpusFormat fmt = spec.file.empty() || spec.file == "-" ? CorpusFormat::Text : formatFromPath(spec.file);
+        if (!spec.from.empty()) {
+            auto f = parseCorpusFormat(spec.from);
+            if (!f)
+                return f.error();
+            fmt = *f;
+        }
+        CorpusReadOptions opt;
+        opt.split = spec.split;
+        opt.maxTokens = spec.maxTokens;
+        auto stream = CorpusStream::open(fromStdin ? std::string("-") : spec.file, fmt, opt);
+        if (!stream)
+            return stream.error();
+        in.m_stream = std::make_unique<CorpusStream>(std::move(*stream));
+        return in;
+    }
+    auto whole = readInputAllowEmpty(spec);
+    if (!whole)
+        return whole.error();
+    in.m_whole = std::move(*whole);
+    return in;
+}
+
+Result<std::vector<Sentence>> InputChunks::next(std::size_t count)
+{
+    Result<std::vector<Sentence>> r = std::vector<Sentence>{};
+    if (m_stream) {
+        r = m_stream->next(count);
+    } else if (!m_wholeGiven) {
+        m_wholeGiven = true;
+        r = std::move(m_whole);
+    }
+    if (r && m_first && r->empty())
+        return Error{m_source + ":1: no sentences in the input"};
+    m_first = false;
+    return r;
 }
 
 Result<std::vector<Sentence>> readCorpusNonEmpty(const std::string &path, CorpusFormat format)

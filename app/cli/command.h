@@ -2,6 +2,7 @@
 // Shared plumbing for treelens-cli subcommands.
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "core/base/result.h"
 #include "core/data/sentence.h"
 #include "core/formats/corpus.h"
+#include "core/formats/corpusstream.h"
 #include "core/parsing/parser.h"
 
 namespace treelens::cli {
@@ -36,21 +38,20 @@ void addBenchParseCommand(CLI::App &app, Action &action);
 void addProbeCommand(CLI::App &app, Action &action);
 void addProbeTablesCommand(CLI::App &app, Action &action);
 
-/// Progress of a long run on stderr ("analyze: 1,200 of 5,000 sentences"):
-/// a line updated in place on a terminal (at most 4 times a second), otherwise
-/// one line per tenth of the work when there are at least 1,000 items.
+/// Progress of a long run on stderr ("analyze: 1200 sentences"): a line
+/// updated in place on a terminal (at most 4 times a second), otherwise a line
+/// every 10,000 sentences.
 class ProgressLine {
 public:
-    ProgressLine(std::string name, std::size_t total);
+    explicit ProgressLine(std::string name);
     void update(std::size_t done);
     void finish();
 
 private:
     std::string m_name;
-    std::size_t m_total;
     bool m_tty;
     bool m_shown = false;
-    int m_lastTenth = 0;
+    std::size_t m_lastLogged = 0;
     double m_lastTime = 0;
 };
 
@@ -71,6 +72,21 @@ std::string inputSourceName(const InputSpec &spec);
 /// Reads the input; an input without any sentence is an error ("FILE:1: no sentences").
 Result<std::vector<Sentence>> readInput(const InputSpec &spec);
 Result<std::vector<Sentence>> readInputAllowEmpty(const InputSpec &spec);
+/// The input a piece at a time (CorpusStream): --input FILE and standard input
+/// are read in chunks of about `count` sentences; a TEXT argument is one chunk.
+/// The first call fails with "SOURCE:1: no sentences in the input" on an empty input.
+class InputChunks {
+public:
+    static Result<InputChunks> open(const InputSpec &spec);
+    /// The next chunk; empty at the end.
+    Result<std::vector<Sentence>> next(std::size_t count);
+
+private:
+    std::unique_ptr<CorpusStream> m_stream;
+    std::vector<Sentence> m_whole;
+    bool m_first = true, m_wholeGiven = false;
+    std::string m_source;
+};
 /// readCorpusFile that also refuses a file without sentences.
 Result<std::vector<Sentence>> readCorpusNonEmpty(const std::string &path, CorpusFormat format);
 

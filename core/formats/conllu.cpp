@@ -96,7 +96,7 @@ public:
         bool open = false;
         int sentenceLine = 0;
         std::size_t pos = 0;
-        int lineNo = 0;
+        int lineNo = m_opt.firstLine - 1;
         bool headsSeen = false, headsMissing = false;
         std::vector<int> heads;
         std::vector<std::string> rels;
@@ -128,7 +128,7 @@ public:
                     // Range errors were caught per line; check root count and cycles.
                     const Status st = t.validate();
                     if (!st.ok()) {
-                        m_err = {sentenceLine, "sentence " + (cur.id.empty() ? std::to_string(out.size() + 1) : "'" + cur.id + "'") + ": " + st.message()};
+                        m_err = {sentenceLine, "sentence " + (cur.id.empty() ? std::to_string(m_opt.firstIndex + out.size() + 1) : "'" + cur.id + "'") + ": " + st.message()};
                         return false;
                     }
                 }
@@ -147,7 +147,7 @@ public:
             if (m_opt.alignOffsets)
                 alignOffsets(cur);
             if (cur.id.empty())
-                cur.id = "s" + std::to_string(out.size() + 1);
+                cur.id = "s" + std::to_string(m_opt.firstIndex + out.size() + 1);
             cur.line = sentenceLine;
             out.push_back(std::move(cur));
             cur = Sentence();

@@ -23,6 +23,10 @@ struct ConlluReadOptions {
     /// Validate trees (one root, heads in range, no cycles). A sentence whose HEAD
     /// column is "_" on every word has no dependency tree and is accepted.
     bool validateTrees = true;
+    /// For a piece of a larger file (CorpusStream): the line number of its first
+    /// line, and how many sentences came before it (for default ids "sN").
+    int firstLine = 1;
+    int firstIndex = 0;
 };
 
 /// Parses CoNLL-U text. `source` names the input in error messages

@@ -17,7 +17,7 @@ Result<std::vector<Sentence>> readPlainText(std::string_view input, const std::s
     std::vector<Sentence> out;
     // Line numbers are counted incrementally: sentences come in text order.
     std::size_t countedTo = 0;
-    int countedLine = 1;
+    int countedLine = options.firstLine;
     auto lineAt = [&](std::size_t offset) {
         for (; countedTo < offset && countedTo < text.size(); ++countedTo)
             countedLine += text[countedTo] == '\n';
@@ -40,7 +40,7 @@ Result<std::vector<Sentence>> readPlainText(std::string_view input, const std::s
             s.tokens = tokenizer.tokenize(s.text);
             if (s.tokens.empty())
                 continue;
-            s.id = "s" + std::to_string(out.size() + 1);
+            s.id = "s" + std::to_string(options.firstIndex + out.size() + 1);
             s.line = lineAt(static_cast<std::size_t>(b) + static_cast<std::size_t>(trimmed.data() - raw.data()));
             const Status st = check(s);
             if (!st.ok())
@@ -64,7 +64,7 @@ Result<std::vector<Sentence>> readPlainText(std::string_view input, const std::s
         s.tokens = tokenizer.tokenize(s.text);
         if (s.tokens.empty())
             continue;
-        s.id = "s" + std::to_string(out.size() + 1);
+        s.id = "s" + std::to_string(options.firstIndex + out.size() + 1);
         s.line = lineAt(lineStart);
         const Status st = check(s);
         if (!st.ok())

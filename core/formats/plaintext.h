@@ -16,6 +16,8 @@ namespace treelens {
 struct PlainTextOptions {
     bool split = false;        ///< running text: split into sentences
     int maxTokens = 0;         ///< > 0: longer sentences are an error naming the line
+    int firstLine = 1;         ///< a piece of a larger file (CorpusStream): its first line's number
+    int firstIndex = 0;        ///< ... and the sentences before it (default ids "sN")
 };
 
 Result<std::vector<Sentence>> readPlainText(std::string_view text, const std::string &source,

@@ -117,6 +117,11 @@ Result<Sentence> fromJson(const json &j, const std::string &where)
 
 Result<std::vector<Sentence>> readTreeLensJson(std::string_view input, const std::string &source)
 {
+    return readTreeLensJson(input, source, 1, 0);
+}
+
+Result<std::vector<Sentence>> readTreeLensJson(std::string_view input, const std::string &source, int firstLine, int firstIndex)
+{
     auto checked = checkedText(input, source);
     if (!checked)
         return checked.error();
@@ -126,7 +131,7 @@ Result<std::vector<Sentence>> readTreeLensJson(std::string_view input, const std
     auto finishIds = [&]() {
         for (std::size_t i = 0; i < out.size(); ++i)
             if (out[i].id.empty())
-                out[i].id = "s" + std::to_string(i + 1);
+                out[i].id = "s" + std::to_string(static_cast<std::size_t>(firstIndex) + i + 1);
     };
     if (!trimmed.empty() && trimmed.front() == '[') {
         const json doc = json::parse(trimmed, nullptr, false);
@@ -144,7 +149,7 @@ Result<std::vector<Sentence>> readTreeLensJson(std::string_view input, const std
     }
     // JSON Lines.
     std::size_t pos = 0;
-    int line = 0;
+    int line = firstLine - 1;
     while (pos <= text.size()) {
         auto nl = text.find('\n', pos);
         if (nl == std::string_view::npos)

@@ -18,6 +18,9 @@
 namespace treelens {
 
 Result<std::vector<Sentence>> readTreeLensJson(std::string_view text, const std::string &source);
+/// JSON Lines piece of a larger file (CorpusStream): line numbers from `firstLine`,
+/// default ids after `firstIndex` sentences.
+Result<std::vector<Sentence>> readTreeLensJson(std::string_view text, const std::string &source, int firstLine, int firstIndex);
 /// One compact object per line (JSON Lines).
 std::string writeTreeLensJson(const std::vector<Sentence> &sentences);
 std::string sentenceToJsonLine(const Sentence &sentence);
