@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 30).
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: conllu ptb text json safetensors pickle decoders)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: conllu ptb text json safetensors pickle decoders stream)
 # Seeds come from tests/data; findings are written to build/fuzz/findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders)
+((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream)
 cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build/fuzz
 mkdir -p build/fuzz/findings
@@ -38,6 +38,12 @@ for t in "${targets[@]}"; do
         '"X\x03\x00\x00\x00cpu"' '")R"' '"\x80\x02"' >build/fuzz/pickle.dict
       extra=(-dict=build/fuzz/pickle.dict) ;;
     json) printf '{"tokens":["a","b"],"heads":[0,1],"constituency":"(S (X a) (Y b))"}\n' >"$corpus"/seed.jsonl ;;
+    stream)
+      # The first byte picks the format (0 CoNLL-U, 1 text, 2 running text, 3 JSON Lines) and the piece size.
+      for f in tests/data/golden/*.conllu; do { printf '\x04'; cat "$f"; } >"$corpus/$(basename "$f").seed"; done 2>/dev/null || true
+      printf '\x01One.\n\nTwo words.\n' >"$corpus"/text.seed
+      printf '\x02First sentence. Second one.\n\nA new paragraph.\n' >"$corpus"/split.seed
+      printf '\x03{"tokens":["a"]}\n\n{"id":"x","tokens":["b"]}\n' >"$corpus"/jsonl.seed ;;
   esac
   echo "fuzz_$t: ${secs}s"
   build/fuzz/fuzz_$t -max_total_time="$secs" -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \

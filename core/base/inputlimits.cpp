@@ -77,7 +77,7 @@ Result<std::string> readFileLimited(const std::string &path, std::uint64_t maxBy
     return data;
 }
 
-Result<std::string_view> checkedText(std::string_view text, const std::string &source)
+Result<std::string_view> checkedText(std::string_view text, const std::string &source, int firstLine)
 {
     if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF && static_cast<unsigned char>(text[1]) == 0xBB &&
         static_cast<unsigned char>(text[2]) == 0xBF)
@@ -92,7 +92,7 @@ Result<std::string_view> checkedText(std::string_view text, const std::string &s
             p += static_cast<std::size_t>(len);
         }
         column = std::to_string(col);
-        return source + ":" + std::to_string(lineOfOffset(text, offset));
+        return source + ":" + std::to_string(firstLine - 1 + lineOfOffset(text, offset));
     };
     const long long bad = findInvalidUtf8(text);
     const std::size_t nul = text.find('\0');

@@ -42,7 +42,8 @@ Result<std::string> readFileLimited(const std::string &path, std::uint64_t maxBy
 /// The checks every text reader makes before parsing: a leading UTF-8 byte-order
 /// mark is skipped (it is not part of the text); invalid UTF-8 and NUL bytes are
 /// refused as "SOURCE:LINE: ... at column C". Returns the text without the mark.
-Result<std::string_view> checkedText(std::string_view text, const std::string &source);
+/// `firstLine`: the number of the text's first line (a piece of a larger file).
+Result<std::string_view> checkedText(std::string_view text, const std::string &source, int firstLine = 1);
 
 /// "SOURCE:LINE: sentence has N words (limit M[, HINT])" when `words` exceeds
 /// `limit` (line 0 = unknown: "SOURCE: sentence ID has ..."), else success.

@@ -87,7 +87,7 @@ public:
 
     Result<std::vector<Sentence>> run()
     {
-        auto checked = checkedText(m_text, m_source);
+        auto checked = checkedText(m_text, m_source, m_opt.firstLine);
         if (!checked)
             return checked.error();
         m_text = *checked;

@@ -163,12 +163,20 @@ Result<std::vector<Sentence>> CorpusStream::nextPiece(std::size_t count)
         }
     }
     m_line += lines;
+    // A byte-order mark is skipped at the start of the file only: a later piece
+    // starting with U+FEFF gets a blank line first (harmless in every
+    // streamed format), so the readers keep it as a whole-file read does.
+    int bodyFirstLine = firstLine;
+    if (firstLine > 1 && text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) {
+        text.insert(text.begin(), '\n');
+        --bodyFirstLine;
+    }
     const std::string_view body = text;
     Result<std::vector<Sentence>> r = std::vector<Sentence>{};
     switch (m_format) {
     case CorpusFormat::Conllu: {
         ConlluReadOptions o;
-        o.firstLine = firstLine;
+        o.firstLine = bodyFirstLine;
         o.firstIndex = static_cast<int>(m_index);
         r = readConllu(body, m_source, o);
         break;
@@ -177,14 +185,14 @@ Result<std::vector<Sentence>> CorpusStream::nextPiece(std::size_t count)
         PlainTextOptions o;
         o.split = m_options.split;
         o.maxTokens = m_options.maxTokens;
-        o.firstLine = firstLine;
+        o.firstLine = bodyFirstLine;
         o.firstIndex = static_cast<int>(m_index);
         r = readPlainText(body, m_source, o);
         break;
     }
     case CorpusFormat::Json:
         r = m_whole ? readTreeLensJson(body, m_source)
-                    : readTreeLensJson(body, m_source, firstLine, static_cast<int>(m_index));
+                    : readTreeLensJson(body, m_source, bodyFirstLine, static_cast<int>(m_index));
         break;
     case CorpusFormat::Ptb:
         r = readCorpus(std::string(body), m_source, CorpusFormat::Ptb, m_options);

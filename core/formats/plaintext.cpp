@@ -9,7 +9,7 @@ namespace treelens {
 
 Result<std::vector<Sentence>> readPlainText(std::string_view input, const std::string &source, const PlainTextOptions &options)
 {
-    auto checked = checkedText(input, source);
+    auto checked = checkedText(input, source, options.firstLine);
     if (!checked)
         return checked.error();
     const std::string_view text = *checked;

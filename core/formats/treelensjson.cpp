@@ -122,7 +122,7 @@ Result<std::vector<Sentence>> readTreeLensJson(std::string_view input, const std
 
 Result<std::vector<Sentence>> readTreeLensJson(std::string_view input, const std::string &source, int firstLine, int firstIndex)
 {
-    auto checked = checkedText(input, source);
+    auto checked = checkedText(input, source, firstLine);
     if (!checked)
         return checked.error();
     const std::string_view text = *checked;
