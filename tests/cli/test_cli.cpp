@@ -13,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/fileio.h"
+#include "core/encoders/encoder.h"
 #include "core/formats/conllu.h"
+#include "core/model/modelfile.h"
 #include "clirun.h"
 #include "testutil.h"
 
@@ -335,4 +337,34 @@ TEST(Cli, AnalyzeStreamsInChunksWithTheSameOutputAsOneSentenceAtATime)
         EXPECT_GT(numbers, 100u);
         EXPECT_LT(worst, 1e-4) << "sentence " << i;
     }
+}
+
+TEST(Cli, AOneLayerModelAnalysesWithItsOwnParseSettings)
+{
+    // The campaign's case: a valid 1-layer model without stored parse settings
+    // (as import-checkpoint writes one) must analyse, not fail on a minimum layer
+    // of 2. Made here from the shipped model's embeddings and first layer.
+    const std::string shipped = defaultModelPath();
+    if (shipped.empty())
+        GTEST_SKIP() << "SKIPPED: the shipped model was not found";
+    auto file = loadModelFile(shipped);
+    ASSERT_TRUE(file.ok()) << file.message();
+    auto config = nlohmann::json::parse(file->configJson);
+    config["model"]["layers"] = 1;
+    config.erase("induction");
+    config.erase("induction_tuning");
+    file->configJson = config.dump();
+    for (auto it = file->tensors.begin(); it != file->tensors.end();)
+        it = it->first.rfind("layers.", 0) == 0 && it->first.rfind("layers.0.", 0) != 0 ? file->tensors.erase(it) : std::next(it);
+    const std::string one = tempDir() + "/one-layer.safetensors";
+    ASSERT_TRUE(saveModelFile(one, *file, DType::F32).ok());
+    const CliRun r = cli("analyze --model " + quote(one) + " --json --no-attention \"the old man saw a red kite\"");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["layers"], 1);
+    EXPECT_FALSE(j["induced_tree"].get<std::string>().empty());
+    const CliRun info = cli("eval-induction --model " + quote(one) + " --gold " +
+                            quote(writeTemp("g.mrg", "(S (NP (DT the) (JJ old) (NN man)) (VP (VBD saw) (NP (DT a) (JJ red) (NN kite))))\n")));
+    ASSERT_EQ(info.code, 0) << info.err;
+    EXPECT_NE(info.out.find("minimum layer 1"), std::string::npos) << info.out;
 }
