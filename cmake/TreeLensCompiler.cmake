@@ -5,6 +5,18 @@ set(CMAKE_CXX_EXTENSIONS OFF)
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
 set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 
+# Export nothing from our objects (all targets are static libraries and
+# executables). Debian's libtorch_cpu loads Qt 5 (through OpenCV's highgui) next
+# to our Qt 6, and the linker exports an executable's copy of an inline function
+# when a shared library in the link (Qt 5) has the same name; Qt 5 then binds to
+# it, since an unversioned definition satisfies its "Qt_5" reference: Qt 5
+# calling Qt 6 code (the -O0 ASan build crashed in Qt5Widgets' initialiser on
+# QByteArray::append(const char *)). Hidden inline functions stay ours.
+# docs/building.md, tests/session/test_qtisolation.cpp.
+set(CMAKE_C_VISIBILITY_PRESET hidden)
+set(CMAKE_CXX_VISIBILITY_PRESET hidden)
+set(CMAKE_VISIBILITY_INLINES_HIDDEN ON)
+
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
 endif()
