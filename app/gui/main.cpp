@@ -16,6 +16,7 @@
 #include <QTimer>
 
 #include "core/base/inputlimits.h"
+#include "core/base/lsansuppressions.h"
 #include "core/encoders/encoder.h"
 #include "ui/corpuspanel.h"
 #include "ui/mainwindow.h"

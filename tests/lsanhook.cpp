@@ -1,0 +1,2 @@
+// LeakSanitizer's suppressions for every test executable (asan preset only).
+#include "core/base/lsansuppressions.h"
