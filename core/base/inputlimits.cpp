@@ -42,22 +42,13 @@ Result<std::string> readFileLimited(const std::string &path, std::uint64_t maxBy
         }
         return data;
     }
-    if (path.empty())
-        return Error{"empty file name"};
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-        return makeError(path, std::strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return makeError(path, "is a directory");
-    if (!S_ISREG(st.st_mode))
-        return makeError(path, "not a regular file (a device, pipe or socket; refused)");
-    if (static_cast<std::uint64_t>(st.st_size) > maxBytes)
-        return makeError(path, "file is " + std::to_string(st.st_size) + " bytes, larger than the limit of " +
-                                   sizeText(maxBytes) + " (refused)");
+    auto size = checkRegularFile(path, maxBytes);
+    if (!size)
+        return size.error();
     std::FILE *f = std::fopen(path.c_str(), "rb");
     if (!f)
         return makeError(path, std::strerror(errno));
-    data.reserve(static_cast<std::size_t>(st.st_size));
+    data.reserve(static_cast<std::size_t>(*size));
     std::size_t n;
     bool tooLarge = false;
     while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
@@ -75,6 +66,23 @@ Result<std::string> readFileLimited(const std::string &path, std::uint64_t maxBy
     if (failed)
         return makeError(path, "read error");
     return data;
+}
+
+Result<std::uint64_t> checkRegularFile(const std::string &path, std::uint64_t maxBytes)
+{
+    if (path.empty())
+        return Error{"empty file name"};
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return makeError(path, std::strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return makeError(path, "is a directory");
+    if (!S_ISREG(st.st_mode))
+        return makeError(path, "not a regular file (a device, pipe or socket; refused)");
+    if (static_cast<std::uint64_t>(st.st_size) > maxBytes)
+        return makeError(path, "file is " + std::to_string(st.st_size) + " bytes, larger than the limit of " +
+                                   sizeText(maxBytes) + " (refused)");
+    return static_cast<std::uint64_t>(st.st_size);
 }
 
 Result<std::string_view> checkedText(std::string_view text, const std::string &source, int firstLine)

@@ -39,6 +39,10 @@ const InputLimits &inputLimits();
 /// FIFO or directory is refused by name) no larger than `maxBytes`.
 Result<std::string> readFileLimited(const std::string &path, std::uint64_t maxBytes);
 
+/// The file checks of readFileLimited() without reading: an existing regular
+/// file (a link is followed) of at most `maxBytes`; returns its size.
+Result<std::uint64_t> checkRegularFile(const std::string &path, std::uint64_t maxBytes);
+
 /// The checks every text reader makes before parsing: a leading UTF-8 byte-order
 /// mark is skipped (it is not part of the text); invalid UTF-8 and NUL bytes are
 /// refused as "SOURCE:LINE: ... at column C". Returns the text without the mark.

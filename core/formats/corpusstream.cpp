@@ -3,8 +3,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include <sys/stat.h>
-
 #include "core/base/inputlimits.h"
 #include "core/base/strings.h"
 #include "core/formats/conllu.h"
@@ -53,17 +51,8 @@ Result<CorpusStream> CorpusStream::open(const std::string &path, CorpusFormat fo
         s.m_file = stdin;
     } else {
         s.m_source = path;
-        if (path.empty())
-            return Error{"empty file name"};
-        struct stat st {};
-        if (::stat(path.c_str(), &st) != 0)
-            return makeError(path, std::strerror(errno));
-        if (S_ISDIR(st.st_mode))
-            return makeError(path, "is a directory");
-        if (!S_ISREG(st.st_mode))
-            return makeError(path, "not a regular file (a device, pipe or socket; refused)");
-        if (static_cast<std::uint64_t>(st.st_size) > inputLimits().maxTextFileBytes)
-            return makeError(path, "file is " + std::to_string(st.st_size) + " bytes, larger than the limit (refused)");
+        if (auto size = checkRegularFile(path, inputLimits().maxTextFileBytes); !size)
+            return size.error();
         s.m_file = std::fopen(path.c_str(), "rb");
         if (!s.m_file)
             return makeError(path, std::strerror(errno));
