@@ -63,8 +63,9 @@ void expectSameAsWhole(const std::string &path, CorpusFormat format, std::size_t
         EXPECT_EQ(got[i].id, (*whole)[i].id);
         EXPECT_EQ(got[i].line, (*whole)[i].line) << path << " sentence " << i;
     }
-    if (whole->size() > count * 2 && format != CorpusFormat::Ptb)
+    if (whole->size() > count * 2 && format != CorpusFormat::Ptb) {
         EXPECT_GE(pieces, options.split ? 2 : whole->size() / count) << "read in pieces"; // running text: cut at paragraphs
+    }
 }
 
 } // namespace
