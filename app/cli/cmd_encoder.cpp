@@ -104,26 +104,18 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
             AnalyzeOptions opt;
             opt.attention = spec->json && !spec->noAttention;
             constexpr std::size_t kChunk = 64;
-            std::size_t total = 0;
-            ProgressLine progress("analyze");
-            for (;;) {
-                auto chunk = input->next(kChunk);
-                if (!chunk)
-                    return fail(chunk.message());
-                if (chunk->empty())
-                    break;
-                total += chunk->size();
+            auto done = forEachChunk(*input, kChunk, "analyze", [&](std::vector<Sentence> &chunk) -> Status {
                 std::vector<EncoderInput> batch;
-                for (const Sentence &s : *chunk) {
+                for (const Sentence &s : chunk) {
                     if (auto st = checkSentenceLength(s.tokens.size(), maxWords, source, s.line, s.id,
                                                       "the model's " + std::to_string(info.maxTokens) + " positions");
                         !st)
-                        return fail(st.message());
+                        return st;
                     batch.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}});
                 }
                 auto res = (*enc)->analyze(batch, opt);
                 if (!res)
-                    return fail(res.message());
+                    return res.error();
                 std::string out;
                 for (const auto &a : *res) {
                     if (spec->json) {
@@ -141,11 +133,10 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                         out += "links (top layer): " + line + "\n";
                     }
                 }
-                if (auto st = writer->write(out); !st)
-                    return fail(st.message());
-                progress.update(total);
-            }
-            progress.finish();
+                return writer->write(out);
+            });
+            if (!done)
+                return fail(done.message());
             if (auto st = writer->commit(); !st)
                 return fail(st.message());
             return 0;

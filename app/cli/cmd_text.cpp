@@ -106,47 +106,34 @@ void addParseCommand(CLI::App &app, Action &action)
             // Streaming: chunks of sentences are parsed (batched inside a chunk),
             // written and dropped, so memory does not grow with the input.
             constexpr std::size_t kChunk = 2000;
-            std::vector<std::string> failures;
-            std::size_t total = 0;
-            ProgressLine progress("parse");
-            for (;;) {
-                auto chunk = input->next(kChunk);
-                if (!chunk)
-                    return fail(chunk.message());
-                if (chunk->empty())
-                    break;
-                total += chunk->size();
-                std::vector<std::string> chunkFailures;
-                auto parsed = parseSentences(**parser, spec->parser, std::move(*chunk), source,
-                                             spec->keepGoing ? &chunkFailures : nullptr);
+            std::size_t notParsed = 0;
+            auto total = forEachChunk(*input, kChunk, "parse", [&](std::vector<Sentence> &chunk) -> Status {
+                std::vector<std::string> failures;
+                auto parsed = parseSentences(**parser, spec->parser, std::move(chunk), source,
+                                             spec->keepGoing ? &failures : nullptr);
                 if (!parsed)
-                    return fail(parsed.message());
+                    return parsed.error();
                 if (spec->keepGoing) {
                     for (auto &s : *parsed)
                         if (!s.dependency && !s.constituency)
                             flatFallback(s, "not parsed (the reason is on stderr)");
-                    for (const auto &f : chunkFailures)
+                    for (const auto &f : failures)
                         std::cerr << "treelens-cli: warning: " << printableMessage(f) << " (flat tree written)\n";
-                    failures.insert(failures.end(), chunkFailures.begin(), chunkFailures.end());
+                    notParsed += failures.size();
                 }
-                std::string text;
-                if (spec->format == "conllu") {
-                    text = writeConllu(*parsed);
-                } else if (spec->format == "json") {
-                    text = writeTreeLensJson(*parsed);
-                } else {
-                    auto p = writePtb(*parsed, PtbStyle::OneLine);
-                    if (!p)
-                        return fail(p.message());
-                    text = std::move(*p);
-                }
-                if (auto st = writer->write(text); !st)
-                    return fail(st.message());
-                progress.update(total);
-            }
-            progress.finish();
-            if (spec->keepGoing && !failures.empty())
-                std::cerr << "treelens-cli: " << failures.size() << " of " << total
+                if (spec->format == "conllu")
+                    return writer->write(writeConllu(*parsed));
+                if (spec->format == "json")
+                    return writer->write(writeTreeLensJson(*parsed));
+                auto p = writePtb(*parsed, PtbStyle::OneLine);
+                if (!p)
+                    return p.error();
+                return writer->write(*p);
+            });
+            if (!total)
+                return fail(total.message());
+            if (notParsed > 0)
+                std::cerr << "treelens-cli: " << notParsed << " of " << *total
                           << " sentences not parsed, written with flat trees\n";
             if (auto st = writer->commit(); !st)
                 return fail(st.message());

@@ -72,6 +72,26 @@ void ProgressLine::update(std::size_t done)
     }
 }
 
+Result<std::size_t> forEachChunk(InputChunks &input, std::size_t count, const std::string &name,
+                                 const std::function<Status(std::vector<Sentence> &)> &body)
+{
+    std::size_t total = 0;
+    ProgressLine progress(name);
+    for (;;) {
+        auto chunk = input.next(count);
+        if (!chunk)
+            return chunk.error();
+        if (chunk->empty())
+            break;
+        total += chunk->size();
+        if (auto st = body(*chunk); !st)
+            return st.error();
+        progress.update(total);
+    }
+    progress.finish();
+    return total;
+}
+
 void ProgressLine::finish()
 {
     if (m_tty && m_shown)

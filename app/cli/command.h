@@ -87,6 +87,13 @@ private:
     bool m_first = true, m_wholeGiven = false;
     std::string m_source;
 };
+/// The streaming loop of parse and analyze: `body` gets each chunk of about
+/// `count` sentences of `input` in turn (then they are dropped), with progress
+/// on stderr under `name`; the first error stops it. Returns the number of
+/// sentences read.
+Result<std::size_t> forEachChunk(InputChunks &input, std::size_t count, const std::string &name,
+                                 const std::function<Status(std::vector<Sentence> &)> &body);
+
 /// readCorpusFile that also refuses a file without sentences.
 Result<std::vector<Sentence>> readCorpusNonEmpty(const std::string &path, CorpusFormat format);
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <new>
 #include <set>
+#include <vector>
 #include <stdexcept>
 
 #include <sys/stat.h>
@@ -173,35 +174,32 @@ Result<TensorMap> readCheckpoint(const std::string &path, std::string *note)
         zip_error_fini(&ze);
         return makeError(path, "cannot open the zip archive: " + msg);
     }
+    // Entry names once: the archive folder is the one holding data.pkl.
+    std::vector<std::string> names;
     const zip_int64_t n = zip_get_num_entries(z.get(), 0);
-    std::string prefix;
-    zip_int64_t pkl = -1;
     for (zip_int64_t i = 0; i < n; ++i) {
         const char *name = zip_get_name(z.get(), static_cast<zip_uint64_t>(i), 0);
-        if (!name)
-            continue;
-        const std::string s = name;
+        names.emplace_back(name ? name : "");
+    }
+    auto topFolder = [](const std::string &s) { return s.substr(0, s.find('/')); };
+    std::string prefix;
+    zip_int64_t pkl = -1;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::string &s = names[i];
         const auto slash = s.find('/');
         if (slash != std::string::npos && s.compare(slash, std::string::npos, "/data.pkl") == 0) {
-            prefix = s.substr(0, slash);
-            pkl = i;
+            prefix = topFolder(s);
+            pkl = static_cast<zip_int64_t>(i);
             break;
         }
     }
     if (pkl < 0)
         return makeError(path, "no <archive>/data.pkl in the zip (not a torch.save checkpoint)");
     // torch.save writes one archive folder; a second one would be ignored silently.
-    for (zip_int64_t i = 0; i < n; ++i) {
-        const char *name = zip_get_name(z.get(), static_cast<zip_uint64_t>(i), 0);
-        if (!name)
-            continue;
-        const std::string s = name;
-        const auto slash = s.find('/');
-        const std::string top = slash == std::string::npos ? s : s.substr(0, slash);
-        if (top != prefix)
+    for (const std::string &s : names)
+        if (!s.empty() && topFolder(s) != prefix)
             return makeError(path, "the zip holds '" + quotedName(s) + "' outside the archive folder '" + quotedName(prefix) +
                                    "' (a second archive or a stray file; torch.save writes one folder): refused");
-    }
     if (zip_name_locate(z.get(), (prefix + "/constants.pkl").c_str(), 0) >= 0)
         return makeError(path, "a TorchScript module (torch.jit.save), not a torch.save checkpoint; "
                                "save its state_dict() with torch.save");
