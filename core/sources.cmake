@@ -41,5 +41,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   training/trainprogress.cpp
   probing/attentiontree.cpp
   probing/probetasks.cpp
+  formats/pairs.cpp
+  eval/paireval.cpp
 )
 list(TRANSFORM TREELENS_CORE_PLAIN_SOURCES PREPEND "${CMAKE_CURRENT_LIST_DIR}/")

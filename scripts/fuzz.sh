@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 30).
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: conllu ptb text json safetensors pickle decoders stream)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson)
 # Seeds come from tests/data; findings are written to build/fuzz/findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream)
+((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson)
 cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build/fuzz
 mkdir -p build/fuzz/findings
@@ -44,6 +45,35 @@ for t in "${targets[@]}"; do
       printf '\x01One.\n\nTwo words.\n' >"$corpus"/text.seed
       printf '\x02First sentence. Second one.\n\nA new paragraph.\n' >"$corpus"/split.seed
       printf '\x03{"tokens":["a"]}\n\n{"id":"x","tokens":["b"]}\n' >"$corpus"/jsonl.seed ;;
+    wikiqa)
+      # a.toks, b.toks, id.txt and sim.txt joined by NUL bytes (fuzz_wikiqa.cpp).
+      printf 'who wrote hamlet\nwho wrote hamlet\n\x00shakespeare did .\nit is old .\n\x00Q1\nQ1\n\x001\n0\n' >"$corpus"/tiny.seed
+      wq=../shared/data/wikiqa/dev
+      if [[ -f $wq/a.toks ]]; then
+        { head -n 12 "$wq/a.toks"; printf '\x00'; head -n 12 "$wq/b.toks"; printf '\x00'; head -n 12 "$wq/id.txt"; printf '\x00'
+          head -n 12 "$wq/sim.txt"; } >"$corpus"/dev.seed
+      fi ;;
+    pairtsv)
+      printf 'qid\tquestion\tcandidate\tlabel\nQ1\tWho wrote Hamlet?\tShakespeare did.\t1\nQ1\tWho wrote Hamlet?\tIt is old.\t0\r\n' >"$corpus"/tiny.tsv ;;
+    rte)
+      for f in ../shared/data/rte/rte{1,2,3}_dev.xml; do
+        if [[ -f $f ]]; then { head -n 14 "$f"; echo '</entailment-corpus>'; } >"$corpus/$(basename "$f")"; fi
+      done
+      printf '<entailment-corpus><pair id="1" entailment="YES"><t>A &amp; b <![CDATA[c]]>.</t><h>A.</h></pair></entailment-corpus>' >"$corpus"/tiny.xml
+      printf '%s\n' '"<pair "' '"</pair>"' '"<t>"' '"</t>"' '"<h>"' '"</h>"' '"<entailment-corpus>"' '"</entailment-corpus>"' \
+        '"id=\"1\""' '"entailment=\"YES\""' '"value=\"FALSE\""' '"CONTRADICTION"' '"UNKNOWN"' '"<![CDATA["' '"]]>"' \
+        '"&#x"' '"&amp;"' '"<!DOCTYPE "' '"<?xml version=\"1.0\"?>"' >build/fuzz/rte.dict
+      extra=(-dict=build/fuzz/rte.dict) ;;
+    pairjson)
+      printf '%s\n' '{"format":"treelens-pairs","version":1,"task":"ranking","labels":["0","1"],"pairs":[' \
+        '{"group":"q1","label":"1","first":{"text":"Who wrote it?"},"second":{"id":"c","text":"Ann did","tokens":["Ann","did"],"heads":[2,0]}},' \
+        '{"group":"q1","label":0,"first":{"text":"Who wrote it?"},"second":{"text":"No.","constituency":"(S (X No) (Y .))"}}]}' >"$corpus"/tiny.json
+      printf '%s\n' '{"format":"treelens-pairs","version":1,"task":"classification","pairs":[{"label":"YES","first":{"text":"a"},"second":{"text":"b"}}]}' \
+        >"$corpus"/cls.json
+      printf '%s\n' '"\"format\""' '"\"treelens-pairs\""' '"\"version\""' '"\"task\""' '"\"ranking\""' '"\"classification\""' \
+        '"\"labels\""' '"\"pairs\""' '"\"group\""' '"\"label\""' '"\"first\""' '"\"second\""' '"\"tokens\""' '"\"text\""' \
+        '"\"heads\""' '"\"deprels\""' '"\"start\""' '"\"end\""' >build/fuzz/pairjson.dict
+      extra=(-dict=build/fuzz/pairjson.dict) ;;
   esac
   echo "fuzz_$t: ${secs}s"
   build/fuzz/fuzz_$t -max_total_time="$secs" -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \

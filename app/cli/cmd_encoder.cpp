@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
-#include "core/base/inputlimits.h"
 #include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
 #include "core/base/jsonstrict.h"
@@ -19,6 +18,7 @@
 #include "core/encoders/treetransformer/encoderbench.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/analysisjson.h"
+#include "core/formats/pairs.h"
 #include "core/formats/ptb.h"
 #include "core/model/modelfile.h"
 
@@ -63,6 +63,58 @@ Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
     return loadEncoder(path, dc);
 }
 
+/// analyze --pairs: one JSON object per pair. A pair model analyses the pair
+/// (the second sentence under "second", the pair's score in "prediction"); a
+/// single-sentence encoder analyses each side on its own.
+int analyzePairs(const std::string &path, const DeviceSpec &dev, bool attention, const std::string &out)
+{
+    auto corpus = readPairCorpus(path);
+    if (!corpus)
+        return fail(corpus.message());
+    auto enc = openModel(dev);
+    if (!enc)
+        return fail(enc.message());
+    const bool pairModel = (*enc)->info().pairInput;
+    auto writer = AtomicFileWriter::open(out.empty() ? std::string("-") : out);
+    if (!writer)
+        return fail(writer.message());
+    AnalyzeOptions opt;
+    opt.attention = attention;
+    constexpr std::size_t kChunk = 64;
+    for (std::size_t start = 0; start < corpus->pairs.size(); start += kChunk) {
+        const std::size_t end = std::min(corpus->pairs.size(), start + kChunk);
+        std::vector<EncoderInput> batch;
+        for (std::size_t i = start; i < end; ++i) {
+            const auto &p = corpus->pairs[i];
+            EncoderInput first{p.first.words(), p.first.dependency, p.first.constituency, {}};
+            if (pairModel)
+                first.secondWords = p.second.words();
+            batch.push_back(std::move(first));
+            if (!pairModel)
+                batch.push_back(EncoderInput{p.second.words(), p.second.dependency, p.second.constituency, {}});
+        }
+        auto res = (*enc)->analyze(batch, opt);
+        if (!res)
+            return fail(corpus->source + ": pairs " + std::to_string(start + 1) + "-" + std::to_string(end) + ": " +
+                        res.message());
+        std::string text;
+        for (std::size_t i = start, k = 0; i < end; ++i) {
+            Analysis a = std::move((*res)[k++]);
+            if (!pairModel)
+                a.second.push_back(std::move((*res)[k++]));
+            const auto &p = corpus->pairs[i];
+            auto j = nlohmann::json::parse(analysisToJson(a, attention));
+            j["pair"] = {{"index", i}, {"group", p.group}, {"label", p.label}};
+            text += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+        }
+        if (auto st = writer->write(text); !st)
+            return fail(st.message());
+    }
+    if (auto st = writer->commit(); !st)
+        return fail(st.message());
+    return 0;
+}
+
 } // namespace
 
 void addAnalyzeCommand(CLI::App &app, Action &action)
@@ -74,10 +126,13 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
         DeviceSpec dev;
         bool json = false;
         bool noAttention = false;
-        std::string out;
+        std::string out, pairs;
     };
     auto spec = std::make_shared<Spec>();
     cmd->add_option("text", spec->input.text, "Sentence text, or - for stdin")->type_name("TEXT");
+    cmd->add_option("--pairs", spec->pairs, "Analyse a sentence-pair corpus (WikiQA folder, TSV, RTE XML, pairs JSON) "
+                                            "instead: JSON Lines, one object per pair")
+        ->type_name("PAIRS");
     addInputOptions(cmd, spec->input, true);
     addModelOptions(cmd, spec->dev);
     cmd->add_flag("--json", spec->json, "JSON Lines: one object per sentence (keys in docs/cli.md)");
@@ -85,6 +140,8 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
     cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
     cmd->callback([&action, spec]() {
         action = [spec]() {
+            if (!spec->pairs.empty())
+                return analyzePairs(spec->pairs, spec->dev, !spec->noAttention, spec->out);
             auto input = InputChunks::open(spec->input);
             if (!input)
                 return fail(input.message());
@@ -407,7 +464,7 @@ void addImportCheckpointCommand(CLI::App &app, Action &action)
                                                         ".safetensors model (no Python needed, no code executed)");
     struct Spec {
         std::string family = "tree-transformer";
-        std::string checkpoint, vocab, config, out, name, storage = "f32";
+        std::string checkpoint, vocab, config, out, name, submodel, storage = "f32";
         int heads = 0;
     };
     auto spec = std::make_shared<Spec>();
@@ -426,6 +483,8 @@ void addImportCheckpointCommand(CLI::App &app, Action &action)
     cmd->add_option("-o,--output", spec->out, "Output .safetensors")->required()->type_name("OUT.safetensors");
     cmd->add_option("--name", spec->name, "Model name stored in the metadata");
     cmd->add_option("--heads", spec->heads, "Attention heads (not recorded in the weights; tree-transformer default 8)");
+    cmd->add_option("--submodel", spec->submodel, "Which model of a checkpoint holding several (the configuration's "
+                                                  "\"submodels\", e.g. ggsa or iggsa)");
     cmd->add_option("--storage", spec->storage, "Weight dtype in the file")->check(CLI::IsMember({"f32", "f16", "bf16"}))->capture_default_str();
     cmd->footer("The configuration (layers, d_model, heads, d_ff, vocabulary size) is read off the tensor shapes and\n"
                 "every tensor is checked against it. Only tensor and container pickle globals are accepted.");
@@ -462,6 +521,7 @@ void addImportCheckpointCommand(CLI::App &app, Action &action)
             }
             request.name = spec->name;
             request.heads = spec->heads;
+            request.submodel = spec->submodel;
             auto file = family->importCheckpoint(std::move(request));
             if (!file)
                 return fail(file.message());
@@ -476,6 +536,76 @@ void addImportCheckpointCommand(CLI::App &app, Action &action)
             std::cerr << "import-checkpoint: " << printableMessage(note) << "; " << (family->summary ? family->summary(*file) : spec->family)
                       << " -> " << spec->out << std::endl;
             return 0;
+        };
+    });
+}
+
+} // namespace treelens::cli
+
+#include "core/encoders/fixture.h"
+
+namespace treelens::cli {
+
+void addVerifyFixtureCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("verify-fixture", "Run a reference fixture directory (config.json, state_dict.pt, "
+                                                     "inputs.json, expected.json) through its family and compare "
+                                                     "every tensor with expected.json");
+    struct Spec {
+        std::string dir, out;
+        bool quiet = false;
+    };
+    auto spec = std::make_shared<Spec>();
+    cmd->add_option("dir", spec->dir, "The fixture directory")->required()->type_name("DIR");
+    cmd->add_option("-o,--output", spec->out, "Write the computed tensors in expected.json's layout")
+        ->type_name("COMPUTED.json");
+    cmd->add_flag("-q,--quiet", spec->quiet, "Print only the tensors that fail and the summary");
+    cmd->footer("The family comes from config.json's \"family\"; the weights go through the same code as\n"
+                "import-checkpoint --family F state_dict.pt --config config.json. Exit status 1 when a tensor is\n"
+                "missing, has another shape or differs by more than expected.json's tolerance_abs.");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            auto request = readFixtureDirectory(spec->dir);
+            if (!request)
+                return fail(request.message());
+            auto family = fixtureFamily(*request);
+            if (!family)
+                return fail(family.message());
+            auto computed = (*family)->computeFixture(*request);
+            if (!computed)
+                return fail(computed.message());
+            const std::string expectedPath = (std::filesystem::path(spec->dir) / "expected.json").string();
+            auto expected = readFileLimited(expectedPath, inputLimits().maxSideFileBytes);
+            if (!expected)
+                return fail(expected.message());
+            auto report = compareWithExpected(*computed, *expected, expectedPath);
+            if (!report)
+                return fail(report.message());
+            if (!spec->out.empty())
+                if (int rc = writeOutput(spec->out, fixtureTensorsJson(*computed, report->tolerance)); rc != 0)
+                    return rc;
+            int failed = 0;
+            double worst = 0.0;
+            for (const auto &c : report->checks) {
+                if (!c.ok)
+                    ++failed;
+                else
+                    worst = std::max(worst, c.maxAbsDiff);
+                if (spec->quiet && c.ok)
+                    continue;
+                std::cout << (c.ok ? "ok    " : "FAIL  ") << c.name;
+                if (!c.problem.empty())
+                    std::cout << "  " << c.problem << '\n';
+                else
+                    std::cout << "  max|diff| " << c.maxAbsDiff << (c.integer ? " (exact)" : "") << '\n';
+            }
+            for (const auto &name : report->extra)
+                if (!spec->quiet)
+                    std::cout << "note  " << name << "  computed, not in expected.json\n";
+            std::cout << (*family)->name << ": " << report->checks.size() - failed << " of " << report->checks.size()
+                      << " tensors within " << report->tolerance << " (largest difference " << worst << ")"
+                      << (failed ? ", " + std::to_string(failed) + " failed" : std::string()) << '\n';
+            return report->passed() ? 0 : 1;
         };
     });
 }

@@ -32,6 +32,9 @@ int main(int argc, char **argv)
     addTuneInductionCommand(app, action);
     addBenchCommand(app, action);
     addImportCheckpointCommand(app, action);
+    addVerifyFixtureCommand(app, action);
+    addScorePairsCommand(app, action);
+    addEvalPairsCommand(app, action);
     addTrainParserCommand(app, action);
     addBenchParseCommand(app, action);
     addProbeCommand(app, action);

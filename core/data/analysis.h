@@ -112,8 +112,16 @@ struct Analysis {
     std::vector<Matrix> layerStates;
 
     std::optional<Prediction> prediction;
-    /// Sentence-pair models: attention from the first sentence's tokens to the second's.
+    /// Sentence-pair models: attention from the first sentence to the second's
+    /// tokens. One matrix per attention: rows are the first sentence's tokens, or
+    /// one row when it attends from a pooled vector (GGSA's attentive composition:
+    /// 1 x second-tokens weights of the question vector over the answer words).
     std::vector<Matrix> crossAttention;
+    /// Sentence-pair models: the second sentence (answer, hypothesis) as the
+    /// model's second encoder saw it, with its own tokens, attention, gates and
+    /// states; empty for a single sentence. `prediction` and `crossAttention`
+    /// belong to the pair and live in the first.
+    std::vector<Analysis> second;
 };
 
 } // namespace treelens

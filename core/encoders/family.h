@@ -32,6 +32,20 @@ struct ImportRequest {
     std::string configPath;
     std::string name;            ///< model name for the metadata ("" = the checkpoint's stem)
     int heads = 0;               ///< --heads (0 = not given)
+    std::string submodel;        ///< --submodel: which model of a checkpoint holding several ("" = the only one)
+};
+
+/// What `verify-fixture` hands a family: a reference fixture directory
+/// (DESIGN.md, "Reference fixtures") already read.
+struct FixtureRequest {
+    std::string dir;
+    TensorMap stateDict;         ///< state_dict.pt, read by the checkpoint reader
+    std::string stateDictPath;
+    std::string note;            ///< what the checkpoint reader said
+    std::string configJson;      ///< config.json (strictly parsed before)
+    std::string configPath;
+    std::string inputsJson;      ///< inputs.json
+    std::string inputsPath;
 };
 
 /// One encoder family. Every function may be empty when the family lacks it.
@@ -45,6 +59,10 @@ struct EncoderFamily {
     std::function<Result<ModelFile>(const ModelFile &file, unsigned seed)> randomWeightsLike;
     /// One line for `import-checkpoint`'s report ("4 layers, d_model 128, ...").
     std::function<std::string(const ModelFile &)> summary;
+    /// Runs the fixture's inputs through models imported by `importCheckpoint`
+    /// and returns every tensor the fixture's README names, under its names and
+    /// shapes (F32 or I64).
+    std::function<Result<TensorMap>(const FixtureRequest &)> computeFixture;
 };
 
 /// Every family this build knows, in a fixed order.

@@ -47,9 +47,7 @@ void appendFloat(std::string &out, float v)
     out.append(buf, res.ptr);
 }
 
-} // namespace
-
-std::string analysisToJson(const Analysis &a, bool withAttention, int indent)
+nlohmann::json analysisJson(const Analysis &a, bool withAttention)
 {
     nlohmann::json j;
     j["tokens"] = a.tokens;
@@ -95,8 +93,29 @@ std::string analysisToJson(const Analysis &a, bool withAttention, int indent)
         j["prediction"] = {{"label", a.prediction->label}, {"score", a.prediction->score},
                            {"labels", a.prediction->labels}, {"probabilities", a.prediction->probabilities}};
     }
+    if (!a.gates.empty()) {
+        nlohmann::json g = nlohmann::json::object();
+        for (const auto &[name, arr] : a.gates)
+            g[name] = {{"shape", arr.shape}, {"data", arr.data}};
+        j["gates"] = g;
+    }
+    if (!a.crossAttention.empty()) {
+        nlohmann::json c = nlohmann::json::array();
+        for (const auto &m : a.crossAttention)
+            c.push_back(matrixJson(m));
+        j["cross_attention"] = c;
+    }
+    if (!a.second.empty())
+        j["second"] = analysisJson(a.second.front(), withAttention);
+    return j;
+}
+
+} // namespace
+
+std::string analysisToJson(const Analysis &a, bool withAttention, int indent)
+{
     // Tokens come from user text: replace invalid UTF-8 rather than throw.
-    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+    return analysisJson(a, withAttention).dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string matrixToCsv(const Matrix &m, const std::vector<std::string> &rowLabels, const std::vector<std::string> &colLabels)

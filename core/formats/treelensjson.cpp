@@ -19,7 +19,9 @@ std::string getString(const json &j, const char *key)
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-Result<Sentence> fromJson(const json &j, const std::string &where)
+} // namespace
+
+Result<Sentence> sentenceFromJson(const json &j, const std::string &where)
 {
     if (!j.is_object())
         return makeError(where, "expected a JSON object per sentence");
@@ -113,8 +115,6 @@ Result<Sentence> fromJson(const json &j, const std::string &where)
     return s;
 }
 
-} // namespace
-
 Result<std::vector<Sentence>> readTreeLensJson(std::string_view input, const std::string &source)
 {
     return readTreeLensJson(input, source, 1, 0);
@@ -139,7 +139,7 @@ Result<std::vector<Sentence>> readTreeLensJson(std::string_view input, const std
             return makeError(source, "not valid JSON");
         int k = 0;
         for (const auto &j : doc) {
-            auto s = fromJson(j, source + ": sentence " + std::to_string(++k));
+            auto s = sentenceFromJson(j, source + ": sentence " + std::to_string(++k));
             if (!s)
                 return s.error();
             out.push_back(std::move(*s));
@@ -163,7 +163,7 @@ Result<std::vector<Sentence>> readTreeLensJson(std::string_view input, const std
         const json j = json::parse(l, nullptr, false);
         if (j.is_discarded())
             return makeError(where, "not valid JSON");
-        auto s = fromJson(j, where);
+        auto s = sentenceFromJson(j, where);
         if (!s)
             return s.error();
         s->line = line;
@@ -173,7 +173,7 @@ Result<std::vector<Sentence>> readTreeLensJson(std::string_view input, const std
     return out;
 }
 
-std::string sentenceToJsonLine(const Sentence &s)
+json sentenceToJson(const Sentence &s)
 {
     json j;
     j["id"] = s.id;
@@ -210,6 +210,12 @@ std::string sentenceToJsonLine(const Sentence &s)
             m[k] = v;
         j["metadata"] = std::move(m);
     }
+    return j;
+}
+
+std::string sentenceToJsonLine(const Sentence &s)
+{
+    const json j = sentenceToJson(s);
     // Replace invalid UTF-8 rather than throw: input was validated, but be safe.
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }

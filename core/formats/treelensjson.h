@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "core/base/result.h"
 #include "core/data/sentence.h"
 
@@ -24,5 +26,12 @@ Result<std::vector<Sentence>> readTreeLensJson(std::string_view text, const std:
 /// One compact object per line (JSON Lines).
 std::string writeTreeLensJson(const std::vector<Sentence> &sentences);
 std::string sentenceToJsonLine(const Sentence &sentence);
+
+/// One sentence object of the schema above, validated as the readers do (also the
+/// "first"/"second" objects of sentence-pair JSON, core/formats/pairs.h). Errors are
+/// "WHERE: message"; the line is left 0 (the caller knows where the object was).
+Result<Sentence> sentenceFromJson(const nlohmann::json &object, const std::string &where);
+/// The object sentenceToJsonLine() writes, for embedding in a larger document.
+nlohmann::json sentenceToJson(const Sentence &sentence);
 
 } // namespace treelens

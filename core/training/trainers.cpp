@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/encoders/ggsa/ggsatrainer.h"
 #include "core/encoders/treetransformer/mlmtrainer.h"
 #include "core/parsing/neural/constparser.h"
 #include "core/parsing/neural/depparser.h"
@@ -19,6 +20,8 @@ const std::vector<training::TrainerFamily> &families()
         maskedLmTrainer(),
         dependencyParserTrainer(),
         constituencyParserTrainer(),
+        ggsaTrainer(),
+        iggsaTrainer(),
     };
     return list;
 }

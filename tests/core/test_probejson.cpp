@@ -229,14 +229,16 @@ TEST(ProbeJson, LayersAndHeadsNumberedFromOne)
     // The typed report keeps indices: the config is the file's 0-based one again.
     EXPECT_EQ(reports->front().induction->report.config.minLayer, 2);
     for (const auto &[name, task] : j["tasks"].items())
-        if (task["kind"] == "attention")
+        if (task["kind"] == "attention") {
             EXPECT_EQ(task["layer_numbering"].get<std::string>().rfind("1-based", 0), 0u) << name;
+        }
     // Nothing numbers a layer or head 0 any more.
     std::function<void(const json &, const std::string &)> noZero = [&](const json &v, const std::string &path) {
         if (v.is_object()) {
             for (const auto &[k, x] : v.items()) {
-                if ((k == "layer" || k == "head" || k == "start_layer" || k == "min_layer") && x.is_number())
+                if ((k == "layer" || k == "head" || k == "start_layer" || k == "min_layer") && x.is_number()) {
                     EXPECT_GE(x.get<int>(), 1) << path << "/" << k;
+                }
                 noZero(x, path + "/" + k);
             }
         } else if (v.is_array()) {

@@ -1,0 +1,285 @@
+// treelens-cli score-pairs / eval-pairs: a pair model (or the IDF word-overlap
+// baseline) over a sentence-pair corpus, scores per pair and metrics per slice.
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command.h"
+#include "core/encoders/encoder.h"
+#include "core/eval/paireval.h"
+#include "core/formats/pairs.h"
+
+namespace treelens::cli {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char *kIdfBaseline = "idf-overlap";
+
+struct PairSpec {
+    std::string model, input, format = "auto", idfFrom, device = "auto", out;
+    int batchSize = 64;
+};
+
+void addPairOptions(CLI::App *cmd, PairSpec &spec)
+{
+    cmd->add_option("-m,--model", spec.model, std::string("A pair model (.safetensors), or '") + kIdfBaseline +
+                                                  "' for the IDF-weighted word-overlap baseline")
+        ->required()
+        ->type_name("M");
+    cmd->add_option("-i,--input", spec.input, "Pair corpus: a WikiQA folder, ranking TSV, RTE XML or pairs JSON")
+        ->required()
+        ->type_name("PAIRS");
+    cmd->add_option("--format", spec.format, "auto, wikiqa, tsv, rte or json")->capture_default_str();
+    cmd->add_option("--idf-from", spec.idfFrom, std::string("'") + kIdfBaseline +
+                                                    "': the corpus whose candidate sentences give the IDF "
+                                                    "(default: the input's own)")
+        ->type_name("PAIRS");
+    cmd->add_option("--device", spec.device, "cpu, cuda, cuda:N or auto")->capture_default_str();
+    cmd->add_option("--batch-size", spec.batchSize, "Pairs per forward pass")->check(CLI::PositiveNumber)->capture_default_str();
+}
+
+/// What a system said about every pair of a corpus.
+struct PairScores {
+    std::vector<double> scores;            ///< ranking score per pair
+    std::vector<std::string> predicted;    ///< classification: the corpus label predicted ("" = none)
+    std::string system;                    ///< model name or the baseline
+};
+
+EncoderInput inputOf(const SentencePair &p)
+{
+    EncoderInput in;
+    in.words = p.first.words();
+    in.secondWords = p.second.words();
+    return in;
+}
+
+/// The corpus label a binary pair model's prediction stands for: its second
+/// label (relevant / entailment) is the corpus's positive label ("1", "YES").
+std::string corpusLabelOf(const Prediction &p, const PairCorpus &corpus)
+{
+    if (corpus.labels.size() != 2 || p.labels.size() != 2)
+        return "";
+    const bool positive = p.label == p.labels[1];
+    for (const char *pos : {"1", "YES"})
+        if (corpus.labels[1] == pos || corpus.labels[0] == pos) {
+            const std::string neg = corpus.labels[0] == pos ? corpus.labels[1] : corpus.labels[0];
+            return positive ? std::string(pos) : neg;
+        }
+    return positive ? corpus.labels[1] : corpus.labels[0];
+}
+
+Result<PairScores> scorePairs(const PairSpec &spec, const PairCorpus &corpus)
+{
+    PairScores out;
+    if (spec.model == kIdfBaseline) {
+        IdfTable idf;
+        if (spec.idfFrom.empty()) {
+            idf = candidateIdf(corpus);
+        } else {
+            auto from = readPairCorpus(spec.idfFrom);
+            if (!from)
+                return from.error();
+            idf = candidateIdf(*from);
+        }
+        out.scores = idfOverlapScores(corpus, idf);
+        out.system = kIdfBaseline;
+        out.predicted.assign(corpus.pairs.size(), "");
+        return out;
+    }
+    DeviceConfig dc;
+    dc.device = spec.device;
+    dc.batchSize = spec.batchSize;
+    auto encoder = loadEncoder(spec.model, dc);
+    if (!encoder)
+        return encoder.error();
+    const EncoderInfo &info = (*encoder)->info();
+    if (!info.pairInput)
+        return makeError(spec.model, "a " + info.family + " model reads single sentences, not pairs (its analyses can be "
+                                                          "shown on both sides of a pair in the app)");
+    out.system = info.name.empty() ? spec.model : info.name;
+    AnalyzeOptions options;
+    options.attention = false;
+    ProgressLine progress("scoring pairs");
+    const std::size_t chunk = 512;
+    for (std::size_t start = 0; start < corpus.pairs.size(); start += chunk) {
+        std::vector<EncoderInput> batch;
+        for (std::size_t i = start; i < std::min(corpus.pairs.size(), start + chunk); ++i)
+            batch.push_back(inputOf(corpus.pairs[i]));
+        auto analyses = (*encoder)->analyze(batch, options);
+        if (!analyses)
+            return makeError(corpus.source, "pairs " + std::to_string(start + 1) + "-" +
+                                                std::to_string(start + batch.size()) + ": " + analyses.message());
+        for (const auto &a : *analyses) {
+            if (!a.prediction)
+                return makeError(spec.model, "the model gave no score for a pair");
+            out.scores.push_back(a.prediction->score);
+            out.predicted.push_back(corpusLabelOf(*a.prediction, corpus));
+        }
+        progress.update(start + batch.size());
+    }
+    progress.finish();
+    return out;
+}
+
+Result<PairCorpus> readInput(const PairSpec &spec)
+{
+    return readPairCorpus(spec.input, spec.format);
+}
+
+std::string fixed(double x, int digits = 4)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+    return buf;
+}
+
+json rankingJson(const RankingEval &e)
+{
+    return {{"map", e.map}, {"mrr", e.mrr}, {"p_at_1", e.precisionAt1}, {"questions", e.groupsUsed},
+            {"dropped_no_correct", e.droppedNoCorrect}, {"dropped_all_correct", e.droppedAllCorrect}};
+}
+
+json classificationJson(const ClassificationEval &e)
+{
+    json per = json::array();
+    for (const auto &l : e.perLabel)
+        per.push_back({{"label", l.label}, {"precision", l.precision}, {"recall", l.recall}, {"f1", l.f1},
+                       {"gold", l.gold}, {"predicted", l.predicted}});
+    return {{"accuracy", e.accuracy}, {"macro_f1", e.macroF1}, {"pairs", e.total}, {"labels", e.labels},
+            {"per_label", per}, {"confusion", e.confusion}};
+}
+
+} // namespace
+
+void addScorePairsCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("score-pairs", "Score every pair of a sentence-pair corpus with a pair model");
+    auto spec = std::make_shared<PairSpec>();
+    addPairOptions(cmd, *spec);
+    cmd->add_option("-o,--output", spec->out, "Scores TSV (default: standard output)")->type_name("SCORES.tsv");
+    cmd->footer("Writes one line per pair in input order after the header 'qid<TAB>index<TAB>label<TAB>score':\n"
+                "the pair's group (question id), its 0-based position in the input, its gold label and the\n"
+                "model's ranking score (higher = more relevant).");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            auto corpus = readInput(*spec);
+            if (!corpus)
+                return fail(corpus.message());
+            auto scores = scorePairs(*spec, *corpus);
+            if (!scores)
+                return fail(scores.message());
+            std::ostringstream o;
+            o << "qid\tindex\tlabel\tscore\n";
+            char buf[64];
+            for (std::size_t i = 0; i < corpus->pairs.size(); ++i) {
+                std::snprintf(buf, sizeof buf, "%.9g", scores->scores[i]);
+                o << corpus->pairs[i].group << '\t' << i << '\t' << corpus->pairs[i].label << '\t' << buf << '\n';
+            }
+            return writeOutput(spec->out.empty() ? "-" : spec->out, o.str());
+        };
+    });
+}
+
+void addEvalPairsCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("eval-pairs", "Metrics of a pair model (or the IDF baseline) on a pair corpus: "
+                                                 "MAP/MRR/P@1 for ranking, accuracy/F1 for classification");
+    auto spec = std::make_shared<PairSpec>();
+    addPairOptions(cmd, *spec);
+    auto slices = std::make_shared<bool>(false);
+    auto asJson = std::make_shared<bool>(false);
+    auto text = std::make_shared<std::string>();
+    cmd->add_flag("--slices", *slices, "Also per slice: question word, question and candidate length, lexical overlap, "
+                                       "tree depth");
+    cmd->add_option("--text", *text, "Also the slice of pairs whose question or candidate contains this text");
+    cmd->add_flag("--json", *asJson, "Print JSON instead of a table");
+    cmd->footer("Ranking corpora use the clean protocol: questions without a correct candidate, or with only correct\n"
+                "candidates, are left out (their counts are printed). A binary pair model's second label\n"
+                "(relevant) stands for the corpus's positive label (1, YES) on classification corpora.");
+    cmd->callback([&action, spec, slices, asJson, text]() {
+        action = [spec, slices, asJson, text]() {
+            auto corpus = readInput(*spec);
+            if (!corpus)
+                return fail(corpus.message());
+            auto scores = scorePairs(*spec, *corpus);
+            if (!scores)
+                return fail(scores.message());
+            const bool ranking = corpus->task == kRankingTask;
+            if (!ranking)
+                for (const auto &p : scores->predicted)
+                    if (p.empty())
+                        return fail(spec->model + ": gives no label of " + corpus->source +
+                                    "'s label set (classification needs a model with a classification head)");
+            json result = {{"system", scores->system}, {"input", spec->input}, {"task", corpus->task},
+                           {"pairs", corpus->pairs.size()}};
+            auto overall = [&](const PairSlice *slice) -> Result<json> {
+                if (ranking) {
+                    auto e = slice ? evaluateRankingSlice(*corpus, scores->scores, *slice) : evaluateRanking(*corpus, scores->scores);
+                    if (!e)
+                        return e.error();
+                    return rankingJson(*e);
+                }
+                auto e = slice ? evaluateClassificationSlice(*corpus, scores->predicted, *slice)
+                               : evaluateClassification(*corpus, scores->predicted);
+                if (!e)
+                    return e.error();
+                return classificationJson(*e);
+            };
+            auto all = overall(nullptr);
+            if (!all)
+                return fail(all.message());
+            result["overall"] = *all;
+            std::vector<SliceKind> kinds;
+            if (*slices)
+                kinds = {SliceKind::QuestionWord, SliceKind::QuestionLength, SliceKind::CandidateLength,
+                         SliceKind::Overlap, SliceKind::TreeDepth};
+            if (!text->empty())
+                kinds.push_back(SliceKind::Text);
+            json sliceJson = json::object();
+            for (SliceKind k : kinds) {
+                json rows = json::array();
+                for (const auto &s : slicePairs(*corpus, k, *text)) {
+                    auto m = overall(&s);
+                    if (!m)
+                        return fail(m.message());
+                    rows.push_back({{"slice", s.name}, {"pairs", s.pairs.size()}, {"metrics", *m}});
+                }
+                sliceJson[sliceKindName(k)] = rows;
+            }
+            if (!kinds.empty())
+                result["slices"] = sliceJson;
+            if (*asJson) {
+                std::cout << result.dump(1) << '\n';
+                return 0;
+            }
+            auto line = [&](const std::string &name, std::size_t pairs, const json &m) {
+                std::printf("%-28s %6zu", name.c_str(), pairs);
+                if (ranking)
+                    std::printf("  %6s  %6s  %6s  %5d\n", fixed(m["map"]).c_str(), fixed(m["mrr"]).c_str(),
+                                fixed(m["p_at_1"]).c_str(), m["questions"].get<int>());
+                else
+                    std::printf("  %6s  %6s\n", fixed(m["accuracy"]).c_str(), fixed(m["macro_f1"]).c_str());
+            };
+            std::printf("%s on %s (%s, %zu pairs)\n", scores->system.c_str(), spec->input.c_str(), corpus->task.c_str(),
+                        corpus->pairs.size());
+            std::printf("%-28s %6s  %s\n", "slice", "pairs", ranking ? "   MAP     MRR     P@1  questions" : "   acc  macroF1");
+            line("all", corpus->pairs.size(), *all);
+            if (ranking)
+                std::printf("(clean protocol: %d questions without a correct candidate and %d with only correct ones "
+                            "left out)\n",
+                            (*all)["dropped_no_correct"].get<int>(), (*all)["dropped_all_correct"].get<int>());
+            for (SliceKind k : kinds) {
+                std::printf("-- %s\n", sliceKindName(k).c_str());
+                for (const auto &row : sliceJson[sliceKindName(k)])
+                    line(row["slice"].get<std::string>(), row["pairs"].get<std::size_t>(), row["metrics"]);
+            }
+            return 0;
+        };
+    });
+}
+
+} // namespace treelens::cli

@@ -1,0 +1,48 @@
+#pragma once
+/// \file fixture.h
+/// `verify-fixture`: a reference fixture directory (DESIGN.md, "Reference
+/// fixtures": config.json, state_dict.pt, inputs.json, expected.json) read,
+/// run by its family (EncoderFamily::computeFixture, through the family's
+/// checkpoint import) and compared tensor by tensor. Nothing here knows a
+/// particular fixture: names, shapes and the tolerance come from expected.json.
+/// Torch-free header.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/encoders/family.h"
+
+namespace treelens {
+
+/// Reads the fixture's files (config.json strictly: no key twice, integers in range).
+Result<FixtureRequest> readFixtureDirectory(const std::string &dir);
+/// The family named by config.json's "family".
+Result<const EncoderFamily *> fixtureFamily(const FixtureRequest &request);
+
+/// One expected tensor against what was computed.
+struct FixtureCheck {
+    std::string name;
+    std::vector<std::int64_t> shape;   ///< expected shape
+    bool integer = false;              ///< integer dtype: compared exactly
+    bool ok = false;
+    double maxAbsDiff = 0.0;           ///< NaN/Inf in the computed tensor count as infinite
+    std::string problem;               ///< "missing", "shape [..] expected [..]", "" when the values were compared
+};
+
+struct FixtureReport {
+    double tolerance = 0.0;
+    std::vector<FixtureCheck> checks;  ///< one per expected tensor, sorted by name
+    std::vector<std::string> extra;    ///< computed tensors expected.json does not name
+    bool passed() const;
+};
+
+/// Compares `computed` with expected.json's text ({"tolerance_abs", "tensors":
+/// {name: {"shape", "dtype", "data"}}}); `where` names the file in errors.
+Result<FixtureReport> compareWithExpected(const TensorMap &computed, const std::string &expectedJson,
+                                          const std::string &where);
+/// `computed` in expected.json's layout (nested lists, shortest round-trip decimals).
+std::string fixtureTensorsJson(const TensorMap &computed, double tolerance);
+
+} // namespace treelens

@@ -1,0 +1,685 @@
+// GGSA / iGGSA: encoder, checkpoint import, fixture run and family entry (see ggsa.h).
+#include "core/encoders/ggsa/ggsa.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/base/strings.h"
+#include "core/encoders/ggsa/ggsanet.h"
+#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/model/modelfile.h"
+#include "core/runtime/device.h"
+
+namespace treelens {
+
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string> kLabels = {"irrelevant", "relevant"};
+
+/// The fixture-style configuration of one sub-model (README "This fixture").
+Result<GgsaConfig> configFromFixtureJson(const json &j, const json &sub, const std::string &where)
+{
+    try {
+        GgsaConfig c;
+        c.dModel = j.at("d_model").get<int>();
+        c.heads = j.at("n_heads").get<int>();
+        c.groupSize = j.at("group_size").get<int>();
+        c.offsets = j.at("offsets").get<std::vector<int>>();
+        c.layers = j.at("n_layers").get<int>();
+        c.dFF = j.at("d_ff").get<int>();
+        c.dMlp = j.value("d_mlp", c.dModel);
+        c.vocabSize = j.at("vocab_size").get<int>();
+        c.maxLen = j.value("max_len", c.maxLen);
+        c.padId = j.value("pad_id", c.padId);
+        c.unkId = j.value("unk_id", c.unkId);
+        c.lnEps = j.value("ln_eps", c.lnEps);
+        c.embeddingScale = j.value("embedding_scale", c.embeddingScale);
+        if (j.contains("d_head") && j.at("d_head").get<int>() * c.heads != c.dModel)
+            return makeError(where, "d_head * n_heads != d_model");
+        const std::string pe = j.value("positional_encoding", std::string("paper_literal"));
+        if (pe.rfind("paper_literal", 0) == 0)
+            c.positionalEncoding = "paper_literal";
+        else if (pe.rfind("vaswani", 0) == 0)
+            c.positionalEncoding = "vaswani";
+        else
+            return makeError(where, "positional_encoding '" + pe + "' is not paper_literal or vaswani");
+        if (j.value("interaction_question_context", std::string("same_layer_mean")) != "same_layer_mean")
+            return makeError(where, "interaction_question_context other than same_layer_mean is not supported");
+        if (j.value("qa_encoders_shared", false))
+            return makeError(where, "qa_encoders_shared = true is not supported (GGSA has two encoders)");
+        if (sub.is_object()) {
+            c.interaction = sub.value("interaction", c.interaction);
+            c.composition = sub.value("composition", c.composition);
+            c.score = sub.value("score", c.score);
+        }
+        if (auto s = c.validate(); !s)
+            return makeError(where, s.message());
+        return c;
+    } catch (const std::exception &e) {
+        return makeError(where, e.what());
+    }
+}
+
+std::string modelConfigJson(const GgsaConfig &cfg, const std::string &name, const json &training)
+{
+    return json{{"family", "ggsa"},
+                {"task", "answer-selection"},
+                {"name", name},
+                {"model", json::parse(cfg.toJson())},
+                {"tokenizer", {{"lowercase", true}}},
+                {"labels", kLabels},
+                {"training", training}}
+        .dump();
+}
+
+TensorData int64Tensor(std::vector<std::int64_t> shape, const std::vector<std::int64_t> &values)
+{
+    TensorData t;
+    t.dtype = DType::I64;
+    t.shape = std::move(shape);
+    t.bytes.resize(values.size() * sizeof(std::int64_t));
+    if (!values.empty())
+        std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+    return t;
+}
+
+TensorData floatTensor(const torch::Tensor &x)
+{
+    auto c = x.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+    std::vector<float> v(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    return TensorData::fromFloat(std::vector<std::int64_t>(c.sizes().begin(), c.sizes().end()), v);
+}
+
+Matrix toMatrix(const torch::Tensor &t2d)
+{
+    auto c = t2d.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+    Matrix m(static_cast<int>(c.size(0)), static_cast<int>(c.size(1)));
+    std::memcpy(m.data.data(), c.data_ptr<float>(), m.data.size() * sizeof(float));
+    return m;
+}
+
+NamedArray toArray(const torch::Tensor &t)
+{
+    auto c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+    NamedArray a;
+    for (auto s : c.sizes())
+        a.shape.push_back(static_cast<int>(s));
+    a.data.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    return a;
+}
+
+/// ids [B, L] (pad id where short) and mask [B, L] from id lists.
+std::pair<torch::Tensor, torch::Tensor> padIds(const std::vector<std::vector<std::int64_t>> &rows, int padId,
+                                               const torch::Device &device)
+{
+    std::size_t L = 1;
+    for (const auto &r : rows)
+        L = std::max(L, r.size());
+    auto ids = torch::full({static_cast<std::int64_t>(rows.size()), static_cast<std::int64_t>(L)}, padId, torch::kLong);
+    auto mask = torch::zeros({static_cast<std::int64_t>(rows.size()), static_cast<std::int64_t>(L)}, torch::kBool);
+    auto ia = ids.accessor<std::int64_t, 2>();
+    auto ma = mask.accessor<bool, 2>();
+    for (std::size_t b = 0; b < rows.size(); ++b)
+        for (std::size_t i = 0; i < rows[b].size(); ++i) {
+            ia[static_cast<std::int64_t>(b)][static_cast<std::int64_t>(i)] = rows[b][i];
+            ma[static_cast<std::int64_t>(b)][static_cast<std::int64_t>(i)] = true;
+        }
+    return {ids.to(device), mask.to(device)};
+}
+
+class GgsaEncoder final : public Encoder {
+public:
+    GgsaEncoder(ggsa::Net net, GgsaVocabulary vocab, EncoderInfo info)
+        : m_net(std::move(net)), m_vocab(std::move(vocab)), m_info(std::move(info))
+    {
+    }
+    const EncoderInfo &info() const override { return m_info; }
+
+    Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
+                                          const RunControl *control) override
+    {
+        std::vector<Analysis> out;
+        out.reserve(batch.size());
+        torch::NoGradGuard noGrad;
+        const auto &cfg = m_net.config();
+        const std::size_t step = static_cast<std::size_t>(std::max(1, m_batchSize));
+        for (std::size_t start = 0; start < batch.size(); start += step) {
+            if (control && control->cancelled())
+                return makeError("analyze", "cancelled");
+            const std::size_t end = std::min(batch.size(), start + step);
+            std::vector<std::vector<std::int64_t>> qs, as;
+            for (std::size_t i = start; i < end; ++i) {
+                if (auto s = checkLength(batch[i].words, i, "first"); !s)
+                    return s.error();
+                if (auto s = checkLength(batch[i].secondWords, i, "second"); !s && !batch[i].secondWords.empty())
+                    return s.error();
+                qs.push_back(ids(batch[i].words));
+                // A single sentence runs through the question encoder only; a
+                // one-token placeholder answer keeps the batch shape (discarded).
+                as.push_back(batch[i].secondWords.empty() ? std::vector<std::int64_t>{cfg.unkId} : ids(batch[i].secondWords));
+            }
+            auto [qIds, qMask] = padIds(qs, cfg.padId, m_net.device());
+            auto [aIds, aMask] = padIds(as, cfg.padId, m_net.device());
+            const bool record = options.attention || options.layerStates;
+            auto res = m_net.forward(qIds, qMask, aIds, aMask, ggsa::AttentionKernel::Blocked, false, record);
+            auto prob = torch::softmax(res.logits, 1).to(torch::kCPU);
+            auto cosine = res.cosine.to(torch::kCPU);
+            auto score = res.score.to(torch::kCPU);
+            for (std::size_t i = start; i < end; ++i) {
+                const auto b = static_cast<std::int64_t>(i - start);
+                const auto &in = batch[i];
+                Analysis q = side(in.words, res.q, b, record, options, &res.vq);
+                if (!in.secondWords.empty()) {
+                    Analysis a = side(in.secondWords, res.a, b, record, options, &res.va);
+                    if (record && cfg.interaction) {
+                        const int La = static_cast<int>(in.secondWords.size());
+                        a.gates["ggsa.interaction_norm"] =
+                            toArray(res.a.Rint[b].index({torch::indexing::Slice(), torch::indexing::Slice(0, La)}).norm(2, -1));
+                    }
+                    if (res.compAttn.defined())
+                        q.crossAttention.push_back(
+                            toMatrix(res.compAttn[b].slice(0, 0, static_cast<std::int64_t>(in.secondWords.size())).unsqueeze(0)));
+                    Prediction p;
+                    p.labels = kLabels;
+                    p.probabilities = {prob[b][0].item<float>(), prob[b][1].item<float>()};
+                    p.label = p.probabilities[1] >= 0.5f ? kLabels[1] : kLabels[0];
+                    p.score = score[b].item<float>();
+                    q.prediction = p;
+                    q.gates["ggsa.cosine"] = NamedArray{{1}, {cosine[b].item<float>()}};
+                    q.gates["ggsa.mlp_relevant"] = NamedArray{{1}, {prob[b][1].item<float>()}};
+                    q.second.push_back(std::move(a));
+                }
+                out.push_back(std::move(q));
+            }
+        }
+        return out;
+    }
+
+    Result<std::vector<std::vector<float>>> embed(const std::vector<EncoderInput> &batch, const EmbedOptions &options,
+                                                  const RunControl *control) override
+    {
+        AnalyzeOptions o;
+        o.attention = options.layer >= 0;
+        o.layerStates = options.layer >= 0;
+        auto r = analyze(batch, o, control);
+        if (!r)
+            return r.error();
+        std::vector<std::vector<float>> v;
+        for (const auto &a : *r) {
+            if (options.layer >= 0) {
+                const int l = std::min<int>(options.layer, static_cast<int>(a.layerStates.size()) - 1);
+                const Matrix &m = a.layerStates[static_cast<std::size_t>(l)];
+                std::vector<float> mean(static_cast<std::size_t>(m.cols), 0.0f);
+                for (int r2 = 0; r2 < m.rows; ++r2)
+                    for (int c = 0; c < m.cols; ++c)
+                        mean[static_cast<std::size_t>(c)] += m.at(r2, c) / static_cast<float>(std::max(1, m.rows));
+                v.push_back(mean);
+            } else {
+                v.push_back(options.pooling == EmbedOptions::Pooling::Mean ? a.meanEmbedding : a.embedding);
+            }
+        }
+        return v;
+    }
+
+    Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &batch,
+                                                         const RunControl *control) override
+    {
+        AnalyzeOptions o;
+        o.attention = false;
+        o.layerStates = true;
+        auto r = analyze(batch, o, control);
+        if (!r)
+            return r.error();
+        std::vector<std::vector<Matrix>> v;
+        for (auto &a : *r)
+            v.push_back(std::move(a.layerStates));
+        return v;
+    }
+
+    void setBatchSize(int n) { m_batchSize = n; }
+
+private:
+    std::vector<std::int64_t> ids(const std::vector<std::string> &words) const
+    {
+        std::vector<std::int64_t> v;
+        v.reserve(words.size());
+        for (const auto &w : words) {
+            const int id = m_vocab.id(w);
+            v.push_back(id >= 0 ? id : m_net.config().unkId);
+        }
+        return v;
+    }
+
+    Status checkLength(const std::vector<std::string> &words, std::size_t index, const char *which) const
+    {
+        if (words.empty())
+            return makeError("input " + std::to_string(index + 1), std::string("the ") + which + " sentence is empty");
+        if (static_cast<int>(words.size()) > m_net.config().maxLen)
+            return makeError("input " + std::to_string(index + 1),
+                             std::string("the ") + which + " sentence has " + std::to_string(words.size()) +
+                                 " words, the model takes at most " + std::to_string(m_net.config().maxLen));
+        return {};
+    }
+
+    /// One side's Analysis from the recorded tensors of batch row b.
+    Analysis side(const std::vector<std::string> &words, const ggsa::SideRecord &rec, std::int64_t b, bool record,
+                  const AnalyzeOptions &options, const torch::Tensor *pooled) const
+    {
+        using torch::indexing::Slice;
+        const auto &cfg = m_net.config();
+        const int L = static_cast<int>(words.size());
+        Analysis a;
+        a.family = "ggsa";
+        a.words = words;
+        a.tokens = words;
+        for (int i = 0; i < L; ++i)
+            a.wordToken.push_back(i);
+        a.layers = cfg.layers;
+        a.heads = cfg.heads;
+        std::vector<int> unknown;
+        for (int i = 0; i < L; ++i)
+            if (m_vocab.id(words[static_cast<std::size_t>(i)]) < 0)
+                unknown.push_back(i);
+        a.unknownWords = unknown;
+        NamedArray gid{{cfg.heads, L}, {}}, offs{{cfg.heads}, {}};
+        for (int h = 0; h < cfg.heads; ++h) {
+            const int o = cfg.globalAttention ? 0 : cfg.offsets[static_cast<std::size_t>(h)];
+            const int l = cfg.globalAttention ? std::max(L, 1) : cfg.groupSize;
+            offs.data.push_back(static_cast<float>(o));
+            for (int i = 0; i < L; ++i)
+                gid.data.push_back(static_cast<float>(ggsaGroupId(i, o, l)));
+        }
+        a.gates["ggsa.group_id"] = gid;
+        a.gates["ggsa.offsets"] = offs;
+        a.embedding = floatTensor((*pooled)[b]).toFloat();
+        if (!record)
+            return a;
+        const auto rows = Slice(0, L);
+        auto gate = rec.gate[b].index({Slice(), rows});                         // [N, L, D]
+        a.gates["ggsa.gate_mean"] = toArray(gate.mean(-1));
+        a.gates["ggsa.gate_norm"] = toArray(gate.norm(2, -1));
+        if (options.layerStates)
+            a.gates["ggsa.gate"] = toArray(gate);
+        auto finalH = rec.H[b].select(0, cfg.layers - 1).index({rows});
+        a.meanEmbedding = floatTensor(finalH.mean(0)).toFloat();
+        if (options.attention) {
+            a.attention.resize(static_cast<std::size_t>(cfg.layers));
+            a.attentionRaw.resize(static_cast<std::size_t>(cfg.layers));
+            for (int k = 0; k < cfg.layers; ++k)
+                for (int h = 0; h < cfg.heads; ++h) {
+                    a.attention[static_cast<std::size_t>(k)].push_back(toMatrix(rec.localAttn[b][k][h].index({rows, rows})));
+                    a.attentionRaw[static_cast<std::size_t>(k)].push_back(toMatrix(rec.globalAttn[b][k][h].index({rows, rows})));
+                }
+        }
+        if (options.layerStates) {
+            a.layerStates.push_back(toMatrix(rec.x0[b].index({rows})));
+            for (int k = 0; k < cfg.layers; ++k)
+                a.layerStates.push_back(toMatrix(rec.H[b][k].index({rows})));
+        }
+        return a;
+    }
+
+    ggsa::Net m_net;
+    GgsaVocabulary m_vocab;
+    EncoderInfo m_info;
+    int m_batchSize = 32;
+};
+
+Result<std::pair<GgsaConfig, json>> nativeConfig(const ModelFile &file)
+{
+    const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
+    try {
+        auto j = json::parse(file.configJson);
+        if (!j.contains("model") || !j["model"].is_object())
+            return makeError(where, "treelens.config has no \"model\" object");
+        auto cfg = GgsaConfig::fromJson(j["model"].dump());
+        if (!cfg)
+            return makeError(where, cfg.message());
+        return std::make_pair(*cfg, j);
+    } catch (const std::exception &e) {
+        return makeError(where, std::string("treelens.config is not valid JSON: ") + e.what());
+    }
+}
+
+Result<std::unique_ptr<Encoder>> createGgsa(const ModelFile &file, const DeviceConfig &device)
+{
+    const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
+    auto parsed = nativeConfig(file);
+    if (!parsed)
+        return parsed.error();
+    const auto &[cfg, j] = *parsed;
+    auto vocab = GgsaVocabulary::fromTokens(file.vocab, where);
+    if (!vocab)
+        return makeError(where, vocab.message());
+    if (vocab->size() != cfg.vocabSize)
+        return makeError(where, "the vocabulary has " + std::to_string(vocab->size()) + " entries but vocab_size is " +
+                                    std::to_string(cfg.vocabSize));
+    auto dev = resolveDevice(device);
+    if (!dev)
+        return dev.error();
+    auto net = ggsa::Net::fromTensors(cfg, file.tensors, *dev, where);
+    if (!net)
+        return net.error();
+    EncoderInfo info;
+    info.family = "ggsa";
+    info.task = j.value("task", std::string("answer-selection"));
+    info.name = j.value("name", std::string());
+    info.layers = cfg.layers;
+    info.heads = cfg.heads;
+    info.dModel = cfg.dModel;
+    info.dFF = cfg.dFF;
+    info.vocabSize = cfg.vocabSize;
+    info.maxTokens = cfg.maxLen;
+    long long params = 0;
+    for (const auto &[name, t] : file.tensors)
+        params += static_cast<long long>(t.numel());
+    info.parameters = params;
+    info.input = InputKind::Words;
+    info.pairInput = true;
+    info.labels = kLabels;
+    info.outputs.attention = true;
+    info.outputs.attentionRaw = true;
+    info.outputs.gates = true;
+    info.outputs.embedding = true;
+    info.outputs.layerStates = true;
+    info.outputs.prediction = true;
+    info.outputs.crossAttention = cfg.composition == "attention";
+    info.device = dev->str();
+    info.configJson = file.configJson;
+    auto enc = std::make_unique<GgsaEncoder>(std::move(*net), std::move(*vocab), std::move(info));
+    enc->setBatchSize(device.batchSize);
+    return std::unique_ptr<Encoder>(std::move(enc));
+}
+
+// ---- verify-fixture ---------------------------------------------------------------
+
+Result<TensorMap> computeGgsaFixture(const FixtureRequest &req)
+{
+    json config, inputs;
+    try {
+        config = json::parse(req.configJson);
+        inputs = json::parse(req.inputsJson);
+    } catch (const std::exception &e) {
+        return makeError(req.inputsPath, e.what());
+    }
+    std::vector<std::string> subs;
+    if (config.contains("submodels") && config["submodels"].is_object())
+        for (const auto &[name, v] : config["submodels"].items())
+            subs.push_back(name);
+    if (subs.empty())
+        subs.push_back("");
+    TensorMap out;
+    try {
+        const GgsaConfig *layout = nullptr;
+        std::vector<GgsaConfig> cfgs;
+        const auto &questions = inputs.at("questions");
+        const auto &pairs = inputs.at("pairs");
+        std::vector<std::vector<std::int64_t>> qIds, aIds;
+        std::vector<int> pairQuestion, pairLabel;
+        for (const auto &q : questions)
+            qIds.push_back(q.at("ids").get<std::vector<std::int64_t>>());
+        for (const auto &p : pairs) {
+            aIds.push_back(p.at("answer_ids").get<std::vector<std::int64_t>>());
+            pairQuestion.push_back(p.at("question").get<int>());
+            pairLabel.push_back(p.at("label").get<int>());
+            if (pairQuestion.back() < 0 || pairQuestion.back() >= static_cast<int>(qIds.size()))
+                return makeError(req.inputsPath, "pair " + std::to_string(aIds.size() - 1) + " names question " +
+                                                     std::to_string(pairQuestion.back()) + ", which does not exist");
+        }
+        std::size_t maxL = 1;
+        for (const auto &v : qIds)
+            maxL = std::max(maxL, v.size());
+        for (const auto &v : aIds)
+            maxL = std::max(maxL, v.size());
+
+        for (const auto &sub : subs) {
+            ImportRequest ir;
+            ir.tensors = req.stateDict;
+            ir.checkpointPath = req.stateDictPath;
+            ir.note = req.note;
+            ir.configJson = req.configJson;
+            ir.configPath = req.configPath;
+            ir.submodel = sub;
+            auto file = importGgsaCheckpoint(std::move(ir));
+            if (!file)
+                return file.error();
+            if (auto s = validateModelFile(*file, req.stateDictPath); !s)
+                return s.error();
+            auto parsed = nativeConfig(*file);
+            if (!parsed)
+                return parsed.error();
+            const GgsaConfig cfg = parsed->first;
+            auto net = ggsa::Net::fromTensors(cfg, file->tensors, torch::Device(torch::kCPU), req.stateDictPath);
+            if (!net)
+                return net.error();
+            cfgs.push_back(cfg);
+            torch::NoGradGuard noGrad;
+            const std::string pre = sub.empty() ? std::string() : sub + ".";
+            auto one = [&](const std::vector<std::int64_t> &v) {
+                for (auto id : v)
+                    if (id < 0 || id >= cfg.vocabSize)
+                        throw std::runtime_error("token id " + std::to_string(id) + " is outside the vocabulary");
+                auto ids = torch::tensor(v, torch::kLong).unsqueeze(0);
+                return std::make_pair(ids, torch::ones_like(ids, torch::kBool));
+            };
+            auto putSide = [&](const std::string &name, const ggsa::SideRecord &r, bool answer) {
+                out[pre + name + ".x0"] = floatTensor(r.x0[0]);
+                out[pre + name + ".xbar"] = floatTensor(r.xbar[0]);
+                out[pre + name + ".gate"] = floatTensor(r.gate[0]);
+                out[pre + name + ".local_attn"] = floatTensor(r.localAttn[0]);
+                out[pre + name + ".global_attn"] = floatTensor(r.globalAttn[0]);
+                out[pre + name + ".Y"] = floatTensor(r.Y[0]);
+                out[pre + name + ".H"] = floatTensor(r.H[0]);
+                if (answer && r.cq.defined()) {
+                    out[pre + name + ".c_q"] = floatTensor(r.cq[0]);
+                    out[pre + name + ".R_int"] = floatTensor(r.Rint[0]);
+                    out[pre + name + ".Y_int"] = floatTensor(r.Yint[0]);
+                }
+            };
+            std::vector<torch::Tensor> cosines, probs;
+            for (std::size_t k = 0; k < aIds.size(); ++k) {
+                auto [qi, qm] = one(qIds[static_cast<std::size_t>(pairQuestion[k])]);
+                auto [ai, am] = one(aIds[k]);
+                auto r = net->forward(qi, qm, ai, am, ggsa::AttentionKernel::Dense, false, true);
+                // The blocked kernel must give the same block outputs (it is what scoring uses).
+                auto blocked = net->forward(qi, qm, ai, am, ggsa::AttentionKernel::Blocked, false, false);
+                if ((blocked.cosine - r.cosine).abs().max().item<double>() > 1e-5)
+                    return makeError(req.dir, "the blocked group-attention kernel disagrees with the dense one");
+                putSide("q" + std::to_string(pairQuestion[k]), r.q, false);
+                putSide("a" + std::to_string(k), r.a, true);
+                const std::string pk = pre + "pair" + std::to_string(k);
+                out[pk + ".v_q"] = floatTensor(r.vq[0]);
+                out[pk + ".v_a"] = floatTensor(r.va[0]);
+                if (r.compAttn.defined())
+                    out[pk + ".comp_attn"] = floatTensor(r.compAttn[0]);
+                out[pk + ".score_cos"] = floatTensor(r.cosine[0]);
+                out[pk + ".mlp_logits"] = floatTensor(r.logits[0]);
+                auto prob = torch::softmax(r.logits[0], 0);
+                out[pk + ".prob"] = floatTensor(prob);
+                out[pk + ".s"] = floatTensor(prob[1]);
+                cosines.push_back(r.cosine[0]);
+                probs.push_back(prob[1]);
+            }
+            if (inputs.contains("triples")) {
+                std::vector<torch::Tensor> losses;
+                for (const auto &t : inputs["triples"]) {
+                    const auto pos = t.at("positive_pair").get<std::size_t>(), neg = t.at("negative_pair").get<std::size_t>();
+                    if (pos >= cosines.size() || neg >= cosines.size())
+                        return makeError(req.inputsPath, "a triple names a pair that does not exist");
+                    losses.push_back(torch::clamp_min(config.value("hinge_margin", 0.1) - cosines[pos] + cosines[neg], 0.0));
+                }
+                out[pre + "loss_pairwise"] = floatTensor(losses.empty() ? torch::zeros({0}) : torch::stack(losses));
+            }
+            auto s = torch::stack(probs).to(torch::kFloat64);
+            auto y = torch::tensor(std::vector<double>(pairLabel.begin(), pairLabel.end()), torch::kFloat64);
+            out[pre + "loss_pointwise"] = floatTensor(-(y * torch::log(s) + (1 - y) * torch::log(1 - s)).sum());
+        }
+        layout = &cfgs.front();
+        out["pe"] = floatTensor(ggsa::Net::positionTable(*layout, static_cast<int>(maxL)));
+        auto putLayout = [&](const std::string &name, int L) {
+            const auto &c = *layout;
+            std::vector<std::int64_t> gid, span, pg, sb;
+            for (int h = 0; h < c.heads; ++h) {
+                const int o = c.offsets[static_cast<std::size_t>(h)];
+                for (int i = 0; i < L; ++i) {
+                    gid.push_back(ggsaGroupId(i, o, c.groupSize));
+                    const auto [s0, e0] = ggsaGroupSpan(i, L, o, c.groupSize);
+                    span.push_back(s0);
+                    span.push_back(e0);
+                }
+                pg.push_back(ggsaPairsGroup(L, o, c.groupSize));
+                sb.push_back(ggsaSlotsBlocked(L, o, c.groupSize));
+            }
+            out[name + ".group_id"] = int64Tensor({c.heads, L}, gid);
+            out[name + ".group_span"] = int64Tensor({c.heads, L, 2}, span);
+            out[name + ".pairs_group"] = int64Tensor({c.heads}, pg);
+            out[name + ".slots_blocked"] = int64Tensor({c.heads}, sb);
+            out[name + ".pairs_global"] = int64Tensor({}, {static_cast<std::int64_t>(L) * L});
+        };
+        for (std::size_t i = 0; i < qIds.size(); ++i)
+            putLayout("q" + std::to_string(i), static_cast<int>(qIds[i].size()));
+        for (std::size_t k = 0; k < aIds.size(); ++k)
+            putLayout("a" + std::to_string(k), static_cast<int>(aIds[k].size()));
+    } catch (const std::exception &e) {
+        return makeError(req.inputsPath, e.what());
+    }
+    return out;
+}
+
+} // namespace
+
+Result<ModelFile> importGgsaCheckpoint(ImportRequest request)
+{
+    const std::string &ckpt = request.checkpointPath;
+    if (request.configJson.empty())
+        return makeError(ckpt, "a ggsa checkpoint needs its configuration (--config config.json)");
+    json j;
+    try {
+        j = json::parse(request.configJson);
+    } catch (const std::exception &e) {
+        return makeError(request.configPath, std::string("not valid JSON: ") + e.what());
+    }
+    if (!j.is_object())
+        return makeError(request.configPath, "not a JSON object");
+    std::string sub = request.submodel;
+    json subConfig;
+    if (j.contains("submodels") && j["submodels"].is_object() && !j["submodels"].empty()) {
+        const auto &subs = j["submodels"];
+        if (sub.empty()) {
+            if (subs.size() > 1) {
+                std::string names;
+                for (const auto &[n, v] : subs.items())
+                    names += (names.empty() ? "" : ", ") + n;
+                return makeError(request.configPath, "the checkpoint holds the sub-models " + names +
+                                                         ": choose one with --submodel");
+            }
+            sub = subs.begin().key();
+        }
+        if (!subs.contains(sub))
+            return makeError(request.configPath, "no sub-model '" + sub + "' in \"submodels\"");
+        subConfig = subs[sub];
+    } else if (!sub.empty()) {
+        return makeError(request.configPath, "--submodel " + sub + " given, but the configuration lists no \"submodels\"");
+    }
+    // The sub-model's tensors, prefix removed.
+    TensorMap tensors;
+    const std::string pre = sub.empty() ? std::string() : sub + ".";
+    for (auto &[name, t] : request.tensors)
+        if (name.compare(0, pre.size(), pre) == 0)
+            tensors[name.substr(pre.size())] = std::move(t);
+    if (tensors.empty())
+        return makeError(ckpt, "no tensors named '" + pre + "*' in the checkpoint");
+    if (!subConfig.is_object())
+        subConfig = json::object();
+    if (!subConfig.contains("interaction"))
+        subConfig["interaction"] = tensors.count("a_enc.layers.0.inter_ffn.w1.weight") > 0;
+    if (!subConfig.contains("composition"))
+        subConfig["composition"] = j.value("composition", std::string(tensors.count("comp.w_am.weight") ? "attention" : "max"));
+    if (!subConfig.contains("score") && j.contains("score"))
+        subConfig["score"] = j["score"];
+    auto cfg = configFromFixtureJson(j, subConfig, request.configPath);
+    if (!cfg)
+        return cfg.error();
+    // Vocabulary: --vocab (one token per line) or the config's "vocab" list.
+    std::vector<std::string> vocab;
+    if (!request.vocabText.empty()) {
+        std::string line;
+        for (char ch : request.vocabText + "\n")
+            if (ch == '\n') {
+                if (!line.empty() && line.back() == '\r')
+                    line.pop_back();
+                if (!line.empty())
+                    vocab.push_back(line);
+                line.clear();
+            } else {
+                line += ch;
+            }
+    } else if (j.contains("vocab")) {
+        try {
+            vocab = j["vocab"].get<std::vector<std::string>>();
+        } catch (const std::exception &e) {
+            return makeError(request.configPath, std::string("\"vocab\": ") + e.what());
+        }
+    } else {
+        return makeError(request.configPath, "no vocabulary: give --vocab or a \"vocab\" list in the configuration");
+    }
+    if (auto v = GgsaVocabulary::fromTokens(vocab, request.vocabPath.empty() ? request.configPath : request.vocabPath); !v)
+        return v.error();
+    if (static_cast<int>(vocab.size()) != cfg->vocabSize)
+        return makeError(request.configPath, "the vocabulary has " + std::to_string(vocab.size()) +
+                                                 " entries but vocab_size is " + std::to_string(cfg->vocabSize));
+    // Shapes and names are checked by building the network on the CPU once.
+    if (auto net = ggsa::Net::fromTensors(*cfg, tensors, torch::Device(torch::kCPU), ckpt); !net)
+        return net.error();
+    const std::string name = !request.name.empty() ? request.name
+                             : !sub.empty()        ? sub
+                                                   : std::filesystem::path(ckpt).stem().string();
+    ModelFile file;
+    file.configJson = modelConfigJson(*cfg, name,
+                                      json{{"imported_from", std::filesystem::path(ckpt).filename().string()},
+                                           {"submodel", sub},
+                                           {"note", request.note}});
+    file.vocab = std::move(vocab);
+    file.tensors = std::move(tensors);
+    file.sourcePath = ckpt;
+    return file;
+}
+
+EncoderFamily ggsaFamily()
+{
+    EncoderFamily f;
+    f.name = "ggsa";
+    f.create = createGgsa;
+    f.importCheckpoint = importGgsaCheckpoint;
+    f.randomWeightsLike = [](const ModelFile &file, unsigned seed) -> Result<ModelFile> {
+        auto parsed = nativeConfig(file);
+        if (!parsed)
+            return parsed.error();
+        ModelFile out = file;
+        out.tensors = ggsa::Net::randomTensors(parsed->first, seed);
+        return out;
+    };
+    f.summary = [](const ModelFile &file) -> std::string {
+        auto parsed = nativeConfig(file);
+        if (!parsed)
+            return parsed.message();
+        const auto &c = parsed->first;
+        std::string offs;
+        for (int o : c.offsets)
+            offs += (offs.empty() ? "" : ",") + std::to_string(o);
+        return std::string(c.interaction ? "iGGSA" : "GGSA") + ", " + std::to_string(c.layers) + " blocks, d_model " +
+               std::to_string(c.dModel) + ", " + std::to_string(c.heads) + " heads, groups of " +
+               std::to_string(c.groupSize) + " (offsets " + offs + "), composition " + c.composition + ", vocabulary " +
+               std::to_string(c.vocabSize);
+    };
+    f.computeFixture = computeGgsaFixture;
+    return f;
+}
+
+} // namespace treelens

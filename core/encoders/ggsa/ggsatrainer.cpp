@@ -1,0 +1,528 @@
+// GGSA / iGGSA training on answer-selection pairs (see ggsatrainer.h).
+#include "core/encoders/ggsa/ggsatrainer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/base/strings.h"
+#include "core/encoders/ggsa/ggsanet.h"
+#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/eval/paireval.h"
+#include "core/formats/pairs.h"
+#include "core/model/modelfile.h"
+#include "core/training/trainer.h"
+
+namespace treelens {
+
+using nlohmann::json;
+
+namespace {
+
+struct Options {
+    std::string loss = "pairwise";
+    double margin = 0.1;
+    int minCount = 1;
+    bool freezeEmbeddings = false;
+    bool embeddingVocab = true;
+};
+
+Result<Options> optionsOf(const TrainRecipe &r)
+{
+    try {
+        const auto j = json::parse(r.optionsJson);
+        Options o;
+        o.loss = j.value("loss", o.loss);
+        o.margin = j.value("margin", o.margin);
+        o.minCount = j.value("vocab", json::object()).value("min_count", o.minCount);
+        o.freezeEmbeddings = j.value("freeze_embeddings", o.freezeEmbeddings);
+        o.embeddingVocab = j.value("embedding_vocab", o.embeddingVocab);
+        if (o.loss != "pairwise" && o.loss != "pointwise" && o.loss != "both")
+            return makeError("recipe", "options.loss must be pairwise, pointwise or both");
+        if (!(o.margin >= 0.0 && o.margin <= 2.0))
+            return makeError("recipe", "options.margin must be in [0, 2]");
+        if (o.minCount < 1)
+            return makeError("recipe", "options.vocab.min_count must be at least 1");
+        return o;
+    } catch (const std::exception &e) {
+        return makeError("recipe", std::string("options: ") + e.what());
+    }
+}
+
+Result<GgsaConfig> modelOf(const TrainRecipe &r, int vocabSize)
+{
+    try {
+        auto j = json::parse(r.modelJson);
+        j["vocab_size"] = vocabSize;
+        return GgsaConfig::fromJson(j.dump());
+    } catch (const std::exception &e) {
+        return makeError("recipe", std::string("model: ") + e.what());
+    }
+}
+
+Status validateRecipe(const TrainRecipe &r)
+{
+    if (r.data.train.empty())
+        return makeError("recipe", "data.train names no pair corpus");
+    if (auto o = optionsOf(r); !o)
+        return o.error();
+    if (auto c = modelOf(r, 100); !c)
+        return c.error();
+    if (r.batchSize < 1)
+        return makeError("recipe", "training.batch_size must be at least 1");
+    return {};
+}
+
+Result<PairCorpus> readAll(const std::vector<std::string> &paths)
+{
+    PairCorpus all;
+    for (const auto &p : paths) {
+        auto c = readPairCorpus(p);
+        if (!c)
+            return c.error();
+        if (c->task != kRankingTask)
+            return makeError(p, "not a ranking corpus (GGSA ranks candidate answers)");
+        all.task = c->task;
+        all.labels = c->labels;
+        all.source += (all.source.empty() ? "" : ", ") + p;
+        for (auto &pair : c->pairs) {
+            pair.group = p + "#" + pair.group; // groups of different files never merge
+            all.pairs.push_back(std::move(pair));
+        }
+    }
+    return all;
+}
+
+std::vector<std::string> lowerWords(const Sentence &s)
+{
+    std::vector<std::string> w;
+    for (const auto &t : s.tokens)
+        w.push_back(toLowerAscii(t.text));
+    return w;
+}
+
+class GgsaTask final : public training::TrainTask {
+public:
+    explicit GgsaTask(std::string family) : m_family(std::move(family)) {}
+
+    Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
+                                          const torch::Device &device) override
+    {
+        m_recipe = recipe;
+        m_device = device;
+        auto opts = optionsOf(recipe);
+        if (!opts)
+            return opts.error();
+        m_options = *opts;
+        auto train = readAll(recipe.data.train);
+        if (!train)
+            return train.error();
+        m_train = std::move(*train);
+        if (!recipe.data.dev.empty()) {
+            auto dev = readAll(recipe.data.dev);
+            if (!dev)
+                return dev.error();
+            m_dev = std::move(*dev);
+        }
+        const json extra = json::parse(recipe.data.extraJson);
+        const std::string embeddings = extra.value("embeddings", std::string());
+
+        if (resume) {
+            auto v = GgsaVocabulary::fromTokens(resume->vocab, "checkpoint");
+            if (!v)
+                return v.error();
+            m_vocab = std::move(*v);
+            auto cfg = modelOf(recipe, m_vocab.size());
+            if (!cfg)
+                return cfg.error();
+            auto net = ggsa::Net::fromTensors(*cfg, resume->tensors, device, "checkpoint");
+            if (!net)
+                return net.error();
+            m_net = std::make_unique<ggsa::Net>(std::move(*net));
+        } else {
+            // Vocabulary: <pad>, <unk>, the training words (min_count), then the
+            // embedding model's words (never the dev or test words).
+            std::map<std::string, int> counts;
+            for (const auto &p : m_train.pairs)
+                for (const Sentence *s : {&p.first, &p.second})
+                    for (const auto &w : lowerWords(*s))
+                        ++counts[w];
+            std::vector<std::pair<int, std::string>> byCount;
+            for (const auto &[w, n] : counts)
+                if (n >= m_options.minCount)
+                    byCount.push_back({-n, w});
+            std::sort(byCount.begin(), byCount.end());
+            std::vector<std::string> tokens = {"<pad>", "<unk>"};
+            for (const auto &[n, w] : byCount)
+                if (w != "<pad>" && w != "<unk>")
+                    tokens.push_back(w);
+            ModelFile source;
+            std::unordered_map<std::string, int> sourceIndex;
+            if (!embeddings.empty()) {
+                auto f = loadModelFile(embeddings);
+                if (!f)
+                    return f.error();
+                source = std::move(*f);
+                for (std::size_t i = 0; i < source.vocab.size(); ++i)
+                    sourceIndex[source.vocab[i]] = static_cast<int>(i);
+                if (m_options.embeddingVocab) {
+                    std::set<std::string> have(tokens.begin(), tokens.end());
+                    for (const auto &w : source.vocab)
+                        if (!w.empty() && w.front() != '[' && !have.count(w)) {
+                            tokens.push_back(w);
+                            have.insert(w);
+                        }
+                }
+            }
+            auto v = GgsaVocabulary::fromTokens(tokens, "vocabulary");
+            if (!v)
+                return v.error();
+            m_vocab = std::move(*v);
+            auto cfg = modelOf(recipe, m_vocab.size());
+            if (!cfg)
+                return cfg.error();
+            TensorMap weights = ggsa::Net::randomTensors(*cfg, recipe.seed);
+            m_initialised = 0;
+            if (!source.tensors.empty()) {
+                auto lut = source.tensors.find("word_embed.0.lut.weight");
+                if (lut == source.tensors.end() || lut->second.shape.size() != 2 || lut->second.shape[1] != cfg->dModel)
+                    return makeError(embeddings, "no word_embed.0.lut.weight of width " + std::to_string(cfg->dModel) +
+                                                     " (a Tree Transformer model of the same d_model)");
+                const auto rows = lut->second.toFloat();
+                const int D = cfg->dModel;
+                // The Tree Transformer scales its table by sqrt(d_model); its rows enter as it saw them.
+                const float scale = std::sqrt(static_cast<float>(D));
+                auto table = weights.at("embed.weight").toFloat();
+                double sum2 = 0.0;
+                long n = 0;
+                for (int id = 2; id < m_vocab.size(); ++id) {
+                    auto it = sourceIndex.find(Vocabulary::normalize(m_vocab.token(id)));
+                    if (it == sourceIndex.end())
+                        continue;
+                    for (int d = 0; d < D; ++d) {
+                        const float x = rows[static_cast<std::size_t>(it->second) * D + d] * scale;
+                        table[static_cast<std::size_t>(id) * D + d] = x;
+                        sum2 += static_cast<double>(x) * x;
+                        ++n;
+                    }
+                    ++m_initialised;
+                }
+                // Words the source lacks: the same spread as the copied rows.
+                if (n > 0) {
+                    const double sd = std::sqrt(sum2 / n) * std::sqrt(static_cast<double>(D));
+                    for (int id = 2; id < m_vocab.size(); ++id)
+                        if (!sourceIndex.count(Vocabulary::normalize(m_vocab.token(id))))
+                            for (int d = 0; d < D; ++d)
+                                table[static_cast<std::size_t>(id) * D + d] *= static_cast<float>(sd);
+                }
+                weights["embed.weight"] = TensorData::fromFloat(weights.at("embed.weight").shape, table);
+            }
+            auto net = ggsa::Net::fromTensors(*cfg, weights, device, "initial weights");
+            if (!net)
+                return net.error();
+            m_net = std::make_unique<ggsa::Net>(std::move(*net));
+        }
+        m_net->setTrainable(true);
+        if (m_options.freezeEmbeddings)
+            m_net->named().at("embed.weight").set_requires_grad(false);
+        m_trainIds = encodeCorpus(m_train);
+        m_devIds = encodeCorpus(m_dev);
+        buildTriples();
+        training::DataSummary s;
+        s.text = std::to_string(m_train.pairs.size()) + " training pairs, " + std::to_string(m_triples.size()) +
+                 " triples, dev " + std::to_string(m_dev.pairs.size()) + " pairs, vocabulary " +
+                 std::to_string(m_vocab.size()) + " (" + std::to_string(m_initialised) + " from the embedding model)";
+        s.json = json{{"train_pairs", m_train.pairs.size()}, {"triples", m_triples.size()},
+                      {"dev_pairs", m_dev.pairs.size()}, {"vocabulary", m_vocab.size()},
+                      {"embeddings_initialised", m_initialised}, {"embeddings", embeddings}}
+                     .dump();
+        m_summary = json::parse(s.json);
+        return s;
+    }
+
+    training::NamedParameters parameters() override
+    {
+        training::NamedParameters v;
+        for (auto &[name, t] : m_net->named())
+            if (t.requires_grad())
+                v.push_back({name, t});
+        return v;
+    }
+
+    long batchesInEpoch(int) override
+    {
+        const long units = m_options.loss == "pointwise" ? static_cast<long>(m_train.pairs.size())
+                                                         : static_cast<long>(m_triples.size());
+        return std::max(1L, (units + m_recipe.batchSize - 1) / m_recipe.batchSize);
+    }
+
+    Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &rng) override
+    {
+        const auto &order = orderFor(epoch);
+        const long B = m_recipe.batchSize;
+        const long begin = batch * B, end = std::min<long>(static_cast<long>(order.size()), begin + B);
+        training::StepResult r;
+        torch::Tensor loss = torch::zeros({}, torch::TensorOptions().device(m_device));
+        if (m_options.loss == "pointwise") {
+            std::vector<int> pairs(order.begin() + begin, order.begin() + end);
+            auto out = run(pairs, true);
+            std::vector<float> y;
+            for (int p : pairs)
+                y.push_back(m_train.pairs[static_cast<std::size_t>(p)].label == "1" ? 1.0f : 0.0f);
+            auto target = torch::tensor(y, torch::kFloat32).to(m_device).to(torch::kLong);
+            loss = torch::nn::functional::cross_entropy(out.logits, target);
+            r.units = static_cast<double>(pairs.size());
+            auto pred = out.logits.argmax(1);
+            r.correct = (pred == target).sum().item<double>();
+            r.predicted = static_cast<double>(pairs.size());
+        } else {
+            std::vector<int> pos, neg;
+            for (long i = begin; i < end; ++i) {
+                const auto &t = m_triples[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+                pos.push_back(t.first);
+                neg.push_back(t.second);
+            }
+            auto op = run(pos, true), on = run(neg, true);
+            loss = torch::clamp_min(m_options.margin - op.cosine + on.cosine, 0.0).mean();
+            if (m_options.loss == "both") {
+                auto lp = torch::nn::functional::cross_entropy(op.logits, torch::ones({op.logits.size(0)}, torch::kLong).to(m_device));
+                auto ln = torch::nn::functional::cross_entropy(on.logits, torch::zeros({on.logits.size(0)}, torch::kLong).to(m_device));
+                loss = loss + 0.5 * (lp + ln);
+            }
+            r.units = static_cast<double>(pos.size());
+            r.correct = (op.cosine > on.cosine).sum().item<double>();
+            r.predicted = static_cast<double>(pos.size());
+        }
+        r.loss = loss;
+        return r;
+    }
+
+    Result<training::DevResult> evaluate() override
+    {
+        training::DevResult d;
+        if (m_dev.pairs.empty())
+            return d;
+        auto scores = score(m_dev, m_devIds);
+        auto eval = evaluateRanking(m_dev, scores);
+        if (!eval)
+            return eval.error();
+        d.value = eval->map;
+        d.detailsJson = json{{"map", eval->map}, {"mrr", eval->mrr}, {"p_at_1", eval->precisionAt1},
+                             {"questions", eval->groupsUsed}}
+                            .dump();
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "dev MAP %.4f MRR %.4f P@1 %.4f (%d questions)", eval->map, eval->mrr,
+                      eval->precisionAt1, eval->groupsUsed);
+        d.summary = buf;
+        return d;
+    }
+
+    std::string metricName() const override { return "dev_map"; }
+    std::string unitName() const override { return "pairs"; }
+
+    ModelFile snapshot(const training::SnapshotInfo &info) override
+    {
+        json trainingJson = json::object();
+        if (info.kind != training::SnapshotInfo::Kind::Checkpoint)
+            trainingJson = {{"recipe", json::parse(m_recipe.toJson())},
+                            {"steps", info.step},
+                            {"epochs", info.epoch},
+                            {"elapsed_seconds", info.elapsedSeconds},
+                            {"dev", json::parse(info.dev.detailsJson)},
+                            {"data", m_summary}};
+        json c = {{"family", "ggsa"},
+                  {"task", "answer-selection"},
+                  {"name", m_recipe.name},
+                  {"model", json::parse(m_net->config().toJson())},
+                  {"tokenizer", {{"lowercase", true}}},
+                  {"labels", {"irrelevant", "relevant"}},
+                  {"training", trainingJson}};
+        ModelFile f;
+        f.configJson = c.dump();
+        f.vocab = m_vocab.tokens();
+        f.tensors = m_net->toTensors();
+        return f;
+    }
+
+private:
+    struct Encoded {
+        std::vector<std::vector<std::int64_t>> q, a;
+    };
+
+    Encoded encodeCorpus(const PairCorpus &c) const
+    {
+        Encoded e;
+        const int maxLen = m_net->config().maxLen;
+        auto ids = [&](const Sentence &s) {
+            std::vector<std::int64_t> v;
+            for (const auto &w : lowerWords(s)) {
+                const int id = m_vocab.id(w);
+                v.push_back(id >= 0 ? id : m_net->config().unkId);
+                if (static_cast<int>(v.size()) == maxLen)
+                    break;
+            }
+            if (v.empty())
+                v.push_back(m_net->config().unkId);
+            return v;
+        };
+        for (const auto &p : c.pairs) {
+            e.q.push_back(ids(p.first));
+            e.a.push_back(ids(p.second));
+        }
+        return e;
+    }
+
+    void buildTriples()
+    {
+        std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> groups;
+        std::vector<std::string> order;
+        for (std::size_t i = 0; i < m_train.pairs.size(); ++i) {
+            const auto &p = m_train.pairs[i];
+            if (!groups.count(p.group))
+                order.push_back(p.group);
+            auto &g = groups[p.group];
+            (p.label == "1" ? g.first : g.second).push_back(static_cast<int>(i));
+        }
+        for (const auto &name : order)
+            for (int pos : groups[name].first)
+                for (int neg : groups[name].second)
+                    m_triples.push_back({pos, neg});
+    }
+
+    const std::vector<int> &orderFor(int epoch)
+    {
+        if (m_orderEpoch != epoch) {
+            const std::size_t n = m_options.loss == "pointwise" ? m_train.pairs.size() : m_triples.size();
+            m_order.resize(n);
+            for (std::size_t i = 0; i < n; ++i)
+                m_order[i] = static_cast<int>(i);
+            std::mt19937_64 rng(m_recipe.seed * 1000003ULL + static_cast<unsigned>(epoch));
+            std::shuffle(m_order.begin(), m_order.end(), rng);
+            m_orderEpoch = epoch;
+        }
+        return m_order;
+    }
+
+    std::pair<torch::Tensor, torch::Tensor> pad(const std::vector<const std::vector<std::int64_t> *> &rows) const
+    {
+        std::size_t L = 1;
+        for (const auto *r : rows)
+            L = std::max(L, r->size());
+        const auto B = static_cast<std::int64_t>(rows.size());
+        auto ids = torch::full({B, static_cast<std::int64_t>(L)}, m_net->config().padId, torch::kLong);
+        auto mask = torch::zeros({B, static_cast<std::int64_t>(L)}, torch::kBool);
+        auto ia = ids.accessor<std::int64_t, 2>();
+        auto ma = mask.accessor<bool, 2>();
+        for (std::int64_t b = 0; b < B; ++b)
+            for (std::size_t i = 0; i < rows[static_cast<std::size_t>(b)]->size(); ++i) {
+                ia[b][static_cast<std::int64_t>(i)] = (*rows[static_cast<std::size_t>(b)])[i];
+                ma[b][static_cast<std::int64_t>(i)] = true;
+            }
+        return {ids.to(m_device), mask.to(m_device)};
+    }
+
+    ggsa::PairOutput runEncoded(const Encoded &e, const std::vector<int> &pairs, bool train) const
+    {
+        std::vector<const std::vector<std::int64_t> *> q, a;
+        for (int p : pairs) {
+            q.push_back(&e.q[static_cast<std::size_t>(p)]);
+            a.push_back(&e.a[static_cast<std::size_t>(p)]);
+        }
+        auto [qi, qm] = pad(q);
+        auto [ai, am] = pad(a);
+        return m_net->forward(qi, qm, ai, am, ggsa::AttentionKernel::Blocked, train, false);
+    }
+
+    ggsa::PairOutput run(const std::vector<int> &pairs, bool train) const { return runEncoded(m_trainIds, pairs, train); }
+
+    std::vector<double> score(const PairCorpus &c, const Encoded &e) const
+    {
+        torch::NoGradGuard ng;
+        std::vector<double> out;
+        for (std::size_t start = 0; start < c.pairs.size(); start += 128) {
+            std::vector<int> idx;
+            for (std::size_t i = start; i < std::min(c.pairs.size(), start + 128); ++i)
+                idx.push_back(static_cast<int>(i));
+            auto s = runEncoded(e, idx, false).score.to(torch::kCPU);
+            for (std::int64_t i = 0; i < s.size(0); ++i)
+                out.push_back(s[i].item<double>());
+        }
+        return out;
+    }
+
+    std::string m_family;
+    TrainRecipe m_recipe;
+    Options m_options;
+    torch::Device m_device{torch::kCPU};
+    PairCorpus m_train, m_dev;
+    Encoded m_trainIds, m_devIds;
+    GgsaVocabulary m_vocab;
+    std::unique_ptr<ggsa::Net> m_net;
+    std::vector<std::pair<int, int>> m_triples;
+    std::vector<int> m_order;
+    int m_orderEpoch = -1;
+    int m_initialised = 0;
+    json m_summary;
+};
+
+training::TrainerFamily makeTrainer(const std::string &name, bool interaction)
+{
+    training::TrainerFamily f;
+    f.name = name;
+    f.description = interaction ? "iGGSA (GGSA with question-answer interaction), answer selection on sentence pairs"
+                                : "GGSA (gated group self-attention), answer selection on sentence pairs";
+    TrainRecipe &d = f.defaults;
+    d.family = name;
+    d.name = name + "-en-wikiqa";
+    GgsaConfig c;
+    c.dModel = 128;
+    c.heads = 4;
+    c.groupSize = 10;
+    c.offsets = {0, 0, 5, 5};
+    c.layers = 2;
+    c.dFF = 256;
+    c.dMlp = 128;
+    c.vocabSize = 2;
+    c.maxLen = 256;
+    c.interaction = interaction;
+    c.composition = interaction ? "attention" : "max";
+    c.score = "cosine";
+    auto model = json::parse(c.toJson());
+    model.erase("vocab_size");
+    d.modelJson = model.dump();
+    d.optionsJson = R"({"loss": "pairwise", "margin": 0.1, "vocab": {"min_count": 1}, "freeze_embeddings": false,
+                        "embedding_vocab": true})";
+    d.optimizer.kind = "adam";
+    d.optimizer.lr = 5e-4;
+    d.optimizer.clipNorm = 5.0;
+    d.schedule.kind = "constant";
+    d.epochs = 10;
+    d.batchSize = 64;
+    d.logEvery = 20;
+    d.patience = 4;
+    d.keep = "best";
+    d.storage = "f16";
+    d.device = "auto";
+    f.validate = validateRecipe;
+    f.create = [name] { return std::unique_ptr<training::TrainTask>(new GgsaTask(name)); };
+    return f;
+}
+
+} // namespace
+
+training::TrainerFamily ggsaTrainer()
+{
+    return makeTrainer("ggsa", false);
+}
+
+training::TrainerFamily iggsaTrainer()
+{
+    return makeTrainer("iggsa", true);
+}
+
+} // namespace treelens

@@ -1,0 +1,148 @@
+// verify-fixture, score-pairs and eval-pairs end to end, against independent
+// references: the GGSA fixture's expected tensors (through import-checkpoint and
+// score-pairs) and IDF sums computed by hand.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "clirun.h"
+#include "testutil.h"
+
+using namespace treelens;
+
+namespace {
+
+test::CliRun cli(const std::string &args) { return test::runCli(args, ""); }
+std::string q(const std::string &s) { return test::shellQuote(s); }
+
+std::string writeTemp(const std::string &name, const std::string &content)
+{
+    const std::string p = test::cliTempDir() + "/" + name;
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+}
+
+std::vector<std::vector<std::string>> tsvRows(const std::string &text)
+{
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        std::vector<std::string> cells;
+        std::istringstream l(line);
+        for (std::string c; std::getline(l, c, '\t');)
+            cells.push_back(c);
+        rows.push_back(cells);
+    }
+    return rows;
+}
+
+} // namespace
+
+TEST(CliPairs, VerifyFixturePassesOnThePublicGgsaFixture)
+{
+    TREELENS_REQUIRE_SHARED("fixtures/ggsa-reference/expected.json");
+    const std::string computed = test::cliTempDir() + "/computed.json";
+    const auto r = cli("verify-fixture " + q(test::sharedPath("fixtures/ggsa-reference")) + " -o " + q(computed));
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("ok    iggsa.a0.R_int"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+    std::ifstream in(computed);
+    const auto j = nlohmann::json::parse(in);
+    EXPECT_TRUE(j["tensors"].contains("ggsa.pair3.score_cos"));
+}
+
+TEST(CliPairs, VerifyFixtureFailsOnAChangedOrMissingTensor)
+{
+    TREELENS_REQUIRE_SHARED("fixtures/ggsa-reference/expected.json");
+    namespace fs = std::filesystem;
+    const fs::path src = test::sharedPath("fixtures/ggsa-reference");
+    const fs::path dir = fs::path(test::cliTempDir()) / "fixture-copy";
+    fs::create_directories(dir);
+    for (const char *f : {"config.json", "state_dict.pt", "inputs.json"})
+        fs::copy_file(src / f, dir / f, fs::copy_options::overwrite_existing);
+    std::ifstream in(src / "expected.json");
+    auto j = nlohmann::json::parse(in);
+    j["tensors"]["iggsa.pair1.s"]["data"] = j["tensors"]["iggsa.pair1.s"]["data"].get<double>() + 1e-3;
+    j["tensors"]["made.up"] = {{"shape", {1}}, {"dtype", "float32"}, {"data", {0.5}}};
+    std::ofstream(dir / "expected.json") << j.dump();
+    const auto r = cli("verify-fixture -q " + q(dir.string()));
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("FAIL  iggsa.pair1.s"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("FAIL  made.up  missing"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("2 failed"), std::string::npos) << r.out;
+}
+
+TEST(CliPairs, ImportedFixtureModelScoresPairsAsTheFixtureSays)
+{
+    TREELENS_REQUIRE_SHARED("fixtures/ggsa-reference/expected.json");
+    const std::string fx = test::sharedPath("fixtures/ggsa-reference");
+    std::ifstream ein(fx + "/expected.json"), iin(fx + "/inputs.json");
+    const auto expected = nlohmann::json::parse(ein)["tensors"];
+    const auto inputs = nlohmann::json::parse(iin);
+    // The fixture's pairs as a ranking TSV (its tokens are already lower-case and space-separated).
+    std::string tsv = "qid\tquestion\tcandidate\tlabel\n";
+    for (const auto &p : inputs["pairs"]) {
+        const auto &question = inputs["questions"][p["question"].get<std::size_t>()];
+        tsv += "q" + std::to_string(p["question"].get<int>()) + "\t" + question["text"].get<std::string>() + "\t" +
+               p["answer_text"].get<std::string>() + "\t" + std::to_string(p["label"].get<int>()) + "\n";
+    }
+    const std::string pairs = writeTemp("fixture-pairs.tsv", tsv);
+    for (const std::string sub : {"ggsa", "iggsa"}) {
+        const std::string model = test::cliTempDir() + "/" + sub + ".safetensors";
+        const auto imp = cli("import-checkpoint --family ggsa --submodel " + sub + " " + q(fx + "/state_dict.pt") +
+                             " --config " + q(fx + "/config.json") + " -o " + q(model));
+        ASSERT_EQ(imp.code, 0) << imp.err;
+        const auto r = cli("score-pairs --model " + q(model) + " --input " + q(pairs) + " --device cpu");
+        ASSERT_EQ(r.code, 0) << r.err;
+        const auto rows = tsvRows(r.out);
+        ASSERT_EQ(rows.size(), inputs["pairs"].size() + 1);
+        EXPECT_EQ(rows[0], (std::vector<std::string>{"qid", "index", "label", "score"}));
+        for (std::size_t k = 0; k < inputs["pairs"].size(); ++k) {
+            EXPECT_EQ(rows[k + 1][1], std::to_string(k));
+            const double want = expected[sub + ".pair" + std::to_string(k) + ".score_cos"]["data"].get<double>();
+            EXPECT_NEAR(std::stod(rows[k + 1][3]), want, 1e-5) << sub << " pair " << k;
+        }
+    }
+}
+
+TEST(CliPairs, IdfBaselineScoresAndMetricsByHand)
+{
+    // IDF over the 3 candidates: wrote in 1 (ln 3), hamlet in 2 (ln 1.5).
+    const std::string pairs = writeTemp("hamlet.tsv", "q1\twho wrote hamlet ?\tshakespeare wrote hamlet .\t0\n"
+                                                      "q1\twho wrote hamlet ?\thamlet is a play .\t1\n"
+                                                      "q1\twho wrote hamlet ?\tthe sky is blue .\t0\n");
+    const auto r = cli("score-pairs --model idf-overlap --input " + q(pairs));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto rows = tsvRows(r.out);
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_NEAR(std::stod(rows[1][3]), std::log(3.0) + std::log(1.5), 1e-6);
+    EXPECT_NEAR(std::stod(rows[2][3]), std::log(1.5), 1e-6);
+    EXPECT_NEAR(std::stod(rows[3][3]), 0.0, 1e-9);
+    // The correct candidate ranks 2nd: AP = RR = 1/2, P@1 = 0.
+    const auto e = cli("eval-pairs --model idf-overlap --input " + q(pairs) + " --json --slices");
+    ASSERT_EQ(e.code, 0) << e.err;
+    const auto j = nlohmann::json::parse(e.out);
+    EXPECT_DOUBLE_EQ(j["overall"]["map"].get<double>(), 0.5);
+    EXPECT_DOUBLE_EQ(j["overall"]["mrr"].get<double>(), 0.5);
+    EXPECT_DOUBLE_EQ(j["overall"]["p_at_1"].get<double>(), 0.0);
+    EXPECT_EQ(j["overall"]["questions"].get<int>(), 1);
+    bool who = false;
+    for (const auto &row : j["slices"]["question-word"])
+        if (row["slice"] == "who") {
+            who = true;
+            EXPECT_EQ(row["pairs"].get<int>(), 3);
+        }
+    EXPECT_TRUE(who);
+}
+
+TEST(CliPairs, ClassificationNeedsAClassificationHead)
+{
+    TREELENS_REQUIRE_SHARED("data/rte/rte1_dev.xml");
+    const auto r = cli("eval-pairs --model idf-overlap --input " + q(test::sharedPath("data/rte/rte1_dev.xml")));
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("classification"), std::string::npos) << r.err;
+}
