@@ -1,4 +1,5 @@
 #include "ui/mainwindow.h"
+#include "ui/pairworkbench.h"
 
 #include "ui/backgroundjobs.h"
 
@@ -236,6 +237,7 @@ void MainWindow::createActions()
         recent->setEnabled(!recent->isEmpty());
     });
     fileMenu->addAction(tr("Load &model…"), QKeySequence(tr("Ctrl+M")), this, &MainWindow::loadModelDialog);
+    fileMenu->addAction(tr("&Pair workbench…"), QKeySequence(tr("Ctrl+Shift+P")), this, [this] { pairWorkbench(); });
     fileMenu->addSeparator();
     auto *exports = new ExportActions(this, m_document, *m_export, [this] {
         return m_treeTabs->currentWidget() == m_views->widget(QStringLiteral("dependency")) ? QStringLiteral("dependency")
@@ -515,6 +517,23 @@ void MainWindow::dropEvent(QDropEvent *event)
         analyse(mime->text());
         event->acceptProposedAction();
     }
+}
+
+} // namespace treelens
+
+namespace treelens {
+
+PairWorkbench *MainWindow::pairWorkbench()
+{
+    if (!m_pairs) {
+        m_pairs = new PairWorkbench(m_jobs, this);
+        m_pairs->setWindowFlag(Qt::Window);
+        m_pairs->setAttribute(Qt::WA_DeleteOnClose, false);
+    }
+    m_pairs->show();
+    m_pairs->raise();
+    m_pairs->activateWindow();
+    return m_pairs;
 }
 
 } // namespace treelens

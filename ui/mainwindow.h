@@ -10,6 +10,7 @@
 #include <memory>
 
 #include <QMainWindow>
+#include <QPointer>
 
 #include "ui/session/analysisdocument.h"
 #include "ui/session/jobrunner.h"
@@ -30,6 +31,7 @@ class ExportService;
 class HeatmapView;
 class LinkStripView;
 class ModelPanel;
+class PairWorkbench;
 class ProbingPanel;
 class SentencePanel;
 class StatusLine;
@@ -44,6 +46,8 @@ public:
 
     AnalysisDocument *document() { return &m_document; }
     JobRunner *jobRunner() { return &m_jobs; }
+    /// The pair workbench window (created on first use), shown and raised.
+    PairWorkbench *pairWorkbench();
     TreeTextView *treeTextView();
     ViewHost *viewHost() { return m_views.get(); }
     ExportService *exportService() { return m_export.get(); }
@@ -115,6 +119,7 @@ private:
 
     AnalysisDocument m_document;
     JobRunner m_jobs;
+    QPointer<PairWorkbench> m_pairs;
     std::unique_ptr<ViewHost> m_views; ///< before the view widgets go: it listens to them
     std::unique_ptr<ExportService> m_export;
     QTabWidget *m_treeTabs = nullptr;

@@ -9,6 +9,7 @@
 #include "app/cli/command.h"
 #include "core/encoders/encoder.h"
 #include "core/eval/paireval.h"
+#include "core/eval/pairtable.h"
 #include "core/formats/pairs.h"
 
 namespace treelens::cli {
@@ -17,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char *kIdfBaseline = "idf-overlap";
+constexpr const char *kIdfBaseline = kIdfBaselineName;
 
 struct PairSpec {
     std::string model, input, format = "auto", idfFrom, device = "auto", out;
@@ -49,45 +50,22 @@ struct PairScores {
     std::string system;                    ///< model name or the baseline
 };
 
-EncoderInput inputOf(const SentencePair &p)
-{
-    EncoderInput in;
-    in.words = p.first.words();
-    in.secondWords = p.second.words();
-    return in;
-}
-
-/// The corpus label a binary pair model's prediction stands for: its second
-/// label (relevant / entailment) is the corpus's positive label ("1", "YES").
-std::string corpusLabelOf(const Prediction &p, const PairCorpus &corpus)
-{
-    if (corpus.labels.size() != 2 || p.labels.size() != 2)
-        return "";
-    const bool positive = p.label == p.labels[1];
-    for (const char *pos : {"1", "YES"})
-        if (corpus.labels[1] == pos || corpus.labels[0] == pos) {
-            const std::string neg = corpus.labels[0] == pos ? corpus.labels[1] : corpus.labels[0];
-            return positive ? std::string(pos) : neg;
-        }
-    return positive ? corpus.labels[1] : corpus.labels[0];
-}
-
 Result<PairScores> scorePairs(const PairSpec &spec, const PairCorpus &corpus)
 {
     PairScores out;
     if (spec.model == kIdfBaseline) {
-        IdfTable idf;
+        PairSystem s;
         if (spec.idfFrom.empty()) {
-            idf = candidateIdf(corpus);
+            s = idfBaselineSystem(corpus, corpus);
         } else {
             auto from = readPairCorpus(spec.idfFrom);
             if (!from)
                 return from.error();
-            idf = candidateIdf(*from);
+            s = idfBaselineSystem(corpus, *from);
         }
-        out.scores = idfOverlapScores(corpus, idf);
-        out.system = kIdfBaseline;
-        out.predicted.assign(corpus.pairs.size(), "");
+        out.scores = std::move(s.scores);
+        out.predicted = std::move(s.predicted);
+        out.system = s.name;
         return out;
     }
     DeviceConfig dc;
@@ -96,32 +74,19 @@ Result<PairScores> scorePairs(const PairSpec &spec, const PairCorpus &corpus)
     auto encoder = loadEncoder(spec.model, dc);
     if (!encoder)
         return encoder.error();
-    const EncoderInfo &info = (*encoder)->info();
-    if (!info.pairInput)
-        return makeError(spec.model, "a " + info.family + " model reads single sentences, not pairs (its analyses can be "
-                                                          "shown on both sides of a pair in the app)");
-    out.system = info.name.empty() ? spec.model : info.name;
-    AnalyzeOptions options;
-    options.attention = false;
+    if (!(*encoder)->info().pairInput)
+        return makeError(spec.model, "a " + (*encoder)->info().family + " model reads single sentences, not pairs (its "
+                                                                       "analyses can be shown on both sides of a pair in the app)");
     ProgressLine progress("scoring pairs");
-    const std::size_t chunk = 512;
-    for (std::size_t start = 0; start < corpus.pairs.size(); start += chunk) {
-        std::vector<EncoderInput> batch;
-        for (std::size_t i = start; i < std::min(corpus.pairs.size(), start + chunk); ++i)
-            batch.push_back(inputOf(corpus.pairs[i]));
-        auto analyses = (*encoder)->analyze(batch, options);
-        if (!analyses)
-            return makeError(corpus.source, "pairs " + std::to_string(start + 1) + "-" +
-                                                std::to_string(start + batch.size()) + ": " + analyses.message());
-        for (const auto &a : *analyses) {
-            if (!a.prediction)
-                return makeError(spec.model, "the model gave no score for a pair");
-            out.scores.push_back(a.prediction->score);
-            out.predicted.push_back(corpusLabelOf(*a.prediction, corpus));
-        }
-        progress.update(start + batch.size());
-    }
+    RunControl control;
+    control.progress = [&](std::size_t done, std::size_t, const std::string &) { progress.update(done); };
+    auto s = scorePairCorpus(**encoder, corpus, &control, 512);
+    if (!s)
+        return s.error();
     progress.finish();
+    out.scores = std::move(s->scores);
+    out.predicted = std::move(s->predicted);
+    out.system = (*encoder)->info().name.empty() ? spec.model : (*encoder)->info().name;
     return out;
 }
 

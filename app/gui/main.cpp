@@ -6,6 +6,7 @@
 // With --export-view there is no window (ui/offscreenexport.h): the sentence (or
 // every sentence of FILE, then --out names a directory) is analysed, the views
 // rendered offscreen and written, and the program exits (0 ok, 1 error, 2 usage).
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
@@ -13,6 +14,7 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QMessageBox>
+#include <QTabWidget>
 #include <QTimer>
 
 #include "core/base/inputlimits.h"
@@ -20,6 +22,7 @@
 #include "core/encoders/encoder.h"
 #include "ui/corpuspanel.h"
 #include "ui/mainwindow.h"
+#include "ui/pairworkbench.h"
 #include "ui/session/corpusmodel.h"
 #include "ui/offscreenexport.h"
 #include "ui/session/settings.h"
@@ -108,7 +111,19 @@ int main(int argc, char **argv)
     const QCommandLineOption headOpt(QStringLiteral("head"), QStringLiteral("Head to show (1-based)."), QStringLiteral("H"));
     // For tests and scripted runs: quit with status 0 once the first analysis is shown (1 on error).
     const QCommandLineOption quitOpt(QStringLiteral("quit-after-analysis"), QStringLiteral("Quit once the first analysis is shown."));
-    cli.addOptions({sentenceOpt, modelOpt, exportOpt, outOpt, formatOpt, dpiOpt, layerOpt, headOpt, quitOpt});
+    const QCommandLineOption pairsOpt(QStringLiteral("pairs"),
+                                      QStringLiteral("Open a sentence-pair corpus in the pair workbench (WikiQA folder, TSV, RTE XML, pairs JSON)."),
+                                      QStringLiteral("PAIRS"));
+    const QCommandLineOption systemsOpt(QStringLiteral("pair-systems"),
+                                        QStringLiteral("The workbench's systems A[,B]: model files, or idf for the word-overlap baseline."),
+                                        QStringLiteral("A,B"));
+    const QCommandLineOption grabOpt(QStringLiteral("grab-pairs"),
+                                     QStringLiteral("Save a screenshot of the workbench once its first pair is shown, then quit."),
+                                     QStringLiteral("PNG"));
+    const QCommandLineOption tabOpt(QStringLiteral("pairs-tab"), QStringLiteral("The workbench tab to show: 1 metrics, 2 slices, 3 compare."),
+                                    QStringLiteral("N"));
+    cli.addOptions({sentenceOpt, modelOpt, exportOpt, outOpt, formatOpt, dpiOpt, layerOpt, headOpt, quitOpt, pairsOpt,
+                    systemsOpt, grabOpt, tabOpt});
     cli.process(app);
 
     const bool exporting = cli.isSet(exportOpt);
@@ -183,6 +198,30 @@ int main(int argc, char **argv)
 
     treelens::MainWindow window;
     window.setModelPath(model);
+    if (cli.isSet(pairsOpt)) {
+        treelens::PairWorkbench *pairs = window.pairWorkbench();
+        const QStringList systems = cli.value(systemsOpt).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        if (!systems.isEmpty())
+            pairs->setSystems(systems.value(0), systems.value(1));
+        if (cli.isSet(tabOpt))
+            pairs->tabs()->setCurrentIndex(std::clamp(cli.value(tabOpt).toInt() - 1, 0, 2));
+        if (cli.isSet(grabOpt)) {
+            const QString out = cli.value(grabOpt);
+            QObject::connect(pairs, &treelens::PairWorkbench::pairReady, &app, [pairs, out] {
+                QTimer::singleShot(800, pairs, [pairs, out] {
+                    const bool ok = pairs->grab().save(out);
+                    std::fprintf(stderr, "treelens: %s %s\n", ok ? "saved" : "could not save", out.toUtf8().constData());
+                    QApplication::exit(ok ? 0 : 1);
+                });
+            });
+            QObject::connect(pairs, &treelens::PairWorkbench::failed, &app, [](const QString &m) {
+                std::fprintf(stderr, "treelens: %s\n", m.toUtf8().constData());
+                QApplication::exit(1);
+            });
+        }
+        pairs->openCorpus(cli.value(pairsOpt));
+        return app.exec();
+    }
     if (cli.isSet(quitOpt))
         QObject::connect(&window, &treelens::MainWindow::analysisShown, &app, [](bool ok) { QApplication::exit(ok ? 0 : 1); });
     window.show();

@@ -33,6 +33,66 @@ std::string num(double x)
 
 } // namespace
 
+std::string corpusLabelFor(const Prediction &p, const PairCorpus &corpus)
+{
+    if (corpus.labels.size() != 2 || p.labels.size() != 2)
+        return "";
+    const bool positive = p.label == p.labels[1];
+    for (const char *pos : {"1", "YES"})
+        if (corpus.labels[1] == pos || corpus.labels[0] == pos) {
+            const std::string neg = corpus.labels[0] == pos ? corpus.labels[1] : corpus.labels[0];
+            return positive ? std::string(pos) : neg;
+        }
+    return positive ? corpus.labels[1] : corpus.labels[0];
+}
+
+Result<PairSystem> scorePairCorpus(Encoder &encoder, const PairCorpus &corpus, const RunControl *control,
+                                   std::size_t chunk)
+{
+    const EncoderInfo &info = encoder.info();
+    if (!info.pairInput)
+        return makeError(info.name, "a " + info.family + " model reads single sentences, not pairs");
+    PairSystem out;
+    out.name = info.name.empty() ? info.family : info.name;
+    AnalyzeOptions options;
+    options.attention = false;
+    chunk = std::max<std::size_t>(1, chunk);
+    for (std::size_t start = 0; start < corpus.pairs.size(); start += chunk) {
+        if (control && control->isCancelled())
+            return makeError("scoring pairs", "cancelled");
+        std::vector<EncoderInput> batch;
+        const std::size_t end = std::min(corpus.pairs.size(), start + chunk);
+        for (std::size_t i = start; i < end; ++i) {
+            EncoderInput in;
+            in.words = corpus.pairs[i].first.words();
+            in.secondWords = corpus.pairs[i].second.words();
+            batch.push_back(std::move(in));
+        }
+        auto analyses = encoder.analyze(batch, options, control);
+        if (!analyses)
+            return makeError(corpus.source, "pairs " + std::to_string(start + 1) + "-" + std::to_string(end) + ": " +
+                                                analyses.message());
+        for (const auto &a : *analyses) {
+            if (!a.prediction)
+                return makeError(out.name, "the model gave no score for a pair");
+            out.scores.push_back(a.prediction->score);
+            out.predicted.push_back(corpusLabelFor(*a.prediction, corpus));
+        }
+        if (control)
+            control->report(end, corpus.pairs.size(), "scoring pairs");
+    }
+    return out;
+}
+
+PairSystem idfBaselineSystem(const PairCorpus &corpus, const PairCorpus &idfSource)
+{
+    PairSystem s;
+    s.name = kIdfBaselineName;
+    s.scores = idfOverlapScores(corpus, candidateIdf(idfSource));
+    s.predicted.assign(corpus.pairs.size(), "");
+    return s;
+}
+
 Result<std::vector<QuestionRow>> questionRows(const PairCorpus &corpus, const PairSystem &a, const PairSystem *b)
 {
     auto ea = evaluateRanking(corpus, a.scores);

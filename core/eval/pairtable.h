@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "core/base/result.h"
+#include "core/base/runcontrol.h"
+#include "core/data/analysis.h"
+#include "core/encoders/encoder.h"
 #include "core/eval/paireval.h"
 #include "core/formats/pairs.h"
 
@@ -20,6 +23,22 @@ struct PairSystem {
     std::vector<double> scores;          ///< ranking score per pair (corpus order)
     std::vector<std::string> predicted;  ///< classification label per pair ("" = none)
 };
+
+/// The corpus label a binary pair model's prediction stands for: the model's
+/// second label (relevant / entailment) is the corpus's positive label ("1" or
+/// "YES", else its second label), the first the other one. "" when the model
+/// or the corpus is not binary.
+std::string corpusLabelFor(const Prediction &prediction, const PairCorpus &corpus);
+
+/// Scores every pair of `corpus` with a pair encoder (EncoderInfo::pairInput),
+/// in batches of `chunk` pairs without attention; `control` is polled and told
+/// the progress between batches (stage "scoring pairs"). Errors name the pairs.
+Result<PairSystem> scorePairCorpus(Encoder &encoder, const PairCorpus &corpus, const RunControl *control = nullptr,
+                                   std::size_t chunk = 256);
+/// The IDF-weighted word-overlap baseline, IDF over `idfSource`'s candidate sentences.
+PairSystem idfBaselineSystem(const PairCorpus &corpus, const PairCorpus &idfSource);
+/// The name of the baseline as systems and files call it.
+inline constexpr const char *kIdfBaselineName = "idf-overlap";
 
 /// One question (group) of a ranking corpus.
 struct QuestionRow {

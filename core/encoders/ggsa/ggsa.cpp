@@ -150,7 +150,7 @@ public:
         const auto &cfg = m_net.config();
         const std::size_t step = static_cast<std::size_t>(std::max(1, m_batchSize));
         for (std::size_t start = 0; start < batch.size(); start += step) {
-            if (control && control->cancelled())
+            if (control && control->isCancelled())
                 return makeError("analyze", "cancelled");
             const std::size_t end = std::min(batch.size(), start + step);
             std::vector<std::vector<std::int64_t>> qs, as;

@@ -63,7 +63,8 @@ std::string GgsaConfig::toJson() const
                 {"score", score},
                 {"gate", gate},
                 {"global_attention", globalAttention},
-                {"embedding_dropout", embeddingDropout}}
+                {"embedding_dropout", embeddingDropout},
+                {"overlap_feature", overlapFeature}}
         .dump();
 }
 
@@ -94,6 +95,7 @@ Result<GgsaConfig> GgsaConfig::fromJson(const std::string &text)
         c.gate = j.value("gate", c.gate);
         c.globalAttention = j.value("global_attention", c.globalAttention);
         c.embeddingDropout = j.value("embedding_dropout", c.embeddingDropout);
+        c.overlapFeature = j.value("overlap_feature", c.overlapFeature);
         if (auto s = c.validate(); !s)
             return s.error();
         return c;

@@ -42,6 +42,10 @@ struct GgsaConfig {
     bool gate = true;            ///< false: G = 1 (no global information gate)
     bool globalAttention = false;///< true: every query sees every key (plain multi-head self-attention)
     double embeddingDropout = 0.3; ///< training only (the paper keeps 0.7)
+    /// Not in the paper (off in the fixture): a learned vector added to the input
+    /// of every word that also occurs in the other sentence (the word-overlap
+    /// indicator of Yang et al. 2015 and Severyn & Moschitti 2015), "overlap.weight" [2, D].
+    bool overlapFeature = false;
 
     int dHead() const { return heads > 0 ? dModel / heads : 0; }
     Status validate() const;

@@ -79,6 +79,8 @@ std::map<std::string, std::vector<std::int64_t>> Net::parameterShapes(const Ggsa
         m["comp.w_qm.weight"] = {D, D};
         m["comp.w_ms.weight"] = {1, D};
     }
+    if (c.overlapFeature)
+        m["overlap.weight"] = {2, D};
     m["head.mlp1.weight"] = {M, 2 * D};
     m["head.mlp1.bias"] = {M};
     m["head.mlp2.weight"] = {2, M};
@@ -290,15 +292,24 @@ torch::Tensor Net::block(const std::string &pre, const torch::Tensor &x, const t
     return h;
 }
 
+torch::Tensor Net::overlapIndicator(const torch::Tensor &ids, const torch::Tensor &mask, const torch::Tensor &other,
+                                    const torch::Tensor &otherMask) const
+{
+    auto same = (ids.unsqueeze(2) == other.unsqueeze(1)) & otherMask.unsqueeze(1);
+    return (same.any(2) & mask & (ids != m_config.unkId)).to(torch::kLong);
+}
+
 torch::Tensor Net::encode(const std::string &side, const torch::Tensor &ids, const torch::Tensor &mask,
                           AttentionKernel kernel, bool train, SideRecord *record, const torch::Tensor &questionH,
-                          const torch::Tensor &questionMask) const
+                          const torch::Tensor &questionMask, const torch::Tensor &overlap) const
 {
     const auto &c = m_config;
     const auto L = ids.size(1);
     auto x = torch::embedding(p("embed.weight"), ids);
     if (c.embeddingScale != 1.0)
         x = x * c.embeddingScale;
+    if (c.overlapFeature && overlap.defined())
+        x = x + torch::embedding(p("overlap.weight"), overlap);
     if (train && c.embeddingDropout > 0.0)
         x = F::dropout(x, F::DropoutFuncOptions().p(c.embeddingDropout).training(true));
     x = x + positions(static_cast<int>(L)).unsqueeze(0);
@@ -335,8 +346,13 @@ PairOutput Net::forward(const torch::Tensor &qIds, const torch::Tensor &qMask, c
 {
     const auto &c = m_config;
     PairOutput out;
-    auto Hq = encode("q_enc", qIds, qMask, kernel, train, record ? &out.q : nullptr);
-    auto Ha = encode("a_enc", aIds, aMask, kernel, train, record ? &out.a : nullptr, Hq, qMask);
+    torch::Tensor qOverlap, aOverlap;
+    if (c.overlapFeature) {
+        qOverlap = overlapIndicator(qIds, qMask, aIds, aMask);
+        aOverlap = overlapIndicator(aIds, aMask, qIds, qMask);
+    }
+    auto Hq = encode("q_enc", qIds, qMask, kernel, train, record ? &out.q : nullptr, {}, {}, qOverlap);
+    auto Ha = encode("a_enc", aIds, aMask, kernel, train, record ? &out.a : nullptr, Hq, qMask, aOverlap);
     auto hq = Hq.select(1, c.layers - 1), ha = Ha.select(1, c.layers - 1);
     out.vq = maskedMax(hq, qMask);                                                       // step 6
     if (c.composition == "attention") {

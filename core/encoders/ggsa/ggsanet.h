@@ -74,9 +74,14 @@ public:
     /// One side through its encoder. ids, mask: [B, L] (int64, bool). For an
     /// iGGSA answer, `questionH` is the question's per-block output [B, N, Lq, D]
     /// with `questionMask`. `train` turns on embedding dropout.
+    /// `overlap` [B, L] (0/1, int64): the word-overlap indicator when the config has it.
     torch::Tensor encode(const std::string &side, const torch::Tensor &ids, const torch::Tensor &mask,
                          AttentionKernel kernel, bool train, SideRecord *record,
-                         const torch::Tensor &questionH = {}, const torch::Tensor &questionMask = {}) const;
+                         const torch::Tensor &questionH = {}, const torch::Tensor &questionMask = {},
+                         const torch::Tensor &overlap = {}) const;
+    /// 1 where a real, known word of `ids` occurs among the real words of `other`.
+    torch::Tensor overlapIndicator(const torch::Tensor &ids, const torch::Tensor &mask, const torch::Tensor &other,
+                                   const torch::Tensor &otherMask) const;
     /// Question and answer through both encoders, composition and both heads.
     PairOutput forward(const torch::Tensor &qIds, const torch::Tensor &qMask, const torch::Tensor &aIds,
                        const torch::Tensor &aMask, AttentionKernel kernel = AttentionKernel::Blocked,

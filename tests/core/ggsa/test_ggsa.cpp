@@ -153,8 +153,9 @@ TEST(GgsaNet, BlockedEqualsDenseAndPaddingChangesNothing)
                         for (int j = 0; j < aLens[b]; ++j) {
                             const double x = a[k][h][i][j].item<double>();
                             sum += x;
-                            if (j < s || j >= e)
+                            if (j < s || j >= e) {
                                 EXPECT_EQ(x, 0.0);
+                            }
                         }
                         EXPECT_NEAR(sum, 1.0, 1e-5);
                     }

@@ -1,0 +1,145 @@
+// The pair workbench end to end on small files: open, parse, score with a GGSA
+// model and the IDF baseline, the worst-first question list, metrics, slices,
+// the comparison, the pair view and classification corpora (RTE XML).
+#include <fstream>
+#include <set>
+
+#include <QLabel>
+#include <QTabWidget>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/encoders/family.h"
+#include "core/encoders/ggsa/ggsaconfig.h"
+#include "core/model/modelfile.h"
+#include "ui/pairworkbench.h"
+#include "ui/session/jobrunner.h"
+#include "uitestapp.h"
+
+using namespace treelens;
+using test::waitFor;
+
+namespace {
+
+const char *kPairs = "q1\twho wrote hamlet ?\tshakespeare wrote hamlet in 1600 .\t1\n"
+                     "q1\twho wrote hamlet ?\thamlet is a danish prince .\t0\n"
+                     "q1\twho wrote hamlet ?\tthe play is long .\t0\n"
+                     "q2\twhere is paris ?\tparis is the capital of france .\t1\n"
+                     "q2\twhere is paris ?\tthe city has many museums .\t0\n";
+
+/// A random-weight iGGSA model over the words of kPairs (its scores mean nothing; the workbench does not care).
+std::string makeModel(const std::string &dir)
+{
+    GgsaConfig c;
+    c.dModel = 8;
+    c.heads = 2;
+    c.groupSize = 3;
+    c.offsets = {0, 1};
+    c.layers = 2;
+    c.dFF = 16;
+    c.dMlp = 8;
+    c.interaction = true;
+    c.composition = "attention";
+    std::vector<std::string> vocab = {"<pad>", "<unk>"};
+    std::set<std::string> seen;
+    std::string w;
+    for (const char *p = kPairs; *p; ++p) {
+        if (*p == ' ' || *p == '\t' || *p == '\n') {
+            if (!w.empty() && !(w.size() == 1 && std::isdigit(static_cast<unsigned char>(w[0]))) && seen.insert(w).second)
+                vocab.push_back(w);
+            w.clear();
+        } else {
+            w += *p;
+        }
+    }
+    c.vocabSize = static_cast<int>(vocab.size());
+    ModelFile f;
+    f.configJson = nlohmann::json{{"family", "ggsa"}, {"task", "answer-selection"}, {"name", "tiny-iggsa"},
+                                  {"model", nlohmann::json::parse(c.toJson())}}
+                       .dump();
+    f.vocab = vocab;
+    // Deterministic small weights of the right shapes.
+    const EncoderFamily *family = findEncoderFamily("ggsa");
+    EXPECT_NE(family, nullptr);
+    auto random = family->randomWeightsLike(f, 3);
+    EXPECT_TRUE(random) << random.message();
+    const std::string path = dir + "/tiny-iggsa.safetensors";
+    EXPECT_TRUE(saveModelFile(path, *random));
+    return path;
+}
+
+} // namespace
+
+TEST(PairWorkbench, ScoresRanksAndShowsPairs)
+{
+    test::uiApp();
+    const std::string dir = ::testing::TempDir();
+    const std::string pairs = dir + "/workbench-pairs.tsv";
+    std::ofstream(pairs) << kPairs;
+    const std::string model = makeModel(dir);
+    JobRunner jobs;
+    PairWorkbench wb(jobs);
+    wb.setSystems(QString::fromStdString(model), QStringLiteral("idf"));
+    bool scored = false, shown = false;
+    QString error;
+    QObject::connect(&wb, &PairWorkbench::scoresReady, [&] { scored = true; });
+    QObject::connect(&wb, &PairWorkbench::pairReady, [&] { shown = true; });
+    QObject::connect(&wb, &PairWorkbench::failed, [&](const QString &m) { error = m; });
+    wb.openCorpus(QString::fromStdString(pairs));
+    ASSERT_TRUE(waitFor([&] { return scored || !error.isEmpty(); }, 120000)) << error.toStdString();
+    ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+    ASSERT_EQ(wb.corpus()->pairs.size(), 5u);
+    // Both sides were parsed (dependency trees for the tree-depth slice and the pair view).
+    EXPECT_TRUE(wb.corpus()->pairs[0].first.dependency.has_value());
+    EXPECT_TRUE(wb.corpus()->pairs[4].second.dependency.has_value());
+    const auto &rows = wb.questionRows();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_LE(rows[0].ap, rows[1].ap); // worst first
+    EXPECT_TRUE(rows[0].hasB);
+    EXPECT_NE(wb.metricsText().indexOf(QStringLiteral("MAP")), -1);
+    EXPECT_NE(wb.metricsText().indexOf(QStringLiteral("idf-overlap")), -1);
+    EXPECT_NE(wb.metricsText().indexOf(QStringLiteral("tiny-iggsa")), -1);
+    // The first question's top candidate is shown with the model's internals.
+    ASSERT_TRUE(waitFor([&] { return shown; }, 60000));
+    auto a = wb.pairAnalysis();
+    ASSERT_TRUE(a);
+    ASSERT_EQ(a->second.size(), 1u);
+    EXPECT_EQ(a->crossAttention.size(), 1u);
+    EXPECT_TRUE(a->second.front().gates.count("ggsa.interaction_norm"));
+    // Another pair on request.
+    shown = false;
+    wb.showPair(4);
+    ASSERT_TRUE(waitFor([&] { return shown; }, 60000));
+    EXPECT_EQ(wb.pairAnalysis()->second.front().words.front(), "the");
+    // Slices and comparison tabs render.
+    wb.tabs()->setCurrentIndex(1);
+    wb.tabs()->setCurrentIndex(2);
+    EXPECT_TRUE(wb.tabs()->isTabEnabled(2));
+    EXPECT_FALSE(wb.grab().isNull());
+}
+
+TEST(PairWorkbench, ClassificationCorpusWithAPairModel)
+{
+    test::uiApp();
+    const std::string dir = ::testing::TempDir();
+    const std::string model = makeModel(dir);
+    const std::string xml = dir + "/tiny-rte.xml";
+    std::ofstream(xml) << "<?xml version=\"1.0\"?>\n<entailment-corpus>\n"
+                          "<pair id=\"1\" entailment=\"YES\"><t>shakespeare wrote hamlet .</t><h>hamlet is a play .</h></pair>\n"
+                          "<pair id=\"2\" entailment=\"NO\"><t>paris is the capital of france .</t><h>paris is in italy .</h></pair>\n"
+                          "</entailment-corpus>\n";
+    JobRunner jobs;
+    PairWorkbench wb(jobs);
+    wb.setSystems(QString::fromStdString(model), QString());
+    bool scored = false;
+    QString error;
+    QObject::connect(&wb, &PairWorkbench::scoresReady, [&] { scored = true; });
+    QObject::connect(&wb, &PairWorkbench::failed, [&](const QString &m) { error = m; });
+    wb.openCorpus(QString::fromStdString(xml));
+    ASSERT_TRUE(waitFor([&] { return scored || !error.isEmpty(); }, 120000));
+    ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+    EXPECT_EQ(wb.corpus()->task, "classification");
+    EXPECT_NE(wb.metricsText().indexOf(QStringLiteral("accuracy")), -1) << wb.metricsText().toStdString();
+    EXPECT_EQ(wb.questionRows().size(), 2u); // one row per pair
+}

@@ -1,0 +1,128 @@
+#pragma once
+/// \file pairworkbench.h
+/// The pair workbench: error analysis on sentence pairs (answer selection,
+/// entailment). Opens a pair corpus (menu, drag and drop, recent files), parses
+/// both sides in the background, scores it with one or two systems (pair models
+/// or the IDF word-overlap baseline; progress, cancel), and shows:
+///  - the question list with AP/RR and the rank of the first correct answer,
+///    worst first (classification corpora: one row per pair, wrong first);
+///  - the selected question's candidates ranked by score with gold labels;
+///  - corpus metrics (whole corpus, the list's current selection) and a table
+///    and bar chart of a metric per slice; the confusion matrix for
+///    classification (a click shows that cell's pairs);
+///  - two-system comparison: ΔAP per question, the questions where the top
+///    answer differs, a score scatter plot (a click opens the pair);
+///  - the pair view: both sentences' dependency trees with the model's
+///    within-group attention, and the bridge between them (PairBridgeView).
+/// Tables export as CSV/JSON, views as PNG/SVG/PDF. All work runs on the
+/// JobRunner (group "pairs"); the window only shows results.
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QMainWindow>
+
+#include "core/eval/pairtable.h"
+#include "core/formats/pairs.h"
+#include "core/data/analysis.h"
+#include "core/data/viewstate.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QTabWidget;
+
+namespace treelens {
+
+class DependencyView;
+class JobRunner;
+class PairBridgeView;
+class ScoreScatterPlot;
+class SliceBarChart;
+class ExportableView;
+
+class PairWorkbench : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit PairWorkbench(JobRunner &jobs, QWidget *parent = nullptr);
+
+    /// Reads and parses a pair corpus in the background, then scores it.
+    void openCorpus(const QString &path);
+    /// Scores the open corpus with the chosen systems (A, and B unless "none").
+    void score();
+    /// System choices: a model path, "idf" (the baseline) or "" (none, B only).
+    void setSystems(const QString &a, const QString &b);
+    /// Selects a question (row of the question list) and a candidate (corpus pair index, -1 = the top one).
+    void selectQuestion(int row, int pair = -1);
+    /// Shows the pair view for corpus pair `pair`.
+    void showPair(int pair);
+
+    // For tests and screenshots.
+    bool isBusy() const;
+    std::shared_ptr<const PairCorpus> corpus() const { return m_corpus; }
+    const std::vector<QuestionRow> &questionRows() const { return m_rows; }
+    std::shared_ptr<const Analysis> pairAnalysis() const { return m_pairAnalysis; }
+    QTabWidget *tabs() const { return m_tabs; }
+    QString metricsText() const;
+
+Q_SIGNALS:
+    void corpusReady();
+    void scoresReady();
+    void pairReady();
+    void failed(const QString &message);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    struct Scores {
+        PairSystem a;
+        std::optional<PairSystem> b;
+        double seconds = 0;
+    };
+    void buildUi();
+    void buildMenus();
+    void setBusy(bool busy, const QString &what = {});
+    void rebuildTables();
+    void fillCandidates();
+    void updateMetrics();
+    void updateSlices();
+    void updateComparison();
+    void exportTable(bool questions);
+    void exportView(ExportableView *view);
+    QString systemPath(const QComboBox *box) const;
+    QString systemName(const QString &path) const;
+    void fillSystemBox(QComboBox *box, bool allowNone);
+
+    JobRunner &m_jobs;
+    std::shared_ptr<const PairCorpus> m_corpus;
+    std::shared_ptr<const Scores> m_scores;
+    std::vector<QuestionRow> m_rows;
+    std::vector<int> m_selectedPairs;        ///< classification: the pairs the list shows
+    int m_currentRow = -1;
+    int m_currentPair = -1;
+    std::shared_ptr<const Analysis> m_pairAnalysis;
+    ViewState m_state;
+    QString m_path;
+
+    QComboBox *m_systemA, *m_systemB, *m_sliceKind, *m_sliceMetric;
+    QLineEdit *m_filter;
+    QTableWidget *m_questions, *m_candidates, *m_sliceTable, *m_disagreements, *m_confusion;
+    QLabel *m_metrics, *m_status, *m_pairCaption;
+    QProgressBar *m_progress;
+    QPushButton *m_cancel, *m_scoreButton;
+    QTabWidget *m_tabs, *m_viewTabs;
+    SliceBarChart *m_sliceChart;
+    ScoreScatterPlot *m_scatter;
+    PairBridgeView *m_bridge;
+    DependencyView *m_firstTree, *m_secondTree;
+    QSpinBox *m_layer, *m_head;
+};
+
+} // namespace treelens
