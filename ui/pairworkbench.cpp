@@ -504,6 +504,14 @@ void PairWorkbench::score()
                 auto enc = jobs->encoders().get(path.toStdString(), dc);
                 if (!enc)
                     return enc.error();
+                if (!(*enc)->info().pairInput) {
+                    // A single-sentence encoder cannot score pairs: the list is ranked by the
+                    // baseline and the pair view shows the encoder's analysis of each side.
+                    PairSystem s = idfBaselineSystem(*corpus, *corpus);
+                    s.name = std::string(kIdfBaselineName) + " (" + QFileInfo(path).completeBaseName().toStdString() +
+                             " reads single sentences: shown on both sides)";
+                    return s;
+                }
                 auto s = scorePairCorpus(**enc, *corpus, &control, 128);
                 if (s)
                     s->name = QFileInfo(path).completeBaseName().toStdString();

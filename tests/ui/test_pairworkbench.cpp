@@ -143,3 +143,30 @@ TEST(PairWorkbench, ClassificationCorpusWithAPairModel)
     EXPECT_NE(wb.metricsText().indexOf(QStringLiteral("accuracy")), -1) << wb.metricsText().toStdString();
     EXPECT_EQ(wb.questionRows().size(), 2u); // one row per pair
 }
+
+TEST(PairWorkbench, SingleSentenceEncoderOnBothSides)
+{
+    test::uiApp();
+    const std::string model = findShippedModel("tree-transformer-en-small.safetensors");
+    if (model.empty())
+        GTEST_SKIP() << "SKIPPED: the shipped tree-transformer-en-small model was not found";
+    const std::string dir = ::testing::TempDir();
+    const std::string pairs = dir + "/workbench-pairs-tt.tsv";
+    std::ofstream(pairs) << kPairs;
+    JobRunner jobs;
+    PairWorkbench wb(jobs);
+    wb.setSystems(QString::fromStdString(model), QString());
+    bool shown = false;
+    QString error;
+    QObject::connect(&wb, &PairWorkbench::pairReady, [&] { shown = true; });
+    QObject::connect(&wb, &PairWorkbench::failed, [&](const QString &m) { error = m; });
+    wb.openCorpus(QString::fromStdString(pairs));
+    ASSERT_TRUE(waitFor([&] { return shown || !error.isEmpty(); }, 120000));
+    ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+    auto a = wb.pairAnalysis();
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->family, "tree-transformer");
+    ASSERT_EQ(a->second.size(), 1u);
+    EXPECT_FALSE(a->second.front().attention.empty());
+    EXPECT_NE(wb.metricsText().indexOf(QStringLiteral("reads single sentences")), -1);
+}

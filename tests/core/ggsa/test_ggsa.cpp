@@ -114,7 +114,8 @@ TEST(GgsaNet, HandComputedGroupAttention)
 TEST(GgsaNet, BlockedEqualsDenseAndPaddingChangesNothing)
 {
     for (const bool inter : {false, true}) {
-        const GgsaConfig c = smallConfig(inter, inter ? "attention" : "max");
+        GgsaConfig c = smallConfig(inter, inter ? "attention" : "max");
+        c.overlapFeature = inter; // the optional word-overlap input must keep padding invariance too
         auto net = ggsa::Net::fromTensors(c, ggsa::Net::randomTensors(c, 7), torch::Device(torch::kCPU), "test");
         ASSERT_TRUE(net) << net.message();
         torch::NoGradGuard g;
@@ -254,4 +255,23 @@ TEST(GgsaEncoder, AnalysesPairsAndSingleSentences)
     auto s = (*enc)->analyze({pair}, fast);
     ASSERT_TRUE(s) << s.message();
     EXPECT_NEAR(s->front().prediction->score, a.prediction->score, 1e-5);
+}
+
+TEST(GgsaNet, OverlapIndicatorMarksSharedKnownWords)
+{
+    GgsaConfig c = smallConfig(false, "max");
+    c.overlapFeature = true;
+    auto net = ggsa::Net::fromTensors(c, ggsa::Net::randomTensors(c, 5), torch::Device(torch::kCPU), "test");
+    ASSERT_TRUE(net) << net.message();
+    // q = [5, 7, 1(unk), 9, pad], a = [7, 1(unk), 4, 9(pad slot, masked)]
+    auto q = torch::tensor({5, 7, 1, 9, 0}, torch::kLong).unsqueeze(0);
+    auto qm = torch::tensor({1, 1, 1, 1, 0}, torch::kBool).unsqueeze(0);
+    auto a = torch::tensor({7, 1, 4, 9}, torch::kLong).unsqueeze(0);
+    auto am = torch::tensor({1, 1, 1, 0}, torch::kBool).unsqueeze(0);
+    auto o = net->overlapIndicator(q, qm, a, am);
+    const std::vector<std::int64_t> want = {0, 1, 0, 0, 0}; // 7 shared; unk never; 9 only in a pad slot
+    for (int i = 0; i < 5; ++i)
+        EXPECT_EQ(o[0][i].item<std::int64_t>(), want[static_cast<std::size_t>(i)]) << i;
+    EXPECT_TRUE(ggsa::Net::parameterShapes(c).count("overlap.weight"));
+    EXPECT_FALSE(ggsa::Net::parameterShapes(smallConfig(false, "max")).count("overlap.weight"));
 }
