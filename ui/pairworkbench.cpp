@@ -27,11 +27,13 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
 #include "core/encoders/encoder.h"
 #include "core/eval/paireval.h"
+#include "core/parsing/pairparsing.h"
 #include "core/parsing/parser.h"
 #include "ui/session/jobrunner.h"
 #include "ui/session/settings.h"
@@ -73,8 +75,8 @@ QString sentenceText(const Sentence &s)
     }() : s.text);
 }
 
-/// Parses both sides of every pair with the configured backend, in batches (the
-/// questions of a ranking corpus once each). Sentences the parser refuses keep no trees.
+/// Reads a pair corpus and parses both sides with the configured backend (a
+/// backend that cannot be created leaves the corpus without trees).
 Result<PairCorpus> readAndParse(const std::string &path, const ParserConfig &config, const RunControl &control)
 {
     auto corpus = readPairCorpus(path);
@@ -82,44 +84,10 @@ Result<PairCorpus> readAndParse(const std::string &path, const ParserConfig &con
         return corpus.error();
     auto parser = createParser(config);
     if (!parser)
-        return *corpus; // shown without trees; the status line says why
-    std::vector<Sentence *> targets;
-    std::map<std::string, Sentence *> firstOfGroup;
-    for (auto &p : corpus->pairs) {
-        const std::string key = corpus->task == kRankingTask ? p.group + "\n" + p.first.text : std::string();
-        if (key.empty() || !firstOfGroup.count(key)) {
-            targets.push_back(&p.first);
-            if (!key.empty())
-                firstOfGroup[key] = &p.first;
-        }
-        targets.push_back(&p.second);
-    }
-    constexpr std::size_t kBatch = 256;
-    for (std::size_t start = 0; start < targets.size(); start += kBatch) {
-        if (control.isCancelled())
-            return makeError("parsing pairs", "cancelled");
-        std::vector<Sentence> batch;
-        std::vector<Sentence *> where;
-        for (std::size_t i = start; i < std::min(targets.size(), start + kBatch); ++i)
-            if (!targets[i]->tokens.empty() && targets[i]->tokens.size() <= static_cast<std::size_t>(kMaxWords)) {
-                batch.push_back(*targets[i]);
-                where.push_back(targets[i]);
-            }
-        auto parsed = (*parser)->parseAll(batch, control);
-        if (parsed)
-            for (std::size_t i = 0; i < where.size() && i < parsed->size(); ++i)
-                *where[i] = std::move((*parsed)[i]);
-        control.report(std::min(targets.size(), start + kBatch), targets.size(), "parsing both sides");
-    }
-    // Questions parsed once: copy their trees to the group's other pairs.
-    for (auto &p : corpus->pairs) {
-        const std::string key = corpus->task == kRankingTask ? p.group + "\n" + p.first.text : std::string();
-        if (!key.empty() && firstOfGroup.count(key) && firstOfGroup[key] != &p.first) {
-            p.first.dependency = firstOfGroup[key]->dependency;
-            p.first.constituency = firstOfGroup[key]->constituency;
-            p.first.metadata = firstOfGroup[key]->metadata;
-        }
-    }
+        return *corpus;
+    auto parsed = parsePairCorpus(*corpus, **parser, control, kMaxWords);
+    if (!parsed)
+        return parsed.error();
     return *corpus;
 }
 
@@ -337,7 +305,6 @@ void PairWorkbench::buildUi()
     pairSplit->addWidget(bridgeScroll);
     pairSplit->setStretchFactor(0, 1);
     pairSplit->setStretchFactor(1, 1);
-    pairSplit->setSizes({300, 380});
     pl->addWidget(m_pairCaption);
     pl->addWidget(pairSplit, 1);
     m_viewTabs->addTab(pairPage, tr("Pair"));
@@ -352,8 +319,14 @@ void PairWorkbench::buildUi()
     auto *main = new QSplitter(Qt::Vertical);
     main->addWidget(top);
     main->addWidget(m_viewTabs);
-    main->setSizes({330, 620});
     setCentralWidget(main);
+    // Once laid out: a third for the lists, the rest for the pair (trees above the bridge).
+    QTimer::singleShot(0, this, [main, pairSplit] {
+        const int h = main->height();
+        main->setSizes({h * 30 / 100, h * 70 / 100});
+        const int p = pairSplit->height();
+        pairSplit->setSizes({p * 38 / 100, p * 62 / 100});
+    });
 
     m_status = new QLabel(tr("Open a pair corpus: WikiQA folder, ranking TSV, RTE XML or pairs JSON (or drop it here)."));
     statusBar()->addWidget(m_status, 1);

@@ -20,9 +20,9 @@ namespace {
 constexpr double kMargin = 12.0;
 constexpr double kWordGap = 10.0;
 constexpr double kWordHeight = 22.0;
-constexpr double kArcSpace = 56.0;   // above the question row / below the answer row
-constexpr double kBarSpace = 30.0;   // gate and interaction bars
-constexpr double kBridge = 84.0;    // between the rows
+constexpr double kArcSpace = 46.0;   // above the question row / below the answer row
+constexpr double kBarSpace = 26.0;   // gate and interaction bars
+constexpr double kBridge = 70.0;    // between the rows
 
 const NamedArray *gate(const Analysis &a, const char *name)
 {

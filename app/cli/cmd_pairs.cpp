@@ -11,6 +11,8 @@
 #include "core/eval/paireval.h"
 #include "core/eval/pairtable.h"
 #include "core/formats/pairs.h"
+#include "core/parsing/pairparsing.h"
+#include "core/parsing/parser.h"
 
 namespace treelens::cli {
 
@@ -23,6 +25,7 @@ constexpr const char *kIdfBaseline = kIdfBaselineName;
 struct PairSpec {
     std::string model, input, format = "auto", idfFrom, device = "auto", out;
     int batchSize = 64;
+    ParserSpec parser;
 };
 
 void addPairOptions(CLI::App *cmd, PairSpec &spec)
@@ -95,6 +98,24 @@ Result<PairCorpus> readInput(const PairSpec &spec)
     return readPairCorpus(spec.input, spec.format);
 }
 
+/// Both sides parsed (for the tree-depth slice); a sentence the parser refuses keeps no tree.
+Status parseBothSides(PairCorpus &corpus, const PairSpec &spec)
+{
+    auto parser = createParser(parserConfig(spec.parser));
+    if (!parser)
+        return parser.error();
+    ProgressLine progress("parsing pairs");
+    RunControl control;
+    control.progress = [&](std::size_t done, std::size_t, const std::string &) { progress.update(done); };
+    auto unparsed = parsePairCorpus(corpus, **parser, control, spec.parser.maxWords);
+    if (!unparsed)
+        return unparsed.error();
+    progress.finish();
+    if (*unparsed > 0)
+        std::cerr << "eval-pairs: " << *unparsed << " sentences were not parsed (their tree depth is 'unknown')\n";
+    return {};
+}
+
 std::string fixed(double x, int digits = 4)
 {
     char buf[64];
@@ -159,7 +180,8 @@ void addEvalPairsCommand(CLI::App &app, Action &action)
     auto asJson = std::make_shared<bool>(false);
     auto text = std::make_shared<std::string>();
     cmd->add_flag("--slices", *slices, "Also per slice: question word, question and candidate length, lexical overlap, "
-                                       "tree depth");
+                                       "tree depth (both sides are parsed for it: --parser)");
+    addParserOptions(cmd, spec->parser);
     cmd->add_option("--text", *text, "Also the slice of pairs whose question or candidate contains this text");
     cmd->add_flag("--json", *asJson, "Print JSON instead of a table");
     cmd->footer("Ranking corpora use the clean protocol: questions without a correct candidate, or with only correct\n"
@@ -173,6 +195,9 @@ void addEvalPairsCommand(CLI::App &app, Action &action)
             auto scores = scorePairs(*spec, *corpus);
             if (!scores)
                 return fail(scores.message());
+            if (*slices)
+                if (auto st = parseBothSides(*corpus, *spec); !st)
+                    return fail(st.message());
             const bool ranking = corpus->task == kRankingTask;
             if (!ranking)
                 for (const auto &p : scores->predicted)
@@ -223,7 +248,11 @@ void addEvalPairsCommand(CLI::App &app, Action &action)
             }
             auto line = [&](const std::string &name, std::size_t pairs, const json &m) {
                 std::printf("%-28s %6zu", name.c_str(), pairs);
-                if (ranking)
+                if (ranking && m["questions"].get<int>() == 0)
+                    std::printf("       -       -       -      0\n");
+                else if (!ranking && pairs == 0)
+                    std::printf("       -        -\n");
+                else if (ranking)
                     std::printf("  %6s  %6s  %6s  %5d\n", fixed(m["map"]).c_str(), fixed(m["mrr"]).c_str(),
                                 fixed(m["p_at_1"]).c_str(), m["questions"].get<int>());
                 else

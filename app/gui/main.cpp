@@ -206,6 +206,7 @@ int main(int argc, char **argv)
         if (cli.isSet(tabOpt))
             pairs->tabs()->setCurrentIndex(std::clamp(cli.value(tabOpt).toInt() - 1, 0, 2));
         if (cli.isSet(grabOpt)) {
+            pairs->resize(1600, 1100);
             const QString out = cli.value(grabOpt);
             QObject::connect(pairs, &treelens::PairWorkbench::pairReady, &app, [pairs, out] {
                 QTimer::singleShot(800, pairs, [pairs, out] {

@@ -137,6 +137,10 @@ TEST(CliPairs, IdfBaselineScoresAndMetricsByHand)
             EXPECT_EQ(row["pairs"].get<int>(), 3);
         }
     EXPECT_TRUE(who);
+    // --slices parses both sides: every question has a dependency tree and a depth bin.
+    for (const auto &row : j["slices"]["tree-depth"])
+        if (row["slice"] == "unknown")
+            EXPECT_EQ(row["pairs"].get<int>(), 0);
 }
 
 TEST(CliPairs, ClassificationNeedsAClassificationHead)

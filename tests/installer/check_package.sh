@@ -14,9 +14,11 @@ tgz=$(compgen -G "treelens-*.tar.gz" | head -1 || true)
 [[ -f $tgz ]] || { echo "no .tar.gz produced"; exit 1; }
 contents=$(dpkg-deb -c "$deb")
 need=(./usr/bin/treelens-cli ./usr/share/treelens/samples/sentences.txt)
-if [[ -f $src/resources/models/tree-transformer-en-small.safetensors ]]; then
-  need+=(./usr/share/treelens/models/tree-transformer-en-small.safetensors)
-fi
+for m in tree-transformer-en-small ggsa-en-wikiqa iggsa-en-wikiqa; do
+  if [[ -f $src/resources/models/$m.safetensors ]]; then
+    need+=(./usr/share/treelens/models/$m.safetensors)
+  fi
+done
 if [[ $gui == ON ]]; then
   need+=(./usr/bin/treelens
          ./usr/share/applications/org.treelens.TreeLens.desktop
