@@ -37,6 +37,8 @@
 #include "core/parsing/parser.h"
 #include "ui/session/jobrunner.h"
 #include "ui/session/settings.h"
+#include "ui/backgroundjobs.h"
+#include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/pairviews.h"
 #include "viz/viewexport.h"
@@ -169,6 +171,8 @@ void PairWorkbench::buildUi()
         m_bridge->setState(m_state);
         m_firstTree->setState(m_state);
         m_secondTree->setState(m_state);
+        m_firstConst->setState(m_state);
+        m_secondConst->setState(m_state);
     };
     connect(m_layer, &QSpinBox::valueChanged, this, stateChanged);
     connect(m_head, &QSpinBox::valueChanged, this, stateChanged);
@@ -289,13 +293,29 @@ void PairWorkbench::buildUi()
     auto *pairPage = new QWidget;
     auto *pl = new QVBoxLayout(pairPage);
     pl->setContentsMargins(2, 2, 2, 2);
+    // Each side: its dependency tree (with the model's attention as arcs) and its
+    // constituency tree (with the attention from the focus word), as tabs.
     auto *trees = new QSplitter(Qt::Horizontal);
     m_firstTree = new DependencyView;
     m_secondTree = new DependencyView;
-    m_firstTree->setShowAttention(true);
-    m_secondTree->setShowAttention(true);
-    trees->addWidget(m_firstTree);
-    trees->addWidget(m_secondTree);
+    m_firstConst = new ConstituencyView;
+    m_secondConst = new ConstituencyView;
+    for (ConstituencyView *v : {m_firstConst, m_secondConst}) {
+        v->setBackgroundWork(backgroundWorkOf(m_jobs, JobRunner::Lane::Layout));
+        v->setMode(ConstituencyView::Mode::Parser);
+        v->setOverlay(ConstituencyView::Overlay::FocusAttention);
+    }
+    const QString sideName[2] = {tr("Question / text"), tr("Candidate / hypothesis")};
+    DependencyView *deps[2] = {m_firstTree, m_secondTree};
+    ConstituencyView *consts[2] = {m_firstConst, m_secondConst};
+    for (int i = 0; i < 2; ++i) {
+        deps[i]->setShowAttention(true);
+        auto *side = new QTabWidget;
+        side->setDocumentMode(true);
+        side->addTab(deps[i], tr("%1: dependency").arg(sideName[i]));
+        side->addTab(consts[i], tr("constituency"));
+        trees->addWidget(side);
+    }
     m_bridge = new PairBridgeView;
     auto *bridgeScroll = new QScrollArea;
     bridgeScroll->setWidget(m_bridge);
@@ -370,6 +390,8 @@ void PairWorkbench::buildMenus()
     file->addAction(tr("Export pair view (PNG/SVG/PDF)…"), this, [this] { exportView(m_bridge); });
     file->addAction(tr("Export question tree (PNG/SVG/PDF)…"), this, [this] { exportView(m_firstTree); });
     file->addAction(tr("Export candidate tree (PNG/SVG/PDF)…"), this, [this] { exportView(m_secondTree); });
+    file->addAction(tr("Export question constituency tree (PNG/SVG/PDF)…"), this, [this] { exportView(m_firstConst); });
+    file->addAction(tr("Export candidate constituency tree (PNG/SVG/PDF)…"), this, [this] { exportView(m_secondConst); });
     file->addAction(tr("Export slice chart (PNG/SVG/PDF)…"), this, [this] { exportView(m_sliceChart); });
     file->addAction(tr("Export score scatter plot (PNG/SVG/PDF)…"), this, [this] { exportView(m_scatter); });
     file->addSeparator();
@@ -691,6 +713,8 @@ void PairWorkbench::showPair(int pair)
         m_pairAnalysis.reset();
         m_firstTree->setData({first, nullptr});
         m_secondTree->setData({second, nullptr});
+        m_firstConst->setData({first, nullptr});
+        m_secondConst->setData({second, nullptr});
         m_bridge->setAnalysis(nullptr, gold);
         Q_EMIT pairReady();
         return;
@@ -731,15 +755,25 @@ void PairWorkbench::showPair(int pair)
             m_head->setRange(1, std::max(1, a->heads));
             m_state.layer = m_layer->value() - 1;
             m_state.head = m_head->value() - 1;
+            auto secondAnalysis = a->second.empty() ? nullptr : std::make_shared<const Analysis>(a->second.front());
             m_firstTree->setData({first, a});
-            m_secondTree->setData({second, a->second.empty() ? nullptr : std::make_shared<const Analysis>(a->second.front())});
-            m_firstTree->setState(m_state);
-            m_secondTree->setState(m_state);
+            m_secondTree->setData({second, secondAnalysis});
+            m_firstConst->setData({first, a});
+            m_secondConst->setData({second, secondAnalysis});
+            for (auto *v : {m_firstTree, m_secondTree})
+                v->setState(m_state);
+            for (auto *v : {m_firstConst, m_secondConst})
+                v->setState(m_state);
             m_bridge->setState(m_state);
             m_bridge->setAnalysis(a, gold + QStringLiteral(" — ") + systemName(systemPath(m_systemA)));
             Q_EMIT pairReady();
         },
         [this](quint64, const QString &message) { m_status->setText(tr("Error: %1").arg(message)); });
+}
+
+void PairWorkbench::setFilter(const QString &text)
+{
+    m_filter->setText(text);
 }
 
 QString PairWorkbench::metricsText() const
@@ -753,7 +787,13 @@ void PairWorkbench::updateMetrics()
         return;
     auto fmt = [](double x) { return QString::number(x, 'f', 4); };
     QString html;
-    // The selection: the pairs of the selected rows of the list.
+    // The list as filtered (when a filter is set) and the selection: the pairs of their rows.
+    std::vector<int> filtered;
+    if (!m_filter->text().trimmed().isEmpty())
+        for (int r = 0; r < m_questions->rowCount(); ++r)
+            for (int p : m_rows[static_cast<std::size_t>(m_questions->item(r, 0)->data(Qt::UserRole).toInt())].ranked)
+                filtered.push_back(p);
+    std::sort(filtered.begin(), filtered.end());
     std::vector<int> selected;
     for (const auto &index : m_questions->selectionModel()->selectedRows())
         for (int p : m_rows[static_cast<std::size_t>(m_questions->item(index.row(), 0)->data(Qt::UserRole).toInt())].ranked)
@@ -772,6 +812,14 @@ void PairWorkbench::updateMetrics()
                 html += QStringLiteral("<tr><td>%1 (all)</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
                             .arg(QString::fromStdString(s->name), fmt(e->map), fmt(e->mrr), fmt(e->precisionAt1))
                             .arg(e->groupsUsed);
+            if (!filtered.empty()) {
+                auto ef = evaluateRankingSlice(*m_corpus, s->scores, PairSlice{"filter", filtered});
+                if (ef)
+                    html += QStringLiteral("<tr><td>%1 (filter '%6')</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
+                                .arg(QString::fromStdString(s->name), fmt(ef->map), fmt(ef->mrr), fmt(ef->precisionAt1))
+                                .arg(ef->groupsUsed)
+                                .arg(m_filter->text().trimmed().toHtmlEscaped());
+            }
             if (!selected.empty()) {
                 auto es = evaluateRankingSlice(*m_corpus, s->scores, PairSlice{"selection", selected});
                 if (es)

@@ -39,6 +39,7 @@ class QTabWidget;
 
 namespace treelens {
 
+class ConstituencyView;
 class DependencyView;
 class JobRunner;
 class PairBridgeView;
@@ -59,6 +60,8 @@ public:
     void setSystems(const QString &a, const QString &b);
     /// Selects a question (row of the question list) and a candidate (corpus pair index, -1 = the top one).
     void selectQuestion(int row, int pair = -1);
+    /// The list's text filter (question or candidate text, case ignored).
+    void setFilter(const QString &text);
     /// Shows the pair view for corpus pair `pair`.
     void showPair(int pair);
 
@@ -69,6 +72,8 @@ public:
     std::shared_ptr<const Analysis> pairAnalysis() const { return m_pairAnalysis; }
     QTabWidget *tabs() const { return m_tabs; }
     QString metricsText() const;
+    /// The constituency tree view of side 0 (question / text) or 1 (candidate / hypothesis).
+    ConstituencyView *constituencyView(int side) const { return side == 0 ? m_firstConst : m_secondConst; }
 
 Q_SIGNALS:
     void corpusReady();
@@ -122,6 +127,7 @@ private:
     ScoreScatterPlot *m_scatter;
     PairBridgeView *m_bridge;
     DependencyView *m_firstTree, *m_secondTree;
+    ConstituencyView *m_firstConst, *m_secondConst;
     QSpinBox *m_layer, *m_head;
 };
 

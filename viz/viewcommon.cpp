@@ -78,6 +78,10 @@ QString noPriorNote(const Analysis *analysis)
 {
     if (!analysis || !analysis->constituentPrior.empty() || analysis->attention.empty())
         return QString();
+    if (analysis->family != "tree-transformer")
+        return QStringLiteral("A %1 model has no constituent prior: no prior C, no cohesion, no link probabilities and "
+                              "no induced tree to show")
+            .arg(QString::fromStdString(analysis->family));
     return QStringLiteral("This model has no constituent prior (a plain Transformer): no prior C, no cohesion, no "
                           "link probabilities and no induced tree to show");
 }

@@ -54,7 +54,8 @@ inline constexpr double kUnknownWordWarningRate = 0.3;
 QString unknownWordsNote(const Analysis *analysis);
 
 /// "This model has no constituent prior …" for an analysis with attention but no
-/// prior (a plain Transformer); "" otherwise.
+/// prior (a plain Transformer; other families are named: "A ggsa model has no
+/// constituent prior …"); "" otherwise.
 QString noPriorNote(const Analysis *analysis);
 
 enum class TreeKind { Constituency, Dependency };

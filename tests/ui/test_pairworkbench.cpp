@@ -15,6 +15,8 @@
 #include "core/model/modelfile.h"
 #include "ui/pairworkbench.h"
 #include "ui/session/jobrunner.h"
+#include "viz/constituencyview.h"
+#include "viz/viewexport.h"
 #include "uitestapp.h"
 
 using namespace treelens;
@@ -112,6 +114,19 @@ TEST(PairWorkbench, ScoresRanksAndShowsPairs)
     wb.showPair(4);
     ASSERT_TRUE(waitFor([&] { return shown; }, 60000));
     EXPECT_EQ(wb.pairAnalysis()->second.front().words.front(), "the");
+    // Both sides' constituency trees are drawn (exported here for a look).
+    for (int side = 0; side < 2; ++side) {
+        ConstituencyView *v = wb.constituencyView(side);
+        v->finishPendingLayouts();
+        EXPECT_GT(v->exportSize().width(), 50.0);
+        QString err;
+        EXPECT_TRUE(exportView(*v, QString::fromStdString(dir + "/pair-const-" + std::to_string(side) + ".png"), &err, 96))
+            << err.toStdString();
+    }
+    // The filter narrows the list and adds the filtered metrics.
+    wb.setFilter(QStringLiteral("paris"));
+    EXPECT_NE(wb.metricsText().indexOf(QStringLiteral("filter 'paris'")), -1) << wb.metricsText().toStdString();
+    wb.setFilter(QString());
     // Slices and comparison tabs render.
     wb.tabs()->setCurrentIndex(1);
     wb.tabs()->setCurrentIndex(2);
