@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/encoders/deptransformer/deptransformer.h"
 #include "core/encoders/ggsa/ggsa.h"
 #include "core/encoders/treetransformer/import.h"
 #include "core/model/modelfile.h"
@@ -11,7 +12,7 @@ namespace treelens {
 
 const std::vector<EncoderFamily> &encoderFamilies()
 {
-    static const std::vector<EncoderFamily> families = {treeTransformerFamily(), ggsaFamily()};
+    static const std::vector<EncoderFamily> families = {treeTransformerFamily(), ggsaFamily(), depTransformerFamily()};
     return families;
 }
 

@@ -130,12 +130,15 @@ Result<const EncoderFamily *> fixtureFamily(const FixtureRequest &request)
 {
     std::string name;
     try {
-        name = json::parse(request.configJson).value("family", std::string());
+        const auto j = json::parse(request.configJson);
+        name = j.value("family", std::string());
+        if (name.empty() && j.contains("model") && j["model"].is_string())
+            name = j["model"].get<std::string>(); // a fixture may name its family "model"
     } catch (const std::exception &e) {
         return makeError(request.configPath, e.what());
     }
     if (name.empty())
-        return makeError(request.configPath, "no \"family\"");
+        return makeError(request.configPath, "no \"family\" (or \"model\") naming the model family");
     const EncoderFamily *f = findEncoderFamily(name);
     if (!f)
         return makeError(request.configPath, "family '" + name + "' is not one this build knows");

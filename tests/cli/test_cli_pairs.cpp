@@ -150,3 +150,12 @@ TEST(CliPairs, ClassificationNeedsAClassificationHead)
     EXPECT_EQ(r.code, 1);
     EXPECT_NE(r.err.find("classification"), std::string::npos) << r.err;
 }
+
+TEST(CliFixtures, VerifyFixturePassesOnTheDependencyTransformerFixture)
+{
+    TREELENS_REQUIRE_SHARED("fixtures/dependency-transformer-reference/expected.json");
+    const auto r = cli("verify-fixture -q " + q(test::sharedPath("fixtures/dependency-transformer-reference")));
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("dependency-transformer:"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+}

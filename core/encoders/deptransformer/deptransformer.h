@@ -1,0 +1,31 @@
+#pragma once
+/// \file deptransformer.h
+/// The Dependency-Transformer family (seed 003): the encoder (a sentence with
+/// its dependency tree), `import-checkpoint --family dependency-transformer`,
+/// `verify-fixture` and the registry entry. Torch-free header.
+///
+/// An Analysis holds, with tokens = [root] + the words (wordToken[k] = k + 1):
+/// attention[layer][head] = the attention the model uses, softmax(S);
+/// attentionRaw = the plain self-attention softmax(S^e); gates
+/// "deptrans.gate" and "deptrans.relation_weights" [layers, heads, n1, n1] (the
+/// semantic gate g and softmax(S^r)), "deptrans.relation_ids" [n1, n1] (their
+/// labels: Analysis-independent, in the model's treelens.config "relations"),
+/// "deptrans.levels" [n1]; embedding = the [root] token's final state (the
+/// sentence vector), meanEmbedding = the mean over the words; prediction = the
+/// sentence classifier.
+
+#include "core/base/result.h"
+#include "core/encoders/family.h"
+
+namespace treelens {
+
+struct ModelFile;
+
+/// Converts a state dict with the reference fixture's names and its
+/// configuration (config.json layout: sizes, `vocab`, `relations`, `classes`,
+/// `pair_classes`) into a native model file.
+Result<ModelFile> importDepTransformerCheckpoint(ImportRequest request);
+
+EncoderFamily depTransformerFamily();
+
+} // namespace treelens

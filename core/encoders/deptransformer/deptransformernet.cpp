@@ -1,0 +1,168 @@
+// LibTorch Dependency-Transformer (see deptransformernet.h).
+#include "core/encoders/deptransformer/deptransformernet.h"
+
+#include <cmath>
+#include <limits>
+
+#include <torch/torch.h>
+
+namespace treelens::deptrans {
+
+namespace F = torch::nn::functional;
+
+namespace {
+
+std::string shapeText(const std::vector<std::int64_t> &s)
+{
+    std::string t = "[";
+    for (std::size_t i = 0; i < s.size(); ++i)
+        t += (i ? ", " : "") + std::to_string(s[i]);
+    return t + "]";
+}
+
+} // namespace
+
+std::map<std::string, std::vector<std::int64_t>> Net::parameterShapes(const DepTransformerConfig &c)
+{
+    std::map<std::string, std::vector<std::int64_t>> m;
+    const std::int64_t d = c.dModel, H = c.heads, r = c.dRel, f = c.dFF;
+    m["emb.word.weight"] = {c.vocabSize, d};
+    m["emb.pos.weight"] = {c.maxLen, d};
+    m["emb.level.weight"] = {c.maxLevel + 1, d};
+    m["emb.rel.weight"] = {c.relations, r};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string pre = "layers." + std::to_string(l) + ".";
+        for (const char *w : {"q", "k", "v", "o"}) {
+            m[pre + "attn." + w + ".weight"] = {d, d};
+            m[pre + "attn." + w + ".bias"] = {d};
+        }
+        m[pre + "attn.rel_v"] = {H, r};
+        m[pre + "attn.gate_we"] = {H, d, r};
+        m[pre + "attn.gate_wr"] = {H, r, r};
+        m[pre + "attn.gate_v"] = {H, r};
+        for (const char *ln : {"ln1", "ln2"}) {
+            m[pre + ln + ".weight"] = {d};
+            m[pre + ln + ".bias"] = {d};
+        }
+        m[pre + "ffn.w1.weight"] = {f, d};
+        m[pre + "ffn.w1.bias"] = {f};
+        m[pre + "ffn.w2.weight"] = {d, f};
+        m[pre + "ffn.w2.bias"] = {d};
+    }
+    m["cls.weight"] = {c.classes, d};
+    m["cls.bias"] = {c.classes};
+    m["pair.w_mul.weight"] = {c.pairHidden, d};
+    m["pair.w_abs.weight"] = {c.pairHidden, d};
+    m["pair.b_h"] = {c.pairHidden};
+    m["pair.out.weight"] = {c.pairClasses, c.pairHidden};
+    m["pair.out.bias"] = {c.pairClasses};
+    return m;
+}
+
+Result<Net> Net::fromTensors(const DepTransformerConfig &config, const TensorMap &tensors, const torch::Device &device,
+                             const std::string &where)
+{
+    if (auto s = config.validate(); !s)
+        return makeError(where, s.message());
+    Net net;
+    net.m_config = config;
+    net.m_device = device;
+    const auto shapes = parameterShapes(config);
+    for (const auto &[name, shape] : shapes) {
+        const auto it = tensors.find(name);
+        if (it == tensors.end())
+            return makeError(where, "tensor '" + name + "' is missing (expected shape " + shapeText(shape) + ")");
+        if (it->second.shape != shape)
+            return makeError(where, "tensor '" + name + "' has shape " + shapeText(it->second.shape) + ", expected " +
+                                        shapeText(shape));
+        const std::vector<float> v = it->second.toFloat();
+        net.m_p[name] = torch::from_blob(const_cast<float *>(v.data()), shape, torch::kFloat32).clone().to(device);
+    }
+    for (const auto &[name, t] : tensors)
+        if (!shapes.count(name))
+            return makeError(where, "unexpected tensor '" + name + "' for a " + std::to_string(config.layers) +
+                                        "-layer dependency-transformer");
+    return net;
+}
+
+Output Net::forward(const torch::Tensor &ids, const torch::Tensor &positions, const torch::Tensor &levels,
+                    const torch::Tensor &relations, const torch::Tensor &mask, bool record,
+                    const DepTransformerConfig *variant) const
+{
+    const DepTransformerConfig &c = variant ? *variant : m_config;
+    const auto B = ids.size(0), L = ids.size(1);
+    const std::int64_t H = m_config.heads, dk = m_config.dHead();
+    const float ninf = -std::numeric_limits<float>::infinity();
+    auto x = torch::embedding(p("emb.word.weight"), ids) + torch::embedding(p("emb.pos.weight"), positions);
+    if (c.levelEmbedding)
+        x = x + torch::embedding(p("emb.level.weight"), levels);
+    auto r = torch::embedding(p("emb.rel.weight"), relations);                 // [B, L, L, dr]
+    auto keyMask = ~mask.view({B, 1, 1, L});
+    std::vector<torch::Tensor> hidden{x}, se, sw, sr, rw, gs, ss, at, ln;
+    for (int l = 0; l < m_config.layers; ++l) {
+        const std::string pre = "layers." + std::to_string(l) + ".";
+        auto split = [&](const torch::Tensor &t) { return t.view({B, L, H, dk}).transpose(1, 2); };
+        auto q = split(F::linear(x, p(pre + "attn.q.weight"), p(pre + "attn.q.bias")));
+        auto k = split(F::linear(x, p(pre + "attn.k.weight"), p(pre + "attn.k.bias")));
+        auto v = split(F::linear(x, p(pre + "attn.v.weight"), p(pre + "attn.v.bias")));
+        auto sSelf = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(dk)); // [B, H, L, L]
+        // Eq. (1): S^r_ij = r_ij . rel_v[h].
+        auto sRel = torch::einsum("bijr,hr->bhij", {r, p(pre + "attn.rel_v")});
+        // Eq. (3): g_ij = sigmoid((X_i W_ge + r_ij W_gr) . V_g), with X_i the query's layer input.
+        auto ge = torch::einsum("bid,hdr->bhir", {x, p(pre + "attn.gate_we")});                 // [B, H, L, dr]
+        auto gr = torch::einsum("bijr,hrs->bhijs", {r, p(pre + "attn.gate_wr")});               // [B, H, L, L, dr]
+        auto g = torch::sigmoid(torch::einsum("bhijs,hs->bhij", {ge.unsqueeze(3) + gr, p(pre + "attn.gate_v")}));
+        torch::Tensor s;
+        if (!c.relationAttention)
+            s = sSelf;
+        else if (!c.gate)
+            s = sSelf + sRel;
+        else
+            s = (1 - g) * sSelf + g * sRel;                                                       // eq. (2)
+        auto a = torch::softmax(s.masked_fill(keyMask, ninf), -1);
+        auto ctx = torch::matmul(a, v).transpose(1, 2).reshape({B, L, H * dk});
+        auto o = F::linear(ctx, p(pre + "attn.o.weight"), p(pre + "attn.o.bias"));
+        auto y = torch::layer_norm(x + o, {m_config.dModel}, p(pre + "ln1.weight"), p(pre + "ln1.bias"), m_config.lnEps);
+        auto ff = F::linear(torch::relu(F::linear(y, p(pre + "ffn.w1.weight"), p(pre + "ffn.w1.bias"))),
+                            p(pre + "ffn.w2.weight"), p(pre + "ffn.w2.bias"));
+        x = torch::layer_norm(y + ff, {m_config.dModel}, p(pre + "ln2.weight"), p(pre + "ln2.bias"), m_config.lnEps);
+        if (record) {
+            se.push_back(sSelf);
+            sw.push_back(torch::softmax(sSelf.masked_fill(keyMask, ninf), -1));
+            sr.push_back(sRel);
+            rw.push_back(torch::softmax(sRel.masked_fill(keyMask, ninf), -1));
+            gs.push_back(g);
+            ss.push_back(s);
+            at.push_back(a);
+            ln.push_back(y);
+            hidden.push_back(x);
+        }
+    }
+    Output out;
+    out.sentence = x.select(1, 0);
+    out.logits = F::linear(out.sentence, p("cls.weight"), p("cls.bias"));
+    out.nodeLogits = F::linear(x, p("cls.weight"), p("cls.bias"));
+    if (record) {
+        out.record.selfScores = torch::stack(se, 1);
+        out.record.selfWeights = torch::stack(sw, 1);
+        out.record.relScores = torch::stack(sr, 1);
+        out.record.relWeights = torch::stack(rw, 1);
+        out.record.gates = torch::stack(gs, 1);
+        out.record.scores = torch::stack(ss, 1);
+        out.record.attn = torch::stack(at, 1);
+        out.record.attnLn = torch::stack(ln, 1);
+        out.record.hidden = torch::stack(hidden, 1);
+    }
+    return out;
+}
+
+std::vector<torch::Tensor> Net::pairHead(const torch::Tensor &a, const torch::Tensor &b) const
+{
+    auto mul = a * b;
+    auto abs = (a - b).abs();
+    auto hs = torch::sigmoid(F::linear(mul, p("pair.w_mul.weight")) + F::linear(abs, p("pair.w_abs.weight")) + p("pair.b_h"));
+    auto logits = F::linear(hs, p("pair.out.weight"), p("pair.out.bias"));
+    return {mul, abs, hs, logits};
+}
+
+} // namespace treelens::deptrans
