@@ -19,6 +19,7 @@
 #include "core/eval/inductioneval.h"
 #include "core/formats/analysisjson.h"
 #include "core/formats/pairs.h"
+#include "core/parsing/parser.h"
 #include "core/formats/ptb.h"
 #include "core/model/modelfile.h"
 
@@ -160,8 +161,33 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                 return fail(writer.message());
             AnalyzeOptions opt;
             opt.attention = spec->json && !spec->noAttention;
+            // A model that reads dependency trees gets the input's own trees, and
+            // sentences without one are parsed first by the default parser.
+            std::unique_ptr<Parser> parser;
+            if (info.input == InputKind::WordsWithDependency) {
+                auto p = createParser(ParserConfig{});
+                if (!p)
+                    return fail(p.message());
+                parser = std::move(*p);
+            }
             constexpr std::size_t kChunk = 64;
             auto done = forEachChunk(*input, kChunk, "analyze", [&](std::vector<Sentence> &chunk) -> Status {
+                if (parser) {
+                    std::vector<Sentence> todo;
+                    std::vector<std::size_t> where;
+                    for (std::size_t i = 0; i < chunk.size(); ++i)
+                        if (!chunk[i].dependency) {
+                            todo.push_back(chunk[i]);
+                            where.push_back(i);
+                        }
+                    if (!todo.empty()) {
+                        auto parsed = parseCorpus(*parser, std::move(todo), source, CorpusParseOptions{});
+                        if (!parsed)
+                            return parsed.error();
+                        for (std::size_t k = 0; k < where.size(); ++k)
+                            chunk[where[k]].dependency = (*parsed)[k].dependency;
+                    }
+                }
                 std::vector<EncoderInput> batch;
                 for (const Sentence &s : chunk) {
                     if (auto st = checkSentenceLength(s.tokens.size(), maxWords, source, s.line, s.id,

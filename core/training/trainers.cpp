@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/encoders/deptransformer/deptrainer.h"
 #include "core/encoders/ggsa/ggsatrainer.h"
 #include "core/encoders/treetransformer/mlmtrainer.h"
 #include "core/parsing/neural/constparser.h"
@@ -22,6 +23,7 @@ const std::vector<training::TrainerFamily> &families()
         constituencyParserTrainer(),
         ggsaTrainer(),
         iggsaTrainer(),
+        depTransformerTrainer(),
     };
     return list;
 }

@@ -159,3 +159,32 @@ TEST(CliFixtures, VerifyFixturePassesOnTheDependencyTransformerFixture)
     EXPECT_NE(r.out.find("dependency-transformer:"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
 }
+
+TEST(CliFixtures, TrainsADependencyTransformerOnSentenceFiles)
+{
+    // Ten sentences per class, parsed by the shipped parser, three steps: the
+    // output loads, analyses a parsed sentence and records its test accuracy.
+    std::string pos, neg;
+    for (int i = 0; i < 10; ++i) {
+        pos += "a good and moving film number " + std::to_string(i) + " .\n";
+        neg += "a dull and tired film number " + std::to_string(i) + " .\n";
+    }
+    const std::string posFile = writeTemp("dt-pos.txt", pos), negFile = writeTemp("dt-neg.txt", neg);
+    const std::string out = test::cliTempDir() + "/dt.safetensors";
+    const std::string recipe = writeTemp("dt.recipe.json", nlohmann::json{
+        {"family", "dependency-transformer"},
+        {"output", out},
+        {"data", {{"positive", posFile}, {"negative", negFile}, {"split_seed", 3}}},
+        {"model", {{"n_layers", 1}, {"n_heads", 2}, {"d_model", 16}, {"d_ff", 16}, {"d_rel", 4}, {"max_len", 32}}},
+        {"training", {{"steps", 3}, {"batch_size", 4}, {"threads", 1}, {"device", "cpu"}}}}.dump());
+    const auto r = cli("train dependency-transformer -c " + q(recipe));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("16 train / 2 dev / 2 test sentences"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("test accuracy"), std::string::npos) << r.err;
+    const auto a = cli("analyze --json --no-attention --model " + q(out) + " \"a good film .\"");
+    ASSERT_EQ(a.code, 0) << a.err;
+    const auto j = nlohmann::json::parse(a.out.substr(0, a.out.find('\n')));
+    EXPECT_EQ(j["family"], "dependency-transformer");
+    EXPECT_EQ(j["tokens"][0], "[root]");
+    EXPECT_EQ(j["prediction"]["labels"].size(), 2u);
+}

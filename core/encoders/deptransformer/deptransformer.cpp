@@ -91,56 +91,6 @@ Result<Native> nativeOf(const ModelFile &file)
     }
 }
 
-/// One sentence's model inputs.
-struct Prepared {
-    std::vector<std::int64_t> ids, positions, levels, relations;
-    DepTreeFeatures features;
-};
-
-Result<Prepared> prepare(const std::vector<std::int64_t> &wordIds, const DependencyTree &tree, const Native &n)
-{
-    auto f = depTreeFeatures(tree, n.relations, n.config.maxRelDist, n.config.maxLevel);
-    if (!f)
-        return f.error();
-    if (f->n1 > n.config.maxLen)
-        return makeError("sentence", std::to_string(f->n1 - 1) + " words, the model takes at most " +
-                                         std::to_string(n.config.maxLen - 1));
-    Prepared p;
-    p.ids.push_back(n.config.rootId);
-    p.ids.insert(p.ids.end(), wordIds.begin(), wordIds.end());
-    for (int t = 0; t < f->n1; ++t) {
-        p.positions.push_back(t);
-        p.levels.push_back(f->levels[static_cast<std::size_t>(t)]);
-    }
-    p.relations.assign(f->relations.begin(), f->relations.end());
-    p.features = std::move(*f);
-    return p;
-}
-
-/// Pads prepared sentences into batch tensors (ids, positions, levels, relations, mask).
-std::vector<torch::Tensor> batchOf(const std::vector<const Prepared *> &items, const Native &n, const torch::Device &dev)
-{
-    std::int64_t L = 1;
-    for (const auto *p : items)
-        L = std::max<std::int64_t>(L, static_cast<std::int64_t>(p->ids.size()));
-    const auto B = static_cast<std::int64_t>(items.size());
-    auto ids = torch::full({B, L}, n.config.padId, torch::kLong), pos = torch::zeros({B, L}, torch::kLong),
-         lev = torch::zeros({B, L}, torch::kLong), rel = torch::full({B, L, L}, n.relations.padId(), torch::kLong);
-    auto mask = torch::zeros({B, L}, torch::kBool);
-    for (std::int64_t b = 0; b < B; ++b) {
-        const Prepared &p = *items[static_cast<std::size_t>(b)];
-        const auto m = static_cast<std::int64_t>(p.ids.size());
-        for (std::int64_t t = 0; t < m; ++t) {
-            ids[b][t] = p.ids[static_cast<std::size_t>(t)];
-            pos[b][t] = p.positions[static_cast<std::size_t>(t)];
-            lev[b][t] = p.levels[static_cast<std::size_t>(t)];
-            mask[b][t] = true;
-        }
-        rel[b].slice(0, 0, m).slice(1, 0, m).copy_(torch::tensor(p.relations, torch::kLong).view({m, m}));
-    }
-    return {ids.to(dev), pos.to(dev), lev.to(dev), rel.to(dev), mask.to(dev)};
-}
-
 class DepTransformerEncoder final : public Encoder {
 public:
     DepTransformerEncoder(deptrans::Net net, Native native, std::vector<std::string> vocab, EncoderInfo info, int batch)
@@ -154,7 +104,7 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
-        std::vector<Prepared> prepared;
+        std::vector<deptrans::Prepared> prepared;
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const auto &in = batch[i];
             if (!in.dependency)
@@ -167,7 +117,7 @@ public:
                 auto it = m_vocab.find(toLowerAscii(w));
                 ids.push_back(it == m_vocab.end() ? m_native.config.unkId : it->second);
             }
-            auto p = prepare(ids, *in.dependency, m_native);
+            auto p = deptrans::prepareSentence(ids, *in.dependency, m_native.config, m_native.relations);
             if (!p)
                 return makeError("sentence " + std::to_string(i + 1), p.message());
             prepared.push_back(std::move(*p));
@@ -179,15 +129,15 @@ public:
             if (control && control->isCancelled())
                 return makeError("analyze", "cancelled");
             const std::size_t end = std::min(prepared.size(), start + static_cast<std::size_t>(m_batch));
-            std::vector<const Prepared *> items;
+            std::vector<const deptrans::Prepared *> items;
             for (std::size_t i = start; i < end; ++i)
                 items.push_back(&prepared[i]);
-            auto t = batchOf(items, m_native, m_net.device());
+            auto t = deptrans::batchTensors(items, m_native.config, m_native.relations.padId(), m_net.device());
             auto res = m_net.forward(t[0], t[1], t[2], t[3], t[4], record);
             auto probs = torch::softmax(res.logits, -1).to(torch::kCPU);
             for (std::size_t i = start; i < end; ++i) {
                 const auto b = static_cast<std::int64_t>(i - start);
-                const Prepared &p = prepared[i];
+                const deptrans::Prepared &p = prepared[i];
                 const int n1 = p.features.n1;
                 const auto rows = torch::indexing::Slice(0, n1);
                 Analysis a;
@@ -370,12 +320,13 @@ Result<TensorMap> computeDepTransformerFixture(const FixtureRequest &req)
     try {
         const json config = json::parse(req.configJson), inputs = json::parse(req.inputsJson);
         const auto &sentences = inputs.at("sentences");
-        std::vector<Prepared> prepared;
+        std::vector<deptrans::Prepared> prepared;
         for (const auto &s : sentences) {
             DependencyTree tree;
             tree.heads = s.at("heads").get<std::vector<int>>();
             tree.deprels = s.at("deprels").get<std::vector<std::string>>();
-            auto p = prepare(s.at("token_ids").get<std::vector<std::int64_t>>(), tree, *native);
+            auto p = deptrans::prepareSentence(s.at("token_ids").get<std::vector<std::int64_t>>(), tree, native->config,
+                                               native->relations);
             if (!p)
                 return makeError(req.inputsPath, "sentence " + s.value("id", std::string("?")) + ": " + p.message());
             for (auto id : p->ids)
@@ -397,9 +348,9 @@ Result<TensorMap> computeDepTransformerFixture(const FixtureRequest &req)
             }
         std::vector<torch::Tensor> sentenceVecs;
         for (std::size_t k = 0; k < prepared.size(); ++k) {
-            const Prepared &p = prepared[k];
+            const deptrans::Prepared &p = prepared[k];
             const std::string s = "s" + std::to_string(k);
-            auto t = batchOf({&p}, *native, torch::Device(torch::kCPU));
+            auto t = deptrans::batchTensors({&p}, native->config, native->relations.padId(), torch::Device(torch::kCPU));
             for (const auto &[name, cfg] : variants) {
                 auto res = net->forward(t[0], t[1], t[2], t[3], t[4], name.empty(), &cfg);
                 if (!name.empty()) {

@@ -22,6 +22,55 @@ std::string shapeText(const std::vector<std::int64_t> &s)
 
 } // namespace
 
+Result<Prepared> prepareSentence(const std::vector<std::int64_t> &wordIds, const DependencyTree &tree,
+                                 const DepTransformerConfig &config, const RelationVocabulary &relations)
+{
+    auto f = depTreeFeatures(tree, relations, config.maxRelDist, config.maxLevel);
+    if (!f)
+        return f.error();
+    if (f->n1 > config.maxLen)
+        return makeError("sentence", std::to_string(f->n1 - 1) + " words, the model takes at most " +
+                                         std::to_string(config.maxLen - 1));
+    Prepared p;
+    p.ids.push_back(config.rootId);
+    p.ids.insert(p.ids.end(), wordIds.begin(), wordIds.end());
+    for (int t = 0; t < f->n1; ++t) {
+        p.positions.push_back(t);
+        p.levels.push_back(f->levels[static_cast<std::size_t>(t)]);
+    }
+    p.relations.assign(f->relations.begin(), f->relations.end());
+    p.features = std::move(*f);
+    return p;
+}
+
+std::vector<torch::Tensor> batchTensors(const std::vector<const Prepared *> &items, const DepTransformerConfig &config,
+                                        int relationPadId, const torch::Device &device)
+{
+    std::int64_t L = 1;
+    for (const auto *p : items)
+        L = std::max<std::int64_t>(L, static_cast<std::int64_t>(p->ids.size()));
+    const auto B = static_cast<std::int64_t>(items.size());
+    auto ids = torch::full({B, L}, config.padId, torch::kLong), pos = torch::zeros({B, L}, torch::kLong),
+         lev = torch::zeros({B, L}, torch::kLong), rel = torch::full({B, L, L}, relationPadId, torch::kLong);
+    auto mask = torch::zeros({B, L}, torch::kBool);
+    auto ia = ids.accessor<std::int64_t, 2>(), pa = pos.accessor<std::int64_t, 2>(), la = lev.accessor<std::int64_t, 2>();
+    auto ra = rel.accessor<std::int64_t, 3>();
+    auto ma = mask.accessor<bool, 2>();
+    for (std::int64_t b = 0; b < B; ++b) {
+        const Prepared &p = *items[static_cast<std::size_t>(b)];
+        const auto m = static_cast<std::int64_t>(p.ids.size());
+        for (std::int64_t t = 0; t < m; ++t) {
+            ia[b][t] = p.ids[static_cast<std::size_t>(t)];
+            pa[b][t] = p.positions[static_cast<std::size_t>(t)];
+            la[b][t] = p.levels[static_cast<std::size_t>(t)];
+            ma[b][t] = true;
+            for (std::int64_t u = 0; u < m; ++u)
+                ra[b][t][u] = p.relations[static_cast<std::size_t>(t * m + u)];
+        }
+    }
+    return {ids.to(device), pos.to(device), lev.to(device), rel.to(device), mask.to(device)};
+}
+
 std::map<std::string, std::vector<std::int64_t>> Net::parameterShapes(const DepTransformerConfig &c)
 {
     std::map<std::string, std::vector<std::int64_t>> m;
@@ -85,10 +134,56 @@ Result<Net> Net::fromTensors(const DepTransformerConfig &config, const TensorMap
     return net;
 }
 
+TensorMap Net::randomTensors(const DepTransformerConfig &c, unsigned seed)
+{
+    torch::manual_seed(seed);
+    TensorMap out;
+    for (const auto &[name, shape] : parameterShapes(c)) {
+        torch::Tensor t;
+        const bool norm = name.find("ln1.weight") != std::string::npos || name.find("ln2.weight") != std::string::npos;
+        if (norm)
+            t = torch::ones(shape);
+        else if (name.rfind("emb.", 0) == 0)
+            t = torch::randn(shape) * (name == "emb.rel.weight" ? 1.0 : 1.0 / std::sqrt(static_cast<double>(c.dModel)));
+        else if (shape.size() >= 2) {
+            const double fanIn = static_cast<double>(shape[shape.size() - 2]), fanOut = static_cast<double>(shape.back());
+            const double bound = std::sqrt(6.0 / (fanIn + fanOut));
+            t = torch::empty(shape).uniform_(-bound, bound);
+        } else if (name.find("rel_v") != std::string::npos || name.find("gate_v") != std::string::npos)
+            t = torch::randn(shape) * 0.3;
+        else
+            t = torch::zeros(shape);
+        t = t.contiguous();
+        std::vector<float> v(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+        out[name] = TensorData::fromFloat(std::vector<std::int64_t>(shape.begin(), shape.end()), v);
+    }
+    return out;
+}
+
+TensorMap Net::toTensors() const
+{
+    TensorMap out;
+    for (const auto &[name, t] : m_p) {
+        auto c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+        std::vector<float> v(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+        out[name] = TensorData::fromFloat(std::vector<std::int64_t>(c.sizes().begin(), c.sizes().end()), v);
+    }
+    return out;
+}
+
+void Net::setTrainable(bool on)
+{
+    for (auto &[name, t] : m_p)
+        t.set_requires_grad(on);
+}
+
 Output Net::forward(const torch::Tensor &ids, const torch::Tensor &positions, const torch::Tensor &levels,
                     const torch::Tensor &relations, const torch::Tensor &mask, bool record,
-                    const DepTransformerConfig *variant) const
+                    const DepTransformerConfig *variant, bool train) const
 {
+    auto drop = [&](const torch::Tensor &t) {
+        return train && m_dropout > 0 ? F::dropout(t, F::DropoutFuncOptions().p(m_dropout).training(true)) : t;
+    };
     const DepTransformerConfig &c = variant ? *variant : m_config;
     const auto B = ids.size(0), L = ids.size(1);
     const std::int64_t H = m_config.heads, dk = m_config.dHead();
@@ -96,6 +191,7 @@ Output Net::forward(const torch::Tensor &ids, const torch::Tensor &positions, co
     auto x = torch::embedding(p("emb.word.weight"), ids) + torch::embedding(p("emb.pos.weight"), positions);
     if (c.levelEmbedding)
         x = x + torch::embedding(p("emb.level.weight"), levels);
+    x = drop(x);
     auto r = torch::embedding(p("emb.rel.weight"), relations);                 // [B, L, L, dr]
     auto keyMask = ~mask.view({B, 1, 1, L});
     std::vector<torch::Tensor> hidden{x}, se, sw, sr, rw, gs, ss, at, ln;
@@ -122,10 +218,10 @@ Output Net::forward(const torch::Tensor &ids, const torch::Tensor &positions, co
         auto a = torch::softmax(s.masked_fill(keyMask, ninf), -1);
         auto ctx = torch::matmul(a, v).transpose(1, 2).reshape({B, L, H * dk});
         auto o = F::linear(ctx, p(pre + "attn.o.weight"), p(pre + "attn.o.bias"));
-        auto y = torch::layer_norm(x + o, {m_config.dModel}, p(pre + "ln1.weight"), p(pre + "ln1.bias"), m_config.lnEps);
+        auto y = torch::layer_norm(x + drop(o), {m_config.dModel}, p(pre + "ln1.weight"), p(pre + "ln1.bias"), m_config.lnEps);
         auto ff = F::linear(torch::relu(F::linear(y, p(pre + "ffn.w1.weight"), p(pre + "ffn.w1.bias"))),
                             p(pre + "ffn.w2.weight"), p(pre + "ffn.w2.bias"));
-        x = torch::layer_norm(y + ff, {m_config.dModel}, p(pre + "ln2.weight"), p(pre + "ln2.bias"), m_config.lnEps);
+        x = torch::layer_norm(y + drop(ff), {m_config.dModel}, p(pre + "ln2.weight"), p(pre + "ln2.bias"), m_config.lnEps);
         if (record) {
             se.push_back(sSelf);
             sw.push_back(torch::softmax(sSelf.masked_fill(keyMask, ninf), -1));

@@ -31,6 +31,20 @@ struct Output {
     Record record;             ///< filled when recording
 };
 
+/// One sentence's model inputs ([root] first).
+struct Prepared {
+    std::vector<std::int64_t> ids, positions, levels, relations; ///< relations: n1 x n1 row-major
+    DepTreeFeatures features;
+};
+
+/// The inputs of a sentence given as word ids and its tree (errors: an invalid
+/// tree, more words than the position table holds).
+Result<Prepared> prepareSentence(const std::vector<std::int64_t> &wordIds, const DependencyTree &tree,
+                                 const DepTransformerConfig &config, const RelationVocabulary &relations);
+/// Pads prepared sentences into batch tensors: ids, positions, levels, relations, mask.
+std::vector<torch::Tensor> batchTensors(const std::vector<const Prepared *> &items, const DepTransformerConfig &config,
+                                        int relationPadId, const torch::Device &device);
+
 class Net {
 public:
     static Result<Net> fromTensors(const DepTransformerConfig &config, const TensorMap &tensors,
@@ -38,12 +52,19 @@ public:
     static std::map<std::string, std::vector<std::int64_t>> parameterShapes(const DepTransformerConfig &config);
     const DepTransformerConfig &config() const { return m_config; }
     torch::Device device() const { return m_device; }
+    /// Fresh weights for training (Xavier matrices, LayerNorm gains 1, zero biases), drawn from `seed`.
+    static TensorMap randomTensors(const DepTransformerConfig &config, unsigned seed);
+    TensorMap toTensors() const;
+    std::map<std::string, torch::Tensor> &named() { return m_p; }
+    void setTrainable(bool on);
+    /// Dropout on the embeddings and each sub-layer's output while training (0 = off, the eval forward).
+    void setDropout(double p) { m_dropout = p; }
 
     /// ids, positions, levels: [B, L] int64; relations [B, L, L] int64; mask [B, L] bool.
     /// `variant` overrides the config's level/relation/gate switches.
     Output forward(const torch::Tensor &ids, const torch::Tensor &positions, const torch::Tensor &levels,
                    const torch::Tensor &relations, const torch::Tensor &mask, bool record,
-                   const DepTransformerConfig *variant = nullptr) const;
+                   const DepTransformerConfig *variant = nullptr, bool train = false) const;
     /// The Tai et al. pair head on two sentence vectors [B, d]: h_mul, h_abs, h_s, logits.
     std::vector<torch::Tensor> pairHead(const torch::Tensor &a, const torch::Tensor &b) const;
 
@@ -52,6 +73,7 @@ private:
     DepTransformerConfig m_config;
     torch::Device m_device{torch::kCPU};
     std::map<std::string, torch::Tensor> m_p;
+    double m_dropout = 0.0;
 };
 
 } // namespace treelens::deptrans
