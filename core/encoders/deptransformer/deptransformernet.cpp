@@ -192,7 +192,13 @@ Output Net::forward(const torch::Tensor &ids, const torch::Tensor &positions, co
     if (c.levelEmbedding)
         x = x + torch::embedding(p("emb.level.weight"), levels);
     x = drop(x);
-    auto r = torch::embedding(p("emb.rel.weight"), relations);                 // [B, L, L, dr]
+    // A variant without relation attention is a plain Transformer: the relation
+    // scores and gates are only computed when used, or recorded for display.
+    const bool needRel = c.relationAttention || record;
+    const bool needGate = (c.relationAttention && c.gate) || record;
+    torch::Tensor r;
+    if (needRel)
+        r = torch::embedding(p("emb.rel.weight"), relations);                 // [B, L, L, dr]
     auto keyMask = ~mask.view({B, 1, 1, L});
     std::vector<torch::Tensor> hidden{x}, se, sw, sr, rw, gs, ss, at, ln;
     for (int l = 0; l < m_config.layers; ++l) {
@@ -202,12 +208,18 @@ Output Net::forward(const torch::Tensor &ids, const torch::Tensor &positions, co
         auto k = split(F::linear(x, p(pre + "attn.k.weight"), p(pre + "attn.k.bias")));
         auto v = split(F::linear(x, p(pre + "attn.v.weight"), p(pre + "attn.v.bias")));
         auto sSelf = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(dk)); // [B, H, L, L]
-        // Eq. (1): S^r_ij = r_ij . rel_v[h].
-        auto sRel = torch::einsum("bijr,hr->bhij", {r, p(pre + "attn.rel_v")});
-        // Eq. (3): g_ij = sigmoid((X_i W_ge + r_ij W_gr) . V_g), with X_i the query's layer input.
-        auto ge = torch::einsum("bid,hdr->bhir", {x, p(pre + "attn.gate_we")});                 // [B, H, L, dr]
-        auto gr = torch::einsum("bijr,hrs->bhijs", {r, p(pre + "attn.gate_wr")});               // [B, H, L, L, dr]
-        auto g = torch::sigmoid(torch::einsum("bhijs,hs->bhij", {ge.unsqueeze(3) + gr, p(pre + "attn.gate_v")}));
+        torch::Tensor sRel, g;
+        if (needRel) // eq. (1): S^r_ij = r_ij . rel_v[h]
+            sRel = torch::einsum("bijr,hr->bhij", {r, p(pre + "attn.rel_v")});
+        if (needGate) {
+            // Eq. (3): g_ij = sigmoid((X_i W_ge + r_ij W_gr) . V_g), X_i the query's layer input.
+            // The product with V_g is linear, so it is folded into W_ge and W_gr first
+            // (no [B, H, L, L, d_r] tensor): X_i (W_ge V_g) + r_ij (W_gr V_g).
+            auto wev = torch::einsum("hdr,hr->hd", {p(pre + "attn.gate_we"), p(pre + "attn.gate_v")});  // [H, d]
+            auto wrv = torch::einsum("hrs,hs->hr", {p(pre + "attn.gate_wr"), p(pre + "attn.gate_v")});  // [H, dr]
+            auto fromQuery = torch::einsum("bid,hd->bhi", {x, wev}).unsqueeze(-1);                      // [B, H, L, 1]
+            g = torch::sigmoid(fromQuery + torch::einsum("bijr,hr->bhij", {r, wrv}));
+        }
         torch::Tensor s;
         if (!c.relationAttention)
             s = sSelf;
