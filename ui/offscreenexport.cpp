@@ -64,6 +64,8 @@ void OffscreenExport::onResult(quint64 generation, std::shared_ptr<const Sentenc
     if (generation != m_request)
         return;
     m_document.setResult(std::move(sentence), std::move(analysis), modelError);
+    if (!modelError.isEmpty())
+        Q_EMIT reported(QStringLiteral("model: %1").arg(modelError));
     QString refusal = modelRefusal();
     if (refusal.isEmpty())
         refusal = selectionRefusal();
