@@ -13,18 +13,6 @@
 
 namespace treelens {
 
-namespace {
-
-std::string shapeText(const std::vector<std::int64_t> &s)
-{
-    std::string t = "[";
-    for (std::size_t i = 0; i < s.size(); ++i)
-        t += (i ? ", " : "") + std::to_string(s[i]);
-    return t + "]";
-}
-
-} // namespace
-
 Result<SafetensorsFile> readSafetensorsBytes(const std::uint8_t *data, std::size_t size, const std::string &where)
 {
     if (size < 8)

@@ -201,4 +201,12 @@ TensorData TensorData::convertedTo(DType target) const
     return t;
 }
 
+std::string shapeText(const std::vector<std::int64_t> &shape)
+{
+    std::string t = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        t += (i ? ", " : "") + std::to_string(shape[i]);
+    return t + "]";
+}
+
 } // namespace treelens

@@ -39,6 +39,9 @@ struct TensorData {
 /// Name → tensor, sorted by name (deterministic file output).
 using TensorMap = std::map<std::string, TensorData>;
 
+/// "[2, 3]": a shape as error messages write it.
+std::string shapeText(const std::vector<std::int64_t> &shape);
+
 /// IEEE half / bfloat16 conversions (round to nearest even; NaN preserved).
 float halfToFloat(std::uint16_t h);
 std::uint16_t floatToHalf(float f);

@@ -13,6 +13,7 @@
 
 #include "core/base/inputlimits.h"
 #include "core/base/strings.h"
+#include "core/encoders/common/pretrainedrows.h"
 #include "core/encoders/deptransformer/deptransformernet.h"
 #include "core/encoders/treetransformer/vocabulary.h"
 #include "core/formats/plaintext.h"
@@ -342,25 +343,11 @@ private:
         auto f = loadModelFile(path);
         if (!f)
             return f.error();
-        auto lut = f->tensors.find("word_embed.0.lut.weight");
-        if (lut == f->tensors.end() || lut->second.shape.size() != 2 || lut->second.shape[1] != cfg.dModel)
-            return makeError(path, "no word_embed.0.lut.weight of width " + std::to_string(cfg.dModel));
-        std::unordered_map<std::string, int> source;
-        for (std::size_t i = 0; i < f->vocab.size(); ++i)
-            source[f->vocab[i]] = static_cast<int>(i);
-        const auto rows = lut->second.toFloat();
         auto table = weights.at("emb.word.weight").toFloat();
-        const int D = cfg.dModel;
-        const float scale = std::sqrt(static_cast<float>(D));
-        for (std::size_t id = 3; id < m_vocab.size(); ++id) {
-            auto it = source.find(Vocabulary::normalize(m_vocab[id]));
-            if (it == source.end())
-                continue;
-            for (int d = 0; d < D; ++d)
-                table[id * static_cast<std::size_t>(D) + static_cast<std::size_t>(d)] =
-                    rows[static_cast<std::size_t>(it->second) * D + d] * scale;
-            ++m_initialised;
-        }
+        auto copied = copyPretrainedWordRows(*f, path, m_vocab, 3, cfg.dModel, table);
+        if (!copied)
+            return copied.error();
+        m_initialised = copied->copied;
         weights["emb.word.weight"] = TensorData::fromFloat(weights.at("emb.word.weight").shape, table);
         return {};
     }

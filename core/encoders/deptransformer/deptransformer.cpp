@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "core/base/strings.h"
+#include "core/encoders/common/torchtensors.h"
 #include "core/encoders/deptransformer/deptransformernet.h"
 #include "core/encoders/deptransformer/deptreefeatures.h"
 #include "core/model/modelfile.h"
@@ -19,42 +20,6 @@ namespace treelens {
 using nlohmann::json;
 
 namespace {
-
-TensorData floatTensor(const torch::Tensor &x)
-{
-    auto c = x.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-    std::vector<float> v(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-    return TensorData::fromFloat(std::vector<std::int64_t>(c.sizes().begin(), c.sizes().end()), v);
-}
-
-TensorData int64Tensor(std::vector<std::int64_t> shape, const std::vector<std::int64_t> &values)
-{
-    TensorData t;
-    t.dtype = DType::I64;
-    t.shape = std::move(shape);
-    t.bytes.resize(values.size() * sizeof(std::int64_t));
-    if (!values.empty())
-        std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-    return t;
-}
-
-Matrix toMatrix(const torch::Tensor &t2d)
-{
-    auto c = t2d.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-    Matrix m(static_cast<int>(c.size(0)), static_cast<int>(c.size(1)));
-    std::memcpy(m.data.data(), c.data_ptr<float>(), m.data.size() * sizeof(float));
-    return m;
-}
-
-NamedArray toArray(const torch::Tensor &t)
-{
-    auto c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-    NamedArray a;
-    for (auto s : c.sizes())
-        a.shape.push_back(static_cast<int>(s));
-    a.data.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-    return a;
-}
 
 /// Everything a native model file's treelens.config says.
 struct Native {
@@ -154,7 +119,7 @@ public:
                 a.unknownWords = unknown;
                 a.layers = m_native.config.layers;
                 a.heads = m_native.config.heads;
-                a.embedding = floatTensor(res.sentence[b]).toFloat();
+                a.embedding = floatTensorData(res.sentence[b]).toFloat();
                 NamedArray ids{{n1, n1}, {}}, lv{{n1}, {}};
                 for (int r : p.relations)
                     ids.data.push_back(static_cast<float>(r));
@@ -165,23 +130,23 @@ public:
                 if (record) {
                     const auto &rec = res.record;
                     auto cut = [&](const torch::Tensor &x) { return x[b].index({torch::indexing::Slice(), torch::indexing::Slice(), rows, rows}); };
-                    a.gates["deptrans.gate"] = toArray(cut(rec.gates));
-                    a.gates["deptrans.relation_weights"] = toArray(cut(rec.relWeights));
+                    a.gates["deptrans.gate"] = namedArrayOf(cut(rec.gates));
+                    a.gates["deptrans.relation_weights"] = namedArrayOf(cut(rec.relWeights));
                     if (options.attention) {
                         auto attn = cut(rec.attn), self = cut(rec.selfWeights);
                         a.attention.resize(static_cast<std::size_t>(a.layers));
                         a.attentionRaw.resize(static_cast<std::size_t>(a.layers));
                         for (int l = 0; l < a.layers; ++l)
                             for (int h = 0; h < a.heads; ++h) {
-                                a.attention[static_cast<std::size_t>(l)].push_back(toMatrix(attn[l][h]));
-                                a.attentionRaw[static_cast<std::size_t>(l)].push_back(toMatrix(self[l][h]));
+                                a.attention[static_cast<std::size_t>(l)].push_back(matrixOf(attn[l][h]));
+                                a.attentionRaw[static_cast<std::size_t>(l)].push_back(matrixOf(self[l][h]));
                             }
                     }
                     auto hid = rec.hidden[b].index({torch::indexing::Slice(), rows});
-                    a.meanEmbedding = floatTensor(hid[a.layers].slice(0, 1, n1).mean(0)).toFloat();
+                    a.meanEmbedding = floatTensorData(hid[a.layers].slice(0, 1, n1).mean(0)).toFloat();
                     if (options.layerStates)
                         for (int l = 0; l <= a.layers; ++l)
-                            a.layerStates.push_back(toMatrix(hid[l]));
+                            a.layerStates.push_back(matrixOf(hid[l]));
                 }
                 if (!m_native.classes.empty()) {
                     Prediction pr;
@@ -354,8 +319,8 @@ Result<TensorMap> computeDepTransformerFixture(const FixtureRequest &req)
             for (const auto &[name, cfg] : variants) {
                 auto res = net->forward(t[0], t[1], t[2], t[3], t[4], name.empty(), &cfg);
                 if (!name.empty()) {
-                    out["variant." + name + "." + s + ".sentence_vec"] = floatTensor(res.sentence[0]);
-                    out["variant." + name + "." + s + ".logits"] = floatTensor(res.logits[0]);
+                    out["variant." + name + "." + s + ".sentence_vec"] = floatTensorData(res.sentence[0]);
+                    out["variant." + name + "." + s + ".logits"] = floatTensorData(res.logits[0]);
                     continue;
                 }
                 const auto n1 = static_cast<std::int64_t>(p.ids.size());
@@ -364,28 +329,28 @@ Result<TensorMap> computeDepTransformerFixture(const FixtureRequest &req)
                     dist.push_back(a);
                     dist.push_back(b);
                 }
-                out[s + ".input_ids"] = int64Tensor({n1}, p.ids);
-                out[s + ".positions"] = int64Tensor({n1}, p.positions);
-                out[s + ".levels"] = int64Tensor({n1}, p.levels);
-                out[s + ".depth"] = int64Tensor({n1}, depth);
-                out[s + ".tree_dist"] = int64Tensor({n1, n1, 2}, dist);
-                out[s + ".relation_ids"] = int64Tensor({n1, n1}, p.relations);
+                out[s + ".input_ids"] = int64TensorData({n1}, p.ids);
+                out[s + ".positions"] = int64TensorData({n1}, p.positions);
+                out[s + ".levels"] = int64TensorData({n1}, p.levels);
+                out[s + ".depth"] = int64TensorData({n1}, depth);
+                out[s + ".tree_dist"] = int64TensorData({n1, n1, 2}, dist);
+                out[s + ".relation_ids"] = int64TensorData({n1, n1}, p.relations);
                 const auto &r = res.record;
-                out[s + ".embeddings"] = floatTensor(r.hidden[0][0]);
-                out[s + ".hidden"] = floatTensor(r.hidden[0]);
-                out[s + ".attn_ln"] = floatTensor(r.attnLn[0]);
-                out[s + ".self_scores"] = floatTensor(r.selfScores[0]);
-                out[s + ".self_weights"] = floatTensor(r.selfWeights[0]);
-                out[s + ".rel_scores"] = floatTensor(r.relScores[0]);
-                out[s + ".rel_weights"] = floatTensor(r.relWeights[0]);
-                out[s + ".gates"] = floatTensor(r.gates[0]);
-                out[s + ".scores"] = floatTensor(r.scores[0]);
-                out[s + ".attn"] = floatTensor(r.attn[0]);
-                out[s + ".sentence_vec"] = floatTensor(res.sentence[0]);
-                out[s + ".logits"] = floatTensor(res.logits[0]);
-                out[s + ".probs"] = floatTensor(torch::softmax(res.logits[0], -1));
-                out[s + ".node_logits"] = floatTensor(res.nodeLogits[0]);
-                out[s + ".node_probs"] = floatTensor(torch::softmax(res.nodeLogits[0], -1));
+                out[s + ".embeddings"] = floatTensorData(r.hidden[0][0]);
+                out[s + ".hidden"] = floatTensorData(r.hidden[0]);
+                out[s + ".attn_ln"] = floatTensorData(r.attnLn[0]);
+                out[s + ".self_scores"] = floatTensorData(r.selfScores[0]);
+                out[s + ".self_weights"] = floatTensorData(r.selfWeights[0]);
+                out[s + ".rel_scores"] = floatTensorData(r.relScores[0]);
+                out[s + ".rel_weights"] = floatTensorData(r.relWeights[0]);
+                out[s + ".gates"] = floatTensorData(r.gates[0]);
+                out[s + ".scores"] = floatTensorData(r.scores[0]);
+                out[s + ".attn"] = floatTensorData(r.attn[0]);
+                out[s + ".sentence_vec"] = floatTensorData(res.sentence[0]);
+                out[s + ".logits"] = floatTensorData(res.logits[0]);
+                out[s + ".probs"] = floatTensorData(torch::softmax(res.logits[0], -1));
+                out[s + ".node_logits"] = floatTensorData(res.nodeLogits[0]);
+                out[s + ".node_probs"] = floatTensorData(torch::softmax(res.nodeLogits[0], -1));
                 sentenceVecs.push_back(res.sentence[0]);
             }
         }
@@ -397,11 +362,11 @@ Result<TensorMap> computeDepTransformerFixture(const FixtureRequest &req)
                     return makeError(req.inputsPath, "a pair names a sentence that does not exist");
                 const std::string name = "pair" + std::to_string(q);
                 auto h = net->pairHead(sentenceVecs[a].unsqueeze(0), sentenceVecs[b].unsqueeze(0));
-                out[name + ".h_mul"] = floatTensor(h[0][0]);
-                out[name + ".h_abs"] = floatTensor(h[1][0]);
-                out[name + ".h_s"] = floatTensor(h[2][0]);
-                out[name + ".logits"] = floatTensor(h[3][0]);
-                out[name + ".probs"] = floatTensor(torch::softmax(h[3][0], -1));
+                out[name + ".h_mul"] = floatTensorData(h[0][0]);
+                out[name + ".h_abs"] = floatTensorData(h[1][0]);
+                out[name + ".h_s"] = floatTensorData(h[2][0]);
+                out[name + ".logits"] = floatTensorData(h[3][0]);
+                out[name + ".probs"] = floatTensorData(torch::softmax(h[3][0], -1));
             }
     } catch (const std::exception &e) {
         return makeError(req.inputsPath, e.what());

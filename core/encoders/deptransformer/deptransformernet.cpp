@@ -6,21 +6,11 @@
 
 #include <torch/torch.h>
 
+#include "core/encoders/common/torchtensors.h"
+
 namespace treelens::deptrans {
 
 namespace F = torch::nn::functional;
-
-namespace {
-
-std::string shapeText(const std::vector<std::int64_t> &s)
-{
-    std::string t = "[";
-    for (std::size_t i = 0; i < s.size(); ++i)
-        t += (i ? ", " : "") + std::to_string(s[i]);
-    return t + "]";
-}
-
-} // namespace
 
 Result<Prepared> prepareSentence(const std::vector<std::int64_t> &wordIds, const DependencyTree &tree,
                                  const DepTransformerConfig &config, const RelationVocabulary &relations)
@@ -113,24 +103,14 @@ Result<Net> Net::fromTensors(const DepTransformerConfig &config, const TensorMap
 {
     if (auto s = config.validate(); !s)
         return makeError(where, s.message());
+    auto params = parametersFromTensors(parameterShapes(config), tensors, device, where,
+                                        "a " + std::to_string(config.layers) + "-layer dependency-transformer");
+    if (!params)
+        return params.error();
     Net net;
     net.m_config = config;
     net.m_device = device;
-    const auto shapes = parameterShapes(config);
-    for (const auto &[name, shape] : shapes) {
-        const auto it = tensors.find(name);
-        if (it == tensors.end())
-            return makeError(where, "tensor '" + name + "' is missing (expected shape " + shapeText(shape) + ")");
-        if (it->second.shape != shape)
-            return makeError(where, "tensor '" + name + "' has shape " + shapeText(it->second.shape) + ", expected " +
-                                        shapeText(shape));
-        const std::vector<float> v = it->second.toFloat();
-        net.m_p[name] = torch::from_blob(const_cast<float *>(v.data()), shape, torch::kFloat32).clone().to(device);
-    }
-    for (const auto &[name, t] : tensors)
-        if (!shapes.count(name))
-            return makeError(where, "unexpected tensor '" + name + "' for a " + std::to_string(config.layers) +
-                                        "-layer dependency-transformer");
+    net.m_p = std::move(*params);
     return net;
 }
 
@@ -153,28 +133,19 @@ TensorMap Net::randomTensors(const DepTransformerConfig &c, unsigned seed)
             t = torch::randn(shape) * 0.3;
         else
             t = torch::zeros(shape);
-        t = t.contiguous();
-        std::vector<float> v(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
-        out[name] = TensorData::fromFloat(std::vector<std::int64_t>(shape.begin(), shape.end()), v);
+        out[name] = floatTensorData(t);
     }
     return out;
 }
 
 TensorMap Net::toTensors() const
 {
-    TensorMap out;
-    for (const auto &[name, t] : m_p) {
-        auto c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-        std::vector<float> v(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-        out[name] = TensorData::fromFloat(std::vector<std::int64_t>(c.sizes().begin(), c.sizes().end()), v);
-    }
-    return out;
+    return tensorsFromParameters(m_p);
 }
 
 void Net::setTrainable(bool on)
 {
-    for (auto &[name, t] : m_p)
-        t.set_requires_grad(on);
+    setRequiresGrad(m_p, on);
 }
 
 Output Net::forward(const torch::Tensor &ids, const torch::Tensor &positions, const torch::Tensor &levels,

@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "core/base/strings.h"
+#include "core/encoders/common/torchtensors.h"
 #include "core/encoders/ggsa/ggsanet.h"
 #include "core/encoders/treetransformer/vocabulary.h"
 #include "core/model/modelfile.h"
@@ -78,42 +79,6 @@ std::string modelConfigJson(const GgsaConfig &cfg, const std::string &name, cons
         .dump();
 }
 
-TensorData int64Tensor(std::vector<std::int64_t> shape, const std::vector<std::int64_t> &values)
-{
-    TensorData t;
-    t.dtype = DType::I64;
-    t.shape = std::move(shape);
-    t.bytes.resize(values.size() * sizeof(std::int64_t));
-    if (!values.empty())
-        std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-    return t;
-}
-
-TensorData floatTensor(const torch::Tensor &x)
-{
-    auto c = x.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-    std::vector<float> v(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-    return TensorData::fromFloat(std::vector<std::int64_t>(c.sizes().begin(), c.sizes().end()), v);
-}
-
-Matrix toMatrix(const torch::Tensor &t2d)
-{
-    auto c = t2d.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-    Matrix m(static_cast<int>(c.size(0)), static_cast<int>(c.size(1)));
-    std::memcpy(m.data.data(), c.data_ptr<float>(), m.data.size() * sizeof(float));
-    return m;
-}
-
-NamedArray toArray(const torch::Tensor &t)
-{
-    auto c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-    NamedArray a;
-    for (auto s : c.sizes())
-        a.shape.push_back(static_cast<int>(s));
-    a.data.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-    return a;
-}
-
 /// ids [B, L] (pad id where short) and mask [B, L] from id lists.
 std::pair<torch::Tensor, torch::Tensor> padIds(const std::vector<std::vector<std::int64_t>> &rows, int padId,
                                                const torch::Device &device)
@@ -180,11 +145,11 @@ public:
                     if (record && cfg.interaction) {
                         const int La = static_cast<int>(in.secondWords.size());
                         a.gates["ggsa.interaction_norm"] =
-                            toArray(res.a.Rint[b].index({torch::indexing::Slice(), torch::indexing::Slice(0, La)}).norm(2, -1));
+                            namedArrayOf(res.a.Rint[b].index({torch::indexing::Slice(), torch::indexing::Slice(0, La)}).norm(2, -1));
                     }
                     if (res.compAttn.defined())
                         q.crossAttention.push_back(
-                            toMatrix(res.compAttn[b].slice(0, 0, static_cast<std::int64_t>(in.secondWords.size())).unsqueeze(0)));
+                            matrixOf(res.compAttn[b].slice(0, 0, static_cast<std::int64_t>(in.secondWords.size())).unsqueeze(0)));
                     Prediction p;
                     p.labels = kLabels;
                     p.probabilities = {prob[b][0].item<float>(), prob[b][1].item<float>()};
@@ -297,30 +262,30 @@ private:
         }
         a.gates["ggsa.group_id"] = gid;
         a.gates["ggsa.offsets"] = offs;
-        a.embedding = floatTensor((*pooled)[b]).toFloat();
+        a.embedding = floatTensorData((*pooled)[b]).toFloat();
         if (!record)
             return a;
         const auto rows = Slice(0, L);
         auto gate = rec.gate[b].index({Slice(), rows});                         // [N, L, D]
-        a.gates["ggsa.gate_mean"] = toArray(gate.mean(-1));
-        a.gates["ggsa.gate_norm"] = toArray(gate.norm(2, -1));
+        a.gates["ggsa.gate_mean"] = namedArrayOf(gate.mean(-1));
+        a.gates["ggsa.gate_norm"] = namedArrayOf(gate.norm(2, -1));
         if (options.layerStates)
-            a.gates["ggsa.gate"] = toArray(gate);
+            a.gates["ggsa.gate"] = namedArrayOf(gate);
         auto finalH = rec.H[b].select(0, cfg.layers - 1).index({rows});
-        a.meanEmbedding = floatTensor(finalH.mean(0)).toFloat();
+        a.meanEmbedding = floatTensorData(finalH.mean(0)).toFloat();
         if (options.attention) {
             a.attention.resize(static_cast<std::size_t>(cfg.layers));
             a.attentionRaw.resize(static_cast<std::size_t>(cfg.layers));
             for (int k = 0; k < cfg.layers; ++k)
                 for (int h = 0; h < cfg.heads; ++h) {
-                    a.attention[static_cast<std::size_t>(k)].push_back(toMatrix(rec.localAttn[b][k][h].index({rows, rows})));
-                    a.attentionRaw[static_cast<std::size_t>(k)].push_back(toMatrix(rec.globalAttn[b][k][h].index({rows, rows})));
+                    a.attention[static_cast<std::size_t>(k)].push_back(matrixOf(rec.localAttn[b][k][h].index({rows, rows})));
+                    a.attentionRaw[static_cast<std::size_t>(k)].push_back(matrixOf(rec.globalAttn[b][k][h].index({rows, rows})));
                 }
         }
         if (options.layerStates) {
-            a.layerStates.push_back(toMatrix(rec.x0[b].index({rows})));
+            a.layerStates.push_back(matrixOf(rec.x0[b].index({rows})));
             for (int k = 0; k < cfg.layers; ++k)
-                a.layerStates.push_back(toMatrix(rec.H[b][k].index({rows})));
+                a.layerStates.push_back(matrixOf(rec.H[b][k].index({rows})));
         }
         return a;
     }
@@ -469,17 +434,17 @@ Result<TensorMap> computeGgsaFixture(const FixtureRequest &req)
                 return std::make_pair(ids, torch::ones_like(ids, torch::kBool));
             };
             auto putSide = [&](const std::string &name, const ggsa::SideRecord &r, bool answer) {
-                out[pre + name + ".x0"] = floatTensor(r.x0[0]);
-                out[pre + name + ".xbar"] = floatTensor(r.xbar[0]);
-                out[pre + name + ".gate"] = floatTensor(r.gate[0]);
-                out[pre + name + ".local_attn"] = floatTensor(r.localAttn[0]);
-                out[pre + name + ".global_attn"] = floatTensor(r.globalAttn[0]);
-                out[pre + name + ".Y"] = floatTensor(r.Y[0]);
-                out[pre + name + ".H"] = floatTensor(r.H[0]);
+                out[pre + name + ".x0"] = floatTensorData(r.x0[0]);
+                out[pre + name + ".xbar"] = floatTensorData(r.xbar[0]);
+                out[pre + name + ".gate"] = floatTensorData(r.gate[0]);
+                out[pre + name + ".local_attn"] = floatTensorData(r.localAttn[0]);
+                out[pre + name + ".global_attn"] = floatTensorData(r.globalAttn[0]);
+                out[pre + name + ".Y"] = floatTensorData(r.Y[0]);
+                out[pre + name + ".H"] = floatTensorData(r.H[0]);
                 if (answer && r.cq.defined()) {
-                    out[pre + name + ".c_q"] = floatTensor(r.cq[0]);
-                    out[pre + name + ".R_int"] = floatTensor(r.Rint[0]);
-                    out[pre + name + ".Y_int"] = floatTensor(r.Yint[0]);
+                    out[pre + name + ".c_q"] = floatTensorData(r.cq[0]);
+                    out[pre + name + ".R_int"] = floatTensorData(r.Rint[0]);
+                    out[pre + name + ".Y_int"] = floatTensorData(r.Yint[0]);
                 }
             };
             std::vector<torch::Tensor> cosines, probs;
@@ -494,15 +459,15 @@ Result<TensorMap> computeGgsaFixture(const FixtureRequest &req)
                 putSide("q" + std::to_string(pairQuestion[k]), r.q, false);
                 putSide("a" + std::to_string(k), r.a, true);
                 const std::string pk = pre + "pair" + std::to_string(k);
-                out[pk + ".v_q"] = floatTensor(r.vq[0]);
-                out[pk + ".v_a"] = floatTensor(r.va[0]);
+                out[pk + ".v_q"] = floatTensorData(r.vq[0]);
+                out[pk + ".v_a"] = floatTensorData(r.va[0]);
                 if (r.compAttn.defined())
-                    out[pk + ".comp_attn"] = floatTensor(r.compAttn[0]);
-                out[pk + ".score_cos"] = floatTensor(r.cosine[0]);
-                out[pk + ".mlp_logits"] = floatTensor(r.logits[0]);
+                    out[pk + ".comp_attn"] = floatTensorData(r.compAttn[0]);
+                out[pk + ".score_cos"] = floatTensorData(r.cosine[0]);
+                out[pk + ".mlp_logits"] = floatTensorData(r.logits[0]);
                 auto prob = torch::softmax(r.logits[0], 0);
-                out[pk + ".prob"] = floatTensor(prob);
-                out[pk + ".s"] = floatTensor(prob[1]);
+                out[pk + ".prob"] = floatTensorData(prob);
+                out[pk + ".s"] = floatTensorData(prob[1]);
                 cosines.push_back(r.cosine[0]);
                 probs.push_back(prob[1]);
             }
@@ -514,14 +479,14 @@ Result<TensorMap> computeGgsaFixture(const FixtureRequest &req)
                         return makeError(req.inputsPath, "a triple names a pair that does not exist");
                     losses.push_back(torch::clamp_min(config.value("hinge_margin", 0.1) - cosines[pos] + cosines[neg], 0.0));
                 }
-                out[pre + "loss_pairwise"] = floatTensor(losses.empty() ? torch::zeros({0}) : torch::stack(losses));
+                out[pre + "loss_pairwise"] = floatTensorData(losses.empty() ? torch::zeros({0}) : torch::stack(losses));
             }
             auto s = torch::stack(probs).to(torch::kFloat64);
             auto y = torch::tensor(std::vector<double>(pairLabel.begin(), pairLabel.end()), torch::kFloat64);
-            out[pre + "loss_pointwise"] = floatTensor(-(y * torch::log(s) + (1 - y) * torch::log(1 - s)).sum());
+            out[pre + "loss_pointwise"] = floatTensorData(-(y * torch::log(s) + (1 - y) * torch::log(1 - s)).sum());
         }
         layout = &cfgs.front();
-        out["pe"] = floatTensor(ggsa::Net::positionTable(*layout, static_cast<int>(maxL)));
+        out["pe"] = floatTensorData(ggsa::Net::positionTable(*layout, static_cast<int>(maxL)));
         auto putLayout = [&](const std::string &name, int L) {
             const auto &c = *layout;
             std::vector<std::int64_t> gid, span, pg, sb;
@@ -536,11 +501,11 @@ Result<TensorMap> computeGgsaFixture(const FixtureRequest &req)
                 pg.push_back(ggsaPairsGroup(L, o, c.groupSize));
                 sb.push_back(ggsaSlotsBlocked(L, o, c.groupSize));
             }
-            out[name + ".group_id"] = int64Tensor({c.heads, L}, gid);
-            out[name + ".group_span"] = int64Tensor({c.heads, L, 2}, span);
-            out[name + ".pairs_group"] = int64Tensor({c.heads}, pg);
-            out[name + ".slots_blocked"] = int64Tensor({c.heads}, sb);
-            out[name + ".pairs_global"] = int64Tensor({}, {static_cast<std::int64_t>(L) * L});
+            out[name + ".group_id"] = int64TensorData({c.heads, L}, gid);
+            out[name + ".group_span"] = int64TensorData({c.heads, L, 2}, span);
+            out[name + ".pairs_group"] = int64TensorData({c.heads}, pg);
+            out[name + ".slots_blocked"] = int64TensorData({c.heads}, sb);
+            out[name + ".pairs_global"] = int64TensorData({}, {static_cast<std::int64_t>(L) * L});
         };
         for (std::size_t i = 0; i < qIds.size(); ++i)
             putLayout("q" + std::to_string(i), static_cast<int>(qIds[i].size()));

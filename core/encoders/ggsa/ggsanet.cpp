@@ -7,6 +7,8 @@
 
 #include <torch/torch.h>
 
+#include "core/encoders/common/torchtensors.h"
+
 namespace treelens::ggsa {
 
 namespace F = torch::nn::functional;
@@ -14,13 +16,6 @@ using torch::indexing::Slice;
 
 namespace {
 
-std::string shapeText(const std::vector<std::int64_t> &s)
-{
-    std::string t = "[";
-    for (std::size_t i = 0; i < s.size(); ++i)
-        t += (i ? ", " : "") + std::to_string(s[i]);
-    return t + "]";
-}
 
 torch::Tensor affine(const torch::Tensor &x, const torch::Tensor &w, const torch::Tensor &b = {})
 {
@@ -93,29 +88,16 @@ Result<Net> Net::fromTensors(const GgsaConfig &config, const TensorMap &tensors,
 {
     if (auto s = config.validate(); !s)
         return makeError(where, s.message());
-    const auto shapes = parameterShapes(config);
+    auto params = parametersFromTensors(parameterShapes(config), tensors, device, where,
+                                        "this GGSA configuration (" + std::to_string(config.layers) + " blocks, interaction " +
+                                            (config.interaction ? "on" : "off") + ", composition " + config.composition + ")",
+                                        true);
+    if (!params)
+        return params.error();
     Net net;
     net.m_config = config;
     net.m_device = device;
-    for (const auto &[name, shape] : shapes) {
-        const auto it = tensors.find(name);
-        if (it == tensors.end())
-            return makeError(where, "tensor '" + name + "' is missing (expected shape " + shapeText(shape) + ")");
-        if (it->second.shape != shape)
-            return makeError(where, "tensor '" + name + "' has shape " + shapeText(it->second.shape) + ", expected " +
-                                        shapeText(shape));
-        if (it->second.dtype != DType::F32 && it->second.dtype != DType::F16 && it->second.dtype != DType::BF16 &&
-            it->second.dtype != DType::F64)
-            return makeError(where, "tensor '" + name + "' has dtype " + dtypeName(it->second.dtype) +
-                                        ", expected a floating type");
-        const std::vector<float> v = it->second.toFloat();
-        net.m_p[name] = torch::from_blob(const_cast<float *>(v.data()), shape, torch::kFloat32).clone().to(device);
-    }
-    for (const auto &[name, t] : tensors)
-        if (!shapes.count(name))
-            return makeError(where, "unexpected tensor '" + name + "' for this GGSA configuration (" +
-                                        std::to_string(config.layers) + " blocks, interaction " +
-                                        (config.interaction ? "on" : "off") + ", composition " + config.composition + ")");
+    net.m_p = std::move(*params);
     net.m_pe = positionTable(config, config.maxLen).to(device);
     return net;
 }
@@ -136,22 +118,14 @@ TensorMap Net::randomTensors(const GgsaConfig &c, unsigned seed)
             t = torch::empty(shape).uniform_(-bound, bound);
         } else
             t = torch::zeros(shape);
-        t = t.contiguous();
-        std::vector<float> v(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
-        out[name] = TensorData::fromFloat(std::vector<std::int64_t>(shape.begin(), shape.end()), v);
+        out[name] = floatTensorData(t);
     }
     return out;
 }
 
 TensorMap Net::toTensors() const
 {
-    TensorMap out;
-    for (const auto &[name, t] : m_p) {
-        auto c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-        std::vector<float> v(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-        out[name] = TensorData::fromFloat(std::vector<std::int64_t>(c.sizes().begin(), c.sizes().end()), v);
-    }
-    return out;
+    return tensorsFromParameters(m_p);
 }
 
 std::vector<torch::Tensor> Net::parameters() const
@@ -164,8 +138,7 @@ std::vector<torch::Tensor> Net::parameters() const
 
 void Net::setTrainable(bool on)
 {
-    for (auto &[name, t] : m_p)
-        t.set_requires_grad(on);
+    setRequiresGrad(m_p, on);
 }
 
 torch::Tensor Net::positionTable(const GgsaConfig &config, int rows)

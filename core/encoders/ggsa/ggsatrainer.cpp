@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "core/base/strings.h"
+#include "core/encoders/common/pretrainedrows.h"
 #include "core/encoders/ggsa/ggsanet.h"
 #include "core/encoders/treetransformer/vocabulary.h"
 #include "core/eval/paireval.h"
@@ -162,14 +163,11 @@ public:
                 if (w != "<pad>" && w != "<unk>")
                     tokens.push_back(w);
             ModelFile source;
-            std::unordered_map<std::string, int> sourceIndex;
             if (!embeddings.empty()) {
                 auto f = loadModelFile(embeddings);
                 if (!f)
                     return f.error();
                 source = std::move(*f);
-                for (std::size_t i = 0; i < source.vocab.size(); ++i)
-                    sourceIndex[source.vocab[i]] = static_cast<int>(i);
                 if (m_options.embeddingVocab) {
                     std::set<std::string> have(tokens.begin(), tokens.end());
                     for (const auto &w : source.vocab)
@@ -189,34 +187,17 @@ public:
             TensorMap weights = ggsa::Net::randomTensors(*cfg, recipe.seed);
             m_initialised = 0;
             if (!source.tensors.empty()) {
-                auto lut = source.tensors.find("word_embed.0.lut.weight");
-                if (lut == source.tensors.end() || lut->second.shape.size() != 2 || lut->second.shape[1] != cfg->dModel)
-                    return makeError(embeddings, "no word_embed.0.lut.weight of width " + std::to_string(cfg->dModel) +
-                                                     " (a Tree Transformer model of the same d_model)");
-                const auto rows = lut->second.toFloat();
-                const int D = cfg->dModel;
-                // The Tree Transformer scales its table by sqrt(d_model); its rows enter as it saw them.
-                const float scale = std::sqrt(static_cast<float>(D));
                 auto table = weights.at("embed.weight").toFloat();
-                double sum2 = 0.0;
-                long n = 0;
-                for (int id = 2; id < m_vocab.size(); ++id) {
-                    auto it = sourceIndex.find(Vocabulary::normalize(m_vocab.token(id)));
-                    if (it == sourceIndex.end())
-                        continue;
-                    for (int d = 0; d < D; ++d) {
-                        const float x = rows[static_cast<std::size_t>(it->second) * D + d] * scale;
-                        table[static_cast<std::size_t>(id) * D + d] = x;
-                        sum2 += static_cast<double>(x) * x;
-                        ++n;
-                    }
-                    ++m_initialised;
-                }
+                auto copied = copyPretrainedWordRows(source, embeddings, m_vocab.tokens(), 2, cfg->dModel, table);
+                if (!copied)
+                    return copied.error();
+                m_initialised = copied->copied;
                 // Words the source lacks: the same spread as the copied rows.
-                if (n > 0) {
-                    const double sd = std::sqrt(sum2 / n) * std::sqrt(static_cast<double>(D));
+                if (copied->copied > 0) {
+                    const int D = cfg->dModel;
+                    const double sd = copied->rms * std::sqrt(static_cast<double>(D));
                     for (int id = 2; id < m_vocab.size(); ++id)
-                        if (!sourceIndex.count(Vocabulary::normalize(m_vocab.token(id))))
+                        if (!copied->copiedRow[static_cast<std::size_t>(id)])
                             for (int d = 0; d < D; ++d)
                                 table[static_cast<std::size_t>(id) * D + d] *= static_cast<float>(sd);
                 }

@@ -66,13 +66,6 @@ Result<TreeTransformerConfig> TreeTransformerConfig::fromJson(const std::string 
 
 namespace {
 
-std::string shapeText(const std::vector<std::int64_t> &s)
-{
-    std::string t = "[";
-    for (std::size_t i = 0; i < s.size(); ++i)
-        t += (i ? ", " : "") + std::to_string(s[i]);
-    return t + "]";
-}
 
 std::map<std::string, std::vector<std::int64_t>> expectedShapes(const TreeTransformerConfig &c, bool withProj)
 {
