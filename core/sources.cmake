@@ -15,6 +15,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   formats/corpus.cpp
   formats/corpusstream.cpp
   formats/plaintext.cpp
+  formats/labelledtext.cpp
   formats/ptb.cpp
   formats/treelensjson.cpp
   formats/latex.cpp

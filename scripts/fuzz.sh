@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 30).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson)
+#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled)
 # Seeds come from tests/data; findings are written to build/fuzz/findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson)
+((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled)
 cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build/fuzz
 mkdir -p build/fuzz/findings
@@ -53,6 +53,10 @@ for t in "${targets[@]}"; do
         { head -n 12 "$wq/a.toks"; printf '\x00'; head -n 12 "$wq/b.toks"; printf '\x00'; head -n 12 "$wq/id.txt"; printf '\x00'
           head -n 12 "$wq/sim.txt"; } >"$corpus"/dev.seed
       fi ;;
+    labelled)
+      # TREC lines, one of them Latin-1 (a no-break space), and a label without a fine class.
+      printf 'DESC:manner How did serfdom develop ?\nLOC:city Which city has a sister\xa0city ?\n\nABBR What is NASA ?\r\n' >"$corpus"/trec.txt
+      if [[ -f ../shared/data/trec-qc/test.txt ]]; then head -n 40 ../shared/data/trec-qc/test.txt >"$corpus"/test.txt; fi ;;
     pairtsv)
       printf 'qid\tquestion\tcandidate\tlabel\nQ1\tWho wrote Hamlet?\tShakespeare did.\t1\nQ1\tWho wrote Hamlet?\tIt is old.\t0\r\n' >"$corpus"/tiny.tsv ;;
     rte)

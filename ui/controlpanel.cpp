@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -37,11 +36,8 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     m_head->setToolTip(tr("Attention head (Ctrl+Right / Ctrl+Left)"));
     form->addRow(tr("&Head:"), m_head);
 
-    m_weighted = new QCheckBox(tr("after ×C (constituent prior)"), this);
-    m_weighted->setChecked(true);
-    m_weighted->setToolTip(tr("Show attention after the Tree Transformer's constituent prior (softmax ⊙ C); "
-                              "unchecked: the plain softmax"));
-    form->addRow(tr("Attention:"), m_weighted);
+    m_attention = new QComboBox(this);
+    form->addRow(tr("&Attention:"), m_attention);
 
     m_focus = new QComboBox(this);
     m_focus->setToolTip(tr("Show the attention going out of this word on the trees (or click a word)"));
@@ -75,7 +71,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     connect(m_layer, &QSpinBox::valueChanged, m_layerSlider, &QSlider::setValue);
     connect(m_layer, &QSpinBox::valueChanged, this, &ControlPanel::readWidgets);
     connect(m_head, &QSpinBox::valueChanged, this, &ControlPanel::readWidgets);
-    connect(m_weighted, &QCheckBox::toggled, this, &ControlPanel::readWidgets);
+    connect(m_attention, &QComboBox::currentIndexChanged, this, &ControlPanel::readWidgets);
     connect(m_focus, &QComboBox::currentIndexChanged, this, &ControlPanel::readWidgets);
     connect(m_threshold, &QSlider::valueChanged, this, [this](int v) {
         m_thresholdLabel->setText(QString::number(v / 100.0, 'f', 2));
@@ -84,6 +80,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     connect(m_constMode, &QComboBox::currentIndexChanged, this, &ControlPanel::constituencyModeChanged);
     connect(m_constOverlay, &QComboBox::currentIndexChanged, this, &ControlPanel::constituencyOverlayChanged);
     connect(m_depLayout, &QComboBox::currentIndexChanged, this, &ControlPanel::dependencyLayoutChanged);
+    setAttentionKinds(AttentionKinds::Prior); // the default model's
 }
 
 void ControlPanel::setShape(int layers, int heads, const std::vector<std::string> &words)
@@ -109,11 +106,52 @@ void ControlPanel::setShape(int layers, int heads, const std::vector<std::string
 void ControlPanel::setState(const ViewState &state)
 {
     m_updating = true;
+    // A model with one attention keeps the document's choice as it is (readWidgets copies it).
+    m_state.weightedAttention = state.weightedAttention;
+    m_state.relationAttention = state.relationAttention;
     m_layer->setValue(state.layer + 1);
     m_head->setValue(state.head + 1);
-    m_weighted->setChecked(state.weightedAttention);
+    m_attention->setCurrentIndex(std::min(m_attention->count() - 1, state.relationAttention && m_kinds == AttentionKinds::Relation ? 2
+                                                                     : state.weightedAttention                                   ? 0
+                                                                                                                                 : 1));
     m_focus->setCurrentIndex(std::clamp(state.focusWord + 1, 0, std::max(0, m_focus->count() - 1)));
     m_threshold->setValue(static_cast<int>(state.threshold * 100.0 + 0.5));
+    m_updating = false;
+    readWidgets();
+}
+
+void ControlPanel::setAttentionKinds(AttentionKinds kinds)
+{
+    if (kinds == m_kinds && m_attention->count() > 0)
+        return;
+    m_updating = true;
+    const int previous = m_attention->currentIndex();
+    m_kinds = kinds;
+    m_attention->clear();
+    switch (kinds) {
+    case AttentionKinds::Single:
+        m_attention->addItem(tr("softmax (the model's only attention)"));
+        m_attention->setToolTip(tr("This model has one attention: the plain softmax"));
+        break;
+    case AttentionKinds::Prior:
+        m_attention->addItems({tr("after ×C (constituent prior)"), tr("softmax before ×C")});
+        m_attention->setToolTip(tr("The Tree Transformer's attention after its constituent prior (softmax ⊙ C), "
+                                   "or the plain softmax before it"));
+        break;
+    case AttentionKinds::Relation:
+        m_attention->addItems({tr("combined (gated)"), tr("plain softmax(Sᵉ)"), tr("relation softmax(Sʳ)")});
+        m_attention->setToolTip(tr("The Dependency-Transformer's attention: the softmax of the gated score "
+                                   "(1 − g)·Sᵉ + g·Sʳ that the model uses, the plain scaled dot product Sᵉ alone, "
+                                   "or the relation score Sʳ alone"));
+        break;
+    }
+    m_attention->setEnabled(kinds != AttentionKinds::Single);
+    // Keep the choice across models where it exists (the relation attention only for this family).
+    m_attention->setCurrentIndex(std::clamp(previous, 0, m_attention->count() - 1));
+    if (kinds == AttentionKinds::Relation && m_state.relationAttention)
+        m_attention->setCurrentIndex(2);
+    else if (kinds != AttentionKinds::Single)
+        m_attention->setCurrentIndex(m_state.weightedAttention ? 0 : 1);
     m_updating = false;
     readWidgets();
 }
@@ -143,11 +181,19 @@ void ControlPanel::readWidgets()
     ViewState s;
     s.layer = m_layer->value() - 1;
     s.head = m_head->value() - 1;
-    s.weightedAttention = m_weighted->isChecked();
+    // Index 0: the model's attention (after ×C, gated); 1: the plain softmax; 2: the relation attention.
+    // A model with one attention keeps the last choice, so switching back to a Tree Transformer keeps it.
+    if (m_kinds == AttentionKinds::Single) {
+        s.weightedAttention = m_state.weightedAttention;
+        s.relationAttention = m_state.relationAttention;
+    } else {
+        const int k = m_attention->currentIndex();
+        s.weightedAttention = k != 1;
+        s.relationAttention = k == 2;
+    }
     s.focusWord = m_focus->currentIndex() - 1;
     s.threshold = m_threshold->value() / 100.0;
-    if (s.layer == m_state.layer && s.head == m_state.head && s.weightedAttention == m_state.weightedAttention
-        && s.focusWord == m_state.focusWord && s.threshold == m_state.threshold)
+    if (s == m_state)
         return;
     m_state = s;
     Q_EMIT stateChanged(m_state);

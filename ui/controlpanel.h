@@ -1,6 +1,7 @@
 #pragma once
 /// \file controlpanel.h
-/// The "View" dock: parser choice, layer and head, attention before/after ×C,
+/// The "View" dock: parser choice, layer and head, which attention (before/after ×C;
+/// plain, relation or combined),
 /// focus word, threshold, and the tree view modes. Owns no state beyond its
 /// widgets: it reports changes and the main window fans them out to the views.
 
@@ -10,7 +11,6 @@
 
 #include "viz/viewcommon.h"
 
-class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSlider;
@@ -25,6 +25,13 @@ public:
 
     /// Ranges follow the analysis: layers × heads and the words for the focus list.
     void setShape(int layers, int heads, const std::vector<std::string> &words);
+    /// Which attentions the model has: one (a plain Transformer, GGSA), before and
+    /// after the constituent prior (Tree Transformer), or the Dependency-Transformer's
+    /// plain, relation and gated combination. Sets the "Attention" choices.
+    enum class AttentionKinds { Single, Prior, Relation };
+    void setAttentionKinds(AttentionKinds kinds);
+    /// The attention choice ("after ×C", "softmax before ×C"; "combined (gated)", "plain", "relation").
+    QComboBox *attentionCombo() const { return m_attention; }
     ViewState state() const { return m_state; }
     void setState(const ViewState &state);
     void setParsers(const QStringList &names, const QString &current);
@@ -56,7 +63,8 @@ private:
     QSlider *m_layerSlider = nullptr;
     QSpinBox *m_layer = nullptr;
     QSpinBox *m_head = nullptr;
-    QCheckBox *m_weighted = nullptr;
+    QComboBox *m_attention = nullptr;
+    AttentionKinds m_kinds = AttentionKinds::Prior;
     QComboBox *m_focus = nullptr;
     QSlider *m_threshold = nullptr;
     QLabel *m_thresholdLabel = nullptr;

@@ -44,9 +44,13 @@ std::string latexAttentionCaption(const Analysis &analysis, const ViewState &sta
 {
     // Plain ASCII: the LaTeX writer escapes it, and "x" needs no math mode.
     const bool raw = !state.weightedAttention && !analysis.attentionRaw.empty();
-    const std::string kind = analysis.constituentPrior.empty() ? "attention"
-                             : raw                               ? "attention (softmax, before the constituent prior C)"
-                                                                 : "attention (softmax x constituent prior C)";
+    std::string kind = analysis.constituentPrior.empty() ? "attention"
+                       : raw                               ? "attention (softmax, before the constituent prior C)"
+                                                           : "attention (softmax x constituent prior C)";
+    if (!analysis.attentionRelation.empty())
+        kind = state.relationAttention ? "relation attention (softmax of the relation score)"
+               : raw                   ? "plain attention (softmax of the scaled dot product)"
+                                       : "attention (gated combination of the plain and relation scores)";
     char threshold[32];
     std::snprintf(threshold, sizeof threshold, "%g", state.threshold); // exact: the arcs are cut at this value
     std::string caption = "Arcs below the words: " + kind + ", layer " + std::to_string(state.layer + 1) + ", head "
@@ -117,7 +121,7 @@ Status ExportService::exportMatrices(const QString &dir) const
                                      matrixToCsv(a->constituentPrior[static_cast<std::size_t>(l)], a->tokens, a->tokens));
     if (const Matrix *m = selectedAttention(*a, state); st && m)
         st = writeTextFileAtomically(dir + QStringLiteral("/attention-layer%1-head%2%3.csv").arg(l + 1).arg(h + 1)
-                                               .arg(state.weightedAttention ? QString() : QStringLiteral("-raw")),
+                                               .arg(attentionVariantSuffix(*a, state)),
                                      matrixToCsv(*m, a->tokens, a->tokens));
     if (st && !a->linkProbs.empty())
         st = writeTextFileAtomically(dir + QStringLiteral("/link-probs.csv"), linkProbsToCsv(*a));

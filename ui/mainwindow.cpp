@@ -40,6 +40,7 @@
 #include "ui/viewhost.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
+#include "viz/gateoverview.h"
 #include "viz/heatmapview.h"
 #include "viz/linkstripview.h"
 #include "viz/treetextview.h"
@@ -130,12 +131,19 @@ void MainWindow::createViews()
     m_plotTabs->addTab(m_views->widget(QStringLiteral("attention")), tr("&Attention"));
     m_plotTabs->addTab(m_views->widget(QStringLiteral("overview")), tr("&Heads overview"));
     m_plotTabs->addTab(m_views->widget(QStringLiteral("links")), tr("&Link strip"));
+    // The Dependency-Transformer's views: shown only for analyses that have them (showSelection).
+    m_plotTabs->addTab(m_views->widget(QStringLiteral("relations")), tr("&Relations"));
+    m_plotTabs->addTab(m_views->widget(QStringLiteral("gate")), tr("&Gate"));
+    m_plotTabs->addTab(m_views->widget(QStringLiteral("gates")), tr("Gate o&verview"));
+    setRelationTabsVisible(false);
     connect(m_treeTabs, &QTabWidget::currentChanged, m_views.get(), &ViewHost::syncVisibleViews);
     connect(m_plotTabs, &QTabWidget::currentChanged, m_views.get(), &ViewHost::syncVisibleViews);
     connect(m_views.get(), &ViewHost::viewsUpdated, this, &MainWindow::viewsUpdated);
     // A cell of the overview selects its layer/head (ViewHost) and shows them.
     connect(qobject_cast<AttentionOverview *>(m_views->widget(QStringLiteral("overview"))), &AttentionOverview::cellActivated,
             this, [this] { m_plotTabs->setCurrentWidget(m_views->widget(QStringLiteral("attention"))); });
+    connect(qobject_cast<GateOverview *>(m_views->widget(QStringLiteral("gates"))), &GateOverview::cellActivated, this,
+            [this] { m_plotTabs->setCurrentWidget(m_views->widget(QStringLiteral("gate"))); });
 
     m_split = new QSplitter(Qt::Vertical, this);
     m_split->addWidget(m_treeTabs);
@@ -423,6 +431,7 @@ void MainWindow::onDocumentChanged(AnalysisDocument::Changes what)
         m_status->setBusy(m_document.isBusy());
     showSelection(what);
     if (what & (AnalysisDocument::SentenceChanged | AnalysisDocument::AnalysisChanged)) {
+        m_model->setPrediction(m_document.analysisFits() ? m_document.analysis().get() : nullptr);
         if (const auto s = m_document.sentence()) {
             m_status->setText(StatusLine::describe(*s, m_document.modelMessage()));
             if (m_waitingForAnalysis) {
@@ -439,6 +448,27 @@ void MainWindow::onDocumentChanged(AnalysisDocument::Changes what)
     }
 }
 
+void MainWindow::setRelationTabsVisible(bool visible)
+{
+    bool shown = false;
+    for (const char *name : {"relations", "gate", "gates"}) {
+        const int index = m_plotTabs->indexOf(m_views->widget(QString::fromLatin1(name)));
+        if (index >= 0 && m_plotTabs->isTabVisible(index) != visible) {
+            m_plotTabs->setTabVisible(index, visible);
+            shown = shown || visible;
+        }
+    }
+    if (!shown)
+        return;
+    // A Dependency-Transformer was just loaded: leave the views it has nothing for
+    // (the constituent prior, the link strip, the constituency tree's cohesion) for its own.
+    const QWidget *plot = m_plotTabs->currentWidget();
+    if (plot == m_views->widget(QStringLiteral("prior")) || plot == m_views->widget(QStringLiteral("links")))
+        m_plotTabs->setCurrentWidget(m_views->widget(QStringLiteral("gates")));
+    if (m_treeTabs->currentWidget() == m_views->widget(QStringLiteral("constituency")))
+        m_treeTabs->setCurrentWidget(m_views->widget(QStringLiteral("dependency")));
+}
+
 void MainWindow::showSelection(AnalysisDocument::Changes what)
 {
     // The dock mirrors the document here; it reports only what the user changes.
@@ -447,6 +477,11 @@ void MainWindow::showSelection(AnalysisDocument::Changes what)
     if ((what & (AnalysisDocument::SentenceChanged | AnalysisDocument::AnalysisChanged)) && s) {
         const auto a = m_document.analysisFits() ? m_document.analysis() : nullptr;
         m_controls->setShape(a ? a->layers : 0, a ? a->heads : 0, s->words());
+        setRelationTabsVisible(a && a->relations);
+        if (a)
+            m_controls->setAttentionKinds(!a->attentionRelation.empty() ? ControlPanel::AttentionKinds::Relation
+                                          : !a->attentionRaw.empty()    ? ControlPanel::AttentionKinds::Prior
+                                                                        : ControlPanel::AttentionKinds::Single);
     }
     if (what & AnalysisDocument::SelectionChanged || (what & (AnalysisDocument::SentenceChanged | AnalysisDocument::AnalysisChanged) && s))
         m_controls->setState(m_document.selection());

@@ -63,6 +63,8 @@ public:
     ControlPanel *controlPanel() { return m_controls; }
     CorpusPanel *corpusPanel() { return m_corpus; }
     ModelPanel *modelPanel() { return m_model; }
+    /// The tabs of the plots (prior, attention, overview, links, relations, gate, gate overview).
+    QTabWidget *plotTabs() { return m_plotTabs; }
     ProbingPanel *probingPanel() { return m_probing; }
     /// The view exported as `name` (constituency, dependency, prior, attention,
     /// overview, links), brought up to date; nullptr for an unknown name.
@@ -101,6 +103,8 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    /// Shows the Dependency-Transformer tabs (relations, gate, gate overview) or hides them.
+    void setRelationTabsVisible(bool visible);
     void createViews();
     void createDocks();
     /// Without a saved geometry: the available screen, most of it for the trees.

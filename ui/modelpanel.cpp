@@ -1,5 +1,8 @@
 #include "ui/modelpanel.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QFile>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -10,6 +13,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace treelens {
@@ -27,6 +31,23 @@ QString modelCardHtml(const QString &path, const EncoderInfo &info)
     QString html = QStringLiteral("<h3>%1</h3><table>").arg(QString::fromStdString(info.name).toHtmlEscaped());
     html += row(QObject::tr("Family"), QString::fromStdString(info.family));
     html += row(QObject::tr("Task"), QString::fromStdString(info.task));
+    if (!info.labels.empty()) {
+        QStringList labels;
+        for (const auto &l : info.labels)
+            labels << QString::fromStdString(l).toHtmlEscaped();
+        html += row(QObject::tr("Labels"), labels.join(QStringLiteral(", ")));
+    }
+    switch (info.input) {
+    case InputKind::Words: break;
+    case InputKind::WordsWithDependency:
+        html += row(QObject::tr("Input"), QObject::tr("words and their dependency tree (the corpus file's, or the "
+                                                      "parser's for typed text)"));
+        break;
+    case InputKind::WordsWithConstituency:
+        html += row(QObject::tr("Input"), QObject::tr("words and their constituency tree (the corpus file's, or the "
+                                                      "parser's for typed text)"));
+        break;
+    }
     html += row(QObject::tr("Size"), QObject::tr("%1 layers, %2 heads, d_model %3, d_ff %4")
                                          .arg(info.layers).arg(info.heads).arg(info.dModel).arg(info.dFF));
     html += row(QObject::tr("Parameters"), loc.toString(info.parameters));
@@ -87,6 +108,11 @@ ModelPanel::ModelPanel(QWidget *parent) : QWidget(parent)
     m_title = new QLabel(tr("No model"), this);
     m_title->setWordWrap(true);
     layout->addWidget(m_title);
+    m_prediction = new QLabel(this);
+    m_prediction->setTextFormat(Qt::RichText);
+    m_prediction->setWordWrap(true);
+    m_prediction->setVisible(false);
+    layout->addWidget(m_prediction);
     m_card = new QTextBrowser(this);
     m_card->setOpenExternalLinks(false);
     layout->addWidget(m_card, 1);
@@ -129,5 +155,48 @@ void ModelPanel::setRecent(const QStringList &paths)
 }
 
 QString ModelPanel::cardHtml() const { return m_card->toHtml(); }
+
+QString predictionHtml(const Analysis &analysis)
+{
+    if (!analysis.prediction)
+        return QString();
+    const Prediction &p = *analysis.prediction;
+    QString html = QObject::tr("Prediction for this sentence: <b>%1</b> %2")
+                       .arg(QString::fromStdString(p.label).toHtmlEscaped())
+                       .arg(static_cast<double>(p.score), 0, 'f', 3);
+    if (!p.probabilities.empty()) {
+        html += QStringLiteral("<table cellspacing='2'>");
+        for (std::size_t k = 0; k < p.probabilities.size(); ++k) {
+            const double v = static_cast<double>(p.probabilities[k]);
+            const QString label = k < p.labels.size() ? QString::fromStdString(p.labels[k]) : QString::number(k);
+            const int width = static_cast<int>(std::lround(120.0 * std::clamp(v, 0.0, 1.0)));
+            html += QStringLiteral("<tr><td>%1</td><td><table cellspacing='0' cellpadding='0'><tr><td width='%2' "
+                                   "bgcolor='#3b528b' height='10'></td><td width='%3' bgcolor='#e8e8e8'></td></tr></table>"
+                                   "</td><td align='right'>%4</td></tr>")
+                        .arg(label.toHtmlEscaped())
+                        .arg(std::max(width, 1))
+                        .arg(std::max(120 - width, 1))
+                        .arg(v, 0, 'f', 3);
+        }
+        html += QStringLiteral("</table>");
+    }
+    return html;
+}
+
+void ModelPanel::setPrediction(const Analysis *analysis)
+{
+    const QString html = analysis ? predictionHtml(*analysis) : QString();
+    m_prediction->setText(html);
+    m_prediction->setVisible(!html.isEmpty());
+}
+
+QString ModelPanel::predictionText() const
+{
+    if (m_prediction->text().isEmpty())
+        return QString();
+    QTextDocument doc;
+    doc.setHtml(m_prediction->text());
+    return doc.toPlainText();
+}
 
 } // namespace treelens

@@ -3,12 +3,14 @@
 /// The "Model" dock: the model file in use, Load… and recent models, and the
 /// model card built from the file's metadata (family, size, training data and
 /// metrics from treelens.config) plus the Markdown card shipped next to it
-/// (MODEL.md for MODEL.safetensors), when there is one.
+/// (MODEL.md for MODEL.safetensors), when there is one; for a model with an
+/// output head, its labels in the card and its prediction for the sentence shown.
 
 #include <memory>
 
 #include <QWidget>
 
+#include "core/data/analysis.h"
 #include "core/encoders/encoder.h"
 
 class QLabel;
@@ -29,6 +31,11 @@ public:
     void setRecent(const QStringList &paths);
     /// The card's HTML (for tests).
     QString cardHtml() const;
+    /// The model's prediction for the sentence shown (a model with an output
+    /// head: the label, its probability and every label's); hidden without one.
+    void setPrediction(const Analysis *analysis);
+    /// The prediction line's text (for tests; "" when hidden).
+    QString predictionText() const;
 
 Q_SIGNALS:
     void loadRequested();
@@ -39,7 +46,12 @@ private:
     QPushButton *m_recent = nullptr;
     QMenu *m_recentMenu = nullptr;
     QTextBrowser *m_card = nullptr;
+    QLabel *m_prediction = nullptr;
 };
+
+/// The prediction of `analysis` as HTML: "Prediction: <b>negative</b> 0.83" and a
+/// bar per label; "" when the analysis has none.
+QString predictionHtml(const Analysis &analysis);
 
 /// The model card as HTML from the encoder's info and its config JSON.
 QString modelCardHtml(const QString &path, const EncoderInfo &info);

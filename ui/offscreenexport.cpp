@@ -108,6 +108,9 @@ QString OffscreenExport::refusal(int layers, int heads) const
 QString OffscreenExport::selectionRefusal() const
 {
     const auto a = m_document.analysisFits() ? m_document.analysis() : nullptr;
+    if (a && m_options.attention == QLatin1String("relation") && a->attentionRelation.empty())
+        return QStringLiteral("--attention relation: a %1 model has no relation attention (only the Dependency-Transformer has)")
+            .arg(QString::fromStdString(a->family));
     return a ? refusal(a->layers, a->heads) : QString();
 }
 
@@ -123,6 +126,8 @@ void OffscreenExport::exportCurrent()
         s.layer = m_options.layer;
     if (m_options.head >= 0)
         s.head = m_options.head;
+    s.weightedAttention = m_options.attention != QLatin1String("plain");
+    s.relationAttention = m_options.attention == QLatin1String("relation");
     m_document.setSelection(s);
     if (m_batch && !m_dirMade) {
         if (!QDir().mkpath(m_options.out)) {

@@ -31,6 +31,9 @@ struct OffscreenExportOptions {
     int layer = -1;              ///< 0-based; -1: the document's default (the first); beyond the model's: refused
     int head = -1;               ///< 0-based; -1: the document's default (the first); beyond the model's: refused
     int dpi = 300;               ///< PNG resolution
+    /// "model" (after ×C / gated), "plain" (before ×C / the plain score) or "relation"
+    /// (the Dependency-Transformer's relation attention; refused for other models).
+    QString attention = QStringLiteral("model");
     QString modelPath;           ///< the encoder ("" = trees only)
 };
 

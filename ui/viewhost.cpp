@@ -6,6 +6,7 @@
 #include "ui/session/settings.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
+#include "viz/gateoverview.h"
 #include "viz/heatmapview.h"
 #include "viz/linkstripview.h"
 #include "viz/treetextview.h"
@@ -34,6 +35,12 @@ ViewHost::ViewHost(AnalysisDocument *document, QWidget *viewParent, const QStrin
             addSlot(m_overview = new AttentionOverview(viewParent), name);
         } else if (name == QLatin1String("links")) {
             addSlot(m_links = new LinkStripView(viewParent), name);
+        } else if (name == QLatin1String("relations")) {
+            addSlot(m_relations = new HeatmapView(HeatmapView::Kind::Relation, viewParent), name);
+        } else if (name == QLatin1String("gate")) {
+            addSlot(m_gate = new HeatmapView(HeatmapView::Kind::Gate, viewParent), name);
+        } else if (name == QLatin1String("gates")) {
+            addSlot(m_gates = new GateOverview(viewParent), name);
         } else if (name == QLatin1String("text")) {
             m_text = new TreeTextView(viewParent);
         }
@@ -46,7 +53,8 @@ ViewHost::ViewHost(AnalysisDocument *document, QWidget *viewParent, const QStrin
 QStringList ViewHost::exportableViewNames()
 {
     return {QStringLiteral("constituency"), QStringLiteral("dependency"), QStringLiteral("prior"),
-            QStringLiteral("attention"),    QStringLiteral("overview"),   QStringLiteral("links")};
+            QStringLiteral("attention"),    QStringLiteral("overview"),   QStringLiteral("links"),
+            QStringLiteral("relations"),    QStringLiteral("gate"),       QStringLiteral("gates")};
 }
 
 QStringList ViewHost::allViewNames()
@@ -83,6 +91,13 @@ void ViewHost::connectSelection()
         connect(m_dependency, &DependencyView::wordClicked, this, focusWord);
     if (m_overview)
         connect(m_overview, &AttentionOverview::cellActivated, this, [this](int layer, int head) {
+            ViewState s = m_document->selection();
+            s.layer = layer;
+            s.head = head;
+            m_document->setSelection(s);
+        });
+    if (m_gates)
+        connect(m_gates, &GateOverview::cellActivated, this, [this](int layer, int head) {
             ViewState s = m_document->selection();
             s.layer = layer;
             s.head = head;
@@ -202,6 +217,9 @@ HeatmapView *ViewHost::priorView() { return synced(m_prior); }
 HeatmapView *ViewHost::attentionView() { return synced(m_attention); }
 AttentionOverview *ViewHost::overviewView() { return synced(m_overview); }
 LinkStripView *ViewHost::linkView() { return synced(m_links); }
+HeatmapView *ViewHost::relationView() { return synced(m_relations); }
+HeatmapView *ViewHost::gateView() { return synced(m_gate); }
+GateOverview *ViewHost::gateOverviewView() { return synced(m_gates); }
 
 ExportableView *ViewHost::exportableView(const QString &name)
 {

@@ -27,6 +27,7 @@ namespace treelens {
 class AttentionOverview;
 class ConstituencyView;
 class DependencyView;
+class GateOverview;
 class HeatmapView;
 class LinkStripView;
 class TreeTextView;
@@ -41,7 +42,8 @@ public:
              QObject *parent = nullptr);
 
     /// The views that export (PNG/SVG/PDF, trees also LaTeX), in menu order:
-    /// constituency, dependency, prior, attention, overview, links.
+    /// constituency, dependency, prior, attention, overview, links, and the
+    /// Dependency-Transformer's relations, gate and gates (the gate overview).
     static QStringList exportableViewNames();
     /// Every view the main window shows: exportableViewNames() and "text".
     static QStringList allViewNames();
@@ -53,6 +55,9 @@ public:
     HeatmapView *attentionView();
     AttentionOverview *overviewView();
     LinkStripView *linkView();
+    HeatmapView *relationView();
+    HeatmapView *gateView();
+    GateOverview *gateOverviewView();
     /// The text view (always up to date: it is cheap); nullptr when not created.
     TreeTextView *textView() const { return m_text; }
     /// The view exported as `name`, brought up to date; nullptr for an unknown name
@@ -118,6 +123,9 @@ private:
     HeatmapView *m_prior = nullptr;
     HeatmapView *m_attention = nullptr;
     AttentionOverview *m_overview = nullptr;
+    HeatmapView *m_relations = nullptr;
+    HeatmapView *m_gate = nullptr;
+    GateOverview *m_gates = nullptr;
     LinkStripView *m_links = nullptr;
     TreeTextView *m_text = nullptr;
     ViewData m_viewData;

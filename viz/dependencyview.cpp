@@ -142,10 +142,11 @@ private:
 /// arc's colour. Hovering widens it and reports its text.
 class ArcItem : public QGraphicsPathItem {
 public:
-    ArcItem(const QPainterPath &path, const QPolygonF &arrow, const QColor &color, double width)
+    ArcItem(const QPainterPath &path, const QPolygonF &arrow, const QColor &color, double width,
+            Qt::PenStyle style = Qt::SolidLine)
         : QGraphicsPathItem(path), m_arrow(arrow)
     {
-        QPen pen(color, width, Qt::SolidLine, Qt::FlatCap, Qt::RoundJoin);
+        QPen pen(color, width, style, Qt::FlatCap, Qt::RoundJoin);
         setPen(pen);
         setBrush(Qt::NoBrush);
         setAcceptHoverEvents(true);
@@ -253,6 +254,23 @@ QColor attentionArcColor(float weight)
 
 double attentionArcWidth(float weight) { return 0.6 + 4.0 * std::clamp(static_cast<double>(weight), 0.0, 1.0); }
 
+/// Relation mode: arcs are coloured by the gate, so width alone carries the weight.
+double relationArcWidth(double weight) { return 0.8 + 5.0 * std::clamp(weight, 0.0, 1.0); }
+
+/// A Dependency-Transformer value of the selected layer/head between tokens r and c (-1: unavailable).
+double headValue(const std::vector<std::vector<Matrix>> &maps, const ViewState &state, int r, int c)
+{
+    if (state.layer < 0 || state.layer >= static_cast<int>(maps.size()))
+        return -1;
+    const auto &heads = maps[static_cast<std::size_t>(state.layer)];
+    if (state.head < 0 || state.head >= static_cast<int>(heads.size()))
+        return -1;
+    const Matrix &m = heads[static_cast<std::size_t>(state.head)];
+    if (r < 0 || c < 0 || r >= m.rows || c >= m.cols)
+        return -1;
+    return static_cast<double>(m.at(r, c));
+}
+
 } // namespace
 
 struct DependencyView::WordInfo {
@@ -270,6 +288,8 @@ struct DependencyView::Arc {
     int level = 0;      // arcs layout: 1 = lowest
     QColor color;
     double weight = -1; // attention dependent → head, -1 when not coloured
+    double gate = -1;   // relation mode: the gate of dependent → head
+    double width = 0;   // relation mode: the pen width (attention); 0: the default
     int left() const { return head < 0 ? dependent : std::min(dependent, head); }
     int right() const { return head < 0 ? dependent : std::max(dependent, head); }
 };
@@ -373,6 +393,48 @@ void DependencyView::keyPressEvent(QKeyEvent *event)
     QGraphicsView::keyPressEvent(event);
 }
 
+bool DependencyView::relationMode() const
+{
+    if (!m_showAttention || !m_data.analysis || !m_data.analysis->relations || m_data.analysis->wordToken.empty())
+        return false;
+    const Analysis &a = *m_data.analysis;
+    return selectedAttention(a, m_state) != nullptr && headValue(a.relationGate, m_state, 0, 0) >= 0;
+}
+
+double DependencyView::gateOf(int fromToken, int toToken) const
+{
+    return m_data.analysis ? headValue(m_data.analysis->relationGate, m_state, fromToken, toToken) : -1;
+}
+
+int DependencyView::tokenOf(int word) const
+{
+    const Analysis &a = *m_data.analysis;
+    if (word < 0)
+        return 0; // the [root] token
+    return word < static_cast<int>(a.wordToken.size()) ? a.wordToken[static_cast<std::size_t>(word)] : -1;
+}
+
+QString DependencyView::relationPairText(int from, int to) const
+{
+    // "nsubj" / "1:2, tree distance 3 (1 up, 2 down)" / "[none], tree distance 5 (beyond T)".
+    const Analysis &a = *m_data.analysis;
+    const TokenRelations &r = *a.relations;
+    const int i = tokenOf(from), j = tokenOf(to);
+    if (i < 0 || j < 0 || i >= r.n || j >= r.n)
+        return QString();
+    const auto [up, down] = r.dist(i, j);
+    const QString name = QString::fromStdString(r.name(i, j));
+    const Matrix *m = selectedAttention(a, m_state);
+    QString text = QStringLiteral("relation %1, tree distance %2 (%3 up, %4 down)").arg(name).arg(up + down).arg(up).arg(down);
+    text += QStringLiteral("; %1 attention %2, gate %3 (layer %4, head %5)")
+                .arg(attentionVariantName(a, m_state))
+                .arg(m ? static_cast<double>(m->at(i, j)) : 0.0, 0, 'f', 3)
+                .arg(gateOf(i, j), 0, 'f', 3)
+                .arg(m_state.layer + 1)
+                .arg(m_state.head + 1);
+    return text;
+}
+
 bool DependencyView::colouredByAttention() const
 {
     return m_showAttention && m_data.analysis && selectedAttention(*m_data.analysis, m_state) != nullptr
@@ -393,6 +455,8 @@ QString DependencyView::arcText(int dependent, int head) const
     const QString rel = QString::fromStdString(dep.deprels[static_cast<std::size_t>(dependent)]);
     QString text = head < 0 ? QStringLiteral("%1: %2 (word %3)").arg(rel, wordText(dependent)).arg(dependent + 1)
                             : QStringLiteral("%1: %2 ← %3").arg(rel, wordText(dependent), wordText(head));
+    if (relationMode())
+        return text + QStringLiteral(" — ") + relationPairText(dependent, head);
     if (head >= 0 && colouredByAttention())
         text += QStringLiteral(", attention %1 (layer %2, head %3)")
                     .arg(static_cast<double>(wordAttention(*m_data.analysis, m_state, dependent, head)), 0, 'f', 3)
@@ -420,6 +484,7 @@ void DependencyView::collect(std::vector<WordInfo> &words, std::vector<Arc> &arc
         return;
     const DependencyTree &tree = *m_data.sentence->dependency;
     const bool coloured = colouredByAttention();
+    const bool relation = relationMode();
     const int m = std::min(n, static_cast<int>(tree.heads.size()));
     for (int i = 0; i < m; ++i) {
         const int h = tree.heads[static_cast<std::size_t>(i)];
@@ -431,7 +496,15 @@ void DependencyView::collect(std::vector<WordInfo> &words, std::vector<Arc> &arc
         a.head = h - 1;
         a.relation = i < static_cast<int>(tree.deprels.size()) ? QString::fromStdString(tree.deprels[static_cast<std::size_t>(i)])
                                                                 : QString();
-        if (a.head >= 0 && coloured) {
+        if (relation) {
+            // Width: the selected attention dependent → head ([root] for the root arc); colour: the gate.
+            const Matrix *att = selectedAttention(*m_data.analysis, m_state);
+            const int ti = tokenOf(i), tj = tokenOf(a.head);
+            a.weight = (ti >= 0 && tj >= 0 && ti < att->rows && tj < att->cols) ? static_cast<double>(att->at(ti, tj)) : 0.0;
+            a.gate = std::max(0.0, gateOf(ti, tj));
+            a.color = sequentialColor(a.gate);
+            a.width = relationArcWidth(a.weight);
+        } else if (a.head >= 0 && coloured) {
             a.weight = wordAttention(*m_data.analysis, m_state, i, a.head);
             a.color = sequentialColor(a.weight);
         } else {
@@ -448,6 +521,11 @@ std::vector<DependencyView::AttentionArc> DependencyView::attentionPairs(int wor
         return out;
     const Analysis &a = *m_data.analysis;
     const int n = std::min(words, static_cast<int>(a.wordToken.size()));
+    const bool relation = relationMode();
+    const DependencyTree *tree = m_data.sentence ? (m_data.sentence->dependency ? &*m_data.sentence->dependency : nullptr) : nullptr;
+    auto isTreeArc = [&](int from, int to) {
+        return tree && from < static_cast<int>(tree->heads.size()) && tree->heads[static_cast<std::size_t>(from)] == to + 1;
+    };
     const bool focus = m_state.focusWord >= 0 && m_state.focusWord < n;
     const bool topK = !focus && n > kAllPairsMaxWords;
     for (int from = focus ? m_state.focusWord : 0; from < (focus ? m_state.focusWord + 1 : n); ++from) {
@@ -455,6 +533,8 @@ std::vector<DependencyView::AttentionArc> DependencyView::attentionPairs(int wor
         for (int to = 0; to < n; ++to) {
             if (to == from)
                 continue; // self-attention has no arc
+            if (relation && isTreeArc(from, to))
+                continue; // drawn above the words as the tree arc
             const float w = wordAttention(a, m_state, from, to);
             if (static_cast<double>(w) >= m_state.threshold)
                 row.push_back({nullptr, from, to, w});
@@ -493,7 +573,7 @@ void DependencyView::addWordItems(const std::vector<WordInfo> &words, bool boxed
 
 void DependencyView::addTreeArc(const Arc &arc, const QPainterPath &path, const QPolygonF &arrow, const QPointF &labelAt)
 {
-    auto *item = new ArcItem(path, arrow, arc.color, kTreeArcWidth);
+    auto *item = new ArcItem(path, arrow, arc.color, arc.width > 0 ? arc.width : kTreeArcWidth);
     const QString text = arcText(arc.dependent, arc.head);
     item->onHover = [this, text] { Q_EMIT hovered(text); };
     item->setToolTip(text);
@@ -530,6 +610,8 @@ double DependencyView::addLegend(const QPointF &topLeft, bool attentionKey)
     };
     double y = topLeft.y();
     const double x = topLeft.x();
+    if (relationMode())
+        return addRelationLegend(topLeft, attentionKey);
     const QString kind = (!m_state.weightedAttention && !m_data.analysis->attentionRaw.empty())
         ? QStringLiteral("softmax")
         : QStringLiteral("attention");
@@ -574,6 +656,77 @@ double DependencyView::addLegend(const QPointF &topLeft, bool attentionKey)
         }
         y += 14;
     }
+    return y - topLeft.y();
+}
+
+double DependencyView::addRelationLegend(const QPointF &topLeft, bool attentionKey)
+{
+    const QFont font9 = scaledFont(font(), 9.0);
+    const QFont font8 = scaledFont(font(), 8.5);
+    const QFontMetricsF fm9(font9), fm8(font8);
+    auto addText = [&](const QString &s, const QFont &f, const QPointF &pos) {
+        auto *t = m_scene->addSimpleText(s, f);
+        t->setBrush(QColor(30, 30, 30));
+        t->setPos(pos);
+        t->setData(0, QStringLiteral("legend"));
+        return t;
+    };
+    double y = topLeft.y();
+    const double x = topLeft.x();
+    addText(QStringLiteral("Colour: the relation gate g of the query word (0: plain score S\u1d49, 1: relation score S\u02b3), "
+                           "layer %1 head %2")
+                .arg(m_state.layer + 1)
+                .arg(m_state.head + 1),
+            font9, QPointF(x, y));
+    y += fm9.height() + 3;
+    const double barW = 180, barH = 10;
+    QLinearGradient g(x, 0, x + barW, 0);
+    for (int i = 0; i <= 16; ++i)
+        g.setColorAt(i / 16.0, sequentialColor(i / 16.0));
+    auto *bar = m_scene->addRect(QRectF(x, y, barW, barH), QPen(QColor(120, 120, 120), 0.5), QBrush(g));
+    bar->setData(0, QStringLiteral("legend"));
+    for (double v : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+        const double tx = x + v * barW;
+        auto *tick = m_scene->addLine(tx, y + barH, tx, y + barH + 3, QPen(QColor(120, 120, 120), 0.6));
+        tick->setData(0, QStringLiteral("legend"));
+        const QString s = QString::number(v, 'g', 2);
+        addText(s, font8, QPointF(tx - fm8.horizontalAdvance(s) / 2, y + barH + 3));
+    }
+    addText(QStringLiteral("gate g"), font8, QPointF(x + barW + 10, y - 1));
+    y += barH + 3 + fm8.height() + 6;
+    QString caption = QStringLiteral("Width: %1 attention query \u2192 key; tree arcs above (dependent \u2192 head)")
+                          .arg(attentionVariantName(*m_data.analysis, m_state));
+    if (attentionKey) {
+        caption += QStringLiteral(", other pairs below (weight \u2265 %1").arg(m_state.threshold, 0, 'g', 3);
+        if (m_topKApplied)
+            caption += QStringLiteral(", strongest %1 per word").arg(kTopPerRow);
+        else if (m_state.focusWord >= 0)
+            caption += QStringLiteral(", from the focus word only");
+        caption += QStringLiteral(")");
+    }
+    addText(caption, font9, QPointF(x, y));
+    y += fm9.height() + 3;
+    double kx = x;
+    const QColor keyColor = sequentialColor(0.5);
+    for (double w : {0.1, 0.25, 0.5, 1.0}) {
+        auto *line = m_scene->addLine(kx, y + 6, kx + 28, y + 6, QPen(keyColor, relationArcWidth(w), Qt::SolidLine, Qt::FlatCap));
+        line->setData(0, QStringLiteral("legend"));
+        const QString s = QString::number(w, 'g', 2);
+        addText(s, font8, QPointF(kx + 32, y + 6 - fm8.height() / 2));
+        kx += 32 + fm8.horizontalAdvance(s) + 14;
+    }
+    if (attentionKey) {
+        kx += 10;
+        auto *solid = m_scene->addLine(kx, y + 6, kx + 28, y + 6, QPen(QColor(90, 90, 90), 1.6, Qt::SolidLine, Qt::FlatCap));
+        solid->setData(0, QStringLiteral("legend"));
+        const QString s1 = QStringLiteral("tree arc or infilled a:b pair (tree distance \u2264 T)");
+        addText(s1, font8, QPointF(kx + 32, y + 6 - fm8.height() / 2));
+        kx += 32 + fm8.horizontalAdvance(s1) + 14;
+        auto *dashed = m_scene->addLine(kx, y + 6, kx + 28, y + 6, QPen(QColor(90, 90, 90), 1.6, Qt::DashLine, Qt::FlatCap));
+        dashed->setData(0, QStringLiteral("legend"));
+        addText(QStringLiteral("[none]: farther apart"), font8, QPointF(kx + 32, y + 6 - fm8.height() / 2));
+    }
+    y += 14;
     return y - topLeft.y();
 }
 
@@ -722,6 +875,7 @@ void DependencyView::buildArcs(std::vector<WordInfo> &words, std::vector<Arc> &a
     // Attention below the words, mirrored: deeper for longer spans (log-scaled so
     // sentence-long arcs stay on screen). Rightward and leftward arcs use
     // different endpoints and depths so i → j and j → i never coincide.
+    const bool relation = relationMode();
     std::vector<AttentionArc> pairs = attentionPairs(n);
     m_topKApplied = !(m_state.focusWord >= 0 && m_state.focusWord < n) && n > kAllPairsMaxWords;
     const double y0 = wordRowH + 4;
@@ -737,12 +891,26 @@ void DependencyView::buildArcs(std::vector<WordInfo> &words, std::vector<Arc> &a
         QPainterPath path;
         path.moveTo(x1, y0);
         path.cubicTo(x1, y0 + depth * 4 / 3, x2, y0 + depth * 4 / 3, x2, y0 + kArrowLength - 0.5);
-        auto *item = new ArcItem(path, arrowAt(QPointF(x2, y0), QPointF(0, -1)), attentionArcColor(p.weight), attentionArcWidth(p.weight));
-        const QString text = QStringLiteral("attention %1 → %2: %3 (layer %4, head %5)")
-                                 .arg(wordText(p.from), wordText(p.to))
-                                 .arg(static_cast<double>(p.weight), 0, 'f', 3)
-                                 .arg(m_state.layer + 1)
-                                 .arg(m_state.head + 1);
+        ArcItem *item = nullptr;
+        QString text;
+        if (relation) {
+            // Colour = gate, width = attention; dashed: a pair the model sees as [none] (beyond T).
+            const int ti = tokenOf(p.from), tj = tokenOf(p.to);
+            const TokenRelations &rel = *m_data.analysis->relations;
+            const bool none = rel.kind(ti, tj) == TokenRelations::Kind::None;
+            QColor c = sequentialColor(std::max(0.0, gateOf(ti, tj)));
+            c.setAlphaF(0.85f);
+            item = new ArcItem(path, arrowAt(QPointF(x2, y0), QPointF(0, -1)), c, relationArcWidth(p.weight),
+                               none ? Qt::DashLine : Qt::SolidLine);
+            text = QStringLiteral("%1 → %2: ").arg(wordText(p.from), wordText(p.to)) + relationPairText(p.from, p.to);
+        } else {
+            item = new ArcItem(path, arrowAt(QPointF(x2, y0), QPointF(0, -1)), attentionArcColor(p.weight), attentionArcWidth(p.weight));
+            text = QStringLiteral("attention %1 → %2: %3 (layer %4, head %5)")
+                       .arg(wordText(p.from), wordText(p.to))
+                       .arg(static_cast<double>(p.weight), 0, 'f', 3)
+                       .arg(m_state.layer + 1)
+                       .arg(m_state.head + 1);
+        }
         item->onHover = [this, text] { Q_EMIT hovered(text); };
         item->setToolTip(text);
         item->setData(0, QStringLiteral("attention-arc"));

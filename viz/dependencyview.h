@@ -19,6 +19,15 @@
 /// predicted by the parser: then the relation labels are its guesses too) and when
 /// the model did not know most of the words (viewcommon.h).
 ///
+/// Dependency-Transformer analyses (Analysis::relations and relationGate set) switch
+/// to the relation mode: every arc's colour is the relation gate g of the query
+/// word for that pair (sequentialColor; 0 = the plain score, 1 = the relation
+/// score) and its width the selected attention (combined, plain or relation,
+/// ViewState); tree arcs (dependent → head, the root arc to `[root]`) above the
+/// words, every other pair at or above the threshold below them, dashed where the
+/// model reads `[none]` (farther than T), solid for infilled `a:b` pairs and head →
+/// dependent. Tooltips name the relation, the tree distance, the weight and the gate.
+///
 /// Scene items carry data(0) = kind ("word", "tree-arc", "relation-label",
 /// "attention-arc", "legend", "note") and data(1) = the word index / relation, for tests
 /// and tools. Arc items are QGraphicsPathItems whose pen colour is the arc colour.
@@ -84,6 +93,12 @@ private:
     void collect(std::vector<WordInfo> &words, std::vector<Arc> &arcs) const;
     /// true when tree arcs are coloured by attention (analysis with the selected matrix).
     bool colouredByAttention() const;
+    /// Dependency-Transformer analyses: arcs coloured by the relation gate, width = attention.
+    bool relationMode() const;
+    double gateOf(int fromToken, int toToken) const;  ///< -1: unavailable
+    int tokenOf(int word) const;                       ///< -1 (ROOT) -> the [root] token 0
+    QString relationPairText(int from, int to) const;  ///< words; -1 = ROOT
+    double addRelationLegend(const QPointF &topLeft, bool attentionKey);
     /// The attention pairs to draw (arcs layout), filtered as the file comment says.
     std::vector<AttentionArc> attentionPairs(int words) const;
     void buildArcs(std::vector<WordInfo> &words, std::vector<Arc> &arcs);

@@ -85,6 +85,44 @@ private:
     int m_wordEnd;
 };
 
+/// Relation kind: distances above this share the darkest colour.
+constexpr int kRelationDistanceCap = 6;
+/// Relation kind: cells are labelled up to this many tokens.
+constexpr int kRelationLabelMaxTokens = 30;
+
+/// "A tree-transformer model reads no relation matrix …" ("" without an analysis).
+QString noRelationsNote(const Analysis *a)
+{
+    if (!a)
+        return QString();
+    return QStringLiteral("A %1 model reads no dependency relations: only the Dependency-Transformer has a relation "
+                          "matrix and a relation gate").arg(QString::fromStdString(a->family.empty() ? std::string("plain") : a->family));
+}
+
+/// One cell outlined like a bracket box (Gate kind: a tree arc).
+class CellBox : public QCPItemRect {
+public:
+    CellBox(QCustomPlot *plot, int row, int column) : QCPItemRect(plot), m_row(row), m_column(column)
+    {
+        setBrush(Qt::NoBrush);
+        setSelectable(false);
+    }
+    int row() const { return m_row; }
+    int column() const { return m_column; }
+
+protected:
+    void draw(QCPPainter *painter) override
+    {
+        const QRectF r = QRectF(topLeft->pixelPosition(), bottomRight->pixelPosition()).normalized();
+        if (!clipRect().intersects(r.toRect().adjusted(-3, -3, 3, 3)))
+            return;
+        PlotTitle::drawBracketBox(painter, r.adjusted(1.5, 1.5, -1.5, -1.5));
+    }
+
+private:
+    int m_row, m_column;
+};
+
 /// The selected map's outline, a few pixels outside the map so it hides no
 /// cell (the gap is in pixels, whatever size the map is laid out at).
 class SelectionBox : public QCPItemRect {
@@ -216,6 +254,17 @@ const Matrix *HeatmapView::currentMatrix() const
     const Analysis &a = *m_data.analysis;
     if (m_kind == Kind::Attention)
         return selectedAttention(a, m_state);
+    if (m_kind == Kind::Relation)
+        return m_distance.empty() ? nullptr : &m_distance;
+    if (m_kind == Kind::Gate) {
+        if (!a.relations || m_state.layer < 0 || m_state.layer >= static_cast<int>(a.relationGate.size()))
+            return nullptr;
+        const auto &heads = a.relationGate[static_cast<std::size_t>(m_state.layer)];
+        if (m_state.head < 0 || m_state.head >= static_cast<int>(heads.size()))
+            return nullptr;
+        const Matrix &m = heads[static_cast<std::size_t>(m_state.head)];
+        return m.empty() ? nullptr : &m;
+    }
     if (m_state.layer < 0 || m_state.layer >= static_cast<int>(a.constituentPrior.size()))
         return nullptr;
     const Matrix &m = a.constituentPrior[static_cast<std::size_t>(m_state.layer)];
@@ -224,14 +273,33 @@ const Matrix *HeatmapView::currentMatrix() const
 
 QString HeatmapView::attentionVariant() const
 {
-    // "×C" only means something for models with a constituent prior.
-    if (!m_data.analysis || m_data.analysis->constituentPrior.empty())
-        return QString();
-    return m_state.weightedAttention ? QStringLiteral("after \u00d7C") : QStringLiteral("softmax before \u00d7C");
+    return m_data.analysis ? attentionVariantName(*m_data.analysis, m_state) : QString();
 }
 
 void HeatmapView::rebuild()
 {
+    // The relation matrix as tree distances (what its colours show) and its cell texts.
+    m_distance = Matrix();
+    m_labels.clear();
+    if (m_kind == Kind::Relation && m_data.analysis && m_data.analysis->relations) {
+        const TokenRelations &r = *m_data.analysis->relations;
+        m_distance = Matrix(r.n, r.n);
+        m_labels.assign(static_cast<std::size_t>(r.n), std::vector<QString>(static_cast<std::size_t>(r.n)));
+        for (int i = 0; i < r.n; ++i)
+            for (int j = 0; j < r.n; ++j) {
+                const auto [up, down] = r.dist(i, j);
+                m_distance.at(i, j) = static_cast<float>(std::min(up + down, kRelationDistanceCap));
+                QString label;
+                switch (r.kind(i, j)) {
+                case TokenRelations::Kind::Self: break;
+                case TokenRelations::Kind::None: label = QStringLiteral("\u00b7"); break;
+                default: label = QString::fromStdString(r.name(i, j)); break;
+                }
+                if (label.size() > 7)
+                    label = label.left(6) + QChar(0x2026);
+                m_labels[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = label;
+            }
+    }
     const Matrix *m = currentMatrix();
     m_rows = m ? std::min(m->rows, m->cols) : 0;
     m_tickStep = 0;
@@ -252,6 +320,35 @@ void HeatmapView::rebuild()
         m_scale->setDataRange(QCPRange(0.0, 1.0));
         m_plot->xAxis->setLabel(QStringLiteral("token j"));
         m_plot->yAxis->setLabel(QStringLiteral("token i"));
+    } else if (m_kind == Kind::Relation) {
+        m_title->setText(m ? QStringLiteral("Relation matrix") : QStringLiteral("Relation matrix \u2014 not available"));
+        if (m)
+            lines.push_back({QStringLiteral("what the model reads for each token pair: the arc label (both directions), "
+                                            "a:b = a arcs up from the row token and b down to the column token, "
+                                            "\u00b7 = [none] (farther than the model's T)"),
+                             QColor(60, 60, 60)});
+        else
+            lines.push_back({noRelationsNote(m_data.analysis.get()), noteColor()});
+        m_map->setGradient(viridisGradient().inverted());
+        m_scale->setGradient(viridisGradient().inverted());
+        m_scale->axis()->setLabel(QStringLiteral("tree distance a + b (bright: adjacent)"));
+        m_map->setDataRange(QCPRange(0.0, kRelationDistanceCap));
+        m_scale->setDataRange(QCPRange(0.0, kRelationDistanceCap));
+        m_plot->xAxis->setLabel(QStringLiteral("key token j"));
+        m_plot->yAxis->setLabel(QStringLiteral("query token i"));
+    } else if (m_kind == Kind::Gate) {
+        m_title->setText(m ? QStringLiteral("Relation gate g \u2014 layer %1, head %2").arg(m_state.layer + 1).arg(m_state.head + 1)
+                           : QStringLiteral("Relation gate g \u2014 not available"));
+        if (m)
+            lines.push_back({QStringLiteral("the tree's arcs (both directions); g mixes the scores: (1 \u2212 g)\u00b7S\u1d49 + g\u00b7S\u02b3"),
+                             QColor(60, 60, 60), PlotTitle::Glyph::BracketBox});
+        else
+            lines.push_back({noRelationsNote(m_data.analysis.get()), noteColor()});
+        m_scale->axis()->setLabel(QStringLiteral("gate g (0: plain score, 1: relation score)"));
+        m_map->setDataRange(QCPRange(0.0, 1.0));
+        m_scale->setDataRange(QCPRange(0.0, 1.0));
+        m_plot->xAxis->setLabel(QStringLiteral("key token j"));
+        m_plot->yAxis->setLabel(QStringLiteral("query token i (the gate's word)"));
     } else {
         QString title = QStringLiteral("Attention \u2014 layer %1, head %2").arg(m_state.layer + 1).arg(m_state.head + 1);
         const QString variant = attentionVariant();
@@ -271,7 +368,8 @@ void HeatmapView::rebuild()
         }
         m_map->setDataRange(QCPRange(0.0, upper));
         m_scale->setDataRange(QCPRange(0.0, upper));
-        m_scale->axis()->setLabel(attentionScaleLabel(!variant.isEmpty() && m_state.weightedAttention, upper, false));
+        m_scale->axis()->setLabel(
+            attentionScaleLabel(m_data.analysis && !m_data.analysis->constituentPrior.empty() && m_state.weightedAttention, upper, false));
         m_plot->xAxis->setLabel(QStringLiteral("key token (attended to)"));
         m_plot->yAxis->setLabel(QStringLiteral("query token (attending)"));
     }
@@ -306,6 +404,9 @@ void HeatmapView::rebuild()
         }
     }
 
+    if ((m_kind == Kind::Relation || m_kind == Kind::Gate) && n > 0)
+        addRelationItems(n);
+
     lines.push_back({unknownWordsNote(m_data.analysis.get()), noteColor()});
     lines.erase(std::remove_if(lines.begin(), lines.end(), [](const PlotTitle::Line &l) { return l.text.isEmpty(); }),
                 lines.end());
@@ -313,6 +414,58 @@ void HeatmapView::rebuild()
 
     updateTicks(static_cast<double>(std::min(m_plot->axisRect()->width(), m_plot->axisRect()->height())));
     m_plot->replot();
+}
+
+void HeatmapView::addRelationItems(int n)
+{
+    const TokenRelations &r = *m_data.analysis->relations;
+    if (m_kind == Kind::Gate) {
+        for (int i = 0; i < std::min(n, r.n); ++i)
+            for (int j = 0; j < std::min(n, r.n); ++j)
+                if (r.kind(i, j) == TokenRelations::Kind::Arc) {
+                    auto *box = new CellBox(m_plot, i, j);
+                    box->topLeft->setCoords(j - 0.5, i - 0.5);
+                    box->bottomRight->setCoords(j + 0.5, i + 0.5);
+                }
+        return;
+    }
+    // Relation: the labels while they can be read (the export gives each cell ~34 pt).
+    if (n > kRelationLabelMaxTokens)
+        return;
+    const QFont font = plotFont(6.5);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            const QString &label = m_labels[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+            if (label.isEmpty())
+                continue;
+            auto *t = new QCPItemText(m_plot);
+            t->position->setCoords(j, i);
+            t->setText(label);
+            t->setFont(font);
+            t->setSelectable(false);
+            // Dark text on the bright (near) cells, light text on the dark (far) ones.
+            const double d = static_cast<double>(m_distance.at(i, j));
+            t->setColor(d <= 2.0 ? QColor(20, 20, 20) : QColor(245, 245, 245));
+            t->setClipToAxisRect(true);
+        }
+}
+
+std::vector<std::pair<int, int>> HeatmapView::cellBoxes() const
+{
+    std::vector<std::pair<int, int>> out;
+    for (int i = 0; i < m_plot->itemCount(); ++i)
+        if (auto *box = dynamic_cast<CellBox *>(m_plot->item(i)))
+            out.emplace_back(box->row(), box->column());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+QString HeatmapView::cellLabel(int r, int c) const
+{
+    if (m_kind != Kind::Relation || r < 0 || c < 0 || r >= static_cast<int>(m_labels.size())
+        || c >= static_cast<int>(m_labels[static_cast<std::size_t>(r)].size()) || m_rows > kRelationLabelMaxTokens)
+        return QString();
+    return m_labels[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
 }
 
 QStringList HeatmapView::titleLines() const
@@ -388,9 +541,30 @@ void HeatmapView::handleHover(const QPointF &pos, const QPoint &globalPos)
     const int r = static_cast<int>(std::lround(m_plot->yAxis->pixelToCoord(pos.y())));
     if (r < 0 || c < 0 || r >= m_rows || c >= m_rows)
         return;
+    const QString text = cellText(r, c);
+    Q_EMIT hovered(text);
+    QToolTip::showText(globalPos, text, m_plot);
+}
+
+QString HeatmapView::cellText(int r, int c) const
+{
+    if (r < 0 || c < 0 || r >= m_rows || c >= m_rows || !m_data.analysis)
+        return QString();
     const auto &tokens = m_data.analysis->tokens;
     const QString value = QString::number(cellValue(r, c), 'f', 4);
     QString text;
+    if (m_kind == Kind::Relation || m_kind == Kind::Gate) {
+        const TokenRelations &rel = *m_data.analysis->relations;
+        const auto [up, down] = rel.dist(r, c);
+        const QString pair = QStringLiteral("%1 \u2192 %2: %3, tree distance %4 (%5 up, %6 down)")
+                                 .arg(fullToken(tokens, r), fullToken(tokens, c), QString::fromStdString(rel.name(r, c)))
+                                 .arg(up + down)
+                                 .arg(up)
+                                 .arg(down);
+        if (m_kind == Kind::Relation)
+            return QStringLiteral("relation %1 (id %2)").arg(pair).arg(rel.id(r, c));
+        return QStringLiteral("gate g = %1, layer %2, head %3; %4").arg(value).arg(m_state.layer + 1).arg(m_state.head + 1).arg(pair);
+    }
     if (m_kind == Kind::Prior) {
         text = QStringLiteral("C[%1][%2] = %3, layer %4")
                    .arg(fullToken(tokens, r), fullToken(tokens, c), value)
@@ -410,8 +584,7 @@ void HeatmapView::handleHover(const QPointF &pos, const QPoint &globalPos)
             text += QStringLiteral("; row sum %1").arg(sum, 0, 'f', 3);
         }
     }
-    Q_EMIT hovered(text);
-    QToolTip::showText(globalPos, text, m_plot);
+    return text;
 }
 
 QSizeF HeatmapView::exportSize() const
@@ -419,7 +592,9 @@ QSizeF HeatmapView::exportSize() const
     const int n = std::max(m_rows, 1);
     // Cells between ~3 and 30 pt: small sentences are not blown up, long ones
     // stay on a page (labels are thinned instead).
-    const double side = std::clamp(n * 22.0, 240.0, 720.0);
+    // The relation matrix's labels need wider cells.
+    const double perCell = (m_kind == Kind::Relation && n <= kRelationLabelMaxTokens) ? 34.0 : 22.0;
+    const double side = std::clamp(n * perCell, 240.0, m_kind == Kind::Relation ? 1020.0 : 720.0);
     double widest = 0.0;
     if (m_rows > 0) {
         const QFontMetricsF fm(plotFont(kTickPt));
@@ -447,7 +622,13 @@ void HeatmapView::renderTo(QPainter *painter, const QRectF &target)
 
 QString HeatmapView::exportName() const
 {
-    return m_kind == Kind::Prior ? QStringLiteral("prior") : QStringLiteral("attention");
+    switch (m_kind) {
+    case Kind::Prior: return QStringLiteral("prior");
+    case Kind::Attention: return QStringLiteral("attention");
+    case Kind::Relation: return QStringLiteral("relations");
+    case Kind::Gate: return QStringLiteral("gate");
+    }
+    return QString();
 }
 
 // ---------------------------------------------------------------------------
@@ -482,7 +663,7 @@ void AttentionOverview::setData(const ViewData &data)
 
 void AttentionOverview::setState(const ViewState &state)
 {
-    const bool sameMaps = state.weightedAttention == m_state.weightedAttention;
+    const bool sameMaps = state.weightedAttention == m_state.weightedAttention && state.relationAttention == m_state.relationAttention;
     m_state = state;
     if (sameMaps && !m_cells.empty()) {
         updateSelection(); // only the outline moves
@@ -553,8 +734,8 @@ void AttentionOverview::rebuild()
 
     QCPLayoutGrid *top = m_plot->plotLayout();
     QString title = QStringLiteral("Attention of every layer and head");
-    if (!a->constituentPrior.empty())
-        title += m_state.weightedAttention ? QStringLiteral(" (after \u00d7C)") : QStringLiteral(" (softmax before \u00d7C)");
+    if (const QString variant = attentionVariantName(*a, m_state); !variant.isEmpty())
+        title += QStringLiteral(" (%1)").arg(variant);
     auto *titleElement = new PlotTitle(m_plot, plotFont(kTitlePt, true));
     titleElement->setText(title);
     if (const QString note = unknownWordsNote(a); !note.isEmpty())

@@ -34,7 +34,12 @@ class PlotTitle;
 class HeatmapView : public QWidget, public ExportableView {
     Q_OBJECT
 public:
-    enum class Kind { Prior, Attention };
+    /// Relation and Gate: Dependency-Transformer analyses (Analysis::relations,
+    /// relationGate). Relation: the relation matrix the model read, coloured by the
+    /// tree distance a + b, each cell labelled with its relation (arc label, `a:b`,
+    /// `·` for [none]) while the cells are large enough; Gate: the gate g of the
+    /// selected layer/head, the tree's arcs boxed.
+    enum class Kind { Prior, Attention, Relation, Gate };
 
     explicit HeatmapView(Kind kind, QWidget *parent = nullptr);
 
@@ -49,6 +54,12 @@ public:
     double cellValue(int r, int c) const;
     /// Bracket boxes drawn (Prior kind): [start, end) over words.
     std::vector<std::pair<int, int>> bracketBoxes() const;
+    /// Cell boxes drawn (Gate kind: the tree's arcs), (row, column) tokens, sorted.
+    std::vector<std::pair<int, int>> cellBoxes() const;
+    /// Cell labels drawn (Relation kind): the text in cell (r, c), "" when none.
+    QString cellLabel(int r, int c) const;
+    /// What hovering cell (r, c) says (the tooltip and the status bar).
+    QString cellText(int r, int c) const;
     /// The lines under the title: the key of the bracket boxes, notes on what the figure cannot show.
     QStringList titleLines() const;
     /// The colour scale's label (what the colours measure).
@@ -70,7 +81,11 @@ private:
     /// Thins and rotates the token labels for a map `axisPixels` on its shorter side; true when changed.
     bool updateTicks(double axisPixels);
     void handleHover(const QPointF &pos, const QPoint &globalPos);
+    /// Relation/Gate: the boxes (tree arcs) or the cell labels of those kinds.
+    void addRelationItems(int n);
     Kind m_kind;
+    Matrix m_distance; ///< Relation kind: a + b of every pair (what the colours show)
+    std::vector<std::vector<QString>> m_labels; ///< Relation kind: cell texts [row][column]
     ViewData m_data;
     ViewState m_state;
     QCustomPlot *m_plot = nullptr;

@@ -29,8 +29,9 @@ QColor sequentialColor(double value)
 
 const Matrix *selectedAttention(const Analysis &analysis, const ViewState &state)
 {
-    const auto &source = (!state.weightedAttention && !analysis.attentionRaw.empty()) ? analysis.attentionRaw
-                                                                                      : analysis.attention;
+    const auto &source = (state.relationAttention && !analysis.attentionRelation.empty()) ? analysis.attentionRelation
+        : (!state.weightedAttention && !analysis.attentionRaw.empty())                  ? analysis.attentionRaw
+                                                                                        : analysis.attention;
     if (state.layer < 0 || state.layer >= static_cast<int>(source.size()))
         return nullptr;
     const auto &heads = source[static_cast<std::size_t>(state.layer)];
@@ -38,6 +39,25 @@ const Matrix *selectedAttention(const Analysis &analysis, const ViewState &state
         return nullptr;
     const Matrix &m = heads[static_cast<std::size_t>(state.head)];
     return m.empty() ? nullptr : &m;
+}
+
+QString attentionVariantName(const Analysis &analysis, const ViewState &state)
+{
+    if (!analysis.attentionRelation.empty()) {
+        if (state.relationAttention)
+            return QStringLiteral("relation softmax(S\u02b3)");
+        return state.weightedAttention ? QStringLiteral("combined (gated)") : QStringLiteral("plain softmax(S\u1d49)");
+    }
+    if (analysis.constituentPrior.empty())
+        return QString();
+    return state.weightedAttention ? QStringLiteral("after \u00d7C") : QStringLiteral("softmax before \u00d7C");
+}
+
+QString attentionVariantSuffix(const Analysis &analysis, const ViewState &state)
+{
+    if (state.relationAttention && !analysis.attentionRelation.empty())
+        return QStringLiteral("-relation");
+    return (!state.weightedAttention && !analysis.attentionRaw.empty()) ? QStringLiteral("-raw") : QString();
 }
 
 float wordAttention(const Analysis &analysis, const ViewState &state, int from, int to)

@@ -33,6 +33,15 @@ QColor sequentialColor(double value);
 /// for that layer/head. Indexed by the analysis' tokens.
 const Matrix *selectedAttention(const Analysis &analysis, const ViewState &state);
 
+/// Which attention `state` selects, as figures name it: "after ×C" / "softmax
+/// before ×C" for models with a constituent prior; "combined (gated)" / "plain
+/// softmax(Sᵉ)" / "relation softmax(Sʳ)" for the Dependency-Transformer; "" for
+/// models with one attention.
+QString attentionVariantName(const Analysis &analysis, const ViewState &state);
+/// The same for file names: "" (the default attention), "-raw" (before the
+/// structural weighting) or "-relation".
+QString attentionVariantSuffix(const Analysis &analysis, const ViewState &state);
+
 /// Attention (over words, not tokens) from word `from` to word `to` in the
 /// selected layer/head: maps words to tokens through Analysis::wordToken.
 /// Returns 0 when unavailable.

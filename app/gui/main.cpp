@@ -96,7 +96,7 @@ int main(int argc, char **argv)
     const QCommandLineOption exportOpt(
         QStringLiteral("export-view"),
         QStringLiteral("Render a view offscreen and exit: constituency, dependency, prior, attention, overview, links, "
-                       "or all (comma-separated lists work too)."),
+                       "relations, gate, gates, or all (comma-separated lists work too)."),
         QStringLiteral("VIEW"));
     const QCommandLineOption outOpt(QStringLiteral("out"),
                                     QStringLiteral("Output file (.png, .svg, .pdf, .tex) for --export-view; with FILE, "
@@ -109,6 +109,12 @@ int main(int argc, char **argv)
                                     QStringLiteral("DPI"), QStringLiteral("300"));
     const QCommandLineOption layerOpt(QStringLiteral("layer"), QStringLiteral("Layer to show (1-based)."), QStringLiteral("L"));
     const QCommandLineOption headOpt(QStringLiteral("head"), QStringLiteral("Head to show (1-based)."), QStringLiteral("H"));
+    const QCommandLineOption attentionOpt(
+        QStringLiteral("attention"),
+        QStringLiteral("Attention to show: model (default: after xC, or the Dependency-Transformer's gated combination), "
+                       "plain (the softmax before xC / of the plain score) or relation (the Dependency-Transformer's "
+                       "relation attention)."),
+        QStringLiteral("KIND"), QStringLiteral("model"));
     // For tests and scripted runs: quit with status 0 once the first analysis is shown (1 on error).
     const QCommandLineOption quitOpt(QStringLiteral("quit-after-analysis"), QStringLiteral("Quit once the first analysis is shown."));
     const QCommandLineOption pairsOpt(QStringLiteral("pairs"),
@@ -122,7 +128,7 @@ int main(int argc, char **argv)
                                      QStringLiteral("PNG"));
     const QCommandLineOption tabOpt(QStringLiteral("pairs-tab"), QStringLiteral("The workbench tab to show: 1 metrics, 2 slices, 3 compare."),
                                     QStringLiteral("N"));
-    cli.addOptions({sentenceOpt, modelOpt, exportOpt, outOpt, formatOpt, dpiOpt, layerOpt, headOpt, quitOpt, pairsOpt,
+    cli.addOptions({sentenceOpt, modelOpt, exportOpt, outOpt, formatOpt, dpiOpt, layerOpt, headOpt, attentionOpt, quitOpt, pairsOpt,
                     systemsOpt, grabOpt, tabOpt});
     cli.process(app);
 
@@ -145,6 +151,8 @@ int main(int argc, char **argv)
             return usage(QStringLiteral("--layer must be a positive integer"));
         if (cli.isSet(headOpt) && ((head = cli.value(headOpt).toInt(&ok) - 1) < 0 || !ok))
             return usage(QStringLiteral("--head must be a positive integer"));
+        if (!QStringList{QStringLiteral("model"), QStringLiteral("plain"), QStringLiteral("relation")}.contains(cli.value(attentionOpt)))
+            return usage(QStringLiteral("--attention must be model, plain or relation, not '%1'").arg(cli.value(attentionOpt)));
         if ((dpi = cli.value(dpiOpt).toInt(&ok)) < 10 || dpi > 1200 || !ok)
             return usage(QStringLiteral("--dpi must be between 10 and 1200"));
         const QString format = cli.positionalArguments().isEmpty()
@@ -179,6 +187,7 @@ int main(int argc, char **argv)
         options.format = cli.value(formatOpt);
         options.layer = layer;
         options.head = head;
+        options.attention = cli.value(attentionOpt);
         options.dpi = dpi;
         options.modelPath = model;
         treelens::OffscreenExport exporter(options);

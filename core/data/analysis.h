@@ -58,6 +58,40 @@ struct PunctuationFreeParse {
     bool rerun = false;
 };
 
+/// What a relation-aware encoder (the Dependency-Transformer) read from the tree
+/// for every ordered token pair (i, j) (row i attends column j; the encoder's
+/// tokens, `[root]` first): the relation id, the id's name (an arc label such as
+/// `nsubj`, a distance relation `a:b`, `[self]`, `[none]`), and the tree distance
+/// (a, b): arcs from i, resp. j, up to their lowest common ancestor.
+struct TokenRelations {
+    enum class Kind { Self, Arc, Distance, None };
+    int n = 0;                                  ///< tokens
+    std::vector<int> ids;                       ///< [n * n], row-major
+    std::vector<std::string> names;             ///< id -> name (the model's relation vocabulary)
+    std::vector<std::pair<int, int>> distance;  ///< [n * n] (a, b), row-major
+    std::vector<int> levels;                    ///< [n] tree depth clipped at the model's maximum level
+    int noneId = -1;                            ///< the id of `[none]` (pairs beyond the distance threshold)
+
+    int id(int i, int j) const { return ids[static_cast<std::size_t>(i) * n + j]; }
+    std::pair<int, int> dist(int i, int j) const { return distance[static_cast<std::size_t>(i) * n + j]; }
+    std::string name(int i, int j) const
+    {
+        const int k = id(i, j);
+        return k >= 0 && k < static_cast<int>(names.size()) ? names[static_cast<std::size_t>(k)] : std::to_string(k);
+    }
+    /// Self (i == j), Arc (one is the other's head), Distance (an infilled `a:b`
+    /// pair) or None (beyond the threshold, or a distance the vocabulary lacks).
+    Kind kind(int i, int j) const
+    {
+        const auto [a, b] = dist(i, j);
+        if (a + b == 0)
+            return Kind::Self;
+        if (a + b == 1)
+            return Kind::Arc;
+        return id(i, j) == noneId ? Kind::None : Kind::Distance;
+    }
+};
+
 /// A classification or scoring result for tasks with an output head.
 struct Prediction {
     std::string label;
@@ -80,6 +114,15 @@ struct Analysis {
     std::vector<std::vector<Matrix>> attention;
     /// The same before the structural weighting (plain softmax); empty if identical.
     std::vector<std::vector<Matrix>> attentionRaw;
+    /// Dependency-Transformer: the softmax of the relation score S^r alone
+    /// ([layer][head], tokens×tokens); `attention` is the gated combination and
+    /// `attentionRaw` the plain softmax(S^e). Empty for other families.
+    std::vector<std::vector<Matrix>> attentionRelation;
+    /// Dependency-Transformer: the relation gate g ([layer][head], tokens×tokens,
+    /// row = query token): 0 = the plain score, 1 = the relation score.
+    std::vector<std::vector<Matrix>> relationGate;
+    /// Dependency-Transformer: the relation matrix the model read.
+    std::optional<TokenRelations> relations;
     /// constituentPrior[layer]: tokens×tokens (Tree Transformer C).
     std::vector<Matrix> constituentPrior;
     /// linkProbs[layer][k]: probability that tokens k and k+1 are in one constituent.

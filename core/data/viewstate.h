@@ -19,10 +19,16 @@ struct ViewState {
     int focusWord = -1;
     /// Attention arcs / merges below this value are not drawn.
     double threshold = 0.1;
+    /// (Last, so aggregate initialisers of the fields above stay valid.)
+    /// Dependency-Transformer: the relation attention softmax(S^r)
+    /// (Analysis::attentionRelation) instead; takes precedence over weightedAttention
+    /// when the analysis has it, ignored otherwise.
+    bool relationAttention = false;
 
     bool operator==(const ViewState &o) const
     {
         return layer == o.layer && head == o.head && weightedAttention == o.weightedAttention
+            && relationAttention == o.relationAttention
             && focusWord == o.focusWord && threshold == o.threshold;
     }
     bool operator!=(const ViewState &o) const { return !(*this == o); }

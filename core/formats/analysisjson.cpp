@@ -77,6 +77,16 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
         j["attention"] = at;
         if (!a.attentionRaw.empty())
             j["attention_raw"] = raw;
+        if (!a.attentionRelation.empty()) {
+            nlohmann::json rel = nlohmann::json::array();
+            for (const auto &heads : a.attentionRelation) {
+                nlohmann::json hs = nlohmann::json::array();
+                for (const auto &m : heads)
+                    hs.push_back(matrixJson(m));
+                rel.push_back(hs);
+            }
+            j["attention_relation"] = rel;
+        }
     }
     if (a.inducedTree) {
         nlohmann::json b = nlohmann::json::array();
@@ -98,6 +108,21 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
         for (const auto &[name, arr] : a.gates)
             g[name] = {{"shape", arr.shape}, {"data", arr.data}};
         j["gates"] = g;
+    }
+    if (a.relations) {
+        // The relation matrix with its labels and tree distances (the ids are also in gates["deptrans.relation_ids"]).
+        nlohmann::json names = nlohmann::json::array(), dist = nlohmann::json::array();
+        for (int i = 0; i < a.relations->n; ++i) {
+            nlohmann::json row = nlohmann::json::array(), drow = nlohmann::json::array();
+            for (int k = 0; k < a.relations->n; ++k) {
+                row.push_back(a.relations->name(i, k));
+                const auto [up, down] = a.relations->dist(i, k);
+                drow.push_back({up, down});
+            }
+            names.push_back(row);
+            dist.push_back(drow);
+        }
+        j["relations"] = {{"labels", names}, {"tree_distance", dist}, {"levels", a.relations->levels}};
     }
     if (!a.crossAttention.empty()) {
         nlohmann::json c = nlohmann::json::array();

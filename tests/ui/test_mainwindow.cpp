@@ -5,6 +5,8 @@
 #include <tuple>
 
 #include <QApplication>
+#include <QComboBox>
+#include <QTabWidget>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -26,6 +28,7 @@
 #include "core/encoders/encoder.h"
 #include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
+#include "ui/modelpanel.h"
 #include "ui/mainwindow.h"
 #include "ui/session/latencyprobe.h"
 #include "viz/constituencyview.h"
@@ -498,6 +501,39 @@ TEST_F(MainWindowTest, ExportViewRefusesALayerOrHeadTheModelLacks)
     EXPECT_TRUE(QFile::exists(out));
 }
 
+TEST_F(MainWindowTest, ExportViewDrawsTheChosenAttentionAndRefusesARelationAttentionTheModelLacks)
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("attention.svg"));
+    const QString dt = QStringLiteral(TREELENS_SOURCE_DIR) + QStringLiteral("/resources/models/dependency-transformer-en-polarity.safetensors");
+    QString err;
+    // The Tree Transformer has no relation attention: refused, nothing written.
+    EXPECT_EQ(runGui({QStringLiteral("--sentence"), QStringLiteral("Dogs bark."), QStringLiteral("--export-view"),
+                      QStringLiteral("attention"), QStringLiteral("--attention"), QStringLiteral("relation"),
+                      QStringLiteral("--out"), out},
+                     &err),
+              2);
+    EXPECT_TRUE(err.contains(QStringLiteral("--attention relation: a tree-transformer model has no relation attention")))
+        << err.toStdString();
+    EXPECT_FALSE(QFile::exists(out));
+    EXPECT_EQ(runGui({QStringLiteral("--sentence"), QStringLiteral("Dogs bark."), QStringLiteral("--export-view"),
+                      QStringLiteral("attention"), QStringLiteral("--attention"), QStringLiteral("sideways"),
+                      QStringLiteral("--out"), out},
+                     &err),
+              2);
+    EXPECT_TRUE(err.contains(QStringLiteral("--attention must be model, plain or relation"))) << err.toStdString();
+    // The Dependency-Transformer's relation attention: the title names it.
+    EXPECT_EQ(runGui({QStringLiteral("--sentence"), QStringLiteral("Dogs bark."), QStringLiteral("--model"), dt,
+                      QStringLiteral("--export-view"), QStringLiteral("attention"), QStringLiteral("--attention"),
+                      QStringLiteral("relation"), QStringLiteral("--out"), out},
+                     &err),
+              0)
+        << err.toStdString();
+    QFile svg(out);
+    ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(svg.readAll().contains("relation softmax"));
+}
+
 TEST_F(MainWindowTest, BatchLatexExportNamesFilesCleanlyOrRefusesUpFront)
 {
     QTemporaryDir dir;
@@ -699,4 +735,53 @@ TEST_F(MainWindowTest, ASentenceOverTheWordLimitIsRefusedWithAMessageAndTheViews
         EXPECT_EQ(w.document()->sentence()->words(), std::vector<std::string>{"Hi"});
         EXPECT_TRUE(w.document()->analysis());
     }
+}
+
+TEST_F(MainWindowTest, ADependencyTransformerShowsItsRelationViewsAttentionChoicesAndPrediction)
+{
+    const std::string dt = std::string(TREELENS_SOURCE_DIR) + "/resources/models/dependency-transformer-en-polarity.safetensors";
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(dt));
+    w.show();
+    bool ok = false;
+    ASSERT_TRUE(analyseAndWait(w, QStringLiteral("The movie was not funny at all ."), &ok));
+    ASSERT_TRUE(ok) << w.document()->lastError().toStdString();
+    const auto a = w.document()->analysis();
+    ASSERT_TRUE(a);
+    ASSERT_EQ(a->family, "dependency-transformer");
+    ASSERT_TRUE(a->relations);
+    auto tabVisible = [&](const QString &label) {
+        for (int i = 0; i < w.plotTabs()->count(); ++i)
+            if (w.plotTabs()->tabText(i).remove(QLatin1Char('&')) == label)
+                return w.plotTabs()->isTabVisible(i);
+        return false;
+    };
+    EXPECT_TRUE(tabVisible(QStringLiteral("Relations")));
+    EXPECT_TRUE(tabVisible(QStringLiteral("Gate")));
+    EXPECT_TRUE(tabVisible(QStringLiteral("Gate overview")));
+    // The model dock: the labels in the card, the prediction for this sentence.
+    ASSERT_TRUE(a->prediction);
+    const QString prediction = w.modelPanel()->predictionText();
+    EXPECT_NE(prediction.indexOf(QString::fromStdString(a->prediction->label)), -1) << prediction.toStdString();
+    EXPECT_NE(prediction.indexOf(QString::number(static_cast<double>(a->prediction->score), 'f', 3)), -1) << prediction.toStdString();
+    EXPECT_NE(w.modelPanel()->cardHtml().indexOf(QStringLiteral("Labels")), -1);
+    // The View dock offers the three attentions; "relation" shows softmax(S^r) in the attention heatmap.
+    QComboBox *attention = w.controlPanel()->attentionCombo();
+    ASSERT_EQ(attention->count(), 3);
+    attention->setCurrentIndex(2);
+    EXPECT_TRUE(w.document()->selection().relationAttention);
+    const ViewState s = w.document()->selection();
+    EXPECT_NEAR(w.attentionView()->cellValue(2, 5), a->attentionRelation[s.layer][s.head].at(2, 5), 1e-6);
+    attention->setCurrentIndex(1);
+    EXPECT_FALSE(w.document()->selection().relationAttention);
+    EXPECT_FALSE(w.document()->selection().weightedAttention);
+    EXPECT_NEAR(w.attentionView()->cellValue(2, 5), a->attentionRaw[s.layer][s.head].at(2, 5), 1e-6);
+
+    // Back to the Tree Transformer: its two attentions, no relation tabs, no prediction.
+    w.setModelPath(QString::fromStdString(modelPath()));
+    ASSERT_TRUE(analyseAndWait(w, QStringLiteral("The movie was not funny at all ."), &ok));
+    ASSERT_TRUE(waitFor([&] { return w.document()->analysis() && w.document()->analysis()->family == "tree-transformer"; }));
+    EXPECT_FALSE(tabVisible(QStringLiteral("Relations")));
+    EXPECT_EQ(attention->count(), 2);
+    EXPECT_TRUE(w.modelPanel()->predictionText().isEmpty());
 }

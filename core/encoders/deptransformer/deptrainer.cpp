@@ -16,6 +16,7 @@
 #include "core/encoders/common/pretrainedrows.h"
 #include "core/encoders/deptransformer/deptransformernet.h"
 #include "core/encoders/treetransformer/vocabulary.h"
+#include "core/formats/labelledtext.h"
 #include "core/formats/plaintext.h"
 #include "core/model/modelfile.h"
 #include "core/parsing/parser.h"
@@ -81,6 +82,59 @@ Result<std::vector<std::vector<Example>>> readSplitFiles(const json &data)
     return split;
 }
 
+/// TREC question classification (Li & Roth): train and test files of `COARSE:fine words`
+/// lines; the development set is a seeded `dev_fraction` of the training file (the
+/// test file is only scored at the end). Classes: the coarse labels (or, with
+/// "labels": "fine", the full ones) of the training file, sorted.
+Result<std::vector<std::vector<Example>>> readTrec(const json &data, std::vector<std::string> &classes, json &notes)
+{
+    const bool fine = data.value("labels", std::string("coarse")) == "fine";
+    const double devFraction = data.value("dev_fraction", 0.1);
+    if (!(devFraction > 0 && devFraction < 0.5))
+        return makeError("recipe", "data.dev_fraction must be in (0, 0.5)");
+    std::vector<std::vector<LabelledSentence>> parts;
+    int latin1 = 0;
+    for (const char *key : {"trec_train", "trec_test"}) {
+        const std::string path = data.at(key).get<std::string>();
+        auto text = readFileLimited(path, inputLimits().maxTextFileBytes);
+        if (!text)
+            return text.error();
+        auto read = readLabelledText(*text, path);
+        if (!read)
+            return read.error();
+        latin1 += read->latin1Lines;
+        parts.push_back(std::move(read->sentences));
+    }
+    std::set<std::string> labels;
+    for (const auto &s : parts[0])
+        labels.insert(fine ? s.label : s.coarseLabel);
+    classes.assign(labels.begin(), labels.end());
+    auto index = [&](const LabelledSentence &s) -> int {
+        const auto it = std::find(classes.begin(), classes.end(), fine ? s.label : s.coarseLabel);
+        return it == classes.end() ? -1 : static_cast<int>(it - classes.begin());
+    };
+    std::vector<Example> train;
+    for (auto &s : parts[0])
+        train.push_back({std::move(s.sentence), index(s)});
+    std::mt19937_64 rng(data.value("split_seed", 1u));
+    std::shuffle(train.begin(), train.end(), rng);
+    const auto nDev = static_cast<std::size_t>(std::lround(static_cast<double>(train.size()) * devFraction));
+    std::vector<std::vector<Example>> split(3);
+    split[1].assign(std::make_move_iterator(train.begin()), std::make_move_iterator(train.begin() + static_cast<std::ptrdiff_t>(nDev)));
+    split[0].assign(std::make_move_iterator(train.begin() + static_cast<std::ptrdiff_t>(nDev)), std::make_move_iterator(train.end()));
+    int unseen = 0;
+    for (auto &s : parts[1]) {
+        const int k = index(s);
+        if (k < 0) {
+            ++unseen; // a test label the training file never has: cannot be predicted, left out and counted
+            continue;
+        }
+        split[2].push_back({std::move(s.sentence), k});
+    }
+    notes = {{"latin1_lines", latin1}, {"test_unseen_labels", unseen}, {"labels", fine ? "fine" : "coarse"}};
+    return split;
+}
+
 class DepTask final : public training::TrainTask {
 public:
     Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
@@ -93,12 +147,17 @@ public:
             return opts.error();
         m_options = *opts;
         const json data = json::parse(recipe.data.extraJson);
-        if (!data.contains("positive") || !data.contains("negative"))
-            return makeError("recipe", "data needs \"positive\" and \"negative\" sentence files");
-        auto split = readSplitFiles(data);
+        const bool trec = data.contains("trec_train") || data.contains("trec_test");
+        if (trec ? !(data.contains("trec_train") && data.contains("trec_test"))
+                 : !(data.contains("positive") && data.contains("negative")))
+            return makeError("recipe", "data needs \"positive\" and \"negative\" sentence files, or \"trec_train\" and "
+                                       "\"trec_test\" question files");
+        json notes = json::object();
+        auto split = trec ? readTrec(data, m_classes, notes) : readSplitFiles(data);
         if (!split)
             return split.error();
-        m_classes = {"negative", "positive"};
+        if (!trec)
+            m_classes = {"negative", "positive"};
         // Parse every sentence with the shipped neural parser.
         auto parser = createParser(ParserConfig{});
         if (!parser)
@@ -177,7 +236,9 @@ public:
                  " relations";
         m_summary = {{"train", m_train.size()}, {"dev", m_dev.size()}, {"test", m_test.size()}, {"unparsed", m_unparsed},
                      {"vocabulary", m_vocab.size()}, {"embeddings_initialised", m_initialised},
-                     {"relations", m_relationLabels.size()}, {"split_seed", data.value("split_seed", 1u)}};
+                     {"relations", m_relationLabels.size()}, {"split_seed", data.value("split_seed", 1u)},
+                     {"classes", m_classes}};
+        m_summary.update(notes);
         s.json = m_summary.dump();
         return s;
     }

@@ -5,11 +5,13 @@
 ///
 /// Recipe data: either {"positive": FILE, "negative": FILE, "split_seed": N}
 /// (one sentence per line, e.g. the sentence-polarity stand-in for SST-2: a
-/// seeded 80/10/10 train/dev/test split of both files together) or "train"/"dev"
-/// CoNLL-U files with a `# label = ...` comment per sentence; "embeddings": a
+/// seeded 80/10/10 train/dev/test split of both files together), or TREC question
+/// classification {"trec_train": FILE, "trec_test": FILE, "labels": "coarse" |
+/// "fine", "dev_fraction": 0.1, "split_seed": N} (core/formats/labelledtext.h; dev
+/// = a seeded fraction of the training file, test = the test file); "embeddings": a
 /// TreeLens model file whose word table initialises the embeddings (scaled by
-/// √d_model). Sentences are tokenised and parsed with the shipped neural parser
-/// (gold trees of CoNLL-U input are kept). The relation vocabulary is [pad],
+/// √d_model). Sentences are tokenised (TREC's are already) and parsed with the
+/// shipped neural parser. The relation vocabulary is [pad],
 /// [none], [self], the training trees' labels (and "dep") and every a:b with
 /// 2 <= a + b <= max_rel_dist. Options {"dropout", "vocab": {"min_count"},
 /// "freeze_embeddings", "max_words"}. Dev metric: accuracy; `finish` scores the

@@ -127,19 +127,33 @@ public:
                     lv.data.push_back(static_cast<float>(l));
                 a.gates["deptrans.relation_ids"] = ids;
                 a.gates["deptrans.levels"] = lv;
+                TokenRelations tr;
+                tr.n = n1;
+                tr.ids.assign(p.relations.begin(), p.relations.end());
+                tr.names = m_native.relations.labels();
+                tr.distance = p.features.distance;
+                tr.levels = p.features.levels;
+                tr.noneId = m_native.relations.noneId();
+                a.relations = std::move(tr);
                 if (record) {
                     const auto &rec = res.record;
                     auto cut = [&](const torch::Tensor &x) { return x[b].index({torch::indexing::Slice(), torch::indexing::Slice(), rows, rows}); };
                     a.gates["deptrans.gate"] = namedArrayOf(cut(rec.gates));
                     a.gates["deptrans.relation_weights"] = namedArrayOf(cut(rec.relWeights));
                     if (options.attention) {
-                        auto attn = cut(rec.attn), self = cut(rec.selfWeights);
-                        a.attention.resize(static_cast<std::size_t>(a.layers));
-                        a.attentionRaw.resize(static_cast<std::size_t>(a.layers));
-                        for (int l = 0; l < a.layers; ++l)
+                        auto attn = cut(rec.attn), self = cut(rec.selfWeights), rel = cut(rec.relWeights), gate = cut(rec.gates);
+                        const auto L = static_cast<std::size_t>(a.layers);
+                        a.attention.resize(L);
+                        a.attentionRaw.resize(L);
+                        a.attentionRelation.resize(L);
+                        a.relationGate.resize(L);
+                        for (std::size_t l = 0; l < L; ++l)
                             for (int h = 0; h < a.heads; ++h) {
-                                a.attention[static_cast<std::size_t>(l)].push_back(matrixOf(attn[l][h]));
-                                a.attentionRaw[static_cast<std::size_t>(l)].push_back(matrixOf(self[l][h]));
+                                const auto li = static_cast<std::int64_t>(l);
+                                a.attention[l].push_back(matrixOf(attn[li][h]));
+                                a.attentionRaw[l].push_back(matrixOf(self[li][h]));
+                                a.attentionRelation[l].push_back(matrixOf(rel[li][h]));
+                                a.relationGate[l].push_back(matrixOf(gate[li][h]));
                             }
                     }
                     auto hid = rec.hidden[b].index({torch::indexing::Slice(), rows});

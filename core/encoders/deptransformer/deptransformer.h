@@ -6,7 +6,9 @@
 ///
 /// An Analysis holds, with tokens = [root] + the words (wordToken[k] = k + 1):
 /// attention[layer][head] = the attention the model uses, softmax(S);
-/// attentionRaw = the plain self-attention softmax(S^e); gates
+/// attentionRaw = the plain self-attention softmax(S^e), attentionRelation =
+/// softmax(S^r), relationGate = g (with options.attention); relations = the
+/// relation matrix with the ids' names and the tree distances; gates
 /// "deptrans.gate" and "deptrans.relation_weights" [layers, heads, n1, n1] (the
 /// semantic gate g and softmax(S^r)), "deptrans.relation_ids" [n1, n1] (their
 /// labels: Analysis-independent, in the model's treelens.config "relations"),
