@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Renders every view for three sentences (10, 40 and 120 words) with the
-# shipped default model into docs/screenshots/ through `treelens --export-view`
-# (offscreen, no display needed). Usage: scripts/screenshots.sh [BUILD_DIR] [DPI]
+# shipped default model, and the Dependency-Transformer's views with its polarity
+# model, into docs/screenshots/ through `treelens --export-view` (offscreen, no
+# display needed). Usage: scripts/screenshots.sh [BUILD_DIR] [DPI]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/dev}
@@ -25,3 +26,18 @@ for name in short medium long; do
     echo "$file ($words words)"
   done
 done
+
+# The Dependency-Transformer (issue 14): its relation mode of the dependency view
+# (combined and relation attention), the relation matrix, one head's gate and the
+# layers x heads gate overview. Layer 2 head 4 is the head whose gate opens most on
+# the tree's arcs for this sentence (the overview shows it).
+dt=resources/models/dependency-transformer-en-polarity.safetensors
+review="The film is not as funny as its trailer , but the actors save it ."
+for view in dependency relations gate gates attention; do
+  file="$out/dt-$view.png"
+  "$gui" --sentence "$review" --model "$dt" --export-view "$view" --layer 2 --head 4 --dpi "$dpi" --out "$file"
+  echo "$file"
+done
+"$gui" --sentence "$review" --model "$dt" --export-view dependency --attention relation --layer 2 --head 4 --dpi "$dpi" \
+  --out "$out/dt-dependency-relation.png"
+echo "$out/dt-dependency-relation.png"

@@ -729,19 +729,15 @@ void PairWorkbench::showPair(int pair)
                 return enc.error();
             AnalyzeOptions opt;
             opt.attention = true;
-            EncoderInput in;
-            in.words = first->words();
-            in.dependency = first->dependency;
-            in.constituency = first->constituency;
+            EncoderInput in{first->words(), first->dependency, first->constituency, {}, {}, {}};
             if ((*enc)->info().pairInput) {
-                in.secondWords = second->words();
-                auto r = (*enc)->analyze({in}, opt, &control);
+                auto r = (*enc)->analyze({pairEncoderInput(*first, *second)}, opt, &control);
                 if (!r)
                     return r.error();
                 return std::move(r->front());
             }
             // A single-sentence encoder on both sides.
-            EncoderInput other{second->words(), second->dependency, second->constituency, {}};
+            EncoderInput other{second->words(), second->dependency, second->constituency, {}, {}, {}};
             auto r = (*enc)->analyze({in, other}, opt, &control);
             if (!r)
                 return r.error();

@@ -206,7 +206,7 @@ void GateOverview::rebuild()
             t->setText(cellLabel(l, h));
             t->setFont(cellFont);
             t->setTextAlignment(Qt::AlignCenter);
-            t->setColor(!std::isnan(v) && v > 0.6 ? QColor(20, 20, 20) : QColor(250, 250, 250));
+            t->setColor(!std::isnan(v) && v > 0.7 ? QColor(20, 20, 20) : QColor(250, 250, 250));
             t->setSelectable(false);
         }
     }

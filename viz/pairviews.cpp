@@ -87,12 +87,16 @@ void drawArcs(QPainter &p, const Analysis &a, const Row &row, const ViewState &s
     if (s.layer >= static_cast<int>(a.attention.size()) || s.head >= static_cast<int>(a.attention[static_cast<std::size_t>(s.layer)].size()))
         return;
     const Matrix &m = a.attention[static_cast<std::size_t>(s.layer)][static_cast<std::size_t>(s.head)];
-    const int n = std::min<int>(m.rows, static_cast<int>(row.boxes.size()));
+    // Words to the model's tokens (the Dependency-Transformer's [root] comes first).
+    auto tok = [&a](int word) { return word < static_cast<int>(a.wordToken.size()) ? a.wordToken[static_cast<std::size_t>(word)] : word; };
+    const int n = static_cast<int>(row.boxes.size());
     for (int i = 0; i < n; ++i) {
         if (s.focusWord >= 0 && i != s.focusWord)
             continue;
         for (int j = 0; j < n; ++j) {
-            const double w = m.at(i, j);
+            if (tok(i) >= m.rows || tok(j) >= m.cols)
+                continue;
+            const double w = m.at(tok(i), tok(j));
             if (i == j || w < s.threshold)
                 continue;
             const QRectF &from = row.boxes[static_cast<std::size_t>(i)], &to = row.boxes[static_cast<std::size_t>(j)];
@@ -110,6 +114,25 @@ void drawArcs(QPainter &p, const Analysis &a, const Row &row, const ViewState &s
             p.setBrush(Qt::NoBrush);
         }
     }
+}
+
+/// The Dependency-Transformer: each word's mean relation gate g over its row (its
+/// keys) in the selected layer/head; empty for other families.
+std::vector<double> wordRelationGates(const Analysis &a, int layer, int head)
+{
+    std::vector<double> out;
+    if (layer < 0 || head < 0 || layer >= static_cast<int>(a.relationGate.size())
+        || head >= static_cast<int>(a.relationGate[static_cast<std::size_t>(layer)].size()))
+        return out;
+    const Matrix &g = a.relationGate[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
+    for (std::size_t k = 0; k < a.wordToken.size(); ++k) {
+        const int r = a.wordToken[k];
+        double sum = 0;
+        for (int c = 0; c < g.cols; ++c)
+            sum += static_cast<double>(g.at(r, c));
+        out.push_back(g.cols > 0 ? sum / g.cols : 0.0);
+    }
+    return out;
 }
 
 /// Bars under (or over) each word: `values` in [0, max].
@@ -220,10 +243,15 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
     drawGroups(p, q, qRow, h);
     drawArcs(p, q, qRow, m_state, true);
     drawWords(p, q.words, qRow);
-    // Gate strength (mean of G over D) of the question words, as bars below them.
+    // Gate strength (GGSA: mean of G over D; the Dependency-Transformer: the word's mean
+    // relation gate) of the question words, as bars below them.
+    const bool relationGates = !q.relationGate.empty();
     std::vector<double> qGate;
-    for (int i = 0; i < static_cast<int>(q.words.size()); ++i)
-        qGate.push_back(at2(gate(q, "ggsa.gate_mean"), layer, i));
+    if (relationGates)
+        qGate = wordRelationGates(q, layer, h);
+    else
+        for (int i = 0; i < static_cast<int>(q.words.size()); ++i)
+            qGate.push_back(at2(gate(q, "ggsa.gate_mean"), layer, i));
     const double barTop = qRowY + kWordHeight + 4;
     drawBars(p, qRow, qGate, 1.0, barTop, kBarSpace - 10, QColor(230, 159, 0), true);
 
@@ -245,6 +273,8 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
             interMax = std::max(interMax, aInter.back());
         aGate.push_back(at2(gate(a, "ggsa.gate_mean"), layer, i));
     }
+    if (relationGates)
+        aGate = wordRelationGates(a, layer, h);
     const double interTop = aRowY - kBarSpace;
     drawBars(p, aRow, aInter, interMax, interTop, kBarSpace - 10, QColor(0, 114, 178), false);
 
@@ -265,6 +295,11 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
         }
         p.setPen(Qt::black);
         p.drawText(QPointF(v.x() + 10, v.y() + 4), tr("v_q: attention pooling over the answer (max %1)").arg(maxA, 0, 'f', 2));
+    } else if (relationGates) {
+        p.setPen(Qt::gray);
+        p.drawText(QPointF(v.x() + 10, v.y() + 4),
+                   tr("pair head on the two [root] vectors (h\u00d7 = h\u2081\u2299h\u2082, h\u208a = |h\u2081 \u2212 h\u2082|): "
+                      "no attention between the sentences"));
     } else {
         p.setPen(Qt::gray);
         p.drawText(QPointF(v.x() + 10, v.y() + 4), tr("v_q (max pooling: no question-to-answer attention)"));
@@ -282,11 +317,17 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
     // Key.
     p.setPen(Qt::darkGray);
     const double keyY = size.height() - 10;
-    QString key = tr("layer %1, head %2: arcs = within-group attention ≥ %3, shading/dashes = the head's groups; "
-                     "orange bars = gate strength (mean of G)")
-                      .arg(layer + 1)
-                      .arg(h + 1)
-                      .arg(m_state.threshold, 0, 'f', 2);
+    QString key = relationGates
+        ? tr("layer %1, head %2: arcs = attention ≥ %3 (softmax of the gated score); orange bars = the word's mean "
+             "relation gate g (0 plain, 1 relation score)")
+              .arg(layer + 1)
+              .arg(h + 1)
+              .arg(m_state.threshold, 0, 'f', 2)
+        : tr("layer %1, head %2: arcs = within-group attention ≥ %3, shading/dashes = the head's groups; "
+             "orange bars = gate strength (mean of G)")
+              .arg(layer + 1)
+              .arg(h + 1)
+              .arg(m_state.threshold, 0, 'f', 2);
     if (inter)
         key += tr("; blue bars = question-interaction residual ‖R̃‖ (max %1)").arg(interMax, 0, 'f', 2);
     p.drawText(QPointF(kMargin, keyY), key);

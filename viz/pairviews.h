@@ -8,7 +8,10 @@
 ///    the answer's question-interaction residual per word (iGGSA) as bars, and
 ///    the composition attention from the question vector to the answer words as
 ///    lines between the rows. Any pair Analysis (first = question, second[0] =
-///    answer); what the model lacks is said in the figure.
+///    answer); what the model lacks is said in the figure. A Dependency-Transformer
+///    pair: attention arcs (words mapped to its tokens past [root]), each word's mean
+///    relation gate as the bars, and no line between the rows (its pair head reads
+///    the two [root] vectors only).
 ///  - SliceBarChart: a metric per slice (bars, one series per system).
 ///  - ScoreScatterPlot: two systems' scores of every pair, correct pairs
 ///    highlighted; a click reports the nearest pair.

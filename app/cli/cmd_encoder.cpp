@@ -1,4 +1,5 @@
 // analyze, eval-induction, bench, import-checkpoint: the encoder commands.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -9,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
+#include "core/eval/pairtable.h"
+#include "core/parsing/pairparsing.h"
 #include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
 #include "core/base/jsonstrict.h"
@@ -76,6 +79,17 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool attention,
     if (!enc)
         return fail(enc.message());
     const bool pairModel = (*enc)->info().pairInput;
+    // A model that reads dependency trees: both sides parsed first when the corpus has no trees (as for single sentences).
+    if ((*enc)->info().input == InputKind::WordsWithDependency &&
+        std::any_of(corpus->pairs.begin(), corpus->pairs.end(),
+                    [](const SentencePair &p) { return !p.first.dependency || !p.second.dependency; })) {
+        auto parser = createParser(ParserConfig{});
+        if (!parser)
+            return fail(parser.message());
+        auto unparsed = parsePairCorpus(*corpus, **parser);
+        if (!unparsed)
+            return fail(unparsed.message());
+    }
     auto writer = AtomicFileWriter::open(out.empty() ? std::string("-") : out);
     if (!writer)
         return fail(writer.message());
@@ -87,12 +101,10 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool attention,
         std::vector<EncoderInput> batch;
         for (std::size_t i = start; i < end; ++i) {
             const auto &p = corpus->pairs[i];
-            EncoderInput first{p.first.words(), p.first.dependency, p.first.constituency, {}};
-            if (pairModel)
-                first.secondWords = p.second.words();
-            batch.push_back(std::move(first));
+            batch.push_back(pairModel ? pairEncoderInput(p.first, p.second)
+                                      : EncoderInput{p.first.words(), p.first.dependency, p.first.constituency, {}, {}, {}});
             if (!pairModel)
-                batch.push_back(EncoderInput{p.second.words(), p.second.dependency, p.second.constituency, {}});
+                batch.push_back(EncoderInput{p.second.words(), p.second.dependency, p.second.constituency, {}, {}, {}});
         }
         auto res = (*enc)->analyze(batch, opt);
         if (!res)
@@ -194,7 +206,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                                                       "the model's " + std::to_string(info.maxTokens) + " positions");
                         !st)
                         return st;
-                    batch.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}});
+                    batch.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}, {}, {}});
                 }
                 auto res = (*enc)->analyze(batch, opt);
                 if (!res)

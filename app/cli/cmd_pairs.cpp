@@ -1,5 +1,6 @@
 // treelens-cli score-pairs / eval-pairs: a pair model (or the IDF word-overlap
 // baseline) over a sentence-pair corpus, scores per pair and metrics per slice.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -53,6 +54,8 @@ struct PairScores {
     std::string system;                    ///< model name or the baseline
 };
 
+Status parseBothSides(PairCorpus &corpus, const PairSpec &spec, const char *command, const char *consequence);
+
 Result<PairScores> scorePairs(const PairSpec &spec, const PairCorpus &corpus)
 {
     PairScores out;
@@ -80,10 +83,25 @@ Result<PairScores> scorePairs(const PairSpec &spec, const PairCorpus &corpus)
     if (!(*encoder)->info().pairInput)
         return makeError(spec.model, "a " + (*encoder)->info().family + " model reads single sentences, not pairs (its "
                                                                        "analyses can be shown on both sides of a pair in the app)");
+    // A model that reads trees (the Dependency-Transformer's pair head) gets both sides parsed
+    // first when the corpus lacks them, as analyze does for single sentences.
+    const PairCorpus *input = &corpus;
+    PairCorpus parsed;
+    const InputKind kind = (*encoder)->info().input;
+    auto lacksTree = [kind](const Sentence &s) {
+        return (kind == InputKind::WordsWithDependency && !s.dependency) || (kind == InputKind::WordsWithConstituency && !s.constituency);
+    };
+    if (kind != InputKind::Words &&
+        std::any_of(corpus.pairs.begin(), corpus.pairs.end(), [&](const SentencePair &p) { return lacksTree(p.first) || lacksTree(p.second); })) {
+        parsed = corpus;
+        if (auto st = parseBothSides(parsed, spec, "score-pairs", "the model cannot score their pairs"); !st)
+            return st.error();
+        input = &parsed;
+    }
     ProgressLine progress("scoring pairs");
     RunControl control;
     control.progress = [&](std::size_t done, std::size_t, const std::string &) { progress.update(done); };
-    auto s = scorePairCorpus(**encoder, corpus, &control, 512);
+    auto s = scorePairCorpus(**encoder, *input, &control, 512);
     if (!s)
         return s.error();
     progress.finish();
@@ -98,8 +116,9 @@ Result<PairCorpus> readInput(const PairSpec &spec)
     return readPairCorpus(spec.input, spec.format);
 }
 
-/// Both sides parsed (for the tree-depth slice); a sentence the parser refuses keeps no tree.
-Status parseBothSides(PairCorpus &corpus, const PairSpec &spec)
+/// Both sides parsed (for the tree-depth slice, or for a model that reads trees); a
+/// sentence the parser refuses keeps no tree, and the count is reported with `consequence`.
+Status parseBothSides(PairCorpus &corpus, const PairSpec &spec, const char *command, const char *consequence)
 {
     auto parser = createParser(parserConfig(spec.parser));
     if (!parser)
@@ -112,7 +131,7 @@ Status parseBothSides(PairCorpus &corpus, const PairSpec &spec)
         return unparsed.error();
     progress.finish();
     if (*unparsed > 0)
-        std::cerr << "eval-pairs: " << *unparsed << " sentences were not parsed (their tree depth is 'unknown')\n";
+        std::cerr << command << ": " << *unparsed << " sentences were not parsed (" << consequence << ")\n";
     return {};
 }
 
@@ -196,7 +215,7 @@ void addEvalPairsCommand(CLI::App &app, Action &action)
             if (!scores)
                 return fail(scores.message());
             if (*slices)
-                if (auto st = parseBothSides(*corpus, *spec); !st)
+                if (auto st = parseBothSides(*corpus, *spec, "eval-pairs", "their tree depth is 'unknown'"); !st)
                     return fail(st.message());
             const bool ranking = corpus->task == kRankingTask;
             if (!ranking)

@@ -88,6 +88,9 @@ struct EncoderInput {
     std::optional<DependencyTree> dependency;
     std::optional<ConstituencyTree> constituency;
     std::vector<std::string> secondWords;  ///< sentence pairs only
+    /// Sentence pairs, for pair models that read trees (the Dependency-Transformer's pair head).
+    std::optional<DependencyTree> secondDependency;
+    std::optional<ConstituencyTree> secondConstituency;
 };
 
 struct AnalyzeOptions {

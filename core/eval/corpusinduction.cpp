@@ -83,7 +83,7 @@ Result<CorpusInduction> scoreCorpusInduction(Encoder &encoder, const std::vector
                 (maxTokens > 0 && static_cast<int>(words.size()) + cls > maxTokens))
                 continue;
             anyConstituency = anyConstituency || fromConstituency;
-            batch.push_back(EncoderInput{std::move(words), std::nullopt, std::nullopt, {}});
+            batch.push_back(EncoderInput{std::move(words), std::nullopt, std::nullopt, {}, {}, {}});
             index.push_back(i);
             gold.push_back(fromConstituency || s.dependency ? std::move(reference) : std::vector<std::pair<int, int>>{});
             lengths.push_back(fromConstituency || s.dependency ? static_cast<int>(batch.back().words.size()) : -1);

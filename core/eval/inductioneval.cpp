@@ -120,7 +120,7 @@ Result<PunctuationFreeParse> induceWithoutPunctuation(Encoder &encoder, const Co
     AnalyzeOptions options;
     options.attention = false;
     options.induction = whole.induction;
-    auto r = encoder.analyze({EncoderInput{words, std::nullopt, std::nullopt, {}}}, options, control);
+    auto r = encoder.analyze({EncoderInput{words, std::nullopt, std::nullopt, {}, {}, {}}}, options, control);
     if (!r)
         return r.error();
     p.brackets = r->front().inducedBrackets;
@@ -218,7 +218,7 @@ Result<std::vector<std::vector<std::vector<float>>>> inductionWordLinks(Encoder 
 {
     std::vector<EncoderInput> inputs;
     for (const auto &g : gold)
-        inputs.push_back(EncoderInput{g.words, {}, {}, {}});
+        inputs.push_back(EncoderInput{g.words, {}, {}, {}, {}, {}});
     AnalyzeOptions ao;
     ao.attention = false;
     ao.induction = config;

@@ -63,10 +63,7 @@ Result<PairSystem> scorePairCorpus(Encoder &encoder, const PairCorpus &corpus, c
         std::vector<EncoderInput> batch;
         const std::size_t end = std::min(corpus.pairs.size(), start + chunk);
         for (std::size_t i = start; i < end; ++i) {
-            EncoderInput in;
-            in.words = corpus.pairs[i].first.words();
-            in.secondWords = corpus.pairs[i].second.words();
-            batch.push_back(std::move(in));
+            batch.push_back(pairEncoderInput(corpus.pairs[i].first, corpus.pairs[i].second));
         }
         auto analyses = encoder.analyze(batch, options, control);
         if (!analyses)

@@ -30,6 +30,12 @@ struct PairSystem {
 /// or the corpus is not binary.
 std::string corpusLabelFor(const Prediction &prediction, const PairCorpus &corpus);
 
+/// One pair as a pair model reads it: both sides' words and trees.
+inline EncoderInput pairEncoderInput(const Sentence &first, const Sentence &second)
+{
+    return EncoderInput{first.words(), first.dependency, first.constituency, second.words(), second.dependency, second.constituency};
+}
+
 /// Scores every pair of `corpus` with a pair encoder (EncoderInfo::pairInput),
 /// in batches of `chunk` pairs without attention; `control` is polled and told
 /// the progress between batches (stage "scoring pairs"). Errors name the pairs.

@@ -188,3 +188,45 @@ TEST(CliFixtures, TrainsADependencyTransformerOnSentenceFiles)
     EXPECT_EQ(j["tokens"][0], "[root]");
     EXPECT_EQ(j["prediction"]["labels"].size(), 2u);
 }
+
+TEST(CliFixtures, TrainsADependencyTransformerPairHeadOnRteAndScoresPairsWithIt)
+{
+    // Twelve RTE pairs (a text and its hypothesis, YES/NO), both sides parsed by the
+    // shipped parser, three steps: the output is a pair model (task pair-classification,
+    // labels NO/YES) that score-pairs and eval-pairs run on, and analyze --pairs gives both
+    // sides' analyses with the pair prediction.
+    std::string xml = "<?xml version=\"1.0\"?>\n<entailment-corpus>\n";
+    for (int i = 0; i < 12; ++i) {
+        const bool yes = i % 2 == 0;
+        xml += "<pair id=\"" + std::to_string(i + 1) + "\" entailment=\"" + (yes ? "YES" : "NO") + "\"><t>The cat number " +
+               std::to_string(i) + " sat on the mat near the door .</t><h>" + (yes ? "A cat sat on the mat ." : "A dog ran away .") +
+               "</h></pair>\n";
+    }
+    xml += "</entailment-corpus>\n";
+    const std::string train = writeTemp("dt-rte-train.xml", xml), test = writeTemp("dt-rte-test.xml", xml);
+    const std::string out = test::cliTempDir() + "/dt-rte.safetensors";
+    const std::string recipe = writeTemp("dt-rte.recipe.json", nlohmann::json{
+        {"family", "dependency-transformer"},
+        {"output", out},
+        {"data", {{"rte_train", {train}}, {"rte_test", {test}}, {"dev_fraction", 0.25}, {"split_seed", 3}}},
+        {"model", {{"n_layers", 1}, {"n_heads", 2}, {"d_model", 16}, {"d_ff", 16}, {"d_rel", 4}, {"max_len", 32}}},
+        {"training", {{"steps", 3}, {"batch_size", 4}, {"threads", 1}, {"device", "cpu"}}}}.dump());
+    const auto r = cli("train dependency-transformer -c " + q(recipe));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("9 train / 3 dev / 12 test pairs"), std::string::npos) << r.err;
+    const auto s = cli("score-pairs --model " + q(out) + " --input " + q(test) + " --device cpu");
+    ASSERT_EQ(s.code, 0) << s.err;
+    int lines = 0;
+    for (char c : s.out)
+        lines += c == '\n';
+    EXPECT_EQ(lines, 13) << s.out; // header + 12 pairs
+    const auto a = cli("analyze --json --no-attention --model " + q(out) + " --pairs " + q(test));
+    ASSERT_EQ(a.code, 0) << a.err;
+    const auto j = nlohmann::json::parse(a.out.substr(0, a.out.find('\n')));
+    EXPECT_EQ(j["family"], "dependency-transformer");
+    EXPECT_EQ(j["prediction"]["labels"], (std::vector<std::string>{"NO", "YES"}));
+    // The first pair's hypothesis "A cat sat on the mat ." with the [root] token first.
+    ASSERT_EQ(j["second"]["tokens"].size(), 8u);
+    EXPECT_EQ(j["second"]["tokens"][0], "[root]");
+    EXPECT_EQ(j["second"]["family"], "dependency-transformer");
+}

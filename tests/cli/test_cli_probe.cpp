@@ -476,3 +476,28 @@ TEST(CliProbe, TheTablesScriptRunsProbeTables)
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     EXPECT_EQ(*readFile(out), *readFile(probingData("tables-export.md")));
 }
+
+TEST(CliProbe, RunsOnTheDependencyTransformerWithItsGoldTrees)
+{
+    // The Dependency-Transformer reads each sentence's own tree (the CoNLL-U file's gold trees here):
+    // the sentence and structural probes read its layer states, head-accuracy its 3 x 4 attention grid.
+    const std::string dt = std::string(TREELENS_SOURCE_DIR) + "/resources/models/dependency-transformer-en-polarity.safetensors";
+    const CliRun r = cli("probe --task sentlen,head-accuracy,structural-depth --train " + quote(tinyPath()) + " --model " +
+                         quote(dt) + " --epochs 3 --device cpu --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["model"]["family"], "dependency-transformer");
+    EXPECT_NE(r.err.find("dependency trees: gold"), std::string::npos) << r.err;
+    const auto &all = j["tasks"]["head-accuracy"]["relations"][0];
+    long arcs = 0;
+    for (int i = 0; i < kTiny; ++i)
+        arcs += tinyLength(i) - 1;
+    EXPECT_EQ(all["count"], arcs);
+    ASSERT_EQ(all["dep_to_head"].size(), 3u);
+    EXPECT_EQ(all["dep_to_head"][0].size(), 4u);
+    // Layer states: embeddings and the three layers.
+    const auto &sentlen = j["tasks"]["sentlen"];
+    ASSERT_TRUE(sentlen.contains("layers")) << sentlen.dump().substr(0, 400);
+    EXPECT_EQ(sentlen["layers"].size(), 4u);
+    EXPECT_EQ(j["tasks"]["structural-depth"]["layers"].size(), 4u);
+}

@@ -89,7 +89,7 @@ TEST(InductionProtocol, ViewCorpusTableAndEvaluatorAgreeOnTheShippedModel)
         EXPECT_NEAR(table->rows[i].f1, direct->all.model.perSentence[i], 1e-9);
         // The view's header: the whole sentence analysed (as the app does), then the
         // punctuation-free run the pipeline adds, scored by the view's scorer.
-        auto whole = encoder.analyze({EncoderInput{s.words(), std::nullopt, std::nullopt, {}}}, AnalyzeOptions{});
+        auto whole = encoder.analyze({EncoderInput{s.words(), std::nullopt, std::nullopt, {}, {}, {}}}, AnalyzeOptions{});
         ASSERT_TRUE(whole.ok()) << whole.message();
         auto parse = induceWithoutPunctuation(encoder, *s.constituency, whole->front());
         ASSERT_TRUE(parse.ok()) << parse.message();

@@ -325,7 +325,7 @@ TEST(Checkpoint, ConvertedModelReproducesTheFixtureOutputs)
     const auto attn = expected.at("attn").toTensor();            // [2,4,4,8,8]
     for (std::size_t s = 0; s < 2; ++s) {
         const auto &sent = summary["sentences"][s];
-        auto res = (*enc)->analyze({EncoderInput{sent["words"].get<std::vector<std::string>>(), {}, {}, {}}});
+        auto res = (*enc)->analyze({EncoderInput{sent["words"].get<std::vector<std::string>>(), {}, {}, {}, {}, {}}});
         ASSERT_TRUE(res.ok()) << res.message();
         const auto &a = res->front();
         const int n = static_cast<int>(a.tokens.size());
@@ -352,8 +352,8 @@ TEST(Checkpoint, ConvertedModelReproducesTheFixtureOutputs)
     ASSERT_TRUE(encBf.ok()) << encBf.message();
     {
         const auto words = summary["sentences"][0]["words"].get<std::vector<std::string>>();
-        auto a32 = (*enc)->analyze({EncoderInput{words, {}, {}, {}}});
-        auto a16 = (*encBf)->analyze({EncoderInput{words, {}, {}, {}}});
+        auto a32 = (*enc)->analyze({EncoderInput{words, {}, {}, {}, {}, {}}});
+        auto a16 = (*encBf)->analyze({EncoderInput{words, {}, {}, {}, {}, {}}});
         ASSERT_TRUE(a32.ok() && a16.ok());
         double worst = 0;
         for (std::size_t l = 0; l < a32->front().linkProbs.size(); ++l)
@@ -363,10 +363,10 @@ TEST(Checkpoint, ConvertedModelReproducesTheFixtureOutputs)
         EXPECT_GT(worst, 0.0); // it really ran in bf16
     }
     // Longer than the position table (256 tokens with [CLS]): a clear error, no crash.
-    auto tooLong = (*enc)->analyze({EncoderInput{std::vector<std::string>(300, "the"), {}, {}, {}}});
+    auto tooLong = (*enc)->analyze({EncoderInput{std::vector<std::string>(300, "the"), {}, {}, {}, {}, {}}});
     ASSERT_FALSE(tooLong.ok());
     EXPECT_NE(tooLong.message().find("at most 255"), std::string::npos) << tooLong.message();
-    EXPECT_FALSE((*enc)->analyze({EncoderInput{{}, {}, {}, {}}}).ok());
+    EXPECT_FALSE((*enc)->analyze({EncoderInput{{}, {}, {}, {}, {}, {}}}).ok());
     // Wrong shapes: a truncated embedding is refused naming the tensor.
     ModelFile broken = mf;
     broken.tensors = std::move(*readTorchCheckpoint(test::sharedPath(kFixture + "/model.pth")));

@@ -618,7 +618,7 @@ TEST(ProbeFeatures, MeanAndClsMatchLayerStates)
     const int d = f->dim;
     for (std::size_t s : {0u, 1u, 3u}) {
         // Independently: layer states of this sentence alone, token 0 = [CLS], words 1..n.
-        auto st = enc->layerStates({EncoderInput{sentences[s].words(), {}, {}, {}}});
+        auto st = enc->layerStates({EncoderInput{sentences[s].words(), {}, {}, {}, {}, {}}});
         ASSERT_TRUE(st.ok()) << st.message();
         ASSERT_EQ((*st)[0].size(), static_cast<std::size_t>(L + 1));
         const int n = static_cast<int>(sentences[s].tokens.size());

@@ -128,7 +128,7 @@ TEST(JobRunner, ScoresACorpusAgainstDependencySubtrees)
         {},                       // Dogs bark loudly . : bark's yield is everything
     };
     for (std::size_t i = 0; i < 3; ++i) {
-        auto a = (*enc)->analyze({EncoderInput{(*corpus)[i].words(), std::nullopt, std::nullopt, {}}});
+        auto a = (*enc)->analyze({EncoderInput{(*corpus)[i].words(), std::nullopt, std::nullopt, {}, {}, {}}});
         ASSERT_TRUE(a.ok());
         const int n = static_cast<int>((*corpus)[i].tokens.size());
         std::set<std::pair<int, int>> pred;

@@ -104,7 +104,7 @@ SentencePipeline::Output SentencePipeline::run(Sentence s, const ParserConfig &c
         auto encoder = m_encoders.get(modelPath);
         if (encoder) {
             const auto t0 = std::chrono::steady_clock::now();
-            auto a = (*encoder)->analyze({EncoderInput{s.words(), s.dependency, s.constituency, {}}}, AnalyzeOptions{}, &control);
+            auto a = (*encoder)->analyze({EncoderInput{s.words(), s.dependency, s.constituency, {}, {}, {}}}, AnalyzeOptions{}, &control);
             if (a) {
                 Analysis &analysis = a->front();
                 keepDeclaredOutputs(analysis, (*encoder)->info().outputs);

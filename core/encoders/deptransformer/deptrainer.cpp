@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <unordered_map>
@@ -17,6 +18,7 @@
 #include "core/encoders/deptransformer/deptransformernet.h"
 #include "core/encoders/treetransformer/vocabulary.h"
 #include "core/formats/labelledtext.h"
+#include "core/formats/pairs.h"
 #include "core/formats/plaintext.h"
 #include "core/model/modelfile.h"
 #include "core/parsing/parser.h"
@@ -55,6 +57,7 @@ Result<Options> optionsOf(const TrainRecipe &r)
 struct Example {
     Sentence sentence;
     int label = 0;
+    std::optional<Sentence> second; ///< pair training: the hypothesis (sentence = the text)
 };
 
 /// The polarity-style data: two files of one sentence per line, split 80/10/10 by a seed.
@@ -71,7 +74,7 @@ Result<std::vector<std::vector<Example>>> readSplitFiles(const json &data)
         if (!sentences)
             return sentences.error();
         for (auto &s : *sentences)
-            all.push_back({std::move(s), label});
+            all.push_back({std::move(s), label, std::nullopt});
     }
     std::mt19937_64 rng(data.value("split_seed", 1u));
     std::shuffle(all.begin(), all.end(), rng);
@@ -115,7 +118,7 @@ Result<std::vector<std::vector<Example>>> readTrec(const json &data, std::vector
     };
     std::vector<Example> train;
     for (auto &s : parts[0])
-        train.push_back({std::move(s.sentence), index(s)});
+        train.push_back({std::move(s.sentence), index(s), std::nullopt});
     std::mt19937_64 rng(data.value("split_seed", 1u));
     std::shuffle(train.begin(), train.end(), rng);
     const auto nDev = static_cast<std::size_t>(std::lround(static_cast<double>(train.size()) * devFraction));
@@ -129,9 +132,56 @@ Result<std::vector<std::vector<Example>>> readTrec(const json &data, std::vector
             ++unseen; // a test label the training file never has: cannot be predicted, left out and counted
             continue;
         }
-        split[2].push_back({std::move(s.sentence), k});
+        split[2].push_back({std::move(s.sentence), k, std::nullopt});
     }
     notes = {{"latin1_lines", latin1}, {"test_unseen_labels", unseen}, {"labels", fine ? "fine" : "coarse"}};
+    return split;
+}
+
+/// RTE for the pair head: "rte_train" and "rte_test" lists of RTE XML files
+/// (core/formats/pairs.h); dev = a seeded `dev_fraction` of the training pairs.
+/// Classes: the training files' label set ({"NO", "YES"} for RTE 1-3), which the
+/// test files must share.
+Result<std::vector<std::vector<Example>>> readRte(const json &data, std::vector<std::string> &classes, json &notes)
+{
+    const double devFraction = data.value("dev_fraction", 0.1);
+    if (!(devFraction > 0 && devFraction < 0.5))
+        return makeError("recipe", "data.dev_fraction must be in (0, 0.5)");
+    std::vector<std::vector<Example>> parts(2);
+    std::vector<std::string> labelSets[2];
+    for (int part = 0; part < 2; ++part) {
+        const char *key = part == 0 ? "rte_train" : "rte_test";
+        const auto files = data.at(key).is_array() ? data.at(key).get<std::vector<std::string>>()
+                                                   : std::vector<std::string>{data.at(key).get<std::string>()};
+        for (const auto &path : files) {
+            auto text = readFileLimited(path, inputLimits().maxTextFileBytes);
+            if (!text)
+                return text.error();
+            auto corpus = readRteXml(*text, path);
+            if (!corpus)
+                return corpus.error();
+            if (labelSets[part].empty())
+                labelSets[part] = corpus->labels;
+            else if (labelSets[part] != corpus->labels)
+                return makeError(path, "its label set differs from the other files' of " + std::string(key));
+            for (auto &p : corpus->pairs) {
+                const auto it = std::find(corpus->labels.begin(), corpus->labels.end(), p.label);
+                parts[static_cast<std::size_t>(part)].push_back(
+                    {std::move(p.first), static_cast<int>(it - corpus->labels.begin()), std::move(p.second)});
+            }
+        }
+    }
+    if (labelSets[0] != labelSets[1])
+        return makeError("recipe", "the rte_train and rte_test files have different label sets");
+    classes = labelSets[0];
+    std::mt19937_64 rng(data.value("split_seed", 1u));
+    std::shuffle(parts[0].begin(), parts[0].end(), rng);
+    const auto nDev = static_cast<std::size_t>(std::lround(static_cast<double>(parts[0].size()) * devFraction));
+    std::vector<std::vector<Example>> split(3);
+    split[1].assign(std::make_move_iterator(parts[0].begin()), std::make_move_iterator(parts[0].begin() + static_cast<std::ptrdiff_t>(nDev)));
+    split[0].assign(std::make_move_iterator(parts[0].begin() + static_cast<std::ptrdiff_t>(nDev)), std::make_move_iterator(parts[0].end()));
+    split[2] = std::move(parts[1]);
+    notes = {{"task", "pair-classification"}};
     return split;
 }
 
@@ -148,24 +198,30 @@ public:
         m_options = *opts;
         const json data = json::parse(recipe.data.extraJson);
         const bool trec = data.contains("trec_train") || data.contains("trec_test");
-        if (trec ? !(data.contains("trec_train") && data.contains("trec_test"))
-                 : !(data.contains("positive") && data.contains("negative")))
-            return makeError("recipe", "data needs \"positive\" and \"negative\" sentence files, or \"trec_train\" and "
-                                       "\"trec_test\" question files");
+        m_pairs = data.contains("rte_train") || data.contains("rte_test");
+        if (m_pairs ? !(data.contains("rte_train") && data.contains("rte_test"))
+            : trec  ? !(data.contains("trec_train") && data.contains("trec_test"))
+                    : !(data.contains("positive") && data.contains("negative")))
+            return makeError("recipe", "data needs \"positive\" and \"negative\" sentence files, \"trec_train\" and "
+                                       "\"trec_test\" question files, or \"rte_train\" and \"rte_test\" RTE XML files");
         json notes = json::object();
-        auto split = trec ? readTrec(data, m_classes, notes) : readSplitFiles(data);
+        auto split = m_pairs ? readRte(data, m_classes, notes) : trec ? readTrec(data, m_classes, notes) : readSplitFiles(data);
         if (!split)
             return split.error();
-        if (!trec)
+        if (!trec && !m_pairs)
             m_classes = {"negative", "positive"};
         // Parse every sentence with the shipped neural parser.
         auto parser = createParser(ParserConfig{});
         if (!parser)
             return parser.error();
         for (auto &part : *split) {
+            // Pairs: the texts, then the hypotheses, in one run of the parser.
             std::vector<Sentence> sentences;
             for (auto &e : part)
                 sentences.push_back(e.sentence);
+            if (m_pairs)
+                for (auto &e : part)
+                    sentences.push_back(*e.second);
             CorpusParseOptions po;
             po.maxWords = m_options.maxWords;
             std::vector<std::string> failures;
@@ -173,13 +229,18 @@ public:
             if (!parsed)
                 return parsed.error();
             std::vector<Example> kept;
-            for (std::size_t i = 0; i < part.size(); ++i)
-                if ((*parsed)[i].dependency) {
-                    part[i].sentence = std::move((*parsed)[i]);
+            for (std::size_t i = 0; i < part.size(); ++i) {
+                Sentence &first = (*parsed)[i];
+                Sentence *second = m_pairs ? &(*parsed)[part.size() + i] : nullptr;
+                if (first.dependency && (!second || second->dependency)) {
+                    part[i].sentence = std::move(first);
+                    if (second)
+                        part[i].second = std::move(*second);
                     kept.push_back(std::move(part[i]));
                 } else {
                     ++m_unparsed;
                 }
+            }
             part = std::move(kept);
         }
         m_train = std::move((*split)[0]);
@@ -196,7 +257,10 @@ public:
         }
         model["vocab_size"] = static_cast<int>(m_vocab.size());
         model["n_relations"] = static_cast<int>(m_relationLabels.size());
-        model["n_classes"] = static_cast<int>(m_classes.size());
+        if (m_pairs)
+            model["n_pair_classes"] = static_cast<int>(m_classes.size()); // the sentence head stays, unused
+        else
+            model["n_classes"] = static_cast<int>(m_classes.size());
         auto cfg = DepTransformerConfig::fromJson(model.dump());
         if (!cfg)
             return cfg.error();
@@ -219,18 +283,26 @@ public:
         if (m_options.freezeEmbeddings)
             m_net->named().at("emb.word.weight").set_requires_grad(false);
         for (auto *part : {&m_train, &m_dev, &m_test}) {
-            std::vector<deptrans::Prepared> prepared;
+            std::vector<deptrans::Prepared> prepared, second;
             for (const auto &e : *part) {
                 auto p = deptrans::prepareSentence(ids(e.sentence), *e.sentence.dependency, *cfg, m_relations);
                 if (!p)
                     return makeError(e.sentence.id, p.message());
                 prepared.push_back(std::move(*p));
+                if (e.second) {
+                    auto q = deptrans::prepareSentence(ids(*e.second), *e.second->dependency, *cfg, m_relations);
+                    if (!q)
+                        return makeError(e.second->id, q.message());
+                    second.push_back(std::move(*q));
+                }
             }
             m_prepared.push_back(std::move(prepared));
+            m_preparedSecond.push_back(std::move(second));
         }
         training::DataSummary s;
+        const char *unit = m_pairs ? " test pairs (" : " test sentences (";
         s.text = std::to_string(m_train.size()) + " train / " + std::to_string(m_dev.size()) + " dev / " +
-                 std::to_string(m_test.size()) + " test sentences (" + std::to_string(m_unparsed) +
+                 std::to_string(m_test.size()) + unit + std::to_string(m_unparsed) +
                  " left out: not parsed), vocabulary " + std::to_string(m_vocab.size()) + " (" +
                  std::to_string(m_initialised) + " from the embedding model), " + std::to_string(m_relationLabels.size()) +
                  " relations";
@@ -269,22 +341,25 @@ public:
         }
         const long begin = batch * m_recipe.batchSize,
                    end = std::min<long>(static_cast<long>(m_order.size()), begin + m_recipe.batchSize);
-        std::vector<const deptrans::Prepared *> items;
+        std::vector<const deptrans::Prepared *> items, seconds;
         std::vector<std::int64_t> labels;
         double words = 0;
         for (long i = begin; i < end; ++i) {
-            const int k = m_order[static_cast<std::size_t>(i)];
-            items.push_back(&m_prepared[0][static_cast<std::size_t>(k)]);
-            labels.push_back(m_train[static_cast<std::size_t>(k)].label);
-            words += static_cast<double>(m_train[static_cast<std::size_t>(k)].sentence.tokens.size());
+            const auto k = static_cast<std::size_t>(m_order[static_cast<std::size_t>(i)]);
+            items.push_back(&m_prepared[0][k]);
+            labels.push_back(m_train[k].label);
+            words += static_cast<double>(m_train[k].sentence.tokens.size());
+            if (m_pairs) {
+                seconds.push_back(&m_preparedSecond[0][k]);
+                words += static_cast<double>(m_train[k].second->tokens.size());
+            }
         }
-        auto t = deptrans::batchTensors(items, m_net->config(), m_relations.padId(), m_device);
-        auto out = m_net->forward(t[0], t[1], t[2], t[3], t[4], false, nullptr, true);
+        auto logits = logitsOf(items, seconds, true);
         auto target = torch::tensor(labels, torch::kLong).to(m_device);
         training::StepResult r;
-        r.loss = torch::nn::functional::cross_entropy(out.logits, target);
+        r.loss = torch::nn::functional::cross_entropy(logits, target);
         r.units = words;
-        r.correct = (out.logits.argmax(1) == target).sum().item<double>();
+        r.correct = (logits.argmax(1) == target).sum().item<double>();
         r.predicted = static_cast<double>(labels.size());
         return r;
     }
@@ -295,9 +370,9 @@ public:
         if (m_dev.empty())
             return d;
         d.value = accuracy(1, m_dev);
-        d.detailsJson = json{{"accuracy", d.value}, {"sentences", m_dev.size()}}.dump();
+        d.detailsJson = json{{"accuracy", d.value}, {m_pairs ? "pairs" : "sentences", m_dev.size()}}.dump();
         char buf[96];
-        std::snprintf(buf, sizeof buf, "dev accuracy %.4f (%zu sentences)", d.value, m_dev.size());
+        std::snprintf(buf, sizeof buf, "dev accuracy %.4f (%zu %s)", d.value, m_dev.size(), m_pairs ? "pairs" : "sentences");
         d.summary = buf;
         return d;
     }
@@ -315,12 +390,13 @@ public:
             trainingJson["test"] = m_testReport;
         ModelFile f;
         f.configJson = json{{"family", "dependency-transformer"},
-                            {"task", "classification"},
+                            {"task", m_pairs ? "pair-classification" : "classification"},
                             {"name", m_recipe.name},
                             {"model", json::parse(m_net->config().toJson())},
                             {"relations", m_relationLabels},
-                            {"classes", m_classes},
-                            {"pair_classes", json::array({"entailment", "neutral", "contradiction"})},
+                            // A pair model's sentence head is untrained: no sentence classes.
+                            {"classes", m_pairs ? json::array() : json(m_classes)},
+                            {"pair_classes", m_pairs ? json(m_classes) : json::array({"entailment", "neutral", "contradiction"})},
                             {"tokenizer", {{"lowercase", true}, {"root", "[root]"}}},
                             {"training", trainingJson}}
                            .dump();
@@ -345,7 +421,7 @@ public:
             *m_net = std::move(*net);
         }
         const double acc = accuracy(2, m_test);
-        m_testReport = {{"accuracy", acc}, {"sentences", m_test.size()}};
+        m_testReport = {{"accuracy", acc}, {m_pairs ? "pairs" : "sentences", m_test.size()}};
         if (!best.tensors.empty()) {
             json c = json::parse(best.configJson);
             c["training"]["test"] = m_testReport;
@@ -354,7 +430,7 @@ public:
                 return st.error();
         }
         char buf[96];
-        std::snprintf(buf, sizeof buf, "test accuracy %.4f (%zu sentences)", acc, m_test.size());
+        std::snprintf(buf, sizeof buf, "test accuracy %.4f (%zu %s)", acc, m_test.size(), m_pairs ? "pairs" : "sentences");
         return std::string(buf);
     }
 
@@ -373,12 +449,15 @@ private:
     {
         std::map<std::string, int> counts;
         std::set<std::string> labels;
-        for (const auto &e : m_train) {
-            for (const auto &t : e.sentence.tokens)
-                ++counts[toLowerAscii(t.text)];
-            for (const auto &l : e.sentence.dependency->deprels)
-                labels.insert(l);
-        }
+        for (const auto &e : m_train)
+            for (const Sentence *s : {&e.sentence, e.second ? &*e.second : nullptr}) {
+                if (!s)
+                    continue;
+                for (const auto &t : s->tokens)
+                    ++counts[toLowerAscii(t.text)];
+                for (const auto &l : s->dependency->deprels)
+                    labels.insert(l);
+            }
         m_vocab = {"[pad]", "[unk]", "[root]"};
         std::vector<std::pair<int, std::string>> byCount;
         for (const auto &[w, n] : counts)
@@ -413,17 +492,33 @@ private:
         return {};
     }
 
+    /// The sentence classifier's logits, or (pairs) the pair head's on both sides' [root] vectors.
+    torch::Tensor logitsOf(const std::vector<const deptrans::Prepared *> &items,
+                           const std::vector<const deptrans::Prepared *> &seconds, bool train) const
+    {
+        auto t = deptrans::batchTensors(items, m_net->config(), m_relations.padId(), m_device);
+        auto out = m_net->forward(t[0], t[1], t[2], t[3], t[4], false, nullptr, train);
+        if (!m_pairs)
+            return out.logits;
+        auto u = deptrans::batchTensors(seconds, m_net->config(), m_relations.padId(), m_device);
+        auto other = m_net->forward(u[0], u[1], u[2], u[3], u[4], false, nullptr, train);
+        return m_net->pairHead(out.sentence, other.sentence).back();
+    }
+
     double accuracy(int part, const std::vector<Example> &examples) const
     {
         torch::NoGradGuard ng;
         long correct = 0;
         const auto &prepared = m_prepared[static_cast<std::size_t>(part)];
+        const auto &second = m_preparedSecond[static_cast<std::size_t>(part)];
         for (std::size_t start = 0; start < prepared.size(); start += 128) {
-            std::vector<const deptrans::Prepared *> items;
-            for (std::size_t i = start; i < std::min(prepared.size(), start + 128); ++i)
+            std::vector<const deptrans::Prepared *> items, seconds;
+            for (std::size_t i = start; i < std::min(prepared.size(), start + 128); ++i) {
                 items.push_back(&prepared[i]);
-            auto t = deptrans::batchTensors(items, m_net->config(), m_relations.padId(), m_device);
-            auto pred = m_net->forward(t[0], t[1], t[2], t[3], t[4], false).logits.argmax(1).to(torch::kCPU);
+                if (m_pairs)
+                    seconds.push_back(&second[i]);
+            }
+            auto pred = logitsOf(items, seconds, false).argmax(1).to(torch::kCPU);
             for (std::int64_t i = 0; i < pred.size(0); ++i)
                 correct += pred[i].item<std::int64_t>() == examples[start + static_cast<std::size_t>(i)].label;
         }
@@ -436,6 +531,8 @@ private:
     std::vector<Example> m_train, m_dev, m_test;
     std::vector<std::vector<deptrans::Prepared>> m_prepared;
     std::vector<std::string> m_vocab, m_relationLabels, m_classes;
+    bool m_pairs = false;                                   ///< RTE: the pair head on (text, hypothesis)
+    std::vector<std::vector<deptrans::Prepared>> m_preparedSecond; ///< pairs: the hypotheses, per part
     std::unordered_map<std::string, int> m_index;
     RelationVocabulary m_relations;
     std::unique_ptr<deptrans::Net> m_net;

@@ -1,6 +1,7 @@
 // The Dependency-Transformer family: encoder, import, fixture runner (see deptransformer.h).
 #include "core/encoders/deptransformer/deptransformer.h"
 
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <unordered_map>
@@ -68,6 +69,64 @@ public:
 
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
+    {
+        if (!m_info.pairInput)
+            return analyzeSentences(batch, options, control);
+        // A pair model: both sides through the encoder, then the Tai et al. head on their [root] vectors.
+        std::vector<EncoderInput> sides;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const auto &in = batch[i];
+            if (in.secondWords.empty())
+                return makeError("pair " + std::to_string(i + 1), "a dependency-transformer pair model needs both sentences");
+            sides.push_back(EncoderInput{in.words, in.dependency, in.constituency, {}, {}, {}});
+            sides.push_back(EncoderInput{in.secondWords, in.secondDependency, in.secondConstituency, {}, {}, {}});
+        }
+        auto analysed = analyzeSentences(sides, options, control);
+        if (!analysed) {
+            // "sentence 2k+1/2k+2" -> the pair and its side.
+            std::string m = analysed.message();
+            const auto at = m.find("sentence ");
+            if (at != std::string::npos) {
+                std::size_t k = 0, digits = at + 9;
+                while (digits < m.size() && std::isdigit(static_cast<unsigned char>(m[digits])))
+                    k = k * 10 + static_cast<std::size_t>(m[digits++] - '0');
+                if (k > 0)
+                    m.replace(at, digits - at, "pair " + std::to_string((k + 1) / 2) + (k % 2 ? " (first sentence)" : " (second sentence)"));
+            }
+            return Error{m};
+        }
+        torch::NoGradGuard ng;
+        std::vector<Analysis> out;
+        const auto d = static_cast<std::int64_t>(m_native.config.dModel);
+        std::vector<float> va, vb;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            va.insert(va.end(), (*analysed)[2 * i].embedding.begin(), (*analysed)[2 * i].embedding.end());
+            vb.insert(vb.end(), (*analysed)[2 * i + 1].embedding.begin(), (*analysed)[2 * i + 1].embedding.end());
+        }
+        const auto n = static_cast<std::int64_t>(batch.size());
+        auto ta = torch::from_blob(va.data(), {n, d}, torch::kFloat32).clone().to(m_net.device());
+        auto tb = torch::from_blob(vb.data(), {n, d}, torch::kFloat32).clone().to(m_net.device());
+        auto probs = torch::softmax(m_net.pairHead(ta, tb).back(), -1).to(torch::kCPU);
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            Analysis a = std::move((*analysed)[2 * i]);
+            Prediction pr;
+            pr.labels = m_native.pairClasses;
+            const auto row = probs[static_cast<std::int64_t>(i)];
+            for (std::int64_t c = 0; c < row.size(0); ++c)
+                pr.probabilities.push_back(row[c].item<float>());
+            const auto best = static_cast<std::size_t>(row.argmax().item<std::int64_t>());
+            pr.label = best < pr.labels.size() ? pr.labels[best] : std::to_string(best);
+            // The score ranks pairs: the probability of the last label (the positive one: "YES", "1", "entailment").
+            pr.score = pr.probabilities.back();
+            a.prediction = pr;
+            a.second.push_back(std::move((*analysed)[2 * i + 1]));
+            out.push_back(std::move(a));
+        }
+        return out;
+    }
+
+    Result<std::vector<Analysis>> analyzeSentences(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
+                                                   const RunControl *control)
     {
         std::vector<deptrans::Prepared> prepared;
         for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -162,7 +221,7 @@ public:
                         for (int l = 0; l <= a.layers; ++l)
                             a.layerStates.push_back(matrixOf(hid[l]));
                 }
-                if (!m_native.classes.empty()) {
+                if (!m_info.pairInput && !m_native.classes.empty()) {
                     Prediction pr;
                     pr.labels = m_native.classes;
                     for (int c = 0; c < probs.size(1); ++c)
@@ -184,7 +243,7 @@ public:
         AnalyzeOptions o;
         o.attention = false;
         o.layerStates = options.layer >= 0 || options.pooling == EmbedOptions::Pooling::Mean;
-        auto r = analyze(batch, o, control);
+        auto r = analyzeSentences(batch, o, control); // a pair model's encoder reads one sentence too
         if (!r)
             return r.error();
         std::vector<std::vector<float>> v;
@@ -214,7 +273,7 @@ public:
         AnalyzeOptions o;
         o.attention = false;
         o.layerStates = true;
-        auto r = analyze(batch, o, control);
+        auto r = analyzeSentences(batch, o, control); // a pair model's encoder reads one sentence too
         if (!r)
             return r.error();
         std::vector<std::vector<Matrix>> v;
@@ -260,13 +319,15 @@ Result<std::unique_ptr<Encoder>> createDepTransformer(const ModelFile &file, con
         info.parameters += static_cast<long long>(t.numel());
     info.input = InputKind::WordsWithDependency;
     info.hasClsToken = true;
-    info.labels = native->classes;
+    // A model trained on pairs ("task": "pair-classification") reads pairs and predicts with its pair head.
+    info.pairInput = info.task == "pair-classification";
+    info.labels = info.pairInput ? native->pairClasses : native->classes;
     info.outputs.attention = true;
     info.outputs.attentionRaw = true;
     info.outputs.gates = true;
     info.outputs.embedding = true;
     info.outputs.layerStates = true;
-    info.outputs.prediction = !native->classes.empty();
+    info.outputs.prediction = !info.labels.empty();
     info.device = dev->str();
     info.configJson = file.configJson;
     return std::unique_ptr<Encoder>(

@@ -139,7 +139,7 @@ TEST(TreeTransformerParity, EncoderLinksAndBracketsMatch)
     ASSERT_TRUE(enc.ok()) << enc.message();
     std::vector<EncoderInput> batch;
     for (const auto &sent : s["sentences"])
-        batch.push_back(EncoderInput{sent["words"].get<std::vector<std::string>>(), {}, {}, {}});
+        batch.push_back(EncoderInput{sent["words"].get<std::vector<std::string>>(), {}, {}, {}, {}, {}});
     // Ids as the official script made them (lower case, [CLS] first).
     for (std::size_t i = 0; i < batch.size(); ++i) {
         const auto want = s["sentences"][i]["input_ids"].get<std::vector<int>>();
