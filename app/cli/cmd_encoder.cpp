@@ -600,7 +600,7 @@ void addVerifyFixtureCommand(CLI::App &app, Action &action)
     cmd->add_flag("-q,--quiet", spec->quiet, "Print only the tensors that fail and the summary");
     cmd->footer("The family comes from config.json's \"family\"; the weights go through the same code as\n"
                 "import-checkpoint --family F state_dict.pt --config config.json. Exit status 1 when a tensor is\n"
-                "missing, has another shape or differs by more than expected.json's tolerance_abs.");
+                "missing, has another shape or differs by more than tolerance_abs (expected.json's, else config.json's).");
     cmd->callback([&action, spec]() {
         action = [spec]() {
             auto request = readFixtureDirectory(spec->dir);
@@ -616,7 +616,7 @@ void addVerifyFixtureCommand(CLI::App &app, Action &action)
             auto expected = readFileLimited(expectedPath, inputLimits().maxSideFileBytes);
             if (!expected)
                 return fail(expected.message());
-            auto report = compareWithExpected(*computed, *expected, expectedPath);
+            auto report = compareWithExpected(*computed, *expected, expectedPath, fixtureTolerance(*request));
             if (!report)
                 return fail(report.message());
             if (!spec->out.empty())

@@ -87,6 +87,9 @@ Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const Devi
     std::string known;
     for (const auto &f : availableEncoderFamilies())
         known += (known.empty() ? "" : ", ") + f;
+    if (findEncoderFamily(*family))
+        return makeError(path, "the " + *family + " family can be imported and verified against its fixture, but this "
+                                                  "build cannot run it yet (this build runs: " + known + ")");
     return makeError(path, "unknown model family '" + *family + "' (this build loads: " + known + ")");
 }
 

@@ -140,8 +140,19 @@ Result<const EncoderFamily *> fixtureFamily(const FixtureRequest &request)
     return f;
 }
 
+std::optional<double> fixtureTolerance(const FixtureRequest &request)
+{
+    try {
+        const json j = json::parse(request.configJson);
+        if (j.contains("tolerance_abs") && j["tolerance_abs"].is_number())
+            return j["tolerance_abs"].get<double>();
+    } catch (const std::exception &) {
+    }
+    return std::nullopt;
+}
+
 Result<FixtureReport> compareWithExpected(const TensorMap &computed, const std::string &expectedJson,
-                                          const std::string &where)
+                                          const std::string &where, std::optional<double> fallbackTolerance)
 {
     auto parsed = parseJsonStrict(expectedJson, where);
     if (!parsed)
@@ -149,7 +160,14 @@ Result<FixtureReport> compareWithExpected(const TensorMap &computed, const std::
     const json &j = *parsed;
     FixtureReport report;
     try {
-        report.tolerance = j.at("tolerance_abs").get<double>();
+        if (j.contains("tolerance_abs"))
+            report.tolerance = j.at("tolerance_abs").get<double>();
+        else if (fallbackTolerance)
+            report.tolerance = *fallbackTolerance;
+        else
+            return makeError(where, "no \"tolerance_abs\" here or in the fixture's config.json");
+        if (!(report.tolerance >= 0))
+            return makeError(where, "tolerance_abs must be a number >= 0");
         const auto &tensors = j.at("tensors");
         if (!tensors.is_object())
             return makeError(where, "\"tensors\" is not an object");

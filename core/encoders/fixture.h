@@ -8,6 +8,7 @@
 /// Torch-free header.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,13 @@ struct FixtureReport {
 };
 
 /// Compares `computed` with expected.json's text ({"tolerance_abs", "tensors":
-/// {name: {"shape", "dtype", "data"}}}); `where` names the file in errors.
+/// {name: {"shape", "dtype", "data"}}}); `where` names the file in errors. The
+/// tolerance is expected.json's "tolerance_abs", else `fallbackTolerance` (a
+/// fixture may state it in config.json only: fixtureTolerance()); neither is an error.
 Result<FixtureReport> compareWithExpected(const TensorMap &computed, const std::string &expectedJson,
-                                          const std::string &where);
+                                          const std::string &where, std::optional<double> fallbackTolerance = {});
+/// config.json's "tolerance_abs", when it has one.
+std::optional<double> fixtureTolerance(const FixtureRequest &request);
 /// `computed` in expected.json's layout (nested lists, shortest round-trip decimals).
 std::string fixtureTensorsJson(const TensorMap &computed, double tolerance);
 

@@ -138,9 +138,11 @@ TEST(CliPairs, IdfBaselineScoresAndMetricsByHand)
         }
     EXPECT_TRUE(who);
     // --slices parses both sides: every question has a dependency tree and a depth bin.
-    for (const auto &row : j["slices"]["tree-depth"])
-        if (row["slice"] == "unknown")
+    for (const auto &row : j["slices"]["tree-depth"]) {
+        if (row["slice"] == "unknown") {
             EXPECT_EQ(row["pairs"].get<int>(), 0);
+        }
+    }
 }
 
 TEST(CliPairs, ClassificationNeedsAClassificationHead)
@@ -229,4 +231,12 @@ TEST(CliFixtures, TrainsADependencyTransformerPairHeadOnRteAndScoresPairsWithIt)
     ASSERT_EQ(j["second"]["tokens"].size(), 8u);
     EXPECT_EQ(j["second"]["tokens"][0], "[root]");
     EXPECT_EQ(j["second"]["family"], "dependency-transformer");
+}
+
+TEST(CliFixtures, VerifyFixturePassesOnTheTreeAggregationTransformerFixture)
+{
+    TREELENS_REQUIRE_SHARED("fixtures/tree-aggregation-transformer-reference/expected.json");
+    const auto r = cli("verify-fixture -q " + q(test::sharedPath("fixtures/tree-aggregation-transformer-reference")));
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("tree-aggregation-transformer: 134 of 134 tensors"), std::string::npos) << r.out;
 }

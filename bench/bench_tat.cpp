@@ -1,0 +1,184 @@
+// The Tree Aggregation Transformer's level batching (README §6: all nodes of one
+// depth across the batch in one padded call) against the node-by-node recursive
+// evaluation of the same model, side by side in one run with the repetitions
+// interleaved, on real trees: a WikiQA split's pairs, both sides parsed by the
+// shipped neural parser (constituency trees, tags from the dependency model).
+// Random weights of the planned shipped size (LM 4 x 128, TAT d_sem = d_syn = 64,
+// 4 heads per stream). Also pairs/s of the level-batched model on 1 and 2 threads.
+// Prints one JSON object. See docs/tree-aggregation-transformer.md.
+//   bench_tat --wikiqa DIR [--batch 64] [--reps 3] [--pairs 0 (all)]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/base/strings.h"
+#include "core/encoders/tat/tatnet.h"
+#include "core/formats/pairs.h"
+#include "core/parsing/pairparsing.h"
+#include "core/parsing/parser.h"
+#include "core/runtime/device.h"
+
+using namespace treelens;
+
+namespace {
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+template <class F>
+double seconds(F &&f)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::string wikiqa;
+    int batch = 64, reps = 3, limit = 0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string k = argv[i], v = argv[i + 1];
+        if (k == "--wikiqa") wikiqa = v;
+        else if (k == "--batch") batch = std::atoi(v.c_str());
+        else if (k == "--reps") reps = std::atoi(v.c_str());
+        else if (k == "--pairs") limit = std::atoi(v.c_str());
+        else {
+            std::fprintf(stderr, "unknown option %s\n", k.c_str());
+            return 2;
+        }
+    }
+    if (wikiqa.empty() || batch < 1 || reps < 1) {
+        std::fprintf(stderr, "usage: bench_tat --wikiqa DIR [--batch 64] [--reps 3] [--pairs N]\n");
+        return 2;
+    }
+    auto corpus = readPairCorpus(wikiqa);
+    if (!corpus) {
+        std::fprintf(stderr, "%s\n", corpus.message().c_str());
+        return 1;
+    }
+    if (limit > 0 && static_cast<std::size_t>(limit) < corpus->pairs.size())
+        corpus->pairs.resize(static_cast<std::size_t>(limit));
+    auto parser = createParser(ParserConfig{});
+    if (!parser) {
+        std::fprintf(stderr, "%s\n", parser.message().c_str());
+        return 1;
+    }
+    const double parseSeconds = seconds([&] {
+        auto unparsed = parsePairCorpus(*corpus, **parser);
+        if (!unparsed)
+            std::fprintf(stderr, "%s\n", unparsed.message().c_str());
+    });
+
+    TatConfig c;
+    c.lmVocab = 16000;
+    c.lmDModel = 128;
+    c.lmLayers = 4;
+    c.lmHeads = 4;
+    c.lmDFF = 512;
+    c.lmMaxPositions = 512;
+    c.dSem = c.dSyn = 64;
+    c.dSynEmb = 32;
+    c.heads = 4;
+    c.dFFSem = c.dFFSyn = 128;
+    c.maxSpanPositions = 64;
+    c.maxLevels = 64;
+    auto tags = TatTags::fromLabels(pennTreebankTags(), "tags");
+    c.tags = static_cast<int>(tags->labels().size());
+    TensorMap weights;
+    torch::manual_seed(1);
+    for (const auto &[name, shape] : tat::Net::parameterShapes(c)) {
+        auto t = torch::randn(shape) * 0.1;
+        std::vector<float> v(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+        weights[name] = TensorData::fromFloat(shape, v);
+    }
+    auto net = tat::Net::fromTensors(c, weights, torch::Device(torch::kCPU), "random");
+    if (!net) {
+        std::fprintf(stderr, "%s\n", net.message().c_str());
+        return 1;
+    }
+    auto ids = [&](const std::vector<std::string> &words) {
+        std::vector<std::int64_t> v;
+        for (const auto &w : words)
+            v.push_back(4 + static_cast<std::int64_t>(std::hash<std::string>{}(toLowerAscii(w)) % static_cast<std::size_t>(c.lmVocab - 4)));
+        return v;
+    };
+    std::vector<tat::PairInput> pairs;
+    std::size_t skipped = 0, nodes = 0;
+    for (const auto &p : corpus->pairs) {
+        if (!p.first.constituency || !p.second.constituency) {
+            ++skipped;
+            continue;
+        }
+        auto q = tatTree(*p.first.constituency, *tags, c);
+        auto a = tatTree(*p.second.constituency, *tags, c);
+        if (!q || !a || static_cast<int>(p.first.words().size() + p.second.words().size()) + 4 > c.lmMaxPositions) {
+            ++skipped;
+            continue;
+        }
+        nodes += q->nodes.size() + a->nodes.size();
+        pairs.push_back(tat::makePair(ids(p.first.words()), std::move(*q), ids(p.second.words()), std::move(*a), c));
+    }
+    torch::NoGradGuard ng;
+    auto runAll = [&](bool nodeByNode, int *calls) {
+        int layerCalls = 0;
+        for (std::size_t s = 0; s < pairs.size(); s += static_cast<std::size_t>(batch)) {
+            std::vector<tat::PairInput> chunk(pairs.begin() + static_cast<std::ptrdiff_t>(s),
+                                              pairs.begin() + static_cast<std::ptrdiff_t>(std::min(pairs.size(), s + static_cast<std::size_t>(batch))));
+            layerCalls += net->forward(chunk, false, nodeByNode).layerCalls;
+        }
+        if (calls)
+            *calls = layerCalls;
+    };
+    auto runLm = [&] {
+        for (std::size_t s = 0; s < pairs.size(); s += static_cast<std::size_t>(batch)) {
+            std::vector<tat::PairInput> chunk(pairs.begin() + static_cast<std::ptrdiff_t>(s),
+                                              pairs.begin() + static_cast<std::ptrdiff_t>(std::min(pairs.size(), s + static_cast<std::size_t>(batch))));
+            (void)net->lmForward(chunk);
+        }
+    };
+    int levelCalls = 0, nodeCalls = 0;
+    setCpuThreads(1);
+    runAll(false, &levelCalls); // warm-up
+    std::vector<double> level1, node1, level2, lm1;
+    for (int r = 0; r < reps; ++r) {
+        setCpuThreads(1);
+        level1.push_back(seconds([&] { runAll(false, nullptr); }));
+        node1.push_back(seconds([&] { runAll(true, &nodeCalls); }));
+        lm1.push_back(seconds(runLm));
+        setCpuThreads(2);
+        level2.push_back(seconds([&] { runAll(false, nullptr); }));
+    }
+    const double n = static_cast<double>(pairs.size());
+    nlohmann::json out = {
+        {"benchmark", "tat_level_batching"},
+        {"corpus", corpus->source},
+        {"pairs", pairs.size()},
+        {"pairs_skipped", skipped},
+        {"nodes", nodes},
+        {"parse_seconds", parseSeconds},
+        {"batch", batch},
+        {"reps", reps},
+        {"model", {{"lm", "4 x 128, 4 heads, ff 512"}, {"tat", "d_sem = d_syn = 64, 4 heads per stream, ff 128"}, {"weights", "random"}}},
+        {"layer_calls", {{"level_batched", levelCalls}, {"node_by_node", nodeCalls}}},
+        {"seconds_median", {{"level_batched_1_thread", median(level1)}, {"node_by_node_1_thread", median(node1)}, {"level_batched_2_threads", median(level2)}}},
+        {"pairs_per_second", {{"level_batched_1_thread", n / median(level1)}, {"node_by_node_1_thread", n / median(node1)}, {"level_batched_2_threads", n / median(level2)}}},
+        {"lm_only_seconds_median_1_thread", median(lm1)},
+        {"speedup_level_over_node_1_thread", median(node1) / median(level1)},
+        // The recursive layer alone: each run's time less the LM's (the same LM work in both).
+        {"speedup_aggregation_only_1_thread", (median(node1) - median(lm1)) / std::max(1e-9, median(level1) - median(lm1))},
+    };
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+}

@@ -1,0 +1,252 @@
+// The Tree Aggregation Transformer family: import and verify-fixture (see tat.h).
+#include "core/encoders/tat/tat.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/encoders/common/torchtensors.h"
+#include "core/encoders/tat/tatnet.h"
+#include "core/formats/ptb.h"
+#include "core/model/modelfile.h"
+
+namespace treelens {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char *kFamily = "tree-aggregation-transformer";
+
+struct Native {
+    TatConfig config;
+    TatTags tags;
+    std::vector<std::string> classes;
+};
+
+Result<Native> nativeOf(const ModelFile &file)
+{
+    const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
+    try {
+        const json j = json::parse(file.configJson);
+        auto c = TatConfig::fromJson(j.at("model").dump());
+        if (!c)
+            return makeError(where, c.message());
+        auto tags = TatTags::fromLabels(j.at("tags").get<std::vector<std::string>>(), where);
+        if (!tags)
+            return tags.error();
+        if (static_cast<int>(tags->labels().size()) != c->tags)
+            return makeError(where, "n_tags is " + std::to_string(c->tags) + " but \"tags\" lists " +
+                                        std::to_string(tags->labels().size()));
+        Native n{*c, std::move(*tags), j.value("classes", std::vector<std::string>{"irrelevant", "relevant"})};
+        if (static_cast<int>(n.classes.size()) != c->classes)
+            return makeError(where, "n_classes is " + std::to_string(c->classes) + " but \"classes\" lists " +
+                                        std::to_string(n.classes.size()));
+        return n;
+    } catch (const std::exception &e) {
+        return makeError(where, std::string("treelens.config: ") + e.what());
+    }
+}
+
+/// The side of a fixture pair as TatTree, read from its PTB string with the real reader.
+Result<TatTree> fixtureTree(const json &side, const Native &n, const std::string &where)
+{
+    const std::string ptb = side.at("ptb").get<std::string>();
+    auto trees = readPtb(ptb, where);
+    if (!trees)
+        return trees.error();
+    if (trees->size() != 1)
+        return makeError(where, "a pair side holds " + std::to_string(trees->size()) + " trees, not one");
+    auto t = tatTree(trees->front(), n.tags, n.config);
+    if (!t)
+        return makeError(where, t.message());
+    return t;
+}
+
+Result<TensorMap> computeTatFixture(const FixtureRequest &req)
+{
+    ImportRequest ir;
+    ir.tensors = req.stateDict;
+    ir.checkpointPath = req.stateDictPath;
+    ir.note = req.note;
+    ir.configJson = req.configJson;
+    ir.configPath = req.configPath;
+    auto file = importTatCheckpoint(std::move(ir));
+    if (!file)
+        return file.error();
+    if (auto s = validateModelFile(*file, req.stateDictPath); !s)
+        return s.error();
+    auto native = nativeOf(*file);
+    if (!native)
+        return native.error();
+    auto net = tat::Net::fromTensors(native->config, file->tensors, torch::Device(torch::kCPU), req.stateDictPath);
+    if (!net)
+        return net.error();
+    TensorMap out;
+    torch::NoGradGuard ng;
+    try {
+        const json inputs = json::parse(req.inputsJson);
+        std::vector<tat::PairInput> pairs;
+        for (std::size_t i = 0; i < inputs.at("pairs").size(); ++i) {
+            const json &pr = inputs["pairs"][i];
+            const std::string where = req.inputsPath + ": pair " + std::to_string(i);
+            auto q = fixtureTree(pr.at("question"), *native, where + " question");
+            auto a = fixtureTree(pr.at("answer"), *native, where + " answer");
+            if (!q || !a)
+                return q ? a.error() : q.error();
+            auto pair = tat::makePair(pr["question"].at("token_ids").get<std::vector<std::int64_t>>(), std::move(*q),
+                                      pr["answer"].at("token_ids").get<std::vector<std::int64_t>>(), std::move(*a), native->config);
+            if (pair.ids != pr.at("lm_input_ids").get<std::vector<std::int64_t>>())
+                return makeError(where, "the LM input built from the token ids differs from lm_input_ids");
+            for (auto id : pair.ids)
+                if (id < 0 || id >= native->config.lmVocab)
+                    return makeError(where, "token id " + std::to_string(id) + " is outside the vocabulary");
+            if (static_cast<int>(pair.ids.size()) > native->config.lmMaxPositions)
+                return makeError(where, "the pair is longer than the LM's position table");
+            pairs.push_back(std::move(pair));
+        }
+        auto res = net->forward(pairs, true);
+        std::vector<float> scores, scoresRes;
+        for (std::size_t b = 0; b < pairs.size(); ++b) {
+            const std::string pre = "p" + std::to_string(b) + ".";
+            const auto T = static_cast<std::int64_t>(pairs[b].ids.size());
+            const auto rows = torch::indexing::Slice(0, T);
+            const auto bi = static_cast<std::int64_t>(b);
+            out[pre + "lm.input_ids"] = int64TensorData({T}, pairs[b].ids);
+            out[pre + "lm.emb"] = floatTensorData(res.lmEmb[bi].index({rows}));
+            for (std::size_t l = 0; l < res.lmLayers.size(); ++l)
+                out[pre + "lm.layer" + std::to_string(l) + ".out"] = floatTensorData(res.lmLayers[l][bi].index({rows}));
+            out[pre + "lm.x"] = floatTensorData(res.x[bi].index({rows}));
+            for (int s = 0; s < 2; ++s) {
+                const std::string sp = pre + (s == 0 ? "q." : "a.");
+                const auto &tree = pairs[b].side[s].tree;
+                const auto &r = res.sides[b][static_cast<std::size_t>(s)];
+                const auto N = static_cast<std::int64_t>(tree.nodes.size());
+                std::vector<std::int64_t> level, len, span;
+                for (const auto &n : tree.nodes) {
+                    level.push_back(n.level);
+                    len.push_back(n.length());
+                    span.push_back(n.start);
+                    span.push_back(n.end);
+                }
+                out[sp + "node_level"] = int64TensorData({N}, level);
+                out[sp + "node_len"] = int64TensorData({N}, len);
+                out[sp + "node_span"] = int64TensorData({N, 2}, span);
+                auto ints = [](const torch::Tensor &t) {
+                    auto c = t.contiguous();
+                    std::vector<std::int64_t> v(c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel());
+                    return int64TensorData(c.sizes().vec(), v);
+                };
+                out[sp + "node_in_kind"] = ints(r.inKind);
+                out[sp + "node_in_src"] = ints(r.inSrc);
+                out[sp + "node_in_tag"] = ints(r.inTag);
+                out[sp + "node_in_sem"] = floatTensorData(r.inSem);
+                out[sp + "node_in_syn"] = floatTensorData(r.inSyn);
+                out[sp + "attn_sem"] = floatTensorData(r.attnSem);
+                out[sp + "attn_syn"] = floatTensorData(r.attnSyn);
+                out[sp + "attn_out_sem"] = floatTensorData(r.outSem);
+                out[sp + "attn_out_syn"] = floatTensorData(r.outSyn);
+                out[sp + "node_sem"] = floatTensorData(r.nodeSem);
+                out[sp + "node_syn"] = floatTensorData(r.nodeSyn);
+                out[sp + "sent_sem"] = floatTensorData(r.nodeSem[N - 1]);
+                out[sp + "sent_syn"] = floatTensorData(r.nodeSyn[N - 1]);
+            }
+            auto probs = torch::softmax(res.logits[bi], -1), probsRes = torch::softmax(res.logitsRes[bi], -1);
+            out[pre + "pair_vec"] = floatTensorData(res.pairVec[bi]);
+            out[pre + "logits"] = floatTensorData(res.logits[bi]);
+            out[pre + "probs"] = floatTensorData(probs);
+            out[pre + "score"] = floatTensorData(probs[1]);
+            out[pre + "pair_vec_res"] = floatTensorData(res.pairVecRes[bi]);
+            out[pre + "logits_res"] = floatTensorData(res.logitsRes[bi]);
+            out[pre + "probs_res"] = floatTensorData(probsRes);
+            out[pre + "score_res"] = floatTensorData(probsRes[1]);
+            scores.push_back(probs[1].item<float>());
+            scoresRes.push_back(probsRes[1].item<float>());
+        }
+        const auto P = static_cast<std::int64_t>(pairs.size());
+        out["scores"] = TensorData::fromFloat({P}, scores);
+        out["scores_res"] = TensorData::fromFloat({P}, scoresRes);
+    } catch (const std::exception &e) {
+        return makeError(req.inputsPath, e.what());
+    }
+    return out;
+}
+
+} // namespace
+
+Result<ModelFile> importTatCheckpoint(ImportRequest request)
+{
+    const std::string &ckpt = request.checkpointPath;
+    if (request.configJson.empty())
+        return makeError(ckpt, "a tree-aggregation-transformer checkpoint needs its configuration (--config config.json)");
+    json j;
+    try {
+        j = json::parse(request.configJson);
+        if (j.contains("tat")) {
+            const json &t = j["tat"];
+            for (const auto &[key, want] : std::vector<std::pair<std::string, json>>{
+                     {"ffn_activation", "relu"}, {"layer_norm", false}, {"qkv_bias", false}})
+                if (t.contains(key) && t[key] != want)
+                    return makeError(request.configPath, "tat." + key + " " + t[key].dump() + " is not supported (only " + want.dump() + ")");
+        }
+    } catch (const std::exception &e) {
+        return makeError(request.configPath, std::string("not valid JSON: ") + e.what());
+    }
+    auto cfg = TatConfig::fromJson(j.dump());
+    if (!cfg)
+        return makeError(request.configPath, cfg.message());
+    std::vector<std::string> vocab, tags, classes;
+    try {
+        vocab = j.at("vocab").get<std::vector<std::string>>();
+        tags = j.at("tags").get<std::vector<std::string>>();
+        classes = j.contains("classifier") ? j["classifier"].value("classes", std::vector<std::string>{"irrelevant", "relevant"})
+                                           : j.value("classes", std::vector<std::string>{"irrelevant", "relevant"});
+    } catch (const std::exception &e) {
+        return makeError(request.configPath, e.what());
+    }
+    if (static_cast<int>(vocab.size()) != cfg->lmVocab)
+        return makeError(request.configPath, "\"vocab\" lists " + std::to_string(vocab.size()) + " tokens but lm.vocab_size is " +
+                                                 std::to_string(cfg->lmVocab));
+    if (static_cast<int>(tags.size()) != cfg->tags)
+        return makeError(request.configPath, "\"tags\" lists " + std::to_string(tags.size()) + " tags but tat.n_tags is " +
+                                                 std::to_string(cfg->tags));
+    if (auto t = TatTags::fromLabels(tags, request.configPath); !t)
+        return t.error();
+    if (auto net = tat::Net::fromTensors(*cfg, request.tensors, torch::Device(torch::kCPU), ckpt); !net)
+        return net.error();
+    const std::string name = request.name.empty() ? std::filesystem::path(ckpt).stem().string() : request.name;
+    ModelFile file;
+    file.configJson = json{{"family", kFamily},
+                           {"task", "pair-ranking"},
+                           {"name", name},
+                           {"model", json::parse(cfg->toJson())},
+                           {"tags", tags},
+                           {"classes", classes},
+                           {"training", {{"imported_from", std::filesystem::path(ckpt).filename().string()}, {"note", request.note}}}}
+                          .dump();
+    file.vocab = std::move(vocab);
+    file.tensors = std::move(request.tensors);
+    file.sourcePath = ckpt;
+    return file;
+}
+
+EncoderFamily tatFamily()
+{
+    EncoderFamily f;
+    f.name = kFamily;
+    f.importCheckpoint = importTatCheckpoint;
+    f.summary = [](const ModelFile &file) -> std::string {
+        auto n = nativeOf(file);
+        if (!n)
+            return n.message();
+        const auto &c = n->config;
+        return "LM " + std::to_string(c.lmLayers) + " layers, d_lm " + std::to_string(c.lmDModel) + "; TAT d_sem " +
+               std::to_string(c.dSem) + ", d_syn " + std::to_string(c.dSyn) + ", " + std::to_string(c.heads) +
+               " heads per stream, " + std::to_string(c.tags) + " tags, vocabulary " + std::to_string(c.lmVocab);
+    };
+    f.computeFixture = computeTatFixture;
+    return f;
+}
+
+} // namespace treelens

@@ -1,0 +1,203 @@
+#include "core/encoders/tat/tatconfig.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+namespace treelens {
+
+using nlohmann::json;
+
+Status TatConfig::validate() const
+{
+    auto bad = [](const std::string &m) { return Status(makeError("tree-aggregation-transformer config", m)); };
+    if (lmVocab < 4 || lmDModel < 1 || lmLayers < 0 || lmHeads < 1 || lmDFF < 1 || lmMaxPositions < 4)
+        return bad("lm sizes must be positive (vocab_size >= 4, max_positions >= 4)");
+    if (lmDModel % lmHeads != 0)
+        return bad("lm d_model " + std::to_string(lmDModel) + " is not divisible by n_heads " + std::to_string(lmHeads));
+    if (dSem < 1 || dSyn < 1 || dSynEmb < 1 || heads < 1 || dFFSem < 1 || dFFSyn < 1 || tags < 1 || classes < 2)
+        return bad("tat sizes must be positive and n_classes at least 2");
+    if (dSem % heads != 0 || dSyn % heads != 0)
+        return bad("d_sem and d_syn must be divisible by n_heads");
+    if (maxSpanPositions < 3 || maxLevels < 1)
+        return bad("max_span_positions must be at least 3 and max_levels at least 1");
+    if (lmVocab > 10'000'000 || lmDModel > 65536 || dSem > 65536 || dSyn > 65536 || maxSpanPositions > 100000 || maxLevels > 100000)
+        return bad("a size is out of range");
+    return {};
+}
+
+std::string TatConfig::toJson() const
+{
+    return json{{"lm", {{"vocab_size", lmVocab}, {"d_model", lmDModel}, {"n_layers", lmLayers}, {"n_heads", lmHeads},
+                        {"d_ff", lmDFF}, {"max_positions", lmMaxPositions}, {"layer_norm_eps", lnEps}}},
+                {"tat", {{"d_sem", dSem}, {"d_syn", dSyn}, {"d_syn_emb", dSynEmb}, {"n_heads", heads}, {"d_ff_sem", dFFSem},
+                         {"d_ff_syn", dFFSyn}, {"n_tags", tags}, {"max_span_positions", maxSpanPositions},
+                         {"max_levels", maxLevels}}},
+                {"n_classes", classes},
+                {"special_tokens", {{"<pad>", padId}, {"<s>", bosId}, {"</s>", sepId}, {"<unk>", unkId}}}}
+        .dump();
+}
+
+Result<TatConfig> TatConfig::fromJson(const std::string &text)
+{
+    try {
+        const json j = json::parse(text);
+        TatConfig c;
+        const json lm = j.at("lm"), t = j.at("tat");
+        c.lmVocab = lm.at("vocab_size").get<int>();
+        c.lmDModel = lm.at("d_model").get<int>();
+        c.lmLayers = lm.at("n_layers").get<int>();
+        c.lmHeads = lm.at("n_heads").get<int>();
+        c.lmDFF = lm.at("d_ff").get<int>();
+        c.lmMaxPositions = lm.at("max_positions").get<int>();
+        c.lnEps = lm.value("layer_norm_eps", c.lnEps);
+        c.dSem = t.at("d_sem").get<int>();
+        c.dSyn = t.at("d_syn").get<int>();
+        c.dSynEmb = t.at("d_syn_emb").get<int>();
+        c.heads = t.at("n_heads").get<int>();
+        c.dFFSem = t.at("d_ff_sem").get<int>();
+        c.dFFSyn = t.at("d_ff_syn").get<int>();
+        c.tags = t.at("n_tags").get<int>();
+        c.maxSpanPositions = t.at("max_span_positions").get<int>();
+        c.maxLevels = t.at("max_levels").get<int>();
+        if (t.contains("n_recursive_layers") && t["n_recursive_layers"].get<int>() != 1)
+            return makeError("tree-aggregation-transformer config", "only one recursive layer is supported (the paper's)");
+        if (j.contains("n_classes"))
+            c.classes = j["n_classes"].get<int>();
+        else if (j.contains("classifier") && j["classifier"].contains("classes"))
+            c.classes = static_cast<int>(j["classifier"]["classes"].size());
+        if (j.contains("special_tokens")) {
+            const json &s = j["special_tokens"];
+            c.padId = s.value("<pad>", c.padId);
+            c.bosId = s.value("<s>", c.bosId);
+            c.sepId = s.value("</s>", c.sepId);
+            c.unkId = s.value("<unk>", c.unkId);
+        }
+        if (auto st = c.validate(); !st)
+            return st.error();
+        return c;
+    } catch (const std::exception &e) {
+        return makeError("tree-aggregation-transformer config", e.what());
+    }
+}
+
+Result<TatTags> TatTags::fromLabels(std::vector<std::string> labels, const std::string &where)
+{
+    TatTags t;
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        if (!t.m_index.emplace(labels[i], static_cast<int>(i)).second)
+            return makeError(where, "tag '" + labels[i] + "' is listed twice");
+    t.m_labels = std::move(labels);
+    return t;
+}
+
+int TatTags::id(const std::string &label) const
+{
+    if (auto it = m_index.find(label); it != m_index.end())
+        return it->second;
+    // Function tags and indices: "NP-SBJ-1" -> "NP", "PP=2" -> "PP" (never for "-LRB-" style tags).
+    if (!label.empty() && label.front() != '-') {
+        const auto cut = label.find_first_of("-=");
+        if (cut != std::string::npos && cut > 0)
+            if (auto it = m_index.find(label.substr(0, cut)); it != m_index.end())
+                return it->second;
+    }
+    return -1;
+}
+
+std::vector<std::string> pennTreebankTags()
+{
+    return {"CC",   "CD",   "DT",   "EX",   "FW",   "IN",    "JJ",    "JJR",   "JJS",  "LS",   "MD",  "NN",
+            "NNS",  "NNP",  "NNPS", "PDT",  "POS",  "PRP",   "PRP$",  "RB",    "RBR",  "RBS",  "RP",  "SYM",
+            "TO",   "UH",   "VB",   "VBD",  "VBG",  "VBN",   "VBP",   "VBZ",   "WDT",  "WP",   "WP$", "WRB",
+            "#",    "$",    ".",    ",",    ":",    "``",    "''",    "-LRB-", "-RRB-",
+            "ADJP", "ADVP", "CONJP", "FRAG", "INTJ", "LST",  "NAC",   "NP",    "NX",   "PP",   "PRN", "PRT",
+            "QP",   "RRC",  "S",    "SBAR", "SBARQ", "SINV", "SQ",    "UCP",   "VP",   "WHADJP", "WHADVP", "WHNP",
+            "WHPP", "X"};
+}
+
+int TatTree::maxLength() const
+{
+    int m = 0;
+    for (const auto &n : nodes)
+        m = std::max(m, n.length());
+    return m;
+}
+
+Result<TatTree> tatTree(const ConstituencyTree &tree, const TatTags &tags, const TatConfig &config)
+{
+    if (tree.empty() || tree.wordCount() == 0)
+        return makeError("constituency tree", "the tree has no words");
+    const int root = tree.contentRoot();
+    TatTree out;
+    const auto posTags = tree.tags();
+    for (std::size_t w = 0; w < posTags.size(); ++w) {
+        const int id = tags.id(posTags[w]);
+        if (id < 0)
+            return makeError("constituency tree", "word " + std::to_string(w + 1) + ": POS tag '" + posTags[w] +
+                                                       "' is not in the model's tag inventory");
+        out.wordTags.push_back(id);
+    }
+    // A phrasal node: not a terminal, not a preterminal, covering at least one word.
+    auto phrasal = [&](int n) {
+        if (tree.node(n).terminal || tree.isPreterminal(n))
+            return false;
+        const auto [s, e] = tree.span(n);
+        return e > s;
+    };
+    if (!phrasal(root))
+        return makeError("constituency tree", "the root is a word or a part-of-speech tag, not a phrase");
+    // Iterative post-order (children left to right before the node); ids in that order.
+    std::vector<int> idOf(tree.nodes().size(), -1), levelOf(tree.nodes().size(), 0);
+    std::vector<std::pair<int, std::size_t>> stack{{root, 0}};
+    levelOf[static_cast<std::size_t>(root)] = 0;
+    while (!stack.empty()) {
+        auto &[n, next] = stack.back();
+        const auto &kids = tree.node(n).children;
+        if (next < kids.size()) {
+            const int c = kids[next++];
+            if (phrasal(c)) {
+                levelOf[static_cast<std::size_t>(c)] = levelOf[static_cast<std::size_t>(n)] + 1;
+                stack.push_back({c, 0});
+            }
+            continue;
+        }
+        TatNode v;
+        v.label = tree.node(n).label;
+        v.tag = tags.id(v.label);
+        if (v.tag < 0)
+            return makeError("constituency tree", "phrase label '" + v.label + "' is not in the model's tag inventory");
+        v.level = levelOf[static_cast<std::size_t>(n)];
+        if (v.level >= config.maxLevels)
+            return makeError("constituency tree", "the tree is " + std::to_string(v.level + 1) + " phrases deep; the model takes at most " +
+                                                       std::to_string(config.maxLevels));
+        const auto [s, e] = tree.span(n);
+        v.start = s;
+        v.end = e;
+        for (int c : kids) {
+            if (phrasal(c)) {
+                v.children.push_back({true, idOf[static_cast<std::size_t>(c)]});
+            } else if (tree.isPreterminal(c)) {
+                const int t = tree.node(c).children.front();
+                if (tree.node(t).wordIndex >= 0)
+                    v.children.push_back({false, tree.node(t).wordIndex});
+            } else if (tree.node(c).terminal && tree.node(c).wordIndex >= 0) {
+                return makeError("constituency tree", "word '" + tree.node(c).label + "' has no part-of-speech tag above it");
+            }
+        }
+        if (v.length() > config.maxSpanPositions)
+            return makeError("constituency tree", "a " + v.label + " phrase has " + std::to_string(v.children.size()) +
+                                                       " children; the model takes at most " +
+                                                       std::to_string(config.maxSpanPositions - 2));
+        const int id = static_cast<int>(out.nodes.size());
+        idOf[static_cast<std::size_t>(n)] = id;
+        for (const auto &c : v.children)
+            if (c.node)
+                out.nodes[static_cast<std::size_t>(c.index)].parent = id;
+        out.nodes.push_back(std::move(v));
+        stack.pop_back();
+    }
+    return out;
+}
+
+} // namespace treelens

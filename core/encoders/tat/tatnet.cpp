@@ -1,0 +1,411 @@
+// LibTorch Tree Aggregation Transformer (see tatnet.h; the fixture README is the specification).
+#include "core/encoders/tat/tatnet.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <torch/torch.h>
+
+namespace treelens::tat {
+
+namespace F = torch::nn::functional;
+
+PairInput makePair(const std::vector<std::int64_t> &questionIds, TatTree question, const std::vector<std::int64_t> &answerIds,
+                   TatTree answer, const TatConfig &config)
+{
+    PairInput p;
+    const int m = static_cast<int>(questionIds.size()), n = static_cast<int>(answerIds.size());
+    p.ids.push_back(config.bosId);
+    p.ids.insert(p.ids.end(), questionIds.begin(), questionIds.end());
+    p.ids.push_back(config.sepId);
+    p.ids.push_back(config.sepId);
+    p.ids.insert(p.ids.end(), answerIds.begin(), answerIds.end());
+    p.ids.push_back(config.sepId);
+    SideInput &q = p.side[0], &a = p.side[1];
+    q.tree = std::move(question);
+    a.tree = std::move(answer);
+    for (int i = 0; i < m; ++i)
+        q.wordPositions.push_back(1 + i);
+    q.startPosition = 0;
+    q.endPosition = m + 1;
+    for (int j = 0; j < n; ++j)
+        a.wordPositions.push_back(m + 3 + j);
+    a.startPosition = m + 2;
+    a.endPosition = m + n + 3;
+    return p;
+}
+
+std::map<std::string, std::vector<std::int64_t>> Net::parameterShapes(const TatConfig &c)
+{
+    std::map<std::string, std::vector<std::int64_t>> m;
+    const std::int64_t d = c.lmDModel;
+    m["lm.tok_emb.weight"] = {c.lmVocab, d};
+    m["lm.pos_emb.weight"] = {c.lmMaxPositions, d};
+    m["lm.emb_ln.weight"] = {d};
+    m["lm.emb_ln.bias"] = {d};
+    for (int l = 0; l < c.lmLayers; ++l) {
+        const std::string pre = "lm.layers." + std::to_string(l) + ".";
+        for (const char *w : {"q", "k", "v", "o"}) {
+            m[pre + "attn." + w + ".weight"] = {d, d};
+            m[pre + "attn." + w + ".bias"] = {d};
+        }
+        for (const char *ln : {"ln1", "ln2"}) {
+            m[pre + ln + ".weight"] = {d};
+            m[pre + ln + ".bias"] = {d};
+        }
+        m[pre + "ffn.w1.weight"] = {c.lmDFF, d};
+        m[pre + "ffn.w1.bias"] = {c.lmDFF};
+        m[pre + "ffn.w2.weight"] = {d, c.lmDFF};
+        m[pre + "ffn.w2.bias"] = {d};
+    }
+    m["tat.sem_proj.weight"] = {c.dSem, d};
+    m["tat.sem_proj.bias"] = {c.dSem};
+    m["tat.tag_emb.weight"] = {c.tags, c.dSynEmb};
+    m["tat.pos_emb.weight"] = {c.maxSpanPositions, c.dSynEmb};
+    m["tat.level_emb.weight"] = {c.maxLevels, c.dSynEmb};
+    m["tat.syn_proj.weight"] = {c.dSyn, c.dSynEmb};
+    m["tat.syn_proj.bias"] = {c.dSyn};
+    for (const auto &[stream, dz, ff] : {std::tuple<std::string, int, int>{"sem", c.dSem, c.dFFSem}, {"syn", c.dSyn, c.dFFSyn}}) {
+        for (const char *w : {"q", "k", "v", "o"})
+            m["tat.attn_" + stream + "." + w + ".weight"] = {dz, dz};
+        m["tat.attn_" + stream + ".o.bias"] = {dz};
+        m["tat.ffn_" + stream + ".w1.weight"] = {ff, dz};
+        m["tat.ffn_" + stream + ".w1.bias"] = {ff};
+        m["tat.ffn_" + stream + ".w2.weight"] = {dz, ff};
+        m["tat.ffn_" + stream + ".w2.bias"] = {dz};
+    }
+    const std::int64_t pairDim = 2 * (c.dSem + c.dSyn);
+    m["cls.weight"] = {c.classes, pairDim};
+    m["cls.bias"] = {c.classes};
+    m["cls_res.weight"] = {c.classes, d + pairDim};
+    m["cls_res.bias"] = {c.classes};
+    return m;
+}
+
+Result<Net> Net::fromTensors(const TatConfig &config, const TensorMap &tensors, const torch::Device &device,
+                             const std::string &where)
+{
+    if (auto st = config.validate(); !st)
+        return makeError(where, st.message());
+    auto p = parametersFromTensors(parameterShapes(config), tensors, device, where, "a tree-aggregation-transformer", true);
+    if (!p)
+        return p.error();
+    Net n;
+    n.m_config = config;
+    n.m_device = device;
+    n.m_p = std::move(*p);
+    return n;
+}
+
+torch::Tensor Net::lm(const torch::Tensor &ids, const torch::Tensor &mask, Output *record) const
+{
+    const auto &c = m_config;
+    const auto B = ids.size(0), T = ids.size(1);
+    const std::int64_t d = c.lmDModel, H = c.lmHeads, dh = d / H;
+    auto positions = torch::arange(T, torch::TensorOptions().dtype(torch::kLong).device(m_device));
+    auto h = F::layer_norm(torch::embedding(p("lm.tok_emb.weight"), ids) + torch::embedding(p("lm.pos_emb.weight"), positions),
+                           F::LayerNormFuncOptions({d}).weight(p("lm.emb_ln.weight")).bias(p("lm.emb_ln.bias")).eps(c.lnEps));
+    if (record)
+        record->lmEmb = h;
+    const auto keyMask = mask.logical_not().view({B, 1, 1, T});
+    for (int l = 0; l < c.lmLayers; ++l) {
+        const std::string pre = "lm.layers." + std::to_string(l) + ".";
+        auto lin = [&](const torch::Tensor &x, const std::string &n) {
+            return F::linear(x, p(pre + n + ".weight"), p(pre + n + ".bias"));
+        };
+        auto split = [&](const torch::Tensor &x) { return x.view({B, T, H, dh}).transpose(1, 2); };
+        auto q = split(lin(h, "attn.q")), k = split(lin(h, "attn.k")), v = split(lin(h, "attn.v"));
+        auto scores = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(dh));
+        scores = scores.masked_fill(keyMask, -std::numeric_limits<float>::infinity());
+        auto ctx = torch::matmul(torch::softmax(scores, -1), v).transpose(1, 2).reshape({B, T, d});
+        auto ln = [&](const torch::Tensor &x, const std::string &n) {
+            return F::layer_norm(x, F::LayerNormFuncOptions({d}).weight(p(pre + n + ".weight")).bias(p(pre + n + ".bias")).eps(c.lnEps));
+        };
+        h = ln(h + lin(ctx, "attn.o"), "ln1");
+        h = ln(h + lin(torch::gelu(lin(h, "ffn.w1")), "ffn.w2"), "ln2");
+        if (record)
+            record->lmLayers.push_back(h);
+    }
+    return h;
+}
+
+namespace {
+
+/// A node of the batch: pair, side, id in the side's table.
+struct NodeRef {
+    int pair = 0, side = 0, node = 0;
+};
+
+/// Where a computed node's span embedding is: its step and row.
+struct Slot {
+    int step = -1, row = -1;
+};
+
+/// What a step recorded for one node: its inputs and the position-0 outputs.
+struct StepRecord {
+    torch::Tensor inSem, inSyn, attnSem, attnSyn, outSem, outSyn; // per step, rows = nodes
+    std::vector<std::vector<std::int64_t>> kind, src, tag;       // per node, per position
+};
+
+} // namespace
+
+namespace {
+
+/// The pairs' LM inputs padded into [B, T] ids and mask.
+std::pair<torch::Tensor, torch::Tensor> paddedIds(const std::vector<PairInput> &pairs, const TatConfig &c)
+{
+    const auto B = static_cast<std::int64_t>(pairs.size());
+    std::int64_t T = 1;
+    for (const auto &pr : pairs)
+        T = std::max<std::int64_t>(T, static_cast<std::int64_t>(pr.ids.size()));
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(B * T), c.padId);
+    std::vector<char> mask(static_cast<std::size_t>(B * T), 0);
+    for (std::int64_t b = 0; b < B; ++b)
+        for (std::size_t t = 0; t < pairs[static_cast<std::size_t>(b)].ids.size(); ++t) {
+            ids[static_cast<std::size_t>(b * T) + t] = pairs[static_cast<std::size_t>(b)].ids[t];
+            mask[static_cast<std::size_t>(b * T) + t] = 1;
+        }
+    auto idsT = torch::tensor(ids, torch::kLong).view({B, T});
+    auto maskT = torch::tensor(std::vector<std::int64_t>(mask.begin(), mask.end()), torch::kLong).view({B, T}).to(torch::kBool);
+    return {idsT, maskT};
+}
+
+} // namespace
+
+torch::Tensor Net::lmForward(const std::vector<PairInput> &pairs) const
+{
+    auto [ids, mask] = paddedIds(pairs, m_config);
+    return lm(ids.to(m_device), mask.to(m_device), nullptr);
+}
+
+Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeByNode) const
+{
+    const auto &c = m_config;
+    Output out;
+    const auto B = static_cast<std::int64_t>(pairs.size());
+    auto [ids, mask] = paddedIds(pairs, c);
+    const std::int64_t T = ids.size(1);
+    ids = ids.to(m_device);
+    mask = mask.to(m_device);
+    auto x = lm(ids, mask, record ? &out : nullptr);
+    out.x = x;
+    auto xFlat = x.reshape({B * T, c.lmDModel});
+
+    // The schedule: level by level (deepest first, every side of every pair), or one node per step in post-order.
+    std::vector<std::vector<NodeRef>> steps;
+    if (nodeByNode) {
+        for (int b = 0; b < static_cast<int>(B); ++b)
+            for (int s = 0; s < 2; ++s)
+                for (int v = 0; v < static_cast<int>(pairs[static_cast<std::size_t>(b)].side[s].tree.nodes.size()); ++v)
+                    steps.push_back({{b, s, v}});
+    } else {
+        int maxLevel = -1;
+        for (const auto &pr : pairs)
+            for (const auto &sd : pr.side)
+                for (const auto &n : sd.tree.nodes)
+                    maxLevel = std::max(maxLevel, n.level);
+        for (int l = maxLevel; l >= 0; --l) {
+            std::vector<NodeRef> step;
+            for (int b = 0; b < static_cast<int>(B); ++b)
+                for (int s = 0; s < 2; ++s) {
+                    const auto &nodes = pairs[static_cast<std::size_t>(b)].side[s].tree.nodes;
+                    for (int v = 0; v < static_cast<int>(nodes.size()); ++v)
+                        if (nodes[static_cast<std::size_t>(v)].level == l)
+                            step.push_back({b, s, v});
+                }
+            if (!step.empty())
+                steps.push_back(std::move(step));
+        }
+    }
+    std::vector<std::array<std::vector<Slot>, 2>> slots(pairs.size());
+    for (std::size_t b = 0; b < pairs.size(); ++b)
+        for (int s = 0; s < 2; ++s)
+            slots[b][static_cast<std::size_t>(s)].resize(pairs[b].side[s].tree.nodes.size());
+    std::vector<torch::Tensor> ySem, ySyn;
+    std::vector<StepRecord> records;
+    const auto longOpts = torch::TensorOptions().dtype(torch::kLong);
+    const std::int64_t H = c.heads;
+
+    for (std::size_t st = 0; st < steps.size(); ++st) {
+        const auto &step = steps[st];
+        const auto V = static_cast<std::int64_t>(step.size());
+        std::int64_t L = 0;
+        for (const auto &r : step)
+            L = std::max<std::int64_t>(L, pairs[static_cast<std::size_t>(r.pair)].side[r.side].tree.nodes[static_cast<std::size_t>(r.node)].length());
+        // Token entries (start, words, end) and child entries, each as (row, position).
+        std::vector<std::int64_t> tv, ti, tRow, tTag, tPos, tLevel, cv, ci;
+        std::vector<std::pair<int, int>> cSlot;
+        StepRecord rec;
+        auto validMask = torch::zeros({V, L}, torch::kBool);
+        for (std::int64_t v = 0; v < V; ++v) {
+            const NodeRef &r = step[static_cast<std::size_t>(v)];
+            const SideInput &side = pairs[static_cast<std::size_t>(r.pair)].side[r.side];
+            const TatNode &node = side.tree.nodes[static_cast<std::size_t>(r.node)];
+            const std::int64_t k = static_cast<std::int64_t>(node.children.size());
+            std::vector<std::int64_t> kind(static_cast<std::size_t>(L), -1), src(static_cast<std::size_t>(L), -1),
+                tag(static_cast<std::size_t>(L), -1);
+            auto token = [&](std::int64_t i, int lmPos, int tagId, int kindId) {
+                tv.push_back(v);
+                ti.push_back(i);
+                tRow.push_back(r.pair * T + lmPos);
+                tTag.push_back(tagId);
+                tPos.push_back(i);
+                tLevel.push_back(node.level);
+                kind[static_cast<std::size_t>(i)] = kindId;
+                src[static_cast<std::size_t>(i)] = lmPos;
+                tag[static_cast<std::size_t>(i)] = tagId;
+            };
+            token(0, side.startPosition, node.tag, 0);
+            for (std::int64_t j = 0; j < k; ++j) {
+                const TatChild &ch = node.children[static_cast<std::size_t>(j)];
+                if (ch.node) {
+                    cv.push_back(v);
+                    ci.push_back(j + 1);
+                    const Slot &sl = slots[static_cast<std::size_t>(r.pair)][static_cast<std::size_t>(r.side)][static_cast<std::size_t>(ch.index)];
+                    cSlot.push_back({sl.step, sl.row});
+                    kind[static_cast<std::size_t>(j + 1)] = 2;
+                    src[static_cast<std::size_t>(j + 1)] = ch.index;
+                } else {
+                    token(j + 1, side.wordPositions[static_cast<std::size_t>(ch.index)], side.tree.wordTags[static_cast<std::size_t>(ch.index)], 1);
+                }
+            }
+            token(k + 1, side.endPosition, node.tag, 3);
+            for (std::int64_t i = 0; i < k + 2; ++i)
+                validMask[v][i] = true;
+            if (record) {
+                rec.kind.push_back(std::move(kind));
+                rec.src.push_back(std::move(src));
+                rec.tag.push_back(std::move(tag));
+            }
+            slots[static_cast<std::size_t>(r.pair)][static_cast<std::size_t>(r.side)][static_cast<std::size_t>(r.node)] =
+                Slot{static_cast<int>(st), static_cast<int>(v)};
+        }
+        auto dev = [&](const std::vector<std::int64_t> &v) { return torch::tensor(v, longOpts).to(m_device); };
+        // Eq. (1) and (2) for every token entry of the step at once.
+        const auto tvI = dev(tv), tiI = dev(ti);
+        auto e = F::linear(xFlat.index_select(0, dev(tRow)), p("tat.sem_proj.weight"), p("tat.sem_proj.bias"));
+        auto n = F::linear(torch::embedding(p("tat.tag_emb.weight"), dev(tTag)) + torch::embedding(p("tat.pos_emb.weight"), dev(tPos)) +
+                               torch::embedding(p("tat.level_emb.weight"), dev(tLevel)),
+                           p("tat.syn_proj.weight"), p("tat.syn_proj.bias"));
+        auto xs = torch::zeros({V, L, c.dSem}, x.options()), xn = torch::zeros({V, L, c.dSyn}, x.options());
+        xs = xs.index_put({tvI, tiI}, e);
+        xn = xn.index_put({tvI, tiI}, n);
+        if (!cv.empty()) {
+            // Children's span embeddings as they are, grouped by the step that computed them.
+            std::map<int, std::vector<std::size_t>> bySource;
+            for (std::size_t q = 0; q < cSlot.size(); ++q)
+                bySource[cSlot[q].first].push_back(q);
+            for (const auto &[source, which] : bySource) {
+                std::vector<std::int64_t> rows, vv, ii;
+                for (std::size_t q : which) {
+                    rows.push_back(cSlot[q].second);
+                    vv.push_back(cv[q]);
+                    ii.push_back(ci[q]);
+                }
+                const auto rowsI = dev(rows), vvI = dev(vv), iiI = dev(ii);
+                xs = xs.index_put({vvI, iiI}, ySem[static_cast<std::size_t>(source)].index_select(0, rowsI));
+                xn = xn.index_put({vvI, iiI}, ySyn[static_cast<std::size_t>(source)].index_select(0, rowsI));
+            }
+        }
+        const auto keyMask = validMask.to(m_device).logical_not().view({V, 1, 1, L});
+        // One stream of the layer for position 0 only (README §5.6: the other rows are never used).
+        auto stream = [&](const torch::Tensor &X, const std::string &z, int dz, torch::Tensor *attn, torch::Tensor *o0) {
+            const std::int64_t dh = dz / H;
+            const auto pre = "tat.attn_" + z + ".";
+            auto q0 = F::linear(X.select(1, 0), p(pre + "q.weight")).view({V, H, 1, dh});
+            auto k = F::linear(X, p(pre + "k.weight")).view({V, L, H, dh}).transpose(1, 2);
+            auto v = F::linear(X, p(pre + "v.weight")).view({V, L, H, dh}).transpose(1, 2);
+            auto scores = torch::matmul(q0, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(dh));
+            scores = scores.masked_fill(keyMask, -std::numeric_limits<float>::infinity());
+            auto a = torch::softmax(scores, -1);                 // [V, H, 1, L]
+            auto ctx = torch::matmul(a, v).reshape({V, dz});     // heads concatenated
+            auto o = X.select(1, 0) + F::linear(ctx, p(pre + "o.weight"), p(pre + "o.bias"));
+            const auto ffn = "tat.ffn_" + z + ".";
+            auto y = o + F::linear(torch::relu(F::linear(o, p(ffn + "w1.weight"), p(ffn + "w1.bias"))), p(ffn + "w2.weight"),
+                                   p(ffn + "w2.bias"));
+            if (attn)
+                *attn = a.squeeze(2);
+            if (o0)
+                *o0 = o;
+            return y;
+        };
+        torch::Tensor aSem, aSyn, oSem, oSyn;
+        ySem.push_back(stream(xs, "sem", c.dSem, record ? &aSem : nullptr, record ? &oSem : nullptr));
+        ySyn.push_back(stream(xn, "syn", c.dSyn, record ? &aSyn : nullptr, record ? &oSyn : nullptr));
+        ++out.layerCalls;
+        if (record) {
+            rec.inSem = xs;
+            rec.inSyn = xn;
+            rec.attnSem = aSem;
+            rec.attnSyn = aSyn;
+            rec.outSem = oSem;
+            rec.outSyn = oSyn;
+            records.push_back(std::move(rec));
+        }
+    }
+
+    // Eq. (9): the roots (last node of each side) of both sentences.
+    std::vector<torch::Tensor> vecs;
+    for (std::size_t b = 0; b < pairs.size(); ++b) {
+        std::vector<torch::Tensor> parts;
+        for (int s = 0; s < 2; ++s) {
+            const Slot &root = slots[b][static_cast<std::size_t>(s)].back();
+            parts.push_back(ySem[static_cast<std::size_t>(root.step)][root.row]);
+            parts.push_back(ySyn[static_cast<std::size_t>(root.step)][root.row]);
+        }
+        vecs.push_back(torch::cat(parts));
+    }
+    out.pairVec = torch::stack(vecs);
+    out.logits = F::linear(torch::tanh(out.pairVec), p("cls.weight"), p("cls.bias"));
+    out.pairVecRes = torch::cat({x.select(1, 0), out.pairVec}, 1);
+    out.logitsRes = F::linear(torch::tanh(out.pairVecRes), p("cls_res.weight"), p("cls_res.bias"));
+
+    if (record) {
+        // Per side, in its node order, padded to the side's largest L_v.
+        for (std::size_t b = 0; b < pairs.size(); ++b) {
+            std::array<SideRecord, 2> sides;
+            for (int s = 0; s < 2; ++s) {
+                const auto &tree = pairs[b].side[s].tree;
+                const auto N = static_cast<std::int64_t>(tree.nodes.size());
+                const std::int64_t Lm = tree.maxLength();
+                SideRecord r;
+                r.inKind = torch::full({N, Lm}, -1, torch::kLong);
+                r.inSrc = torch::full({N, Lm}, -1, torch::kLong);
+                r.inTag = torch::full({N, Lm}, -1, torch::kLong);
+                r.inSem = torch::zeros({N, Lm, c.dSem});
+                r.inSyn = torch::zeros({N, Lm, c.dSyn});
+                r.attnSem = torch::zeros({N, H, Lm});
+                r.attnSyn = torch::zeros({N, H, Lm});
+                r.outSem = torch::zeros({N, c.dSem});
+                r.outSyn = torch::zeros({N, c.dSyn});
+                r.nodeSem = torch::zeros({N, c.dSem});
+                r.nodeSyn = torch::zeros({N, c.dSyn});
+                for (std::int64_t v = 0; v < N; ++v) {
+                    const Slot &sl = slots[b][static_cast<std::size_t>(s)][static_cast<std::size_t>(v)];
+                    const StepRecord &rec = records[static_cast<std::size_t>(sl.step)];
+                    const std::int64_t len = tree.nodes[static_cast<std::size_t>(v)].length();
+                    for (std::int64_t i = 0; i < len; ++i) {
+                        r.inKind[v][i] = rec.kind[static_cast<std::size_t>(sl.row)][static_cast<std::size_t>(i)];
+                        r.inSrc[v][i] = rec.src[static_cast<std::size_t>(sl.row)][static_cast<std::size_t>(i)];
+                        r.inTag[v][i] = rec.tag[static_cast<std::size_t>(sl.row)][static_cast<std::size_t>(i)];
+                    }
+                    const auto cut = torch::indexing::Slice(0, len);
+                    r.inSem[v].index_put_({cut}, rec.inSem[sl.row].index({cut}).detach().cpu());
+                    r.inSyn[v].index_put_({cut}, rec.inSyn[sl.row].index({cut}).detach().cpu());
+                    r.attnSem[v].index_put_({torch::indexing::Slice(), cut}, rec.attnSem[sl.row].index({torch::indexing::Slice(), cut}).detach().cpu());
+                    r.attnSyn[v].index_put_({torch::indexing::Slice(), cut}, rec.attnSyn[sl.row].index({torch::indexing::Slice(), cut}).detach().cpu());
+                    r.outSem[v] = rec.outSem[sl.row].detach().cpu();
+                    r.outSyn[v] = rec.outSyn[sl.row].detach().cpu();
+                    r.nodeSem[v] = ySem[static_cast<std::size_t>(sl.step)][sl.row].detach().cpu();
+                    r.nodeSyn[v] = ySyn[static_cast<std::size_t>(sl.step)][sl.row].detach().cpu();
+                }
+                sides[static_cast<std::size_t>(s)] = std::move(r);
+            }
+            out.sides.push_back(std::move(sides));
+        }
+    }
+    return out;
+}
+
+} // namespace treelens::tat
