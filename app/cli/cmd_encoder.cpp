@@ -79,10 +79,14 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool attention,
     if (!enc)
         return fail(enc.message());
     const bool pairModel = (*enc)->info().pairInput;
-    // A model that reads dependency trees: both sides parsed first when the corpus has no trees (as for single sentences).
-    if ((*enc)->info().input == InputKind::WordsWithDependency &&
+    // A model that reads trees: both sides parsed first when the corpus lacks them (as for single sentences).
+    const InputKind kind = (*enc)->info().input;
+    auto lacksTree = [kind](const Sentence &s) {
+        return (kind == InputKind::WordsWithDependency && !s.dependency) || (kind == InputKind::WordsWithConstituency && !s.constituency);
+    };
+    if (kind != InputKind::Words &&
         std::any_of(corpus->pairs.begin(), corpus->pairs.end(),
-                    [](const SentencePair &p) { return !p.first.dependency || !p.second.dependency; })) {
+                    [&](const SentencePair &p) { return lacksTree(p.first) || lacksTree(p.second); })) {
         auto parser = createParser(ParserConfig{});
         if (!parser)
             return fail(parser.message());

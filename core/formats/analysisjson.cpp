@@ -124,6 +124,12 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
         }
         j["relations"] = {{"labels", names}, {"tree_distance", dist}, {"levels", a.relations->levels}};
     }
+    if (withAttention && !a.nodeAttention.empty()) {
+        nlohmann::json nodes = nlohmann::json::array();
+        for (const auto &n : a.nodeAttention)
+            nodes.push_back({{"node", n.node}, {"targets", n.targets}, {"weights", n.weights}});
+        j["node_attention"] = nodes;
+    }
     if (!a.crossAttention.empty()) {
         nlohmann::json c = nlohmann::json::array();
         for (const auto &m : a.crossAttention)

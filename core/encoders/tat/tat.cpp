@@ -2,14 +2,17 @@
 #include "core/encoders/tat/tat.h"
 
 #include <filesystem>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "core/base/strings.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/tat/tatnet.h"
 #include "core/formats/ptb.h"
 #include "core/model/modelfile.h"
+#include "core/runtime/device.h"
 
 namespace treelens {
 
@@ -47,6 +50,205 @@ Result<Native> nativeOf(const ModelFile &file)
     } catch (const std::exception &e) {
         return makeError(where, std::string("treelens.config: ") + e.what());
     }
+}
+
+/// The pair encoder: both sentences with their constituency trees (README §1-7).
+class TatEncoder final : public Encoder {
+public:
+    TatEncoder(tat::Net net, Native native, const std::vector<std::string> &vocab, EncoderInfo info, int batch)
+        : m_net(std::move(net)), m_native(std::move(native)), m_info(std::move(info)), m_batch(std::max(1, batch))
+    {
+        for (std::size_t i = 0; i < vocab.size(); ++i)
+            m_vocab.emplace(vocab[i], static_cast<int>(i));
+    }
+    const EncoderInfo &info() const override { return m_info; }
+
+    Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
+                                          const RunControl *control) override
+    {
+        const TatConfig &c = m_native.config;
+        std::vector<tat::PairInput> pairs;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const auto &in = batch[i];
+            const std::string where = "pair " + std::to_string(i + 1);
+            if (in.secondWords.empty())
+                return makeError(where, "a tree-aggregation-transformer reads sentence pairs (question and answer)");
+            if (!in.constituency || !in.secondConstituency)
+                return makeError(where, "the tree-aggregation-transformer needs the constituency trees of both sentences "
+                                        "(parse them first)");
+            if (static_cast<int>(in.words.size() + in.secondWords.size()) + 4 > c.lmMaxPositions)
+                return makeError(where, std::to_string(in.words.size() + in.secondWords.size()) +
+                                            " words; the model's language model takes at most " +
+                                            std::to_string(c.lmMaxPositions - 4) + " for both sentences together");
+            auto q = tatTree(*in.constituency, m_native.tags, c);
+            if (!q)
+                return makeError(where + " (first sentence)", q.message());
+            auto a = tatTree(*in.secondConstituency, m_native.tags, c);
+            if (!a)
+                return makeError(where + " (second sentence)", a.message());
+            if (q->wordTags.size() != in.words.size() || a->wordTags.size() != in.secondWords.size())
+                return makeError(where, "a constituency tree does not cover its sentence's words");
+            pairs.push_back(tat::makePair(ids(in.words), std::move(*q), ids(in.secondWords), std::move(*a), c));
+        }
+        torch::NoGradGuard ng;
+        std::vector<Analysis> out;
+        const bool record = options.attention;
+        for (std::size_t start = 0; start < pairs.size(); start += static_cast<std::size_t>(m_batch)) {
+            if (control && control->isCancelled())
+                return makeError("analyze", "cancelled");
+            const std::size_t end = std::min(pairs.size(), start + static_cast<std::size_t>(m_batch));
+            std::vector<tat::PairInput> chunk(pairs.begin() + static_cast<std::ptrdiff_t>(start),
+                                              pairs.begin() + static_cast<std::ptrdiff_t>(end));
+            auto res = m_net.forward(chunk, record);
+            auto probs = torch::softmax(res.logits, -1).to(torch::kCPU);
+            auto pairVec = res.pairVec.to(torch::kCPU);
+            for (std::size_t i = start; i < end; ++i) {
+                const auto b = static_cast<std::int64_t>(i - start);
+                Analysis sides[2];
+                for (int s = 0; s < 2; ++s) {
+                    Analysis &a = sides[s];
+                    a.family = kFamily;
+                    a.words = s == 0 ? batch[i].words : batch[i].secondWords;
+                    a.tokens = a.words;
+                    for (std::size_t k = 0; k < a.words.size(); ++k)
+                        a.wordToken.push_back(static_cast<int>(k));
+                    a.layers = 1;
+                    a.heads = c.heads;
+                    const TatTree &tree = chunk[static_cast<std::size_t>(b)].side[s].tree;
+                    const auto N = static_cast<int>(tree.nodes.size());
+                    NamedArray level{{N}, {}}, span{{N, 2}, {}}, len{{N}, {}};
+                    for (const auto &n : tree.nodes) {
+                        level.data.push_back(static_cast<float>(n.level));
+                        span.data.push_back(static_cast<float>(n.start));
+                        span.data.push_back(static_cast<float>(n.end));
+                        len.data.push_back(static_cast<float>(n.length()));
+                    }
+                    a.gates["tat.node_level"] = level;
+                    a.gates["tat.node_span"] = span;
+                    a.gates["tat.node_len"] = len;
+                    // The root's span embeddings [w^e; w^n] are the sentence vector.
+                    const auto off = static_cast<std::int64_t>(s) * (c.dSem + c.dSyn);
+                    a.embedding = floatTensorData(pairVec[b].slice(0, off, off + c.dSem + c.dSyn)).toFloat();
+                    if (record) {
+                        const auto &r = res.sides[static_cast<std::size_t>(b)][static_cast<std::size_t>(s)];
+                        a.gates["tat.attn_sem"] = namedArrayOf(r.attnSem);
+                        a.gates["tat.attn_syn"] = namedArrayOf(r.attnSyn);
+                        a.gates["tat.node_norm_sem"] = namedArrayOf(r.nodeSem.norm(2, -1));
+                        a.gates["tat.node_norm_syn"] = namedArrayOf(r.nodeSyn.norm(2, -1));
+                        // Per node: its attention over its children (start and end tokens left out), per head of each stream.
+                        for (int v = 0; v < N; ++v) {
+                            NodeAttention na;
+                            na.node = v;
+                            const TatNode &node = tree.nodes[static_cast<std::size_t>(v)];
+                            for (const auto &ch : node.children)
+                                na.targets.push_back(ch.node ? ch.index : -1 - ch.index); // phrase id, or -(word + 1)
+                            for (const auto *attn : {&r.attnSem, &r.attnSyn})
+                                for (int h = 0; h < c.heads; ++h) {
+                                    std::vector<float> w;
+                                    for (std::size_t k = 0; k < node.children.size(); ++k)
+                                        w.push_back((*attn)[v][h][static_cast<std::int64_t>(k) + 1].item<float>());
+                                    na.weights.push_back(std::move(w));
+                                }
+                            a.nodeAttention.push_back(std::move(na));
+                        }
+                    }
+                }
+                Prediction p;
+                p.labels = m_native.classes;
+                for (std::int64_t k = 0; k < probs.size(1); ++k)
+                    p.probabilities.push_back(probs[b][k].item<float>());
+                const auto best = static_cast<std::size_t>(probs[b].argmax().item<std::int64_t>());
+                p.label = best < p.labels.size() ? p.labels[best] : std::to_string(best);
+                p.score = p.probabilities.size() > 1 ? p.probabilities[1] : p.probabilities.front();
+                sides[0].prediction = p;
+                sides[0].second.push_back(std::move(sides[1]));
+                out.push_back(std::move(sides[0]));
+            }
+        }
+        return out;
+    }
+
+    Result<std::vector<std::vector<float>>> embed(const std::vector<EncoderInput> &batch, const EmbedOptions &,
+                                                  const RunControl *control) override
+    {
+        AnalyzeOptions o;
+        o.attention = false;
+        auto r = analyze(batch, o, control);
+        if (!r)
+            return r.error();
+        std::vector<std::vector<float>> v;
+        for (const auto &a : *r) {
+            std::vector<float> pair = a.embedding;
+            pair.insert(pair.end(), a.second.front().embedding.begin(), a.second.front().embedding.end());
+            v.push_back(std::move(pair));
+        }
+        return v;
+    }
+
+    Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &, const RunControl *) override
+    {
+        return makeError(m_info.name.empty() ? kFamily : m_info.name,
+                         "a tree-aggregation-transformer has no per-word layer states (its units are the trees' phrases)");
+    }
+
+private:
+    std::vector<std::int64_t> ids(const std::vector<std::string> &words) const
+    {
+        std::vector<std::int64_t> v;
+        for (const auto &w : words) {
+            auto it = m_vocab.find(w);
+            if (it == m_vocab.end())
+                it = m_vocab.find(toLowerAscii(w));
+            v.push_back(it == m_vocab.end() ? m_native.config.unkId : it->second);
+        }
+        return v;
+    }
+
+    tat::Net m_net;
+    Native m_native;
+    EncoderInfo m_info;
+    int m_batch;
+    std::unordered_map<std::string, int> m_vocab;
+};
+
+Result<std::unique_ptr<Encoder>> createTat(const ModelFile &file, const DeviceConfig &device)
+{
+    const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
+    auto native = nativeOf(file);
+    if (!native)
+        return native.error();
+    if (static_cast<int>(file.vocab.size()) != native->config.lmVocab)
+        return makeError(where, "the vocabulary has " + std::to_string(file.vocab.size()) + " entries but lm.vocab_size is " +
+                                    std::to_string(native->config.lmVocab));
+    auto dev = resolveDevice(device);
+    if (!dev)
+        return dev.error();
+    auto net = tat::Net::fromTensors(native->config, file.tensors, *dev, where);
+    if (!net)
+        return net.error();
+    const json j = json::parse(file.configJson);
+    EncoderInfo info;
+    info.family = kFamily;
+    info.task = j.value("task", std::string("pair-ranking"));
+    info.name = j.value("name", std::string());
+    info.layers = 1;
+    info.heads = native->config.heads;
+    info.dModel = native->config.dSem + native->config.dSyn;
+    info.dFF = native->config.dFFSem;
+    info.vocabSize = native->config.lmVocab;
+    info.maxTokens = native->config.lmMaxPositions;
+    for (const auto &[name, t] : file.tensors)
+        info.parameters += static_cast<long long>(t.numel());
+    info.input = InputKind::WordsWithConstituency;
+    info.pairInput = true;
+    info.labels = native->classes;
+    info.outputs.gates = true;
+    info.outputs.nodeAttention = true;
+    info.outputs.embedding = true;
+    info.outputs.prediction = true;
+    info.device = dev->str();
+    info.configJson = file.configJson;
+    return std::unique_ptr<Encoder>(new TatEncoder(std::move(*net), std::move(*native), file.vocab, std::move(info), device.batchSize));
 }
 
 /// The side of a fixture pair as TatTree, read from its PTB string with the real reader.
@@ -235,6 +437,7 @@ EncoderFamily tatFamily()
 {
     EncoderFamily f;
     f.name = kFamily;
+    f.create = createTat;
     f.importCheckpoint = importTatCheckpoint;
     f.summary = [](const ModelFile &file) -> std::string {
         auto n = nativeOf(file);

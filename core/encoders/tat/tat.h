@@ -2,8 +2,19 @@
 /// \file tat.h
 /// The Tree Aggregation Transformer family (seed 000): `import-checkpoint
 /// --family tree-aggregation-transformer`, `verify-fixture` and the registry
-/// entry. Torch-free header. (The encoder for the app and the pair commands is
-/// not built yet: issue 15.)
+/// entry. Torch-free header.
+///
+/// The encoder reads pairs (EncoderInfo::pairInput) with both sentences'
+/// constituency trees (InputKind::WordsWithConstituency). Its Analysis is the
+/// question's, with the answer's under `second` and the pair's eq. (9) prediction
+/// (score = P(relevant)). Per side: `tokens` = the words; `embedding` = the
+/// root's [w^e; w^n]; gates "tat.node_level" [N], "tat.node_span" [N, 2],
+/// "tat.node_len" [N] (L_v) and, with attention, "tat.attn_sem" / "tat.attn_syn"
+/// [N, heads, Lmax] (row 0: start, children, end; 0 on padding), "tat.node_norm_sem"
+/// / "_syn" [N]; `nodeAttention` per node (post-order ids): targets = its children
+/// (a phrase's node id, or -(word + 1) for a word), weights = [the semantic heads,
+/// then the syntactic heads][child]. embed() gives the pair vector of eq. (9)
+/// (before the tanh); there are no per-word layer states.
 
 #include "core/base/result.h"
 #include "core/encoders/family.h"

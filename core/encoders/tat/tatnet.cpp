@@ -237,7 +237,7 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
         std::vector<std::int64_t> tv, ti, tRow, tTag, tPos, tLevel, cv, ci;
         std::vector<std::pair<int, int>> cSlot;
         StepRecord rec;
-        auto validMask = torch::zeros({V, L}, torch::kBool);
+        std::vector<std::int64_t> valid(static_cast<std::size_t>(V * L), 0);
         for (std::int64_t v = 0; v < V; ++v) {
             const NodeRef &r = step[static_cast<std::size_t>(v)];
             const SideInput &side = pairs[static_cast<std::size_t>(r.pair)].side[r.side];
@@ -272,7 +272,7 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
             }
             token(k + 1, side.endPosition, node.tag, 3);
             for (std::int64_t i = 0; i < k + 2; ++i)
-                validMask[v][i] = true;
+                valid[static_cast<std::size_t>(v * L + i)] = 1;
             if (record) {
                 rec.kind.push_back(std::move(kind));
                 rec.src.push_back(std::move(src));
@@ -308,7 +308,7 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
                 xn = xn.index_put({vvI, iiI}, ySyn[static_cast<std::size_t>(source)].index_select(0, rowsI));
             }
         }
-        const auto keyMask = validMask.to(m_device).logical_not().view({V, 1, 1, L});
+        const auto keyMask = torch::tensor(valid, longOpts).view({V, 1, 1, L}).to(m_device).eq(0);
         // One stream of the layer for position 0 only (README §5.6: the other rows are never used).
         auto stream = [&](const torch::Tensor &X, const std::string &z, int dz, torch::Tensor *attn, torch::Tensor *o0) {
             const std::int64_t dh = dz / H;

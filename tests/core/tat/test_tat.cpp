@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "core/encoders/encoder.h"
 #include "core/encoders/fixture.h"
 #include "core/encoders/tat/tat.h"
 #include "core/encoders/tat/tatnet.h"
@@ -261,4 +262,66 @@ TEST(TatTree, ThePennTreebankInventoryIsTheFixturesTagList)
     TREELENS_REQUIRE_SHARED(std::string(kFixture) + "/config.json");
     const json c = json::parse(readText(test::sharedPath(kFixture) + "/config.json"));
     EXPECT_EQ(pennTreebankTags(), c.at("tags").get<std::vector<std::string>>());
+}
+
+TEST(TatEncoder, ScoresTheFixturesPairsAsTheFixtureSaysAndCarriesTheNodeAttention)
+{
+    TREELENS_REQUIRE_SHARED(std::string(kFixture) + "/expected.json");
+    auto req = readFixtureDirectory(test::sharedPath(kFixture));
+    ASSERT_TRUE(req) << req.message();
+    ImportRequest ir;
+    ir.tensors = req->stateDict;
+    ir.checkpointPath = "state_dict.pt";
+    ir.configJson = req->configJson;
+    ir.configPath = "config.json";
+    auto file = importTatCheckpoint(ir);
+    ASSERT_TRUE(file) << file.message();
+    const EncoderFamily *family = findEncoderFamily("tree-aggregation-transformer");
+    ASSERT_NE(family, nullptr);
+    DeviceConfig dc;
+    dc.device = "cpu";
+    dc.batchSize = 2; // the three pairs in two batches
+    auto enc = family->create(*file, dc);
+    ASSERT_TRUE(enc) << enc.message();
+    EXPECT_TRUE((*enc)->info().pairInput);
+    EXPECT_EQ((*enc)->info().input, InputKind::WordsWithConstituency);
+    const json inputs = json::parse(req->inputsJson);
+    const json expected = json::parse(readText(test::sharedPath(kFixture) + "/expected.json"));
+    std::vector<EncoderInput> batch;
+    for (const auto &p : inputs.at("pairs")) {
+        auto q = readPtb(p["question"]["ptb"].get<std::string>(), "q");
+        auto a = readPtb(p["answer"]["ptb"].get<std::string>(), "a");
+        ASSERT_TRUE(q && a);
+        batch.push_back(EncoderInput{p["question"]["tokens"].get<std::vector<std::string>>(), std::nullopt, q->front(),
+                                     p["answer"]["tokens"].get<std::vector<std::string>>(), std::nullopt, a->front()});
+    }
+    auto r = (*enc)->analyze(batch);
+    ASSERT_TRUE(r) << r.message();
+    ASSERT_EQ(r->size(), batch.size());
+    for (std::size_t i = 0; i < r->size(); ++i) {
+        const Analysis &x = (*r)[i];
+        ASSERT_TRUE(x.prediction);
+        const double want = expected["tensors"]["p" + std::to_string(i) + ".score"]["data"].get<double>();
+        EXPECT_NEAR(x.prediction->score, want, 1e-5) << i;
+        ASSERT_EQ(x.second.size(), 1u);
+        // Node attention: one entry per phrase, children as targets, 2 streams x heads rows.
+        const auto &nodes = inputs["pairs"][i]["question"]["nodes"];
+        ASSERT_EQ(x.nodeAttention.size(), nodes.size());
+        const auto &attn = expected["tensors"]["p" + std::to_string(i) + ".q.attn_sem"]["data"];
+        for (std::size_t v = 0; v < nodes.size(); ++v) {
+            const auto &na = x.nodeAttention[v];
+            ASSERT_EQ(na.targets.size(), nodes[v]["children"].size());
+            ASSERT_EQ(na.weights.size(), 4u);
+            for (std::size_t k = 0; k < na.targets.size(); ++k) {
+                const json &ch = nodes[v]["children"][k];
+                EXPECT_EQ(na.targets[k], ch.contains("node") ? ch["node"].get<int>() : -1 - ch["word"].get<int>());
+                EXPECT_NEAR(na.weights[1][k], attn[v][1][k + 1].get<double>(), 1e-5); // semantic head 2 on child k
+            }
+        }
+    }
+    // A pair without trees, or a single sentence, is refused by name.
+    EncoderInput noTrees{{"Where", "?"}, std::nullopt, std::nullopt, {"Here", "."}, std::nullopt, std::nullopt};
+    auto refused = (*enc)->analyze({noTrees});
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.message().find("constituency trees of both sentences"), std::string::npos) << refused.message();
 }
