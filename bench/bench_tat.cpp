@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -94,7 +95,7 @@ int main(int argc, char **argv)
     c.dFFSem = c.dFFSyn = 128;
     c.maxSpanPositions = 64;
     c.maxLevels = 64;
-    auto tags = TatTags::fromLabels(pennTreebankTags(), "tags");
+    auto tags = TatTags::fromLabels(treelensTatTags(), "tags");
     c.tags = static_cast<int>(tags->labels().size());
     TensorMap weights;
     torch::manual_seed(1);
@@ -116,6 +117,7 @@ int main(int argc, char **argv)
     };
     std::vector<tat::PairInput> pairs;
     std::size_t skipped = 0, nodes = 0;
+    std::map<std::string, int> skipReasons;
     for (const auto &p : corpus->pairs) {
         if (!p.first.constituency || !p.second.constituency) {
             ++skipped;
@@ -124,6 +126,8 @@ int main(int argc, char **argv)
         auto q = tatTree(*p.first.constituency, *tags, c);
         auto a = tatTree(*p.second.constituency, *tags, c);
         if (!q || !a || static_cast<int>(p.first.words().size() + p.second.words().size()) + 4 > c.lmMaxPositions) {
+            const std::string why = !q ? q.message() : !a ? a.message() : std::string("longer than the LM's positions");
+            ++skipReasons[why.substr(why.find(':') == std::string::npos ? 0 : why.find(':') + 2)];
             ++skipped;
             continue;
         }
@@ -151,7 +155,7 @@ int main(int argc, char **argv)
     int levelCalls = 0, nodeCalls = 0;
     setCpuThreads(1);
     runAll(false, &levelCalls); // warm-up
-    std::vector<double> level1, node1, level2, lm1;
+    std::vector<double> level1, node1, level2, lm1, lm2;
     for (int r = 0; r < reps; ++r) {
         setCpuThreads(1);
         level1.push_back(seconds([&] { runAll(false, nullptr); }));
@@ -159,6 +163,7 @@ int main(int argc, char **argv)
         lm1.push_back(seconds(runLm));
         setCpuThreads(2);
         level2.push_back(seconds([&] { runAll(false, nullptr); }));
+        lm2.push_back(seconds(runLm));
     }
     const double n = static_cast<double>(pairs.size());
     nlohmann::json out = {
@@ -166,6 +171,7 @@ int main(int argc, char **argv)
         {"corpus", corpus->source},
         {"pairs", pairs.size()},
         {"pairs_skipped", skipped},
+        {"skip_reasons", skipReasons},
         {"nodes", nodes},
         {"parse_seconds", parseSeconds},
         {"batch", batch},
@@ -175,6 +181,7 @@ int main(int argc, char **argv)
         {"seconds_median", {{"level_batched_1_thread", median(level1)}, {"node_by_node_1_thread", median(node1)}, {"level_batched_2_threads", median(level2)}}},
         {"pairs_per_second", {{"level_batched_1_thread", n / median(level1)}, {"node_by_node_1_thread", n / median(node1)}, {"level_batched_2_threads", n / median(level2)}}},
         {"lm_only_seconds_median_1_thread", median(lm1)},
+        {"lm_only_seconds_median_2_threads", median(lm2)},
         {"speedup_level_over_node_1_thread", median(node1) / median(level1)},
         // The recursive layer alone: each run's time less the LM's (the same LM work in both).
         {"speedup_aggregation_only_1_thread", (median(node1) - median(lm1)) / std::max(1e-9, median(level1) - median(lm1))},

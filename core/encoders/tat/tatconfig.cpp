@@ -116,6 +116,14 @@ std::vector<std::string> pennTreebankTags()
             "WHPP", "X"};
 }
 
+std::vector<std::string> treelensTatTags()
+{
+    auto tags = pennTreebankTags();
+    for (const char *t : {"HYPH", "NFP", "ADD", "AFX", "GW", "XX"})
+        tags.push_back(t);
+    return tags;
+}
+
 int TatTree::maxLength() const
 {
     int m = 0;

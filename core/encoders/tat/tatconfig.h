@@ -79,6 +79,9 @@ private:
 /// The standard Penn Treebank inventory in the fixture's order: the 45 POS tags,
 /// then the 26 phrase labels (71 tags).
 std::vector<std::string> pennTreebankTags();
+/// The inventory of models trained here: pennTreebankTags() and the six UD English
+/// EWT XPOS tags the shipped tagger also gives (HYPH, NFP, ADD, AFX, GW, XX).
+std::vector<std::string> treelensTatTags();
 
 /// The node table of a tree (README §1) in post-order, with the words' tag ids.
 /// Errors: an empty tree, a word or node label outside the inventory, a node with
