@@ -311,6 +311,7 @@ void PairWorkbench::buildUi()
     for (int i = 0; i < 2; ++i) {
         deps[i]->setShowAttention(true);
         auto *side = new QTabWidget;
+        m_sideTabs[i] = side;
         side->setDocumentMode(true);
         side->addTab(deps[i], tr("%1: dependency").arg(sideName[i]));
         side->addTab(consts[i], tr("constituency"));

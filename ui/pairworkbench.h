@@ -71,6 +71,13 @@ public:
     const std::vector<QuestionRow> &questionRows() const { return m_rows; }
     std::shared_ptr<const Analysis> pairAnalysis() const { return m_pairAnalysis; }
     QTabWidget *tabs() const { return m_tabs; }
+    /// Shows both sides' constituency trees (true) or dependency trees (false) in the pair view.
+    void showConstituencyTrees(bool constituency)
+    {
+        for (QTabWidget *t : m_sideTabs)
+            if (t)
+                t->setCurrentIndex(constituency ? 1 : 0);
+    }
     QString metricsText() const;
     /// The constituency tree view of side 0 (question / text) or 1 (candidate / hypothesis).
     ConstituencyView *constituencyView(int side) const { return side == 0 ? m_firstConst : m_secondConst; }
@@ -123,6 +130,7 @@ private:
     QProgressBar *m_progress;
     QPushButton *m_cancel, *m_scoreButton;
     QTabWidget *m_tabs, *m_viewTabs;
+    QTabWidget *m_sideTabs[2] = {nullptr, nullptr}; ///< each side: its dependency and constituency tree
     SliceBarChart *m_sliceChart;
     ScoreScatterPlot *m_scatter;
     PairBridgeView *m_bridge;

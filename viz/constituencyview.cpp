@@ -20,6 +20,7 @@
 #include <QWheelEvent>
 
 #include "core/base/numbering.h"
+#include "core/encoders/tat/tatconfig.h"
 #include "core/encoders/treetransformer/induction.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/ptb.h"
@@ -71,6 +72,15 @@ QColor textOn(const QColor &fill)
 }
 
 QString fmt(double v) { return QString::number(v, 'f', 3); }
+
+/// A TAT head as the views name it: heads 1..H/2 of the analysis are the semantic
+/// stream's, the rest the syntactic stream's ("semantic head 2").
+QString tatHeadName(int head, int heads)
+{
+    const int perStream = std::max(1, heads / 2);
+    return head < perStream ? QStringLiteral("semantic head %1").arg(head + 1)
+                            : QStringLiteral("syntactic head %1").arg(head - perStream + 1);
+}
 
 /// Words as a person counts them: "words 4–7" (core/base/numbering.h).
 QString spanLabel(std::pair<int, int> s)
@@ -309,6 +319,14 @@ const ConstituencyView::TreeGraph &ConstituencyView::graphFor(const Constituency
         int parentGraphNode;
         QString pos;
     };
+    // The TAT's node ids of the phrases (a Tree Aggregation Transformer's node attention is keyed by them).
+    std::vector<int> tatIds;
+    if (!induced) {
+        tatIds.assign(tree.nodes().size(), -1);
+        int id = 0;
+        for (const auto &[n, level] : tatPhraseOrder(tree))
+            tatIds[static_cast<std::size_t>(n)] = id++;
+    }
     std::vector<Item> stack{{tree.contentRoot(), -1, QString()}};
     while (!stack.empty()) {
         const Item item = stack.back();
@@ -348,6 +366,8 @@ const ConstituencyView::TreeGraph &ConstituencyView::graphFor(const Constituency
         const int self = static_cast<int>(g.nodes.size());
         if (node.kind == TreeGraph::Kind::Word)
             wordRank.push_back({node.word, self});
+        if (node.kind == TreeGraph::Kind::Phrase)
+            node.tatNode = tatIds.empty() ? -1 : tatIds[static_cast<std::size_t>(item.node)];
         g.nodes.push_back(node);
         request.nodeSizes.push_back(size);
         if (item.parentGraphNode >= 0)
@@ -540,6 +560,28 @@ void ConstituencyView::classifySpans()
                              "not compared");
 }
 
+bool ConstituencyView::nodeAttentionActive() const
+{
+    return m_data.analysis && !m_data.analysis->nodeAttention.empty() && m_data.analysis->family == "tree-aggregation-transformer";
+}
+
+double ConstituencyView::nodeAttentionWeight(const TreeGraph &graph, int parent, int child) const
+{
+    const auto &nodes = m_data.analysis->nodeAttention;
+    const auto &p = graph.nodes[static_cast<std::size_t>(parent)];
+    const auto &c = graph.nodes[static_cast<std::size_t>(child)];
+    if (p.tatNode < 0 || p.tatNode >= static_cast<int>(nodes.size()))
+        return -1;
+    const NodeAttention &na = nodes[static_cast<std::size_t>(p.tatNode)];
+    const int target = c.kind == TreeGraph::Kind::Word ? -1 - c.word : c.tatNode;
+    if (m_state.head < 0 || m_state.head >= static_cast<int>(na.weights.size()))
+        return -1;
+    for (std::size_t k = 0; k < na.targets.size(); ++k)
+        if (na.targets[k] == target && k < na.weights[static_cast<std::size_t>(m_state.head)].size())
+            return static_cast<double>(na.weights[static_cast<std::size_t>(m_state.head)][k]);
+    return -1;
+}
+
 ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, QPointF topLeft, bool compare)
 {
     QGraphicsScene *s = scene();
@@ -557,10 +599,31 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
 
     QPen edgePen(kEdge, 0.9);
     edgePen.setCapStyle(Qt::RoundCap);
+    const bool nodeAttention = nodeAttentionActive();
     for (std::size_t e = 0; e < graph.edges.size() && e < layout.edgePaths.size(); ++e) {
-        auto *item = s->addPath(layout.edgePaths[e].translated(offset), edgePen);
+        QPen pen = edgePen;
+        QString tip;
+        if (nodeAttention) {
+            // A TAT phrase's aggregation weight on this child (the selected head): colour and width.
+            const double w = nodeAttentionWeight(graph, graph.edges[e].first, graph.edges[e].second);
+            if (w >= 0) {
+                pen = QPen(sequentialColor(w), 0.9 + 4.0 * w, Qt::SolidLine, Qt::RoundCap);
+                tip = QStringLiteral("%1 attends to %2 with weight %3 (%4)")
+                          .arg(graph.nodes[static_cast<std::size_t>(graph.edges[e].first)].text,
+                               graph.nodes[static_cast<std::size_t>(graph.edges[e].second)].text)
+                          .arg(w, 0, 'f', 3)
+                          .arg(tatHeadName(m_state.head, m_data.analysis->heads));
+            }
+        }
+        auto *item = s->addPath(layout.edgePaths[e].translated(offset), pen);
         item->setZValue(0);
-        item->setAcceptedMouseButtons(Qt::NoButton);
+        if (!tip.isEmpty()) {
+            item->setToolTip(tip);
+            item->setData(0, QStringLiteral("node-attention"));
+            item->setData(1, pen.widthF());
+        } else {
+            item->setAcceptedMouseButtons(Qt::NoButton);
+        }
     }
 
     for (std::size_t i = 0; i < graph.nodes.size() && i < layout.centers.size(); ++i) {
@@ -800,6 +863,28 @@ QRectF ConstituencyView::drawLegends(QPointF topLeft)
     const double y = topLeft.y();
     const QFontMetricsF fm(legendFont());
 
+    if (nodeAttentionActive()) {
+        // The TAT's node attention on the edges: the key above any overlay's.
+        auto *t = addText(s, QStringLiteral("Edges: how each phrase aggregates its children (attention of its start token), %1; "
+                                            "colour and width = weight")
+                                 .arg(tatHeadName(m_state.head, m_data.analysis->heads)),
+                          legendFont(), kInk, QPointF(x, y));
+        t->setData(0, QStringLiteral("node-attention-legend"));
+        used = used.united(t->sceneBoundingRect());
+        const QRectF bar(x, y + 16.0, 150.0, 9.0);
+        QLinearGradient g(bar.topLeft(), bar.topRight());
+        for (int i = 0; i <= 16; ++i)
+            g.setColorAt(i / 16.0, sequentialColor(i / 16.0));
+        used = used.united(s->addRect(bar, QPen(kBorder, 0.5), QBrush(g))->sceneBoundingRect());
+        for (double v : {0.0, 0.5, 1.0}) {
+            const QString label = QString::number(v);
+            const double lx = bar.left() + v * bar.width();
+            auto *tick = addText(s, label, smallFont(), kInk,
+                                 QPointF(lx - QFontMetricsF(smallFont()).horizontalAdvance(label) / 2.0, bar.bottom() + 3.0));
+            used = used.united(tick->sceneBoundingRect());
+        }
+        return used;
+    }
     // Colour scale: title, viridis bar 0..1, ticks and the unit.
     if (m_overlay != Overlay::None && m_data.analysis) {
         QString title, unit, note;

@@ -121,6 +121,7 @@ private:
             std::pair<int, int> span{0, 0};
             QString pos;         ///< Word nodes: POS tag drawn above the word (parser trees)
             int word = -1;       ///< Word nodes: word index
+            int tatNode = -1;    ///< Phrase nodes of a parser tree: the id in the TAT's node order (tatPhraseOrder)
         };
         std::vector<Node> nodes;
         std::vector<std::pair<int, int>> edges;
@@ -131,6 +132,11 @@ private:
         /// Stores a finished layout (or its error); no longer pending.
         void setLayout(Result<GraphLayoutResult> result);
     };
+    /// The Tree Aggregation Transformer's node attention of the selected head on the
+    /// edge parent phrase -> child (graph node ids); -1 when the analysis has none for it.
+    double nodeAttentionWeight(const TreeGraph &graph, int parent, int child) const;
+    /// true when the analysis carries node attention for the parser tree's phrases (a TAT pair side).
+    bool nodeAttentionActive() const;
     /// What one drawn tree left in the scene.
     struct DrawnTree {
         std::vector<QGraphicsPathItem *> words;  ///< by word index (null for missing words)

@@ -295,6 +295,11 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
         }
         p.setPen(Qt::black);
         p.drawText(QPointF(v.x() + 10, v.y() + 4), tr("v_q: attention pooling over the answer (max %1)").arg(maxA, 0, 'f', 2));
+    } else if (q.family == "tree-aggregation-transformer") {
+        p.setPen(Qt::gray);
+        p.drawText(QPointF(v.x() + 10, v.y() + 4),
+                   tr("eq. (9) on both roots' span embeddings [w\u1d49; w\u207f]: no attention between the sentences; "
+                      "each phrase's attention over its children is on the constituency trees above"));
     } else if (relationGates) {
         p.setPen(Qt::gray);
         p.drawText(QPointF(v.x() + 10, v.y() + 4),
@@ -317,7 +322,12 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
     // Key.
     p.setPen(Qt::darkGray);
     const double keyY = size.height() - 10;
-    QString key = relationGates
+    QString key = q.family == "tree-aggregation-transformer"
+        ? tr("Tree Aggregation Transformer: its attention lives on the trees' phrases (the constituency tabs above, "
+             "head %1 of %2: the semantic stream's heads first)")
+              .arg(h + 1)
+              .arg(q.heads)
+        : relationGates
         ? tr("layer %1, head %2: arcs = attention ≥ %3 (softmax of the gated score); orange bars = the word's mean "
              "relation gate g (0 plain, 1 relation score)")
               .arg(layer + 1)

@@ -126,10 +126,13 @@ int main(int argc, char **argv)
     const QCommandLineOption grabOpt(QStringLiteral("grab-pairs"),
                                      QStringLiteral("Save a screenshot of the workbench once its first pair is shown, then quit."),
                                      QStringLiteral("PNG"));
+    const QCommandLineOption treesOpt(QStringLiteral("pair-trees"),
+                                      QStringLiteral("The pair view's trees: dependency (default) or constituency."),
+                                      QStringLiteral("KIND"));
     const QCommandLineOption tabOpt(QStringLiteral("pairs-tab"), QStringLiteral("The workbench tab to show: 1 metrics, 2 slices, 3 compare."),
                                     QStringLiteral("N"));
     cli.addOptions({sentenceOpt, modelOpt, exportOpt, outOpt, formatOpt, dpiOpt, layerOpt, headOpt, attentionOpt, quitOpt, pairsOpt,
-                    systemsOpt, grabOpt, tabOpt});
+                    systemsOpt, grabOpt, tabOpt, treesOpt});
     cli.process(app);
 
     const bool exporting = cli.isSet(exportOpt);
@@ -214,6 +217,8 @@ int main(int argc, char **argv)
             pairs->setSystems(systems.value(0), systems.value(1));
         if (cli.isSet(tabOpt))
             pairs->tabs()->setCurrentIndex(std::clamp(cli.value(tabOpt).toInt() - 1, 0, 2));
+        if (cli.isSet(treesOpt))
+            pairs->showConstituencyTrees(cli.value(treesOpt) == QLatin1String("constituency"));
         if (cli.isSet(grabOpt)) {
             pairs->resize(1600, 1100);
             const QString out = cli.value(grabOpt);

@@ -12,6 +12,8 @@
 
 #include "core/encoders/deptransformer/deptreefeatures.h"
 #include "viz/qcustomplot.h"
+#include "core/formats/ptb.h"
+#include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/gateoverview.h"
 #include "viz/heatmapview.h"
@@ -332,4 +334,61 @@ TEST(DependencyViewRelationMode, PlainAttentionIsTheSelectedMatrixToo)
     plain->attentionRelation.clear();
     s.relationAttention = true;
     EXPECT_EQ(selectedAttention(*plain, s), &plain->attention[0][0]);
+}
+
+// The Tree Aggregation Transformer's node attention on the constituency view's
+// edges: each phrase -> child edge carries the weight of the selected head
+// (hand-set), children found by the TAT's post-order phrase ids.
+TEST(ConstituencyViewNodeAttention, EdgesCarryThePhrasesAttentionOverTheirChildren)
+{
+    app();
+    auto trees = readPtb("(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))", "t");
+    ASSERT_TRUE(trees);
+    auto s = std::make_shared<Sentence>();
+    for (const char *w : {"The", "cat", "sat", "."}) {
+        Token t;
+        t.text = w;
+        s->tokens.push_back(t);
+    }
+    s->constituency = trees->front();
+    // TAT post-order: NP = 0, VP = 1, S = 2. Weights per head: 2 heads x children.
+    auto a = std::make_shared<Analysis>();
+    a->family = "tree-aggregation-transformer";
+    a->words = {"The", "cat", "sat", "."};
+    a->tokens = a->words;
+    a->wordToken = {0, 1, 2, 3};
+    a->heads = 2;
+    a->layers = 1;
+    a->nodeAttention = {NodeAttention{0, {-1, -2}, {{0.2f, 0.7f}, {0.6f, 0.1f}}},
+                        NodeAttention{1, {-3}, {{0.9f}, {0.3f}}},
+                        NodeAttention{2, {0, 1, -4}, {{0.05f, 0.5f, 0.4f}, {0.3f, 0.3f, 0.3f}}}};
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Parser);
+    view.setData({s, a});
+    ViewState st;
+    st.head = 0;
+    view.setState(st);
+    auto weights = [&] {
+        std::multiset<double> widths;
+        for (QGraphicsItem *item : view.scene()->items())
+            if (item->data(0).toString() == QLatin1String("node-attention"))
+                widths.insert(std::round(item->data(1).toDouble() * 1000.0) / 1000.0);
+        return widths;
+    };
+    auto width = [](double w) { return std::round((0.9 + 4.0 * w) * 1000.0) / 1000.0; };
+    // Head 1: S->NP 0.05, S->VP 0.5, S->. 0.4, NP->The 0.2, NP->cat 0.7, VP->sat 0.9.
+    EXPECT_EQ(weights(), (std::multiset<double>{width(0.05), width(0.5), width(0.4), width(0.2), width(0.7), width(0.9)}));
+    st.head = 1;
+    view.setState(st);
+    EXPECT_EQ(weights(), (std::multiset<double>{width(0.3), width(0.3), width(0.3), width(0.6), width(0.1), width(0.3)}));
+    bool legend = false;
+    for (QGraphicsItem *item : view.scene()->items())
+        if (item->data(0).toString() == QLatin1String("node-attention-legend"))
+            legend = static_cast<QGraphicsSimpleTextItem *>(item)->text().contains(QStringLiteral("syntactic head 1"));
+    EXPECT_TRUE(legend); // 2 heads in all: one per stream, the semantic first, so head 2 is the syntactic stream's
+    // Another family's node attention is not drawn as TAT weights.
+    auto other = std::make_shared<Analysis>(*a);
+    other->family = "tree-transformer";
+    view.setData({s, other});
+    EXPECT_TRUE(weights().empty());
 }

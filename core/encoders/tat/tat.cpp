@@ -113,7 +113,8 @@ public:
                     for (std::size_t k = 0; k < a.words.size(); ++k)
                         a.wordToken.push_back(static_cast<int>(k));
                     a.layers = 1;
-                    a.heads = c.heads;
+                    // Heads 1..H: the semantic stream's; H+1..2H: the syntactic stream's (nodeAttention's rows).
+                    a.heads = 2 * c.heads;
                     const TatTree &tree = chunk[static_cast<std::size_t>(b)].side[s].tree;
                     const auto N = static_cast<int>(tree.nodes.size());
                     NamedArray level{{N}, {}}, span{{N, 2}, {}}, len{{N}, {}};

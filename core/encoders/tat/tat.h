@@ -13,7 +13,8 @@
 /// [N, heads, Lmax] (row 0: start, children, end; 0 on padding), "tat.node_norm_sem"
 /// / "_syn" [N]; `nodeAttention` per node (post-order ids): targets = its children
 /// (a phrase's node id, or -(word + 1) for a word), weights = [the semantic heads,
-/// then the syntactic heads][child]. embed() gives the pair vector of eq. (9)
+/// then the syntactic heads][child], so `heads` is 2 × the heads per stream (the
+/// views number them 1..2H: the semantic stream's first). embed() gives the pair vector of eq. (9)
 /// (before the tanh); there are no per-word layer states.
 
 #include "core/base/result.h"

@@ -132,11 +132,48 @@ int TatTree::maxLength() const
     return m;
 }
 
+std::vector<std::pair<int, int>> tatPhraseOrder(const ConstituencyTree &tree)
+{
+    std::vector<std::pair<int, int>> order;
+    if (tree.empty())
+        return order;
+    auto phrasal = [&](int n) {
+        if (tree.node(n).terminal || tree.isPreterminal(n))
+            return false;
+        const auto [s, e] = tree.span(n);
+        return e > s;
+    };
+    const int root = tree.contentRoot();
+    if (!phrasal(root))
+        return order;
+    // (node, next child to visit, level)
+    struct Frame {
+        int node;
+        std::size_t next;
+        int level;
+    };
+    std::vector<Frame> stack{{root, 0, 0}};
+    while (!stack.empty()) {
+        Frame &f = stack.back();
+        const auto &kids = tree.node(f.node).children;
+        if (f.next < kids.size()) {
+            const int c = kids[f.next++];
+            if (phrasal(c)) {
+                const int level = f.level + 1;
+                stack.push_back({c, 0, level}); // f is not used after this push
+            }
+            continue;
+        }
+        order.push_back({f.node, f.level});
+        stack.pop_back();
+    }
+    return order;
+}
+
 Result<TatTree> tatTree(const ConstituencyTree &tree, const TatTags &tags, const TatConfig &config)
 {
     if (tree.empty() || tree.wordCount() == 0)
         return makeError("constituency tree", "the tree has no words");
-    const int root = tree.contentRoot();
     TatTree out;
     const auto posTags = tree.tags();
     for (std::size_t w = 0; w < posTags.size(); ++w) {
@@ -146,44 +183,25 @@ Result<TatTree> tatTree(const ConstituencyTree &tree, const TatTags &tags, const
                                                        "' is not in the model's tag inventory");
         out.wordTags.push_back(id);
     }
-    // A phrasal node: not a terminal, not a preterminal, covering at least one word.
-    auto phrasal = [&](int n) {
-        if (tree.node(n).terminal || tree.isPreterminal(n))
-            return false;
-        const auto [s, e] = tree.span(n);
-        return e > s;
-    };
-    if (!phrasal(root))
+    const auto order = tatPhraseOrder(tree);
+    if (order.empty())
         return makeError("constituency tree", "the root is a word or a part-of-speech tag, not a phrase");
-    // Iterative post-order (children left to right before the node); ids in that order.
-    std::vector<int> idOf(tree.nodes().size(), -1), levelOf(tree.nodes().size(), 0);
-    std::vector<std::pair<int, std::size_t>> stack{{root, 0}};
-    levelOf[static_cast<std::size_t>(root)] = 0;
-    while (!stack.empty()) {
-        auto &[n, next] = stack.back();
-        const auto &kids = tree.node(n).children;
-        if (next < kids.size()) {
-            const int c = kids[next++];
-            if (phrasal(c)) {
-                levelOf[static_cast<std::size_t>(c)] = levelOf[static_cast<std::size_t>(n)] + 1;
-                stack.push_back({c, 0});
-            }
-            continue;
-        }
+    std::vector<int> idOf(tree.nodes().size(), -1);
+    for (const auto &[n, level] : order) {
         TatNode v;
         v.label = tree.node(n).label;
         v.tag = tags.id(v.label);
         if (v.tag < 0)
             return makeError("constituency tree", "phrase label '" + v.label + "' is not in the model's tag inventory");
-        v.level = levelOf[static_cast<std::size_t>(n)];
+        v.level = level;
         if (v.level >= config.maxLevels)
             return makeError("constituency tree", "the tree is " + std::to_string(v.level + 1) + " phrases deep; the model takes at most " +
                                                        std::to_string(config.maxLevels));
         const auto [s, e] = tree.span(n);
         v.start = s;
         v.end = e;
-        for (int c : kids) {
-            if (phrasal(c)) {
+        for (int c : tree.node(n).children) {
+            if (idOf[static_cast<std::size_t>(c)] >= 0) {
                 v.children.push_back({true, idOf[static_cast<std::size_t>(c)]});
             } else if (tree.isPreterminal(c)) {
                 const int t = tree.node(c).children.front();
@@ -199,11 +217,10 @@ Result<TatTree> tatTree(const ConstituencyTree &tree, const TatTags &tags, const
                                                        std::to_string(config.maxSpanPositions - 2));
         const int id = static_cast<int>(out.nodes.size());
         idOf[static_cast<std::size_t>(n)] = id;
-        for (const auto &c : v.children)
-            if (c.node)
-                out.nodes[static_cast<std::size_t>(c.index)].parent = id;
+        for (const auto &ch : v.children)
+            if (ch.node)
+                out.nodes[static_cast<std::size_t>(ch.index)].parent = id;
         out.nodes.push_back(std::move(v));
-        stack.pop_back();
     }
     return out;
 }

@@ -83,6 +83,12 @@ std::vector<std::string> pennTreebankTags();
 /// EWT XPOS tags the shipped tagger also gives (HYPH, NFP, ADD, AFX, GW, XX).
 std::vector<std::string> treelensTatTags();
 
+/// The phrasal nodes of a tree in the TAT's order (post-order from the content
+/// root, children left to right; README §1) as (tree node index, level = depth).
+/// A phrasal node is neither a terminal nor a preterminal and covers a word.
+/// Iterative. The views use it to find a TAT node id's bracket.
+std::vector<std::pair<int, int>> tatPhraseOrder(const ConstituencyTree &tree);
+
 /// The node table of a tree (README §1) in post-order, with the words' tag ids.
 /// Errors: an empty tree, a word or node label outside the inventory, a node with
 /// more than `maxSpanPositions` - 2 children, a tree deeper than `maxLevels` - 1.
