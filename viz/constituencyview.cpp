@@ -855,6 +855,21 @@ double ConstituencyView::drawNotes(double top)
     return m_notes.isEmpty() ? top : y + 10.0;
 }
 
+QRectF ConstituencyView::addColourBar(const QRectF &bar)
+{
+    QGraphicsScene *s = scene();
+    QRectF used = s->addRect(bar, QPen(kBorder, 0.5), QBrush(sequentialGradient(bar.topLeft(), bar.topRight())))->sceneBoundingRect();
+    for (double v : {0.0, 0.5, 1.0}) {
+        const QString label = QString::number(v);
+        const double lx = bar.left() + v * bar.width();
+        s->addLine(lx, bar.bottom(), lx, bar.bottom() + 3.0, QPen(kInk, 0.6));
+        auto *tick = addText(s, label, smallFont(), kInk,
+                             QPointF(lx - QFontMetricsF(smallFont()).horizontalAdvance(label) / 2.0, bar.bottom() + 3.0));
+        used = used.united(tick->sceneBoundingRect());
+    }
+    return used;
+}
+
 QRectF ConstituencyView::drawLegends(QPointF topLeft)
 {
     QGraphicsScene *s = scene();
@@ -871,19 +886,7 @@ QRectF ConstituencyView::drawLegends(QPointF topLeft)
                           legendFont(), kInk, QPointF(x, y));
         t->setData(0, QStringLiteral("node-attention-legend"));
         used = used.united(t->sceneBoundingRect());
-        const QRectF bar(x, y + 16.0, 150.0, 9.0);
-        QLinearGradient g(bar.topLeft(), bar.topRight());
-        for (int i = 0; i <= 16; ++i)
-            g.setColorAt(i / 16.0, sequentialColor(i / 16.0));
-        used = used.united(s->addRect(bar, QPen(kBorder, 0.5), QBrush(g))->sceneBoundingRect());
-        for (double v : {0.0, 0.5, 1.0}) {
-            const QString label = QString::number(v);
-            const double lx = bar.left() + v * bar.width();
-            auto *tick = addText(s, label, smallFont(), kInk,
-                                 QPointF(lx - QFontMetricsF(smallFont()).horizontalAdvance(label) / 2.0, bar.bottom() + 3.0));
-            used = used.united(tick->sceneBoundingRect());
-        }
-        return used;
+        return used.united(addColourBar(QRectF(x, y + 16.0, 150.0, 9.0)));
     }
     // Colour scale: title, viridis bar 0..1, ticks and the unit.
     if (m_overlay != Overlay::None && m_data.analysis) {
@@ -917,20 +920,7 @@ QRectF ConstituencyView::drawLegends(QPointF topLeft)
             used = used.united(n->sceneBoundingRect());
         } else {
             const QRectF bar(x, y + 16.0, 150.0, 9.0);
-            QLinearGradient g(bar.topLeft(), bar.topRight());
-            for (int i = 0; i <= 16; ++i)
-                g.setColorAt(i / 16.0, sequentialColor(i / 16.0));
-            auto *barItem = s->addRect(bar, QPen(kBorder, 0.5), QBrush(g));
-            used = used.united(barItem->sceneBoundingRect());
-            for (double v : {0.0, 0.5, 1.0}) {
-                const QString label = QString::number(v);
-                const double lx = bar.left() + v * bar.width();
-                s->addLine(lx, bar.bottom(), lx, bar.bottom() + 3.0, QPen(kInk, 0.6));
-                auto *tick = addText(s, label, smallFont(), kInk,
-                                     QPointF(lx - QFontMetricsF(smallFont()).horizontalAdvance(label) / 2.0,
-                                             bar.bottom() + 3.0));
-                used = used.united(tick->sceneBoundingRect());
-            }
+            used = used.united(addColourBar(bar));
             auto *u = addText(s, unit, smallFont(), kPos, QPointF(bar.right() + 8.0, bar.top()));
             used = used.united(u->sceneBoundingRect());
             if (m_overlay == Overlay::Cohesion) {

@@ -135,6 +135,8 @@ private:
     /// The Tree Aggregation Transformer's node attention of the selected head on the
     /// edge parent phrase -> child (graph node ids); -1 when the analysis has none for it.
     double nodeAttentionWeight(const TreeGraph &graph, int parent, int child) const;
+    /// The legends' 0..1 colour bar in `bar` with ticks 0, 0.5, 1; returns the scene rectangle used.
+    QRectF addColourBar(const QRectF &bar);
     /// true when the analysis carries node attention for the parser tree's phrases (a TAT pair side).
     bool nodeAttentionActive() const;
     /// What one drawn tree left in the scene.

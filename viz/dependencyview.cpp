@@ -260,15 +260,10 @@ double relationArcWidth(double weight) { return 0.8 + 5.0 * std::clamp(weight, 0
 /// A Dependency-Transformer value of the selected layer/head between tokens r and c (-1: unavailable).
 double headValue(const std::vector<std::vector<Matrix>> &maps, const ViewState &state, int r, int c)
 {
-    if (state.layer < 0 || state.layer >= static_cast<int>(maps.size()))
+    const Matrix *m = headMatrix(maps, state.layer, state.head);
+    if (!m || r < 0 || c < 0 || r >= m->rows || c >= m->cols)
         return -1;
-    const auto &heads = maps[static_cast<std::size_t>(state.layer)];
-    if (state.head < 0 || state.head >= static_cast<int>(heads.size()))
-        return -1;
-    const Matrix &m = heads[static_cast<std::size_t>(state.head)];
-    if (r < 0 || c < 0 || r >= m.rows || c >= m.cols)
-        return -1;
-    return static_cast<double>(m.at(r, c));
+    return static_cast<double>(m->at(r, c));
 }
 
 } // namespace
@@ -622,21 +617,7 @@ double DependencyView::addLegend(const QPointF &topLeft, bool attentionKey)
             font9, QPointF(x, y));
     y += fm9.height() + 3;
     // Gradient bar 0..1 sampled from the same colour map the arcs use.
-    const double barW = 180, barH = 10;
-    QLinearGradient g(x, 0, x + barW, 0);
-    for (int i = 0; i <= 16; ++i)
-        g.setColorAt(i / 16.0, sequentialColor(i / 16.0));
-    auto *bar = m_scene->addRect(QRectF(x, y, barW, barH), QPen(QColor(120, 120, 120), 0.5), QBrush(g));
-    bar->setData(0, QStringLiteral("legend"));
-    for (double v : {0.0, 0.25, 0.5, 0.75, 1.0}) {
-        const double tx = x + v * barW;
-        auto *tick = m_scene->addLine(tx, y + barH, tx, y + barH + 3, QPen(QColor(120, 120, 120), 0.6));
-        tick->setData(0, QStringLiteral("legend"));
-        const QString s = QString::number(v, 'g', 2);
-        addText(s, font8, QPointF(tx - fm8.horizontalAdvance(s) / 2, y + barH + 3));
-    }
-    addText(QStringLiteral("weight (0–1)"), font8, QPointF(x + barW + 10, y - 1));
-    y += barH + 3 + fm8.height() + 6;
+    y += addColourBar(QPointF(x, y), QStringLiteral("weight (0–1)"));
     if (attentionKey) {
         QString caption = QStringLiteral("Arcs below the words: attention query → key, weight ≥ %1").arg(m_state.threshold, 0, 'g', 3);
         if (m_topKApplied)
@@ -659,6 +640,31 @@ double DependencyView::addLegend(const QPointF &topLeft, bool attentionKey)
     return y - topLeft.y();
 }
 
+double DependencyView::addColourBar(const QPointF &topLeft, const QString &unit)
+{
+    const QFont font8 = scaledFont(font(), 8.5);
+    const QFontMetricsF fm8(font8);
+    const double x = topLeft.x(), y = topLeft.y(), barW = 180, barH = 10;
+    auto addText = [&](const QString &s, const QPointF &pos) {
+        auto *t = m_scene->addSimpleText(s, font8);
+        t->setBrush(QColor(30, 30, 30));
+        t->setPos(pos);
+        t->setData(0, QStringLiteral("legend"));
+    };
+    auto *bar = m_scene->addRect(QRectF(x, y, barW, barH), QPen(QColor(120, 120, 120), 0.5),
+                                 QBrush(sequentialGradient(QPointF(x, 0), QPointF(x + barW, 0))));
+    bar->setData(0, QStringLiteral("legend"));
+    for (double v : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+        const double tx = x + v * barW;
+        auto *tick = m_scene->addLine(tx, y + barH, tx, y + barH + 3, QPen(QColor(120, 120, 120), 0.6));
+        tick->setData(0, QStringLiteral("legend"));
+        const QString s = QString::number(v, 'g', 2);
+        addText(s, QPointF(tx - fm8.horizontalAdvance(s) / 2, y + barH + 3));
+    }
+    addText(unit, QPointF(x + barW + 10, y - 1));
+    return barH + 3 + fm8.height() + 6;
+}
+
 double DependencyView::addRelationLegend(const QPointF &topLeft, bool attentionKey)
 {
     const QFont font9 = scaledFont(font(), 9.0);
@@ -679,21 +685,7 @@ double DependencyView::addRelationLegend(const QPointF &topLeft, bool attentionK
                 .arg(m_state.head + 1),
             font9, QPointF(x, y));
     y += fm9.height() + 3;
-    const double barW = 180, barH = 10;
-    QLinearGradient g(x, 0, x + barW, 0);
-    for (int i = 0; i <= 16; ++i)
-        g.setColorAt(i / 16.0, sequentialColor(i / 16.0));
-    auto *bar = m_scene->addRect(QRectF(x, y, barW, barH), QPen(QColor(120, 120, 120), 0.5), QBrush(g));
-    bar->setData(0, QStringLiteral("legend"));
-    for (double v : {0.0, 0.25, 0.5, 0.75, 1.0}) {
-        const double tx = x + v * barW;
-        auto *tick = m_scene->addLine(tx, y + barH, tx, y + barH + 3, QPen(QColor(120, 120, 120), 0.6));
-        tick->setData(0, QStringLiteral("legend"));
-        const QString s = QString::number(v, 'g', 2);
-        addText(s, font8, QPointF(tx - fm8.horizontalAdvance(s) / 2, y + barH + 3));
-    }
-    addText(QStringLiteral("gate g"), font8, QPointF(x + barW + 10, y - 1));
-    y += barH + 3 + fm8.height() + 6;
+    y += addColourBar(QPointF(x, y), QStringLiteral("gate g"));
     QString caption = QStringLiteral("Width: %1 attention query \u2192 key; tree arcs above (dependent \u2192 head)")
                           .arg(attentionVariantName(*m_data.analysis, m_state));
     if (attentionKey) {

@@ -99,6 +99,8 @@ private:
     int tokenOf(int word) const;                       ///< -1 (ROOT) -> the [root] token 0
     QString relationPairText(int from, int to) const;  ///< words; -1 = ROOT
     double addRelationLegend(const QPointF &topLeft, bool attentionKey);
+    /// The 0..1 colour bar of the legends with its ticks and `unit`; returns the height used.
+    double addColourBar(const QPointF &topLeft, const QString &unit);
     /// The attention pairs to draw (arcs layout), filtered as the file comment says.
     std::vector<AttentionArc> attentionPairs(int words) const;
     void buildArcs(std::vector<WordInfo> &words, std::vector<Arc> &arcs);

@@ -256,15 +256,8 @@ const Matrix *HeatmapView::currentMatrix() const
         return selectedAttention(a, m_state);
     if (m_kind == Kind::Relation)
         return m_distance.empty() ? nullptr : &m_distance;
-    if (m_kind == Kind::Gate) {
-        if (!a.relations || m_state.layer < 0 || m_state.layer >= static_cast<int>(a.relationGate.size()))
-            return nullptr;
-        const auto &heads = a.relationGate[static_cast<std::size_t>(m_state.layer)];
-        if (m_state.head < 0 || m_state.head >= static_cast<int>(heads.size()))
-            return nullptr;
-        const Matrix &m = heads[static_cast<std::size_t>(m_state.head)];
-        return m.empty() ? nullptr : &m;
-    }
+    if (m_kind == Kind::Gate)
+        return a.relations ? headMatrix(a.relationGate, m_state.layer, m_state.head) : nullptr;
     if (m_state.layer < 0 || m_state.layer >= static_cast<int>(a.constituentPrior.size()))
         return nullptr;
     const Matrix &m = a.constituentPrior[static_cast<std::size_t>(m_state.layer)];

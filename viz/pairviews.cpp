@@ -121,10 +121,10 @@ void drawArcs(QPainter &p, const Analysis &a, const Row &row, const ViewState &s
 std::vector<double> wordRelationGates(const Analysis &a, int layer, int head)
 {
     std::vector<double> out;
-    if (layer < 0 || head < 0 || layer >= static_cast<int>(a.relationGate.size())
-        || head >= static_cast<int>(a.relationGate[static_cast<std::size_t>(layer)].size()))
+    const Matrix *gate = headMatrix(a.relationGate, layer, head);
+    if (!gate)
         return out;
-    const Matrix &g = a.relationGate[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
+    const Matrix &g = *gate;
     for (std::size_t k = 0; k < a.wordToken.size(); ++k) {
         const int r = a.wordToken[k];
         double sum = 0;

@@ -27,18 +27,31 @@ QColor sequentialColor(double value)
     return QColor::fromRgbF(static_cast<float>(mix(0)), static_cast<float>(mix(1)), static_cast<float>(mix(2)));
 }
 
+QLinearGradient sequentialGradient(const QPointF &from, const QPointF &to)
+{
+    QLinearGradient g(from, to);
+    for (int i = 0; i <= 16; ++i)
+        g.setColorAt(i / 16.0, sequentialColor(i / 16.0));
+    return g;
+}
+
+const Matrix *headMatrix(const std::vector<std::vector<Matrix>> &maps, int layer, int head)
+{
+    if (layer < 0 || layer >= static_cast<int>(maps.size()))
+        return nullptr;
+    const auto &heads = maps[static_cast<std::size_t>(layer)];
+    if (head < 0 || head >= static_cast<int>(heads.size()))
+        return nullptr;
+    const Matrix &m = heads[static_cast<std::size_t>(head)];
+    return m.empty() ? nullptr : &m;
+}
+
 const Matrix *selectedAttention(const Analysis &analysis, const ViewState &state)
 {
     const auto &source = (state.relationAttention && !analysis.attentionRelation.empty()) ? analysis.attentionRelation
         : (!state.weightedAttention && !analysis.attentionRaw.empty())                  ? analysis.attentionRaw
                                                                                         : analysis.attention;
-    if (state.layer < 0 || state.layer >= static_cast<int>(source.size()))
-        return nullptr;
-    const auto &heads = source[static_cast<std::size_t>(state.layer)];
-    if (state.head < 0 || state.head >= static_cast<int>(heads.size()))
-        return nullptr;
-    const Matrix &m = heads[static_cast<std::size_t>(state.head)];
-    return m.empty() ? nullptr : &m;
+    return headMatrix(source, state.layer, state.head);
 }
 
 QString attentionVariantName(const Analysis &analysis, const ViewState &state)

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include <QColor>
+#include <QLinearGradient>
 #include <QRectF>
 #include <QSizeF>
 #include <QString>
@@ -28,6 +29,13 @@ struct ViewData {
 /// A colour-blind-safe sequential colour map (viridis) for values in [0, 1]
 /// (clamped). Used for probabilities everywhere so views agree.
 QColor sequentialColor(double value);
+
+/// sequentialColor() as a horizontal gradient from `from` to `to` (colour bars of legends).
+QLinearGradient sequentialGradient(const QPointF &from, const QPointF &to);
+
+/// maps[layer][head] when it exists and is not empty, else nullptr (attention,
+/// relation gates: any per-layer, per-head matrices of an Analysis).
+const Matrix *headMatrix(const std::vector<std::vector<Matrix>> &maps, int layer, int head);
 
 /// The attention matrix the state selects, or nullptr when the analysis has none
 /// for that layer/head. Indexed by the analysis' tokens.
