@@ -19,26 +19,12 @@
 
 #include "core/encoders/ggsa/ggsanet.h"
 #include "core/runtime/device.h"
+#include "bench/benchutil.h"
 
 using namespace treelens;
 
-namespace {
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-template <class F>
-double seconds(F &&f)
-{
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-} // namespace
+using bench::median;
+using bench::seconds;
 
 int main(int argc, char **argv)
 {

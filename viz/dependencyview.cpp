@@ -596,13 +596,7 @@ double DependencyView::addLegend(const QPointF &topLeft, bool attentionKey)
     const QFont font9 = scaledFont(font(), 9.0);
     const QFont font8 = scaledFont(font(), 8.5);
     const QFontMetricsF fm9(font9), fm8(font8);
-    auto addText = [&](const QString &s, const QFont &f, const QPointF &pos) {
-        auto *t = m_scene->addSimpleText(s, f);
-        t->setBrush(QColor(30, 30, 30));
-        t->setPos(pos);
-        t->setData(0, QStringLiteral("legend"));
-        return t;
-    };
+    auto addText = [this](const QString &s, const QFont &f, const QPointF &pos) { return addLegendText(s, f, pos); };
     double y = topLeft.y();
     const double x = topLeft.x();
     if (relationMode())
@@ -640,17 +634,21 @@ double DependencyView::addLegend(const QPointF &topLeft, bool attentionKey)
     return y - topLeft.y();
 }
 
+QGraphicsSimpleTextItem *DependencyView::addLegendText(const QString &text, const QFont &font, const QPointF &pos)
+{
+    auto *t = m_scene->addSimpleText(text, font);
+    t->setBrush(QColor(30, 30, 30));
+    t->setPos(pos);
+    t->setData(0, QStringLiteral("legend"));
+    return t;
+}
+
 double DependencyView::addColourBar(const QPointF &topLeft, const QString &unit)
 {
     const QFont font8 = scaledFont(font(), 8.5);
     const QFontMetricsF fm8(font8);
     const double x = topLeft.x(), y = topLeft.y(), barW = 180, barH = 10;
-    auto addText = [&](const QString &s, const QPointF &pos) {
-        auto *t = m_scene->addSimpleText(s, font8);
-        t->setBrush(QColor(30, 30, 30));
-        t->setPos(pos);
-        t->setData(0, QStringLiteral("legend"));
-    };
+    auto addText = [&](const QString &s, const QPointF &pos) { addLegendText(s, font8, pos); };
     auto *bar = m_scene->addRect(QRectF(x, y, barW, barH), QPen(QColor(120, 120, 120), 0.5),
                                  QBrush(sequentialGradient(QPointF(x, 0), QPointF(x + barW, 0))));
     bar->setData(0, QStringLiteral("legend"));
@@ -670,13 +668,7 @@ double DependencyView::addRelationLegend(const QPointF &topLeft, bool attentionK
     const QFont font9 = scaledFont(font(), 9.0);
     const QFont font8 = scaledFont(font(), 8.5);
     const QFontMetricsF fm9(font9), fm8(font8);
-    auto addText = [&](const QString &s, const QFont &f, const QPointF &pos) {
-        auto *t = m_scene->addSimpleText(s, f);
-        t->setBrush(QColor(30, 30, 30));
-        t->setPos(pos);
-        t->setData(0, QStringLiteral("legend"));
-        return t;
-    };
+    auto addText = [this](const QString &s, const QFont &f, const QPointF &pos) { return addLegendText(s, f, pos); };
     double y = topLeft.y();
     const double x = topLeft.x();
     addText(QStringLiteral("Colour: the relation gate g of the query word (0: plain score S\u1d49, 1: relation score S\u02b3), "

@@ -40,6 +40,7 @@
 #include "viz/viewcommon.h"
 
 class QGraphicsItem;
+class QGraphicsSimpleTextItem;
 class QGraphicsScene;
 
 namespace treelens {
@@ -99,6 +100,8 @@ private:
     int tokenOf(int word) const;                       ///< -1 (ROOT) -> the [root] token 0
     QString relationPairText(int from, int to) const;  ///< words; -1 = ROOT
     double addRelationLegend(const QPointF &topLeft, bool attentionKey);
+    /// One line of legend text (data(0) = "legend").
+    QGraphicsSimpleTextItem *addLegendText(const QString &text, const QFont &font, const QPointF &pos);
     /// The 0..1 colour bar of the legends with its ticks and `unit`; returns the height used.
     double addColourBar(const QPointF &topLeft, const QString &unit);
     /// The attention pairs to draw (arcs layout), filtered as the file comment says.

@@ -63,30 +63,12 @@ GateOverview::GateOverview(QWidget *parent) : QWidget(parent)
     m_title = new PlotTitle(m_plot, plotFont(kPlotTitlePt, true));
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(0, 0, m_title);
-    styleAxis(m_plot->xAxis);
-    styleAxis(m_plot->yAxis);
-    m_plot->yAxis->setRangeReversed(true);
+    // Layer 1 at the top; the colour scale as tall as the map.
+    const MatrixPlotParts parts = addMatrixPlot(m_plot);
+    m_map = parts.map;
+    parts.scale->axis()->setLabel(QStringLiteral("mean gate g (0: plain score, 1: relation score)"));
     m_plot->xAxis->setLabel(QStringLiteral("head"));
     m_plot->yAxis->setLabel(QStringLiteral("layer"));
-    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
-    m_map->setInterpolate(false);
-    m_map->setTightBoundary(false);
-    m_map->setGradient(viridisGradient());
-    m_map->setDataRange(QCPRange(0.0, 1.0));
-    m_map->setSelectable(QCP::stNone);
-    auto *scale = new QCPColorScale(m_plot);
-    m_plot->plotLayout()->addElement(1, 1, scale);
-    scale->setType(QCPAxis::atRight);
-    scale->setBarWidth(14);
-    scale->axis()->setLabel(QStringLiteral("mean gate g (0: plain score, 1: relation score)"));
-    scale->axis()->setLabelFont(plotFont(kPlotAxisLabelPt));
-    scale->axis()->setTickLabelFont(plotFont(kPlotTickPt));
-    m_map->setColorScale(scale);
-    scale->setDataRange(QCPRange(0.0, 1.0));
-    scale->setGradient(viridisGradient());
-    auto *margins = new QCPMarginGroup(m_plot);
-    m_plot->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
-    scale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
 
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *e) {
         int l = -1, h = -1;

@@ -196,33 +196,11 @@ HeatmapView::HeatmapView(Kind kind, QWidget *parent) : QWidget(parent), m_kind(k
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(0, 0, m_title);
 
-    QCPAxisRect *rect = m_plot->axisRect();
-    styleAxis(m_plot->xAxis);
-    styleAxis(m_plot->yAxis);
-    // Row 0 (the first query token) at the top, like a matrix.
-    m_plot->yAxis->setRangeReversed(true);
-
-    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
-    m_map->setInterpolate(false);
-    m_map->setTightBoundary(false);
-    m_map->setGradient(viridisGradient());
-    m_map->setDataRange(QCPRange(0.0, 1.0));
-    m_map->setSelectable(QCP::stNone);
-
-    m_scale = new QCPColorScale(m_plot);
-    m_plot->plotLayout()->addElement(1, 1, m_scale);
-    m_scale->setType(QCPAxis::atRight);
-    m_scale->setBarWidth(14);
-    m_scale->axis()->setLabelFont(plotFont(kAxisLabelPt));
-    m_scale->axis()->setTickLabelFont(plotFont(kTickPt));
-    m_map->setColorScale(m_scale);
-    m_scale->setDataRange(QCPRange(0.0, 1.0));
-    m_scale->setGradient(viridisGradient());
-
-    // The colour scale spans exactly the height of the map.
-    m_margins = new QCPMarginGroup(m_plot);
-    rect->setMarginGroup(QCP::msTop | QCP::msBottom, m_margins);
-    m_scale->setMarginGroup(QCP::msTop | QCP::msBottom, m_margins);
+    // Row 0 (the first query token) at the top; the colour scale as tall as the map.
+    const MatrixPlotParts parts = addMatrixPlot(m_plot);
+    m_map = parts.map;
+    m_scale = parts.scale;
+    m_margins = parts.margins;
 
     connect(m_plot, &QCustomPlot::mouseMove, this,
             [this](QMouseEvent *e) { handleHover(e->position(), e->globalPosition().toPoint()); });

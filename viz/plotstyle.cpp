@@ -121,6 +121,35 @@ void PlotTitle::draw(QCPPainter *painter)
     }
 }
 
+MatrixPlotParts addMatrixPlot(QCustomPlot *plot)
+{
+    MatrixPlotParts parts;
+    styleAxis(plot->xAxis);
+    styleAxis(plot->yAxis);
+    // Row 0 at the top, like a matrix.
+    plot->yAxis->setRangeReversed(true);
+    parts.map = new QCPColorMap(plot->xAxis, plot->yAxis);
+    parts.map->setInterpolate(false);
+    parts.map->setTightBoundary(false);
+    parts.map->setGradient(viridisGradient());
+    parts.map->setDataRange(QCPRange(0.0, 1.0));
+    parts.map->setSelectable(QCP::stNone);
+    parts.scale = new QCPColorScale(plot);
+    plot->plotLayout()->addElement(1, 1, parts.scale);
+    parts.scale->setType(QCPAxis::atRight);
+    parts.scale->setBarWidth(14);
+    parts.scale->axis()->setLabelFont(plotFont(kPlotAxisLabelPt));
+    parts.scale->axis()->setTickLabelFont(plotFont(kPlotTickPt));
+    parts.map->setColorScale(parts.scale);
+    parts.scale->setDataRange(QCPRange(0.0, 1.0));
+    parts.scale->setGradient(viridisGradient());
+    // The colour scale spans exactly the height of the map.
+    parts.margins = new QCPMarginGroup(plot);
+    plot->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, parts.margins);
+    parts.scale->setMarginGroup(QCP::msTop | QCP::msBottom, parts.margins);
+    return parts;
+}
+
 void styleAxis(QCPAxis *axis)
 {
     axis->grid()->setVisible(false);

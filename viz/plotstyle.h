@@ -61,6 +61,17 @@ private:
     std::vector<Line> m_lines;
 };
 
+/// A matrix plot on the plot's axis rect: styled axes with row 0 at the top, one
+/// colour map (no interpolation, viridis, data range 0..1, not selectable) and a
+/// viridis colour scale in layout cell (1, 1) that spans exactly the map's height
+/// (through `margins`). The caller adds titles, labels and data.
+struct MatrixPlotParts {
+    QCPColorMap *map = nullptr;
+    QCPColorScale *scale = nullptr;
+    QCPMarginGroup *margins = nullptr;
+};
+MatrixPlotParts addMatrixPlot(QCustomPlot *plot);
+
 /// A chart on white: styled x and y axes, a light dotted horizontal grid, the y label.
 void styleChart(QCustomPlot *plot, const QString &yLabel);
 /// A title row above the plot's layout (it travels with the exports).

@@ -140,6 +140,17 @@ Result<const EncoderFamily *> fixtureFamily(const FixtureRequest &request)
     return f;
 }
 
+ImportRequest importRequestFor(const FixtureRequest &request)
+{
+    ImportRequest ir;
+    ir.tensors = request.stateDict;
+    ir.checkpointPath = request.stateDictPath;
+    ir.note = request.note;
+    ir.configJson = request.configJson;
+    ir.configPath = request.configPath;
+    return ir;
+}
+
 std::optional<double> fixtureTolerance(const FixtureRequest &request)
 {
     try {

@@ -19,6 +19,9 @@ namespace treelens {
 
 /// Reads the fixture's files (config.json strictly: no key twice, integers in range).
 Result<FixtureRequest> readFixtureDirectory(const std::string &dir);
+/// What `import-checkpoint --family F state_dict.pt --config config.json` would hand
+/// the family for this fixture: the runners import through it (DESIGN.md).
+ImportRequest importRequestFor(const FixtureRequest &request);
 /// The family named by config.json's "family".
 Result<const EncoderFamily *> fixtureFamily(const FixtureRequest &request);
 

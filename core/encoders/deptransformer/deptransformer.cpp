@@ -11,6 +11,7 @@
 
 #include "core/base/strings.h"
 #include "core/encoders/common/torchtensors.h"
+#include "core/encoders/fixture.h"
 #include "core/encoders/deptransformer/deptransformernet.h"
 #include "core/encoders/deptransformer/deptreefeatures.h"
 #include "core/model/modelfile.h"
@@ -338,12 +339,7 @@ Result<std::unique_ptr<Encoder>> createDepTransformer(const ModelFile &file, con
 
 Result<TensorMap> computeDepTransformerFixture(const FixtureRequest &req)
 {
-    ImportRequest ir;
-    ir.tensors = req.stateDict;
-    ir.checkpointPath = req.stateDictPath;
-    ir.note = req.note;
-    ir.configJson = req.configJson;
-    ir.configPath = req.configPath;
+    ImportRequest ir = importRequestFor(req);
     auto file = importDepTransformerCheckpoint(std::move(ir));
     if (!file)
         return file.error();

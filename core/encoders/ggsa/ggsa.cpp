@@ -10,6 +10,7 @@
 
 #include "core/base/strings.h"
 #include "core/encoders/common/torchtensors.h"
+#include "core/encoders/fixture.h"
 #include "core/encoders/ggsa/ggsanet.h"
 #include "core/encoders/treetransformer/vocabulary.h"
 #include "core/model/modelfile.h"
@@ -404,12 +405,7 @@ Result<TensorMap> computeGgsaFixture(const FixtureRequest &req)
             maxL = std::max(maxL, v.size());
 
         for (const auto &sub : subs) {
-            ImportRequest ir;
-            ir.tensors = req.stateDict;
-            ir.checkpointPath = req.stateDictPath;
-            ir.note = req.note;
-            ir.configJson = req.configJson;
-            ir.configPath = req.configPath;
+            ImportRequest ir = importRequestFor(req);
             ir.submodel = sub;
             auto file = importGgsaCheckpoint(std::move(ir));
             if (!file)

@@ -9,6 +9,7 @@
 
 #include "core/base/strings.h"
 #include "core/encoders/common/torchtensors.h"
+#include "core/encoders/fixture.h"
 #include "core/encoders/tat/tatnet.h"
 #include "core/formats/ptb.h"
 #include "core/model/modelfile.h"
@@ -269,12 +270,7 @@ Result<TatTree> fixtureTree(const json &side, const Native &n, const std::string
 
 Result<TensorMap> computeTatFixture(const FixtureRequest &req)
 {
-    ImportRequest ir;
-    ir.tensors = req.stateDict;
-    ir.checkpointPath = req.stateDictPath;
-    ir.note = req.note;
-    ir.configJson = req.configJson;
-    ir.configPath = req.configPath;
+    ImportRequest ir = importRequestFor(req);
     auto file = importTatCheckpoint(std::move(ir));
     if (!file)
         return file.error();

@@ -40,11 +40,7 @@ Loaded loadFixture()
 {
     auto req = readFixtureDirectory(test::sharedPath(kFixture));
     EXPECT_TRUE(req) << req.message();
-    ImportRequest ir;
-    ir.tensors = req->stateDict;
-    ir.checkpointPath = "state_dict.pt";
-    ir.configJson = req->configJson;
-    ir.configPath = "config.json";
+    ImportRequest ir = importRequestFor(*req);
     auto file = importTatCheckpoint(ir);
     EXPECT_TRUE(file) << file.message();
     const json c = json::parse(file->configJson);
@@ -269,11 +265,7 @@ TEST(TatEncoder, ScoresTheFixturesPairsAsTheFixtureSaysAndCarriesTheNodeAttentio
     TREELENS_REQUIRE_SHARED(std::string(kFixture) + "/expected.json");
     auto req = readFixtureDirectory(test::sharedPath(kFixture));
     ASSERT_TRUE(req) << req.message();
-    ImportRequest ir;
-    ir.tensors = req->stateDict;
-    ir.checkpointPath = "state_dict.pt";
-    ir.configJson = req->configJson;
-    ir.configPath = "config.json";
+    ImportRequest ir = importRequestFor(*req);
     auto file = importTatCheckpoint(ir);
     ASSERT_TRUE(file) << file.message();
     const EncoderFamily *family = findEncoderFamily("tree-aggregation-transformer");
