@@ -8,12 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
+#include "core/base/strings.h"
 #include "core/encoders/encoder.h"
 #include "core/eval/paireval.h"
 #include "core/eval/pairtable.h"
 #include "core/formats/pairs.h"
 #include "core/parsing/pairparsing.h"
 #include "core/parsing/parser.h"
+#include "core/encoders/common/randominit.h"
+#include "core/probing/pairprobe.h"
 
 namespace treelens::cli {
 
@@ -290,6 +293,105 @@ void addEvalPairsCommand(CLI::App &app, Action &action)
                 for (const auto &row : sliceJson[sliceKindName(k)])
                     line(row["slice"].get<std::string>(), row["pairs"].get<std::size_t>(), row["metrics"]);
             }
+            return 0;
+        };
+    });
+}
+
+void addProbePairsCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("probe-pairs", "The tree-aggregation paper's probing experiment (Table 6): an MLP probe on a "
+                                                  "pair model's frozen pair vectors predicts the candidate's top constituents, "
+                                                  "tree depth and length");
+    struct Spec {
+        std::vector<std::string> models;
+        std::string train, dev, test, tasks = "topconst,treedepth,sentlen", device = "cpu";
+        unsigned seed = 1;
+        int epochs = 40, patience = 10;
+        bool randomInit = false, asJson = false;
+        ParserSpec parser;
+    };
+    auto spec = std::make_shared<Spec>();
+    cmd->add_option("-m,--model", spec->models, "Pair models (repeat for several)")->required()->type_name("M");
+    cmd->add_option("--train", spec->train, "Pairs the probes are trained on (WikiQA train)")->required()->type_name("PAIRS");
+    cmd->add_option("--dev", spec->dev, "Pairs the probe's epoch is chosen on")->required()->type_name("PAIRS");
+    cmd->add_option("--test", spec->test, "Pairs the probes are scored on")->required()->type_name("PAIRS");
+    cmd->add_option("--tasks", spec->tasks, "Comma-separated: topconst, treedepth, sentlen")->capture_default_str();
+    cmd->add_option("--seed", spec->seed, "The probes' seed (and the random-init baseline's)")->capture_default_str();
+    cmd->add_option("--epochs", spec->epochs, "At most this many probe epochs")->check(CLI::PositiveNumber)->capture_default_str();
+    cmd->add_option("--patience", spec->patience, "Stop after this many epochs without a better dev metric (0 = never)")
+        ->capture_default_str();
+    cmd->add_flag("--random-init", spec->randomInit, "Also probe each model's configuration with random weights (baseline)");
+    cmd->add_option("--device", spec->device, "cpu, cuda, cuda:N or auto")->capture_default_str();
+    addParserOptions(cmd, spec->parser);
+    cmd->add_flag("--json", spec->asJson, "Print JSON instead of a table");
+    cmd->footer("Each split's pairs are parsed first (constituency trees). Metrics: macro-F1 for topconst and\n"
+                "treedepth (next to the majority class), MSE for sentlen (next to always predicting the train mean).");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            std::vector<ProbeTask> tasks;
+            for (const auto name : splitView(spec->tasks, ',')) {
+                auto t = parseProbeTask(std::string(trimView(name)));
+                if (!t)
+                    return fail(t.message());
+                tasks.push_back(*t);
+            }
+            PairCorpus corpora[3];
+            const std::string paths[3] = {spec->train, spec->dev, spec->test};
+            PairSpec ps;
+            ps.parser = spec->parser;
+            for (int s = 0; s < 3; ++s) {
+                auto c = readPairCorpus(paths[s]);
+                if (!c)
+                    return fail(c.message());
+                corpora[s] = std::move(*c);
+                if (auto st = parseBothSides(corpora[s], ps, "probe-pairs", "their pairs are left out"); !st)
+                    return fail(st.message());
+            }
+            ProbeTrainOptions po;
+            po.seed = spec->seed;
+            po.maxEpochs = spec->epochs;
+            po.patience = spec->patience;
+            json out = json::array();
+            std::ostringstream table;
+            table << "model                                   task        metric     probe   baseline  examples (train/dev/test)\n";
+            DeviceConfig dc;
+            dc.device = spec->device;
+            for (const auto &path : spec->models) {
+                for (int variant = 0; variant < (spec->randomInit ? 2 : 1); ++variant) {
+                    auto encoder = variant == 0 ? loadEncoder(path, dc) : randomEncoderLike(path, spec->seed, dc);
+                    if (!encoder)
+                        return fail(encoder.message());
+                    if (!(*encoder)->info().pairInput)
+                        return fail(path + ": not a pair model");
+                    ProgressLine progress("probing " + (*encoder)->info().name);
+                    RunControl control;
+                    control.progress = [&](std::size_t done, std::size_t, const std::string &) { progress.update(done); };
+                    auto report = runPairProbes(**encoder, corpora[0], corpora[1], corpora[2], tasks, po, &control);
+                    if (!report)
+                        return fail(report.message());
+                    progress.finish();
+                    const std::string name = (*encoder)->info().name.empty() ? path : (*encoder)->info().name;
+                    json rows = json::array();
+                    for (const auto &r : report->rows) {
+                        const double value = r.regression ? r.test_.mse : r.test_.macroF1;
+                        const double base = r.regression ? r.meanMse : r.majorityMacroF1;
+                        char line[256];
+                        std::snprintf(line, sizeof line, "%-39s %-11s %-9s %7.4f %9.4f  %zu/%zu/%zu\n", name.substr(0, 39).c_str(),
+                                      r.task.c_str(), r.regression ? "MSE" : "macro-F1", value, base, r.train, r.dev, r.test);
+                        table << line;
+                        rows.push_back({{"task", r.task}, {"metric", r.regression ? "mse" : "macro_f1"}, {"probe", value},
+                                        {"baseline", base}, {"accuracy", r.test_.accuracy}, {"r2", r.test_.r2},
+                                        {"majority_accuracy", r.majorityAccuracy}, {"classes", r.classes},
+                                        {"best_epoch", r.bestEpoch}, {"train", r.train}, {"dev", r.dev}, {"test", r.test}});
+                    }
+                    out.push_back({{"model", name}, {"path", path}, {"random_init", variant == 1}, {"dim", report->dim},
+                                   {"pairs", {report->pairs[0], report->pairs[1], report->pairs[2]}},
+                                   {"left_out", {report->leftOut[0], report->leftOut[1], report->leftOut[2]}},
+                                   {"rows", rows}});
+                }
+            }
+            std::cout << (spec->asJson ? out.dump(1) + "\n" : table.str());
             return 0;
         };
     });

@@ -36,6 +36,7 @@ void addImportCheckpointCommand(CLI::App &app, Action &action);
 void addVerifyFixtureCommand(CLI::App &app, Action &action);
 void addScorePairsCommand(CLI::App &app, Action &action);
 void addEvalPairsCommand(CLI::App &app, Action &action);
+void addProbePairsCommand(CLI::App &app, Action &action);
 void addTrainParserCommand(CLI::App &app, Action &action);
 void addBenchParseCommand(CLI::App &app, Action &action);
 void addProbeCommand(CLI::App &app, Action &action);

@@ -35,6 +35,7 @@ int main(int argc, char **argv)
     addVerifyFixtureCommand(app, action);
     addScorePairsCommand(app, action);
     addEvalPairsCommand(app, action);
+    addProbePairsCommand(app, action);
     addTrainParserCommand(app, action);
     addBenchParseCommand(app, action);
     addProbeCommand(app, action);

@@ -5,6 +5,7 @@
 
 #include "core/encoders/deptransformer/deptrainer.h"
 #include "core/encoders/ggsa/ggsatrainer.h"
+#include "core/encoders/tat/tattrainer.h"
 #include "core/encoders/treetransformer/mlmtrainer.h"
 #include "core/parsing/neural/constparser.h"
 #include "core/parsing/neural/depparser.h"
@@ -24,6 +25,8 @@ const std::vector<training::TrainerFamily> &families()
         ggsaTrainer(),
         iggsaTrainer(),
         depTransformerTrainer(),
+        tatLmTrainer(),
+        tatTrainer(),
     };
     return list;
 }

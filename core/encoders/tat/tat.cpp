@@ -57,10 +57,8 @@ Result<Native> nativeOf(const ModelFile &file)
 class TatEncoder final : public Encoder {
 public:
     TatEncoder(tat::Net net, Native native, const std::vector<std::string> &vocab, EncoderInfo info, int batch)
-        : m_net(std::move(net)), m_native(std::move(native)), m_info(std::move(info)), m_batch(std::max(1, batch))
+        : m_net(std::move(net)), m_native(std::move(native)), m_info(std::move(info)), m_batch(std::max(1, batch)), m_vocab(vocab)
     {
-        for (std::size_t i = 0; i < vocab.size(); ++i)
-            m_vocab.emplace(vocab[i], static_cast<int>(i));
     }
     const EncoderInfo &info() const override { return m_info; }
 
@@ -101,8 +99,10 @@ public:
             std::vector<tat::PairInput> chunk(pairs.begin() + static_cast<std::ptrdiff_t>(start),
                                               pairs.begin() + static_cast<std::ptrdiff_t>(end));
             auto res = m_net.forward(chunk, record);
-            auto probs = torch::softmax(res.logits, -1).to(torch::kCPU);
-            auto pairVec = res.pairVec.to(torch::kCPU);
+            auto probs = torch::softmax(res.prediction, -1).to(torch::kCPU);
+            // The sequential model has no trees' vectors: its sentence vector is the LM's <s> output.
+            auto pairVec = c.sequential() ? res.x.select(1, 0).to(torch::kCPU) : res.pairVec.to(torch::kCPU);
+            const int streams = c.syntactic() ? 2 : 1;
             for (std::size_t i = start; i < end; ++i) {
                 const auto b = static_cast<std::int64_t>(i - start);
                 Analysis sides[2];
@@ -115,7 +115,7 @@ public:
                         a.wordToken.push_back(static_cast<int>(k));
                     a.layers = 1;
                     // Heads 1..H: the semantic stream's; H+1..2H: the syntactic stream's (nodeAttention's rows).
-                    a.heads = 2 * c.heads;
+                    a.heads = streams * c.heads;
                     const TatTree &tree = chunk[static_cast<std::size_t>(b)].side[s].tree;
                     const auto N = static_cast<int>(tree.nodes.size());
                     NamedArray level{{N}, {}}, span{{N, 2}, {}}, len{{N}, {}};
@@ -128,15 +128,22 @@ public:
                     a.gates["tat.node_level"] = level;
                     a.gates["tat.node_span"] = span;
                     a.gates["tat.node_len"] = len;
-                    // The root's span embeddings [w^e; w^n] are the sentence vector.
-                    const auto off = static_cast<std::int64_t>(s) * (c.dSem + c.dSyn);
-                    a.embedding = floatTensorData(pairVec[b].slice(0, off, off + c.dSem + c.dSyn)).toFloat();
+                    // The root's span embeddings [w^e; w^n] are the sentence vector (the sequential model: <s>, on the question).
+                    if (c.sequential()) {
+                        if (s == 0)
+                            a.embedding = floatTensorData(pairVec[b]).toFloat();
+                        continue;
+                    }
+                    const auto off = static_cast<std::int64_t>(s) * c.rootDim();
+                    a.embedding = floatTensorData(pairVec[b].slice(0, off, off + c.rootDim())).toFloat();
                     if (record) {
                         const auto &r = res.sides[static_cast<std::size_t>(b)][static_cast<std::size_t>(s)];
                         a.gates["tat.attn_sem"] = namedArrayOf(r.attnSem);
-                        a.gates["tat.attn_syn"] = namedArrayOf(r.attnSyn);
+                        if (streams == 2)
+                            a.gates["tat.attn_syn"] = namedArrayOf(r.attnSyn);
                         a.gates["tat.node_norm_sem"] = namedArrayOf(r.nodeSem.norm(2, -1));
-                        a.gates["tat.node_norm_syn"] = namedArrayOf(r.nodeSyn.norm(2, -1));
+                        if (streams == 2)
+                            a.gates["tat.node_norm_syn"] = namedArrayOf(r.nodeSyn.norm(2, -1));
                         // Per node: its attention over its children (start and end tokens left out), per head of each stream.
                         for (int v = 0; v < N; ++v) {
                             NodeAttention na;
@@ -145,7 +152,7 @@ public:
                             for (const auto &ch : node.children)
                                 na.targets.push_back(ch.node ? ch.index : -1 - ch.index); // phrase id, or -(word + 1)
                             for (const auto *attn : {&r.attnSem, &r.attnSyn})
-                                for (int h = 0; h < c.heads; ++h) {
+                                for (int h = 0; h < c.heads && (attn == &r.attnSem || streams == 2); ++h) {
                                     std::vector<float> w;
                                     for (std::size_t k = 0; k < node.children.size(); ++k)
                                         w.push_back((*attn)[v][h][static_cast<std::int64_t>(k) + 1].item<float>());
@@ -194,23 +201,13 @@ public:
     }
 
 private:
-    std::vector<std::int64_t> ids(const std::vector<std::string> &words) const
-    {
-        std::vector<std::int64_t> v;
-        for (const auto &w : words) {
-            auto it = m_vocab.find(w);
-            if (it == m_vocab.end())
-                it = m_vocab.find(toLowerAscii(w));
-            v.push_back(it == m_vocab.end() ? m_native.config.unkId : it->second);
-        }
-        return v;
-    }
+    std::vector<std::int64_t> ids(const std::vector<std::string> &words) const { return m_vocab.ids(words, m_native.config.unkId); }
 
     tat::Net m_net;
     Native m_native;
     EncoderInfo m_info;
     int m_batch;
-    std::unordered_map<std::string, int> m_vocab;
+    TatVocabulary m_vocab;
 };
 
 Result<std::unique_ptr<Encoder>> createTat(const ModelFile &file, const DeviceConfig &device)
@@ -436,6 +433,14 @@ EncoderFamily tatFamily()
     f.name = kFamily;
     f.create = createTat;
     f.importCheckpoint = importTatCheckpoint;
+    f.randomWeightsLike = [](const ModelFile &file, unsigned seed) -> Result<ModelFile> {
+        auto n = nativeOf(file);
+        if (!n)
+            return n.error();
+        ModelFile out = file;
+        out.tensors = tat::Net::randomTensors(n->config, seed);
+        return out;
+    };
     f.summary = [](const ModelFile &file) -> std::string {
         auto n = nativeOf(file);
         if (!n)

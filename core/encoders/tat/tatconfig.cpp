@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/strings.h"
+#include "core/encoders/treetransformer/vocabulary.h"
+
 namespace treelens {
 
 using nlohmann::json;
@@ -19,6 +22,12 @@ Status TatConfig::validate() const
         return bad("tat sizes must be positive and n_classes at least 2");
     if (dSem % heads != 0 || dSyn % heads != 0)
         return bad("d_sem and d_syn must be divisible by n_heads");
+    if (streams != "both" && streams != "semantic")
+        return bad("tat.streams must be \"both\" or \"semantic\", not \"" + streams + "\"");
+    if (head != "tree" && head != "residual" && head != "sequential")
+        return bad("head must be \"tree\", \"residual\" or \"sequential\", not \"" + head + "\"");
+    if (!(dropout >= 0.0 && dropout < 1.0))
+        return bad("dropout must be in [0, 1)");
     if (maxSpanPositions < 3 || maxLevels < 1)
         return bad("max_span_positions must be at least 3 and max_levels at least 1");
     if (lmVocab > 10'000'000 || lmDModel > 65536 || dSem > 65536 || dSyn > 65536 || maxSpanPositions > 100000 || maxLevels > 100000)
@@ -32,8 +41,10 @@ std::string TatConfig::toJson() const
                         {"d_ff", lmDFF}, {"max_positions", lmMaxPositions}, {"layer_norm_eps", lnEps}}},
                 {"tat", {{"d_sem", dSem}, {"d_syn", dSyn}, {"d_syn_emb", dSynEmb}, {"n_heads", heads}, {"d_ff_sem", dFFSem},
                          {"d_ff_syn", dFFSyn}, {"n_tags", tags}, {"max_span_positions", maxSpanPositions},
-                         {"max_levels", maxLevels}}},
+                         {"max_levels", maxLevels}, {"streams", streams}}},
                 {"n_classes", classes},
+                {"head", head},
+                {"dropout", dropout},
                 {"special_tokens", {{"<pad>", padId}, {"<s>", bosId}, {"</s>", sepId}, {"<unk>", unkId}}}}
         .dump();
 }
@@ -60,6 +71,9 @@ Result<TatConfig> TatConfig::fromJson(const std::string &text)
         c.tags = t.at("n_tags").get<int>();
         c.maxSpanPositions = t.at("max_span_positions").get<int>();
         c.maxLevels = t.at("max_levels").get<int>();
+        c.streams = t.value("streams", c.streams);
+        c.head = j.value("head", c.head);
+        c.dropout = j.value("dropout", c.dropout);
         if (t.contains("n_recursive_layers") && t["n_recursive_layers"].get<int>() != 1)
             return makeError("tree-aggregation-transformer config", "only one recursive layer is supported (the paper's)");
         if (j.contains("n_classes"))
@@ -103,6 +117,32 @@ int TatTags::id(const std::string &label) const
                 return it->second;
     }
     return -1;
+}
+
+TatVocabulary::TatVocabulary(const std::vector<std::string> &tokens)
+{
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+        m_index.emplace(tokens[i], static_cast<std::int64_t>(i));
+}
+
+std::int64_t TatVocabulary::id(const std::string &word, std::int64_t unkId) const
+{
+    if (auto it = m_index.find(word); it != m_index.end())
+        return it->second;
+    if (auto it = m_index.find(toLowerAscii(word)); it != m_index.end())
+        return it->second;
+    if (auto it = m_index.find(Vocabulary::normalize(word)); it != m_index.end())
+        return it->second;
+    return unkId;
+}
+
+std::vector<std::int64_t> TatVocabulary::ids(const std::vector<std::string> &words, std::int64_t unkId) const
+{
+    std::vector<std::int64_t> v;
+    v.reserve(words.size());
+    for (const auto &w : words)
+        v.push_back(id(w, unkId));
+    return v;
 }
 
 std::vector<std::string> pennTreebankTags()

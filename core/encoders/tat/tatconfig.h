@@ -6,6 +6,7 @@
 /// post-order, level = depth from the root, children = words and phrasal
 /// sub-brackets left to right). Torch-free; views and tests read it too.
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,6 +37,20 @@ struct TatConfig {
     int maxSpanPositions = 16; ///< max_span_positions: children + 2 per node
     int maxLevels = 16;        ///< max_levels: tree depth + 1
     int classes = 2;           ///< the classifier's classes [irrelevant, relevant]
+    // Variants of models trained here (not in the fixture's config.json; the defaults are the paper's).
+    /// "both" (the paper's) or "semantic": the syntactic stream left out (the
+    /// Table 3 ablation): no tat.*syn* / tag / position / level tensors, and eq. (9)
+    /// reads [w^e_q; w^e_s].
+    std::string streams = "both";
+    /// What the prediction reads: "tree" (eq. 9, tanh of the root vectors),
+    /// "residual" (the CLS-residual variant, the LM's <s> output prepended) or
+    /// "sequential" (the LM's <s> output alone: the sequential model of the same
+    /// size, no tat.* tensors and classifier cls_seq).
+    std::string head = "tree";
+    double dropout = 0.0;      ///< training only: LM embeddings, attention and FFN outputs, classifier input
+    bool syntactic() const { return streams == "both"; }
+    bool sequential() const { return head == "sequential"; }
+    int rootDim() const { return dSem + (syntactic() ? dSyn : 0); } ///< one side's root vector [w^e; w^n]
     int padId = 0, bosId = 1, sepId = 2, unkId = 3;
 
     Status validate() const;
@@ -74,6 +89,22 @@ public:
 private:
     std::vector<std::string> m_labels;
     std::map<std::string, int> m_index;
+};
+
+/// The LM's word lookup: the exact word, else lower-cased, else normalised as
+/// the Tree Transformer's vocabulary does (lower case, digit runs as N), else
+/// `<unk>`. The vocabularies of models trained here hold normalised words.
+class TatVocabulary {
+public:
+    TatVocabulary() = default;
+    explicit TatVocabulary(const std::vector<std::string> &tokens);
+    std::int64_t id(const std::string &word, std::int64_t unkId) const;
+    std::vector<std::int64_t> ids(const std::vector<std::string> &words, std::int64_t unkId) const;
+    bool contains(const std::string &token) const { return m_index.count(token) > 0; }
+    std::size_t size() const { return m_index.size(); }
+
+private:
+    std::map<std::string, std::int64_t> m_index;
 };
 
 /// The standard Penn Treebank inventory in the fixture's order: the 45 POS tags,

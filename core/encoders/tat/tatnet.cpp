@@ -59,14 +59,24 @@ std::map<std::string, std::vector<std::int64_t>> Net::parameterShapes(const TatC
         m[pre + "ffn.w2.weight"] = {d, c.lmDFF};
         m[pre + "ffn.w2.bias"] = {d};
     }
+    if (c.sequential()) {
+        // The sequential model: the LM's <s> output alone.
+        m["cls_seq.weight"] = {c.classes, d};
+        m["cls_seq.bias"] = {c.classes};
+        return m;
+    }
     m["tat.sem_proj.weight"] = {c.dSem, d};
     m["tat.sem_proj.bias"] = {c.dSem};
-    m["tat.tag_emb.weight"] = {c.tags, c.dSynEmb};
-    m["tat.pos_emb.weight"] = {c.maxSpanPositions, c.dSynEmb};
-    m["tat.level_emb.weight"] = {c.maxLevels, c.dSynEmb};
-    m["tat.syn_proj.weight"] = {c.dSyn, c.dSynEmb};
-    m["tat.syn_proj.bias"] = {c.dSyn};
-    for (const auto &[stream, dz, ff] : {std::tuple<std::string, int, int>{"sem", c.dSem, c.dFFSem}, {"syn", c.dSyn, c.dFFSyn}}) {
+    std::vector<std::tuple<std::string, int, int>> streams{{"sem", c.dSem, c.dFFSem}};
+    if (c.syntactic()) {
+        m["tat.tag_emb.weight"] = {c.tags, c.dSynEmb};
+        m["tat.pos_emb.weight"] = {c.maxSpanPositions, c.dSynEmb};
+        m["tat.level_emb.weight"] = {c.maxLevels, c.dSynEmb};
+        m["tat.syn_proj.weight"] = {c.dSyn, c.dSynEmb};
+        m["tat.syn_proj.bias"] = {c.dSyn};
+        streams.push_back({"syn", c.dSyn, c.dFFSyn});
+    }
+    for (const auto &[stream, dz, ff] : streams) {
         for (const char *w : {"q", "k", "v", "o"})
             m["tat.attn_" + stream + "." + w + ".weight"] = {dz, dz};
         m["tat.attn_" + stream + ".o.bias"] = {dz};
@@ -75,12 +85,34 @@ std::map<std::string, std::vector<std::int64_t>> Net::parameterShapes(const TatC
         m["tat.ffn_" + stream + ".w2.weight"] = {dz, ff};
         m["tat.ffn_" + stream + ".w2.bias"] = {dz};
     }
-    const std::int64_t pairDim = 2 * (c.dSem + c.dSyn);
+    const std::int64_t pairDim = 2 * c.rootDim();
     m["cls.weight"] = {c.classes, pairDim};
     m["cls.bias"] = {c.classes};
     m["cls_res.weight"] = {c.classes, d + pairDim};
     m["cls_res.bias"] = {c.classes};
     return m;
+}
+
+TensorMap Net::randomTensors(const TatConfig &c, unsigned seed)
+{
+    torch::manual_seed(seed);
+    TensorMap out;
+    for (const auto &[name, shape] : parameterShapes(c)) {
+        torch::Tensor t;
+        const bool layerNorm = name.find("ln") != std::string::npos && name.find("_emb") == std::string::npos;
+        if (layerNorm && name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0)
+            t = torch::ones(shape);
+        else if (shape.size() < 2)
+            t = torch::zeros(shape);
+        else if (name.rfind("lm.", 0) == 0 || name.find("_emb") != std::string::npos)
+            t = torch::randn(shape) * 0.02; // BERT's initialisation
+        else {
+            const double bound = std::sqrt(6.0 / static_cast<double>(shape[0] + shape[1]));
+            t = torch::empty(shape).uniform_(-bound, bound);
+        }
+        out[name] = floatTensorData(t);
+    }
+    return out;
 }
 
 Result<Net> Net::fromTensors(const TatConfig &config, const TensorMap &tensors, const torch::Device &device,
@@ -106,6 +138,7 @@ torch::Tensor Net::lm(const torch::Tensor &ids, const torch::Tensor &mask, Outpu
     auto positions = torch::arange(T, torch::TensorOptions().dtype(torch::kLong).device(m_device));
     auto h = F::layer_norm(torch::embedding(p("lm.tok_emb.weight"), ids) + torch::embedding(p("lm.pos_emb.weight"), positions),
                            F::LayerNormFuncOptions({d}).weight(p("lm.emb_ln.weight")).bias(p("lm.emb_ln.bias")).eps(c.lnEps));
+    h = drop(h);
     if (record)
         record->lmEmb = h;
     const auto keyMask = mask.logical_not().view({B, 1, 1, T});
@@ -122,8 +155,8 @@ torch::Tensor Net::lm(const torch::Tensor &ids, const torch::Tensor &mask, Outpu
         auto ln = [&](const torch::Tensor &x, const std::string &n) {
             return F::layer_norm(x, F::LayerNormFuncOptions({d}).weight(p(pre + n + ".weight")).bias(p(pre + n + ".bias")).eps(c.lnEps));
         };
-        h = ln(h + lin(ctx, "attn.o"), "ln1");
-        h = ln(h + lin(torch::gelu(lin(h, "ffn.w1")), "ffn.w2"), "ln2");
+        h = ln(h + drop(lin(ctx, "attn.o")), "ln1");
+        h = ln(h + drop(lin(torch::gelu(lin(h, "ffn.w1")), "ffn.w2")), "ln2");
         if (record)
             record->lmLayers.push_back(h);
     }
@@ -173,6 +206,11 @@ std::pair<torch::Tensor, torch::Tensor> paddedIds(const std::vector<PairInput> &
 
 } // namespace
 
+torch::Tensor Net::drop(const torch::Tensor &x) const
+{
+    return m_training && m_config.dropout > 0.0 ? F::dropout(x, F::DropoutFuncOptions().p(m_config.dropout).training(true)) : x;
+}
+
 torch::Tensor Net::lmForward(const std::vector<PairInput> &pairs) const
 {
     auto [ids, mask] = paddedIds(pairs, m_config);
@@ -190,6 +228,11 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
     mask = mask.to(m_device);
     auto x = lm(ids, mask, record ? &out : nullptr);
     out.x = x;
+    if (c.sequential()) {
+        out.prediction = F::linear(drop(torch::tanh(x.select(1, 0))), p("cls_seq.weight"), p("cls_seq.bias"));
+        return out;
+    }
+    const bool syntactic = c.syntactic();
     auto xFlat = x.reshape({B * T, c.lmDModel});
 
     // The schedule: level by level (deepest first, every side of every pair), or one node per step in post-order.
@@ -285,12 +328,16 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
         // Eq. (1) and (2) for every token entry of the step at once.
         const auto tvI = dev(tv), tiI = dev(ti);
         auto e = F::linear(xFlat.index_select(0, dev(tRow)), p("tat.sem_proj.weight"), p("tat.sem_proj.bias"));
-        auto n = F::linear(torch::embedding(p("tat.tag_emb.weight"), dev(tTag)) + torch::embedding(p("tat.pos_emb.weight"), dev(tPos)) +
+        auto n = !syntactic ? torch::Tensor() : F::linear(torch::embedding(p("tat.tag_emb.weight"), dev(tTag)) + torch::embedding(p("tat.pos_emb.weight"), dev(tPos)) +
                                torch::embedding(p("tat.level_emb.weight"), dev(tLevel)),
                            p("tat.syn_proj.weight"), p("tat.syn_proj.bias"));
-        auto xs = torch::zeros({V, L, c.dSem}, x.options()), xn = torch::zeros({V, L, c.dSyn}, x.options());
+        auto xs = torch::zeros({V, L, c.dSem}, x.options());
         xs = xs.index_put({tvI, tiI}, e);
-        xn = xn.index_put({tvI, tiI}, n);
+        torch::Tensor xn;
+        if (syntactic) {
+            xn = torch::zeros({V, L, c.dSyn}, x.options());
+            xn = xn.index_put({tvI, tiI}, n);
+        }
         if (!cv.empty()) {
             // Children's span embeddings as they are, grouped by the step that computed them.
             std::map<int, std::vector<std::size_t>> bySource;
@@ -305,7 +352,8 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
                 }
                 const auto rowsI = dev(rows), vvI = dev(vv), iiI = dev(ii);
                 xs = xs.index_put({vvI, iiI}, ySem[static_cast<std::size_t>(source)].index_select(0, rowsI));
-                xn = xn.index_put({vvI, iiI}, ySyn[static_cast<std::size_t>(source)].index_select(0, rowsI));
+                if (syntactic)
+                    xn = xn.index_put({vvI, iiI}, ySyn[static_cast<std::size_t>(source)].index_select(0, rowsI));
             }
         }
         const auto keyMask = torch::tensor(valid, longOpts).view({V, 1, 1, L}).to(m_device).eq(0);
@@ -332,7 +380,10 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
         };
         torch::Tensor aSem, aSyn, oSem, oSyn;
         ySem.push_back(stream(xs, "sem", c.dSem, record ? &aSem : nullptr, record ? &oSem : nullptr));
-        ySyn.push_back(stream(xn, "syn", c.dSyn, record ? &aSyn : nullptr, record ? &oSyn : nullptr));
+        if (syntactic)
+            ySyn.push_back(stream(xn, "syn", c.dSyn, record ? &aSyn : nullptr, record ? &oSyn : nullptr));
+        else
+            ySyn.push_back(torch::Tensor());
         ++out.layerCalls;
         if (record) {
             rec.inSem = xs;
@@ -352,14 +403,16 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
         for (int s = 0; s < 2; ++s) {
             const Slot &root = slots[b][static_cast<std::size_t>(s)].back();
             parts.push_back(ySem[static_cast<std::size_t>(root.step)][root.row]);
-            parts.push_back(ySyn[static_cast<std::size_t>(root.step)][root.row]);
+            if (syntactic)
+                parts.push_back(ySyn[static_cast<std::size_t>(root.step)][root.row]);
         }
         vecs.push_back(torch::cat(parts));
     }
     out.pairVec = torch::stack(vecs);
-    out.logits = F::linear(torch::tanh(out.pairVec), p("cls.weight"), p("cls.bias"));
+    out.logits = F::linear(drop(torch::tanh(out.pairVec)), p("cls.weight"), p("cls.bias"));
     out.pairVecRes = torch::cat({x.select(1, 0), out.pairVec}, 1);
-    out.logitsRes = F::linear(torch::tanh(out.pairVecRes), p("cls_res.weight"), p("cls_res.bias"));
+    out.logitsRes = F::linear(drop(torch::tanh(out.pairVecRes)), p("cls_res.weight"), p("cls_res.bias"));
+    out.prediction = c.head == "residual" ? out.logitsRes : out.logits;
 
     if (record) {
         // Per side, in its node order, padded to the side's largest L_v.
@@ -374,13 +427,14 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
                 r.inSrc = torch::full({N, Lm}, -1, torch::kLong);
                 r.inTag = torch::full({N, Lm}, -1, torch::kLong);
                 r.inSem = torch::zeros({N, Lm, c.dSem});
-                r.inSyn = torch::zeros({N, Lm, c.dSyn});
+                const std::int64_t dSyn = syntactic ? c.dSyn : 0;
+                r.inSyn = torch::zeros({N, Lm, dSyn});
                 r.attnSem = torch::zeros({N, H, Lm});
                 r.attnSyn = torch::zeros({N, H, Lm});
                 r.outSem = torch::zeros({N, c.dSem});
-                r.outSyn = torch::zeros({N, c.dSyn});
+                r.outSyn = torch::zeros({N, dSyn});
                 r.nodeSem = torch::zeros({N, c.dSem});
-                r.nodeSyn = torch::zeros({N, c.dSyn});
+                r.nodeSyn = torch::zeros({N, dSyn});
                 for (std::int64_t v = 0; v < N; ++v) {
                     const Slot &sl = slots[b][static_cast<std::size_t>(s)][static_cast<std::size_t>(v)];
                     const StepRecord &rec = records[static_cast<std::size_t>(sl.step)];
@@ -392,13 +446,17 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
                     }
                     const auto cut = torch::indexing::Slice(0, len);
                     r.inSem[v].index_put_({cut}, rec.inSem[sl.row].index({cut}).detach().cpu());
-                    r.inSyn[v].index_put_({cut}, rec.inSyn[sl.row].index({cut}).detach().cpu());
+                    if (syntactic)
+                        r.inSyn[v].index_put_({cut}, rec.inSyn[sl.row].index({cut}).detach().cpu());
                     r.attnSem[v].index_put_({torch::indexing::Slice(), cut}, rec.attnSem[sl.row].index({torch::indexing::Slice(), cut}).detach().cpu());
-                    r.attnSyn[v].index_put_({torch::indexing::Slice(), cut}, rec.attnSyn[sl.row].index({torch::indexing::Slice(), cut}).detach().cpu());
+                    if (syntactic)
+                        r.attnSyn[v].index_put_({torch::indexing::Slice(), cut}, rec.attnSyn[sl.row].index({torch::indexing::Slice(), cut}).detach().cpu());
                     r.outSem[v] = rec.outSem[sl.row].detach().cpu();
-                    r.outSyn[v] = rec.outSyn[sl.row].detach().cpu();
+                    if (syntactic)
+                        r.outSyn[v] = rec.outSyn[sl.row].detach().cpu();
                     r.nodeSem[v] = ySem[static_cast<std::size_t>(sl.step)][sl.row].detach().cpu();
-                    r.nodeSyn[v] = ySyn[static_cast<std::size_t>(sl.step)][sl.row].detach().cpu();
+                    if (syntactic)
+                        r.nodeSyn[v] = ySyn[static_cast<std::size_t>(sl.step)][sl.row].detach().cpu();
                 }
                 sides[static_cast<std::size_t>(s)] = std::move(r);
             }

@@ -54,6 +54,7 @@ struct Output {
     torch::Tensor x;                          ///< [B, T, d_lm] LM output (padded)
     torch::Tensor pairVec, logits;            ///< [B, 2(dSem+dSyn)], [B, classes]
     torch::Tensor pairVecRes, logitsRes;      ///< the CLS-residual variant
+    torch::Tensor prediction;                 ///< [B, classes]: the logits of the configured head (TatConfig::head)
     std::vector<std::array<SideRecord, 2>> sides; ///< per pair (with record)
     torch::Tensor lmEmb;                      ///< [B, T, d] with record
     std::vector<torch::Tensor> lmLayers;      ///< per LM layer [B, T, d] with record
@@ -69,6 +70,12 @@ public:
     Output forward(const std::vector<PairInput> &pairs, bool record, bool nodeByNode = false) const;
     /// The language-model stand-in alone over the pairs' inputs (padded): x [B, T, d_lm].
     torch::Tensor lmForward(const std::vector<PairInput> &pairs) const;
+    /// The LM over padded ids [B, T] and mask [B, T] (true = token): [B, T, d_lm] (the masked-LM trainer's entry).
+    torch::Tensor lmOnly(const torch::Tensor &ids, const torch::Tensor &mask) const { return lm(ids, mask, nullptr); }
+    /// Training mode: dropout (TatConfig::dropout) is applied.
+    void setTraining(bool on) { m_training = on; }
+    /// Random initial weights (normal, std 0.02; LayerNorm gains 1, biases 0) for every tensor of the configuration.
+    static TensorMap randomTensors(const TatConfig &config, unsigned seed);
 
     const TatConfig &config() const { return m_config; }
     torch::Device device() const { return m_device; }
@@ -77,6 +84,8 @@ public:
 private:
     const torch::Tensor &p(const std::string &name) const { return m_p.at(name); }
     torch::Tensor lm(const torch::Tensor &ids, const torch::Tensor &mask, Output *record) const;
+    torch::Tensor drop(const torch::Tensor &x) const;
+    bool m_training = false;
     TatConfig m_config;
     torch::Device m_device = torch::kCPU;
     TorchParameters m_p;

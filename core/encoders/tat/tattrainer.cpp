@@ -1,0 +1,932 @@
+// Training the Tree Aggregation Transformer: LM pre-training and the TAT (see tattrainer.h).
+#include "core/encoders/tat/tattrainer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/base/strings.h"
+#include "core/encoders/common/pretrainedrows.h"
+#include "core/encoders/common/torchtensors.h"
+#include "core/encoders/tat/tatnet.h"
+#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/eval/paireval.h"
+#include "core/formats/pairs.h"
+#include "core/model/modelfile.h"
+#include "core/parsing/pairparsing.h"
+#include "core/parsing/parser.h"
+#include "core/training/pretraincorpus.h"
+#include "core/training/trainer.h"
+
+namespace treelens {
+
+using nlohmann::json;
+namespace F = torch::nn::functional;
+
+namespace {
+
+constexpr const char *kFamily = "tree-aggregation-transformer";
+constexpr const char *kMaskToken = "<mask>";
+
+Result<PairCorpus> readRankingCorpora(const std::vector<std::string> &paths)
+{
+    PairCorpus all;
+    for (const auto &p : paths) {
+        auto c = readPairCorpus(p);
+        if (!c)
+            return c.error();
+        if (c->task != kRankingTask)
+            return makeError(p, "not a ranking corpus (the TAT ranks candidate answers)");
+        all.task = c->task;
+        all.labels = c->labels;
+        all.source += (all.source.empty() ? "" : ", ") + p;
+        for (auto &pair : c->pairs) {
+            pair.group = p + "#" + pair.group; // groups of different files never merge
+            all.pairs.push_back(std::move(pair));
+        }
+    }
+    return all;
+}
+
+std::vector<std::string> wordsOf(const Sentence &s)
+{
+    std::vector<std::string> w;
+    for (const auto &t : s.tokens)
+        w.push_back(t.text);
+    return w;
+}
+
+std::vector<std::string> stringList(const json &j, const std::string &key)
+{
+    if (!j.contains(key))
+        return {};
+    if (j[key].is_string())
+        return {j[key].get<std::string>()};
+    return j[key].get<std::vector<std::string>>();
+}
+
+/// The model file of a TAT network (the format tat.cpp reads).
+ModelFile tatModelFile(tat::Net &net, const std::vector<std::string> &vocab, const std::string &name, json training)
+{
+    json c = {{"family", kFamily},
+              {"task", "pair-ranking"},
+              {"name", name},
+              {"model", json::parse(net.config().toJson())},
+              {"tags", treelensTatTags()},
+              {"classes", {"irrelevant", "relevant"}},
+              {"training", std::move(training)}};
+    ModelFile f;
+    f.configJson = c.dump();
+    f.vocab = vocab;
+    f.tensors = tensorsFromParameters(net.named());
+    return f;
+}
+
+/// Training-time json of a snapshot (empty for checkpoints).
+json snapshotJson(const training::SnapshotInfo &info, const TrainRecipe &recipe, const json &data, const char *stage)
+{
+    if (info.kind == training::SnapshotInfo::Kind::Checkpoint)
+        return json::object();
+    return {{"stage", stage},
+            {"recipe", json::parse(recipe.toJson())},
+            {"steps", info.step},
+            {"epochs", info.epoch},
+            {"elapsed_seconds", info.elapsedSeconds},
+            {"dev", json::parse(info.dev.detailsJson)},
+            {"data", data}};
+}
+
+// ------------------------------------------------------------------ stage 1: the LM
+
+struct LmOptions {
+    double maskProb = 0.15;
+    int vocabMaxSize = 20000;
+    int vocabMinCount = 2;
+    int devPairs = 1000;
+};
+
+Result<LmOptions> lmOptionsOf(const TrainRecipe &r)
+{
+    try {
+        const json j = json::parse(r.optionsJson);
+        LmOptions o;
+        for (auto it = j.begin(); it != j.end(); ++it)
+            if (it.key() != "mask_prob" && it.key() != "vocab" && it.key() != "dev_pairs")
+                return makeError("recipe", "unknown option \"" + it.key() + "\"");
+        o.maskProb = j.value("mask_prob", o.maskProb);
+        o.devPairs = j.value("dev_pairs", o.devPairs);
+        const json v = j.value("vocab", json::object());
+        o.vocabMaxSize = v.value("max_size", o.vocabMaxSize);
+        o.vocabMinCount = v.value("min_count", o.vocabMinCount);
+        if (!(o.maskProb > 0 && o.maskProb < 1))
+            return makeError("recipe", "options.mask_prob must be in (0, 1)");
+        if (o.vocabMaxSize < 16 || o.vocabMinCount < 1 || o.devPairs < 1)
+            return makeError("recipe", "options.vocab.max_size must be at least 16, min_count and dev_pairs at least 1");
+        return o;
+    } catch (const std::exception &e) {
+        return makeError("recipe", std::string("options: ") + e.what());
+    }
+}
+
+Result<TatConfig> configOf(json model, int vocabSize)
+{
+    try {
+        if (!model.contains("lm") || !model.contains("tat"))
+            return makeError("recipe", "model needs the \"lm\" and \"tat\" objects (TatConfig)");
+        model["lm"]["vocab_size"] = vocabSize;
+        model["tat"]["n_tags"] = static_cast<int>(treelensTatTags().size());
+        return TatConfig::fromJson(model.dump());
+    } catch (const std::exception &e) {
+        return makeError("recipe", std::string("model: ") + e.what());
+    }
+}
+
+Status validateLmRecipe(const TrainRecipe &r)
+{
+    if (auto o = lmOptionsOf(r); !o)
+        return o.error();
+    try {
+        if (auto c = configOf(json::parse(r.modelJson), 100); !c)
+            return c.error();
+    } catch (const std::exception &e) {
+        return makeError("recipe", std::string("model: ") + e.what());
+    }
+    if (r.batchSize < 1)
+        return makeError("recipe", "training.batch_size must be at least 1");
+    return {};
+}
+
+/// Two token-id sequences in the pair layout.
+struct LmUnit {
+    std::vector<std::int64_t> a, b;
+};
+
+class TatLmTask final : public training::TrainTask {
+public:
+    Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
+                                          const torch::Device &device) override
+    {
+        m_recipe = recipe;
+        m_device = device;
+        auto opts = lmOptionsOf(recipe);
+        if (!opts)
+            return opts.error();
+        m_options = *opts;
+        json data;
+        try {
+            data = json::parse(recipe.data.extraJson);
+        } catch (const std::exception &e) {
+            return makeError("recipe", std::string("data: ") + e.what());
+        }
+        PretrainSources src;
+        src.udTrain = data.value("ud_train", std::string());
+        src.wordnetDir = data.value("wordnet_dir", std::string());
+        src.ptbDir = data.value("ptb_dir", std::string());
+        src.ptbFirst = data.value("ptb_first", src.ptbFirst);
+        src.ptbLast = data.value("ptb_last", src.ptbLast);
+        src.maxWords = data.value("max_words", src.maxWords);
+        std::vector<std::vector<std::string>> sentences;
+        std::map<std::string, std::size_t> bySource;
+        if (!src.udTrain.empty() || !src.wordnetDir.empty() || !src.ptbDir.empty()) {
+            if (auto st = src.validate(); !st)
+                return st.error();
+            auto corpus = loadPretrainCorpus(src);
+            if (!corpus)
+                return corpus.error();
+            sentences = std::move(corpus->sentences);
+            bySource = corpus->sentencesBySource;
+        }
+        std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> textPairs;
+        for (std::size_t i = 0; i + 1 < sentences.size(); i += 2)
+            textPairs.push_back({sentences[i], sentences[i + 1]});
+        std::size_t answerPairs = 0;
+        auto pairs = readRankingCorpora(stringList(data, "pairs"));
+        if (!pairs)
+            return pairs.error();
+        for (const auto &p : pairs->pairs) {
+            textPairs.push_back({wordsOf(p.first), wordsOf(p.second)});
+            ++answerPairs;
+        }
+        if (textPairs.empty())
+            return makeError("recipe", "no training text: name ud_train, wordnet_dir, ptb_dir or pairs under data");
+        std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> devPairs;
+        if (!recipe.data.dev.empty()) {
+            auto dev = readRankingCorpora(recipe.data.dev);
+            if (!dev)
+                return dev.error();
+            for (const auto &p : dev->pairs) {
+                if (static_cast<int>(devPairs.size()) >= m_options.devPairs)
+                    break;
+                devPairs.push_back({wordsOf(p.first), wordsOf(p.second)});
+            }
+        }
+
+        if (resume) {
+            m_vocabTokens = resume->vocab;
+        } else {
+            std::map<std::string, long> counts;
+            for (const auto &[a, b] : textPairs)
+                for (const auto *s : {&a, &b})
+                    for (const auto &w : *s)
+                        ++counts[Vocabulary::normalize(w)];
+            std::vector<std::pair<long, std::string>> byCount;
+            for (const auto &[w, n] : counts)
+                if (n >= m_options.vocabMinCount)
+                    byCount.push_back({-n, w});
+            std::sort(byCount.begin(), byCount.end());
+            m_vocabTokens = {"<pad>", "<s>", "</s>", "<unk>", kMaskToken};
+            for (const auto &[n, w] : byCount) {
+                if (static_cast<int>(m_vocabTokens.size()) >= m_options.vocabMaxSize)
+                    break;
+                if (w != "<pad>" && w != "<s>" && w != "</s>" && w != "<unk>" && w != kMaskToken)
+                    m_vocabTokens.push_back(w);
+            }
+        }
+        m_vocab = TatVocabulary(m_vocabTokens);
+        const auto maskIt = std::find(m_vocabTokens.begin(), m_vocabTokens.end(), kMaskToken);
+        if (maskIt == m_vocabTokens.end())
+            return makeError("vocabulary", "no <mask> token");
+        m_maskId = maskIt - m_vocabTokens.begin();
+
+        auto cfg = configOf(json::parse(recipe.modelJson), static_cast<int>(m_vocabTokens.size()));
+        if (!cfg)
+            return cfg.error();
+        m_config = *cfg;
+        TensorMap weights;
+        int initialised = 0;
+        if (resume) {
+            for (const auto &[name, t] : resume->tensors)
+                (name.rfind("mlm.", 0) == 0 ? m_headInit : weights)[name] = t;
+        } else {
+            weights = tat::Net::randomTensors(m_config, recipe.seed);
+            const std::string embeddings = data.value("embeddings", std::string());
+            if (!embeddings.empty()) {
+                // Start the token table from the Tree Transformer's MLM-trained word vectors (rescaled to this table's spread).
+                auto source = loadModelFile(embeddings);
+                if (!source)
+                    return source.error();
+                const int D = m_config.lmDModel;
+                auto table = weights.at("lm.tok_emb.weight").toFloat();
+                auto copied = copyPretrainedWordRows(*source, embeddings, m_vocabTokens, 5, D, table);
+                if (!copied)
+                    return copied.error();
+                initialised = copied->copied;
+                if (copied->rms > 0)
+                    for (int id = 5; id < static_cast<int>(m_vocabTokens.size()); ++id)
+                        if (copied->copiedRow[static_cast<std::size_t>(id)])
+                            for (int d = 0; d < D; ++d)
+                                table[static_cast<std::size_t>(id) * D + d] *= static_cast<float>(0.02 / copied->rms);
+                weights["lm.tok_emb.weight"] = TensorData::fromFloat(weights.at("lm.tok_emb.weight").shape, table);
+            }
+        }
+        auto net = tat::Net::fromTensors(m_config, weights, device, resume ? "checkpoint" : "initial weights");
+        if (!net)
+            return net.error();
+        m_net = std::make_unique<tat::Net>(std::move(*net));
+        setRequiresGrad(m_net->named(), true);
+        // The tied decoder's own tensors.
+        const std::int64_t d = m_config.lmDModel;
+        torch::manual_seed(recipe.seed + 7);
+        auto headTensor = [&](const std::string &name, torch::Tensor init) {
+            auto it = m_headInit.find(name);
+            torch::Tensor t = it != m_headInit.end()
+                                  ? torch::from_blob(const_cast<float *>(it->second.toFloat().data()), init.sizes(), torch::kFloat32).clone()
+                                  : init;
+            m_head[name] = t.to(device).set_requires_grad(true);
+        };
+        headTensor("mlm.dense.weight", torch::randn({d, d}) * 0.02);
+        headTensor("mlm.dense.bias", torch::zeros({d}));
+        headTensor("mlm.ln.weight", torch::ones({d}));
+        headTensor("mlm.ln.bias", torch::zeros({d}));
+        headTensor("mlm.bias", torch::zeros({static_cast<std::int64_t>(m_vocabTokens.size())}));
+        m_headInit.clear();
+
+        const int maxWords = m_config.lmMaxPositions - 4;
+        auto unitOf = [&](const std::vector<std::string> &a, const std::vector<std::string> &b) {
+            LmUnit u{m_vocab.ids(a, m_config.unkId), m_vocab.ids(b, m_config.unkId)};
+            while (static_cast<int>(u.a.size() + u.b.size()) > maxWords)
+                (u.b.size() >= u.a.size() ? u.b : u.a).pop_back();
+            return u;
+        };
+        long words = 0, unknown = 0;
+        for (const auto &[a, b] : textPairs) {
+            m_units.push_back(unitOf(a, b));
+            for (const auto *s : {&m_units.back().a, &m_units.back().b}) {
+                words += static_cast<long>(s->size());
+                unknown += std::count(s->begin(), s->end(), static_cast<std::int64_t>(m_config.unkId));
+            }
+        }
+        for (const auto &[a, b] : devPairs)
+            m_devUnits.push_back(unitOf(a, b));
+        training::DataSummary s;
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%zu training pairs (%zu sentence pairs, %zu answer-selection pairs), %ld words, "
+                      "%.1f%% unknown, dev %zu pairs, vocabulary %zu (%d from the embedding model)",
+                      m_units.size(), m_units.size() - answerPairs, answerPairs, words, 100.0 * unknown / std::max(1L, words),
+                      m_devUnits.size(), m_vocabTokens.size(), initialised);
+        s.text = buf;
+        m_summary = {{"pairs", m_units.size()}, {"sentence_pairs", m_units.size() - answerPairs},
+                     {"answer_pairs", answerPairs}, {"words", words}, {"unknown", unknown},
+                     {"dev_pairs", m_devUnits.size()}, {"vocabulary", m_vocabTokens.size()},
+                     {"embeddings_initialised", initialised}, {"sentences_by_source", bySource}};
+        s.json = m_summary.dump();
+        return s;
+    }
+
+    training::NamedParameters parameters() override
+    {
+        training::NamedParameters v;
+        for (auto &[name, t] : m_net->named())
+            if (name.rfind("lm.", 0) == 0)
+                v.push_back({name, t});
+        for (auto &[name, t] : m_head)
+            v.push_back({name, t});
+        return v;
+    }
+
+    long batchesInEpoch(int) override
+    {
+        return std::max(1L, static_cast<long>((m_units.size() + m_recipe.batchSize - 1) / m_recipe.batchSize));
+    }
+
+    Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &rng) override
+    {
+        const auto &order = orderFor(epoch);
+        const std::size_t begin = static_cast<std::size_t>(batch) * m_recipe.batchSize;
+        const std::size_t end = std::min(order.size(), begin + m_recipe.batchSize);
+        std::vector<const LmUnit *> units;
+        for (std::size_t i = begin; i < end; ++i)
+            units.push_back(&m_units[order[i]]);
+        m_net->setTraining(true);
+        auto [loss, count] = mlmLoss(units, rng);
+        m_net->setTraining(false);
+        training::StepResult r;
+        r.loss = loss;
+        r.units = count;
+        return r;
+    }
+
+    Result<training::DevResult> evaluate() override
+    {
+        training::DevResult d;
+        if (m_devUnits.empty())
+            return d;
+        torch::NoGradGuard ng;
+        std::mt19937_64 rng(20211);
+        double total = 0, count = 0;
+        for (std::size_t start = 0; start < m_devUnits.size(); start += 64) {
+            std::vector<const LmUnit *> units;
+            for (std::size_t i = start; i < std::min(m_devUnits.size(), start + 64); ++i)
+                units.push_back(&m_devUnits[i]);
+            auto [loss, n] = mlmLoss(units, rng);
+            total += loss.item<double>() * n;
+            count += n;
+        }
+        d.value = total / std::max(1.0, count);
+        d.detailsJson = json{{"mlm_loss", d.value}, {"masked", count}}.dump();
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "dev masked-LM loss %.4f (%.0f masked words)", d.value, count);
+        d.summary = buf;
+        return d;
+    }
+
+    std::string metricName() const override { return "dev_mlm_loss"; }
+    bool higherIsBetter() const override { return false; }
+    std::string unitName() const override { return "masked words"; }
+
+    ModelFile snapshot(const training::SnapshotInfo &info) override
+    {
+        ModelFile f = tatModelFile(*m_net, m_vocabTokens, m_recipe.name, snapshotJson(info, m_recipe, m_summary, "lm"));
+        if (info.kind == training::SnapshotInfo::Kind::Checkpoint)
+            for (const auto &[name, t] : m_head)
+                f.tensors[name] = floatTensorData(t);
+        return f;
+    }
+
+private:
+    /// BERT masking of the word positions, the LM, the tied decoder: (mean loss, masked count).
+    std::pair<torch::Tensor, double> mlmLoss(const std::vector<const LmUnit *> &units, std::mt19937_64 &rng)
+    {
+        std::size_t T = 0;
+        for (const auto *u : units)
+            T = std::max(T, u->a.size() + u->b.size() + 4);
+        const auto B = static_cast<std::int64_t>(units.size());
+        std::vector<std::int64_t> ids(static_cast<std::size_t>(B) * T, m_config.padId), rows, targets;
+        std::vector<std::int64_t> mask(static_cast<std::size_t>(B) * T, 0);
+        std::uniform_real_distribution<double> uni(0.0, 1.0);
+        std::uniform_int_distribution<std::int64_t> randomWord(5, static_cast<std::int64_t>(m_vocabTokens.size()) - 1);
+        for (std::int64_t b = 0; b < B; ++b) {
+            const LmUnit &u = *units[static_cast<std::size_t>(b)];
+            std::vector<std::int64_t> seq{m_config.bosId};
+            std::vector<std::size_t> wordPos;
+            for (auto id : u.a) {
+                wordPos.push_back(seq.size());
+                seq.push_back(id);
+            }
+            seq.push_back(m_config.sepId);
+            seq.push_back(m_config.sepId);
+            for (auto id : u.b) {
+                wordPos.push_back(seq.size());
+                seq.push_back(id);
+            }
+            seq.push_back(m_config.sepId);
+            std::vector<std::size_t> chosen;
+            for (auto p : wordPos)
+                if (uni(rng) < m_options.maskProb)
+                    chosen.push_back(p);
+            if (chosen.empty() && !wordPos.empty())
+                chosen.push_back(wordPos[rng() % wordPos.size()]);
+            for (auto p : chosen) {
+                rows.push_back(b * static_cast<std::int64_t>(T) + static_cast<std::int64_t>(p));
+                targets.push_back(seq[p]);
+                const double r = uni(rng);
+                if (r < 0.8)
+                    seq[p] = m_maskId;
+                else if (r < 0.9)
+                    seq[p] = randomWord(rng);
+            }
+            for (std::size_t t = 0; t < seq.size(); ++t) {
+                ids[static_cast<std::size_t>(b) * T + t] = seq[t];
+                mask[static_cast<std::size_t>(b) * T + t] = 1;
+            }
+        }
+        const auto L = static_cast<std::int64_t>(T);
+        auto idsT = torch::tensor(ids, torch::kLong).view({B, L}).to(m_device);
+        auto maskT = torch::tensor(mask, torch::kLong).view({B, L}).to(torch::kBool).to(m_device);
+        auto h = m_net->lmOnly(idsT, maskT).reshape({B * L, m_config.lmDModel});
+        auto sel = h.index_select(0, torch::tensor(rows, torch::kLong).to(m_device));
+        auto z = F::layer_norm(torch::gelu(F::linear(sel, m_head.at("mlm.dense.weight"), m_head.at("mlm.dense.bias"))),
+                               F::LayerNormFuncOptions({m_config.lmDModel}).weight(m_head.at("mlm.ln.weight")).bias(m_head.at("mlm.ln.bias")));
+        auto logits = F::linear(z, m_net->named().at("lm.tok_emb.weight"), m_head.at("mlm.bias"));
+        auto loss = F::cross_entropy(logits, torch::tensor(targets, torch::kLong).to(m_device));
+        return {loss, static_cast<double>(targets.size())};
+    }
+
+    const std::vector<std::size_t> &orderFor(int epoch)
+    {
+        if (m_orderEpoch != epoch) {
+            m_order.resize(m_units.size());
+            for (std::size_t i = 0; i < m_order.size(); ++i)
+                m_order[i] = i;
+            std::mt19937_64 rng(m_recipe.seed * 1000003ULL + static_cast<unsigned>(epoch));
+            std::shuffle(m_order.begin(), m_order.end(), rng);
+            m_orderEpoch = epoch;
+        }
+        return m_order;
+    }
+
+    TrainRecipe m_recipe;
+    LmOptions m_options;
+    torch::Device m_device{torch::kCPU};
+    TatConfig m_config;
+    std::vector<std::string> m_vocabTokens;
+    TatVocabulary m_vocab;
+    std::int64_t m_maskId = 4;
+    std::unique_ptr<tat::Net> m_net;
+    TorchParameters m_head;
+    TensorMap m_headInit;
+    std::vector<LmUnit> m_units, m_devUnits;
+    std::vector<std::size_t> m_order;
+    int m_orderEpoch = -1;
+    json m_summary;
+};
+
+// ------------------------------------------------------------------ stage 2: the TAT
+
+struct TatOptions {
+    std::string loss = "pointwise";
+    double margin = 1.0;
+    bool freezeLm = false;
+};
+
+Result<TatOptions> tatOptionsOf(const TrainRecipe &r)
+{
+    try {
+        const json j = json::parse(r.optionsJson);
+        TatOptions o;
+        for (auto it = j.begin(); it != j.end(); ++it)
+            if (it.key() != "loss" && it.key() != "margin" && it.key() != "freeze_lm")
+                return makeError("recipe", "unknown option \"" + it.key() + "\"");
+        o.loss = j.value("loss", o.loss);
+        o.margin = j.value("margin", o.margin);
+        o.freezeLm = j.value("freeze_lm", o.freezeLm);
+        if (o.loss != "pointwise" && o.loss != "pairwise" && o.loss != "both")
+            return makeError("recipe", "options.loss must be pointwise, pairwise or both");
+        if (!(o.margin >= 0.0 && o.margin <= 100.0))
+            return makeError("recipe", "options.margin must be in [0, 100]");
+        return o;
+    } catch (const std::exception &e) {
+        return makeError("recipe", std::string("options: ") + e.what());
+    }
+}
+
+Status validateTatRecipe(const TrainRecipe &r)
+{
+    if (r.data.train.empty())
+        return makeError("recipe", "data.train names no pair corpus");
+    if (auto o = tatOptionsOf(r); !o)
+        return o.error();
+    try {
+        if (json::parse(r.data.extraJson).value("lm", std::string()).empty())
+            return makeError("recipe", "data.lm names no pre-trained language model (train one with family tat-lm)");
+        const json m = json::parse(r.modelJson);
+        if (!m.is_object())
+            return makeError("recipe", "model must be an object");
+    } catch (const std::exception &e) {
+        return makeError("recipe", e.what());
+    }
+    if (r.batchSize < 1)
+        return makeError("recipe", "training.batch_size must be at least 1");
+    return {};
+}
+
+/// The configuration of stage 2: the LM file's, with the recipe's "tat" keys, "head" and "dropout" over it.
+Result<TatConfig> mergedConfig(const ModelFile &lmFile, const TrainRecipe &r)
+{
+    try {
+        json base = json::parse(lmFile.configJson).at("model");
+        const json over = json::parse(r.modelJson);
+        for (auto it = over.begin(); it != over.end(); ++it) {
+            if (it.key() == "tat")
+                for (auto t = it->begin(); t != it->end(); ++t)
+                    base["tat"][t.key()] = *t;
+            else if (it.key() == "lm")
+                return makeError("recipe", "model.lm: the language model's sizes come from data.lm");
+            else
+                base[it.key()] = *it;
+        }
+        base["tat"]["n_tags"] = static_cast<int>(treelensTatTags().size());
+        return TatConfig::fromJson(base.dump());
+    } catch (const std::exception &e) {
+        return makeError("recipe", std::string("model: ") + e.what());
+    }
+}
+
+class TatTask final : public training::TrainTask {
+public:
+    Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
+                                          const torch::Device &device) override
+    {
+        m_recipe = recipe;
+        m_device = device;
+        auto opts = tatOptionsOf(recipe);
+        if (!opts)
+            return opts.error();
+        m_options = *opts;
+        const json data = json::parse(recipe.data.extraJson);
+        const std::string lmPath = data.value("lm", std::string());
+        auto lmFile = loadModelFile(lmPath);
+        if (!lmFile)
+            return lmFile.error();
+        if (json::parse(lmFile->configJson).value("family", std::string()) != kFamily)
+            return makeError(lmPath, "not a tree-aggregation-transformer model file (train the LM with family tat-lm)");
+        auto cfg = mergedConfig(*lmFile, recipe);
+        if (!cfg)
+            return cfg.error();
+        m_config = *cfg;
+        m_vocabTokens = lmFile->vocab;
+        m_vocab = TatVocabulary(m_vocabTokens);
+        auto tags = TatTags::fromLabels(treelensTatTags(), "tags");
+        if (!tags)
+            return tags.error();
+        m_tags = std::move(*tags);
+
+        TensorMap weights;
+        if (resume) {
+            weights = resume->tensors;
+        } else {
+            weights = tat::Net::randomTensors(m_config, recipe.seed);
+            for (auto &[name, t] : weights)
+                if (name.rfind("lm.", 0) == 0) {
+                    auto it = lmFile->tensors.find(name);
+                    if (it == lmFile->tensors.end() || it->second.shape != t.shape)
+                        return makeError(lmPath, "the language model has no tensor " + name + " of the configured shape");
+                    t = TensorData::fromFloat(it->second.shape, it->second.toFloat());
+                }
+        }
+        auto net = tat::Net::fromTensors(m_config, weights, device, resume ? "checkpoint" : "initial weights");
+        if (!net)
+            return net.error();
+        m_net = std::make_unique<tat::Net>(std::move(*net));
+        setRequiresGrad(m_net->named(), true);
+
+        // The pairs, both sides parsed by the shipped parser.
+        auto parser = createParser(ParserConfig{});
+        if (!parser)
+            return parser.error();
+        auto train = readRankingCorpora(recipe.data.train);
+        if (!train)
+            return train.error();
+        if (auto u = parsePairCorpus(*train, **parser); !u)
+            return u.error();
+        m_train = std::move(*train);
+        m_trainInputs = inputsOf(m_train, m_trainDropped);
+        if (!recipe.data.dev.empty()) {
+            auto dev = readRankingCorpora(recipe.data.dev);
+            if (!dev)
+                return dev.error();
+            if (auto u = parsePairCorpus(*dev, **parser); !u)
+                return u.error();
+            m_dev = std::move(*dev);
+            m_devInputs = inputsOf(m_dev, m_devDropped);
+        }
+        for (std::size_t i = 0; i < m_trainInputs.size(); ++i)
+            if (m_trainInputs[i])
+                m_trainIndex.push_back(static_cast<int>(i));
+        buildTriples();
+        long parameters = 0;
+        for (const auto &[name, t] : m_net->named())
+            parameters += t.numel();
+        training::DataSummary s;
+        s.text = std::to_string(m_trainIndex.size()) + " training pairs (" + std::to_string(m_trainDropped) +
+                 " left out: no tree or over the model's tables), " + std::to_string(m_triples.size()) + " triples, dev " +
+                 std::to_string(m_dev.pairs.size()) + " pairs (" + std::to_string(m_devDropped) + " unscorable, ranked last), " +
+                 std::to_string(parameters) + " parameters, head " + m_config.head + ", streams " + m_config.streams;
+        m_summary = {{"train_pairs", m_trainIndex.size()}, {"train_dropped", m_trainDropped}, {"triples", m_triples.size()},
+                     {"dev_pairs", m_dev.pairs.size()}, {"dev_unscorable", m_devDropped}, {"lm", lmPath},
+                     {"parameters", parameters}};
+        s.json = m_summary.dump();
+        return s;
+    }
+
+    training::NamedParameters parameters() override
+    {
+        training::NamedParameters v;
+        for (auto &[name, t] : m_net->named()) {
+            if (m_options.freezeLm && name.rfind("lm.", 0) == 0)
+                continue;
+            // Only the configured head's classifier gets gradients.
+            if ((name.rfind("cls.", 0) == 0 && m_config.head != "tree") || (name.rfind("cls_res.", 0) == 0 && m_config.head != "residual"))
+                continue;
+            v.push_back({name, t});
+        }
+        return v;
+    }
+
+    long batchesInEpoch(int) override
+    {
+        const long units = m_options.loss == "pointwise" ? static_cast<long>(m_trainIndex.size()) : static_cast<long>(m_triples.size());
+        return std::max(1L, (units + m_recipe.batchSize - 1) / m_recipe.batchSize);
+    }
+
+    Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &) override
+    {
+        const auto &order = orderFor(epoch);
+        const long B = m_recipe.batchSize;
+        const long begin = batch * B, end = std::min<long>(static_cast<long>(order.size()), begin + B);
+        training::StepResult r;
+        m_net->setTraining(true);
+        if (m_options.loss == "pointwise") {
+            std::vector<tat::PairInput> in;
+            std::vector<std::int64_t> y;
+            for (long i = begin; i < end; ++i) {
+                const int p = m_trainIndex[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+                in.push_back(*m_trainInputs[static_cast<std::size_t>(p)]);
+                y.push_back(m_train.pairs[static_cast<std::size_t>(p)].label == "1" ? 1 : 0);
+            }
+            auto logits = m_net->forward(in, false).prediction;
+            auto target = torch::tensor(y, torch::kLong).to(m_device);
+            r.loss = F::cross_entropy(logits, target);
+            r.correct = (logits.argmax(1) == target).sum().item<double>();
+            r.predicted = static_cast<double>(in.size());
+            r.units = static_cast<double>(in.size());
+        } else {
+            std::vector<tat::PairInput> in;
+            const long n = end - begin;
+            for (int side = 0; side < 2; ++side)
+                for (long i = begin; i < end; ++i) {
+                    const auto &t = m_triples[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+                    in.push_back(*m_trainInputs[static_cast<std::size_t>(side == 0 ? t.first : t.second)]);
+                }
+            auto logits = m_net->forward(in, false).prediction;
+            auto margin = logits.select(1, 1) - logits.select(1, 0);
+            auto pos = margin.slice(0, 0, n), neg = margin.slice(0, n, 2 * n);
+            r.loss = torch::clamp_min(m_options.margin - pos + neg, 0.0).mean();
+            if (m_options.loss == "both") {
+                std::vector<std::int64_t> y(static_cast<std::size_t>(2 * n), 0);
+                std::fill(y.begin(), y.begin() + n, 1);
+                r.loss = r.loss + F::cross_entropy(logits, torch::tensor(y, torch::kLong).to(m_device));
+            }
+            r.correct = (pos > neg).sum().item<double>();
+            r.predicted = static_cast<double>(n);
+            r.units = static_cast<double>(2 * n);
+        }
+        m_net->setTraining(false);
+        return r;
+    }
+
+    Result<training::DevResult> evaluate() override
+    {
+        training::DevResult d;
+        if (m_dev.pairs.empty())
+            return d;
+        auto scores = score(m_devInputs);
+        auto eval = evaluateRanking(m_dev, scores);
+        if (!eval)
+            return eval.error();
+        d.value = eval->map;
+        d.detailsJson = json{{"map", eval->map}, {"mrr", eval->mrr}, {"p_at_1", eval->precisionAt1},
+                             {"questions", eval->groupsUsed}}
+                            .dump();
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "dev MAP %.4f MRR %.4f P@1 %.4f (%d questions)", eval->map, eval->mrr,
+                      eval->precisionAt1, eval->groupsUsed);
+        d.summary = buf;
+        return d;
+    }
+
+    std::string metricName() const override { return "dev_map"; }
+    std::string unitName() const override { return "pairs"; }
+
+    ModelFile snapshot(const training::SnapshotInfo &info) override
+    {
+        return tatModelFile(*m_net, m_vocabTokens, m_recipe.name, snapshotJson(info, m_recipe, m_summary, "tat"));
+    }
+
+private:
+    /// Every pair as the network's input; nullopt where a side has no tree or does not fit the model's tables.
+    std::vector<std::optional<tat::PairInput>> inputsOf(const PairCorpus &c, long &dropped) const
+    {
+        std::vector<std::optional<tat::PairInput>> out;
+        for (const auto &p : c.pairs) {
+            out.emplace_back();
+            if (!p.first.constituency || !p.second.constituency ||
+                static_cast<int>(p.first.tokens.size() + p.second.tokens.size()) + 4 > m_config.lmMaxPositions) {
+                ++dropped;
+                continue;
+            }
+            auto q = tatTree(*p.first.constituency, m_tags, m_config);
+            auto a = tatTree(*p.second.constituency, m_tags, m_config);
+            if (!q || !a || q->wordTags.size() != p.first.tokens.size() || a->wordTags.size() != p.second.tokens.size()) {
+                ++dropped;
+                continue;
+            }
+            out.back() = tat::makePair(m_vocab.ids(wordsOf(p.first), m_config.unkId), std::move(*q),
+                                       m_vocab.ids(wordsOf(p.second), m_config.unkId), std::move(*a), m_config);
+        }
+        return out;
+    }
+
+    std::vector<double> score(const std::vector<std::optional<tat::PairInput>> &inputs) const
+    {
+        torch::NoGradGuard ng;
+        std::vector<double> out(inputs.size(), -1.0); // unscorable pairs rank last
+        std::vector<tat::PairInput> batch;
+        std::vector<std::size_t> where;
+        auto flush = [&] {
+            if (batch.empty())
+                return;
+            auto probs = torch::softmax(m_net->forward(batch, false).prediction, -1).select(1, 1).to(torch::kCPU);
+            for (std::size_t i = 0; i < where.size(); ++i)
+                out[where[i]] = probs[static_cast<std::int64_t>(i)].item<double>();
+            batch.clear();
+            where.clear();
+        };
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            if (!inputs[i])
+                continue;
+            batch.push_back(*inputs[i]);
+            where.push_back(i);
+            if (batch.size() == 64)
+                flush();
+        }
+        flush();
+        return out;
+    }
+
+    void buildTriples()
+    {
+        std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> groups;
+        std::vector<std::string> order;
+        for (int i : m_trainIndex) {
+            const auto &p = m_train.pairs[static_cast<std::size_t>(i)];
+            if (!groups.count(p.group))
+                order.push_back(p.group);
+            auto &g = groups[p.group];
+            (p.label == "1" ? g.first : g.second).push_back(i);
+        }
+        for (const auto &name : order)
+            for (int pos : groups[name].first)
+                for (int neg : groups[name].second)
+                    m_triples.push_back({pos, neg});
+    }
+
+    const std::vector<int> &orderFor(int epoch)
+    {
+        if (m_orderEpoch != epoch) {
+            const std::size_t n = m_options.loss == "pointwise" ? m_trainIndex.size() : m_triples.size();
+            m_order.resize(n);
+            for (std::size_t i = 0; i < n; ++i)
+                m_order[i] = static_cast<int>(i);
+            std::mt19937_64 rng(m_recipe.seed * 1000003ULL + static_cast<unsigned>(epoch));
+            std::shuffle(m_order.begin(), m_order.end(), rng);
+            m_orderEpoch = epoch;
+        }
+        return m_order;
+    }
+
+    TrainRecipe m_recipe;
+    TatOptions m_options;
+    torch::Device m_device{torch::kCPU};
+    TatConfig m_config;
+    TatTags m_tags;
+    std::vector<std::string> m_vocabTokens;
+    TatVocabulary m_vocab;
+    std::unique_ptr<tat::Net> m_net;
+    PairCorpus m_train, m_dev;
+    std::vector<std::optional<tat::PairInput>> m_trainInputs, m_devInputs;
+    std::vector<int> m_trainIndex;
+    long m_trainDropped = 0, m_devDropped = 0;
+    std::vector<std::pair<int, int>> m_triples;
+    std::vector<int> m_order;
+    int m_orderEpoch = -1;
+    json m_summary;
+};
+
+/// The shipped size (docs/tree-aggregation-transformer.md): an LM of 4 × 128 and a TAT of 64 + 64.
+json defaultModel()
+{
+    TatConfig c;
+    c.lmVocab = 5;
+    c.lmDModel = 128;
+    c.lmLayers = 4;
+    c.lmHeads = 4;
+    c.lmDFF = 512;
+    c.lmMaxPositions = 256;
+    c.dSem = c.dSyn = 64;
+    c.dSynEmb = 32;
+    c.heads = 4;
+    c.dFFSem = c.dFFSyn = 128;
+    c.maxSpanPositions = 64;
+    c.maxLevels = 48;
+    c.dropout = 0.1;
+    auto j = json::parse(c.toJson());
+    j["lm"].erase("vocab_size");
+    j["tat"].erase("n_tags");
+    j.erase("special_tokens");
+    return j;
+}
+
+} // namespace
+
+training::TrainerFamily tatLmTrainer()
+{
+    training::TrainerFamily f;
+    f.name = "tat-lm";
+    f.description = "Tree Aggregation Transformer stage 1: masked-LM pre-training of its language model in the pair layout";
+    TrainRecipe &d = f.defaults;
+    d.family = f.name;
+    d.name = "tat-lm-en";
+    d.modelJson = defaultModel().dump();
+    d.optionsJson = R"({"mask_prob": 0.15, "vocab": {"max_size": 20000, "min_count": 2}, "dev_pairs": 1000})";
+    d.optimizer.kind = "adam";
+    d.optimizer.lr = 1e-3;
+    d.optimizer.beta2 = 0.98;
+    d.optimizer.eps = 1e-9;
+    d.optimizer.clipNorm = 1.0;
+    d.schedule.kind = "noam";
+    d.schedule.warmup = 500;
+    d.steps = 4000;
+    d.batchSize = 64;
+    d.evalEvery = 500;
+    d.checkpointEvery = 250;
+    d.logEvery = 50;
+    d.keep = "last";
+    d.storage = "f32";
+    d.device = "auto";
+    f.validate = validateLmRecipe;
+    f.create = [] { return std::unique_ptr<training::TrainTask>(new TatLmTask()); };
+    return f;
+}
+
+training::TrainerFamily tatTrainer()
+{
+    training::TrainerFamily f;
+    f.name = kFamily;
+    f.description = "Tree Aggregation Transformer stage 2: answer selection on constituency-parsed pairs, from a tat-lm model";
+    TrainRecipe &d = f.defaults;
+    d.family = f.name;
+    d.name = "tat-en-wikiqa";
+    d.modelJson = R"({"head": "tree", "dropout": 0.1})";
+    d.optionsJson = R"({"loss": "pointwise", "margin": 1.0, "freeze_lm": false})";
+    d.optimizer.kind = "adam";
+    d.optimizer.lr = 2e-4;
+    d.optimizer.clipNorm = 1.0;
+    d.schedule.kind = "constant";
+    d.epochs = 6;
+    d.batchSize = 32;
+    d.logEvery = 20;
+    d.patience = 3;
+    d.keep = "best";
+    d.storage = "f16";
+    d.device = "auto";
+    f.validate = validateTatRecipe;
+    f.create = [] { return std::unique_ptr<training::TrainTask>(new TatTask()); };
+    return f;
+}
+
+} // namespace treelens
