@@ -41,6 +41,8 @@
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/pairviews.h"
+#include "viz/tatnodes.h"
+#include "viz/tatnodeview.h"
 #include "viz/viewexport.h"
 
 namespace treelens {
@@ -176,6 +178,30 @@ void PairWorkbench::buildUi()
     };
     connect(m_layer, &QSpinBox::valueChanged, this, stateChanged);
     connect(m_head, &QSpinBox::valueChanged, this, stateChanged);
+    // The TAT's level-by-level aggregation, stepped or played (deepest level first).
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Aggregation step ")));
+    m_step = new QSpinBox;
+    m_step->setRange(0, 0);
+    m_step->setSpecialValueText(tr("all"));
+    m_step->setToolTip(tr("Tree Aggregation Transformer: show the aggregation up to this step (1 = the deepest level)"));
+    bar->addWidget(m_step);
+    m_play = new QPushButton(tr("Play"));
+    m_play->setCheckable(true);
+    m_play->setToolTip(tr("Step through the aggregation from the deepest level to the root"));
+    bar->addWidget(m_play);
+    m_playTimer = new QTimer(this);
+    m_playTimer->setInterval(900);
+    connect(m_step, &QSpinBox::valueChanged, this, [this](int v) { setAggregationStep(v); });
+    connect(m_play, &QPushButton::toggled, this, [this](bool on) { playAggregation(on); });
+    connect(m_playTimer, &QTimer::timeout, this, [this] {
+        if (m_step->value() >= m_step->maximum()) {
+            m_play->setChecked(false); // the root is done: stop on "all"
+            m_step->setValue(0);
+            return;
+        }
+        m_step->setValue(m_step->value() + 1);
+    });
 
     // Left: the question list with its filter.
     auto *left = new QWidget;
@@ -321,12 +347,33 @@ void PairWorkbench::buildUi()
     auto *bridgeScroll = new QScrollArea;
     bridgeScroll->setWidget(m_bridge);
     bridgeScroll->setWidgetResizable(true);
+    m_tatNode = new TatNodeView;
+    auto *nodeScroll = new QScrollArea;
+    nodeScroll->setWidget(m_tatNode);
+    nodeScroll->setWidgetResizable(true);
+    m_detailTabs = new QTabWidget;
+    m_detailTabs->setDocumentMode(true);
+    m_detailTabs->addTab(bridgeScroll, tr("Between the sentences"));
+    m_detailTabs->addTab(nodeScroll, tr("Phrase (tree aggregation)"));
+    for (int i = 0; i < 2; ++i)
+        connect(consts[i], &ConstituencyView::phraseClicked, this, [this, i](int id) {
+            selectTatNode(i, id);
+            showNodeView(true);
+        });
     auto *pairSplit = new QSplitter(Qt::Vertical);
     pairSplit->addWidget(trees);
-    pairSplit->addWidget(bridgeScroll);
+    pairSplit->addWidget(m_detailTabs);
     pairSplit->setStretchFactor(0, 1);
     pairSplit->setStretchFactor(1, 1);
-    pl->addWidget(m_pairCaption);
+    auto *captionRow = new QHBoxLayout;
+    captionRow->addWidget(m_pairCaption, 1);
+    captionRow->addWidget(new QLabel(tr("Compare the question's phrases with:")));
+    m_compare = new QComboBox;
+    m_compare->setMinimumContentsLength(28);
+    m_compare->setToolTip(tr("Another candidate of the same question: the phrase view shows the question's phrase in both pairs"));
+    captionRow->addWidget(m_compare);
+    connect(m_compare, &QComboBox::activated, this, [this](int index) { setComparePair(m_compare->itemData(index).toInt()); });
+    pl->addLayout(captionRow);
     pl->addWidget(pairSplit, 1);
     m_viewTabs->addTab(pairPage, tr("Pair"));
 
@@ -393,6 +440,7 @@ void PairWorkbench::buildMenus()
     file->addAction(tr("Export candidate tree (PNG/SVG/PDF)…"), this, [this] { exportView(m_secondTree); });
     file->addAction(tr("Export question constituency tree (PNG/SVG/PDF)…"), this, [this] { exportView(m_firstConst); });
     file->addAction(tr("Export candidate constituency tree (PNG/SVG/PDF)…"), this, [this] { exportView(m_secondConst); });
+    file->addAction(tr("Export phrase view (PNG/SVG/PDF)…"), this, [this] { exportView(m_tatNode); });
     file->addAction(tr("Export slice chart (PNG/SVG/PDF)…"), this, [this] { exportView(m_sliceChart); });
     file->addAction(tr("Export score scatter plot (PNG/SVG/PDF)…"), this, [this] { exportView(m_scatter); });
     file->addSeparator();
@@ -709,6 +757,8 @@ void PairWorkbench::showPair(int pair)
     const QString gold = tr("pair %1 (group %2), gold label %3").arg(pair).arg(QString::fromStdString(p.group),
                                                                               QString::fromStdString(p.label));
     m_pairCaption->setText(gold);
+    m_compareAnalysis.reset();
+    fillCompareChoices();
     const QString path = systemPath(m_systemA);
     if (path.isEmpty() || path == kIdf) {
         m_pairAnalysis.reset();
@@ -717,6 +767,7 @@ void PairWorkbench::showPair(int pair)
         m_firstConst->setData({first, nullptr});
         m_secondConst->setData({second, nullptr});
         m_bridge->setAnalysis(nullptr, gold);
+        updateNodeView();
         Q_EMIT pairReady();
         return;
     }
@@ -763,9 +814,206 @@ void PairWorkbench::showPair(int pair)
                 v->setState(m_state);
             m_bridge->setState(m_state);
             m_bridge->setAnalysis(a, gold + QStringLiteral(" — ") + systemName(systemPath(m_systemA)));
-            Q_EMIT pairReady();
+            // The TAT: aggregation steps of the deeper tree, and the question's root in the phrase view.
+            int steps = 0;
+            if (a->family == "tree-aggregation-transformer") {
+                for (const Analysis *side : {a.get(), secondAnalysis.get()})
+                    if (side)
+                        if (auto n = tatNodesOf(*side))
+                            steps = std::max(steps, n->steps());
+            }
+            m_step->setRange(0, steps);
+            m_step->setEnabled(steps > 0);
+            m_play->setEnabled(steps > 0);
+            if (steps > 0) {
+                if (auto n = tatNodesOf(*a))
+                    selectTatNode(0, static_cast<int>(n->nodes.size()) - 1);
+            } else {
+                updateNodeView();
+            }
+            if (steps > 0 && m_comparePair >= 0)
+                analyseComparePair(); // says pairReady when the comparison is in
+            else
+                Q_EMIT pairReady();
         },
         [this](quint64, const QString &message) { m_status->setText(tr("Error: %1").arg(message)); });
+}
+
+void PairWorkbench::setAggregationStep(int step)
+{
+    if (m_step->value() != step) {
+        m_step->setValue(step); // comes back here through valueChanged
+        return;
+    }
+    m_state.aggregationStep = step;
+    m_firstConst->setState(m_state);
+    m_secondConst->setState(m_state);
+}
+
+void PairWorkbench::playAggregation(bool on)
+{
+    if (m_play->isChecked() != on) {
+        m_play->setChecked(on);
+        return;
+    }
+    if (on) {
+        showConstituencyTrees(true);
+        m_step->setValue(1);
+        m_playTimer->start();
+    } else {
+        m_playTimer->stop();
+    }
+}
+
+void PairWorkbench::showNodeView(bool on)
+{
+    m_detailTabs->setCurrentIndex(on ? 1 : 0);
+}
+
+void PairWorkbench::selectTatNode(int side, int id)
+{
+    m_nodeSide = side == 0 ? 0 : 1;
+    m_nodeId = id;
+    m_firstConst->setSelectedTatNode(m_nodeSide == 0 ? id : -1);
+    m_secondConst->setSelectedTatNode(m_nodeSide == 1 ? id : -1);
+    updateNodeView();
+}
+
+void PairWorkbench::fillCompareChoices()
+{
+    m_compare->clear();
+    m_comparePair = -1;
+    if (!m_corpus || m_currentPair < 0 || m_corpus->task != kRankingTask) {
+        m_compare->setEnabled(false);
+        return;
+    }
+    const auto &cur = m_corpus->pairs[static_cast<std::size_t>(m_currentPair)];
+    m_compare->addItem(tr("(none)"), -1);
+    int best = -1;
+    double bestScore = -1e300;
+    for (std::size_t i = 0; i < m_corpus->pairs.size(); ++i) {
+        const auto &p = m_corpus->pairs[i];
+        if (static_cast<int>(i) == m_currentPair || p.group != cur.group)
+            continue;
+        const bool correct = p.label == "1";
+        const double score = m_scores && i < m_scores->a.scores.size() ? m_scores->a.scores[i] : std::nan("");
+        QString text = QString::fromStdString(p.second.text);
+        if (text.size() > 48)
+            text = text.left(47) + QChar(0x2026);
+        m_compare->addItem(QStringLiteral("%1 · %2%3 · %4")
+                               .arg(static_cast<int>(i))
+                               .arg(correct ? tr("correct") : tr("wrong"))
+                               .arg(std::isnan(score) ? QString() : QStringLiteral(" · A %1").arg(score, 0, 'f', 3))
+                               .arg(text),
+                           static_cast<int>(i));
+        // The default: the best-scored candidate of the other gold label (correct vs wrong).
+        if (correct != (cur.label == "1") && (best < 0 || score > bestScore)) {
+            best = static_cast<int>(i);
+            bestScore = std::isnan(score) ? -1e299 : score;
+        }
+    }
+    m_compare->setEnabled(m_compare->count() > 1);
+    m_comparePair = best;
+    m_compare->setCurrentIndex(std::max(0, m_compare->findData(best)));
+}
+
+void PairWorkbench::setComparePair(int pair)
+{
+    if (m_compare->findData(pair) < 0)
+        pair = -1;
+    m_comparePair = pair;
+    m_compare->setCurrentIndex(std::max(0, m_compare->findData(pair)));
+    m_compareAnalysis.reset();
+    if (pair >= 0 && m_pairAnalysis && m_pairAnalysis->family == "tree-aggregation-transformer")
+        analyseComparePair();
+    else
+        updateNodeView();
+}
+
+void PairWorkbench::analyseComparePair()
+{
+    if (!m_corpus || m_comparePair < 0)
+        return;
+    const SentencePair &p = m_corpus->pairs[static_cast<std::size_t>(m_comparePair)];
+    auto first = std::make_shared<const Sentence>(p.first);
+    auto second = std::make_shared<const Sentence>(p.second);
+    JobRunner *jobs = &m_jobs;
+    const std::string model = systemPath(m_systemA).toStdString();
+    const int pair = m_comparePair;
+    m_jobs.submit<Analysis>(
+        JobRunner::Lane::Background, kViewGroup + QStringLiteral("-compare"), this,
+        [jobs, model, first, second](const RunControl &control) -> Result<Analysis> {
+            auto enc = jobs->encoders().get(model, DeviceConfig{});
+            if (!enc)
+                return enc.error();
+            AnalyzeOptions opt;
+            opt.attention = true;
+            auto r = (*enc)->analyze({pairEncoderInput(*first, *second)}, opt, &control);
+            if (!r)
+                return r.error();
+            return std::move(r->front());
+        },
+        [this, pair](quint64, std::shared_ptr<const Analysis> a) {
+            if (pair == m_comparePair)
+                m_compareAnalysis = a;
+            updateNodeView();
+            Q_EMIT pairReady();
+        },
+        [this](quint64, const QString &message) {
+            m_status->setText(tr("Error: %1").arg(message));
+            updateNodeView();
+            Q_EMIT pairReady();
+        });
+}
+
+void PairWorkbench::updateNodeView()
+{
+    const Analysis *a = m_pairAnalysis.get();
+    if (!a || a->family != "tree-aggregation-transformer") {
+        m_tatNode->clear(tr("The phrase view shows a Tree Aggregation Transformer's pair: score the corpus with one (system A)."));
+        return;
+    }
+    const Analysis *side = m_nodeSide == 0 ? a : (a->second.empty() ? nullptr : &a->second.front());
+    const SentencePair *pair = m_corpus && m_currentPair >= 0 ? &m_corpus->pairs[static_cast<std::size_t>(m_currentPair)] : nullptr;
+    const Sentence *sentence = pair ? (m_nodeSide == 0 ? &pair->first : &pair->second) : nullptr;
+    auto nodes = side ? tatNodesOf(*side) : std::nullopt;
+    if (!nodes || !sentence || !sentence->constituency || m_nodeId < 0 || m_nodeId >= static_cast<int>(nodes->nodes.size())) {
+        m_tatNode->clear(tr("Click a phrase of either constituency tree."));
+        return;
+    }
+    const auto words = sentence->words();
+    auto panelOf = [&](const TatNodes &n, const Analysis &whole, const QString &who, const SentencePair &p) {
+        TatNodeView::Panel panel;
+        panel.node = n.nodes[static_cast<std::size_t>(m_nodeId)];
+        panel.labels = tatPositionLabels(n, m_nodeId, *sentence->constituency, words);
+        panel.steps = n.steps();
+        panel.maxLevel = n.maxLevel;
+        const double score = whole.prediction ? whole.prediction->score : std::nan("");
+        panel.caption = tr("%1 (%2), P(relevant) %3")
+                            .arg(who, p.label == "1" ? tr("correct") : tr("wrong"))
+                            .arg(score, 0, 'f', 3);
+        return panel;
+    };
+    std::vector<TatNodeView::Panel> panels;
+    panels.push_back(panelOf(*nodes, *a, tr("With candidate %1").arg(m_currentPair), *pair));
+    // The question's tree is the same in every pair of the question: its phrase in the comparison pair.
+    if (m_nodeSide == 0 && m_compareAnalysis && m_comparePair >= 0) {
+        auto other = tatNodesOf(*m_compareAnalysis);
+        if (other && other->nodes.size() == nodes->nodes.size())
+            panels.push_back(panelOf(*other, *m_compareAnalysis, tr("With candidate %1").arg(m_comparePair),
+                                     m_corpus->pairs[static_cast<std::size_t>(m_comparePair)]));
+    }
+    const auto &r = nodes->nodes[static_cast<std::size_t>(m_nodeId)];
+    QString text;
+    for (int w = r.span.first; w < r.span.second && w < static_cast<int>(words.size()); ++w)
+        text += (text.isEmpty() ? QString() : QStringLiteral(" ")) + QString::fromStdString(words[static_cast<std::size_t>(w)]);
+    if (text.size() > 60)
+        text = text.left(59) + QChar(0x2026);
+    m_tatNode->setPanels(tr("%1 phrase %2 “%3” (node %4)")
+                             .arg(m_nodeSide == 0 ? tr("Question") : tr("Candidate"),
+                                  QString::fromStdString(tatNodeLabel(m_nodeId, *sentence->constituency)), text)
+                             .arg(m_nodeId),
+                         std::move(panels));
 }
 
 void PairWorkbench::setFilter(const QString &text)

@@ -45,6 +45,7 @@ class JobRunner;
 class PairBridgeView;
 class ScoreScatterPlot;
 class SliceBarChart;
+class TatNodeView;
 class ExportableView;
 
 class PairWorkbench : public QMainWindow {
@@ -82,6 +83,21 @@ public:
     /// The constituency tree view of side 0 (question / text) or 1 (candidate / hypothesis).
     ConstituencyView *constituencyView(int side) const { return side == 0 ? m_firstConst : m_secondConst; }
 
+    // The Tree Aggregation Transformer's views.
+    /// Shows the level-by-level aggregation up to 1-based `step` on both trees (0 = all done).
+    void setAggregationStep(int step);
+    int aggregationStep() const { return m_state.aggregationStep; }
+    /// Starts (or stops) stepping through the aggregation, deepest level first.
+    void playAggregation(bool on);
+    /// Shows phrase `id` of side 0 (question) or 1 (candidate) in the node view.
+    void selectTatNode(int side, int id);
+    /// The pair the question's phrases are compared with (another candidate of the same question; -1 = none).
+    void setComparePair(int pair);
+    int comparePair() const { return m_comparePair; }
+    /// Shows the node view (true) or the bridge (false) below the trees.
+    void showNodeView(bool on);
+    TatNodeView *tatNodeView() const { return m_tatNode; }
+
 Q_SIGNALS:
     void corpusReady();
     void scoresReady();
@@ -108,6 +124,13 @@ private:
     void updateComparison();
     void exportTable(bool questions);
     void exportView(ExportableView *view);
+    /// Fills the node view from the pair's (and the comparison pair's) analysis.
+    void updateNodeView();
+    /// Lists the current question's other candidates as comparison choices (the default:
+    /// the best-scored candidate of the other gold label).
+    void fillCompareChoices();
+    /// Analyses the comparison pair in the background, then says pairReady.
+    void analyseComparePair();
     QString systemPath(const QComboBox *box) const;
     QString systemName(const QString &path) const;
     void fillSystemBox(QComboBox *box, bool allowNone);
@@ -136,7 +159,15 @@ private:
     PairBridgeView *m_bridge;
     DependencyView *m_firstTree, *m_secondTree;
     ConstituencyView *m_firstConst, *m_secondConst;
-    QSpinBox *m_layer, *m_head;
+    QSpinBox *m_layer, *m_head, *m_step;
+    QPushButton *m_play;
+    QTimer *m_playTimer;
+    QComboBox *m_compare;
+    QTabWidget *m_detailTabs;
+    TatNodeView *m_tatNode;
+    int m_nodeSide = 0, m_nodeId = -1;
+    int m_comparePair = -1;
+    std::shared_ptr<const Analysis> m_compareAnalysis;
 };
 
 } // namespace treelens

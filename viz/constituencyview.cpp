@@ -32,6 +32,12 @@ namespace {
 // Item data keys: the hover text, and the word index of a leaf box.
 constexpr int kHoverKey = 0;
 constexpr int kWordKey = 1;
+constexpr int kTatNodeKey = 2; // a TAT phrase's node id
+
+// TAT aggregation steps: the level being aggregated, and the phrases still waiting.
+const QColor kCurrentStep(0xd9, 0x5f, 0x02);
+const QColor kPendingFill(0xf1, 0xf1, 0xf1);
+const QColor kPendingInk(0xa0, 0xa0, 0xa0);
 
 // Scene units are points. Fonts use pixel sizes so that one "pixel" is one scene
 // unit on every paint device: point-sized fonts would be scaled by the device
@@ -64,11 +70,9 @@ constexpr double kDotSize = 11.0;
 constexpr double kPosHeight = 12.0; // the tag line above a word
 constexpr double kMargin = 14.0;
 
-/// Black or white, whichever reads better on `fill`.
 QColor textOn(const QColor &fill)
 {
-    const double luminance = 0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF();
-    return luminance < 0.55 ? Qt::white : kInk;
+    return textOnColor(fill, kInk);
 }
 
 QString fmt(double v) { return QString::number(v, 'f', 3); }
@@ -216,6 +220,11 @@ void ConstituencyView::setData(const ViewData &data)
         if (!words.empty())
             m_builtInduced = bracketsToTree(words, a->inducedBrackets);
     }
+    m_tat.reset();
+    if (a && a->family == "tree-aggregation-transformer")
+        m_tat = tatNodesOf(*a);
+    if (!m_tat || m_selectedTat >= static_cast<int>(m_tat->nodes.size()))
+        m_selectedTat = -1;
     rebuild();
     fitToViewport();
 }
@@ -239,7 +248,8 @@ void ConstituencyView::fitToViewport()
 void ConstituencyView::setState(const ViewState &state)
 {
     const bool changed = state.layer != m_state.layer || state.head != m_state.head ||
-                         state.weightedAttention != m_state.weightedAttention || state.focusWord != m_state.focusWord;
+                         state.weightedAttention != m_state.weightedAttention || state.focusWord != m_state.focusWord ||
+                         state.aggregationStep != m_state.aggregationStep;
     m_state = state;
     // The threshold does not affect this view; avoid rebuilding for it.
     if (changed)
@@ -603,7 +613,14 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
     for (std::size_t e = 0; e < graph.edges.size() && e < layout.edgePaths.size(); ++e) {
         QPen pen = edgePen;
         QString tip;
-        if (nodeAttention) {
+        const int parentTat = graph.nodes[static_cast<std::size_t>(graph.edges[e].first)].tatNode;
+        const bool waiting = m_tat && parentTat >= 0 && parentTat < static_cast<int>(m_tat->nodes.size()) &&
+                             tatPhase(*m_tat, m_tat->nodes[static_cast<std::size_t>(parentTat)].level, m_state.aggregationStep) ==
+                                 TatPhase::Pending;
+        if (waiting) {
+            // Not aggregated yet at this step: the edge carries no weight.
+            pen = QPen(kPendingInk, 0.6, Qt::DashLine, Qt::RoundCap);
+        } else if (nodeAttention) {
             // A TAT phrase's aggregation weight on this child (the selected head): colour and width.
             const double w = nodeAttentionWeight(graph, graph.edges[e].first, graph.edges[e].second);
             if (w >= 0) {
@@ -678,6 +695,20 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
                 fill = kNotApplicable;
                 hover << QStringLiteral("one word: cohesion does not apply (C of a word with itself is 0 by construction)");
             }
+            if (m_tat && node.tatNode >= 0 && node.tatNode < static_cast<int>(m_tat->nodes.size())) {
+                const auto phase = tatPhase(*m_tat, m_tat->nodes[static_cast<std::size_t>(node.tatNode)].level, m_state.aggregationStep);
+                m_tatPhases.push_back({node.tatNode, static_cast<int>(phase)});
+                if (phase == TatPhase::Pending) {
+                    fill = kPendingFill;
+                    textColour = kPendingInk;
+                    pen = QPen(kPendingInk, 0.8, Qt::DashLine);
+                } else if (phase == TatPhase::Current) {
+                    pen = QPen(kCurrentStep, 2.6);
+                }
+                if (node.tatNode == m_selectedTat)
+                    pen = QPen(Qt::black, 2.6);
+                hover << tatHoverLines(node.tatNode);
+            }
             break;
         }
         case TreeGraph::Kind::Word: {
@@ -726,6 +757,10 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
         } else if (node.kind == TreeGraph::Kind::Phrase) {
             addCentredText(item, node.text, phraseFont(), textColour);
             drawn.phrases.push_back({item, node.span});
+            if (m_tat && node.tatNode >= 0) {
+                item->setData(kTatNodeKey, node.tatNode);
+                item->setCursor(Qt::PointingHandCursor);
+            }
         } else {
             addCentredText(item, node.text, wordFont(), textColour);
             if (!node.pos.isEmpty()) {
@@ -838,7 +873,23 @@ QStringList ConstituencyView::collectNotes() const
     QStringList notes;
     if (m_data.sentence && parserTree() && m_mode != Mode::Induced)
         notes << treeSourceNote(*m_data.sentence, TreeKind::Constituency);
-    notes << unknownWordsNote(m_data.analysis.get()) << noPriorNote(m_data.analysis.get());
+    notes << unknownWordsNote(m_data.analysis.get());
+    if (!m_tat)
+        notes << noPriorNote(m_data.analysis.get());
+    if (m_tat && m_state.aggregationStep > 0) {
+        const int step = std::min(m_state.aggregationStep, m_tat->steps());
+        const int level = m_tat->levelAt(step);
+        int here = 0;
+        for (const auto &n : m_tat->nodes)
+            here += n.level == level ? 1 : 0;
+        notes << QStringLiteral("Aggregation step %1 of %2: level %3 (%4 phrase%5 of this sentence, outlined, in the step's one "
+                                "batched call); grey phrases wait for their children")
+                     .arg(step)
+                     .arg(m_tat->steps())
+                     .arg(level)
+                     .arg(here)
+                     .arg(here == 1 ? QString() : QStringLiteral("s"));
+    }
     notes.removeAll(QString());
     return notes;
 }
@@ -977,6 +1028,7 @@ void ConstituencyView::rebuild()
     clearComparison(); // only Compare mode recomputes it (classifySpans)
     m_notes.clear();
     m_lastHover.clear();
+    m_tatPhases.clear();
 
     const ConstituencyTree *parser = parserTree();
     const ConstituencyTree *induced = m_data.analysis ? inducedTree() : nullptr;
@@ -1159,8 +1211,11 @@ void ConstituencyView::mousePressEvent(QMouseEvent *event)
 {
     m_pressPos = event->pos();
     m_pressWord = -1;
-    if (event->button() == Qt::LeftButton)
+    m_pressTat = -1;
+    if (event->button() == Qt::LeftButton) {
         hoverTextAt(event->pos(), &m_pressWord);
+        m_pressTat = tatNodeAt(event->pos());
+    }
     QGraphicsView::mousePressEvent(event);
 }
 
@@ -1187,7 +1242,66 @@ void ConstituencyView::mouseReleaseEvent(QMouseEvent *event)
         if (word == m_pressWord)
             Q_EMIT wordClicked(word);
     }
+    if (event->button() == Qt::LeftButton && m_pressTat >= 0 && (event->pos() - m_pressPos).manhattanLength() < 5 &&
+        tatNodeAt(event->pos()) == m_pressTat)
+        Q_EMIT phraseClicked(m_pressTat);
     m_pressWord = -1;
+    m_pressTat = -1;
+}
+
+int ConstituencyView::tatNodeAt(const QPoint &viewPos) const
+{
+    for (QGraphicsItem *item : items(viewPos))
+        for (QGraphicsItem *it = item; it; it = it->parentItem())
+            if (it->data(kTatNodeKey).isValid())
+                return it->data(kTatNodeKey).toInt();
+    return -1;
+}
+
+void ConstituencyView::setSelectedTatNode(int id)
+{
+    if (id == m_selectedTat)
+        return;
+    m_selectedTat = id;
+    rebuild();
+}
+
+QStringList ConstituencyView::tatHoverLines(int id) const
+{
+    QStringList lines;
+    if (!m_tat || id < 0 || id >= static_cast<int>(m_tat->nodes.size()))
+        return lines;
+    const TatNodeRecord &r = m_tat->nodes[static_cast<std::size_t>(id)];
+    lines << QStringLiteral("TAT node %1, level %2: aggregated at step %3 of %4 (click for the node view)")
+                 .arg(id)
+                 .arg(r.level)
+                 .arg(m_tat->maxLevel - r.level + 1)
+                 .arg(m_tat->steps());
+    std::vector<std::string> words;
+    for (const QString &w : m_words)
+        words.push_back(w.toStdString());
+    const ConstituencyTree *tree = parserTree();
+    const auto labels = tree ? tatPositionLabels(*m_tat, id, *tree, words) : std::vector<std::string>();
+    auto rows = [&](const std::vector<std::vector<float>> &heads, const QString &stream) {
+        for (std::size_t h = 0; h < heads.size(); ++h) {
+            QStringList cells;
+            for (std::size_t i = 0; i < heads[h].size(); ++i)
+                cells << QStringLiteral("%1 %2")
+                             .arg(i < labels.size() ? QString::fromStdString(labels[i]) : QString::number(i))
+                             .arg(heads[h][i], 0, 'f', 2);
+            lines << QStringLiteral("%1 head %2: %3").arg(stream).arg(h + 1).arg(cells.join(QStringLiteral(" | ")));
+        }
+    };
+    rows(r.sem, QStringLiteral("semantic"));
+    rows(r.syn, QStringLiteral("syntactic"));
+    QStringList norms;
+    if (r.normSem >= 0)
+        norms << QStringLiteral("‖w^e‖ = %1").arg(r.normSem, 0, 'f', 3);
+    if (r.normSyn >= 0)
+        norms << QStringLiteral("‖w^n‖ = %1").arg(r.normSyn, 0, 'f', 3);
+    if (!norms.isEmpty())
+        lines << norms.join(QStringLiteral(", "));
+    return lines;
 }
 
 } // namespace treelens

@@ -35,6 +35,7 @@
 
 #include "viz/backgroundwork.h"
 #include "viz/graphlayout.h"
+#include "viz/tatnodes.h"
 #include "viz/viewcommon.h"
 
 class QGraphicsItem;
@@ -89,6 +90,11 @@ public:
     QStringList notes() const { return m_notes; }
     /// The fill of a phrase whose cohesion does not apply (one word).
     static QColor notApplicableColor();
+    /// TAT: the phrase drawn as selected (its node id; -1 = none).
+    void setSelectedTatNode(int id);
+    int selectedTatNode() const { return m_selectedTat; }
+    /// TAT: the phrase items with their node id and phase at the current aggregation step (for tests).
+    std::vector<std::pair<int, int>> tatPhrasePhases() const { return m_tatPhases; }
 
     QSizeF exportSize() const override;
     void renderTo(QPainter *painter, const QRectF &target) override;
@@ -101,6 +107,8 @@ Q_SIGNALS:
     void wordClicked(int word);
     /// A layout computed on the worker thread arrived and the tree is drawn.
     void layoutFinished();
+    /// A Tree Aggregation Transformer phrase was clicked (its post-order node id).
+    void phraseClicked(int tatNode);
 
 protected:
     void wheelEvent(QWheelEvent *event) override;
@@ -196,6 +204,13 @@ private:
     QPoint m_pressPos;
     int m_pressWord = -1;
     QString m_lastHover;
+    std::optional<TatNodes> m_tat;        ///< the TAT's per-node record of the analysis (nullopt: not a TAT)
+    int m_selectedTat = -1;
+    int m_pressTat = -1;
+    std::vector<std::pair<int, int>> m_tatPhases; ///< (node id, TatPhase) as drawn
+    /// TAT: the hover lines of phrase `id` (level, step, weights per stream and head, norms).
+    QStringList tatHoverLines(int id) const;
+    int tatNodeAt(const QPoint &viewPos) const;
 };
 
 } // namespace treelens

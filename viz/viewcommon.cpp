@@ -10,6 +10,12 @@
 
 namespace treelens {
 
+QColor textOnColor(const QColor &fill, const QColor &ink)
+{
+    const double luminance = 0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF();
+    return luminance < 0.55 ? QColor(Qt::white) : ink;
+}
+
 QColor sequentialColor(double value)
 {
     // Viridis sampled at 9 stops (matplotlib's _viridis_data at 0, 1/8, ..., 1); linear in between.

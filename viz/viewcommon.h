@@ -29,6 +29,8 @@ struct ViewData {
 /// A colour-blind-safe sequential colour map (viridis) for values in [0, 1]
 /// (clamped). Used for probabilities everywhere so views agree.
 QColor sequentialColor(double value);
+/// White or `ink`, whichever reads better on `fill` (labels on coloured cells).
+QColor textOnColor(const QColor &fill, const QColor &ink = QColor(0x22, 0x22, 0x22));
 
 /// sequentialColor() as a horizontal gradient from `from` to `to` (colour bars of legends).
 QLinearGradient sequentialGradient(const QPointF &from, const QPointF &to);

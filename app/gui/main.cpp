@@ -131,8 +131,18 @@ int main(int argc, char **argv)
                                       QStringLiteral("KIND"));
     const QCommandLineOption tabOpt(QStringLiteral("pairs-tab"), QStringLiteral("The workbench tab to show: 1 metrics, 2 slices, 3 compare."),
                                     QStringLiteral("N"));
+    const QCommandLineOption stepOpt(QStringLiteral("tat-step"),
+                                     QStringLiteral("Tree Aggregation Transformer: show the aggregation up to this step (1 = deepest level)."),
+                                     QStringLiteral("K"));
+    const QCommandLineOption nodeOpt(QStringLiteral("tat-node"),
+                                     QStringLiteral("Tree Aggregation Transformer: the phrase view shows this phrase (q:ID or a:ID, "
+                                                    "post-order node id) instead of the question's root."),
+                                     QStringLiteral("SIDE:ID"));
+    const QCommandLineOption detailOpt(QStringLiteral("pair-detail"),
+                                       QStringLiteral("Below the pair's trees: bridge (default) or phrase (the TAT's phrase view)."),
+                                       QStringLiteral("KIND"));
     cli.addOptions({sentenceOpt, modelOpt, exportOpt, outOpt, formatOpt, dpiOpt, layerOpt, headOpt, attentionOpt, quitOpt, pairsOpt,
-                    systemsOpt, grabOpt, tabOpt, treesOpt});
+                    systemsOpt, grabOpt, tabOpt, treesOpt, stepOpt, nodeOpt, detailOpt});
     cli.process(app);
 
     const bool exporting = cli.isSet(exportOpt);
@@ -219,6 +229,19 @@ int main(int argc, char **argv)
             pairs->tabs()->setCurrentIndex(std::clamp(cli.value(tabOpt).toInt() - 1, 0, 2));
         if (cli.isSet(treesOpt))
             pairs->showConstituencyTrees(cli.value(treesOpt) == QLatin1String("constituency"));
+        if (cli.isSet(detailOpt))
+            pairs->showNodeView(cli.value(detailOpt) == QLatin1String("phrase"));
+        if (cli.isSet(stepOpt) || cli.isSet(nodeOpt)) {
+            // Once the pair is shown (its trees decide the steps and the node ids).
+            const int step = cli.value(stepOpt).toInt();
+            const QString node = cli.value(nodeOpt);
+            QObject::connect(pairs, &treelens::PairWorkbench::pairReady, pairs, [pairs, step, node] {
+                if (step > 0)
+                    pairs->setAggregationStep(step);
+                if (node.contains(QLatin1Char(':')))
+                    pairs->selectTatNode(node.startsWith(QLatin1Char('a')) ? 1 : 0, node.section(QLatin1Char(':'), 1).toInt());
+            });
+        }
         if (cli.isSet(grabOpt)) {
             pairs->resize(1600, 1100);
             const QString out = cli.value(grabOpt);

@@ -24,11 +24,15 @@ struct ViewState {
     /// (Analysis::attentionRelation) instead; takes precedence over weightedAttention
     /// when the analysis has it, ignored otherwise.
     bool relationAttention = false;
+    /// Tree Aggregation Transformer: the level-by-level aggregation shown up to this
+    /// 1-based step (step 1 = the deepest level, the last step = the root); 0 = all
+    /// done. Views of other families ignore it.
+    int aggregationStep = 0;
 
     bool operator==(const ViewState &o) const
     {
         return layer == o.layer && head == o.head && weightedAttention == o.weightedAttention
-            && relationAttention == o.relationAttention
+            && relationAttention == o.relationAttention && aggregationStep == o.aggregationStep
             && focusWord == o.focusWord && threshold == o.threshold;
     }
     bool operator!=(const ViewState &o) const { return !(*this == o); }

@@ -12,10 +12,12 @@
 
 #include "core/encoders/family.h"
 #include "core/encoders/ggsa/ggsaconfig.h"
+#include "core/encoders/tat/tatconfig.h"
 #include "core/model/modelfile.h"
 #include "ui/pairworkbench.h"
 #include "ui/session/jobrunner.h"
 #include "viz/constituencyview.h"
+#include "viz/tatnodeview.h"
 #include "viz/viewexport.h"
 #include "uitestapp.h"
 
@@ -71,7 +73,107 @@ std::string makeModel(const std::string &dir)
     return path;
 }
 
+/// A random-weight Tree Aggregation Transformer over the words of kPairs, with the tag inventory of models trained here.
+std::string makeTatModel(const std::string &dir)
+{
+    TatConfig c;
+    std::vector<std::string> vocab = {"<pad>", "<s>", "</s>", "<unk>", "<mask>"};
+    std::set<std::string> seen;
+    std::string w;
+    for (const char *p = kPairs; *p; ++p) {
+        if (*p == ' ' || *p == '\t' || *p == '\n') {
+            if (!w.empty() && seen.insert(w).second)
+                vocab.push_back(w);
+            w.clear();
+        } else {
+            w += *p;
+        }
+    }
+    c.lmVocab = static_cast<int>(vocab.size());
+    c.tags = static_cast<int>(treelensTatTags().size());
+    ModelFile f;
+    f.configJson = nlohmann::json{{"family", "tree-aggregation-transformer"}, {"task", "pair-ranking"}, {"name", "tiny-tat"},
+                                  {"model", nlohmann::json::parse(c.toJson())}, {"tags", treelensTatTags()},
+                                  {"classes", {"irrelevant", "relevant"}}}
+                       .dump();
+    f.vocab = vocab;
+    const EncoderFamily *family = findEncoderFamily("tree-aggregation-transformer");
+    EXPECT_NE(family, nullptr);
+    auto random = family->randomWeightsLike(f, 5);
+    EXPECT_TRUE(random) << random.message();
+    const std::string path = dir + "/tiny-tat.safetensors";
+    EXPECT_TRUE(saveModelFile(path, *random));
+    return path;
+}
+
 } // namespace
+
+TEST(PairWorkbench, TreeAggregationStepsPhrasesAndTheCorrectWrongComparison)
+{
+    test::uiApp();
+    const std::string dir = ::testing::TempDir();
+    const std::string pairs = dir + "/workbench-tat-pairs.tsv";
+    std::ofstream(pairs) << kPairs;
+    JobRunner jobs;
+    PairWorkbench wb(jobs);
+    wb.setSystems(QString::fromStdString(makeTatModel(dir)), QString());
+    bool scored = false, shown = false;
+    QString error;
+    QObject::connect(&wb, &PairWorkbench::scoresReady, [&] { scored = true; });
+    QObject::connect(&wb, &PairWorkbench::pairReady, [&] { shown = true; });
+    QObject::connect(&wb, &PairWorkbench::failed, [&](const QString &m) { error = m; });
+    wb.openCorpus(QString::fromStdString(pairs));
+    ASSERT_TRUE(waitFor([&] { return scored || !error.isEmpty(); }, 120000)) << error.toStdString();
+    ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+    shown = false;
+    wb.showPair(1); // q1's wrong candidate "hamlet is a danish prince ."
+    ASSERT_TRUE(waitFor([&] { return shown; }, 60000));
+    auto a = wb.pairAnalysis();
+    ASSERT_TRUE(a);
+    ASSERT_EQ(a->family, "tree-aggregation-transformer");
+    // The default comparison: the question's best-scored candidate of the other gold label (pair 0, the only correct one).
+    EXPECT_EQ(wb.comparePair(), 0);
+    // The phrase view shows the question's root in both pairs: same tree, the attention of each pair.
+    const auto &panels = wb.tatNodeView()->panels();
+    ASSERT_EQ(panels.size(), 2u);
+    EXPECT_EQ(panels[0].node.id, panels[1].node.id);
+    EXPECT_EQ(panels[0].node.level, 0);
+    EXPECT_EQ(panels[0].node.length, panels[1].node.length);
+    EXPECT_FALSE(panels[0].node.sem == panels[1].node.sem) << "the LM reads both sentences: the question's attention differs";
+    EXPECT_NE(panels[0].caption.indexOf(QStringLiteral("wrong")), -1);
+    EXPECT_NE(panels[1].caption.indexOf(QStringLiteral("correct")), -1);
+    for (const auto &p : panels)
+        for (const auto &row : p.node.sem) {
+            double sum = 0;
+            for (float w : row)
+                sum += w;
+            EXPECT_NEAR(sum, 1.0, 1e-4);
+        }
+    // A candidate phrase: one panel (the other candidate has another tree).
+    wb.selectTatNode(1, 0);
+    EXPECT_EQ(wb.tatNodeView()->panels().size(), 1u);
+    // Aggregation steps: step 1 is the deepest level; phrases above it wait.
+    auto *question = wb.constituencyView(0);
+    question->finishPendingLayouts();
+    wb.setAggregationStep(1);
+    int current = 0, pending = 0;
+    for (const auto &[id, phase] : question->tatPhrasePhases()) {
+        current += phase == static_cast<int>(TatPhase::Current);
+        pending += phase == static_cast<int>(TatPhase::Pending);
+    }
+    EXPECT_GE(current, 1);
+    EXPECT_GE(pending, 1);
+    EXPECT_NE(question->notes().join(QStringLiteral(" ")).indexOf(QStringLiteral("Aggregation step 1 of")), -1);
+    wb.setAggregationStep(0);
+    for (const auto &[id, phase] : question->tatPhrasePhases())
+        EXPECT_EQ(phase, static_cast<int>(TatPhase::Done));
+    // Play starts at step 1 on the constituency trees.
+    wb.playAggregation(true);
+    EXPECT_EQ(wb.aggregationStep(), 1);
+    wb.playAggregation(false);
+    QString err;
+    EXPECT_TRUE(exportView(*wb.tatNodeView(), QString::fromStdString(dir + "/tat-node.png"), &err, 96)) << err.toStdString();
+}
 
 TEST(PairWorkbench, ScoresRanksAndShowsPairs)
 {

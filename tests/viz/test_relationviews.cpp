@@ -3,6 +3,7 @@
 // man saw a red kite ."), built by core's depTreeFeatures, and hand-set gates and
 // attention whose values the views must show where the README says they belong.
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <QApplication>
@@ -391,4 +392,94 @@ TEST(ConstituencyViewNodeAttention, EdgesCarryThePhrasesAttentionOverTheirChildr
     other->family = "tree-transformer";
     view.setData({s, other});
     EXPECT_TRUE(weights().empty());
+}
+
+TEST(ConstituencyViewNodeAttention, StepsThroughTheAggregationAndNamesEveryWeight)
+{
+    app();
+    auto trees = readPtb("(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))", "t");
+    ASSERT_TRUE(trees);
+    auto s = std::make_shared<Sentence>();
+    for (const char *w : {"The", "cat", "sat", "."}) {
+        Token t;
+        t.text = w;
+        s->tokens.push_back(t);
+    }
+    s->constituency = trees->front();
+    // TAT post-order: NP = 0 (level 1), VP = 1 (level 1), S = 2 (level 0); one head per stream.
+    auto a = std::make_shared<Analysis>();
+    a->family = "tree-aggregation-transformer";
+    a->words = {"The", "cat", "sat", "."};
+    a->tokens = a->words;
+    a->wordToken = {0, 1, 2, 3};
+    a->heads = 2;
+    a->layers = 1;
+    a->nodeAttention = {NodeAttention{0, {-1, -2}, {{0.2f, 0.7f}, {0.6f, 0.1f}}},
+                        NodeAttention{1, {-3}, {{0.9f}, {0.3f}}},
+                        NodeAttention{2, {0, 1, -4}, {{0.05f, 0.5f, 0.4f}, {0.3f, 0.3f, 0.3f}}}};
+    a->gates["tat.node_level"] = NamedArray{{3}, {1, 1, 0}};
+    a->gates["tat.node_span"] = NamedArray{{3, 2}, {0, 2, 2, 3, 0, 4}};
+    a->gates["tat.node_len"] = NamedArray{{3}, {4, 3, 5}};
+    // [N, 1 head, Lmax 5]: start, children, end (0 on padding).
+    a->gates["tat.attn_sem"] = NamedArray{{3, 1, 5}, {0.05f, 0.2f, 0.7f, 0.05f, 0, 0.05f, 0.9f, 0.05f, 0, 0, 0.02f, 0.05f, 0.5f, 0.4f, 0.03f}};
+    a->gates["tat.attn_syn"] = NamedArray{{3, 1, 5}, {0.1f, 0.6f, 0.1f, 0.2f, 0, 0.3f, 0.3f, 0.4f, 0, 0, 0.05f, 0.3f, 0.3f, 0.3f, 0.05f}};
+    a->gates["tat.node_norm_sem"] = NamedArray{{3}, {1.5f, 2.5f, 3.5f}};
+    a->gates["tat.node_norm_syn"] = NamedArray{{3}, {0.5f, 0.25f, 0.125f}};
+
+    // The record as the views read it.
+    auto nodes = tatNodesOf(*a);
+    ASSERT_TRUE(nodes);
+    EXPECT_EQ(nodes->heads, 1);
+    EXPECT_EQ(nodes->maxLevel, 1);
+    EXPECT_EQ(nodes->steps(), 2);
+    EXPECT_EQ(nodes->nodes[2].sem, (std::vector<std::vector<float>>{{0.02f, 0.05f, 0.5f, 0.4f, 0.03f}}));
+    EXPECT_EQ(nodes->nodes[1].syn, (std::vector<std::vector<float>>{{0.3f, 0.3f, 0.4f}}));
+    EXPECT_EQ(tatPositionLabels(*nodes, 2, *s->constituency, {"The", "cat", "sat", "."}),
+              (std::vector<std::string>{"start (S)", "NP The cat", "VP sat", ".", "end (S)"}));
+
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Parser);
+    view.setData({s, a});
+    auto phases = [&] {
+        std::map<int, int> m;
+        for (const auto &[id, phase] : view.tatPhrasePhases())
+            m[id] = phase;
+        return m;
+    };
+    const int done = static_cast<int>(TatPhase::Done), current = static_cast<int>(TatPhase::Current),
+              pending = static_cast<int>(TatPhase::Pending);
+    EXPECT_EQ(phases(), (std::map<int, int>{{0, done}, {1, done}, {2, done}}));
+    auto weightedEdges = [&] {
+        int n = 0;
+        for (QGraphicsItem *item : view.scene()->items())
+            n += item->data(0).toString() == QLatin1String("node-attention");
+        return n;
+    };
+    EXPECT_EQ(weightedEdges(), 6);
+    ViewState st;
+    st.aggregationStep = 1; // the deepest level: NP and VP; S waits, its edges carry no weight yet
+    view.setState(st);
+    EXPECT_EQ(phases(), (std::map<int, int>{{0, current}, {1, current}, {2, pending}}));
+    EXPECT_EQ(weightedEdges(), 3);
+    EXPECT_NE(view.notes().join(QStringLiteral(" ")).indexOf(QStringLiteral("Aggregation step 1 of 2: level 1 (2 phrases")), -1)
+        << view.notes().join(QStringLiteral(" | ")).toStdString();
+    st.aggregationStep = 2;
+    view.setState(st);
+    EXPECT_EQ(phases(), (std::map<int, int>{{0, done}, {1, done}, {2, current}}));
+    EXPECT_EQ(weightedEdges(), 6);
+    // The root's hover names every position and weight of both streams, its level, step and norms.
+    QString hover;
+    for (QGraphicsItem *item : view.scene()->items())
+        if (item->data(2).isValid() && item->data(2).toInt() == 2)
+            hover = item->data(0).toString();
+    EXPECT_NE(hover.indexOf(QStringLiteral("TAT node 2, level 0: aggregated at step 2 of 2")), -1) << hover.toStdString();
+    EXPECT_NE(hover.indexOf(QStringLiteral("semantic head 1: start (S) 0.02 | NP The cat 0.05 | VP sat 0.50 | . 0.40 | end (S) 0.03")), -1)
+        << hover.toStdString();
+    EXPECT_NE(hover.indexOf(QStringLiteral("syntactic head 1: start (S) 0.05 | NP The cat 0.30")), -1) << hover.toStdString();
+    EXPECT_NE(hover.indexOf(QStringLiteral("‖w^e‖ = 3.500, ‖w^n‖ = 0.125")), -1) << hover.toStdString();
+    // Another family ignores the step.
+    auto other = std::make_shared<Analysis>(*a);
+    other->family = "tree-transformer";
+    view.setData({s, other});
+    EXPECT_TRUE(view.tatPhrasePhases().empty());
 }

@@ -5,9 +5,9 @@
 ///
 /// Stage 1, family "tat-lm": masked-LM pre-training of the language-model
 /// stand-in in the pair layout `<s> a </s></s> b </s>`. Units are pairs of
-/// neighbouring sentences of the raw-text corpora (core/training/pretraincorpus.h:
-/// UD EWT train, WordNet glosses and examples, WSJ 0001–0159; a gloss is paired
-/// with its synset's first example) and the (question, candidate) pairs of the
+/// neighbouring sentences (1-2, 3-4, ...) of the raw-text corpora in their order
+/// (core/training/pretraincorpus.h: UD EWT train, WordNet glosses and examples,
+/// WSJ 0001–0159) and the (question, candidate) pairs of the
 /// answer-selection training corpora. BERT masking (15% of the words; 80%
 /// `<mask>`, 10% a random word, 10% kept), a tied decoder (dense, GELU, LayerNorm,
 /// the token table, a bias), loss at the masked positions only; the dev metric

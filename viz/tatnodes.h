@@ -1,0 +1,59 @@
+#pragma once
+/// \file tatnodes.h
+/// The Tree Aggregation Transformer's per-node record as the views read it from
+/// an Analysis (the `tat.*` gates and nodeAttention of core/encoders/tat/tat.h):
+/// each phrase's level, span, sequence length L_v = children + 2, the attention
+/// of its start token over [start; children; end] per head of each stream, and
+/// its node vectors' norms. Also the aggregation schedule of the level-by-level
+/// evaluation (README §6): step 1 aggregates the deepest level, the last step the
+/// root. Plain C++ (no Qt), so that tests can check it without a display.
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/data/analysis.h"
+#include "core/data/constituencytree.h"
+
+namespace treelens {
+
+struct TatNodeRecord {
+    int id = -1;                         ///< post-order id (tatPhraseOrder)
+    int level = 0;                       ///< depth: root 0
+    std::pair<int, int> span{0, 0};      ///< words [start, end)
+    int length = 0;                      ///< L_v: start, children, end
+    std::vector<int> targets;            ///< children: phrase id, or -(word + 1)
+    std::vector<std::vector<float>> sem; ///< [head][position 0 .. L_v - 1]
+    std::vector<std::vector<float>> syn; ///< empty for a semantic-only model
+    float normSem = -1.0f, normSyn = -1.0f; ///< ||w^e||, ||w^n||; -1 when absent
+};
+
+struct TatNodes {
+    int heads = 0;              ///< per stream
+    bool syntactic = true;      ///< the model has the syntactic stream
+    int maxLevel = 0;
+    std::vector<TatNodeRecord> nodes;
+    /// Steps of the aggregation: one per level, deepest first.
+    int steps() const { return maxLevel + 1; }
+    /// The level aggregated at 1-based `step`.
+    int levelAt(int step) const { return maxLevel - (step - 1); }
+};
+
+/// The record of a TAT analysis side (nullopt when it has no tat.* gates).
+std::optional<TatNodes> tatNodesOf(const Analysis &analysis);
+
+/// Where a phrase of `level` stands at 1-based `step` (step <= 0: all done).
+enum class TatPhase { Done, Current, Pending };
+TatPhase tatPhase(const TatNodes &nodes, int level, int step);
+
+/// Names of the positions of node `id`'s sequence: "start (NP)", each child (a
+/// word as itself, a phrase as its label and words, "NP the cat"), "end (NP)".
+/// `tree` is the side's constituency tree, `words` its words.
+std::vector<std::string> tatPositionLabels(const TatNodes &nodes, int id, const ConstituencyTree &tree,
+                                           const std::vector<std::string> &words);
+
+/// The phrase label of node `id` in `tree` ("" when out of range).
+std::string tatNodeLabel(int id, const ConstituencyTree &tree);
+
+} // namespace treelens
