@@ -70,8 +70,11 @@ public:
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const auto &in = batch[i];
             const std::string where = "pair " + std::to_string(i + 1);
-            if (in.secondWords.empty())
+            if (in.secondWords.empty() && in.words.empty())
                 return makeError(where, "a tree-aggregation-transformer reads sentence pairs (question and answer)");
+            if (in.words.empty() || in.secondWords.empty())
+                return makeError(where, std::string("the ") + (in.words.empty() ? "first" : "second") +
+                                            " sentence is empty (a tree-aggregation-transformer reads both sentences of a pair)");
             if (!in.constituency || !in.secondConstituency)
                 return makeError(where, "the tree-aggregation-transformer needs the constituency trees of both sentences "
                                         "(parse them first)");

@@ -278,3 +278,58 @@ TEST(TatVocabulary, ExactThenLowerCaseThenNormalisedThenUnknown)
     EXPECT_EQ(v.id("London", 3), 3);
     EXPECT_EQ(v.ids({"the", "London"}, 3), (std::vector<std::int64_t>{7, 3}));
 }
+
+TEST(TatEncoder, BadPairsAreRefusedNamingThePairAndNothingIsScoredHalfWay)
+{
+    TatConfig c = tinyConfig();
+    c.lmMaxPositions = 16;
+    c.maxLevels = 4;
+    c.tags = static_cast<int>(treelensTatTags().size());
+    std::vector<std::string> vocab = {"<pad>", "<s>", "</s>", "<unk>", "<mask>", "the", "cat", "sat"};
+    c.lmVocab = static_cast<int>(vocab.size());
+    ModelFile f;
+    f.configJson = json{{"family", "tree-aggregation-transformer"}, {"task", "pair-ranking"}, {"name", "tiny"},
+                        {"model", json::parse(c.toJson())}, {"tags", treelensTatTags()}, {"classes", {"irrelevant", "relevant"}}}
+                       .dump();
+    f.vocab = vocab;
+    f.tensors = tat::Net::randomTensors(c, 1);
+    const fs::path path = fs::temp_directory_path() / "treelens-tat-badinput.safetensors";
+    ASSERT_TRUE(saveModelFile(path.string(), f));
+    auto enc = loadEncoder(path.string(), DeviceConfig{});
+    ASSERT_TRUE(enc) << enc.message();
+    auto sentence = [](const std::string &ptb) {
+        auto s = readPtbSentences(ptb, "test");
+        EXPECT_TRUE(s && s->size() == 1) << ptb;
+        return s->front();
+    };
+    const Sentence good = sentence("(S (NP (DT the) (NN cat)) (VP (VBD sat)))");
+    auto refused = [&](EncoderInput bad, const std::string &what) {
+        auto r = (*enc)->analyze({pairEncoderInput(good, good), bad}, AnalyzeOptions{}, nullptr);
+        ASSERT_FALSE(r) << what << ": scored";
+        EXPECT_NE(r.message().find("pair 2"), std::string::npos) << r.message();
+        EXPECT_NE(r.message().find(what), std::string::npos) << r.message();
+    };
+    // A tree that does not cover its sentence's words.
+    EncoderInput uncovered = pairEncoderInput(good, good);
+    uncovered.secondWords.push_back("again");
+    refused(uncovered, "does not cover");
+    // An empty side.
+    EncoderInput empty = pairEncoderInput(good, good);
+    empty.words.clear();
+    refused(empty, "first sentence is empty");
+    // A tree deeper than the level table (4 levels).
+    const Sentence deep = sentence("(S (VP (VBD sat) (PP (IN in) (NP (NP (DT the) (NN box)) (PP (IN on) (NP (DT the) (NN cat)))))))");
+    refused(pairEncoderInput(good, deep), "deep");
+    // A pair longer than the LM's position table (16 positions: 12 words).
+    const Sentence longer = sentence("(S (NP (DT the) (NN cat) (NN cat) (NN cat) (NN cat) (NN cat) (NN cat) (NN cat) (NN cat)) (VP (VBD sat)))");
+    refused(pairEncoderInput(good, longer), "at most 12");
+    // A tag outside the inventory.
+    refused(pairEncoderInput(good, sentence("(S (NP (ZZ the) (NN cat)) (VP (VBD sat)))")), "'ZZ'");
+    // No trees at all.
+    EncoderInput bare = pairEncoderInput(good, good);
+    bare.secondConstituency.reset();
+    refused(bare, "constituency trees");
+    // The good pair alone is scored.
+    EXPECT_TRUE((*enc)->analyze({pairEncoderInput(good, good)}, AnalyzeOptions{}, nullptr));
+    fs::remove(path);
+}
