@@ -37,6 +37,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   model/pickle.cpp
   encoders/treetransformer/induction.cpp
   encoders/treetransformer/vocabulary.cpp
+  training/pairtraining.cpp
   training/pretraincorpus.cpp
   training/recipe.cpp
   training/trainprogress.cpp

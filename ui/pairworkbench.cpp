@@ -51,6 +51,32 @@ namespace {
 
 const QString kGroup = QStringLiteral("pairs");
 const QString kViewGroup = QStringLiteral("pairs-view");
+
+/// One pair through the model (with attention): a pair model reads both sentences; a
+/// single-sentence encoder is run on each side, the second side's analysis under `second`.
+Result<Analysis> analysePair(JobRunner &jobs, const std::string &model, const Sentence &first, const Sentence &second,
+                             const RunControl &control)
+{
+    auto enc = jobs.encoders().get(model, DeviceConfig{});
+    if (!enc)
+        return enc.error();
+    AnalyzeOptions opt;
+    opt.attention = true;
+    if ((*enc)->info().pairInput) {
+        auto r = (*enc)->analyze({pairEncoderInput(first, second)}, opt, &control);
+        if (!r)
+            return r.error();
+        return std::move(r->front());
+    }
+    EncoderInput in{first.words(), first.dependency, first.constituency, {}, {}, {}};
+    EncoderInput other{second.words(), second.dependency, second.constituency, {}, {}, {}};
+    auto r = (*enc)->analyze({in, other}, opt, &control);
+    if (!r)
+        return r.error();
+    Analysis a = std::move((*r)[0]);
+    a.second.push_back(std::move((*r)[1]));
+    return a;
+}
 const QString kIdf = QStringLiteral("idf");
 constexpr int kMaxWords = 250;
 
@@ -775,28 +801,7 @@ void PairWorkbench::showPair(int pair)
     const std::string model = path.toStdString();
     m_jobs.submit<Analysis>(
         JobRunner::Lane::Background, kViewGroup, this,
-        [jobs, model, first, second](const RunControl &control) -> Result<Analysis> {
-            auto enc = jobs->encoders().get(model, DeviceConfig{});
-            if (!enc)
-                return enc.error();
-            AnalyzeOptions opt;
-            opt.attention = true;
-            EncoderInput in{first->words(), first->dependency, first->constituency, {}, {}, {}};
-            if ((*enc)->info().pairInput) {
-                auto r = (*enc)->analyze({pairEncoderInput(*first, *second)}, opt, &control);
-                if (!r)
-                    return r.error();
-                return std::move(r->front());
-            }
-            // A single-sentence encoder on both sides.
-            EncoderInput other{second->words(), second->dependency, second->constituency, {}, {}, {}};
-            auto r = (*enc)->analyze({in, other}, opt, &control);
-            if (!r)
-                return r.error();
-            Analysis a = std::move((*r)[0]);
-            a.second.push_back(std::move((*r)[1]));
-            return a;
-        },
+        [jobs, model, first, second](const RunControl &control) { return analysePair(*jobs, model, *first, *second, control); },
         [this, first, second, gold](quint64, std::shared_ptr<const Analysis> a) {
             m_pairAnalysis = a;
             m_layer->setRange(1, std::max(1, a->layers));
@@ -942,17 +947,7 @@ void PairWorkbench::analyseComparePair()
     const int pair = m_comparePair;
     m_jobs.submit<Analysis>(
         JobRunner::Lane::Background, kViewGroup + QStringLiteral("-compare"), this,
-        [jobs, model, first, second](const RunControl &control) -> Result<Analysis> {
-            auto enc = jobs->encoders().get(model, DeviceConfig{});
-            if (!enc)
-                return enc.error();
-            AnalyzeOptions opt;
-            opt.attention = true;
-            auto r = (*enc)->analyze({pairEncoderInput(*first, *second)}, opt, &control);
-            if (!r)
-                return r.error();
-            return std::move(r->front());
-        },
+        [jobs, model, first, second](const RunControl &control) { return analysePair(*jobs, model, *first, *second, control); },
         [this, pair](quint64, std::shared_ptr<const Analysis> a) {
             if (pair == m_comparePair)
                 m_compareAnalysis = a;

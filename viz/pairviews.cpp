@@ -155,11 +155,7 @@ void drawBars(QPainter &p, const Row &row, const std::vector<double> &values, do
 
 // ------------------------------------------------------------------ PairBridgeView
 
-PairBridgeView::PairBridgeView(QWidget *parent) : QWidget(parent)
-{
-    setBackgroundRole(QPalette::Base);
-    setAutoFillBackground(true);
-}
+PairBridgeView::PairBridgeView(QWidget *parent) : PaintedExportView(parent) {}
 
 void PairBridgeView::setAnalysis(std::shared_ptr<const Analysis> analysis, const QString &caption)
 {
@@ -176,12 +172,6 @@ void PairBridgeView::setState(const ViewState &state)
     update();
 }
 
-QSizeF PairBridgeView::exportSize() const
-{
-    const QSize s = sizeHint();
-    return QSizeF(s.width() * 0.75, s.height() * 0.75);
-}
-
 QSize PairBridgeView::sizeHint() const
 {
     QFontMetricsF fm(font());
@@ -193,26 +183,6 @@ QSize PairBridgeView::sizeHint() const
     }
     const double h = 40 + kArcSpace + kWordHeight + kBarSpace + kBridge + kBarSpace + kWordHeight + kArcSpace + 40;
     return QSize(static_cast<int>(w), static_cast<int>(h));
-}
-
-void PairBridgeView::paintEvent(QPaintEvent *)
-{
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    paint(p, size());
-}
-
-void PairBridgeView::renderTo(QPainter *painter, const QRectF &target)
-{
-    const QSize s = sizeHint();
-    painter->save();
-    painter->translate(target.topLeft());
-    painter->scale(target.width() / s.width(), target.height() / s.height());
-    painter->fillRect(QRectF(QPointF(0, 0), QSizeF(s)), Qt::white);
-    painter->setRenderHint(QPainter::Antialiasing);
-    painter->setFont(font());
-    paint(*painter, s);
-    painter->restore();
 }
 
 void PairBridgeView::paint(QPainter &p, const QSizeF &size) const

@@ -30,7 +30,7 @@ class QCustomPlot;
 
 namespace treelens {
 
-class PairBridgeView : public QWidget, public ExportableView {
+class PairBridgeView : public PaintedExportView {
     Q_OBJECT
 public:
     explicit PairBridgeView(QWidget *parent = nullptr);
@@ -38,16 +38,13 @@ public:
     void setAnalysis(std::shared_ptr<const Analysis> analysis, const QString &caption);
     void setState(const ViewState &state);
 
-    QSizeF exportSize() const override;
-    void renderTo(QPainter *painter, const QRectF &target) override;
     QString exportName() const override { return QStringLiteral("pair-bridge"); }
     QSize sizeHint() const override;
 
 protected:
-    void paintEvent(QPaintEvent *event) override;
+    void paint(QPainter &p, const QSizeF &size) const override;
 
 private:
-    void paint(QPainter &p, const QSizeF &size) const;
     std::shared_ptr<const Analysis> m_analysis;
     QString m_caption;
     ViewState m_state;

@@ -37,10 +37,8 @@ double panelHeight(const TatNodeView::Panel &p)
 
 } // namespace
 
-TatNodeView::TatNodeView(QWidget *parent) : QWidget(parent)
+TatNodeView::TatNodeView(QWidget *parent) : PaintedExportView(parent)
 {
-    setBackgroundRole(QPalette::Base);
-    setAutoFillBackground(true);
     m_hint = tr("A Tree Aggregation Transformer's pair: click a phrase of either tree.");
 }
 
@@ -75,32 +73,6 @@ QSize TatNodeView::sizeHint() const
         h += kMargin;
     }
     return QSize(static_cast<int>(std::ceil(w)), static_cast<int>(std::ceil(h)));
-}
-
-QSizeF TatNodeView::exportSize() const
-{
-    const QSize s = sizeHint();
-    return QSizeF(s.width() * 0.75, s.height() * 0.75);
-}
-
-void TatNodeView::paintEvent(QPaintEvent *)
-{
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    paint(p, size());
-}
-
-void TatNodeView::renderTo(QPainter *painter, const QRectF &target)
-{
-    const QSize s = sizeHint();
-    painter->save();
-    painter->translate(target.topLeft());
-    painter->scale(target.width() / s.width(), target.height() / s.height());
-    painter->fillRect(QRectF(QPointF(0, 0), QSizeF(s)), Qt::white);
-    painter->setRenderHint(QPainter::Antialiasing);
-    painter->setFont(font());
-    paint(*painter, s);
-    painter->restore();
 }
 
 void TatNodeView::paint(QPainter &p, const QSizeF &size) const

@@ -18,7 +18,7 @@
 
 namespace treelens {
 
-class TatNodeView : public QWidget, public ExportableView {
+class TatNodeView : public PaintedExportView {
     Q_OBJECT
 public:
     struct Panel {
@@ -34,16 +34,13 @@ public:
     void clear(const QString &hint);
     const std::vector<Panel> &panels() const { return m_panels; }
 
-    QSizeF exportSize() const override;
-    void renderTo(QPainter *painter, const QRectF &target) override;
     QString exportName() const override { return QStringLiteral("tat-node"); }
     QSize sizeHint() const override;
 
 protected:
-    void paintEvent(QPaintEvent *event) override;
+    void paint(QPainter &p, const QSizeF &size) const override;
 
 private:
-    void paint(QPainter &p, const QSizeF &size) const;
     QString m_title, m_hint;
     std::vector<Panel> m_panels;
 };

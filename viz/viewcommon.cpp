@@ -1,5 +1,7 @@
 #include "viz/viewcommon.h"
 
+#include <QPainter>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -166,4 +168,36 @@ QColor noteColor() { return QColor(0xa0, 0x4a, 0x00); }
 
 namespace treelens {
 QString qcustomplotVersion() { return QStringLiteral(QCUSTOMPLOT_VERSION_STR); }
+PaintedExportView::PaintedExportView(QWidget *parent) : QWidget(parent)
+{
+    setBackgroundRole(QPalette::Base);
+    setAutoFillBackground(true);
+}
+
+QSizeF PaintedExportView::exportSize() const
+{
+    const QSize s = sizeHint();
+    return QSizeF(s.width() * 0.75, s.height() * 0.75);
+}
+
+void PaintedExportView::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    paint(p, size());
+}
+
+void PaintedExportView::renderTo(QPainter *painter, const QRectF &target)
+{
+    const QSize s = sizeHint();
+    painter->save();
+    painter->translate(target.topLeft());
+    painter->scale(target.width() / s.width(), target.height() / s.height());
+    painter->fillRect(QRectF(QPointF(0, 0), QSizeF(s)), Qt::white);
+    painter->setRenderHint(QPainter::Antialiasing);
+    painter->setFont(font());
+    paint(*painter, s);
+    painter->restore();
+}
+
 } // namespace treelens

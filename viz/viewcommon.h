@@ -11,6 +11,7 @@
 #include <QRectF>
 #include <QSizeF>
 #include <QString>
+#include <QWidget>
 
 #include "core/data/analysis.h"
 #include "core/data/sentence.h"
@@ -98,6 +99,20 @@ public:
     virtual void renderTo(QPainter *painter, const QRectF &target) = 0;
     /// A short name used in file names and titles ("constituency", "prior", ...).
     virtual QString exportName() const = 0;
+};
+
+/// A widget that paints itself with QPainter at its size hint (in pixels, exported
+/// at 0.75 pt per pixel): the screen and every export draw through one paint().
+class PaintedExportView : public QWidget, public ExportableView {
+public:
+    explicit PaintedExportView(QWidget *parent = nullptr);
+    QSizeF exportSize() const override;
+    void renderTo(QPainter *painter, const QRectF &target) override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    /// Draws the content into a `size` area at the origin.
+    virtual void paint(QPainter &p, const QSizeF &size) const = 0;
 };
 
 } // namespace treelens

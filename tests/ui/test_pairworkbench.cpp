@@ -32,6 +32,24 @@ const char *kPairs = "q1\twho wrote hamlet ?\tshakespeare wrote hamlet in 1600 .
                      "q2\twhere is paris ?\tparis is the capital of france .\t1\n"
                      "q2\twhere is paris ?\tthe city has many museums .\t0\n";
 
+/// The distinct fields' words of kPairs in order of first appearance.
+std::vector<std::string> pairWords()
+{
+    std::vector<std::string> words;
+    std::set<std::string> seen;
+    std::string w;
+    for (const char *p = kPairs; *p; ++p) {
+        if (*p == ' ' || *p == '\t' || *p == '\n') {
+            if (!w.empty() && seen.insert(w).second)
+                words.push_back(w);
+            w.clear();
+        } else {
+            w += *p;
+        }
+    }
+    return words;
+}
+
 /// A random-weight iGGSA model over the words of kPairs (its scores mean nothing; the workbench does not care).
 std::string makeModel(const std::string &dir)
 {
@@ -46,17 +64,9 @@ std::string makeModel(const std::string &dir)
     c.interaction = true;
     c.composition = "attention";
     std::vector<std::string> vocab = {"<pad>", "<unk>"};
-    std::set<std::string> seen;
-    std::string w;
-    for (const char *p = kPairs; *p; ++p) {
-        if (*p == ' ' || *p == '\t' || *p == '\n') {
-            if (!w.empty() && !(w.size() == 1 && std::isdigit(static_cast<unsigned char>(w[0]))) && seen.insert(w).second)
-                vocab.push_back(w);
-            w.clear();
-        } else {
-            w += *p;
-        }
-    }
+    for (const auto &w : pairWords())
+        if (!(w.size() == 1 && std::isdigit(static_cast<unsigned char>(w[0]))))
+            vocab.push_back(w);
     c.vocabSize = static_cast<int>(vocab.size());
     ModelFile f;
     f.configJson = nlohmann::json{{"family", "ggsa"}, {"task", "answer-selection"}, {"name", "tiny-iggsa"},
@@ -78,17 +88,8 @@ std::string makeTatModel(const std::string &dir)
 {
     TatConfig c;
     std::vector<std::string> vocab = {"<pad>", "<s>", "</s>", "<unk>", "<mask>"};
-    std::set<std::string> seen;
-    std::string w;
-    for (const char *p = kPairs; *p; ++p) {
-        if (*p == ' ' || *p == '\t' || *p == '\n') {
-            if (!w.empty() && seen.insert(w).second)
-                vocab.push_back(w);
-            w.clear();
-        } else {
-            w += *p;
-        }
-    }
+    for (const auto &w : pairWords())
+        vocab.push_back(w);
     c.lmVocab = static_cast<int>(vocab.size());
     c.tags = static_cast<int>(treelensTatTags().size());
     ModelFile f;

@@ -340,11 +340,11 @@ TEST(DependencyViewRelationMode, PlainAttentionIsTheSelectedMatrixToo)
 // The Tree Aggregation Transformer's node attention on the constituency view's
 // edges: each phrase -> child edge carries the weight of the selected head
 // (hand-set), children found by the TAT's post-order phrase ids.
-TEST(ConstituencyViewNodeAttention, EdgesCarryThePhrasesAttentionOverTheirChildren)
+/// "The cat sat ." with its tree, and a TAT analysis of it: node attention of 2 heads (one per stream).
+std::pair<std::shared_ptr<Sentence>, std::shared_ptr<Analysis>> tatCatSat()
 {
-    app();
     auto trees = readPtb("(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))", "t");
-    ASSERT_TRUE(trees);
+    EXPECT_TRUE(trees);
     auto s = std::make_shared<Sentence>();
     for (const char *w : {"The", "cat", "sat", "."}) {
         Token t;
@@ -352,7 +352,6 @@ TEST(ConstituencyViewNodeAttention, EdgesCarryThePhrasesAttentionOverTheirChildr
         s->tokens.push_back(t);
     }
     s->constituency = trees->front();
-    // TAT post-order: NP = 0, VP = 1, S = 2. Weights per head: 2 heads x children.
     auto a = std::make_shared<Analysis>();
     a->family = "tree-aggregation-transformer";
     a->words = {"The", "cat", "sat", "."};
@@ -363,6 +362,14 @@ TEST(ConstituencyViewNodeAttention, EdgesCarryThePhrasesAttentionOverTheirChildr
     a->nodeAttention = {NodeAttention{0, {-1, -2}, {{0.2f, 0.7f}, {0.6f, 0.1f}}},
                         NodeAttention{1, {-3}, {{0.9f}, {0.3f}}},
                         NodeAttention{2, {0, 1, -4}, {{0.05f, 0.5f, 0.4f}, {0.3f, 0.3f, 0.3f}}}};
+    return {s, a};
+}
+
+TEST(ConstituencyViewNodeAttention, EdgesCarryThePhrasesAttentionOverTheirChildren)
+{
+    app();
+    auto [s, a] = tatCatSat();
+    // TAT post-order: NP = 0, VP = 1, S = 2. Weights per head: 2 heads x children.
     ConstituencyView view;
     view.setMode(ConstituencyView::Mode::Parser);
     view.setData({s, a});
@@ -397,26 +404,8 @@ TEST(ConstituencyViewNodeAttention, EdgesCarryThePhrasesAttentionOverTheirChildr
 TEST(ConstituencyViewNodeAttention, StepsThroughTheAggregationAndNamesEveryWeight)
 {
     app();
-    auto trees = readPtb("(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))", "t");
-    ASSERT_TRUE(trees);
-    auto s = std::make_shared<Sentence>();
-    for (const char *w : {"The", "cat", "sat", "."}) {
-        Token t;
-        t.text = w;
-        s->tokens.push_back(t);
-    }
-    s->constituency = trees->front();
+    auto [s, a] = tatCatSat();
     // TAT post-order: NP = 0 (level 1), VP = 1 (level 1), S = 2 (level 0); one head per stream.
-    auto a = std::make_shared<Analysis>();
-    a->family = "tree-aggregation-transformer";
-    a->words = {"The", "cat", "sat", "."};
-    a->tokens = a->words;
-    a->wordToken = {0, 1, 2, 3};
-    a->heads = 2;
-    a->layers = 1;
-    a->nodeAttention = {NodeAttention{0, {-1, -2}, {{0.2f, 0.7f}, {0.6f, 0.1f}}},
-                        NodeAttention{1, {-3}, {{0.9f}, {0.3f}}},
-                        NodeAttention{2, {0, 1, -4}, {{0.05f, 0.5f, 0.4f}, {0.3f, 0.3f, 0.3f}}}};
     a->gates["tat.node_level"] = NamedArray{{3}, {1, 1, 0}};
     a->gates["tat.node_span"] = NamedArray{{3, 2}, {0, 2, 2, 3, 0, 4}};
     a->gates["tat.node_len"] = NamedArray{{3}, {4, 3, 5}};

@@ -22,6 +22,7 @@
 #include "core/formats/plaintext.h"
 #include "core/model/modelfile.h"
 #include "core/parsing/parser.h"
+#include "core/training/pairtraining.h"
 #include "core/training/trainer.h"
 
 namespace treelens {
@@ -332,11 +333,7 @@ public:
     Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &) override
     {
         if (m_orderEpoch != epoch) {
-            m_order.resize(m_train.size());
-            for (std::size_t i = 0; i < m_order.size(); ++i)
-                m_order[i] = static_cast<int>(i);
-            std::mt19937_64 rng(m_recipe.seed * 1000003ULL + static_cast<unsigned>(epoch));
-            std::shuffle(m_order.begin(), m_order.end(), rng);
+            m_order = training::epochOrder(m_train.size(), m_recipe.seed, epoch);
             m_orderEpoch = epoch;
         }
         const long begin = batch * m_recipe.batchSize,

@@ -17,6 +17,7 @@
 #include "core/eval/paireval.h"
 #include "core/formats/pairs.h"
 #include "core/model/modelfile.h"
+#include "core/training/pairtraining.h"
 #include "core/training/trainer.h"
 
 namespace treelens {
@@ -79,26 +80,6 @@ Status validateRecipe(const TrainRecipe &r)
     return {};
 }
 
-Result<PairCorpus> readAll(const std::vector<std::string> &paths)
-{
-    PairCorpus all;
-    for (const auto &p : paths) {
-        auto c = readPairCorpus(p);
-        if (!c)
-            return c.error();
-        if (c->task != kRankingTask)
-            return makeError(p, "not a ranking corpus (GGSA ranks candidate answers)");
-        all.task = c->task;
-        all.labels = c->labels;
-        all.source += (all.source.empty() ? "" : ", ") + p;
-        for (auto &pair : c->pairs) {
-            pair.group = p + "#" + pair.group; // groups of different files never merge
-            all.pairs.push_back(std::move(pair));
-        }
-    }
-    return all;
-}
-
 std::vector<std::string> lowerWords(const Sentence &s)
 {
     std::vector<std::string> w;
@@ -120,12 +101,12 @@ public:
         if (!opts)
             return opts.error();
         m_options = *opts;
-        auto train = readAll(recipe.data.train);
+        auto train = training::readRankingCorpora(recipe.data.train, "GGSA");
         if (!train)
             return train.error();
         m_train = std::move(*train);
         if (!recipe.data.dev.empty()) {
-            auto dev = readAll(recipe.data.dev);
+            auto dev = training::readRankingCorpora(recipe.data.dev, "GGSA");
             if (!dev)
                 return dev.error();
             m_dev = std::move(*dev);
@@ -293,13 +274,9 @@ public:
         if (!eval)
             return eval.error();
         d.value = eval->map;
-        d.detailsJson = json{{"map", eval->map}, {"mrr", eval->mrr}, {"p_at_1", eval->precisionAt1},
-                             {"questions", eval->groupsUsed}}
-                            .dump();
-        char buf[128];
-        std::snprintf(buf, sizeof buf, "dev MAP %.4f MRR %.4f P@1 %.4f (%d questions)", eval->map, eval->mrr,
-                      eval->precisionAt1, eval->groupsUsed);
-        d.summary = buf;
+        const auto text = training::rankingDevText(*eval);
+        d.detailsJson = text.json;
+        d.summary = text.summary;
         return d;
     }
 
@@ -360,30 +337,16 @@ private:
 
     void buildTriples()
     {
-        std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> groups;
-        std::vector<std::string> order;
-        for (std::size_t i = 0; i < m_train.pairs.size(); ++i) {
-            const auto &p = m_train.pairs[i];
-            if (!groups.count(p.group))
-                order.push_back(p.group);
-            auto &g = groups[p.group];
-            (p.label == "1" ? g.first : g.second).push_back(static_cast<int>(i));
-        }
-        for (const auto &name : order)
-            for (int pos : groups[name].first)
-                for (int neg : groups[name].second)
-                    m_triples.push_back({pos, neg});
+        std::vector<int> all(m_train.pairs.size());
+        for (std::size_t i = 0; i < all.size(); ++i)
+            all[i] = static_cast<int>(i);
+        m_triples = training::rankingTriples(m_train, all);
     }
 
     const std::vector<int> &orderFor(int epoch)
     {
         if (m_orderEpoch != epoch) {
-            const std::size_t n = m_options.loss == "pointwise" ? m_train.pairs.size() : m_triples.size();
-            m_order.resize(n);
-            for (std::size_t i = 0; i < n; ++i)
-                m_order[i] = static_cast<int>(i);
-            std::mt19937_64 rng(m_recipe.seed * 1000003ULL + static_cast<unsigned>(epoch));
-            std::shuffle(m_order.begin(), m_order.end(), rng);
+            m_order = training::epochOrder(m_options.loss == "pointwise" ? m_train.pairs.size() : m_triples.size(), m_recipe.seed, epoch);
             m_orderEpoch = epoch;
         }
         return m_order;

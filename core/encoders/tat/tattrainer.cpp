@@ -20,6 +20,7 @@
 #include "core/parsing/pairparsing.h"
 #include "core/parsing/parser.h"
 #include "core/training/pretraincorpus.h"
+#include "core/training/pairtraining.h"
 #include "core/training/trainer.h"
 
 namespace treelens {
@@ -31,26 +32,6 @@ namespace {
 
 constexpr const char *kFamily = "tree-aggregation-transformer";
 constexpr const char *kMaskToken = "<mask>";
-
-Result<PairCorpus> readRankingCorpora(const std::vector<std::string> &paths)
-{
-    PairCorpus all;
-    for (const auto &p : paths) {
-        auto c = readPairCorpus(p);
-        if (!c)
-            return c.error();
-        if (c->task != kRankingTask)
-            return makeError(p, "not a ranking corpus (the TAT ranks candidate answers)");
-        all.task = c->task;
-        all.labels = c->labels;
-        all.source += (all.source.empty() ? "" : ", ") + p;
-        for (auto &pair : c->pairs) {
-            pair.group = p + "#" + pair.group; // groups of different files never merge
-            all.pairs.push_back(std::move(pair));
-        }
-    }
-    return all;
-}
 
 std::vector<std::string> wordsOf(const Sentence &s)
 {
@@ -204,7 +185,7 @@ public:
         for (std::size_t i = 0; i + 1 < sentences.size(); i += 2)
             textPairs.push_back({sentences[i], sentences[i + 1]});
         std::size_t answerPairs = 0;
-        auto pairs = readRankingCorpora(stringList(data, "pairs"));
+        auto pairs = training::readRankingCorpora(stringList(data, "pairs"), "the TAT");
         if (!pairs)
             return pairs.error();
         for (const auto &p : pairs->pairs) {
@@ -215,7 +196,7 @@ public:
             return makeError("recipe", "no training text: name ud_train, wordnet_dir, ptb_dir or pairs under data");
         std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> devPairs;
         if (!recipe.data.dev.empty()) {
-            auto dev = readRankingCorpora(recipe.data.dev);
+            auto dev = training::readRankingCorpora(recipe.data.dev, "the TAT");
             if (!dev)
                 return dev.error();
             for (const auto &p : dev->pairs) {
@@ -360,7 +341,7 @@ public:
         const std::size_t end = std::min(order.size(), begin + m_recipe.batchSize);
         std::vector<const LmUnit *> units;
         for (std::size_t i = begin; i < end; ++i)
-            units.push_back(&m_units[order[i]]);
+            units.push_back(&m_units[static_cast<std::size_t>(order[i])]);
         m_net->setTraining(true);
         auto [loss, count] = mlmLoss(units, rng);
         m_net->setTraining(false);
@@ -466,14 +447,10 @@ private:
         return {loss, static_cast<double>(targets.size())};
     }
 
-    const std::vector<std::size_t> &orderFor(int epoch)
+    const std::vector<int> &orderFor(int epoch)
     {
         if (m_orderEpoch != epoch) {
-            m_order.resize(m_units.size());
-            for (std::size_t i = 0; i < m_order.size(); ++i)
-                m_order[i] = i;
-            std::mt19937_64 rng(m_recipe.seed * 1000003ULL + static_cast<unsigned>(epoch));
-            std::shuffle(m_order.begin(), m_order.end(), rng);
+            m_order = training::epochOrder(m_units.size(), m_recipe.seed, epoch);
             m_orderEpoch = epoch;
         }
         return m_order;
@@ -490,7 +467,7 @@ private:
     TorchParameters m_head;
     TensorMap m_headInit;
     std::vector<LmUnit> m_units, m_devUnits;
-    std::vector<std::size_t> m_order;
+    std::vector<int> m_order;
     int m_orderEpoch = -1;
     json m_summary;
 };
@@ -618,7 +595,7 @@ public:
         auto parser = createParser(ParserConfig{});
         if (!parser)
             return parser.error();
-        auto train = readRankingCorpora(recipe.data.train);
+        auto train = training::readRankingCorpora(recipe.data.train, "the TAT");
         if (!train)
             return train.error();
         if (auto u = parsePairCorpus(*train, **parser); !u)
@@ -626,7 +603,7 @@ public:
         m_train = std::move(*train);
         m_trainInputs = inputsOf(m_train, m_trainDropped);
         if (!recipe.data.dev.empty()) {
-            auto dev = readRankingCorpora(recipe.data.dev);
+            auto dev = training::readRankingCorpora(recipe.data.dev, "the TAT");
             if (!dev)
                 return dev.error();
             if (auto u = parsePairCorpus(*dev, **parser); !u)
@@ -637,7 +614,7 @@ public:
         for (std::size_t i = 0; i < m_trainInputs.size(); ++i)
             if (m_trainInputs[i])
                 m_trainIndex.push_back(static_cast<int>(i));
-        buildTriples();
+        m_triples = training::rankingTriples(m_train, m_trainIndex);
         long parameters = 0;
         for (const auto &[name, t] : m_net->named())
             parameters += t.numel();
@@ -729,13 +706,9 @@ public:
         if (!eval)
             return eval.error();
         d.value = eval->map;
-        d.detailsJson = json{{"map", eval->map}, {"mrr", eval->mrr}, {"p_at_1", eval->precisionAt1},
-                             {"questions", eval->groupsUsed}}
-                            .dump();
-        char buf[128];
-        std::snprintf(buf, sizeof buf, "dev MAP %.4f MRR %.4f P@1 %.4f (%d questions)", eval->map, eval->mrr,
-                      eval->precisionAt1, eval->groupsUsed);
-        d.summary = buf;
+        const auto text = training::rankingDevText(*eval);
+        d.detailsJson = text.json;
+        d.summary = text.summary;
         return d;
     }
 
@@ -798,32 +771,10 @@ private:
         return out;
     }
 
-    void buildTriples()
-    {
-        std::map<std::string, std::pair<std::vector<int>, std::vector<int>>> groups;
-        std::vector<std::string> order;
-        for (int i : m_trainIndex) {
-            const auto &p = m_train.pairs[static_cast<std::size_t>(i)];
-            if (!groups.count(p.group))
-                order.push_back(p.group);
-            auto &g = groups[p.group];
-            (p.label == "1" ? g.first : g.second).push_back(i);
-        }
-        for (const auto &name : order)
-            for (int pos : groups[name].first)
-                for (int neg : groups[name].second)
-                    m_triples.push_back({pos, neg});
-    }
-
     const std::vector<int> &orderFor(int epoch)
     {
         if (m_orderEpoch != epoch) {
-            const std::size_t n = m_options.loss == "pointwise" ? m_trainIndex.size() : m_triples.size();
-            m_order.resize(n);
-            for (std::size_t i = 0; i < n; ++i)
-                m_order[i] = static_cast<int>(i);
-            std::mt19937_64 rng(m_recipe.seed * 1000003ULL + static_cast<unsigned>(epoch));
-            std::shuffle(m_order.begin(), m_order.end(), rng);
+            m_order = training::epochOrder(m_options.loss == "pointwise" ? m_trainIndex.size() : m_triples.size(), m_recipe.seed, epoch);
             m_orderEpoch = epoch;
         }
         return m_order;
