@@ -6,7 +6,7 @@
 // Random weights of the planned shipped size (LM 4 x 128, TAT d_sem = d_syn = 64,
 // 4 heads per stream). Also pairs/s of the level-batched model on 1 and 2 threads.
 // Prints one JSON object. See docs/tree-aggregation-transformer.md.
-//   bench_tat --wikiqa DIR [--batch 64] [--reps 3] [--pairs 0 (all)]
+//   bench_tat --wikiqa DIR [--model tat-en-wikiqa.safetensors] [--batch 64] [--reps 3] [--pairs 0 (all)]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +21,7 @@
 #include "core/base/strings.h"
 #include "core/encoders/tat/tatnet.h"
 #include "core/formats/pairs.h"
+#include "core/model/modelfile.h"
 #include "core/parsing/pairparsing.h"
 #include "core/parsing/parser.h"
 #include "core/runtime/device.h"
@@ -33,7 +34,7 @@ using bench::seconds;
 
 int main(int argc, char **argv)
 {
-    std::string wikiqa;
+    std::string wikiqa, modelPath;
     int batch = 64, reps = 3, limit = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string k = argv[i], v = argv[i + 1];
@@ -41,13 +42,14 @@ int main(int argc, char **argv)
         else if (k == "--batch") batch = std::atoi(v.c_str());
         else if (k == "--reps") reps = std::atoi(v.c_str());
         else if (k == "--pairs") limit = std::atoi(v.c_str());
+        else if (k == "--model") modelPath = v;
         else {
             std::fprintf(stderr, "unknown option %s\n", k.c_str());
             return 2;
         }
     }
     if (wikiqa.empty() || batch < 1 || reps < 1) {
-        std::fprintf(stderr, "usage: bench_tat --wikiqa DIR [--batch 64] [--reps 3] [--pairs N]\n");
+        std::fprintf(stderr, "usage: bench_tat --wikiqa DIR [--model M] [--batch 64] [--reps 3] [--pairs N]\n");
         return 2;
     }
     auto corpus = readPairCorpus(wikiqa);
@@ -68,37 +70,45 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "%s\n", unparsed.message().c_str());
     });
 
-    TatConfig c;
-    c.lmVocab = 16000;
-    c.lmDModel = 128;
-    c.lmLayers = 4;
-    c.lmHeads = 4;
-    c.lmDFF = 512;
-    c.lmMaxPositions = 512;
-    c.dSem = c.dSyn = 64;
-    c.dSynEmb = 32;
-    c.heads = 4;
-    c.dFFSem = c.dFFSyn = 128;
-    c.maxSpanPositions = 64;
-    c.maxLevels = 64;
+    // The shipped model (--model), or random weights at its size.
+    TatConfig c = treelensTatConfig(16000);
     auto tags = TatTags::fromLabels(treelensTatTags(), "tags");
-    c.tags = static_cast<int>(tags->labels().size());
     TensorMap weights;
-    torch::manual_seed(1);
-    for (const auto &[name, shape] : tat::Net::parameterShapes(c)) {
-        auto t = torch::randn(shape) * 0.1;
-        std::vector<float> v(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
-        weights[name] = TensorData::fromFloat(shape, v);
+    std::vector<std::string> vocab;
+    if (!modelPath.empty()) {
+        auto file = loadModelFile(modelPath);
+        if (!file) {
+            std::fprintf(stderr, "%s\n", file.message().c_str());
+            return 1;
+        }
+        const auto j = nlohmann::json::parse(file->configJson);
+        auto cfg = TatConfig::fromJson(j.at("model").dump());
+        tags = TatTags::fromLabels(j.at("tags").get<std::vector<std::string>>(), modelPath);
+        if (!cfg || !tags) {
+            std::fprintf(stderr, "%s: not a tree-aggregation-transformer model\n", modelPath.c_str());
+            return 1;
+        }
+        c = *cfg;
+        weights = file->tensors;
+        vocab = file->vocab;
+    } else {
+        weights = tat::Net::randomTensors(c, 1);
+        for (int i = 0; i < c.lmVocab; ++i)
+            vocab.push_back(i < 5 ? std::string("<special>") : "w" + std::to_string(i));
     }
-    auto net = tat::Net::fromTensors(c, weights, torch::Device(torch::kCPU), "random");
+    auto net = tat::Net::fromTensors(c, weights, torch::Device(torch::kCPU), modelPath.empty() ? "random" : modelPath);
     if (!net) {
         std::fprintf(stderr, "%s\n", net.message().c_str());
         return 1;
     }
+    // Random weights: words hashed onto the table; the shipped model: its own lookup.
+    const TatVocabulary lookup(vocab);
     auto ids = [&](const std::vector<std::string> &words) {
+        if (!modelPath.empty())
+            return lookup.ids(words, c.unkId);
         std::vector<std::int64_t> v;
         for (const auto &w : words)
-            v.push_back(4 + static_cast<std::int64_t>(std::hash<std::string>{}(toLowerAscii(w)) % static_cast<std::size_t>(c.lmVocab - 4)));
+            v.push_back(5 + static_cast<std::int64_t>(std::hash<std::string>{}(toLowerAscii(w)) % static_cast<std::size_t>(c.lmVocab - 5)));
         return v;
     };
     std::vector<tat::PairInput> pairs;
@@ -162,7 +172,11 @@ int main(int argc, char **argv)
         {"parse_seconds", parseSeconds},
         {"batch", batch},
         {"reps", reps},
-        {"model", {{"lm", "4 x 128, 4 heads, ff 512"}, {"tat", "d_sem = d_syn = 64, 4 heads per stream, ff 128"}, {"weights", "random"}}},
+        {"model", {{"lm", std::to_string(c.lmLayers) + " x " + std::to_string(c.lmDModel) + ", " + std::to_string(c.lmHeads) +
+                              " heads, ff " + std::to_string(c.lmDFF)},
+                   {"tat", "d_sem " + std::to_string(c.dSem) + ", d_syn " + std::to_string(c.dSyn) + ", " + std::to_string(c.heads) +
+                               " heads per stream, ff " + std::to_string(c.dFFSem)},
+                   {"weights", modelPath.empty() ? std::string("random") : modelPath}}},
         {"layer_calls", {{"level_batched", levelCalls}, {"node_by_node", nodeCalls}}},
         {"seconds_median", {{"level_batched_1_thread", median(level1)}, {"node_by_node_1_thread", median(node1)}, {"level_batched_2_threads", median(level2)}}},
         {"pairs_per_second", {{"level_batched_1_thread", n / median(level1)}, {"node_by_node_1_thread", n / median(node1)}, {"level_batched_2_threads", n / median(level2)}}},

@@ -59,9 +59,14 @@ std::vector<int> epochOrder(std::size_t n, unsigned seed, int epoch)
     return order;
 }
 
-RankingDevText rankingDevText(const RankingEval &e)
+Result<RankingDev> rankingDev(const PairCorpus &dev, const std::vector<double> &scores)
 {
-    RankingDevText t;
+    auto eval = evaluateRanking(dev, scores);
+    if (!eval)
+        return eval.error();
+    const RankingEval &e = *eval;
+    RankingDev t;
+    t.value = e.map;
     t.json = nlohmann::json{{"map", e.map}, {"mrr", e.mrr}, {"p_at_1", e.precisionAt1}, {"questions", e.groupsUsed}}.dump();
     char buf[128];
     std::snprintf(buf, sizeof buf, "dev MAP %.4f MRR %.4f P@1 %.4f (%d questions)", e.map, e.mrr, e.precisionAt1, e.groupsUsed);

@@ -28,10 +28,12 @@ std::vector<std::pair<int, int>> rankingTriples(const PairCorpus &corpus, const 
 /// epoch e depends only on (seed, e, k), as core/training/trainer.h requires).
 std::vector<int> epochOrder(std::size_t n, unsigned seed, int epoch);
 
-/// The dev report of a ranking evaluation: JSON details and the progress line.
-struct RankingDevText {
+/// The dev report of scores on a ranking corpus (clean protocol): MAP as the
+/// value, JSON details and the progress line.
+struct RankingDev {
+    double value = 0.0;
     std::string json, summary;
 };
-RankingDevText rankingDevText(const RankingEval &eval);
+Result<RankingDev> rankingDev(const PairCorpus &dev, const std::vector<double> &scores);
 
 } // namespace treelens::training

@@ -19,6 +19,19 @@ namespace treelens::training {
 
 using nlohmann::json;
 
+std::string snapshotTrainingJson(const SnapshotInfo &info, const TrainRecipe &recipe, const std::string &dataJson)
+{
+    if (info.kind == SnapshotInfo::Kind::Checkpoint)
+        return "{}";
+    return json{{"recipe", json::parse(recipe.toJson())},
+                {"steps", info.step},
+                {"epochs", info.epoch},
+                {"elapsed_seconds", info.elapsedSeconds},
+                {"dev", json::parse(info.dev.detailsJson)},
+                {"data", json::parse(dataJson)}}
+        .dump();
+}
+
 DType storageType(const std::string &storage)
 {
     return storage == "f32" ? DType::F32 : storage == "bf16" ? DType::BF16 : DType::F16;

@@ -103,6 +103,11 @@ public:
 Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string &resumeFrom,
                    const std::function<void(const TrainProgress &)> &onProgress, const RunControl *control);
 
+/// What an output model file's config says of its training (JSON text): the recipe,
+/// steps, epochs, wall time, the dev figures of the kept model and the family's data
+/// summary (`dataJson`); "{}" for a checkpoint (SnapshotInfo::Kind::Checkpoint).
+std::string snapshotTrainingJson(const SnapshotInfo &info, const TrainRecipe &recipe, const std::string &dataJson);
+
 /// The family's dtype for the output file.
 DType storageType(const std::string &storage);
 

@@ -378,11 +378,7 @@ public:
 
     ModelFile snapshot(const training::SnapshotInfo &info) override
     {
-        json trainingJson = json::object();
-        if (info.kind != training::SnapshotInfo::Kind::Checkpoint)
-            trainingJson = {{"recipe", json::parse(m_recipe.toJson())}, {"steps", info.step}, {"epochs", info.epoch},
-                            {"elapsed_seconds", info.elapsedSeconds}, {"dev", json::parse(info.dev.detailsJson)},
-                            {"data", m_summary}};
+        json trainingJson = json::parse(training::snapshotTrainingJson(info, m_recipe, m_summary.dump()));
         if (!m_testReport.is_null())
             trainingJson["test"] = m_testReport;
         ModelFile f;

@@ -266,18 +266,12 @@ public:
 
     Result<training::DevResult> evaluate() override
     {
-        training::DevResult d;
         if (m_dev.pairs.empty())
-            return d;
-        auto scores = score(m_dev, m_devIds);
-        auto eval = evaluateRanking(m_dev, scores);
-        if (!eval)
-            return eval.error();
-        d.value = eval->map;
-        const auto text = training::rankingDevText(*eval);
-        d.detailsJson = text.json;
-        d.summary = text.summary;
-        return d;
+            return training::DevResult{};
+        auto dev = training::rankingDev(m_dev, score(m_dev, m_devIds));
+        if (!dev)
+            return dev.error();
+        return training::DevResult{dev->value, dev->json, dev->summary};
     }
 
     std::string metricName() const override { return "dev_map"; }
@@ -285,14 +279,7 @@ public:
 
     ModelFile snapshot(const training::SnapshotInfo &info) override
     {
-        json trainingJson = json::object();
-        if (info.kind != training::SnapshotInfo::Kind::Checkpoint)
-            trainingJson = {{"recipe", json::parse(m_recipe.toJson())},
-                            {"steps", info.step},
-                            {"epochs", info.epoch},
-                            {"elapsed_seconds", info.elapsedSeconds},
-                            {"dev", json::parse(info.dev.detailsJson)},
-                            {"data", m_summary}};
+        const json trainingJson = json::parse(training::snapshotTrainingJson(info, m_recipe, m_summary.dump()));
         json c = {{"family", "ggsa"},
                   {"task", "answer-selection"},
                   {"name", m_recipe.name},

@@ -156,6 +156,26 @@ std::vector<std::string> pennTreebankTags()
             "WHPP", "X"};
 }
 
+TatConfig treelensTatConfig(int vocabSize)
+{
+    TatConfig c;
+    c.lmVocab = vocabSize;
+    c.lmDModel = 128;
+    c.lmLayers = 4;
+    c.lmHeads = 4;
+    c.lmDFF = 512;
+    c.lmMaxPositions = 256;
+    c.dSem = c.dSyn = 64;
+    c.dSynEmb = 32;
+    c.heads = 4;
+    c.dFFSem = c.dFFSyn = 128;
+    c.maxSpanPositions = 64;
+    c.maxLevels = 48;
+    c.tags = static_cast<int>(treelensTatTags().size());
+    c.dropout = 0.1;
+    return c;
+}
+
 std::vector<std::string> treelensTatTags()
 {
     auto tags = pennTreebankTags();

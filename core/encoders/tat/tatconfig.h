@@ -107,6 +107,12 @@ private:
     std::map<std::string, std::int64_t> m_index;
 };
 
+/// The size of the models trained here (docs/tree-aggregation-transformer.md): an
+/// LM of 4 layers × 128 (4 heads, FFN 512, 256 positions) over `vocabSize` tokens, a
+/// TAT with d_sem = d_syn = 64, d_syn_emb 32, 4 heads per stream, FFN 128, 64 span
+/// positions, 48 levels, the treelensTatTags() inventory, dropout 0.1 while training.
+TatConfig treelensTatConfig(int vocabSize);
+
 /// The standard Penn Treebank inventory in the fixture's order: the 45 POS tags,
 /// then the 26 phrase labels (71 tags).
 std::vector<std::string> pennTreebankTags();

@@ -67,18 +67,13 @@ ModelFile tatModelFile(tat::Net &net, const std::vector<std::string> &vocab, con
     return f;
 }
 
-/// Training-time json of a snapshot (empty for checkpoints).
+/// Training-time json of a snapshot (empty for checkpoints), with the stage.
 json snapshotJson(const training::SnapshotInfo &info, const TrainRecipe &recipe, const json &data, const char *stage)
 {
-    if (info.kind == training::SnapshotInfo::Kind::Checkpoint)
-        return json::object();
-    return {{"stage", stage},
-            {"recipe", json::parse(recipe.toJson())},
-            {"steps", info.step},
-            {"epochs", info.epoch},
-            {"elapsed_seconds", info.elapsedSeconds},
-            {"dev", json::parse(info.dev.detailsJson)},
-            {"data", data}};
+    json j = json::parse(training::snapshotTrainingJson(info, recipe, data.dump()));
+    if (!j.empty())
+        j["stage"] = stage;
+    return j;
 }
 
 // ------------------------------------------------------------------ stage 1: the LM
@@ -698,18 +693,12 @@ public:
 
     Result<training::DevResult> evaluate() override
     {
-        training::DevResult d;
         if (m_dev.pairs.empty())
-            return d;
-        auto scores = score(m_devInputs);
-        auto eval = evaluateRanking(m_dev, scores);
-        if (!eval)
-            return eval.error();
-        d.value = eval->map;
-        const auto text = training::rankingDevText(*eval);
-        d.detailsJson = text.json;
-        d.summary = text.summary;
-        return d;
+            return training::DevResult{};
+        auto dev = training::rankingDev(m_dev, score(m_devInputs));
+        if (!dev)
+            return dev.error();
+        return training::DevResult{dev->value, dev->json, dev->summary};
     }
 
     std::string metricName() const override { return "dev_map"; }
@@ -801,21 +790,7 @@ private:
 /// The shipped size (docs/tree-aggregation-transformer.md): an LM of 4 × 128 and a TAT of 64 + 64.
 json defaultModel()
 {
-    TatConfig c;
-    c.lmVocab = 5;
-    c.lmDModel = 128;
-    c.lmLayers = 4;
-    c.lmHeads = 4;
-    c.lmDFF = 512;
-    c.lmMaxPositions = 256;
-    c.dSem = c.dSyn = 64;
-    c.dSynEmb = 32;
-    c.heads = 4;
-    c.dFFSem = c.dFFSyn = 128;
-    c.maxSpanPositions = 64;
-    c.maxLevels = 48;
-    c.dropout = 0.1;
-    auto j = json::parse(c.toJson());
+    auto j = json::parse(treelensTatConfig(5).toJson());
     j["lm"].erase("vocab_size");
     j["tat"].erase("n_tags");
     j.erase("special_tokens");
