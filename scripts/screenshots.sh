@@ -41,3 +41,17 @@ done
 "$gui" --sentence "$review" --model "$dt" --export-view dependency --attention relation --layer 2 --head 4 --dpi "$dpi" \
   --out "$out/dt-dependency-relation.png"
 echo "$out/dt-dependency-relation.png"
+
+# The Tree Aggregation Transformer (issue 15) in the pair workbench, on WikiQA test
+# (when ../shared is there): both sides' constituency trees with the node attention,
+# the aggregation stopped at step 3 (the level being aggregated outlined, the phrases
+# above it waiting), and the phrase view of the question's root in this pair and in
+# the pair with a candidate of the other gold label.
+tat=resources/models/tat-en-wikiqa.safetensors
+if [ -d ../shared/data/wikiqa/test ] && [ -f "$tat" ]; then
+  "$gui" --pairs ../shared/data/wikiqa/test --pair-systems "$tat",idf --pair-trees constituency \
+    --pair-detail phrase --tat-step 3 --grab-pairs "$out/pairs-tat-step.png"
+  "$gui" --pairs ../shared/data/wikiqa/test --pair-systems "$tat",idf --pair-trees constituency \
+    --pair-detail phrase --grab-pairs "$out/pairs-tat-phrase.png"
+  echo "$out/pairs-tat-step.png $out/pairs-tat-phrase.png $out/pairs-tat-phrase-phrase-view.png"
+fi

@@ -52,6 +52,19 @@ namespace {
 const QString kGroup = QStringLiteral("pairs");
 const QString kViewGroup = QStringLiteral("pairs-view");
 
+/// The aggregation steps of a TAT pair analysis: the levels of its deeper tree (0 for another family).
+int tatPairSteps(const Analysis &a)
+{
+    int steps = 0;
+    if (a.family != "tree-aggregation-transformer")
+        return 0;
+    for (const Analysis *side : {&a, a.second.empty() ? nullptr : &a.second.front()})
+        if (side)
+            if (auto n = tatNodesOf(*side))
+                steps = std::max(steps, n->steps());
+    return steps;
+}
+
 /// One pair through the model (with attention): a pair model reads both sentences; a
 /// single-sentence encoder is run on each side, the second side's analysis under `second`.
 Result<Analysis> analysePair(JobRunner &jobs, const std::string &model, const Sentence &first, const Sentence &second,
@@ -809,6 +822,10 @@ void PairWorkbench::showPair(int pair)
             m_state.layer = m_layer->value() - 1;
             m_state.head = m_head->value() - 1;
             auto secondAnalysis = a->second.empty() ? nullptr : std::make_shared<const Analysis>(a->second.front());
+            // The TAT: a step aggregates one level on both trees (the pair is one batch), so the deeper tree sets the steps.
+            const int steps = tatPairSteps(*a);
+            for (auto *v : {m_firstConst, m_secondConst})
+                v->setAggregationDepth(steps - 1);
             m_firstTree->setData({first, a});
             m_secondTree->setData({second, secondAnalysis});
             m_firstConst->setData({first, a});
@@ -819,14 +836,7 @@ void PairWorkbench::showPair(int pair)
                 v->setState(m_state);
             m_bridge->setState(m_state);
             m_bridge->setAnalysis(a, gold + QStringLiteral(" — ") + systemName(systemPath(m_systemA)));
-            // The TAT: aggregation steps of the deeper tree, and the question's root in the phrase view.
-            int steps = 0;
-            if (a->family == "tree-aggregation-transformer") {
-                for (const Analysis *side : {a.get(), secondAnalysis.get()})
-                    if (side)
-                        if (auto n = tatNodesOf(*side))
-                            steps = std::max(steps, n->steps());
-            }
+            // The TAT: the question's root in the phrase view.
             m_step->setRange(0, steps);
             m_step->setEnabled(steps > 0);
             m_play->setEnabled(steps > 0);
@@ -981,8 +991,7 @@ void PairWorkbench::updateNodeView()
         TatNodeView::Panel panel;
         panel.node = n.nodes[static_cast<std::size_t>(m_nodeId)];
         panel.labels = tatPositionLabels(n, m_nodeId, *sentence->constituency, words);
-        panel.steps = n.steps();
-        panel.maxLevel = n.maxLevel;
+        panel.steps = tatPairSteps(whole);
         const double score = whole.prediction ? whole.prediction->score : std::nan("");
         panel.caption = tr("%1 (%2), P(relevant) %3")
                             .arg(who, p.label == "1" ? tr("correct") : tr("wrong"))

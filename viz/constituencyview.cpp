@@ -223,6 +223,8 @@ void ConstituencyView::setData(const ViewData &data)
     m_tat.reset();
     if (a && a->family == "tree-aggregation-transformer")
         m_tat = tatNodesOf(*a);
+    if (m_tat)
+        m_tat->scheduleMaxLevel = std::max(m_tat->maxLevel, m_aggregationDepth);
     if (!m_tat || m_selectedTat >= static_cast<int>(m_tat->nodes.size()))
         m_selectedTat = -1;
     rebuild();
@@ -1258,6 +1260,15 @@ int ConstituencyView::tatNodeAt(const QPoint &viewPos) const
     return -1;
 }
 
+void ConstituencyView::setAggregationDepth(int maxLevel)
+{
+    m_aggregationDepth = maxLevel;
+    if (m_tat) {
+        m_tat->scheduleMaxLevel = std::max(m_tat->maxLevel, maxLevel);
+        rebuild();
+    }
+}
+
 void ConstituencyView::setSelectedTatNode(int id)
 {
     if (id == m_selectedTat)
@@ -1275,7 +1286,7 @@ QStringList ConstituencyView::tatHoverLines(int id) const
     lines << QStringLiteral("TAT node %1, level %2: aggregated at step %3 of %4 (click for the node view)")
                  .arg(id)
                  .arg(r.level)
-                 .arg(m_tat->maxLevel - r.level + 1)
+                 .arg(m_tat->stepOf(r.level))
                  .arg(m_tat->steps());
     std::vector<std::string> words;
     for (const QString &w : m_words)

@@ -90,6 +90,9 @@ public:
     QStringList notes() const { return m_notes; }
     /// The fill of a phrase whose cohesion does not apply (one word).
     static QColor notApplicableColor();
+    /// TAT: the deepest phrase level of the batch this tree was aggregated in (the pair's
+    /// two trees), so that a step means the same level on both sides; -1 = this tree's own.
+    void setAggregationDepth(int maxLevel);
     /// TAT: the phrase drawn as selected (its node id; -1 = none).
     void setSelectedTatNode(int id);
     int selectedTatNode() const { return m_selectedTat; }
@@ -206,6 +209,7 @@ private:
     QString m_lastHover;
     std::optional<TatNodes> m_tat;        ///< the TAT's per-node record of the analysis (nullopt: not a TAT)
     int m_selectedTat = -1;
+    int m_aggregationDepth = -1;
     int m_pressTat = -1;
     std::vector<std::pair<int, int>> m_tatPhases; ///< (node id, TatPhase) as drawn
     /// TAT: the hover lines of phrase `id` (level, step, weights per stream and head, norms).

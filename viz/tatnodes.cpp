@@ -59,6 +59,7 @@ std::optional<TatNodes> tatNodesOf(const Analysis &a)
         out.maxLevel = std::max(out.maxLevel, r.level);
         out.nodes.push_back(std::move(r));
     }
+    out.scheduleMaxLevel = out.maxLevel;
     return out;
 }
 

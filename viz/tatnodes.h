@@ -32,12 +32,17 @@ struct TatNodeRecord {
 struct TatNodes {
     int heads = 0;              ///< per stream
     bool syntactic = true;      ///< the model has the syntactic stream
-    int maxLevel = 0;
+    int maxLevel = 0;           ///< this tree's deepest phrase level
+    /// The deepest level of the batch the tree was aggregated in (the pair's two trees):
+    /// step 1 aggregates that level on every tree of the batch (README §6). Starts as maxLevel.
+    int scheduleMaxLevel = 0;
     std::vector<TatNodeRecord> nodes;
-    /// Steps of the aggregation: one per level, deepest first.
-    int steps() const { return maxLevel + 1; }
+    /// Steps of the aggregation: one per level of the batch, deepest first.
+    int steps() const { return scheduleMaxLevel + 1; }
     /// The level aggregated at 1-based `step`.
-    int levelAt(int step) const { return maxLevel - (step - 1); }
+    int levelAt(int step) const { return scheduleMaxLevel - (step - 1); }
+    /// The 1-based step that aggregates `level`.
+    int stepOf(int level) const { return scheduleMaxLevel - level + 1; }
 };
 
 /// The record of a TAT analysis side (nullopt when it has no tat.* gates).

@@ -67,7 +67,7 @@ QSize TatNodeView::sizeHint() const
     if (!m_panels.empty()) {
         h = kMargin + kTitle;
         for (const auto &p : m_panels) {
-            w = std::max(w, 2 * kMargin + panelWidth(p));
+            w = std::max(w, 2 * kMargin + panelWidth(p) + kColumnLabels); // the last rotated label reaches past its column
             h += panelHeight(p) + 8.0;
         }
         h += kMargin;
@@ -98,7 +98,7 @@ void TatNodeView::paint(QPainter &p, const QSizeF &size) const
         p.drawText(QRectF(kMargin, y, size.width() - 2 * kMargin, kCaption), Qt::AlignLeft | Qt::AlignVCenter,
                    panel.caption + tr("  —  level %1, aggregated at step %2 of %3")
                                        .arg(n.level)
-                                       .arg(panel.maxLevel - n.level + 1)
+                                       .arg(panel.steps - n.level)
                                        .arg(panel.steps));
         y += kCaption;
         double x = kMargin;

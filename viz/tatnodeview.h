@@ -25,8 +25,7 @@ public:
         QString caption;                 ///< "with candidate 3 (correct), P(relevant) 0.81"
         TatNodeRecord node;
         std::vector<std::string> labels; ///< per position (tatPositionLabels)
-        int steps = 0;                   ///< aggregation steps of the side's tree
-        int maxLevel = 0;
+        int steps = 0;                   ///< aggregation steps of the pair (its deeper tree's levels)
     };
     explicit TatNodeView(QWidget *parent = nullptr);
     /// The node's title ("Question phrase NP “the cat” (node 2)") and one or two panels; no panels = a hint.

@@ -27,6 +27,8 @@
 #include "ui/offscreenexport.h"
 #include "ui/session/settings.h"
 #include "ui/viewhost.h"
+#include "viz/tatnodeview.h"
+#include "viz/viewexport.h"
 
 namespace {
 
@@ -245,10 +247,21 @@ int main(int argc, char **argv)
         if (cli.isSet(grabOpt)) {
             pairs->resize(1600, 1100);
             const QString out = cli.value(grabOpt);
-            QObject::connect(pairs, &treelens::PairWorkbench::pairReady, &app, [pairs, out] {
-                QTimer::singleShot(800, pairs, [pairs, out] {
-                    const bool ok = pairs->grab().save(out);
+            // With the phrase view below the trees, the view is also written whole (it scrolls in the window).
+            const QString phraseOut = cli.value(detailOpt) == QLatin1String("phrase")
+                                          ? QFileInfo(out).path() + QLatin1Char('/') + QFileInfo(out).completeBaseName() +
+                                                QStringLiteral("-phrase-view.png")
+                                          : QString();
+            QObject::connect(pairs, &treelens::PairWorkbench::pairReady, &app, [pairs, out, phraseOut] {
+                QTimer::singleShot(800, pairs, [pairs, out, phraseOut] {
+                    bool ok = pairs->grab().save(out);
                     std::fprintf(stderr, "treelens: %s %s\n", ok ? "saved" : "could not save", out.toUtf8().constData());
+                    if (ok && !phraseOut.isEmpty()) {
+                        QString error;
+                        ok = treelens::exportView(*pairs->tatNodeView(), phraseOut, &error, 110);
+                        std::fprintf(stderr, "treelens: %s %s\n", ok ? "saved" : error.toUtf8().constData(),
+                                     phraseOut.toUtf8().constData());
+                    }
                     QApplication::exit(ok ? 0 : 1);
                 });
             });

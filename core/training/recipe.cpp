@@ -117,8 +117,8 @@ Status OptimizerConfig::validate() const
 
 Status ScheduleConfig::validate() const
 {
-    if (!oneOf(kind, {"constant", "step", "noam", "linear"}))
-        return bad("schedule '" + kind + "' is not constant, step, noam or linear");
+    if (!oneOf(kind, {"constant", "warmup-constant", "step", "noam", "linear"}))
+        return bad("schedule '" + kind + "' is not constant, warmup-constant, step, noam or linear");
     if (warmup < 0)
         return bad("warmup must be >= 0");
     if (!(decay > 0.0 && decay <= 1.0) || decayEvery < 1)
@@ -132,7 +132,7 @@ double ScheduleConfig::rate(double peak, long step, int epoch, long totalSteps) 
     const double w = static_cast<double>(warmup);
     if (kind == "step")
         return peak * std::pow(decay, static_cast<double>(epoch / decayEvery));
-    if ((kind == "noam" || kind == "linear") && warmup > 0 && s < w)
+    if ((kind == "noam" || kind == "linear" || kind == "warmup-constant") && warmup > 0 && s < w)
         return peak * s / w;
     if (kind == "noam")
         return warmup > 0 ? peak * std::sqrt(w / s) : peak;

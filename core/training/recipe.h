@@ -52,9 +52,10 @@ struct OptimizerConfig {
 };
 
 struct ScheduleConfig {
-    /// constant; step (× decay every decay_every epochs); noam (linear warm-up,
-    /// then lr·sqrt(warmup/step)); linear (linear warm-up, then linear decay to 0
-    /// at the last step).
+    /// constant (warmup ignored); warmup-constant (linear warm-up, then the peak); step (× decay every
+    /// decay_every epochs); noam (linear warm-up, then lr·sqrt(warmup/step)); linear
+    /// (linear warm-up, then linear decay to 0 at the last step: the step budget, or
+    /// for a run bounded by epochs, epochs × the batches of an epoch).
     std::string kind = "constant";
     int warmup = 0;                  ///< steps
     double decay = 1.0;              ///< step: factor

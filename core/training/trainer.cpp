@@ -333,6 +333,12 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
         return stopNow;
     };
 
+    // The run's last step, for a linear decay: the step budget, else epochs × the batches of an epoch.
+    long lastStep = recipe.steps;
+    if (lastStep == 0 && recipe.epochs > 0) {
+        for (int e = 0; e < recipe.epochs; ++e)
+            lastStep += task.batchesInEpoch(e);
+    }
     Window window;
     bool stop = false;
     while (!stop && !budgetSpent()) {
@@ -353,7 +359,7 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
                 return out.error();
             optimizer.zeroGrad();
             out->loss.backward();
-            const double lr = recipe.schedule.rate(recipe.optimizer.lr, st.step + 1, st.epoch, recipe.steps);
+            const double lr = recipe.schedule.rate(recipe.optimizer.lr, st.step + 1, st.epoch, lastStep);
             optimizer.step(lr);
             const double lossValue = out->loss.item<double>();
             if (!std::isfinite(lossValue))

@@ -466,6 +466,17 @@ TEST(ConstituencyViewNodeAttention, StepsThroughTheAggregationAndNamesEveryWeigh
         << hover.toStdString();
     EXPECT_NE(hover.indexOf(QStringLiteral("syntactic head 1: start (S) 0.05 | NP The cat 0.30")), -1) << hover.toStdString();
     EXPECT_NE(hover.indexOf(QStringLiteral("‖w^e‖ = 3.500, ‖w^n‖ = 0.125")), -1) << hover.toStdString();
+    // In a pair whose other tree is one level deeper, step 1 aggregates that deeper level:
+    // nothing of this tree yet; step 2 its level-1 phrases.
+    view.setAggregationDepth(2);
+    st.aggregationStep = 1;
+    view.setState(st);
+    EXPECT_EQ(phases(), (std::map<int, int>{{0, pending}, {1, pending}, {2, pending}}));
+    EXPECT_NE(view.notes().join(QStringLiteral(" ")).indexOf(QStringLiteral("Aggregation step 1 of 3: level 2 (0 phrases")), -1);
+    st.aggregationStep = 2;
+    view.setState(st);
+    EXPECT_EQ(phases(), (std::map<int, int>{{0, current}, {1, current}, {2, pending}}));
+    view.setAggregationDepth(-1);
     // Another family ignores the step.
     auto other = std::make_shared<Analysis>(*a);
     other->family = "tree-transformer";

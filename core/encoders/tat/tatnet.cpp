@@ -104,8 +104,10 @@ TensorMap Net::randomTensors(const TatConfig &c, unsigned seed)
             t = torch::ones(shape);
         else if (shape.size() < 2)
             t = torch::zeros(shape);
-        else if (name.rfind("lm.", 0) == 0 || name.find("_emb") != std::string::npos)
+        else if (name.rfind("lm.", 0) == 0)
             t = torch::randn(shape) * 0.02; // BERT's initialisation
+        else if (name.find("_emb") != std::string::npos)
+            t = torch::randn(shape); // the aggregation's tag, position and level tables: nn.Embedding's N(0, 1)
         else {
             const double bound = std::sqrt(6.0 / static_cast<double>(shape[0] + shape[1]));
             t = torch::empty(shape).uniform_(-bound, bound);

@@ -74,7 +74,9 @@ public:
     torch::Tensor lmOnly(const torch::Tensor &ids, const torch::Tensor &mask) const { return lm(ids, mask, nullptr); }
     /// Training mode: dropout (TatConfig::dropout) is applied.
     void setTraining(bool on) { m_training = on; }
-    /// Random initial weights (normal, std 0.02; LayerNorm gains 1, biases 0) for every tensor of the configuration.
+    /// Random initial weights for every tensor of the configuration: the LM as BERT (normal, std 0.02; LayerNorm
+    /// gains 1, biases 0), the aggregation's tag/position/level tables N(0, 1) as PyTorch's nn.Embedding, its
+    /// matrices Xavier-uniform, biases 0.
     static TensorMap randomTensors(const TatConfig &config, unsigned seed);
 
     const TatConfig &config() const { return m_config; }

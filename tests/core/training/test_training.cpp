@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -264,6 +265,14 @@ TEST(TrainSchedule, RatesByHand)
     EXPECT_DOUBLE_EQ(linear.rate(1.0, 10, 0, 10), 0.0);
     ScheduleConfig constant;
     EXPECT_DOUBLE_EQ(constant.rate(0.3, 1000, 7, 0), 0.3);
+    constant.warmup = 4; // ignored: recipes that only set the kind keep a family's default warm-up
+    EXPECT_DOUBLE_EQ(constant.rate(1.0, 1, 0, 0), 1.0);
+    ScheduleConfig warm;
+    warm.kind = "warmup-constant"; // a linear warm-up, then the peak
+    warm.warmup = 4;
+    EXPECT_DOUBLE_EQ(warm.rate(1.0, 1, 0, 0), 0.25);
+    EXPECT_DOUBLE_EQ(warm.rate(1.0, 4, 0, 0), 1.0);
+    EXPECT_DOUBLE_EQ(warm.rate(1.0, 1000, 3, 0), 1.0);
 }
 
 // ---------------------------------------------------------------- optimisers
@@ -456,4 +465,30 @@ TEST(TrainProgressReport, TypedEventsInOrderWithDevMetricAndEta)
     EXPECT_EQ(kinds["eval"], r.epochs);
     EXPECT_EQ(kinds["final"], 1);
     EXPECT_GE(kinds["batch"], r.epochs);
+}
+
+TEST(TrainSchedule, ALinearRunBoundedByEpochsDecaysToZeroAtItsLastStep)
+{
+    // Bounded by 4 epochs, no step budget: warm-up over 2 steps, then a linear decay that
+    // reaches 0 at the run's last step (epochs x the batches of an epoch).
+    const std::string dir = tempDir("linear-epochs");
+    TrainRecipe r = tinyDepRecipe(dir);
+    r.schedule.kind = "linear";
+    r.schedule.warmup = 2;
+    r.optimizer.lr = 1.0e-3;
+    r.logEvery = 1;
+    std::map<long, double> lr;
+    ASSERT_TRUE(trainModel(r, "", [&](const TrainProgress &p) {
+                    if (p.step > 0 && std::isfinite(p.lr))
+                        lr[p.step] = p.lr;
+                }).ok());
+    ASSERT_GE(lr.size(), 4u);
+    const long last = lr.rbegin()->first;
+    EXPECT_EQ(static_cast<long>(lr.size()), last); // every step reported
+    EXPECT_EQ(last % r.epochs, 0);
+    EXPECT_DOUBLE_EQ(lr[1], 0.5e-3);
+    EXPECT_DOUBLE_EQ(lr[2], 1.0e-3);
+    for (long s = 3; s <= last; ++s)
+        EXPECT_DOUBLE_EQ(lr[s], 1.0e-3 * static_cast<double>(last - s) / static_cast<double>(last - 2)) << "step " << s;
+    EXPECT_DOUBLE_EQ(lr[last], 0.0);
 }
