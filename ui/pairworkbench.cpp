@@ -51,6 +51,7 @@ namespace {
 
 const QString kGroup = QStringLiteral("pairs");
 const QString kViewGroup = QStringLiteral("pairs-view");
+const QString kCompareGroup = QStringLiteral("pairs-view-compare");
 
 /// The aggregation steps of a TAT pair analysis: the levels of its deeper tree (0 for another family).
 int tatPairSteps(const Analysis &a)
@@ -513,7 +514,7 @@ QString PairWorkbench::systemName(const QString &path) const
 
 bool PairWorkbench::isBusy() const
 {
-    return m_jobs.isRunning(kGroup) || m_jobs.isRunning(kViewGroup);
+    return m_jobs.isRunning(kGroup) || m_jobs.isRunning(kViewGroup) || m_jobs.isRunning(kCompareGroup);
 }
 
 void PairWorkbench::setBusy(bool busy, const QString &what)
@@ -790,6 +791,7 @@ void PairWorkbench::showPair(int pair)
     if (!m_corpus || pair < 0 || pair >= static_cast<int>(m_corpus->pairs.size()))
         return;
     m_currentPair = pair;
+    m_jobs.cancelGroup(kCompareGroup); // a comparison of the previous pair is no longer wanted
     const SentencePair &p = m_corpus->pairs[static_cast<std::size_t>(pair)];
     auto first = std::make_shared<const Sentence>(p.first);
     auto second = std::make_shared<const Sentence>(p.second);
@@ -956,7 +958,7 @@ void PairWorkbench::analyseComparePair()
     const std::string model = systemPath(m_systemA).toStdString();
     const int pair = m_comparePair;
     m_jobs.submit<Analysis>(
-        JobRunner::Lane::Background, kViewGroup + QStringLiteral("-compare"), this,
+        JobRunner::Lane::Background, kCompareGroup, this,
         [jobs, model, first, second](const RunControl &control) { return analysePair(*jobs, model, *first, *second, control); },
         [this, pair](quint64, std::shared_ptr<const Analysis> a) {
             if (pair == m_comparePair)

@@ -50,6 +50,22 @@ std::vector<std::string> pairWords()
     return words;
 }
 
+/// A model file of `config` (its "family" names the family) and `vocab` with the family's
+/// deterministic random weights, saved at `path`.
+std::string saveRandomModel(const std::string &path, const nlohmann::json &config, const std::vector<std::string> &vocab,
+                            unsigned seed)
+{
+    ModelFile f;
+    f.configJson = config.dump();
+    f.vocab = vocab;
+    const EncoderFamily *family = findEncoderFamily(config.at("family").get<std::string>());
+    EXPECT_NE(family, nullptr);
+    auto random = family->randomWeightsLike(f, seed);
+    EXPECT_TRUE(random) << random.message();
+    EXPECT_TRUE(saveModelFile(path, *random));
+    return path;
+}
+
 /// A random-weight iGGSA model over the words of kPairs (its scores mean nothing; the workbench does not care).
 std::string makeModel(const std::string &dir)
 {
@@ -68,19 +84,10 @@ std::string makeModel(const std::string &dir)
         if (!(w.size() == 1 && std::isdigit(static_cast<unsigned char>(w[0]))))
             vocab.push_back(w);
     c.vocabSize = static_cast<int>(vocab.size());
-    ModelFile f;
-    f.configJson = nlohmann::json{{"family", "ggsa"}, {"task", "answer-selection"}, {"name", "tiny-iggsa"},
-                                  {"model", nlohmann::json::parse(c.toJson())}}
-                       .dump();
-    f.vocab = vocab;
-    // Deterministic small weights of the right shapes.
-    const EncoderFamily *family = findEncoderFamily("ggsa");
-    EXPECT_NE(family, nullptr);
-    auto random = family->randomWeightsLike(f, 3);
-    EXPECT_TRUE(random) << random.message();
-    const std::string path = dir + "/tiny-iggsa.safetensors";
-    EXPECT_TRUE(saveModelFile(path, *random));
-    return path;
+    return saveRandomModel(dir + "/tiny-iggsa.safetensors",
+                           {{"family", "ggsa"}, {"task", "answer-selection"}, {"name", "tiny-iggsa"},
+                            {"model", nlohmann::json::parse(c.toJson())}},
+                           vocab, 3);
 }
 
 /// A random-weight Tree Aggregation Transformer over the words of kPairs, with the tag inventory of models trained here.
@@ -92,19 +99,11 @@ std::string makeTatModel(const std::string &dir)
         vocab.push_back(w);
     c.lmVocab = static_cast<int>(vocab.size());
     c.tags = static_cast<int>(treelensTatTags().size());
-    ModelFile f;
-    f.configJson = nlohmann::json{{"family", "tree-aggregation-transformer"}, {"task", "pair-ranking"}, {"name", "tiny-tat"},
-                                  {"model", nlohmann::json::parse(c.toJson())}, {"tags", treelensTatTags()},
-                                  {"classes", {"irrelevant", "relevant"}}}
-                       .dump();
-    f.vocab = vocab;
-    const EncoderFamily *family = findEncoderFamily("tree-aggregation-transformer");
-    EXPECT_NE(family, nullptr);
-    auto random = family->randomWeightsLike(f, 5);
-    EXPECT_TRUE(random) << random.message();
-    const std::string path = dir + "/tiny-tat.safetensors";
-    EXPECT_TRUE(saveModelFile(path, *random));
-    return path;
+    return saveRandomModel(dir + "/tiny-tat.safetensors",
+                           {{"family", "tree-aggregation-transformer"}, {"task", "pair-ranking"}, {"name", "tiny-tat"},
+                            {"model", nlohmann::json::parse(c.toJson())}, {"tags", treelensTatTags()},
+                            {"classes", {"irrelevant", "relevant"}}},
+                           vocab, 5);
 }
 
 } // namespace
@@ -126,9 +125,11 @@ TEST(PairWorkbench, TreeAggregationStepsPhrasesAndTheCorrectWrongComparison)
     wb.openCorpus(QString::fromStdString(pairs));
     ASSERT_TRUE(waitFor([&] { return scored || !error.isEmpty(); }, 120000)) << error.toStdString();
     ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+    // The first question's pair (shown by itself once scored) and its comparison are done first.
+    ASSERT_TRUE(waitFor([&] { return !wb.isBusy(); }, 60000));
     shown = false;
     wb.showPair(1); // q1's wrong candidate "hamlet is a danish prince ."
-    ASSERT_TRUE(waitFor([&] { return shown; }, 60000));
+    ASSERT_TRUE(waitFor([&] { return shown && !wb.isBusy(); }, 60000));
     auto a = wb.pairAnalysis();
     ASSERT_TRUE(a);
     ASSERT_EQ(a->family, "tree-aggregation-transformer");

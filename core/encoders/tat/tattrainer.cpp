@@ -839,14 +839,16 @@ training::TrainerFamily tatTrainer()
     d.name = "tat-en-wikiqa";
     d.modelJson = R"({"head": "tree", "dropout": 0.1})";
     d.optionsJson = R"({"loss": "pointwise", "margin": 1.0, "freeze_lm": false})";
+    // The shipped recipe's (docs/tree-aggregation-transformer.md, "How the recipe was chosen").
     d.optimizer.kind = "adam";
-    d.optimizer.lr = 2e-4;
+    d.optimizer.lr = 1e-4;
     d.optimizer.clipNorm = 1.0;
-    d.schedule.kind = "constant";
-    d.epochs = 6;
+    d.schedule.kind = "warmup-constant";
+    d.schedule.warmup = 100;
+    d.epochs = 4;
     d.batchSize = 32;
     d.logEvery = 20;
-    d.patience = 3;
+    d.patience = 0;
     d.keep = "best";
     d.storage = "f16";
     d.device = "auto";
