@@ -240,3 +240,43 @@ TEST(CliFixtures, VerifyFixturePassesOnTheTreeAggregationTransformerFixture)
     EXPECT_EQ(r.code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("tree-aggregation-transformer: 134 of 134 tensors"), std::string::npos) << r.out;
 }
+
+TEST(CliPairs, ProbePairsProbesTheShippedTreeAggregationTransformerAndItsRandomInit)
+{
+    const std::string model = std::string(TREELENS_SOURCE_DIR) + "/resources/models/tat-en-wikiqa.safetensors";
+    ASSERT_TRUE(std::filesystem::exists(model)) << model;
+    // 48 pairs of 8 questions: candidates of two shapes and several lengths.
+    std::ostringstream tsv;
+    tsv << "qid\tquestion\tcandidate\tlabel\n";
+    const char *subjects[] = {"the river", "the old city", "a small town", "the king", "the war", "the museum", "the bridge", "the school"};
+    const char *tails[] = {"", " near the coast", " in the north of the country", " after the long war with its neighbours"};
+    for (int q = 0; q < 8; ++q)
+        for (int c = 0; c < 6; ++c) {
+            const std::string s = subjects[(q + c) % 8];
+            const std::string text = c % 2 ? "In " + std::to_string(1800 + 10 * c) + " , " + s + " grew" + tails[c % 4] + " ."
+                                           : s + " is famous" + tails[(c + q) % 4] + " .";
+            tsv << "q" << q << "\twhere is " << subjects[q] << " ?\t" << text << "\t" << (c == 0 ? 1 : 0) << "\n";
+        }
+    const std::string pairs = writeTemp("probe-pairs.tsv", tsv.str());
+    const auto r = cli("probe-pairs -m " + q(model) + " --train " + q(pairs) + " --dev " + q(pairs) + " --test " + q(pairs) +
+                       " --epochs 3 --random-init --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j.size(), 2u); // the model, then its configuration with random weights
+    EXPECT_FALSE(j[0]["random_init"].get<bool>());
+    EXPECT_TRUE(j[1]["random_init"].get<bool>());
+    EXPECT_EQ(j[0]["dim"], 256); // [w^e_q; w^n_q; w^e_s; w^n_s], 64 each
+    EXPECT_EQ(j[0]["pairs"][0], 48);
+    ASSERT_EQ(j[0]["rows"].size(), 3u);
+    EXPECT_EQ(j[0]["rows"][0]["task"], "topconst");
+    EXPECT_EQ(j[0]["rows"][1]["task"], "treedepth");
+    EXPECT_EQ(j[0]["rows"][2]["task"], "sentlen");
+    EXPECT_EQ(j[0]["rows"][2]["metric"], "mse");
+    for (const auto &row : j[0]["rows"])
+        EXPECT_TRUE(row["probe"].is_number());
+    // A task it does not know is a usage error naming it.
+    const auto bad = cli("probe-pairs -m " + q(model) + " --train " + q(pairs) + " --dev " + q(pairs) + " --test " + q(pairs) +
+                         " --tasks topconst,colour");
+    EXPECT_NE(bad.code, 0);
+    EXPECT_NE(bad.err.find("colour"), std::string::npos) << bad.err;
+}
