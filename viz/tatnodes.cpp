@@ -85,22 +85,26 @@ std::vector<std::string> tatPositionLabels(const TatNodes &nodes, int id, const 
     std::vector<std::string> out;
     if (id < 0 || id >= static_cast<int>(nodes.nodes.size()))
         return out;
+    const auto order = tatPhraseOrder(tree); // walked once for the node and all its children
+    auto label = [&](int node) {
+        return node >= 0 && node < static_cast<int>(order.size()) ? tree.node(order[static_cast<std::size_t>(node)].first).label
+                                                                    : std::string();
+    };
     const TatNodeRecord &r = nodes.nodes[static_cast<std::size_t>(id)];
-    const std::string label = tatNodeLabel(id, tree);
-    out.push_back("start (" + label + ")");
+    out.push_back("start (" + label(id) + ")");
     for (int t : r.targets) {
         if (t < 0) {
             const int w = -1 - t;
             out.push_back(w < static_cast<int>(words.size()) ? words[static_cast<std::size_t>(w)] : "word " + std::to_string(w + 1));
         } else if (t < static_cast<int>(nodes.nodes.size())) {
             const auto span = nodes.nodes[static_cast<std::size_t>(t)].span;
-            std::string text = tatNodeLabel(t, tree);
+            std::string text = label(t);
             for (int w = span.first; w < span.second && w < static_cast<int>(words.size()); ++w)
                 text += (w - span.first < 3 ? " " + words[static_cast<std::size_t>(w)] : (w - span.first == 3 ? " …" : ""));
             out.push_back(text);
         }
     }
-    out.push_back("end (" + label + ")");
+    out.push_back("end (" + label(id) + ")");
     return out;
 }
 

@@ -69,28 +69,12 @@ public:
         std::vector<tat::PairInput> pairs;
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const auto &in = batch[i];
-            const std::string where = "pair " + std::to_string(i + 1);
-            if (in.secondWords.empty() && in.words.empty())
-                return makeError(where, "a tree-aggregation-transformer reads sentence pairs (question and answer)");
-            if (in.words.empty() || in.secondWords.empty())
-                return makeError(where, std::string("the ") + (in.words.empty() ? "first" : "second") +
-                                            " sentence is empty (a tree-aggregation-transformer reads both sentences of a pair)");
-            if (!in.constituency || !in.secondConstituency)
-                return makeError(where, "the tree-aggregation-transformer needs the constituency trees of both sentences "
-                                        "(parse them first)");
-            if (static_cast<int>(in.words.size() + in.secondWords.size()) + 4 > c.lmMaxPositions)
-                return makeError(where, std::to_string(in.words.size() + in.secondWords.size()) +
-                                            " words; the model's language model takes at most " +
-                                            std::to_string(c.lmMaxPositions - 4) + " for both sentences together");
-            auto q = tatTree(*in.constituency, m_native.tags, c);
-            if (!q)
-                return makeError(where + " (first sentence)", q.message());
-            auto a = tatTree(*in.secondConstituency, m_native.tags, c);
-            if (!a)
-                return makeError(where + " (second sentence)", a.message());
-            if (q->wordTags.size() != in.words.size() || a->wordTags.size() != in.secondWords.size())
-                return makeError(where, "a constituency tree does not cover its sentence's words");
-            pairs.push_back(tat::makePair(ids(in.words), std::move(*q), ids(in.secondWords), std::move(*a), c));
+            auto pair = tat::pairInputOf(in.words, in.constituency ? &*in.constituency : nullptr, in.secondWords,
+                                         in.secondConstituency ? &*in.secondConstituency : nullptr, m_vocab, m_native.tags, c,
+                                         "pair " + std::to_string(i + 1));
+            if (!pair)
+                return pair.error();
+            pairs.push_back(std::move(*pair));
         }
         torch::NoGradGuard ng;
         std::vector<Analysis> out;
@@ -204,8 +188,6 @@ public:
     }
 
 private:
-    std::vector<std::int64_t> ids(const std::vector<std::string> &words) const { return m_vocab.ids(words, m_native.config.unkId); }
-
     tat::Net m_net;
     Native m_native;
     EncoderInfo m_info;
@@ -374,6 +356,19 @@ Result<TensorMap> computeTatFixture(const FixtureRequest &req)
 
 } // namespace
 
+std::string tatConfigJson(const TatConfig &config, const std::string &name, const std::vector<std::string> &tags,
+                          const std::vector<std::string> &classes, const std::string &trainingJson)
+{
+    return json{{"family", kFamily},
+                {"task", "pair-ranking"},
+                {"name", name},
+                {"model", json::parse(config.toJson())},
+                {"tags", tags},
+                {"classes", classes},
+                {"training", json::parse(trainingJson)}}
+        .dump();
+}
+
 Result<ModelFile> importTatCheckpoint(ImportRequest request)
 {
     const std::string &ckpt = request.checkpointPath;
@@ -416,14 +411,8 @@ Result<ModelFile> importTatCheckpoint(ImportRequest request)
         return net.error();
     const std::string name = request.name.empty() ? std::filesystem::path(ckpt).stem().string() : request.name;
     ModelFile file;
-    file.configJson = json{{"family", kFamily},
-                           {"task", "pair-ranking"},
-                           {"name", name},
-                           {"model", json::parse(cfg->toJson())},
-                           {"tags", tags},
-                           {"classes", classes},
-                           {"training", {{"imported_from", std::filesystem::path(ckpt).filename().string()}, {"note", request.note}}}}
-                          .dump();
+    file.configJson = tatConfigJson(*cfg, name, tags, classes,
+                                    json{{"imported_from", std::filesystem::path(ckpt).filename().string()}, {"note", request.note}}.dump());
     file.vocab = std::move(vocab);
     file.tensors = std::move(request.tensors);
     file.sourcePath = ckpt;

@@ -19,10 +19,16 @@
 
 #include "core/base/result.h"
 #include "core/encoders/family.h"
+#include "core/encoders/tat/tatconfig.h"
 
 namespace treelens {
 
 struct ModelFile;
+
+/// A TAT model file's treelens.config: family, task "pair-ranking", name, the model's
+/// configuration, its tag inventory and classes, and what its training says (JSON text).
+std::string tatConfigJson(const TatConfig &config, const std::string &name, const std::vector<std::string> &tags,
+                          const std::vector<std::string> &classes, const std::string &trainingJson);
 
 /// Converts a state dict with the reference fixture's names and its
 /// configuration (config.json layout: "lm", "tat", "classifier", `vocab`, `tags`)

@@ -11,17 +11,26 @@ namespace treelens::tat {
 
 namespace F = torch::nn::functional;
 
+std::vector<std::int64_t> pairIds(const std::vector<std::int64_t> &first, const std::vector<std::int64_t> &second,
+                                  const TatConfig &config)
+{
+    std::vector<std::int64_t> ids;
+    ids.reserve(first.size() + second.size() + 4);
+    ids.push_back(config.bosId);
+    ids.insert(ids.end(), first.begin(), first.end());
+    ids.push_back(config.sepId);
+    ids.push_back(config.sepId);
+    ids.insert(ids.end(), second.begin(), second.end());
+    ids.push_back(config.sepId);
+    return ids;
+}
+
 PairInput makePair(const std::vector<std::int64_t> &questionIds, TatTree question, const std::vector<std::int64_t> &answerIds,
                    TatTree answer, const TatConfig &config)
 {
     PairInput p;
     const int m = static_cast<int>(questionIds.size()), n = static_cast<int>(answerIds.size());
-    p.ids.push_back(config.bosId);
-    p.ids.insert(p.ids.end(), questionIds.begin(), questionIds.end());
-    p.ids.push_back(config.sepId);
-    p.ids.push_back(config.sepId);
-    p.ids.insert(p.ids.end(), answerIds.begin(), answerIds.end());
-    p.ids.push_back(config.sepId);
+    p.ids = pairIds(questionIds, answerIds, config);
     SideInput &q = p.side[0], &a = p.side[1];
     q.tree = std::move(question);
     a.tree = std::move(answer);
@@ -34,6 +43,33 @@ PairInput makePair(const std::vector<std::int64_t> &questionIds, TatTree questio
     a.startPosition = m + 2;
     a.endPosition = m + n + 3;
     return p;
+}
+
+Result<PairInput> pairInputOf(const std::vector<std::string> &first, const ConstituencyTree *firstTree,
+                              const std::vector<std::string> &second, const ConstituencyTree *secondTree,
+                              const TatVocabulary &vocab, const TatTags &tags, const TatConfig &config,
+                              const std::string &where)
+{
+    if (second.empty() && first.empty())
+        return makeError(where, "a tree-aggregation-transformer reads sentence pairs (question and answer)");
+    if (first.empty() || second.empty())
+        return makeError(where, std::string("the ") + (first.empty() ? "first" : "second") +
+                                    " sentence is empty (a tree-aggregation-transformer reads both sentences of a pair)");
+    if (!firstTree || !secondTree)
+        return makeError(where, "the tree-aggregation-transformer needs the constituency trees of both sentences "
+                                "(parse them first)");
+    if (static_cast<int>(first.size() + second.size()) + 4 > config.lmMaxPositions)
+        return makeError(where, std::to_string(first.size() + second.size()) + " words; the model's language model takes at most " +
+                                    std::to_string(config.lmMaxPositions - 4) + " for both sentences together");
+    auto q = tatTree(*firstTree, tags, config);
+    if (!q)
+        return makeError(where + " (first sentence)", q.message());
+    auto a = tatTree(*secondTree, tags, config);
+    if (!a)
+        return makeError(where + " (second sentence)", a.message());
+    if (q->wordTags.size() != first.size() || a->wordTags.size() != second.size())
+        return makeError(where, "a constituency tree does not cover its sentence's words");
+    return makePair(vocab.ids(first, config.unkId), std::move(*q), vocab.ids(second, config.unkId), std::move(*a), config);
 }
 
 std::map<std::string, std::vector<std::int64_t>> Net::parameterShapes(const TatConfig &c)

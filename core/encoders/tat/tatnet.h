@@ -37,9 +37,23 @@ struct PairInput {
     SideInput side[2];              ///< 0 = question, 1 = answer
 };
 
+/// The LM ids of README §2: `<s> first </s> </s> second </s>` (first's words at positions 1..m,
+/// second's at m + 3 ..).
+std::vector<std::int64_t> pairIds(const std::vector<std::int64_t> &first, const std::vector<std::int64_t> &second,
+                                  const TatConfig &config);
+
 /// The pair input of README §2: `<s> q </s> </s> a </s>` with the LM positions of every token.
 PairInput makePair(const std::vector<std::int64_t> &questionIds, TatTree question, const std::vector<std::int64_t> &answerIds,
                    TatTree answer, const TatConfig &config);
+
+/// One pair from both sentences' words and constituency trees (null: none): the node
+/// tables, the words looked up by `vocab`, the LM layout. Errors under `where` ("pair 3"):
+/// an empty side, a missing tree, more words than the LM's positions, a tree the node
+/// tables refuse ("pair 3 (first sentence)"), a tree that does not cover its words.
+Result<PairInput> pairInputOf(const std::vector<std::string> &first, const ConstituencyTree *firstTree,
+                              const std::vector<std::string> &second, const ConstituencyTree *secondTree,
+                              const TatVocabulary &vocab, const TatTags &tags, const TatConfig &config,
+                              const std::string &where);
 
 /// Per node of one side, in the side's node order (padded to its largest L_v).
 struct SideRecord {

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -12,6 +11,7 @@
 #include "core/base/strings.h"
 #include "core/encoders/common/pretrainedrows.h"
 #include "core/encoders/common/torchtensors.h"
+#include "core/encoders/tat/tat.h"
 #include "core/encoders/tat/tatnet.h"
 #include "core/encoders/treetransformer/vocabulary.h"
 #include "core/eval/paireval.h"
@@ -33,14 +33,6 @@ namespace {
 constexpr const char *kFamily = "tree-aggregation-transformer";
 constexpr const char *kMaskToken = "<mask>";
 
-std::vector<std::string> wordsOf(const Sentence &s)
-{
-    std::vector<std::string> w;
-    for (const auto &t : s.tokens)
-        w.push_back(t.text);
-    return w;
-}
-
 std::vector<std::string> stringList(const json &j, const std::string &key)
 {
     if (!j.contains(key))
@@ -53,15 +45,8 @@ std::vector<std::string> stringList(const json &j, const std::string &key)
 /// The model file of a TAT network (the format tat.cpp reads).
 ModelFile tatModelFile(tat::Net &net, const std::vector<std::string> &vocab, const std::string &name, json training)
 {
-    json c = {{"family", kFamily},
-              {"task", "pair-ranking"},
-              {"name", name},
-              {"model", json::parse(net.config().toJson())},
-              {"tags", treelensTatTags()},
-              {"classes", {"irrelevant", "relevant"}},
-              {"training", std::move(training)}};
     ModelFile f;
-    f.configJson = c.dump();
+    f.configJson = tatConfigJson(net.config(), name, treelensTatTags(), {"irrelevant", "relevant"}, training.dump());
     f.vocab = vocab;
     f.tensors = tensorsFromParameters(net.named());
     return f;
@@ -184,7 +169,7 @@ public:
         if (!pairs)
             return pairs.error();
         for (const auto &p : pairs->pairs) {
-            textPairs.push_back({wordsOf(p.first), wordsOf(p.second)});
+            textPairs.push_back({p.first.words(), p.second.words()});
             ++answerPairs;
         }
         if (textPairs.empty())
@@ -197,30 +182,20 @@ public:
             for (const auto &p : dev->pairs) {
                 if (static_cast<int>(devPairs.size()) >= m_options.devPairs)
                     break;
-                devPairs.push_back({wordsOf(p.first), wordsOf(p.second)});
+                devPairs.push_back({p.first.words(), p.second.words()});
             }
         }
 
         if (resume) {
             m_vocabTokens = resume->vocab;
         } else {
-            std::map<std::string, long> counts;
-            for (const auto &[a, b] : textPairs)
-                for (const auto *s : {&a, &b})
-                    for (const auto &w : *s)
-                        ++counts[Vocabulary::normalize(w)];
-            std::vector<std::pair<long, std::string>> byCount;
-            for (const auto &[w, n] : counts)
-                if (n >= m_options.vocabMinCount)
-                    byCount.push_back({-n, w});
-            std::sort(byCount.begin(), byCount.end());
-            m_vocabTokens = {"<pad>", "<s>", "</s>", "<unk>", kMaskToken};
-            for (const auto &[n, w] : byCount) {
-                if (static_cast<int>(m_vocabTokens.size()) >= m_options.vocabMaxSize)
-                    break;
-                if (w != "<pad>" && w != "<s>" && w != "</s>" && w != "<unk>" && w != kMaskToken)
-                    m_vocabTokens.push_back(w);
+            std::vector<const std::vector<std::string> *> sentences;
+            for (const auto &[a, b] : textPairs) {
+                sentences.push_back(&a);
+                sentences.push_back(&b);
             }
+            m_vocabTokens = frequentWordTokens(sentences, {"<pad>", "<s>", "</s>", "<unk>", kMaskToken}, m_options.vocabMaxSize,
+                                               m_options.vocabMinCount);
         }
         m_vocab = TatVocabulary(m_vocabTokens);
         const auto maskIt = std::find(m_vocabTokens.begin(), m_vocabTokens.end(), kMaskToken);
@@ -232,11 +207,11 @@ public:
         if (!cfg)
             return cfg.error();
         m_config = *cfg;
-        TensorMap weights;
+        TensorMap weights, headInit; // a checkpoint holds the decoder's tensors too
         int initialised = 0;
         if (resume) {
             for (const auto &[name, t] : resume->tensors)
-                (name.rfind("mlm.", 0) == 0 ? m_headInit : weights)[name] = t;
+                (name.rfind("mlm.", 0) == 0 ? headInit : weights)[name] = t;
         } else {
             weights = tat::Net::randomTensors(m_config, recipe.seed);
             const std::string embeddings = data.value("embeddings", std::string());
@@ -268,8 +243,8 @@ public:
         const std::int64_t d = m_config.lmDModel;
         torch::manual_seed(recipe.seed + 7);
         auto headTensor = [&](const std::string &name, torch::Tensor init) {
-            auto it = m_headInit.find(name);
-            torch::Tensor t = it != m_headInit.end()
+            auto it = headInit.find(name);
+            torch::Tensor t = it != headInit.end()
                                   ? torch::from_blob(const_cast<float *>(it->second.toFloat().data()), init.sizes(), torch::kFloat32).clone()
                                   : init;
             m_head[name] = t.to(device).set_requires_grad(true);
@@ -279,7 +254,6 @@ public:
         headTensor("mlm.ln.weight", torch::ones({d}));
         headTensor("mlm.ln.bias", torch::zeros({d}));
         headTensor("mlm.bias", torch::zeros({static_cast<std::int64_t>(m_vocabTokens.size())}));
-        m_headInit.clear();
 
         const int maxWords = m_config.lmMaxPositions - 4;
         auto unitOf = [&](const std::vector<std::string> &a, const std::vector<std::string> &b) {
@@ -397,19 +371,12 @@ private:
         std::uniform_int_distribution<std::int64_t> randomWord(5, static_cast<std::int64_t>(m_vocabTokens.size()) - 1);
         for (std::int64_t b = 0; b < B; ++b) {
             const LmUnit &u = *units[static_cast<std::size_t>(b)];
-            std::vector<std::int64_t> seq{m_config.bosId};
-            std::vector<std::size_t> wordPos;
-            for (auto id : u.a) {
-                wordPos.push_back(seq.size());
-                seq.push_back(id);
-            }
-            seq.push_back(m_config.sepId);
-            seq.push_back(m_config.sepId);
-            for (auto id : u.b) {
-                wordPos.push_back(seq.size());
-                seq.push_back(id);
-            }
-            seq.push_back(m_config.sepId);
+            std::vector<std::int64_t> seq = tat::pairIds(u.a, u.b, m_config);
+            std::vector<std::size_t> wordPos; // a's words at 1.., b's after the two separators
+            for (std::size_t i = 0; i < u.a.size(); ++i)
+                wordPos.push_back(1 + i);
+            for (std::size_t j = 0; j < u.b.size(); ++j)
+                wordPos.push_back(u.a.size() + 3 + j);
             std::vector<std::size_t> chosen;
             for (auto p : wordPos)
                 if (uni(rng) < m_options.maskProb)
@@ -460,7 +427,6 @@ private:
     std::int64_t m_maskId = 4;
     std::unique_ptr<tat::Net> m_net;
     TorchParameters m_head;
-    TensorMap m_headInit;
     std::vector<LmUnit> m_units, m_devUnits;
     std::vector<int> m_order;
     int m_orderEpoch = -1;
@@ -715,20 +681,11 @@ private:
     {
         std::vector<std::optional<tat::PairInput>> out;
         for (const auto &p : c.pairs) {
-            out.emplace_back();
-            if (!p.first.constituency || !p.second.constituency ||
-                static_cast<int>(p.first.tokens.size() + p.second.tokens.size()) + 4 > m_config.lmMaxPositions) {
+            auto pair = tat::pairInputOf(p.first.words(), p.first.constituency ? &*p.first.constituency : nullptr, p.second.words(),
+                                         p.second.constituency ? &*p.second.constituency : nullptr, m_vocab, m_tags, m_config, "");
+            if (!pair)
                 ++dropped;
-                continue;
-            }
-            auto q = tatTree(*p.first.constituency, m_tags, m_config);
-            auto a = tatTree(*p.second.constituency, m_tags, m_config);
-            if (!q || !a || q->wordTags.size() != p.first.tokens.size() || a->wordTags.size() != p.second.tokens.size()) {
-                ++dropped;
-                continue;
-            }
-            out.back() = tat::makePair(m_vocab.ids(wordsOf(p.first), m_config.unkId), std::move(*q),
-                                       m_vocab.ids(wordsOf(p.second), m_config.unkId), std::move(*a), m_config);
+            out.push_back(pair ? std::optional<tat::PairInput>(std::move(*pair)) : std::nullopt);
         }
         return out;
     }

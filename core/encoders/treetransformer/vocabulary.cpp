@@ -129,25 +129,36 @@ std::vector<int> Vocabulary::encode(const std::vector<std::string> &words) const
     return ids;
 }
 
-Vocabulary buildVocabulary(const PretrainCorpus &corpus, int maxSize, int minCount)
+std::vector<std::string> frequentWordTokens(const std::vector<const std::vector<std::string> *> &sentences,
+                                            std::vector<std::string> specials, int maxSize, int minCount)
 {
     std::unordered_map<std::string, std::size_t> counts;
-    for (const auto &s : corpus.sentences)
-        for (const auto &w : s)
+    for (const auto *s : sentences)
+        for (const auto &w : *s)
             ++counts[Vocabulary::normalize(w)];
     std::vector<std::pair<std::string, std::size_t>> sorted(counts.begin(), counts.end());
     std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) {
         return a.second != b.second ? a.second > b.second : a.first < b.first;
     });
-    std::vector<std::string> tokens{"[PAD]", "[UNK]", "[MASK]", "[CLS]"};
+    const std::vector<std::string> reserved = specials;
+    std::vector<std::string> tokens = std::move(specials);
     for (const auto &[w, c] : sorted) {
         if (static_cast<int>(tokens.size()) >= maxSize || c < static_cast<std::size_t>(minCount))
             break;
-        if (w == "[PAD]" || w == "[UNK]" || w == "[MASK]" || w == "[CLS]" || w.find('\n') != std::string::npos)
+        if (std::find(reserved.begin(), reserved.end(), w) != reserved.end() || w.find('\n') != std::string::npos)
             continue;
         tokens.push_back(w);
     }
-    return std::move(*Vocabulary::fromTokens(std::move(tokens)));
+    return tokens;
+}
+
+Vocabulary buildVocabulary(const PretrainCorpus &corpus, int maxSize, int minCount)
+{
+    std::vector<const std::vector<std::string> *> sentences;
+    sentences.reserve(corpus.sentences.size());
+    for (const auto &s : corpus.sentences)
+        sentences.push_back(&s);
+    return std::move(*Vocabulary::fromTokens(frequentWordTokens(sentences, {"[PAD]", "[UNK]", "[MASK]", "[CLS]"}, maxSize, minCount)));
 }
 
 } // namespace treelens

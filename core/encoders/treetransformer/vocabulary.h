@@ -50,9 +50,13 @@ private:
     int m_pad = 0, m_unk = 1, m_mask = 2, m_cls = 3;
 };
 
-/// [PAD] [UNK] [MASK] [CLS] then the normalised words (Vocabulary::normalize)
-/// occurring at least minCount times, most frequent first (ties alphabetical),
-/// at most maxSize entries in all.
+/// `specials`, then the normalised words (Vocabulary::normalize) of `sentences`
+/// occurring at least minCount times, most frequent first (ties alphabetical), at
+/// most maxSize entries in all; a word equal to a special or holding a newline is skipped.
+std::vector<std::string> frequentWordTokens(const std::vector<const std::vector<std::string> *> &sentences,
+                                            std::vector<std::string> specials, int maxSize, int minCount);
+
+/// [PAD] [UNK] [MASK] [CLS] then the corpus's words as frequentWordTokens() orders them.
 Vocabulary buildVocabulary(const PretrainCorpus &corpus, int maxSize, int minCount);
 
 } // namespace treelens
