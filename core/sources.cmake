@@ -38,6 +38,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   encoders/treetransformer/induction.cpp
   encoders/treetransformer/vocabulary.cpp
   training/pairtraining.cpp
+  encoders/recursive/recconfig.cpp
   training/pretraincorpus.cpp
   training/recipe.cpp
   training/trainprogress.cpp

@@ -44,6 +44,14 @@ struct NodeAttention {
     int node = -1;
     std::vector<int> targets;                   ///< node indices attended to
     std::vector<std::vector<float>> weights;    ///< [head][target]
+    // Recursive tree models (core/encoders/recursive/recursive.h) fill these too.
+    int start = -1, end = -1;                   ///< the node's word span [start, end)
+    int headWord = -1;                          ///< dependency trees: the token whose subtree the node is
+    std::string label;                          ///< phrase label, or the head word's relation
+    float norm = 0.0f;                          ///< the L2 norm of the node's state
+    /// Named per-node arrays (e.g. "attn" [branch, query member, key member],
+    /// "edge_fwd.attn", Tree-LSTM "gates" [5 (i, o, u, c, h), m], "f" [child, m]).
+    std::map<std::string, NamedArray> arrays;
 };
 
 /// The model's induced brackets as unsupervised-parsing evaluation makes them

@@ -5,6 +5,7 @@
 
 #include "core/encoders/deptransformer/deptransformer.h"
 #include "core/encoders/ggsa/ggsa.h"
+#include "core/encoders/recursive/recursive.h"
 #include "core/encoders/tat/tat.h"
 #include "core/encoders/treetransformer/import.h"
 #include "core/model/modelfile.h"
@@ -13,7 +14,7 @@ namespace treelens {
 
 const std::vector<EncoderFamily> &encoderFamilies()
 {
-    static const std::vector<EncoderFamily> families = {treeTransformerFamily(), ggsaFamily(), depTransformerFamily(), tatFamily()};
+    static const std::vector<EncoderFamily> families = {treeTransformerFamily(), ggsaFamily(), depTransformerFamily(), tatFamily(), recursiveFamily()};
     return families;
 }
 

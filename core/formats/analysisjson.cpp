@@ -126,8 +126,20 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
     }
     if (withAttention && !a.nodeAttention.empty()) {
         nlohmann::json nodes = nlohmann::json::array();
-        for (const auto &n : a.nodeAttention)
-            nodes.push_back({{"node", n.node}, {"targets", n.targets}, {"weights", n.weights}});
+        for (const auto &n : a.nodeAttention) {
+            nlohmann::json node{{"node", n.node}, {"targets", n.targets}, {"weights", n.weights}};
+            if (n.start >= 0)
+                node["span"] = {n.start, n.end};
+            if (n.headWord >= 0)
+                node["head_word"] = n.headWord;
+            if (!n.label.empty())
+                node["label"] = n.label;
+            if (n.norm != 0.0f)
+                node["norm"] = n.norm;
+            for (const auto &[name, arr] : n.arrays)
+                node["arrays"][name] = {{"shape", arr.shape}, {"data", arr.data}};
+            nodes.push_back(std::move(node));
+        }
         j["node_attention"] = nodes;
     }
     if (!a.crossAttention.empty()) {

@@ -1,0 +1,723 @@
+// The recursive tree models' family: import, encoder, verify-fixture (see recursive.h).
+#include "core/encoders/recursive/recursive.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/encoders/common/torchtensors.h"
+#include "core/encoders/fixture.h"
+#include "core/encoders/recursive/recnet.h"
+#include "core/encoders/tat/tatconfig.h"
+#include "core/formats/ptb.h"
+#include "core/model/modelfile.h"
+#include "core/runtime/device.h"
+
+namespace treelens {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char *kFamily = "recursive-tree-transformer";
+constexpr RecModel kAllModels[] = {RecModel::Ctt, RecModel::Dtt, RecModel::Dtte, RecModel::TreeLstmChildSum,
+                                   RecModel::TreeLstmBinary};
+
+std::int64_t unkIdOf(const std::vector<std::string> &vocab)
+{
+    for (std::size_t i = 0; i < vocab.size(); ++i)
+        if (vocab[i] == "<unk>")
+            return static_cast<std::int64_t>(i);
+    return std::min<std::int64_t>(1, static_cast<std::int64_t>(vocab.size()) - 1);
+}
+
+/// The tree of the kind `config` composes over, from an input's trees.
+Result<RecTree> treeFor(const RecConfig &config, const std::vector<std::string> &words, const DependencyTree *dep,
+                        const ConstituencyTree *con, const std::string &where)
+{
+    Result<RecTree> t = makeError(where, "");
+    if (config.dependency()) {
+        if (!dep)
+            return makeError(where, std::string("the ") + recModelName(config.model) + " model needs a dependency tree");
+        t = dependencyRecTree(*dep, config.model == RecModel::Dtte ? config.relations : std::vector<std::string>{});
+    } else {
+        if (!con)
+            return makeError(where, std::string("the ") + recModelName(config.model) + " model needs a constituency tree");
+        t = constituencyRecTree(*con, config.model == RecModel::TreeLstmBinary);
+    }
+    if (!t)
+        return makeError(where, t.message());
+    if (t->words != static_cast<int>(words.size()))
+        return makeError(where, "the tree covers " + std::to_string(t->words) + " words but the sentence has " +
+                                    std::to_string(words.size()));
+    return t;
+}
+
+/// One side's Analysis from what encode() recorded.
+Analysis sideAnalysis(const RecConfig &c, const rec::Sentence &s, const rec::SentenceRecord &r, const std::vector<std::string> &words,
+                      const rec::Net &net, bool record)
+{
+    Analysis a;
+    a.family = kFamily;
+    a.words = words;
+    a.tokens = words;
+    for (std::size_t k = 0; k < words.size(); ++k)
+        a.wordToken.push_back(static_cast<int>(k));
+    a.layers = 1;
+    a.heads = c.treeLstm() ? 1 : c.branches;
+    a.embedding = floatTensorData(r.root).toFloat();
+    const auto N = static_cast<int>(s.tree.nodes.size());
+    NamedArray height{{N}, {}}, norm{{N}, {}};
+    const torch::Tensor norms = r.states.numel() > 0 ? r.states.norm(2, -1).to(torch::kCPU) : torch::zeros({0});
+    for (int v = 0; v < N; ++v) {
+        height.data.push_back(static_cast<float>(s.tree.nodes[static_cast<std::size_t>(v)].height));
+        norm.data.push_back(norms[v].item<float>());
+    }
+    a.gates["rec.node_height"] = height;
+    a.gates["rec.node_norm"] = norm;
+    if (!c.treeLstm()) {
+        const std::string pre = c.prefix();
+        a.gates["rec.kappa"] = namedArrayOf(net.parameters().at(pre + "mb.kappa"));
+        a.gates["rec.alpha"] = namedArrayOf(net.parameters().at(pre + "mb.alpha"));
+    }
+    if (!record)
+        return a;
+    const bool headRow = c.model == RecModel::Dtt || c.model == RecModel::Dtte;
+    for (int v = 0; v < N; ++v) {
+        const RecNode &node = s.tree.nodes[static_cast<std::size_t>(v)];
+        const rec::NodeRecord &nr = r.nodes[static_cast<std::size_t>(v)];
+        NodeAttention na;
+        na.node = v;
+        na.start = node.start;
+        na.end = node.end;
+        na.headWord = node.headWord;
+        na.label = node.label;
+        na.norm = norm.data[static_cast<std::size_t>(v)];
+        if (headRow)
+            na.targets.push_back(-1 - node.headWord);
+        for (const RecChild &ch : node.children)
+            na.targets.push_back(ch.node ? ch.index : -1 - ch.index);
+        // One weight per member: the attention it receives, averaged over the query rows.
+        torch::Tensor attn = nr.attn.to(torch::kCPU);
+        if (c.treeLstm()) {
+            const torch::Tensor row = attn.dim() == 1 ? attn : attn.mean(0);
+            na.weights.push_back(floatTensorData(row).toFloat());
+            na.arrays["alpha"] = namedArrayOf(attn);
+            na.arrays["gates"] = namedArrayOf(nr.gates);
+            na.arrays["f"] = namedArrayOf(nr.f);
+            na.arrays["h_att"] = namedArrayOf(nr.hAtt);
+        } else {
+            const torch::Tensor mean = attn.mean(1); // [branch, key]
+            for (std::int64_t b = 0; b < mean.size(0); ++b)
+                na.weights.push_back(floatTensorData(mean[b]).toFloat());
+            na.arrays["attn"] = namedArrayOf(attn);
+            if (c.model == RecModel::Dtte) {
+                na.arrays["edge_fwd.attn"] = namedArrayOf(nr.edgeFwdAttn);
+                na.arrays["edge_bwd.attn"] = namedArrayOf(nr.edgeBwdAttn);
+            }
+        }
+        a.nodeAttention.push_back(std::move(na));
+    }
+    return a;
+}
+
+Prediction predictionOf(const RecConfig &c, const torch::Tensor &logits)
+{
+    const torch::Tensor probs = torch::softmax(logits, -1).to(torch::kCPU);
+    Prediction p;
+    p.labels = c.classes;
+    for (std::int64_t k = 0; k < probs.size(0); ++k)
+        p.probabilities.push_back(probs[k].item<float>());
+    const auto best = static_cast<std::size_t>(probs.argmax().item<std::int64_t>());
+    p.label = best < p.labels.size() ? p.labels[best] : std::to_string(best);
+    if (c.task == "relatedness") {
+        p.score = 0.0f;
+        for (std::size_t k = 0; k < p.probabilities.size(); ++k)
+            p.score += static_cast<float>(k + 1) * p.probabilities[k]; // Σ i·p_i
+    } else {
+        p.score = p.probabilities[best];
+    }
+    return p;
+}
+
+class RecursiveEncoder final : public Encoder {
+public:
+    RecursiveEncoder(rec::Net net, const std::vector<std::string> &vocab, EncoderInfo info, int batch)
+        : m_net(std::move(net)), m_vocab(vocab), m_unk(unkIdOf(vocab)), m_info(std::move(info)), m_batch(std::max(1, batch))
+    {
+    }
+    const EncoderInfo &info() const override { return m_info; }
+
+    Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
+                                          const RunControl *control) override
+    {
+        const RecConfig &c = m_net.config();
+        std::vector<rec::Sentence> left, right;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const auto &in = batch[i];
+            const std::string where = (c.pair() ? "pair " : "sentence ") + std::to_string(i + 1);
+            auto t = treeFor(c, in.words, in.dependency ? &*in.dependency : nullptr, in.constituency ? &*in.constituency : nullptr, where);
+            if (!t)
+                return t.error();
+            left.push_back({m_vocab.ids(in.words, m_unk), std::move(*t)});
+            if (c.pair()) {
+                // A pair model given one sentence reads it against itself (its own query, its own partner).
+                if (in.secondWords.empty()) {
+                    right.push_back(left.back());
+                    continue;
+                }
+                auto t2 = treeFor(c, in.secondWords, in.secondDependency ? &*in.secondDependency : nullptr,
+                                  in.secondConstituency ? &*in.secondConstituency : nullptr, where + " (second sentence)");
+                if (!t2)
+                    return t2.error();
+                right.push_back({m_vocab.ids(in.secondWords, m_unk), std::move(*t2)});
+            }
+        }
+        torch::NoGradGuard ng;
+        std::vector<Analysis> out;
+        for (std::size_t start = 0; start < left.size(); start += static_cast<std::size_t>(m_batch)) {
+            if (control && control->isCancelled())
+                return makeError("analyze", "cancelled");
+            const std::size_t end = std::min(left.size(), start + static_cast<std::size_t>(m_batch));
+            std::vector<const rec::Sentence *> l, r;
+            for (std::size_t i = start; i < end; ++i) {
+                l.push_back(&left[i]);
+                if (c.pair())
+                    r.push_back(&right[i]);
+            }
+            if (c.pair()) {
+                const auto res = m_net.forwardPairs(l, r, options.attention);
+                for (std::size_t i = start; i < end; ++i) {
+                    const std::size_t b = i - start;
+                    Analysis a = sideAnalysis(c, left[i], res.a.sentences[b], batch[i].words, m_net, options.attention);
+                    if (!batch[i].secondWords.empty())
+                        a.second.push_back(sideAnalysis(c, right[i], res.b.sentences[b], batch[i].secondWords, m_net, options.attention));
+                    a.prediction = predictionOf(c, res.head.logits[static_cast<std::int64_t>(b)]);
+                    out.push_back(std::move(a));
+                }
+            } else {
+                const auto enc = m_net.encode(l, torch::Tensor(), options.attention);
+                const auto head = m_net.head(enc.roots, torch::Tensor());
+                for (std::size_t i = start; i < end; ++i) {
+                    const std::size_t b = i - start;
+                    Analysis a = sideAnalysis(c, left[i], enc.sentences[b], batch[i].words, m_net, options.attention);
+                    a.prediction = predictionOf(c, head.logits[static_cast<std::int64_t>(b)]);
+                    out.push_back(std::move(a));
+                }
+            }
+        }
+        return out;
+    }
+
+    Result<std::vector<std::vector<float>>> embed(const std::vector<EncoderInput> &batch, const EmbedOptions &,
+                                                  const RunControl *control) override
+    {
+        AnalyzeOptions o;
+        o.attention = false;
+        auto r = analyze(batch, o, control);
+        if (!r)
+            return r.error();
+        std::vector<std::vector<float>> v;
+        for (const auto &a : *r)
+            v.push_back(a.embedding);
+        return v;
+    }
+
+    /// Dependency models: layer 0 = the word vectors, layer 1 = each token's composed
+    /// subtree state (a token without dependents keeps its word vector).
+    Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &batch, const RunControl *control) override
+    {
+        const RecConfig &c = m_net.config();
+        if (!c.dependency() || c.treeLstm())
+            return makeError(m_info.name.empty() ? kFamily : m_info.name,
+                             std::string("a ") + recModelName(c.model) +
+                                 " model has no per-word states of the model's width (its units are the tree's nodes)");
+        std::vector<std::vector<Matrix>> out;
+        torch::NoGradGuard ng;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            if (control && control->isCancelled())
+                return makeError("layerStates", "cancelled");
+            const auto &in = batch[i];
+            auto t = treeFor(c, in.words, in.dependency ? &*in.dependency : nullptr, nullptr, "sentence " + std::to_string(i + 1));
+            if (!t)
+                return t.error();
+            rec::Sentence s{m_vocab.ids(in.words, m_unk), std::move(*t)};
+            const auto enc = m_net.encode({&s}, torch::Tensor(), false);
+            const auto &r = enc.sentences.front();
+            torch::Tensor states = r.words.clone();
+            for (std::size_t tok = 0; tok < s.tree.tokenNode.size(); ++tok)
+                if (s.tree.tokenNode[tok] >= 0)
+                    states[static_cast<std::int64_t>(tok)] = r.states[s.tree.tokenNode[tok]];
+            out.push_back({matrixOf(r.words), matrixOf(states)});
+        }
+        return out;
+    }
+
+private:
+    rec::Net m_net;
+    TatVocabulary m_vocab;
+    std::int64_t m_unk;
+    EncoderInfo m_info;
+    int m_batch;
+};
+
+Result<std::unique_ptr<Encoder>> createRecursive(const ModelFile &file, const DeviceConfig &device)
+{
+    const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
+    auto c = recursiveConfigOf(file);
+    if (!c)
+        return c.error();
+    if (static_cast<int>(file.vocab.size()) != c->vocab)
+        return makeError(where, "the vocabulary has " + std::to_string(file.vocab.size()) + " entries but vocab_size is " +
+                                    std::to_string(c->vocab));
+    auto dev = resolveDevice(device);
+    if (!dev)
+        return dev.error();
+    auto net = rec::Net::fromTensors(*c, file.tensors, *dev, where);
+    if (!net)
+        return net.error();
+    const json j = json::parse(file.configJson);
+    EncoderInfo info;
+    info.family = kFamily;
+    info.task = c->task;
+    info.name = j.value("name", std::string());
+    info.layers = 1;
+    info.heads = c->treeLstm() ? 1 : c->branches;
+    info.dModel = c->treeLstm() ? c->memDim : c->dModel;
+    info.dFF = c->dFF;
+    info.vocabSize = c->vocab;
+    for (const auto &[name, t] : file.tensors)
+        info.parameters += static_cast<long long>(t.numel());
+    info.input = c->dependency() ? InputKind::WordsWithDependency : InputKind::WordsWithConstituency;
+    info.pairInput = c->pair();
+    info.labels = c->classes;
+    info.outputs.gates = true;
+    info.outputs.nodeAttention = true;
+    info.outputs.embedding = true;
+    info.outputs.prediction = true;
+    info.outputs.layerStates = c->dependency() && !c->treeLstm();
+    info.device = dev->str();
+    info.configJson = file.configJson;
+    return std::unique_ptr<Encoder>(new RecursiveEncoder(std::move(*net), file.vocab, std::move(info), device.batchSize));
+}
+
+// ---- verify-fixture -------------------------------------------------------------------------
+
+/// The fixture side's trees built by TreeLens (from `heads`/`rels` and the PTB string with the
+/// real reader), checked against the README's derived tables in inputs.json.
+struct FixtureSide {
+    std::vector<std::string> tokens;
+    std::vector<std::int64_t> ids;
+    RecTree dep, nary, binary;
+};
+
+Status sameAsTable(const RecTree &t, const json &table, const std::string &where)
+{
+    if (t.nodes.size() != table.size())
+        return Error{where + ": " + std::to_string(t.nodes.size()) + " nodes built, the table lists " + std::to_string(table.size())};
+    for (std::size_t v = 0; v < t.nodes.size(); ++v) {
+        const RecNode &n = t.nodes[v];
+        const json &w = table[v];
+        bool ok = n.label == w.at("label").get<std::string>() && n.dummy == w.value("dummy", false) &&
+                  n.start == w.at("span")[0].get<int>() && n.end == w.at("span")[1].get<int>() &&
+                  n.parent == w.at("parent").get<int>() && n.height == w.at("height").get<int>() &&
+                  n.children.size() == w.at("children").size();
+        for (std::size_t k = 0; ok && k < n.children.size(); ++k) {
+            const json &wc = w["children"][k];
+            ok = n.children[k].node == wc.contains("node") &&
+                 n.children[k].index == (wc.contains("node") ? wc["node"].get<int>() : wc.at("word").get<int>());
+        }
+        if (!ok)
+            return Error{where + ": node " + std::to_string(v) + " (" + n.label + ") differs from the table's " + w.dump()};
+    }
+    return {};
+}
+
+Result<FixtureSide> fixtureSide(const json &side, const RecConfig &anyConfig, const std::vector<std::string> &vocab,
+                                const std::string &where)
+{
+    FixtureSide fs;
+    fs.tokens = side.at("tokens").get<std::vector<std::string>>();
+    fs.ids = TatVocabulary(vocab).ids(fs.tokens, unkIdOf(vocab));
+    if (fs.ids != side.at("token_ids").get<std::vector<std::int64_t>>())
+        return makeError(where, "the token ids looked up in the vocabulary differ from token_ids");
+    DependencyTree dt{side.at("heads").get<std::vector<int>>(), side.at("rels").get<std::vector<std::string>>()};
+    auto dep = dependencyRecTree(dt, anyConfig.relations);
+    if (!dep)
+        return makeError(where, dep.message());
+    if (side.contains("rel_ids")) {
+        const auto relIds = side["rel_ids"].get<std::vector<int>>();
+        for (const RecNode &n : dep->nodes)
+            for (std::size_t k = 0; k < n.children.size(); ++k) {
+                const int tok = n.children[k].node ? dep->nodes[static_cast<std::size_t>(n.children[k].index)].headWord : n.children[k].index;
+                if (relIds.at(static_cast<std::size_t>(tok)) != n.relations[k])
+                    return makeError(where, "relation ids differ from rel_ids at token " + std::to_string(tok));
+            }
+    }
+    // Post-order of the tokens with dependents, as the README's dep_post_order has it.
+    std::vector<int> order;
+    for (int t : side.at("dep_post_order").get<std::vector<int>>())
+        if (dep->tokenNode.at(static_cast<std::size_t>(t)) >= 0)
+            order.push_back(t);
+    for (std::size_t v = 0; v < dep->nodes.size(); ++v)
+        if (v >= order.size() || dep->nodes[v].headWord != order[v])
+            return makeError(where, "the dependency post-order differs from dep_post_order");
+    auto trees = readPtb(side.at("ptb").get<std::string>(), where);
+    if (!trees)
+        return trees.error();
+    if (trees->size() != 1)
+        return makeError(where, "ptb holds " + std::to_string(trees->size()) + " trees, not one");
+    auto nary = constituencyRecTree(trees->front(), false);
+    auto bin = constituencyRecTree(trees->front(), true);
+    if (!nary || !bin)
+        return makeError(where, nary ? bin.message() : nary.message());
+    if (auto s = sameAsTable(*nary, side.at("nary_nodes"), where + " nary_nodes"); !s)
+        return s.error();
+    if (auto s = sameAsTable(*bin, side.at("binary_nodes"), where + " binary_nodes"); !s)
+        return s.error();
+    fs.dep = std::move(*dep);
+    fs.nary = std::move(*nary);
+    fs.binary = std::move(*bin);
+    return fs;
+}
+
+/// An [n, ...] stack over the tokens: a token's node row, else `leaf` row t.
+torch::Tensor byToken(const RecTree &t, const torch::Tensor &nodeRows, const torch::Tensor &leaf)
+{
+    torch::Tensor out = leaf.clone();
+    for (std::size_t tok = 0; tok < t.tokenNode.size(); ++tok)
+        if (t.tokenNode[tok] >= 0)
+            out[static_cast<std::int64_t>(tok)] = nodeRows[t.tokenNode[tok]];
+    return out;
+}
+
+Result<TensorMap> computeRecursiveFixture(const FixtureRequest &req)
+{
+    TensorMap out;
+    try {
+        const json config = json::parse(req.configJson);
+        const auto vocab = config.at("vocab").get<std::vector<std::string>>();
+        const json inputs = json::parse(req.inputsJson);
+        std::map<RecModel, rec::Net> nets;
+        for (RecModel m : kAllModels) {
+            ImportRequest ir = importRequestFor(req);
+            ir.submodel = recModelName(m);
+            auto file = importRecursiveCheckpoint(std::move(ir));
+            if (!file)
+                return file.error();
+            if (auto s = validateModelFile(*file, req.stateDictPath); !s)
+                return s.error();
+            auto c = recursiveConfigOf(*file);
+            if (!c)
+                return c.error();
+            auto net = rec::Net::fromTensors(*c, file->tensors, torch::Device(torch::kCPU), req.stateDictPath);
+            if (!net)
+                return net.error();
+            nets.emplace(m, std::move(*net));
+        }
+        const RecConfig &anyConfig = nets.at(RecModel::Dtte).config();
+        std::vector<FixtureSide> sides; // pair P: 2P (a), 2P + 1 (b)
+        std::vector<double> gold;
+        const auto &pairs = inputs.at("pairs");
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+            for (const char *s : {"a", "b"}) {
+                auto fs = fixtureSide(pairs[i].at(s), anyConfig, vocab, req.inputsPath + ": pair " + std::to_string(i) + " " + s);
+                if (!fs)
+                    return fs.error();
+                sides.push_back(std::move(*fs));
+            }
+            gold.push_back(pairs[i].at("gold_score").get<double>());
+        }
+        const std::size_t P = gold.size();
+        torch::NoGradGuard ng;
+        auto name = [](std::size_t p, int s, const std::string &rest) { return "p" + std::to_string(p) + "." + (s == 0 ? "a." : "b.") + rest; };
+        auto headTensors = [&](const std::string &model, const rec::HeadOutput &h) {
+            for (std::size_t p = 0; p < P; ++p) {
+                const auto pi = static_cast<std::int64_t>(p);
+                const std::string pre = "p" + std::to_string(p) + "." + model + ".head.";
+                const torch::Tensor logp = torch::log_softmax(h.logits[pi], -1), probs = torch::softmax(h.logits[pi], -1);
+                const torch::Tensor score = (probs * torch::arange(1, probs.size(0) + 1, probs.options())).sum();
+                // Eq. 8.9's target and KL(p̃ ‖ probs) over the classes with p̃ > 0.
+                const double y = gold[p];
+                const auto fl = static_cast<std::int64_t>(std::floor(y));
+                torch::Tensor target = torch::zeros({probs.size(0)});
+                if (fl >= 1 && fl <= probs.size(0))
+                    target[fl - 1] = fl - y + 1.0;
+                if (fl + 1 >= 1 && fl + 1 <= probs.size(0))
+                    target[fl] = y - static_cast<double>(fl);
+                const torch::Tensor pos = target.gt(0);
+                const torch::Tensor kl = (target.masked_select(pos) * (target.masked_select(pos).log() - logp.masked_select(pos))).sum();
+                out[pre + "h_mul"] = floatTensorData(h.hMul[pi]);
+                out[pre + "h_abs"] = floatTensorData(h.hAbs[pi]);
+                out[pre + "hidden"] = floatTensorData(h.hidden[pi]);
+                out[pre + "logits"] = floatTensorData(h.logits[pi]);
+                out[pre + "log_probs"] = floatTensorData(logp);
+                out[pre + "probs"] = floatTensorData(probs);
+                out[pre + "score"] = floatTensorData(score);
+                out[pre + "kl"] = floatTensorData(kl);
+                out["p" + std::to_string(p) + ".target_dist"] = floatTensorData(target);
+            }
+        };
+        for (RecModel m : kAllModels) {
+            const rec::Net &net = nets.at(m);
+            const RecConfig &c = net.config();
+            // The sentences as this model reads them.
+            std::vector<rec::Sentence> sents;
+            for (const auto &fs : sides)
+                sents.push_back({fs.ids, c.dependency() ? fs.dep : (m == RecModel::TreeLstmBinary ? fs.binary : fs.nary)});
+            std::vector<const rec::Sentence *> left, right;
+            for (std::size_t p = 0; p < P; ++p) {
+                left.push_back(&sents[2 * p]);
+                right.push_back(&sents[2 * p + 1]);
+            }
+            const std::string model = recModelName(m);
+            if (!c.treeLstm()) {
+                const auto res = net.forwardPairs(left, right, true);
+                for (std::size_t p = 0; p < P; ++p)
+                    for (int s = 0; s < 2; ++s) {
+                        const rec::Sentence &sen = *(s == 0 ? left : right)[p];
+                        const rec::SentenceRecord &r = (s == 0 ? res.a : res.b).sentences[p];
+                        const RecTree &t = sen.tree;
+                        for (std::size_t v = 0; v < t.nodes.size(); ++v) {
+                            const rec::NodeRecord &nr = r.nodes[v];
+                            const std::string node =
+                                model + ".node" + std::to_string(c.dependency() ? t.nodes[v].headWord : static_cast<int>(v)) + ".";
+                            if (m == RecModel::Ctt) {
+                                out[name(p, s, node + "attn")] = floatTensorData(nr.attn);
+                                out[name(p, s, node + "branch")] = floatTensorData(nr.branch);
+                                out[name(p, s, node + "mb_out")] = floatTensorData(nr.mbOut);
+                            } else if (m == RecModel::Dtt) {
+                                out[name(p, s, node + "attn")] = floatTensorData(nr.attn);
+                            } else {
+                                out[name(p, s, node + "word.attn")] = floatTensorData(nr.attn);
+                                out[name(p, s, node + "edge_fwd.input")] = floatTensorData(nr.edgeFwdInput);
+                                out[name(p, s, node + "edge_bwd.input")] = floatTensorData(nr.edgeBwdInput);
+                                out[name(p, s, node + "edge_fwd.attn")] = floatTensorData(nr.edgeFwdAttn);
+                                out[name(p, s, node + "edge_bwd.attn")] = floatTensorData(nr.edgeBwdAttn);
+                                out[name(p, s, node + "edge_fwd.state")] = floatTensorData(nr.edgeFwdState);
+                                out[name(p, s, node + "edge_bwd.state")] = floatTensorData(nr.edgeBwdState);
+                            }
+                        }
+                        if (m == RecModel::Ctt)
+                            out[name(p, s, "ctt.states")] = floatTensorData(r.states);
+                        else if (m == RecModel::Dtt)
+                            out[name(p, s, "dtt.states")] = floatTensorData(byToken(t, r.states, r.words));
+                        else {
+                            out[name(p, s, "dtte.word_states")] = floatTensorData(byToken(t, r.states, r.words));
+                            out[name(p, s, "dtte.edge_states")] = floatTensorData(byToken(t, r.edgeStates, r.words));
+                        }
+                        out[name(p, s, model + ".root")] = floatTensorData(r.root);
+                    }
+                headTensors(model, res.head);
+                continue;
+            }
+            // Tree-LSTMs: the sentence vectors, then both query modes with the same weights.
+            std::vector<const rec::Sentence *> all;
+            for (const auto &s : sents)
+                all.push_back(&s);
+            const torch::Tensor sv = net.sentenceVectors(all);
+            for (std::size_t p = 0; p < P; ++p)
+                for (int s = 0; s < 2; ++s)
+                    out[name(p, s, model + ".sent_vec")] = floatTensorData(sv[static_cast<std::int64_t>(2 * p + static_cast<std::size_t>(s))]);
+            for (const char *mode : {"cross", "self"}) {
+                const auto res = net.forwardPairs(left, right, true, rec::Order::LevelBatched, mode);
+                const std::string mp = model + "." + mode + ".";
+                for (std::size_t p = 0; p < P; ++p)
+                    for (int s = 0; s < 2; ++s) {
+                        const rec::Sentence &sen = *(s == 0 ? left : right)[p];
+                        const rec::SentenceRecord &r = (s == 0 ? res.a : res.b).sentences[p];
+                        const RecTree &t = sen.tree;
+                        std::vector<torch::Tensor> gates(5);
+                        if (m == RecModel::TreeLstmChildSum) {
+                            for (std::size_t v = 0; v < t.nodes.size(); ++v) {
+                                const rec::NodeRecord &nr = r.nodes[v];
+                                const std::string node = mp + "node" + std::to_string(t.nodes[v].headWord) + ".";
+                                out[name(p, s, node + "alpha")] = floatTensorData(nr.attn);
+                                out[name(p, s, node + "h_att")] = floatTensorData(nr.hAtt);
+                                out[name(p, s, node + "f")] = floatTensorData(nr.f);
+                            }
+                            std::vector<torch::Tensor> nodeGates;
+                            for (const auto &nr : r.nodes)
+                                nodeGates.push_back(nr.gates);
+                            const torch::Tensor ng5 = torch::stack(nodeGates, 1); // [5, N, m]
+                            const char *g[] = {"i", "o", "u", "c", "h"};
+                            for (int k = 0; k < 5; ++k)
+                                out[name(p, s, mp + g[k])] = floatTensorData(byToken(t, ng5[k], r.leafGates[k]));
+                        } else {
+                            const char *g[] = {"i", "o", "u", "c", "h"};
+                            for (int k = 0; k < 5; ++k)
+                                out[name(p, s, model + ".leaf_" + g[k])] = floatTensorData(r.leafGates[k]);
+                            std::vector<torch::Tensor> alpha, hatt, f, nodeGates;
+                            for (const auto &nr : r.nodes) {
+                                alpha.push_back(nr.attn);
+                                hatt.push_back(nr.hAtt);
+                                f.push_back(nr.f);
+                                nodeGates.push_back(nr.gates);
+                            }
+                            out[name(p, s, mp + "alpha")] = floatTensorData(torch::stack(alpha));
+                            out[name(p, s, mp + "h_att")] = floatTensorData(torch::stack(hatt));
+                            out[name(p, s, mp + "f")] = floatTensorData(torch::stack(f));
+                            const torch::Tensor ng5 = torch::stack(nodeGates, 1);
+                            for (int k = 0; k < 5; ++k)
+                                out[name(p, s, mp + g[k])] = floatTensorData(ng5[k]);
+                        }
+                        out[name(p, s, mp + "root")] = floatTensorData(r.root);
+                    }
+                headTensors(model + "." + mode, res.head);
+            }
+        }
+    } catch (const std::exception &e) {
+        return makeError(req.inputsPath, e.what());
+    }
+    return out;
+}
+
+} // namespace
+
+std::string recursiveConfigJson(const RecConfig &config, const std::string &name, const std::string &trainingJson)
+{
+    return json{{"family", kFamily},
+                {"task", config.task},
+                {"name", name},
+                {"model", json::parse(config.toJson())},
+                {"training", json::parse(trainingJson)}}
+        .dump();
+}
+
+Result<RecConfig> recursiveConfigOf(const ModelFile &file)
+{
+    const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
+    try {
+        const json j = json::parse(file.configJson);
+        auto c = RecConfig::fromJson(j.at("model").dump());
+        if (!c)
+            return makeError(where, c.message());
+        return c;
+    } catch (const std::exception &e) {
+        return makeError(where, std::string("treelens.config: ") + e.what());
+    }
+}
+
+Result<ModelFile> importRecursiveCheckpoint(ImportRequest request)
+{
+    const std::string &ckpt = request.checkpointPath;
+    if (request.configJson.empty())
+        return makeError(ckpt, "a recursive-tree-transformer checkpoint needs its configuration (--config config.json)");
+    json j;
+    try {
+        j = json::parse(request.configJson);
+    } catch (const std::exception &e) {
+        return makeError(request.configPath, std::string("not valid JSON: ") + e.what());
+    }
+    // Which sub-model: --submodel, else the only one the checkpoint holds.
+    std::string sub = request.submodel;
+    if (sub.empty() && j.contains("model") && j["model"].is_string())
+        sub = j["model"].get<std::string>();
+    if (sub.empty()) {
+        std::vector<std::string> present;
+        for (RecModel m : kAllModels) {
+            const std::string pre = std::string(recModelName(m)) + ".";
+            for (const auto &[name, t] : request.tensors)
+                if (name.rfind(pre, 0) == 0) {
+                    present.push_back(recModelName(m));
+                    break;
+                }
+        }
+        if (present.size() != 1) {
+            std::string list;
+            for (const auto &p : present)
+                list += (list.empty() ? "" : ", ") + p;
+            return makeError(ckpt, present.empty() ? std::string("no sub-model's tensors (ctt., dtt., dtte., treelstm.cs., treelstm.bin.)")
+                                                   : "the checkpoint holds several models (" + list + "): choose one with --submodel");
+        }
+        sub = present.front();
+    }
+    auto model = recModelFromName(sub);
+    if (!model)
+        return makeError(ckpt, model.message());
+    Result<RecConfig> cfg = j.contains("tree_transformer") ? RecConfig::fromFixtureJson(request.configJson, *model)
+                                                           : RecConfig::fromJson(j.contains("model") && j["model"].is_object() ? j["model"].dump() : j.dump());
+    if (!cfg)
+        return makeError(request.configPath, cfg.message());
+    cfg->model = *model;
+    std::vector<std::string> vocab;
+    try {
+        if (j.contains("vocab"))
+            vocab = j["vocab"].get<std::vector<std::string>>();
+    } catch (const std::exception &e) {
+        return makeError(request.configPath, std::string("\"vocab\": ") + e.what());
+    }
+    if (vocab.empty() && !request.vocabText.empty()) {
+        std::string line;
+        for (char ch : request.vocabText) {
+            if (ch == '\n') {
+                vocab.push_back(line);
+                line.clear();
+            } else if (ch != '\r') {
+                line.push_back(ch);
+            }
+        }
+        if (!line.empty())
+            vocab.push_back(line);
+    }
+    if (vocab.empty())
+        return makeError(request.configPath, "no vocabulary: give \"vocab\" in the configuration or --vocab");
+    if (static_cast<int>(vocab.size()) != cfg->vocab)
+        return makeError(request.configPath, "the vocabulary lists " + std::to_string(vocab.size()) + " tokens but vocab_size is " +
+                                                 std::to_string(cfg->vocab));
+    // The sub-model's tensors and the shared word vectors; the other sub-models' are left behind.
+    TensorMap mine;
+    const std::string pre = cfg->prefix();
+    for (auto &[name, t] : request.tensors) {
+        const bool other = name != "embed.word.weight" && name.rfind(pre, 0) != 0 &&
+                           (name.rfind("ctt.", 0) == 0 || name.rfind("dtt.", 0) == 0 || name.rfind("dtte.", 0) == 0 ||
+                            name.rfind("treelstm.", 0) == 0);
+        if (!other)
+            mine[name] = std::move(t);
+    }
+    if (auto net = rec::Net::fromTensors(*cfg, mine, torch::Device(torch::kCPU), ckpt); !net)
+        return net.error();
+    const std::string name = request.name.empty() ? std::filesystem::path(ckpt).stem().string() + "-" + sub : request.name;
+    ModelFile file;
+    file.configJson = recursiveConfigJson(*cfg, name,
+                                          json{{"imported_from", std::filesystem::path(ckpt).filename().string()},
+                                               {"submodel", sub},
+                                               {"note", request.note}}
+                                              .dump());
+    file.vocab = std::move(vocab);
+    file.tensors = std::move(mine);
+    file.sourcePath = ckpt;
+    return file;
+}
+
+EncoderFamily recursiveFamily()
+{
+    EncoderFamily f;
+    f.name = kFamily;
+    f.create = createRecursive;
+    f.importCheckpoint = importRecursiveCheckpoint;
+    f.randomWeightsLike = [](const ModelFile &file, unsigned seed) -> Result<ModelFile> {
+        auto c = recursiveConfigOf(file);
+        if (!c)
+            return c.error();
+        ModelFile out = file;
+        out.tensors = rec::Net::randomTensors(*c, seed);
+        return out;
+    };
+    f.summary = [](const ModelFile &file) -> std::string {
+        auto c = recursiveConfigOf(file);
+        if (!c)
+            return c.message();
+        std::string s = std::string(recModelName(c->model)) + ", d " + std::to_string(c->dModel);
+        if (c->treeLstm())
+            s += ", memory " + std::to_string(c->memDim) + ", query " + c->query;
+        else
+            s += ", " + std::to_string(c->branches) + " branches, d_k " + std::to_string(c->dK) + ", d_ff " + std::to_string(c->dFF);
+        return s + ", task " + c->task + ", vocabulary " + std::to_string(c->vocab);
+    };
+    f.computeFixture = computeRecursiveFixture;
+    return f;
+}
+
+} // namespace treelens
