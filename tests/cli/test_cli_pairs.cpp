@@ -241,6 +241,14 @@ TEST(CliFixtures, VerifyFixturePassesOnTheTreeAggregationTransformerFixture)
     EXPECT_NE(r.out.find("tree-aggregation-transformer: 134 of 134 tensors"), std::string::npos) << r.out;
 }
 
+TEST(CliFixtures, VerifyFixturePassesOnTheRecursiveTreeTransformerFixture)
+{
+    TREELENS_REQUIRE_SHARED("fixtures/recursive-tree-transformer-reference/expected.json");
+    const auto r = cli("verify-fixture -q " + q(test::sharedPath("fixtures/recursive-tree-transformer-reference")));
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("recursive-tree-transformer: 547 of 547 tensors"), std::string::npos) << r.out;
+}
+
 TEST(CliPairs, ProbePairsProbesTheShippedTreeAggregationTransformerAndItsRandomInit)
 {
     const std::string model = std::string(TREELENS_SOURCE_DIR) + "/resources/models/tat-en-wikiqa.safetensors";
