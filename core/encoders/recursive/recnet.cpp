@@ -16,40 +16,76 @@ using Shapes = std::map<std::string, std::vector<std::int64_t>>;
 
 /// The PCNN weights of every branch stacked, and the other MB tensors, for one call of encode().
 struct MbWeights {
-    Tensor wq, wk, wv, wb, lnW, lnB, kappa, alpha;
-    Tensor c1, c1b, c2, c2b; // [n, d, dff] (transposed), [n, dff], [n, dff, d] (transposed), [n, d]
+    Tensor wqkv;                    // [d, 3 · n · d_k]: W^Q, W^K, W^V of every branch side by side
+    Tensor wb, lnW, lnB, kappa, alpha;
+    Tensor c1, c1b, c2, c2b;        // [n, d, dff] (transposed), [n, dff], [n, dff, d] (transposed), [n, d]
+    std::int64_t n = 0, dk = 0;
+};
+
+/// Where the real member rows of a group of nodes sit: rows packed node after node
+/// ([R, ·]); `pos` = each row's place g·K + j in the padded [G, K] layout, `group` = g.
+struct Packing {
+    Tensor pos, group, mask; // [R], [R], [G, K] (true = a real member)
+    std::int64_t G = 0, K = 0;
 };
 
 struct MbOut {
-    Tensor out;    // X̃ [G, K, d]
-    Tensor attn;   // [G, n, K, K]
-    Tensor branch; // B̄ [G, n, K, d]
+    Tensor out;    // X̃ [R, d] (packed)
+    Tensor attn;   // [G, n, K, K] (padded)
+    Tensor branch; // B̄ [n, R, d] (packed)
 };
 
-/// MB(X) of §3 over padded member sets X [G, K, d]; mask [G, K] (true = a real member).
-MbOut multiBranch(const MbWeights &w, const Tensor &x, const Tensor &mask, double eps)
+/// MB(X) of §3 for a group of nodes. Only the attention runs padded (padded keys masked
+/// to -inf); the projections, LayerNorm and PCNN run on the packed real rows, branch-major
+/// with bmm, so neither padding nor a weight broadcast over the nodes costs anything.
+MbOut multiBranch(const MbWeights &w, const Tensor &xp, const Packing &pk, double eps)
 {
-    const auto G = x.size(0), K = x.size(1), d = x.size(2), n = w.wq.size(0), dk = w.wq.size(2);
-    const Tensor xb = x.unsqueeze(1); // [G, 1, K, d]
-    const Tensor q = xb.matmul(w.wq.unsqueeze(0)), k = xb.matmul(w.wk.unsqueeze(0)), v = xb.matmul(w.wv.unsqueeze(0));
-    Tensor s = q.matmul(k.transpose(-1, -2)) / std::sqrt(static_cast<double>(dk)); // [G, n, K, K]
-    s = s.masked_fill(mask.view({G, 1, 1, K}).logical_not(), -std::numeric_limits<float>::infinity());
+    const auto R = xp.size(0), d = xp.size(1), n = w.n, dk = w.dk, G = pk.G, K = pk.K;
+    const Tensor qkv = torch::zeros({G * K, 3 * n * dk}, xp.options()).index_copy(0, pk.pos, xp.matmul(w.wqkv)).view({G, K, 3, n, dk});
+    const Tensor q = qkv.select(2, 0).permute({2, 0, 1, 3}), k = qkv.select(2, 1).permute({2, 0, 1, 3}),
+                 v = qkv.select(2, 2).permute({2, 0, 1, 3}); // [n, G, K, dk]
+    Tensor s = q.matmul(k.transpose(-1, -2)) / std::sqrt(static_cast<double>(dk)); // [n, G, K, K]
+    s = s.masked_fill(pk.mask.view({1, G, 1, K}).logical_not(), -std::numeric_limits<float>::infinity());
+    const Tensor attn = torch::softmax(s, -1);
+    const Tensor av = attn.matmul(v).reshape({n, G * K, dk}).index_select(1, pk.pos); // [n, R, dk]
+    const Tensor b = torch::bmm(av, w.wb) + xp.unsqueeze(0);                          // B_i W_i^b + X
     MbOut o;
-    o.attn = torch::softmax(s, -1);
-    const Tensor b = o.attn.matmul(v).matmul(w.wb.unsqueeze(0)) + xb; // B_i W_i^b + X
-    o.branch = torch::layer_norm(b, {d}, w.lnW, w.lnB, eps) * w.kappa.view({1, n, 1, 1});
-    const Tensor h = torch::relu(o.branch.matmul(w.c1.unsqueeze(0)) + w.c1b.view({1, n, 1, -1}));
-    const Tensor p = h.matmul(w.c2.unsqueeze(0)) + w.c2b.view({1, n, 1, d});
-    o.out = (p * w.alpha.view({1, n, 1, 1})).sum(1);
+    o.branch = torch::layer_norm(b, {d}, w.lnW, w.lnB, eps) * w.kappa.view({n, 1, 1});
+    const Tensor h = torch::relu(torch::baddbmm(w.c1b.unsqueeze(1), o.branch, w.c1));
+    const Tensor p = torch::baddbmm(w.c2b.unsqueeze(1), h, w.c2); // [n, R, d]
+    o.out = (p * w.alpha.view({n, 1, 1})).sum(0);
+    o.attn = attn.permute({1, 0, 2, 3});
+    (void)R;
     return o;
 }
 
-/// Eq. 8.8 (`tanhFirst`: Σ_rows tanh(z)) or Eq. 9.9 (tanh(Σ_rows z)), z = (X̃ + X) Woᵀ + bo, padded rows left out.
-Tensor parent(const Tensor &xt, const Tensor &x, const Tensor &mask, const Tensor &wo, const Tensor &bo, bool tanhFirst)
+/// Eq. 8.8 (`tanhFirst`: Σ_rows tanh(z)) or Eq. 9.9 (tanh(Σ_rows z)), z = (X̃ + X) Woᵀ + bo,
+/// summed over each node's real rows (packed; `group` = the node of each row).
+Tensor parent(const Tensor &xt, const Tensor &x, const Packing &pk, const Tensor &wo, const Tensor &bo, bool tanhFirst)
 {
     const Tensor z = torch::linear(xt + x, wo, bo);
-    const Tensor m = mask.unsqueeze(-1).to(z.scalar_type());
-    return tanhFirst ? (torch::tanh(z) * m).sum(1) : torch::tanh((z * m).sum(1));
+    const Tensor zero = torch::zeros({pk.G, z.size(1)}, z.options());
+    return tanhFirst ? zero.index_add(0, pk.group, torch::tanh(z)) : torch::tanh(zero.index_add(0, pk.group, z));
+}
+
+/// The packing of `rows` (per node, its member count) for a padded width K.
+Packing packing(const std::vector<std::int64_t> &counts, std::int64_t K, const torch::Device &device)
+{
+    Packing pk;
+    pk.G = static_cast<std::int64_t>(counts.size());
+    pk.K = K;
+    std::vector<std::int64_t> pos, group;
+    std::vector<std::uint8_t> mask(static_cast<std::size_t>(pk.G * K), 0);
+    for (std::int64_t g = 0; g < pk.G; ++g)
+        for (std::int64_t j = 0; j < counts[static_cast<std::size_t>(g)]; ++j) {
+            pos.push_back(g * K + j);
+            group.push_back(g);
+            mask[static_cast<std::size_t>(g * K + j)] = 1;
+        }
+    pk.pos = torch::tensor(pos, torch::kInt64).to(device);
+    pk.group = torch::tensor(group, torch::kInt64).to(device);
+    pk.mask = torch::tensor(mask, torch::kUInt8).view({pk.G, K}).to(torch::kBool).to(device);
+    return pk;
 }
 
 /// Writes `rows` into `buffer` at `slots`: in place when no gradient is recorded (inference),
@@ -227,9 +263,12 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
     MbWeights w;
     Tensor buf, ebuf, hbuf, cbuf, leafGates;
     if (!tl) {
-        w.wq = p(pre + "mb.wq");
-        w.wk = p(pre + "mb.wk");
-        w.wv = p(pre + "mb.wv");
+        w.n = cfg.branches;
+        w.dk = cfg.dK;
+        std::vector<Tensor> qkv;
+        for (const char *name : {"mb.wq", "mb.wk", "mb.wv"})
+            qkv.push_back(p(pre + name).permute({1, 0, 2}).reshape({d, w.n * w.dk}));
+        w.wqkv = torch::cat(qkv, 1);
         w.wb = p(pre + "mb.wb");
         w.lnW = p(pre + "mb.ln.weight");
         w.lnB = p(pre + "mb.ln.bias");
@@ -295,10 +334,6 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
         const std::int64_t K = kc + (depRow ? 1 : 0);
         std::vector<std::int64_t> idx(static_cast<std::size_t>(G * K), 0), outSlots, headWords, sent;
         std::vector<std::uint8_t> maskv(static_cast<std::size_t>(G * K), 0);
-        std::vector<std::int64_t> rel, cidx(static_cast<std::size_t>(G * kc), 0);
-        std::vector<std::uint8_t> cmaskv(static_cast<std::size_t>(G * kc), 0);
-        if (dtte)
-            rel.assign(static_cast<std::size_t>(G * kc), 0);
         for (std::int64_t g = 0; g < G; ++g) {
             const auto [b, v] = group[static_cast<std::size_t>(g)];
             const RecNode &node = batch[b]->tree.nodes[static_cast<std::size_t>(v)];
@@ -313,10 +348,6 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
                 const std::int64_t slot = ch.node ? nodeBase[b] + ch.index : wordBase[b] + ch.index;
                 idx[static_cast<std::size_t>(g * K + r + static_cast<std::int64_t>(j))] = slot;
                 maskv[static_cast<std::size_t>(g * K + r + static_cast<std::int64_t>(j))] = 1;
-                cidx[static_cast<std::size_t>(g * kc) + j] = slot;
-                cmaskv[static_cast<std::size_t>(g * kc) + j] = 1;
-                if (dtte)
-                    rel[static_cast<std::size_t>(g * kc) + j] = node.relations.at(j);
             }
             outSlots.push_back(nodeBase[b] + v);
             headWords.push_back(wordBase[b] + std::max(0, node.headWord));
@@ -327,18 +358,40 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
         const Tensor slots = int64On(outSlots, m_device, {G});
 
         if (!tl) {
-            const Tensor x = buf.index_select(0, index).view({G, K, d});
-            const MbOut mb = multiBranch(w, x, mask, cfg.lnEps);
-            const Tensor state = parent(mb.out, x, mask, p(pre + "out.weight"), p(pre + "out.bias"), !dtte);
+            // The members packed node after node: (head word,) children.
+            std::vector<std::int64_t> members, counts, childSlots, childCounts, heads, rels;
+            for (std::int64_t g = 0; g < G; ++g) {
+                const auto [b, v] = group[static_cast<std::size_t>(g)];
+                const RecNode &node = batch[b]->tree.nodes[static_cast<std::size_t>(v)];
+                if (depRow)
+                    members.push_back(wordBase[b] + node.headWord);
+                for (std::size_t j = 0; j < node.children.size(); ++j) {
+                    const RecChild &ch = node.children[j];
+                    const std::int64_t slot = ch.node ? nodeBase[b] + ch.index : wordBase[b] + ch.index;
+                    if (dtte)
+                        rels.push_back(node.relations.at(j));
+                    members.push_back(slot);
+                    childSlots.push_back(slot);
+                    heads.push_back(wordBase[b] + node.headWord);
+                }
+                counts.push_back(static_cast<std::int64_t>(node.children.size()) + (depRow ? 1 : 0));
+                childCounts.push_back(static_cast<std::int64_t>(node.children.size()));
+            }
+            const Packing pk = packing(counts, K, m_device);
+            const Tensor x = buf.index_select(0, int64On(members, m_device, {static_cast<std::int64_t>(members.size())}));
+            const MbOut mb = multiBranch(w, x, pk, cfg.lnEps);
+            const Tensor state = parent(mb.out, x, pk, p(pre + "out.weight"), p(pre + "out.bias"), !dtte);
             MbOut eb;
-            Tensor vIn, eState, rv;
+            Tensor vIn, eState;
+            const auto Rc = static_cast<std::int64_t>(childSlots.size());
             if (dtte) {
-                const Tensor cindex = int64On(cidx, m_device, {G * kc});
-                const Tensor cmask =
-                    torch::tensor(std::vector<std::uint8_t>(cmaskv), torch::kUInt8).view({G, kc}).to(torch::kBool).to(m_device);
-                const Tensor q = E.index_select(0, int64On(headWords, m_device, {G})).unsqueeze(1).expand({G, kc, d});
-                const Tensor xs = ebuf.index_select(0, cindex).view({G, kc, d});
-                const Tensor y = torch::embedding(p(pre + "edge_embed.weight"), int64On(rel, m_device, {G, kc}));
+                // The forward edges of every node, then the backward ones: 2G sets of k rows.
+                std::vector<std::int64_t> both = childCounts;
+                both.insert(both.end(), childCounts.begin(), childCounts.end());
+                const Packing epk = packing(both, kc, m_device);
+                const Tensor q = E.index_select(0, int64On(heads, m_device, {Rc}));
+                const Tensor xs = ebuf.index_select(0, int64On(childSlots, m_device, {Rc}));
+                const Tensor y = torch::embedding(p(pre + "edge_embed.weight"), int64On(rels, m_device, {Rc}));
                 auto edges = [&](const std::string &perm, const Tensor &weight) {
                     std::vector<Tensor> parts;
                     for (char ch : perm)
@@ -346,32 +399,32 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
                     return torch::linear(torch::cat(parts, -1), weight); // Eq. 9.3: no bias
                 };
                 vIn = torch::cat({edges(cfg.edgeForward, p(pre + "edge_fwd.weight")), edges(cfg.edgeBackward, p(pre + "edge_bwd.weight"))});
-                const Tensor mask2 = torch::cat({cmask, cmask});
-                eb = multiBranch(w, vIn, mask2, cfg.lnEps);
-                eState = parent(eb.out, vIn, mask2, p(pre + "out.weight"), p(pre + "out.bias"), false); // [2G, d]
-                rv = eState.narrow(0, 0, G) + eState.narrow(0, G, G);
-                writeRows(ebuf, slots, rv);
+                eb = multiBranch(w, vIn, epk, cfg.lnEps);
+                eState = parent(eb.out, vIn, epk, p(pre + "out.weight"), p(pre + "out.bias"), false); // [2G, d]
+                writeRows(ebuf, slots, eState.narrow(0, 0, G) + eState.narrow(0, G, G));
             }
             writeRows(buf, slots, state);
-            if (record)
+            if (record) {
+                std::int64_t off = 0, coff = 0;
                 for (std::int64_t g = 0; g < G; ++g) {
                     const auto [b, v] = group[static_cast<std::size_t>(g)];
-                    const auto &node = batch[b]->tree.nodes[static_cast<std::size_t>(v)];
-                    const std::int64_t k = static_cast<std::int64_t>(node.children.size()) + (depRow ? 1 : 0);
+                    const std::int64_t k = counts[static_cast<std::size_t>(g)], kk = childCounts[static_cast<std::size_t>(g)];
                     NodeRecord &nr = out.sentences[b].nodes[static_cast<std::size_t>(v)];
                     nr.attn = mb.attn[g].narrow(1, 0, k).narrow(2, 0, k).detach();
-                    nr.branch = mb.branch[g].narrow(1, 0, k).detach();
-                    nr.mbOut = mb.out[g].narrow(0, 0, k).detach();
+                    nr.branch = mb.branch.narrow(1, off, k).detach();
+                    nr.mbOut = mb.out.narrow(0, off, k).detach();
                     if (dtte) {
-                        const std::int64_t kk = static_cast<std::int64_t>(node.children.size());
-                        nr.edgeFwdInput = vIn[g].narrow(0, 0, kk).detach();
-                        nr.edgeBwdInput = vIn[G + g].narrow(0, 0, kk).detach();
+                        nr.edgeFwdInput = vIn.narrow(0, coff, kk).detach();
+                        nr.edgeBwdInput = vIn.narrow(0, Rc + coff, kk).detach();
                         nr.edgeFwdAttn = eb.attn[g].narrow(1, 0, kk).narrow(2, 0, kk).detach();
                         nr.edgeBwdAttn = eb.attn[G + g].narrow(1, 0, kk).narrow(2, 0, kk).detach();
                         nr.edgeFwdState = eState[g].detach();
                         nr.edgeBwdState = eState[G + g].detach();
                     }
+                    off += k;
+                    coff += kk;
                 }
+            }
             continue;
         }
 
