@@ -22,6 +22,7 @@
 #include "core/formats/plaintext.h"
 #include "core/model/modelfile.h"
 #include "core/parsing/parser.h"
+#include "core/training/classificationdata.h"
 #include "core/training/pairtraining.h"
 #include "core/training/trainer.h"
 
@@ -55,137 +56,6 @@ Result<Options> optionsOf(const TrainRecipe &r)
     }
 }
 
-struct Example {
-    Sentence sentence;
-    int label = 0;
-    std::optional<Sentence> second; ///< pair training: the hypothesis (sentence = the text)
-};
-
-/// The polarity-style data: two files of one sentence per line, split 80/10/10 by a seed.
-Result<std::vector<std::vector<Example>>> readSplitFiles(const json &data)
-{
-    std::vector<Example> all;
-    const std::vector<std::pair<std::string, int>> files = {{data.at("negative").get<std::string>(), 0},
-                                                            {data.at("positive").get<std::string>(), 1}};
-    for (const auto &[path, label] : files) {
-        auto text = readFileLimited(path, inputLimits().maxTextFileBytes);
-        if (!text)
-            return text.error();
-        auto sentences = readPlainText(*text, path);
-        if (!sentences)
-            return sentences.error();
-        for (auto &s : *sentences)
-            all.push_back({std::move(s), label, std::nullopt});
-    }
-    std::mt19937_64 rng(data.value("split_seed", 1u));
-    std::shuffle(all.begin(), all.end(), rng);
-    const std::size_t n = all.size(), nTrain = n * 8 / 10, nDev = n / 10;
-    std::vector<std::vector<Example>> split(3);
-    for (std::size_t i = 0; i < n; ++i)
-        split[i < nTrain ? 0 : i < nTrain + nDev ? 1 : 2].push_back(std::move(all[i]));
-    return split;
-}
-
-/// TREC question classification (Li & Roth): train and test files of `COARSE:fine words`
-/// lines; the development set is a seeded `dev_fraction` of the training file (the
-/// test file is only scored at the end). Classes: the coarse labels (or, with
-/// "labels": "fine", the full ones) of the training file, sorted.
-Result<std::vector<std::vector<Example>>> readTrec(const json &data, std::vector<std::string> &classes, json &notes)
-{
-    const bool fine = data.value("labels", std::string("coarse")) == "fine";
-    const double devFraction = data.value("dev_fraction", 0.1);
-    if (!(devFraction > 0 && devFraction < 0.5))
-        return makeError("recipe", "data.dev_fraction must be in (0, 0.5)");
-    std::vector<std::vector<LabelledSentence>> parts;
-    int latin1 = 0;
-    for (const char *key : {"trec_train", "trec_test"}) {
-        const std::string path = data.at(key).get<std::string>();
-        auto text = readFileLimited(path, inputLimits().maxTextFileBytes);
-        if (!text)
-            return text.error();
-        auto read = readLabelledText(*text, path);
-        if (!read)
-            return read.error();
-        latin1 += read->latin1Lines;
-        parts.push_back(std::move(read->sentences));
-    }
-    std::set<std::string> labels;
-    for (const auto &s : parts[0])
-        labels.insert(fine ? s.label : s.coarseLabel);
-    classes.assign(labels.begin(), labels.end());
-    auto index = [&](const LabelledSentence &s) -> int {
-        const auto it = std::find(classes.begin(), classes.end(), fine ? s.label : s.coarseLabel);
-        return it == classes.end() ? -1 : static_cast<int>(it - classes.begin());
-    };
-    std::vector<Example> train;
-    for (auto &s : parts[0])
-        train.push_back({std::move(s.sentence), index(s), std::nullopt});
-    std::mt19937_64 rng(data.value("split_seed", 1u));
-    std::shuffle(train.begin(), train.end(), rng);
-    const auto nDev = static_cast<std::size_t>(std::lround(static_cast<double>(train.size()) * devFraction));
-    std::vector<std::vector<Example>> split(3);
-    split[1].assign(std::make_move_iterator(train.begin()), std::make_move_iterator(train.begin() + static_cast<std::ptrdiff_t>(nDev)));
-    split[0].assign(std::make_move_iterator(train.begin() + static_cast<std::ptrdiff_t>(nDev)), std::make_move_iterator(train.end()));
-    int unseen = 0;
-    for (auto &s : parts[1]) {
-        const int k = index(s);
-        if (k < 0) {
-            ++unseen; // a test label the training file never has: cannot be predicted, left out and counted
-            continue;
-        }
-        split[2].push_back({std::move(s.sentence), k, std::nullopt});
-    }
-    notes = {{"latin1_lines", latin1}, {"test_unseen_labels", unseen}, {"labels", fine ? "fine" : "coarse"}};
-    return split;
-}
-
-/// RTE for the pair head: "rte_train" and "rte_test" lists of RTE XML files
-/// (core/formats/pairs.h); dev = a seeded `dev_fraction` of the training pairs.
-/// Classes: the training files' label set ({"NO", "YES"} for RTE 1-3), which the
-/// test files must share.
-Result<std::vector<std::vector<Example>>> readRte(const json &data, std::vector<std::string> &classes, json &notes)
-{
-    const double devFraction = data.value("dev_fraction", 0.1);
-    if (!(devFraction > 0 && devFraction < 0.5))
-        return makeError("recipe", "data.dev_fraction must be in (0, 0.5)");
-    std::vector<std::vector<Example>> parts(2);
-    std::vector<std::string> labelSets[2];
-    for (int part = 0; part < 2; ++part) {
-        const char *key = part == 0 ? "rte_train" : "rte_test";
-        const auto files = data.at(key).is_array() ? data.at(key).get<std::vector<std::string>>()
-                                                   : std::vector<std::string>{data.at(key).get<std::string>()};
-        for (const auto &path : files) {
-            auto text = readFileLimited(path, inputLimits().maxTextFileBytes);
-            if (!text)
-                return text.error();
-            auto corpus = readRteXml(*text, path);
-            if (!corpus)
-                return corpus.error();
-            if (labelSets[part].empty())
-                labelSets[part] = corpus->labels;
-            else if (labelSets[part] != corpus->labels)
-                return makeError(path, "its label set differs from the other files' of " + std::string(key));
-            for (auto &p : corpus->pairs) {
-                const auto it = std::find(corpus->labels.begin(), corpus->labels.end(), p.label);
-                parts[static_cast<std::size_t>(part)].push_back(
-                    {std::move(p.first), static_cast<int>(it - corpus->labels.begin()), std::move(p.second)});
-            }
-        }
-    }
-    if (labelSets[0] != labelSets[1])
-        return makeError("recipe", "the rte_train and rte_test files have different label sets");
-    classes = labelSets[0];
-    std::mt19937_64 rng(data.value("split_seed", 1u));
-    std::shuffle(parts[0].begin(), parts[0].end(), rng);
-    const auto nDev = static_cast<std::size_t>(std::lround(static_cast<double>(parts[0].size()) * devFraction));
-    std::vector<std::vector<Example>> split(3);
-    split[1].assign(std::make_move_iterator(parts[0].begin()), std::make_move_iterator(parts[0].begin() + static_cast<std::ptrdiff_t>(nDev)));
-    split[0].assign(std::make_move_iterator(parts[0].begin() + static_cast<std::ptrdiff_t>(nDev)), std::make_move_iterator(parts[0].end()));
-    split[2] = std::move(parts[1]);
-    notes = {{"task", "pair-classification"}};
-    return split;
-}
-
 class DepTask final : public training::TrainTask {
 public:
     Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
@@ -205,45 +75,18 @@ public:
                     : !(data.contains("positive") && data.contains("negative")))
             return makeError("recipe", "data needs \"positive\" and \"negative\" sentence files, \"trec_train\" and "
                                        "\"trec_test\" question files, or \"rte_train\" and \"rte_test\" RTE XML files");
-        json notes = json::object();
-        auto split = m_pairs ? readRte(data, m_classes, notes) : trec ? readTrec(data, m_classes, notes) : readSplitFiles(data);
+        std::string notesJson = "{}";
+        auto split = m_pairs ? training::readRteSplit(recipe.data.extraJson, m_classes, notesJson)
+                     : trec  ? training::readTrecSplit(recipe.data.extraJson, m_classes, notesJson)
+                             : training::readPolaritySplit(recipe.data.extraJson);
         if (!split)
             return split.error();
+        const json notes = json::parse(notesJson);
         if (!trec && !m_pairs)
             m_classes = {"negative", "positive"};
         // Parse every sentence with the shipped neural parser.
-        auto parser = createParser(ParserConfig{});
-        if (!parser)
-            return parser.error();
-        for (auto &part : *split) {
-            // Pairs: the texts, then the hypotheses, in one run of the parser.
-            std::vector<Sentence> sentences;
-            for (auto &e : part)
-                sentences.push_back(e.sentence);
-            if (m_pairs)
-                for (auto &e : part)
-                    sentences.push_back(*e.second);
-            CorpusParseOptions po;
-            po.maxWords = m_options.maxWords;
-            std::vector<std::string> failures;
-            auto parsed = parseCorpus(**parser, std::move(sentences), "training data", po, &failures);
-            if (!parsed)
-                return parsed.error();
-            std::vector<Example> kept;
-            for (std::size_t i = 0; i < part.size(); ++i) {
-                Sentence &first = (*parsed)[i];
-                Sentence *second = m_pairs ? &(*parsed)[part.size() + i] : nullptr;
-                if (first.dependency && (!second || second->dependency)) {
-                    part[i].sentence = std::move(first);
-                    if (second)
-                        part[i].second = std::move(*second);
-                    kept.push_back(std::move(part[i]));
-                } else {
-                    ++m_unparsed;
-                }
-            }
-            part = std::move(kept);
-        }
+        if (auto st = training::parseSplit(*split, m_pairs, m_options.maxWords, false, m_unparsed); !st)
+            return st.error();
         m_train = std::move((*split)[0]);
         m_dev = std::move((*split)[1]);
         m_test = std::move((*split)[2]);
@@ -498,7 +341,7 @@ private:
         return m_net->pairHead(out.sentence, other.sentence).back();
     }
 
-    double accuracy(int part, const std::vector<Example> &examples) const
+    double accuracy(int part, const std::vector<training::LabelledExample> &examples) const
     {
         torch::NoGradGuard ng;
         long correct = 0;
@@ -521,7 +364,7 @@ private:
     TrainRecipe m_recipe;
     Options m_options;
     torch::Device m_device{torch::kCPU};
-    std::vector<Example> m_train, m_dev, m_test;
+    std::vector<training::LabelledExample> m_train, m_dev, m_test;
     std::vector<std::vector<deptrans::Prepared>> m_prepared;
     std::vector<std::string> m_vocab, m_relationLabels, m_classes;
     bool m_pairs = false;                                   ///< RTE: the pair head on (text, hypothesis)
