@@ -1,4 +1,5 @@
 #include "ui/mainwindow.h"
+
 #include "ui/pairworkbench.h"
 
 #include "ui/backgroundjobs.h"
@@ -14,16 +15,23 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGuiApplication>
+#include <QHBoxLayout>
 #include <QKeySequence>
+#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSignalBlocker>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QTimer>
+#include <QVBoxLayout>
 
 #include "core/parsing/parser.h"
 #include "ui/aboutdialog.h"
@@ -38,6 +46,7 @@
 #include "ui/session/settings.h"
 #include "ui/statusline.h"
 #include "ui/viewhost.h"
+#include "viz/compositionview.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/gateoverview.h"
@@ -125,6 +134,7 @@ void MainWindow::createViews()
     m_treeTabs->addTab(m_views->widget(QStringLiteral("constituency")), tr("&Constituency"));
     m_treeTabs->addTab(m_views->widget(QStringLiteral("dependency")), tr("&Dependency"));
     m_treeTabs->addTab(m_views->widget(QStringLiteral("text")), tr("Te&xt"));
+    m_treeTabs->addTab(createCompositionTab(), tr("Co&mposition"));
     m_plotTabs = new QTabWidget(this);
     m_plotTabs->setDocumentMode(true);
     m_plotTabs->addTab(m_views->widget(QStringLiteral("prior")), tr("&Prior C"));
@@ -151,6 +161,61 @@ void MainWindow::createViews()
     m_split->setStretchFactor(0, 2);
     m_split->setStretchFactor(1, 1);
     setCentralWidget(m_split);
+}
+
+QWidget *MainWindow::createCompositionTab()
+{
+    // The recursive models' bottom-up composition, stepped or played height by height.
+    auto *tab = new QWidget(this);
+    auto *layout = new QVBoxLayout(tab);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 0);
+    bar->addWidget(new QLabel(tr("Composition step")));
+    m_compositionStep = new QSpinBox(tab);
+    m_compositionStep->setObjectName(QStringLiteral("compositionStep"));
+    m_compositionStep->setRange(0, 0);
+    m_compositionStep->setSpecialValueText(tr("all"));
+    m_compositionStep->setToolTip(tr("Show the composition up to this height (1 = the nodes just above the words)"));
+    bar->addWidget(m_compositionStep);
+    m_compositionPlay = new QPushButton(tr("Play"), tab);
+    m_compositionPlay->setObjectName(QStringLiteral("compositionPlay"));
+    m_compositionPlay->setCheckable(true);
+    m_compositionPlay->setToolTip(tr("Step through the composition from the leaves to the root"));
+    bar->addWidget(m_compositionPlay);
+    bar->addStretch(1);
+    layout->addLayout(bar);
+    auto *scroll = new QScrollArea(tab);
+    scroll->setWidget(m_views->widget(QStringLiteral("composition")));
+    scroll->setWidgetResizable(false);
+    scroll->setFrameShape(QFrame::NoFrame);
+    layout->addWidget(scroll, 1);
+    auto *timer = new QTimer(tab);
+    timer->setInterval(900);
+    connect(m_compositionStep, &QSpinBox::valueChanged, this, [this](int step) {
+        ViewState sel = m_document.selection();
+        if (sel.aggregationStep == step)
+            return;
+        sel.aggregationStep = step;
+        m_document.setSelection(sel);
+    });
+    connect(m_compositionPlay, &QPushButton::toggled, this, [this, timer](bool on) {
+        if (on) {
+            m_compositionStep->setValue(1);
+            timer->start();
+        } else {
+            timer->stop();
+        }
+    });
+    connect(timer, &QTimer::timeout, this, [this] {
+        if (m_compositionStep->value() >= m_compositionStep->maximum()) {
+            m_compositionPlay->setChecked(false); // the root is composed: stop on "all"
+            m_compositionStep->setValue(0);
+            return;
+        }
+        m_compositionStep->setValue(m_compositionStep->value() + 1);
+    });
+    return tab;
 }
 
 void MainWindow::createDocks()
@@ -448,6 +513,19 @@ void MainWindow::onDocumentChanged(AnalysisDocument::Changes what)
     }
 }
 
+void MainWindow::setCompositionTabVisible(bool visible)
+{
+    QWidget *tab = m_compositionStep ? m_compositionStep->parentWidget() : nullptr;
+    const int index = tab ? m_treeTabs->indexOf(tab) : -1;
+    if (index < 0)
+        return;
+    auto *view = qobject_cast<CompositionView *>(m_views->widget(QStringLiteral("composition")));
+    const QSignalBlocker block(m_compositionStep);
+    m_compositionStep->setRange(0, visible && view ? std::max(0, view->steps()) : 0);
+    if (m_treeTabs->isTabVisible(index) != visible)
+        m_treeTabs->setTabVisible(index, visible);
+}
+
 void MainWindow::setRelationTabsVisible(bool visible)
 {
     bool shown = false;
@@ -478,6 +556,7 @@ void MainWindow::showSelection(AnalysisDocument::Changes what)
         const auto a = m_document.analysisFits() ? m_document.analysis() : nullptr;
         m_controls->setShape(a ? a->layers : 0, a ? a->heads : 0, s->words());
         setRelationTabsVisible(a && a->relations);
+        setCompositionTabVisible(a && a->family == "recursive-tree-transformer");
         if (a)
             m_controls->setAttentionKinds(!a->attentionRelation.empty() ? ControlPanel::AttentionKinds::Relation
                                           : !a->attentionRaw.empty()    ? ControlPanel::AttentionKinds::Prior

@@ -16,6 +16,8 @@
 #include "ui/session/jobrunner.h"
 #include "viz/viewcommon.h"
 
+class QPushButton;
+class QSpinBox;
 class QSplitter;
 class QTabWidget;
 class QTextBrowser;
@@ -105,6 +107,9 @@ protected:
 private:
     /// Shows the Dependency-Transformer tabs (relations, gate, gate overview) or hides them.
     void setRelationTabsVisible(bool visible);
+    /// The recursive models' composition tab: shown for their analyses, its step range their tree's heights.
+    void setCompositionTabVisible(bool visible);
+    QWidget *createCompositionTab();
     void createViews();
     void createDocks();
     /// Without a saved geometry: the available screen, most of it for the trees.
@@ -128,6 +133,8 @@ private:
     std::unique_ptr<ExportService> m_export;
     QTabWidget *m_treeTabs = nullptr;
     QTabWidget *m_plotTabs = nullptr;
+    QSpinBox *m_compositionStep = nullptr;      ///< the composition tab's step (0 = all)
+    QPushButton *m_compositionPlay = nullptr;
     QSplitter *m_split = nullptr;
     SentencePanel *m_sentence = nullptr;
     ControlPanel *m_controls = nullptr;

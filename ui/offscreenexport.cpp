@@ -126,6 +126,7 @@ void OffscreenExport::exportCurrent()
         s.layer = m_options.layer;
     if (m_options.head >= 0)
         s.head = m_options.head;
+    s.aggregationStep = std::max(0, m_options.step);
     s.weightedAttention = m_options.attention != QLatin1String("plain");
     s.relationAttention = m_options.attention == QLatin1String("relation");
     m_document.setSelection(s);

@@ -30,6 +30,7 @@ struct OffscreenExportOptions {
     QString format = QStringLiteral("svg"); ///< a corpus' file format: png, svg, pdf or tex
     int layer = -1;              ///< 0-based; -1: the document's default (the first); beyond the model's: refused
     int head = -1;               ///< 0-based; -1: the document's default (the first); beyond the model's: refused
+    int step = 0;                ///< the composition (recursive models) shown up to this height; 0 = all
     int dpi = 300;               ///< PNG resolution
     /// "model" (after ×C / gated), "plain" (before ×C / the plain score) or "relation"
     /// (the Dependency-Transformer's relation attention; refused for other models).

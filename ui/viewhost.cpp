@@ -4,6 +4,7 @@
 #include <QWidget>
 
 #include "ui/session/settings.h"
+#include "viz/compositionview.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/gateoverview.h"
@@ -41,6 +42,8 @@ ViewHost::ViewHost(AnalysisDocument *document, QWidget *viewParent, const QStrin
             addSlot(m_gate = new HeatmapView(HeatmapView::Kind::Gate, viewParent), name);
         } else if (name == QLatin1String("gates")) {
             addSlot(m_gates = new GateOverview(viewParent), name);
+        } else if (name == QLatin1String("composition")) {
+            addSlot(m_composition = new CompositionView(viewParent), name);
         } else if (name == QLatin1String("text")) {
             m_text = new TreeTextView(viewParent);
         }
@@ -54,7 +57,8 @@ QStringList ViewHost::exportableViewNames()
 {
     return {QStringLiteral("constituency"), QStringLiteral("dependency"), QStringLiteral("prior"),
             QStringLiteral("attention"),    QStringLiteral("overview"),   QStringLiteral("links"),
-            QStringLiteral("relations"),    QStringLiteral("gate"),       QStringLiteral("gates")};
+            QStringLiteral("relations"),    QStringLiteral("gate"),       QStringLiteral("gates"),
+            QStringLiteral("composition")};
 }
 
 QStringList ViewHost::allViewNames()
@@ -89,6 +93,8 @@ void ViewHost::connectSelection()
         connect(m_constituency, &ConstituencyView::wordClicked, this, focusWord);
     if (m_dependency)
         connect(m_dependency, &DependencyView::wordClicked, this, focusWord);
+    if (m_composition)
+        connect(m_composition, &CompositionView::wordClicked, this, focusWord);
     if (m_overview)
         connect(m_overview, &AttentionOverview::cellActivated, this, [this](int layer, int head) {
             ViewState s = m_document->selection();

@@ -25,6 +25,7 @@ class QWidget;
 namespace treelens {
 
 class AttentionOverview;
+class CompositionView;
 class ConstituencyView;
 class DependencyView;
 class GateOverview;
@@ -43,7 +44,8 @@ public:
 
     /// The views that export (PNG/SVG/PDF, trees also LaTeX), in menu order:
     /// constituency, dependency, prior, attention, overview, links, and the
-    /// Dependency-Transformer's relations, gate and gates (the gate overview).
+    /// Dependency-Transformer's relations, gate and gates (the gate overview), and the
+    /// recursive tree models' composition.
     static QStringList exportableViewNames();
     /// Every view the main window shows: exportableViewNames() and "text".
     static QStringList allViewNames();
@@ -128,6 +130,7 @@ private:
     GateOverview *m_gates = nullptr;
     LinkStripView *m_links = nullptr;
     TreeTextView *m_text = nullptr;
+    CompositionView *m_composition = nullptr;
     ViewData m_viewData;
     quint64 m_dataGeneration = 0;
     double m_lastUpdateMs = 0.0;

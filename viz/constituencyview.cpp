@@ -574,7 +574,25 @@ void ConstituencyView::classifySpans()
 
 bool ConstituencyView::nodeAttentionActive() const
 {
-    return m_data.analysis && !m_data.analysis->nodeAttention.empty() && m_data.analysis->family == "tree-aggregation-transformer";
+    if (!m_data.analysis || m_data.analysis->nodeAttention.empty())
+        return false;
+    if (m_data.analysis->family == "tree-aggregation-transformer")
+        return true;
+    // The recursive constituency models (CTT, binary Tree-LSTM): their nodes carry spans, no head word.
+    return recursiveNodes();
+}
+
+bool ConstituencyView::recursiveNodes() const
+{
+    return m_data.analysis && m_data.analysis->family == "recursive-tree-transformer" && !m_data.analysis->nodeAttention.empty() &&
+           m_data.analysis->nodeAttention.front().headWord < 0 && m_data.analysis->nodeAttention.front().start >= 0;
+}
+
+QString ConstituencyView::nodeHeadName() const
+{
+    if (recursiveNodes())
+        return m_data.analysis->heads > 1 ? QStringLiteral("branch %1").arg(m_state.head + 1) : QStringLiteral("attention over the children");
+    return tatHeadName(m_state.head, m_data.analysis->heads);
 }
 
 double ConstituencyView::nodeAttentionWeight(const TreeGraph &graph, int parent, int child) const
@@ -582,6 +600,30 @@ double ConstituencyView::nodeAttentionWeight(const TreeGraph &graph, int parent,
     const auto &nodes = m_data.analysis->nodeAttention;
     const auto &p = graph.nodes[static_cast<std::size_t>(parent)];
     const auto &c = graph.nodes[static_cast<std::size_t>(child)];
+    if (recursiveNodes()) {
+        // The model's tree drops preterminals and collapses unary chains: its nodes are found by span
+        // (a unary chain's phrases share the node; a binarization dummy has no drawn phrase).
+        auto bySpan = [&](std::pair<int, int> span) -> const NodeAttention * {
+            for (const auto &na : nodes)
+                if (na.start == span.first && na.end == span.second)
+                    return &na;
+            return nullptr;
+        };
+        const NodeAttention *pn = bySpan(p.span);
+        if (!pn || m_state.head < 0 || m_state.head >= static_cast<int>(pn->weights.size()))
+            return -1;
+        int target = 1 << 30;
+        if (c.kind == TreeGraph::Kind::Word)
+            target = -1 - c.word;
+        else if (const NodeAttention *cn = bySpan(c.span); cn && cn != pn)
+            target = cn->node;
+        else if (c.span.second - c.span.first == 1)
+            target = -1 - c.span.first; // a preterminal: its word
+        for (std::size_t k = 0; k < pn->targets.size(); ++k)
+            if (pn->targets[k] == target && k < pn->weights[static_cast<std::size_t>(m_state.head)].size())
+                return static_cast<double>(pn->weights[static_cast<std::size_t>(m_state.head)][k]);
+        return -1;
+    }
     if (p.tatNode < 0 || p.tatNode >= static_cast<int>(nodes.size()))
         return -1;
     const NodeAttention &na = nodes[static_cast<std::size_t>(p.tatNode)];
@@ -631,7 +673,7 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
                           .arg(graph.nodes[static_cast<std::size_t>(graph.edges[e].first)].text,
                                graph.nodes[static_cast<std::size_t>(graph.edges[e].second)].text)
                           .arg(w, 0, 'f', 3)
-                          .arg(tatHeadName(m_state.head, m_data.analysis->heads));
+                          .arg(nodeHeadName());
             }
         }
         auto *item = s->addPath(layout.edgePaths[e].translated(offset), pen);
@@ -933,9 +975,12 @@ QRectF ConstituencyView::drawLegends(QPointF topLeft)
 
     if (nodeAttentionActive()) {
         // The TAT's node attention on the edges: the key above any overlay's.
-        auto *t = addText(s, QStringLiteral("Edges: how each phrase aggregates its children (attention of its start token), %1; "
-                                            "colour and width = weight")
-                                 .arg(tatHeadName(m_state.head, m_data.analysis->heads)),
+        const QString what = recursiveNodes()
+                                 ? QStringLiteral("Edges: how each node of the model's tree composes its children (attention each child "
+                                                  "receives, mean over the querying members), %1; colour and width = weight")
+                                 : QStringLiteral("Edges: how each phrase aggregates its children (attention of its start token), %1; "
+                                                  "colour and width = weight");
+        auto *t = addText(s, what.arg(nodeHeadName()),
                           legendFont(), kInk, QPointF(x, y));
         t->setData(0, QStringLiteral("node-attention-legend"));
         used = used.united(t->sceneBoundingRect());

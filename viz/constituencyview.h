@@ -150,6 +150,10 @@ private:
     QRectF addColourBar(const QRectF &bar);
     /// true when the analysis carries node attention for the parser tree's phrases (a TAT pair side).
     bool nodeAttentionActive() const;
+    /// A recursive tree model's node attention (CTT, binary Tree-LSTM), matched to the drawn tree by span.
+    bool recursiveNodes() const;
+    /// The selected head as the legend and tooltips name it ("semantic head 2", "branch 3").
+    QString nodeHeadName() const;
     /// What one drawn tree left in the scene.
     struct DrawnTree {
         std::vector<QGraphicsPathItem *> words;  ///< by word index (null for missing words)

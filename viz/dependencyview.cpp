@@ -200,8 +200,8 @@ private:
 /// Text on a white rounded box, centred on its position (relation labels, "root").
 class LabelItem : public QGraphicsItem {
 public:
-    LabelItem(const QString &text, const QFont &font, const QColor &color = QColor(30, 30, 30))
-        : m_text(text), m_font(font), m_color(color)
+    LabelItem(const QString &text, const QFont &font, const QColor &color = QColor(30, 30, 30), const QColor &fill = Qt::white)
+        : m_text(text), m_font(font), m_color(color), m_fill(fill)
     {
         const QFontMetricsF fm(font);
         const double w = fm.horizontalAdvance(text) + 2 * kLabelPadX;
@@ -213,7 +213,7 @@ public:
     {
         p->setRenderHint(QPainter::Antialiasing);
         p->setPen(Qt::NoPen);
-        p->setBrush(Qt::white);
+        p->setBrush(m_fill);
         p->drawRoundedRect(m_rect, 2, 2);
         p->setPen(m_color);
         p->setFont(m_font);
@@ -224,6 +224,7 @@ private:
     QString m_text;
     QFont m_font;
     QColor m_color;
+    QColor m_fill;
     QRectF m_rect;
 };
 
@@ -285,6 +286,7 @@ struct DependencyView::Arc {
     double weight = -1; // attention dependent → head, -1 when not coloured
     double gate = -1;   // relation mode: the gate of dependent → head
     double width = 0;   // relation mode: the pen width (attention); 0: the default
+    double edgeWeight = -1; // recursive DTT + edges: the forward edge's attention, -1 when none
     int left() const { return head < 0 ? dependent : std::min(dependent, head); }
     int right() const { return head < 0 ? dependent : std::max(dependent, head); }
 };
@@ -436,6 +438,55 @@ bool DependencyView::colouredByAttention() const
         && !m_data.analysis->wordToken.empty();
 }
 
+bool DependencyView::recursiveMode() const
+{
+    return m_showAttention && m_data.analysis && m_data.analysis->family == "recursive-tree-transformer" &&
+           !m_data.analysis->nodeAttention.empty() && m_data.analysis->nodeAttention.front().headWord >= 0;
+}
+
+QString DependencyView::recursiveBranchName() const
+{
+    return m_data.analysis->heads > 1 ? QStringLiteral("branch %1").arg(m_state.head + 1) : QStringLiteral("attention over the children");
+}
+
+double DependencyView::recursiveWeight(int head, int dependent, const char *array) const
+{
+    const auto &nodes = m_data.analysis->nodeAttention;
+    for (const NodeAttention &na : nodes) {
+        if (na.headWord != head)
+            continue;
+        // targets: the head word itself (-(head + 1), DTT) and the children (a word -(t + 1) or a node id).
+        int child = 0;
+        for (std::size_t k = 0; k < na.targets.size(); ++k) {
+            const int t = na.targets[k];
+            const int token = t < 0 ? -1 - t : (t < static_cast<int>(nodes.size()) ? nodes[static_cast<std::size_t>(t)].headWord : -1);
+            const bool own = k == 0 && token == head;
+            if (token == dependent) {
+                const int b = m_state.head;
+                if (std::string(array) == "attn")
+                    return b >= 0 && b < static_cast<int>(na.weights.size()) && k < na.weights[static_cast<std::size_t>(b)].size()
+                               ? static_cast<double>(na.weights[static_cast<std::size_t>(b)][k])
+                               : -1;
+                // The edge traversal's attention [branch, k, k] over the children: mean over the querying edges.
+                const auto it = na.arrays.find(array);
+                if (own || it == na.arrays.end() || it->second.shape.size() != 3)
+                    return -1;
+                const NamedArray &m = it->second;
+                const int kk = m.shape[1];
+                if (b < 0 || b >= m.shape[0] || child >= kk)
+                    return -1;
+                double sum = 0;
+                for (int r = 0; r < kk; ++r)
+                    sum += static_cast<double>(m.data[static_cast<std::size_t>((b * kk + r) * kk + child)]);
+                return sum / kk;
+            }
+            if (!own)
+                ++child;
+        }
+    }
+    return -1;
+}
+
 QString DependencyView::wordText(int word) const
 {
     const auto &tokens = m_data.sentence->tokens;
@@ -452,6 +503,16 @@ QString DependencyView::arcText(int dependent, int head) const
                             : QStringLiteral("%1: %2 ← %3").arg(rel, wordText(dependent), wordText(head));
     if (relationMode())
         return text + QStringLiteral(" — ") + relationPairText(dependent, head);
+    if (head >= 0 && recursiveMode()) {
+        text += QStringLiteral(", composition weight %1 (%2)").arg(recursiveWeight(head, dependent, "attn"), 0, 'f', 3).arg(recursiveBranchName());
+        const double fwd = recursiveWeight(head, dependent, "edge_fwd.attn"), bwd = recursiveWeight(head, dependent, "edge_bwd.attn");
+        if (fwd >= 0)
+            text += QStringLiteral("; edge traversal: forward edge %1, backward edge %2").arg(fwd, 0, 'f', 3).arg(bwd, 0, 'f', 3);
+        const double own = recursiveWeight(head, head, "attn");
+        if (own >= 0)
+            text += QStringLiteral("; %1's own word %2").arg(wordText(head)).arg(own, 0, 'f', 3);
+        return text;
+    }
     if (head >= 0 && colouredByAttention())
         text += QStringLiteral(", attention %1 (layer %2, head %3)")
                     .arg(static_cast<double>(wordAttention(*m_data.analysis, m_state, dependent, head)), 0, 'f', 3)
@@ -499,6 +560,12 @@ void DependencyView::collect(std::vector<WordInfo> &words, std::vector<Arc> &arc
             a.gate = std::max(0.0, gateOf(ti, tj));
             a.color = sequentialColor(a.gate);
             a.width = relationArcWidth(a.weight);
+        } else if (a.head >= 0 && recursiveMode()) {
+            // The head's composition: the weight its subtree gave this dependent (selected branch).
+            a.weight = std::max(0.0, recursiveWeight(a.head, i, "attn"));
+            a.color = sequentialColor(a.weight);
+            a.width = 1.0 + 4.0 * a.weight;
+            a.edgeWeight = recursiveWeight(a.head, i, "edge_fwd.attn");
         } else if (a.head >= 0 && coloured) {
             a.weight = wordAttention(*m_data.analysis, m_state, i, a.head);
             a.color = sequentialColor(a.weight);
@@ -580,7 +647,8 @@ void DependencyView::addTreeArc(const Arc &arc, const QPainterPath &path, const 
 
     const QString labelText = arc.head < 0 ? QStringLiteral("root") : arc.relation;
     if (!labelText.isEmpty()) {
-        auto *label = new LabelItem(labelText, scaledFont(font(), 9.0));
+        const QColor chip = arc.edgeWeight >= 0 ? sequentialColor(arc.edgeWeight) : QColor(Qt::white);
+        auto *label = new LabelItem(labelText, scaledFont(font(), 9.0), textOnColor(chip, QColor(30, 30, 30)), chip);
         label->setPos(labelAt);
         label->setToolTip(text);
         label->setData(0, QStringLiteral("relation-label"));
@@ -601,6 +669,24 @@ double DependencyView::addLegend(const QPointF &topLeft, bool attentionKey)
     const double x = topLeft.x();
     if (relationMode())
         return addRelationLegend(topLeft, attentionKey);
+    if (recursiveMode()) {
+        addText(QStringLiteral("Tree arcs: how the head's subtree composes each dependent (attention it receives, mean over the "
+                               "querying members), %1; colour and width = weight")
+                    .arg(recursiveBranchName()),
+                font9, QPointF(x, y));
+        y += fm9.height() + 3;
+        y += addColourBar(QPointF(x, y), QStringLiteral("weight (0–1)"));
+        bool edges = false;
+        for (const auto &na : m_data.analysis->nodeAttention)
+            edges = edges || na.arrays.count("edge_fwd.attn");
+        if (edges) {
+            addText(QStringLiteral("Label colour: the edge traversal's forward-edge attention on that arc (same scale); "
+                                   "hover an arc for the backward edge"),
+                    font8, QPointF(x, y));
+            y += fm8.height() + 3;
+        }
+        return y - topLeft.y();
+    }
     const QString kind = (!m_state.weightedAttention && !m_data.analysis->attentionRaw.empty())
         ? QStringLiteral("softmax")
         : QStringLiteral("attention");
@@ -907,7 +993,7 @@ void DependencyView::buildArcs(std::vector<WordInfo> &words, std::vector<Arc> &a
     std::sort(m_attentionArcs.begin(), m_attentionArcs.end(),
               [](const AttentionArc &x, const AttentionArc &y) { return std::make_pair(x.from, x.to) < std::make_pair(y.from, y.to); });
 
-    if (colouredByAttention()) {
+    if (colouredByAttention() || recursiveMode()) {
         const double top = m_scene->itemsBoundingRect().top();
         const double legendX = n > 0 ? words.front().center - words.front().width / 2 : 0;
         // Lay the legend out once off-scene to learn its height, then place it above.
@@ -1027,7 +1113,7 @@ bool DependencyView::buildHierarchical(std::vector<WordInfo> &words, std::vector
         path.lineTo(x, r.top() - kArrowLength + 0.5);
         addTreeArc(a, path, arrowAt(QPointF(x, r.top()), QPointF(0, 1)), QPointF(x, r.top() - 30));
     }
-    if (colouredByAttention()) {
+    if (colouredByAttention() || recursiveMode()) {
         const QRectF b = m_scene->itemsBoundingRect();
         const double h = addLegend(QPointF(b.left(), 0), false);
         for (QGraphicsItem *item : m_scene->items())

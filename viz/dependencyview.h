@@ -96,6 +96,12 @@ private:
     bool colouredByAttention() const;
     /// Dependency-Transformer analyses: arcs coloured by the relation gate, width = attention.
     bool relationMode() const;
+    /// Recursive dependency models (DTT, DTT + edges, Child-Sum Tree-LSTM): arcs show the head's composition.
+    bool recursiveMode() const;
+    QString recursiveBranchName() const;
+    /// The weight the node of `head` gave `dependent` in `array` ("attn": Analysis weights of the selected
+    /// branch; "edge_fwd.attn" / "edge_bwd.attn": the edge traversal, mean over the query edges); -1 when none.
+    double recursiveWeight(int head, int dependent, const char *array) const;
     double gateOf(int fromToken, int toToken) const;  ///< -1: unavailable
     int tokenOf(int word) const;                       ///< -1 (ROOT) -> the [root] token 0
     QString relationPairText(int from, int to) const;  ///< words; -1 = ROOT

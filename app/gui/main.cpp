@@ -136,6 +136,9 @@ int main(int argc, char **argv)
     const QCommandLineOption stepOpt(QStringLiteral("tat-step"),
                                      QStringLiteral("Tree Aggregation Transformer: show the aggregation up to this step (1 = deepest level)."),
                                      QStringLiteral("K"));
+    const QCommandLineOption compositionStepOpt(QStringLiteral("step"),
+                                                QStringLiteral("--export-view composition: show the composition up to this height (0 = all)."),
+                                                QStringLiteral("K"));
     const QCommandLineOption nodeOpt(QStringLiteral("tat-node"),
                                      QStringLiteral("Tree Aggregation Transformer: the phrase view shows this phrase (q:ID or a:ID, "
                                                     "post-order node id) instead of the question's root."),
@@ -144,7 +147,7 @@ int main(int argc, char **argv)
                                        QStringLiteral("Below the pair's trees: bridge (default) or phrase (the TAT's phrase view)."),
                                        QStringLiteral("KIND"));
     cli.addOptions({sentenceOpt, modelOpt, exportOpt, outOpt, formatOpt, dpiOpt, layerOpt, headOpt, attentionOpt, quitOpt, pairsOpt,
-                    systemsOpt, grabOpt, tabOpt, treesOpt, stepOpt, nodeOpt, detailOpt});
+                    systemsOpt, grabOpt, tabOpt, treesOpt, stepOpt, nodeOpt, detailOpt, compositionStepOpt});
     cli.process(app);
 
     const bool exporting = cli.isSet(exportOpt);
@@ -202,6 +205,7 @@ int main(int argc, char **argv)
         options.format = cli.value(formatOpt);
         options.layer = layer;
         options.head = head;
+        options.step = cli.value(compositionStepOpt).toInt();
         options.attention = cli.value(attentionOpt);
         options.dpi = dpi;
         options.modelPath = model;

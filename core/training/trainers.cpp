@@ -5,6 +5,7 @@
 
 #include "core/encoders/deptransformer/deptrainer.h"
 #include "core/encoders/ggsa/ggsatrainer.h"
+#include "core/encoders/recursive/rectrainer.h"
 #include "core/encoders/tat/tattrainer.h"
 #include "core/encoders/treetransformer/mlmtrainer.h"
 #include "core/parsing/neural/constparser.h"
@@ -27,6 +28,8 @@ const std::vector<training::TrainerFamily> &families()
         depTransformerTrainer(),
         tatLmTrainer(),
         tatTrainer(),
+        recursiveTreeTransformerTrainer(),
+        treeLstmAttentionTrainer(),
     };
     return list;
 }

@@ -78,6 +78,15 @@ Status RecConfig::validate() const
     if (!isPermutationOfQyx(edgeForward) || !isPermutationOfQyx(edgeBackward))
         return Error{"edge_forward and edge_backward must be permutations of \"qyx\", not \"" + edgeForward + "\", \"" +
                      edgeBackward + "\""};
+    if (composition != "multi-branch" && composition != "multi-head" && composition != "single-head")
+        return Error{"composition must be multi-branch, multi-head or single-head, not \"" + composition + "\""};
+    if (composition == "multi-head" && branches * dK != dModel)
+        return Error{"a multi-head composition concatenates its heads: n_branches × d_k (" + std::to_string(branches) + " × " +
+                     std::to_string(dK) + ") must equal d_model (" + std::to_string(dModel) + ")"};
+    if (composition == "single-head" && (branches != 1 || dK != dModel))
+        return Error{"a single-head composition has n_branches 1 and d_k = d_model"};
+    if (!(dropout >= 0.0 && dropout < 1.0))
+        return Error{"dropout must be in [0, 1)"};
     if (query != "cross" && query != "self")
         return Error{"query must be \"cross\" or \"self\", not \"" + query + "\""};
     if (task != "relatedness" && task != "pair-classification" && task != "classification")
@@ -103,6 +112,9 @@ std::string RecConfig::toJson() const
                 {"head_hidden", headHidden},
                 {"layer_norm_eps", lnEps},
                 {"relations", relations},
+                {"composition", composition},
+                {"positional_encoding", positional},
+                {"dropout", dropout},
                 {"edge_forward", edgeForward},
                 {"edge_backward", edgeBackward},
                 {"query", query},
@@ -129,6 +141,9 @@ Result<RecConfig> RecConfig::fromJson(const std::string &text)
         c.headHidden = j.value("head_hidden", c.headHidden);
         c.lnEps = j.value("layer_norm_eps", c.lnEps);
         c.relations = j.value("relations", std::vector<std::string>{});
+        c.composition = j.value("composition", c.composition);
+        c.positional = j.value("positional_encoding", c.positional);
+        c.dropout = j.value("dropout", c.dropout);
         c.edgeForward = j.value("edge_forward", c.edgeForward);
         c.edgeBackward = j.value("edge_backward", c.edgeBackward);
         c.query = j.value("query", c.query);

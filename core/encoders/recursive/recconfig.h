@@ -44,6 +44,16 @@ struct RecConfig {
     /// (Eq. 9.2, §12 choice 13): a permutation of "qyx".
     std::string edgeForward = "qyx";
     std::string edgeBackward = "qxy";
+    /// Tree Transformers: the composition function (Table 8.3's ablation): "multi-branch"
+    /// (§3, the thesis's), "multi-head" (heads concatenated, Eq. 9.4: n_branches · d_k =
+    /// d_model) or "single-head" (one head, d_k = d_model).
+    std::string composition = "multi-branch";
+    /// Tree Transformers: sinusoidal positional encoding of each member's place in its
+    /// set (the head word 0, then the children) added to the composition's input (Table
+    /// 8.2's ablation; off in the thesis's reported models and the fixture).
+    bool positional = false;
+    /// Training only: dropout on each branch's PCNN output (the thesis's 0.1) and on the head's input.
+    double dropout = 0.0;
     /// Tree-LSTM: where the attention's query comes from, "cross" (the other
     /// sentence's sequential-LSTM vector, Table 4.2 "Sentence 2") or "self" (the children).
     std::string query = "cross";
@@ -56,6 +66,7 @@ struct RecConfig {
     bool treeLstm() const { return model == RecModel::TreeLstmChildSum || model == RecModel::TreeLstmBinary; }
     bool dependency() const { return model == RecModel::Dtt || model == RecModel::Dtte || model == RecModel::TreeLstmChildSum; }
     bool pair() const { return task != "classification"; }
+    bool multiBranch() const { return composition == "multi-branch"; }
     /// The size of a root vector (D of §8): d, 2d for DTT + edges, m for the Tree-LSTMs.
     int rootDim() const;
     /// The tensor-name prefix ("dtte.").

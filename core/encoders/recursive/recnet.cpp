@@ -20,6 +20,9 @@ struct MbWeights {
     Tensor wb, lnW, lnB, kappa, alpha;
     Tensor c1, c1b, c2, c2b;        // [n, d, dff] (transposed), [n, dff], [n, dff, d] (transposed), [n, d]
     std::int64_t n = 0, dk = 0;
+    bool multiBranch = true;        // false: heads concatenated (multi-head, single-head)
+    double dropout = 0.0;           // on each branch's PCNN output, training only
+    bool training = false;
 };
 
 /// Where the real member rows of a group of nodes sit: rows packed node after node
@@ -48,14 +51,19 @@ MbOut multiBranch(const MbWeights &w, const Tensor &xp, const Packing &pk, doubl
     s = s.masked_fill(pk.mask.view({1, G, 1, K}).logical_not(), -std::numeric_limits<float>::infinity());
     const Tensor attn = torch::softmax(s, -1);
     const Tensor av = attn.matmul(v).reshape({n, G * K, dk}).index_select(1, pk.pos); // [n, R, dk]
-    const Tensor b = torch::bmm(av, w.wb) + xp.unsqueeze(0);                          // B_i W_i^b + X
     MbOut o;
+    o.attn = attn.permute({1, 0, 2, 3});
+    if (!w.multiBranch) { // Eq. 9.4: the heads' outputs concatenated
+        o.out = av.permute({1, 0, 2}).reshape({R, n * dk});
+        return o;
+    }
+    const Tensor b = torch::bmm(av, w.wb) + xp.unsqueeze(0);                          // B_i W_i^b + X
     o.branch = torch::layer_norm(b, {d}, w.lnW, w.lnB, eps) * w.kappa.view({n, 1, 1});
     const Tensor h = torch::relu(torch::baddbmm(w.c1b.unsqueeze(1), o.branch, w.c1));
-    const Tensor p = torch::baddbmm(w.c2b.unsqueeze(1), h, w.c2); // [n, R, d]
+    Tensor p = torch::baddbmm(w.c2b.unsqueeze(1), h, w.c2); // [n, R, d]
+    if (w.training && w.dropout > 0)
+        p = torch::dropout(p, w.dropout, true);
     o.out = (p * w.alpha.view({n, 1, 1})).sum(0);
-    o.attn = attn.permute({1, 0, 2, 3});
-    (void)R;
     return o;
 }
 
@@ -66,6 +74,15 @@ Tensor parent(const Tensor &xt, const Tensor &x, const Packing &pk, const Tensor
     const Tensor z = torch::linear(xt + x, wo, bo);
     const Tensor zero = torch::zeros({pk.G, z.size(1)}, z.options());
     return tanhFirst ? zero.index_add(0, pk.group, torch::tanh(z)) : torch::tanh(zero.index_add(0, pk.group, z));
+}
+
+/// The sinusoidal positional encoding of Vaswani et al. (the thesis's Eq. 5.x): rows 0..K-1, [K, d].
+Tensor sinusoid(std::int64_t K, std::int64_t d, const torch::TensorOptions &options)
+{
+    const Tensor pos = torch::arange(K, torch::kFloat64).unsqueeze(1);
+    const Tensor i = torch::arange(d, torch::kFloat64).unsqueeze(0);
+    const Tensor angle = pos / torch::pow(10000.0, (i - i.remainder(2)) / static_cast<double>(d));
+    return torch::where(i.remainder(2).eq(0), torch::sin(angle), torch::cos(angle)).to(options.dtype()).to(options.device());
 }
 
 /// The packing of `rows` (per node, its member count) for a padded width K.
@@ -119,17 +136,19 @@ Shapes Net::shapes(const RecConfig &c)
     if (!c.treeLstm()) {
         for (const char *w : {"wq", "wk", "wv"})
             s[pre + "mb." + w] = {n, d, dk};
-        s[pre + "mb.wb"] = {n, dk, d};
-        s[pre + "mb.ln.weight"] = {d};
-        s[pre + "mb.ln.bias"] = {d};
-        s[pre + "mb.kappa"] = {n};
-        s[pre + "mb.alpha"] = {n};
-        for (std::int64_t i = 0; i < n; ++i) {
-            const std::string b = pre + "mb.pcnn." + std::to_string(i) + ".";
-            s[b + "conv1.weight"] = {ff, d};
-            s[b + "conv1.bias"] = {ff};
-            s[b + "conv2.weight"] = {d, ff};
-            s[b + "conv2.bias"] = {d};
+        if (c.multiBranch()) {
+            s[pre + "mb.wb"] = {n, dk, d};
+            s[pre + "mb.ln.weight"] = {d};
+            s[pre + "mb.ln.bias"] = {d};
+            s[pre + "mb.kappa"] = {n};
+            s[pre + "mb.alpha"] = {n};
+            for (std::int64_t i = 0; i < n; ++i) {
+                const std::string b = pre + "mb.pcnn." + std::to_string(i) + ".";
+                s[b + "conv1.weight"] = {ff, d};
+                s[b + "conv1.bias"] = {ff};
+                s[b + "conv2.weight"] = {d, ff};
+                s[b + "conv2.bias"] = {d};
+            }
         }
         s[pre + "out.weight"] = {d, d};
         s[pre + "out.bias"] = {d};
@@ -269,6 +288,11 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
         for (const char *name : {"mb.wq", "mb.wk", "mb.wv"})
             qkv.push_back(p(pre + name).permute({1, 0, 2}).reshape({d, w.n * w.dk}));
         w.wqkv = torch::cat(qkv, 1);
+        w.multiBranch = cfg.multiBranch();
+        w.dropout = cfg.dropout;
+        w.training = m_training;
+    }
+    if (!tl && cfg.multiBranch()) {
         w.wb = p(pre + "mb.wb");
         w.lnW = p(pre + "mb.ln.weight");
         w.lnB = p(pre + "mb.ln.bias");
@@ -286,6 +310,8 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
         w.c1b = torch::stack(c1b);
         w.c2 = torch::stack(c2);
         w.c2b = torch::stack(c2b);
+    }
+    if (!tl) {
         buf = torch::cat({E, torch::zeros({nodes, d}, E.options())});
         if (dtte)
             ebuf = buf.clone();
@@ -378,7 +404,9 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
                 childCounts.push_back(static_cast<std::int64_t>(node.children.size()));
             }
             const Packing pk = packing(counts, K, m_device);
-            const Tensor x = buf.index_select(0, int64On(members, m_device, {static_cast<std::int64_t>(members.size())}));
+            Tensor x = buf.index_select(0, int64On(members, m_device, {static_cast<std::int64_t>(members.size())}));
+            if (cfg.positional) // Table 8.2: each member's place in its set, the composition's input
+                x = x + sinusoid(K, d, x.options()).index_select(0, pk.pos.remainder(K));
             const MbOut mb = multiBranch(w, x, pk, cfg.lnEps);
             const Tensor state = parent(mb.out, x, pk, p(pre + "out.weight"), p(pre + "out.bias"), !dtte);
             MbOut eb;
@@ -399,6 +427,8 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
                     return torch::linear(torch::cat(parts, -1), weight); // Eq. 9.3: no bias
                 };
                 vIn = torch::cat({edges(cfg.edgeForward, p(pre + "edge_fwd.weight")), edges(cfg.edgeBackward, p(pre + "edge_bwd.weight"))});
+                if (cfg.positional)
+                    vIn = vIn + sinusoid(kc, d, vIn.options()).index_select(0, epk.pos.remainder(kc));
                 eb = multiBranch(w, vIn, epk, cfg.lnEps);
                 eState = parent(eb.out, vIn, epk, p(pre + "out.weight"), p(pre + "out.bias"), false); // [2G, d]
                 writeRows(ebuf, slots, eState.narrow(0, 0, G) + eState.narrow(0, G, G));
@@ -411,7 +441,8 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
                     const std::int64_t k = counts[static_cast<std::size_t>(g)], kk = childCounts[static_cast<std::size_t>(g)];
                     NodeRecord &nr = out.sentences[b].nodes[static_cast<std::size_t>(v)];
                     nr.attn = mb.attn[g].narrow(1, 0, k).narrow(2, 0, k).detach();
-                    nr.branch = mb.branch.narrow(1, off, k).detach();
+                    if (mb.branch.defined()) // multi-branch only
+                        nr.branch = mb.branch.narrow(1, off, k).detach();
                     nr.mbOut = mb.out.narrow(0, off, k).detach();
                     if (dtte) {
                         nr.edgeFwdInput = vIn.narrow(0, coff, kk).detach();
@@ -521,6 +552,8 @@ HeadOutput Net::head(const Tensor &a, const Tensor &b) const
         h.hAbs = (a - b).abs();
         features = torch::cat({h.hMul, h.hAbs}, -1);
     }
+    if (m_training && m_config.dropout > 0)
+        features = torch::dropout(features, m_config.dropout, true);
     h.hidden = torch::sigmoid(torch::linear(features, p(pre + "head.wh.weight"), p(pre + "head.wh.bias")));
     h.logits = torch::linear(h.hidden, p(pre + "head.wp.weight"), p(pre + "head.wp.bias"));
     return h;

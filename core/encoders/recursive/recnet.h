@@ -78,6 +78,8 @@ public:
     TorchParameters &parameters() { return m_p; }
     const TorchParameters &parameters() const { return m_p; }
     torch::Device device() const { return m_device; }
+    /// Training mode: the configuration's dropout applies (off by default).
+    void setTraining(bool on) { m_training = on; }
 
     /// The sequential-LSTM vector of each sentence (§7.1), [B, m]: the Tree-LSTMs' cross query.
     torch::Tensor sentenceVectors(const std::vector<const Sentence *> &batch) const;
@@ -101,6 +103,7 @@ private:
     RecConfig m_config;
     TorchParameters m_p;
     torch::Device m_device{torch::kCPU};
+    bool m_training = false;
     // Derived once at load (views of the parameters, kept in step by parameters()).
     const torch::Tensor &p(const std::string &name) const;
 };

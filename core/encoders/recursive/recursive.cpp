@@ -76,7 +76,7 @@ Analysis sideAnalysis(const RecConfig &c, const rec::Sentence &s, const rec::Sen
     }
     a.gates["rec.node_height"] = height;
     a.gates["rec.node_norm"] = norm;
-    if (!c.treeLstm()) {
+    if (c.multiBranch() && !c.treeLstm()) {
         const std::string pre = c.prefix();
         a.gates["rec.kappa"] = namedArrayOf(net.parameters().at(pre + "mb.kappa"));
         a.gates["rec.alpha"] = namedArrayOf(net.parameters().at(pre + "mb.alpha"));

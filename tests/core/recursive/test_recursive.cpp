@@ -298,6 +298,56 @@ TEST(RecursiveNet, LevelBatchingEqualsNodeByNodeEvaluation)
     }
 }
 
+TEST(RecursiveNet, TheAblationCompositionsBatchLikeTheirRecursion)
+{
+    // Table 8.3's single-head and multi-head compositions and Table 8.2's positional encoding.
+    std::mt19937 rng(11);
+    std::vector<rec::Sentence> dep, con;
+    for (int i = 0; i < 8; ++i) {
+        const int n = 2 + static_cast<int>(rng() % 20);
+        auto d = dependencyRecTree(randomDependency(n, rng), relations());
+        auto c = constituencyRecTree(ptbTree(randomPtb(0, n, rng)), false);
+        ASSERT_TRUE(d && c);
+        dep.push_back({randomIds(n, rng), *d});
+        con.push_back({randomIds(n, rng), *c});
+    }
+    torch::NoGradGuard ng;
+    for (RecModel m : {RecModel::Ctt, RecModel::Dtte}) {
+        for (const char *variant : {"multi-head", "single-head", "positional"}) {
+            RecConfig c = smallConfig(m);
+            if (std::string(variant) == "positional") {
+                c.positional = true;
+            } else {
+                c.composition = variant;
+                if (c.composition == "single-head") {
+                    c.branches = 1;
+                    c.dK = c.dModel;
+                }
+            }
+            auto net = rec::Net::fromTensors(c, rec::Net::randomTensors(c, 4), torch::Device(torch::kCPU), "test");
+            ASSERT_TRUE(net) << net.message();
+            const auto &pool = c.dependency() ? dep : con;
+            std::vector<const rec::Sentence *> left, right;
+            for (std::size_t i = 0; i < pool.size(); i += 2) {
+                left.push_back(&pool[i]);
+                right.push_back(&pool[i + 1]);
+            }
+            const auto batched = net->forwardPairs(left, right, true, rec::Order::LevelBatched);
+            const auto single = net->forwardPairs(left, right, true, rec::Order::NodeByNode);
+            EXPECT_LT(maxDiff(batched.head.logits, single.head.logits), 1e-5) << recModelName(m) << " " << variant;
+            EXPECT_LT(maxDiff(batched.a.roots, single.a.roots), 1e-5) << recModelName(m) << " " << variant;
+        }
+    }
+    // Positional encoding changes the result; the multi-branch tensors are absent in the other compositions.
+    RecConfig mh = smallConfig(RecModel::Ctt);
+    mh.composition = "multi-head";
+    EXPECT_EQ(rec::Net::shapes(mh).count("ctt.mb.kappa"), 0u);
+    RecConfig bad = smallConfig(RecModel::Ctt);
+    bad.composition = "multi-head";
+    bad.dK = 5;
+    EXPECT_FALSE(bad.validate());
+}
+
 TEST(RecursiveNet, ThousandLevelTreesAndTwoHundredChildrenRunWithoutRecursion)
 {
     torch::NoGradGuard ng;

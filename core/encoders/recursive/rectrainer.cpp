@@ -1,0 +1,411 @@
+// Training the recursive tree models (see rectrainer.h).
+#include "core/encoders/recursive/rectrainer.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/base/strings.h"
+#include "core/encoders/common/pretrainedrows.h"
+#include "core/encoders/recursive/recnet.h"
+#include "core/encoders/recursive/recursive.h"
+#include "core/model/modelfile.h"
+#include "core/training/classificationdata.h"
+#include "core/training/pairtraining.h"
+#include "core/training/trainer.h"
+
+namespace treelens {
+
+using nlohmann::json;
+
+namespace {
+
+struct Options {
+    bool freezeEmbeddings = true;
+    bool freezeEdgeEmbeddings = true;
+    int maxWords = 100;
+    int minCount = 1;
+};
+
+Result<Options> optionsOf(const TrainRecipe &r)
+{
+    try {
+        const auto j = json::parse(r.optionsJson);
+        Options o;
+        o.freezeEmbeddings = j.value("freeze_embeddings", o.freezeEmbeddings);
+        o.freezeEdgeEmbeddings = j.value("freeze_edge_embeddings", o.freezeEdgeEmbeddings);
+        o.maxWords = j.value("max_words", o.maxWords);
+        o.minCount = j.value("vocab", json::object()).value("min_count", o.minCount);
+        if (o.minCount < 1 || o.maxWords < 1)
+            return makeError("recipe", "options: vocab.min_count >= 1, max_words >= 1");
+        return o;
+    } catch (const std::exception &e) {
+        return makeError("recipe", std::string("options: ") + e.what());
+    }
+}
+
+class RecTask final : public training::TrainTask {
+public:
+    Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume, const torch::Device &device) override
+    {
+        m_recipe = recipe;
+        m_device = device;
+        auto opts = optionsOf(recipe);
+        if (!opts)
+            return opts.error();
+        m_options = *opts;
+        const json data = json::parse(recipe.data.extraJson);
+        json model = json::parse(recipe.modelJson);
+        m_pairs = data.contains("rte_train") || data.contains("rte_test");
+        if (m_pairs ? !(data.contains("rte_train") && data.contains("rte_test")) : !(data.contains("positive") && data.contains("negative")))
+            return makeError("recipe", "data needs \"positive\" and \"negative\" sentence files or \"rte_train\" and \"rte_test\" RTE XML files");
+        auto kind = recModelFromName(model.value("model", std::string("dtte")));
+        if (!kind)
+            return makeError("recipe", kind.message());
+        const bool dependency = *kind == RecModel::Dtt || *kind == RecModel::Dtte || *kind == RecModel::TreeLstmChildSum;
+        std::string notesJson = "{}";
+        auto split = m_pairs ? training::readRteSplit(recipe.data.extraJson, m_classes, notesJson) : training::readPolaritySplit(recipe.data.extraJson);
+        if (!split)
+            return split.error();
+        if (!m_pairs)
+            m_classes = {"negative", "positive"};
+        if (auto st = training::parseSplit(*split, m_pairs, m_options.maxWords, !dependency, m_unparsed); !st)
+            return st.error();
+        m_parts = std::move(*split);
+
+        std::vector<std::string> relations;
+        if (resume) {
+            m_vocab = resume->vocab;
+            auto c = recursiveConfigOf(*resume);
+            if (!c)
+                return c.error();
+            relations = c->relations;
+        } else {
+            buildVocabulary();
+            std::set<std::string> labels;
+            for (const auto &part : m_parts)
+                for (const auto &e : part)
+                    for (const Sentence *s : {&e.sentence, e.second ? &*e.second : nullptr})
+                        if (s)
+                            labels.insert(s->dependency->deprels.begin(), s->dependency->deprels.end());
+            relations.assign(labels.begin(), labels.end());
+        }
+        model["vocab_size"] = static_cast<int>(m_vocab.size());
+        model["relations"] = relations;
+        model["task"] = m_pairs ? "pair-classification" : "classification";
+        model["classes"] = m_classes;
+        if (!model.contains("query") && (*kind == RecModel::TreeLstmChildSum || *kind == RecModel::TreeLstmBinary))
+            model["query"] = m_pairs ? "cross" : "self";
+        auto cfg = RecConfig::fromJson(model.dump());
+        if (!cfg)
+            return makeError("recipe", "model: " + cfg.message());
+        for (std::size_t i = 0; i < m_vocab.size(); ++i)
+            m_index[m_vocab[i]] = static_cast<std::int64_t>(i);
+        TensorMap weights = resume ? resume->tensors : rec::Net::randomTensors(*cfg, recipe.seed);
+        if (!resume && data.contains("embeddings")) {
+            const std::string path = data["embeddings"].get<std::string>();
+            auto f = loadModelFile(path);
+            if (!f)
+                return f.error();
+            auto table = weights.at("embed.word.weight").toFloat();
+            auto copied = copyPretrainedWordRows(*f, path, m_vocab, 2, cfg->dModel, table);
+            if (!copied)
+                return copied.error();
+            m_initialised = copied->copied;
+            weights["embed.word.weight"] = TensorData::fromFloat(weights.at("embed.word.weight").shape, table);
+        }
+        auto net = rec::Net::fromTensors(*cfg, weights, device, "weights");
+        if (!net)
+            return net.error();
+        m_net = std::make_unique<rec::Net>(std::move(*net));
+        m_net->setTraining(true);
+        for (auto &[name, t] : m_net->parameters()) {
+            const bool frozen = (name == "embed.word.weight" && m_options.freezeEmbeddings) ||
+                                (name.find("edge_embed") != std::string::npos && m_options.freezeEdgeEmbeddings);
+            t.set_requires_grad(!frozen);
+        }
+        // The trees each model composes over, once.
+        for (const auto &part : m_parts) {
+            std::vector<rec::Sentence> first, second;
+            for (const auto &e : part) {
+                auto a = sentenceOf(e.sentence);
+                if (!a)
+                    return a.error();
+                first.push_back(std::move(*a));
+                if (e.second) {
+                    auto b = sentenceOf(*e.second);
+                    if (!b)
+                        return b.error();
+                    second.push_back(std::move(*b));
+                }
+            }
+            m_first.push_back(std::move(first));
+            m_second.push_back(std::move(second));
+        }
+        training::DataSummary s;
+        const char *unit = m_pairs ? " test pairs (" : " test sentences (";
+        s.text = std::to_string(m_parts[0].size()) + " train / " + std::to_string(m_parts[1].size()) + " dev / " +
+                 std::to_string(m_parts[2].size()) + unit + std::to_string(m_unparsed) + " left out: not parsed), vocabulary " +
+                 std::to_string(m_vocab.size()) + " (" + std::to_string(m_initialised) + " from the embedding model), " +
+                 std::to_string(relations.size()) + " relations, model " + recModelName(cfg->model);
+        m_summary = {{"train", m_parts[0].size()}, {"dev", m_parts[1].size()}, {"test", m_parts[2].size()},
+                     {"unparsed", m_unparsed}, {"vocabulary", m_vocab.size()}, {"embeddings_initialised", m_initialised},
+                     {"relations", relations.size()}, {"split_seed", data.value("split_seed", 1u)}, {"classes", m_classes}};
+        m_summary.update(json::parse(notesJson));
+        s.json = m_summary.dump();
+        return s;
+    }
+
+    training::NamedParameters parameters() override
+    {
+        training::NamedParameters v;
+        for (auto &[name, t] : m_net->parameters())
+            if (t.requires_grad())
+                v.push_back({name, t});
+        return v;
+    }
+
+    long batchesInEpoch(int) override
+    {
+        return std::max<long>(1, (static_cast<long>(m_parts[0].size()) + m_recipe.batchSize - 1) / m_recipe.batchSize);
+    }
+
+    Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &) override
+    {
+        if (m_orderEpoch != epoch) {
+            m_order = training::epochOrder(m_parts[0].size(), m_recipe.seed, epoch);
+            m_orderEpoch = epoch;
+        }
+        const long begin = batch * m_recipe.batchSize, end = std::min<long>(static_cast<long>(m_order.size()), begin + m_recipe.batchSize);
+        std::vector<std::size_t> items;
+        for (long i = begin; i < end; ++i)
+            items.push_back(static_cast<std::size_t>(m_order[static_cast<std::size_t>(i)]));
+        m_net->setTraining(true);
+        const auto logits = logitsOf(0, items);
+        std::vector<std::int64_t> labels;
+        double words = 0;
+        for (auto k : items) {
+            labels.push_back(m_parts[0][k].label);
+            words += static_cast<double>(m_first[0][k].ids.size() + (m_pairs ? m_second[0][k].ids.size() : 0));
+        }
+        auto target = torch::tensor(labels, torch::kLong).to(m_device);
+        training::StepResult r;
+        r.loss = torch::nn::functional::cross_entropy(logits, target);
+        r.units = words;
+        r.correct = (logits.argmax(1) == target).sum().item<double>();
+        r.predicted = static_cast<double>(labels.size());
+        return r;
+    }
+
+    Result<training::DevResult> evaluate() override
+    {
+        training::DevResult d;
+        if (m_parts[1].empty())
+            return d;
+        d.value = accuracy(1);
+        d.detailsJson = json{{"accuracy", d.value}, {m_pairs ? "pairs" : "sentences", m_parts[1].size()}}.dump();
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "dev accuracy %.4f (%zu %s)", d.value, m_parts[1].size(), m_pairs ? "pairs" : "sentences");
+        d.summary = buf;
+        return d;
+    }
+
+    std::string metricName() const override { return "dev_accuracy"; }
+
+    ModelFile snapshot(const training::SnapshotInfo &info) override
+    {
+        json trainingJson = json::parse(training::snapshotTrainingJson(info, m_recipe, m_summary.dump()));
+        if (!m_testReport.is_null())
+            trainingJson["test"] = m_testReport;
+        ModelFile f;
+        f.configJson = recursiveConfigJson(m_net->config(), m_recipe.name, trainingJson.dump());
+        f.vocab = m_vocab;
+        f.tensors = tensorsFromParameters(m_net->parameters());
+        return f;
+    }
+
+    Result<std::string> finish(const TrainRecipe &recipe, double) override
+    {
+        ModelFile best;
+        if (recipe.keep == "best" && !recipe.output.empty()) {
+            auto f = loadModelFile(recipe.output);
+            if (!f)
+                return f.error();
+            best = std::move(*f);
+            auto net = rec::Net::fromTensors(m_net->config(), best.tensors, m_device, recipe.output);
+            if (!net)
+                return net.error();
+            *m_net = std::move(*net);
+        }
+        const double acc = accuracy(2);
+        m_testReport = {{"accuracy", acc}, {m_pairs ? "pairs" : "sentences", m_parts[2].size()}};
+        if (!best.tensors.empty()) {
+            json c = json::parse(best.configJson);
+            c["training"]["test"] = m_testReport;
+            best.configJson = c.dump();
+            if (auto st = saveModelFile(recipe.output, best, training::storageType(recipe.storage)); !st)
+                return st.error();
+        }
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "test accuracy %.4f (%zu %s)", acc, m_parts[2].size(), m_pairs ? "pairs" : "sentences");
+        return std::string(buf);
+    }
+
+private:
+    Result<rec::Sentence> sentenceOf(const Sentence &s) const
+    {
+        const RecConfig &c = m_net->config();
+        Result<RecTree> t = c.dependency() ? dependencyRecTree(*s.dependency, c.model == RecModel::Dtte ? c.relations : std::vector<std::string>{})
+                                           : constituencyRecTree(*s.constituency, c.model == RecModel::TreeLstmBinary);
+        if (!t)
+            return makeError(s.id.empty() ? "sentence" : s.id, t.message());
+        rec::Sentence out;
+        for (const auto &w : s.words()) {
+            const auto it = m_index.find(toLowerAscii(w));
+            out.ids.push_back(it == m_index.end() ? 1 : it->second);
+        }
+        if (t->words != static_cast<int>(out.ids.size()))
+            return makeError(s.id, "the tree covers " + std::to_string(t->words) + " words but the sentence has " + std::to_string(out.ids.size()));
+        out.tree = std::move(*t);
+        return out;
+    }
+
+    void buildVocabulary()
+    {
+        std::map<std::string, int> counts;
+        for (const auto &e : m_parts[0])
+            for (const Sentence *s : {&e.sentence, e.second ? &*e.second : nullptr})
+                if (s)
+                    for (const auto &w : s->words())
+                        ++counts[toLowerAscii(w)];
+        m_vocab = {"<pad>", "<unk>"};
+        std::vector<std::pair<int, std::string>> byCount;
+        for (const auto &[w, n] : counts)
+            if (n >= m_options.minCount && w != "<pad>" && w != "<unk>")
+                byCount.push_back({-n, w});
+        std::sort(byCount.begin(), byCount.end());
+        for (const auto &[n, w] : byCount)
+            m_vocab.push_back(w);
+    }
+
+    torch::Tensor logitsOf(int part, const std::vector<std::size_t> &items) const
+    {
+        std::vector<const rec::Sentence *> a, b;
+        for (auto k : items) {
+            a.push_back(&m_first[static_cast<std::size_t>(part)][k]);
+            if (m_pairs)
+                b.push_back(&m_second[static_cast<std::size_t>(part)][k]);
+        }
+        if (m_pairs)
+            return m_net->forwardPairs(a, b, false).head.logits;
+        const auto enc = m_net->encode(a, torch::Tensor(), false);
+        return m_net->head(enc.roots, torch::Tensor()).logits;
+    }
+
+    double accuracy(int part)
+    {
+        torch::NoGradGuard ng;
+        m_net->setTraining(false);
+        const auto &examples = m_parts[static_cast<std::size_t>(part)];
+        long correct = 0;
+        for (std::size_t start = 0; start < examples.size(); start += 128) {
+            std::vector<std::size_t> items;
+            for (std::size_t i = start; i < std::min(examples.size(), start + 128); ++i)
+                items.push_back(i);
+            const auto pred = logitsOf(part, items).argmax(1).to(torch::kCPU);
+            for (std::int64_t i = 0; i < pred.size(0); ++i)
+                correct += pred[i].item<std::int64_t>() == examples[start + static_cast<std::size_t>(i)].label;
+        }
+        m_net->setTraining(true);
+        return examples.empty() ? 0.0 : static_cast<double>(correct) / static_cast<double>(examples.size());
+    }
+
+    TrainRecipe m_recipe;
+    Options m_options;
+    torch::Device m_device{torch::kCPU};
+    training::LabelledSplit m_parts;
+    std::vector<std::vector<rec::Sentence>> m_first, m_second;
+    std::vector<std::string> m_vocab, m_classes;
+    std::map<std::string, std::int64_t> m_index;
+    bool m_pairs = false;
+    std::unique_ptr<rec::Net> m_net;
+    std::vector<int> m_order;
+    int m_orderEpoch = -1;
+    int m_initialised = 0;
+    long m_unparsed = 0;
+    json m_summary, m_testReport;
+};
+
+Status validateRecipe(const TrainRecipe &r)
+{
+    if (auto o = optionsOf(r); !o)
+        return o.error();
+    if (r.batchSize < 1)
+        return makeError("recipe", "training.batch_size must be at least 1");
+    try {
+        const std::string model = json::parse(r.modelJson).value("model", std::string());
+        const bool treeLstm = model.rfind("treelstm.", 0) == 0;
+        if (!model.empty() && treeLstm != (r.family == "tree-lstm-attention"))
+            return makeError("recipe", "model.model \"" + model + "\" is trained by `train " +
+                                           (treeLstm ? "tree-lstm-attention" : "recursive-tree-transformer") + "`");
+    } catch (const std::exception &e) {
+        return makeError("recipe", std::string("model: ") + e.what());
+    }
+    return {};
+}
+
+training::TrainerFamily family(const std::string &name, const std::string &description, const std::string &modelJson)
+{
+    training::TrainerFamily f;
+    f.name = name;
+    f.description = description;
+    TrainRecipe &d = f.defaults;
+    d.family = name;
+    d.name = name + "-en-polarity";
+    d.modelJson = modelJson;
+    d.optionsJson = R"({"freeze_embeddings": true, "freeze_edge_embeddings": true, "max_words": 100, "vocab": {"min_count": 1}})";
+    d.optimizer.kind = "adagrad";
+    d.schedule.kind = "constant";
+    d.epochs = 10;
+    d.batchSize = 25;
+    d.logEvery = 50;
+    d.patience = 3;
+    d.keep = "best";
+    d.storage = "f16";
+    d.device = "auto";
+    f.validate = validateRecipe;
+    f.create = [] { return std::unique_ptr<training::TrainTask>(new RecTask()); };
+    return f;
+}
+
+} // namespace
+
+training::TrainerFamily recursiveTreeTransformerTrainer()
+{
+    // Chapters 8-9: multi-branch composition, 6 branches of d_k 50 over 300-d vectors (here
+    // d 128 = the word vectors of tree-transformer-en-small, 4 branches of 32), dropout 0.1,
+    // Adagrad at a fixed 2e-4 (L2071), frozen word and edge vectors.
+    auto f = family("recursive-tree-transformer",
+                    "recursive Tree Transformer (CTT, DTT, DTT + edge labels; seed 004), sentence or pair classification",
+                    R"({"model": "dtte", "d_model": 128, "n_branches": 4, "d_k": 32, "d_ff": 256, "head_hidden": 64,
+                        "composition": "multi-branch", "positional_encoding": false, "dropout": 0.1})");
+    f.defaults.optimizer.lr = 2e-4;
+    return f;
+}
+
+training::TrainerFamily treeLstmAttentionTrainer()
+{
+    // Chapter 4 (Table 4.1): Adagrad, learning rate from {0.01, 0.025, 0.05}, batch 25, weight
+    // decay 1e-5, clipping 5, memory 150 and MLP 50 (here memory 128, head 64).
+    auto f = family("tree-lstm-attention", "attentive Child-Sum / binary Tree-LSTM (seed 004, ch. 4), sentence or pair classification",
+                    R"({"model": "treelstm.cs", "d_model": 128, "mem_dim": 128, "head_hidden": 64, "dropout": 0.1})");
+    f.defaults.optimizer.lr = 0.025;
+    f.defaults.optimizer.weightDecay = 1e-5;
+    f.defaults.optimizer.clipNorm = 5.0;
+    return f;
+}
+
+} // namespace treelens

@@ -1,0 +1,462 @@
+// The bottom-up composition of a recursive tree model (see compositionview.h).
+#include "viz/compositionview.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+
+namespace treelens {
+
+namespace {
+
+constexpr double kMargin = 16.0;
+constexpr double kHeader = 136.0;    // title, prediction, legend
+constexpr double kLevel = 58.0;      // vertical distance between heights
+constexpr double kNodeH = 22.0;
+constexpr double kWordGap = 14.0;
+constexpr double kPanelGap = 36.0;
+constexpr double kPanelW = 420.0;
+constexpr double kCell = 38.0, kCellH = 18.0;
+const QColor kInk(0x22, 0x22, 0x22), kMuted(0x88, 0x88, 0x88), kPending(0xc8, 0xc8, 0xc8), kCurrent(0xd9, 0x5f, 0x02);
+
+QFont sized(const QFont &f, double pt, bool bold = false)
+{
+    QFont g(f);
+    g.setPointSizeF(pt);
+    g.setBold(bold);
+    return g;
+}
+
+QString elide(const QString &s, int n)
+{
+    return s.size() <= n ? s : s.left(n - 1) + QChar(0x2026);
+}
+
+/// Heights of the nodes: 1 + the largest height of a node child (the model's own, from the targets).
+std::vector<int> nodeHeights(const std::vector<NodeAttention> &nodes)
+{
+    std::vector<int> h(nodes.size(), 1);
+    for (std::size_t v = 0; v < nodes.size(); ++v) // post-order: children first
+        for (int t : nodes[v].targets)
+            if (t >= 0 && static_cast<std::size_t>(t) < v)
+                h[v] = std::max(h[v], h[static_cast<std::size_t>(t)] + 1);
+    return h;
+}
+
+void drawColourBar(QPainter &p, const QRectF &r, const QFont &font)
+{
+    p.fillRect(r, sequentialGradient(r.topLeft(), r.topRight()));
+    p.setPen(QPen(kInk, 0.6));
+    p.drawRect(r);
+    p.setFont(font);
+    for (double v : {0.0, 0.5, 1.0}) {
+        const double x = r.left() + v * r.width();
+        p.drawLine(QPointF(x, r.bottom()), QPointF(x, r.bottom() + 3));
+        p.drawText(QRectF(x - 20, r.bottom() + 3, 40, 14), Qt::AlignHCenter | Qt::AlignTop, QString::number(v));
+    }
+}
+
+} // namespace
+
+CompositionView::CompositionView(QWidget *parent) : PaintedExportView(parent)
+{
+    setMouseTracking(true);
+}
+
+bool CompositionView::applies() const
+{
+    return m_data.analysis && m_data.analysis->family == "recursive-tree-transformer";
+}
+
+int CompositionView::steps() const
+{
+    if (!applies() || m_data.analysis->nodeAttention.empty())
+        return 0;
+    const auto h = nodeHeights(m_data.analysis->nodeAttention);
+    return *std::max_element(h.begin(), h.end());
+}
+
+void CompositionView::setData(const ViewData &data)
+{
+    m_data = data;
+    m_selected = -1;
+    m_hover = -1;
+    relayout();
+}
+
+void CompositionView::setState(const ViewState &state)
+{
+    m_state = state;
+    update();
+}
+
+void CompositionView::selectNode(int node)
+{
+    m_selected = node;
+    update();
+}
+
+void CompositionView::relayout()
+{
+    m_layout = Layout();
+    if (applies()) {
+        const Analysis &a = *m_data.analysis;
+        const QFontMetricsF wordFm(sized(font(), 10.5)), nodeFm(sized(font(), 9.5, true));
+        double x = kMargin;
+        for (const auto &w : a.words) {
+            const double width = wordFm.horizontalAdvance(QString::fromStdString(w));
+            m_layout.words.push_back(QPointF(x + width / 2.0, 0));
+            x += width + kWordGap;
+        }
+        const auto heights = nodeHeights(a.nodeAttention);
+        const int H = heights.empty() ? 0 : *std::max_element(heights.begin(), heights.end());
+        m_layout.top = kHeader;
+        const double wordY = kHeader + H * kLevel + 24.0;
+        for (auto &w : m_layout.words)
+            w.setY(wordY);
+        for (std::size_t v = 0; v < a.nodeAttention.size(); ++v) {
+            const NodeAttention &na = a.nodeAttention[v];
+            double cx = 0;
+            if (na.headWord >= 0 && na.headWord < static_cast<int>(m_layout.words.size())) {
+                cx = m_layout.words[static_cast<std::size_t>(na.headWord)].x(); // a dependency node sits above its head word
+            } else {
+                int n = 0;
+                for (int t : na.targets) {
+                    const QPointF c = t < 0 ? (static_cast<std::size_t>(-1 - t) < m_layout.words.size() ? m_layout.words[static_cast<std::size_t>(-1 - t)] : QPointF())
+                                            : (static_cast<std::size_t>(t) < v ? m_layout.nodes[static_cast<std::size_t>(t)] : QPointF());
+                    cx += c.x();
+                    ++n;
+                }
+                cx /= std::max(1, n);
+            }
+            const double y = kHeader + (H - heights[v]) * kLevel + kNodeH / 2.0;
+            m_layout.nodes.push_back(QPointF(cx, y));
+            const double w = std::max(26.0, nodeFm.horizontalAdvance(nodeText(static_cast<int>(v))) + 12.0);
+            m_layout.nodeRects.push_back(QRectF(cx - w / 2.0, y - kNodeH / 2.0, w, kNodeH));
+        }
+        m_layout.treeWidth = std::max(x, 360.0);
+        m_layout.treeHeight = wordY + 30.0;
+    }
+    updateGeometry();
+    setMinimumSize(sizeHint());
+    update();
+}
+
+QSize CompositionView::sizeHint() const
+{
+    if (!applies())
+        return QSize(520, 120);
+    const Analysis &a = *m_data.analysis;
+    // The panel: header, member grid (branches + extra rows), κ/α bars, gates.
+    std::size_t members = 1;
+    for (const auto &na : a.nodeAttention)
+        members = std::max(members, na.targets.size());
+    const double panelW = std::max(kPanelW, 110.0 + static_cast<double>(members) * kCell);
+    const double panelH = 420.0 + std::max(0, a.heads) * kCellH;
+    return QSize(static_cast<int>(m_layout.treeWidth + kPanelGap + panelW + kMargin),
+                 static_cast<int>(std::max(m_layout.treeHeight, kHeader + panelH)));
+}
+
+QString CompositionView::nodeText(int node) const
+{
+    const Analysis &a = *m_data.analysis;
+    const NodeAttention &na = a.nodeAttention[static_cast<std::size_t>(node)];
+    if (na.headWord >= 0 && na.headWord < static_cast<int>(a.words.size()))
+        return QStringLiteral("[%1]").arg(QString::fromStdString(a.words[static_cast<std::size_t>(na.headWord)]));
+    return QString::fromStdString(na.label.empty() ? std::string("node") : na.label);
+}
+
+double CompositionView::memberWeight(int node, std::size_t member) const
+{
+    const NodeAttention &na = m_data.analysis->nodeAttention[static_cast<std::size_t>(node)];
+    const int b = std::clamp(m_state.head, 0, std::max(0, static_cast<int>(na.weights.size()) - 1));
+    if (na.weights.empty() || member >= na.weights[static_cast<std::size_t>(b)].size())
+        return -1;
+    return static_cast<double>(na.weights[static_cast<std::size_t>(b)][member]);
+}
+
+int CompositionView::nodeAt(const QPointF &pos) const
+{
+    for (std::size_t v = 0; v < m_layout.nodeRects.size(); ++v)
+        if (m_layout.nodeRects[v].adjusted(-3, -3, 3, 3).contains(pos))
+            return static_cast<int>(v);
+    return -1;
+}
+
+void CompositionView::mouseMoveEvent(QMouseEvent *event)
+{
+    const int v = nodeAt(event->position());
+    if (v == m_hover)
+        return;
+    m_hover = v;
+    if (v >= 0 && applies()) {
+        const NodeAttention &na = m_data.analysis->nodeAttention[static_cast<std::size_t>(v)];
+        QString text = QStringLiteral("node %1 %2, words %3–%4, state norm %5").arg(v).arg(nodeText(v)).arg(na.start + 1).arg(na.end).arg(
+            static_cast<double>(na.norm), 0, 'f', 3);
+        for (std::size_t k = 0; k < na.targets.size(); ++k) {
+            const double w = memberWeight(v, k);
+            if (w >= 0)
+                text += QStringLiteral("; member %1: %2").arg(k + 1).arg(w, 0, 'f', 3);
+        }
+        Q_EMIT hovered(text);
+    }
+    update();
+}
+
+void CompositionView::mousePressEvent(QMouseEvent *event)
+{
+    const int v = nodeAt(event->position());
+    if (v >= 0) {
+        m_selected = v == m_selected ? -1 : v;
+        update();
+        return;
+    }
+    for (std::size_t w = 0; w < m_layout.words.size(); ++w)
+        if (std::abs(event->position().x() - m_layout.words[w].x()) < 12 && std::abs(event->position().y() - m_layout.words[w].y()) < 12)
+            Q_EMIT wordClicked(static_cast<int>(w));
+}
+
+void CompositionView::paint(QPainter &p, const QSizeF &size) const
+{
+    p.fillRect(QRectF(QPointF(0, 0), size), Qt::white);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QFont title = sized(font(), 11.0, true), body = sized(font(), 9.5), small = sized(font(), 8.5), bold = sized(font(), 9.5, true);
+    p.setPen(kInk);
+    if (!applies()) {
+        p.setFont(body);
+        p.drawText(QRectF(kMargin, kMargin, size.width() - 2 * kMargin, 60), Qt::AlignLeft | Qt::TextWordWrap,
+                   tr("The composition view shows recursive tree models (Tree-LSTM with attention, CTT, DTT, DTT + edges): "
+                      "load one of them to see how each node of its tree composes its members."));
+        return;
+    }
+    const Analysis &a = *m_data.analysis;
+    const auto &nodes = a.nodeAttention;
+    const auto heights = nodeHeights(nodes);
+    const int H = steps();
+    const int step = (m_state.aggregationStep > 0 && m_state.aggregationStep <= H) ? m_state.aggregationStep : 0;
+    const bool multi = a.heads > 1;
+    const int branch = std::clamp(m_state.head, 0, std::max(0, a.heads - 1));
+    const QString branchName = multi ? tr("branch %1 of %2").arg(branch + 1).arg(a.heads) : tr("attention over the children");
+
+    // Header: what is drawn, the step, the prediction, the legend.
+    p.setFont(title);
+    const QString stepText = step == 0 ? tr("all %1 nodes composed").arg(nodes.size())
+                                       : tr("step %1 of %2: the nodes of height %1 compose their members").arg(step).arg(H);
+    p.drawText(QPointF(kMargin, kMargin + 12), tr("Bottom-up composition, %1 — %2").arg(branchName, stepText));
+    p.setFont(body);
+    if (a.prediction) {
+        const Prediction &pr = *a.prediction;
+        QString text = tr("Prediction: %1").arg(QString::fromStdString(pr.label));
+        if (!pr.probabilities.empty())
+            text += tr(" (probability %1").arg(static_cast<double>(*std::max_element(pr.probabilities.begin(), pr.probabilities.end())), 0, 'f', 3) +
+                    (pr.labels.size() == 5 ? tr(", relatedness %1)").arg(static_cast<double>(pr.score), 0, 'f', 2) : QStringLiteral(")"));
+        if (!a.second.empty())
+            text += tr(" — for the pair; this is the first sentence's tree");
+        p.drawText(QPointF(kMargin, kMargin + 32), text);
+    }
+    p.drawText(QPointF(kMargin, kMargin + 52), tr("Edges: attention each member receives (mean over the querying members); colour and width = weight"));
+    drawColourBar(p, QRectF(kMargin, kMargin + 58, 150, 9), small);
+    p.setFont(small);
+    p.setPen(kMuted);
+    p.drawText(QPointF(kMargin, kMargin + 94), tr("dashed: a dependency node's own head word · grey: not composed yet · orange: composed at this step"));
+
+    // Edges first, then nodes and words over them.
+    for (std::size_t v = 0; v < nodes.size(); ++v) {
+        const NodeAttention &na = nodes[v];
+        const bool pending = step > 0 && heights[v] > step;
+        for (std::size_t k = 0; k < na.targets.size(); ++k) {
+            const int t = na.targets[k];
+            QPointF to;
+            if (t < 0 && static_cast<std::size_t>(-1 - t) < m_layout.words.size())
+                to = m_layout.words[static_cast<std::size_t>(-1 - t)] - QPointF(0, 12);
+            else if (t >= 0 && static_cast<std::size_t>(t) < m_layout.nodes.size())
+                to = m_layout.nodes[static_cast<std::size_t>(t)] + QPointF(0, kNodeH / 2.0);
+            else
+                continue;
+            const QPointF from = m_layout.nodes[v] + QPointF(0, kNodeH / 2.0);
+            const bool own = k == 0 && na.headWord >= 0 && t == -1 - na.headWord;
+            const double w = memberWeight(static_cast<int>(v), k);
+            QPen pen = pending || w < 0 ? QPen(kPending, 1.0) : QPen(sequentialColor(w), 1.0 + 5.0 * w);
+            pen.setCapStyle(Qt::RoundCap);
+            if (own)
+                pen.setStyle(Qt::DashLine);
+            p.setPen(pen);
+            p.drawLine(from, to);
+        }
+    }
+    // The node detailed: hovered, pinned, else one being composed at this step, else the root.
+    int detail = m_hover >= 0 ? m_hover : (m_selected >= 0 ? m_selected : static_cast<int>(nodes.size()) - 1);
+    if (m_hover < 0 && m_selected < 0 && step > 0)
+        for (std::size_t v = 0; v < nodes.size(); ++v)
+            if (heights[v] == step) {
+                detail = static_cast<int>(v);
+                break;
+            }
+    for (std::size_t v = 0; v < nodes.size(); ++v) {
+        const bool pending = step > 0 && heights[v] > step, current = step > 0 && heights[v] == step;
+        const QRectF r = m_layout.nodeRects[v];
+        QPen border(pending ? kPending : (current ? kCurrent : kMuted), current || static_cast<int>(v) == detail ? 2.2 : 0.9);
+        if (pending)
+            border.setStyle(Qt::DashLine);
+        p.setPen(border);
+        p.setBrush(Qt::white);
+        p.drawRoundedRect(r, 4, 4);
+        p.setFont(nodes[v].label.rfind('@', 0) == 0 ? sized(font(), 9.5, false) : bold);
+        p.setPen(pending ? kPending : kInk);
+        p.drawText(r, Qt::AlignCenter, nodeText(static_cast<int>(v)));
+    }
+    p.setFont(sized(font(), 10.5));
+    p.setPen(kInk);
+    for (std::size_t w = 0; w < m_layout.words.size(); ++w)
+        p.drawText(QRectF(m_layout.words[w].x() - 60, m_layout.words[w].y() - 10, 120, 20), Qt::AlignCenter,
+                   QString::fromStdString(a.words[w]));
+
+    // The detail panel of one node.
+    if (detail < 0 || detail >= static_cast<int>(nodes.size()))
+        return;
+    const NodeAttention &na = nodes[static_cast<std::size_t>(detail)];
+    double x = m_layout.treeWidth + kPanelGap, y = kHeader;
+    p.setFont(title);
+    p.setPen(kInk);
+    QString span;
+    for (int i = na.start; i < na.end && i < static_cast<int>(a.words.size()); ++i)
+        span += (span.isEmpty() ? QString() : QStringLiteral(" ")) + QString::fromStdString(a.words[static_cast<std::size_t>(i)]);
+    p.drawText(QPointF(x, y), na.headWord >= 0 ? tr("Node %1: %2, %3").arg(detail).arg(nodeText(detail), QString::fromStdString(na.label))
+                                               : tr("Node %1: %2").arg(detail).arg(nodeText(detail)));
+    y += 18;
+    p.setFont(body);
+    p.drawText(QRectF(x, y, kPanelW, 32), Qt::TextWordWrap, tr("“%1” (words %2–%3), height %4, state norm %5")
+                                                                .arg(elide(span, 60))
+                                                                .arg(na.start + 1)
+                                                                .arg(na.end)
+                                                                .arg(heights[static_cast<std::size_t>(detail)])
+                                                                .arg(static_cast<double>(na.norm), 0, 'f', 2));
+    y += 40;
+    // Member grid: one row per branch (or the Tree-LSTM's attention), one column per member.
+    auto memberName = [&](int t) {
+        if (t < 0 && static_cast<std::size_t>(-1 - t) < a.words.size())
+            return QString::fromStdString(a.words[static_cast<std::size_t>(-1 - t)]);
+        return t >= 0 && t < static_cast<int>(nodes.size()) ? nodeText(t) : QStringLiteral("?");
+    };
+    p.setFont(small);
+    for (std::size_t k = 0; k < na.targets.size(); ++k) {
+        p.save();
+        p.translate(x + 100 + (static_cast<double>(k) + 0.5) * kCell, y + 50);
+        p.rotate(-50);
+        p.drawText(QPointF(0, 0), elide(memberName(na.targets[k]), 12));
+        p.restore();
+    }
+    y += 56;
+    std::vector<std::pair<QString, std::vector<float>>> rows;
+    for (std::size_t b = 0; b < na.weights.size(); ++b)
+        rows.push_back({multi ? tr("branch %1").arg(b + 1) : tr("α (children)"), na.weights[b]});
+    for (const char *edge : {"edge_fwd.attn", "edge_bwd.attn"}) {
+        const auto it = na.arrays.find(edge);
+        if (it == na.arrays.end() || it->second.shape.size() != 3)
+            continue;
+        const NamedArray &m = it->second;
+        const int kk = m.shape[1];
+        std::vector<float> row(na.targets.size(), -1.0f);
+        const std::size_t offset = na.targets.size() - static_cast<std::size_t>(kk); // the head word has no edge
+        for (int c = 0; c < kk; ++c) {
+            double sum = 0;
+            for (int r = 0; r < kk; ++r)
+                sum += static_cast<double>(m.data[static_cast<std::size_t>((branch * kk + r) * kk + c)]);
+            row[offset + static_cast<std::size_t>(c)] = static_cast<float>(sum / kk);
+        }
+        rows.push_back({std::string(edge) == "edge_fwd.attn" ? tr("fwd edges b%1").arg(branch + 1) : tr("bwd edges b%1").arg(branch + 1), row});
+    }
+    if (const auto it = na.arrays.find("f"); it != na.arrays.end() && it->second.shape.size() == 2) {
+        const NamedArray &f = it->second;
+        std::vector<float> row;
+        for (int c = 0; c < f.shape[0]; ++c) {
+            double sum = 0;
+            for (int j = 0; j < f.shape[1]; ++j)
+                sum += static_cast<double>(f.data[static_cast<std::size_t>(c * f.shape[1] + j)]);
+            row.push_back(static_cast<float>(sum / f.shape[1]));
+        }
+        rows.push_back({tr("forget (mean)"), row});
+    }
+    for (const auto &[name, values] : rows) {
+        p.setPen(kInk);
+        p.setFont(small);
+        p.drawText(QRectF(x, y, 98, kCellH), Qt::AlignVCenter | Qt::AlignLeft, name);
+        for (std::size_t k = 0; k < values.size(); ++k) {
+            const QRectF cell(x + 100 + static_cast<double>(k) * kCell, y, kCell - 2, kCellH - 2);
+            if (values[k] < 0) {
+                p.setPen(QPen(kPending, 0.6));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(cell);
+                continue;
+            }
+            const QColor fill = sequentialColor(static_cast<double>(values[k]));
+            p.fillRect(cell, fill);
+            p.setPen(textOnColor(fill, kInk));
+            p.drawText(cell, Qt::AlignCenter, QString::number(static_cast<double>(values[k]), 'f', 2));
+        }
+        y += kCellH;
+    }
+    y += 14;
+    // Branch weights κ and α (multi-branch models), as bars.
+    const auto kappa = a.gates.find("rec.kappa"), alpha = a.gates.find("rec.alpha");
+    if (kappa != a.gates.end() && alpha != a.gates.end()) {
+        p.setFont(bold);
+        p.setPen(kInk);
+        p.drawText(QPointF(x, y + 10), tr("The model's branch weights: κ scales, α mixes"));
+        y += 18;
+        double top = 1e-6;
+        for (float v : kappa->second.data)
+            top = std::max(top, std::abs(static_cast<double>(v)));
+        for (float v : alpha->second.data)
+            top = std::max(top, std::abs(static_cast<double>(v)));
+        const int n = static_cast<int>(kappa->second.data.size());
+        const double barH = 70.0, groupW = std::min(60.0, (kPanelW - 40) / std::max(1, n));
+        p.setFont(small);
+        for (int b = 0; b < n; ++b) {
+            const double gx = x + 10 + b * groupW;
+            const double values[2] = {static_cast<double>(kappa->second.data[static_cast<std::size_t>(b)]),
+                                      static_cast<double>(alpha->second.data[static_cast<std::size_t>(b)])};
+            for (int s = 0; s < 2; ++s) {
+                const double h = barH * std::abs(values[s]) / top;
+                const QRectF bar(gx + s * (groupW / 2 - 2), y + barH - h, groupW / 2 - 4, h);
+                p.fillRect(bar, s == 0 ? QColor(0x4c, 0x72, 0xb0) : QColor(0xdd, 0x84, 0x52));
+                if (b == branch)
+                    p.setPen(QPen(kInk, 1.2)), p.drawRect(bar);
+            }
+            p.setPen(kInk);
+            p.drawText(QRectF(gx, y + barH + 2, groupW, 14), Qt::AlignHCenter, tr("b%1").arg(b + 1));
+        }
+        p.fillRect(QRectF(x + 10, y + barH + 20, 10, 10), QColor(0x4c, 0x72, 0xb0));
+        p.drawText(QPointF(x + 24, y + barH + 29), tr("κ"));
+        p.fillRect(QRectF(x + 50, y + barH + 20, 10, 10), QColor(0xdd, 0x84, 0x52));
+        p.drawText(QPointF(x + 64, y + barH + 29), tr("α (largest |value| %1)").arg(top, 0, 'f', 3));
+        y += barH + 40;
+    }
+    // Tree-LSTM gates of the node: the mean of i, o, u, c, h.
+    if (const auto it = na.arrays.find("gates"); it != na.arrays.end() && it->second.shape.size() == 2 && it->second.shape[0] == 5) {
+        const NamedArray &g = it->second;
+        p.setFont(bold);
+        p.setPen(kInk);
+        p.drawText(QPointF(x, y + 10), tr("Tree-LSTM cell of the node (mean over the memory)"));
+        y += 16;
+        const char *names[] = {"input i", "output o", "update u", "cell c", "hidden h"};
+        p.setFont(small);
+        for (int k = 0; k < 5; ++k) {
+            double sum = 0;
+            for (int j = 0; j < g.shape[1]; ++j)
+                sum += static_cast<double>(g.data[static_cast<std::size_t>(k * g.shape[1] + j)]);
+            const double mean = sum / g.shape[1];
+            p.setPen(kInk);
+            p.drawText(QRectF(x, y, 98, kCellH), Qt::AlignVCenter, tr(names[k]));
+            const double w = std::clamp(std::abs(mean), 0.0, 1.0) * 200.0;
+            p.fillRect(QRectF(x + 100, y + 3, w, kCellH - 6), mean >= 0 ? QColor(0x4c, 0x72, 0xb0) : QColor(0xc4, 0x4e, 0x52));
+            p.drawText(QRectF(x + 106 + w, y, 80, kCellH), Qt::AlignVCenter, QString::number(mean, 'f', 3));
+            y += kCellH;
+        }
+    }
+}
+
+} // namespace treelens

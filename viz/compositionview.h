@@ -1,0 +1,70 @@
+#pragma once
+/// \file compositionview.h
+/// The bottom-up composition of a recursive tree model (core/encoders/recursive:
+/// CTT, DTT, DTT + edges, the attentive Tree-LSTMs), drawn on the model's own tree
+/// (unary chains collapsed, the binary Tree-LSTM's @X dummies shown, a dependency
+/// node per head word): words on the baseline, every internal node at its height,
+/// an edge from each node to each member with colour and width = the attention the
+/// member receives in the selected branch (mean over the querying members; the
+/// dependency models' own head word dashed), with a legend.
+///
+/// The teaching demo: ViewState::aggregationStep = k shows the composition up to
+/// height k (nodes of height k are being composed, highlighted; higher nodes pending,
+/// grey); 0 shows it done. A panel beside the tree details the selected node (hover
+/// or click; the root by default): its branches' weights over its members as a grid,
+/// the model's branch weights κ and α as a bar chart (multi-branch models), the
+/// Tree-LSTM's gates and per-child forget gates, the DTT + edges traversal's
+/// forward/backward attention, the node-state norm; and the model's prediction.
+/// Exports to PNG/SVG/PDF (PaintedExportView).
+
+#include <QWidget>
+
+#include "viz/viewcommon.h"
+
+namespace treelens {
+
+class CompositionView : public PaintedExportView {
+    Q_OBJECT
+public:
+    explicit CompositionView(QWidget *parent = nullptr);
+    void setData(const ViewData &data);
+    void setState(const ViewState &state);
+    /// Pins the detail panel to a node (-1: the root).
+    void selectNode(int node);
+    int selectedNode() const { return m_selected; }
+    /// Heights of the tree (the steps of the demo; 0 when the analysis has no nodes).
+    int steps() const;
+    /// Whether the analysis is a recursive model's (otherwise the view shows a hint).
+    bool applies() const;
+
+    QString exportName() const override { return QStringLiteral("composition"); }
+    QSize sizeHint() const override;
+
+Q_SIGNALS:
+    void hovered(const QString &text);
+    void wordClicked(int word);
+
+protected:
+    void paint(QPainter &p, const QSizeF &size) const override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+
+private:
+    struct Layout {
+        std::vector<QPointF> words, nodes; ///< centres
+        std::vector<QRectF> nodeRects;
+        double treeWidth = 0, treeHeight = 0, top = 0;
+    };
+    void relayout();
+    int nodeAt(const QPointF &pos) const;
+    QString nodeText(int node) const;
+    double memberWeight(int node, std::size_t member) const;
+
+    ViewData m_data;
+    ViewState m_state;
+    Layout m_layout;
+    int m_selected = -1;   ///< pinned node (-1 = the root)
+    int m_hover = -1;
+};
+
+} // namespace treelens
