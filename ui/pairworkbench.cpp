@@ -66,6 +66,19 @@ int tatPairSteps(const Analysis &a)
     return steps;
 }
 
+/// The composition steps of a recursive model's pair analysis: the larger height of its two trees (0 for another family).
+int recursivePairSteps(const Analysis &a)
+{
+    if (a.family != "recursive-tree-transformer")
+        return 0;
+    int steps = 0;
+    for (const Analysis *side : {&a, a.second.empty() ? nullptr : &a.second.front()})
+        if (side)
+            for (int h : recursiveNodeHeights(side->nodeAttention))
+                steps = std::max(steps, h);
+    return steps;
+}
+
 /// One pair through the model (with attention): a pair model reads both sentences; a
 /// single-sentence encoder is run on each side, the second side's analysis under `second`.
 Result<Analysis> analysePair(JobRunner &jobs, const std::string &model, const Sentence &first, const Sentence &second,
@@ -220,15 +233,16 @@ void PairWorkbench::buildUi()
     connect(m_head, &QSpinBox::valueChanged, this, stateChanged);
     // The TAT's level-by-level aggregation, stepped or played (deepest level first).
     bar->addSeparator();
-    bar->addWidget(new QLabel(tr(" Aggregation step ")));
+    bar->addWidget(new QLabel(tr(" Step ")));
     m_step = new QSpinBox;
     m_step->setRange(0, 0);
     m_step->setSpecialValueText(tr("all"));
-    m_step->setToolTip(tr("Tree Aggregation Transformer: show the aggregation up to this step (1 = the deepest level)"));
+    m_step->setToolTip(tr("Tree Aggregation Transformer: show the aggregation up to this step (1 = the deepest level); recursive tree "
+                          "models: the composition up to this height (1 = the nodes just above the words)"));
     bar->addWidget(m_step);
     m_play = new QPushButton(tr("Play"));
     m_play->setCheckable(true);
-    m_play->setToolTip(tr("Step through the aggregation from the deepest level to the root"));
+    m_play->setToolTip(tr("Step through the aggregation or composition from the leaves to the root"));
     bar->addWidget(m_play);
     m_playTimer = new QTimer(this);
     m_playTimer->setInterval(900);
@@ -825,9 +839,11 @@ void PairWorkbench::showPair(int pair)
             m_state.head = m_head->value() - 1;
             auto secondAnalysis = a->second.empty() ? nullptr : std::make_shared<const Analysis>(a->second.front());
             // The TAT: a step aggregates one level on both trees (the pair is one batch), so the deeper tree sets the steps.
-            const int steps = tatPairSteps(*a);
+            const int tatSteps = tatPairSteps(*a);
             for (auto *v : {m_firstConst, m_secondConst})
-                v->setAggregationDepth(steps - 1);
+                v->setAggregationDepth(tatSteps - 1);
+            // The recursive models: a step composes one height on both trees.
+            const int steps = tatSteps > 0 ? tatSteps : recursivePairSteps(*a);
             m_firstTree->setData({first, a});
             m_secondTree->setData({second, secondAnalysis});
             m_firstConst->setData({first, a});
@@ -842,7 +858,7 @@ void PairWorkbench::showPair(int pair)
             m_step->setRange(0, steps);
             m_step->setEnabled(steps > 0);
             m_play->setEnabled(steps > 0);
-            if (steps > 0) {
+            if (tatSteps > 0) {
                 if (auto n = tatNodesOf(*a))
                     selectTatNode(0, static_cast<int>(n->nodes.size()) - 1);
             } else {
@@ -865,6 +881,8 @@ void PairWorkbench::setAggregationStep(int step)
     m_state.aggregationStep = step;
     m_firstConst->setState(m_state);
     m_secondConst->setState(m_state);
+    m_firstTree->setState(m_state);
+    m_secondTree->setState(m_state);
 }
 
 void PairWorkbench::playAggregation(bool on)
@@ -874,7 +892,8 @@ void PairWorkbench::playAggregation(bool on)
         return;
     }
     if (on) {
-        showConstituencyTrees(true);
+        if (m_pairAnalysis && m_pairAnalysis->family == "tree-aggregation-transformer")
+            showConstituencyTrees(true); // the TAT aggregates over constituency trees
         m_step->setValue(1);
         m_playTimer->start();
     } else {

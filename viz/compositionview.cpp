@@ -35,17 +35,6 @@ QString elide(const QString &s, int n)
     return s.size() <= n ? s : s.left(n - 1) + QChar(0x2026);
 }
 
-/// Heights of the nodes: 1 + the largest height of a node child (the model's own, from the targets).
-std::vector<int> nodeHeights(const std::vector<NodeAttention> &nodes)
-{
-    std::vector<int> h(nodes.size(), 1);
-    for (std::size_t v = 0; v < nodes.size(); ++v) // post-order: children first
-        for (int t : nodes[v].targets)
-            if (t >= 0 && static_cast<std::size_t>(t) < v)
-                h[v] = std::max(h[v], h[static_cast<std::size_t>(t)] + 1);
-    return h;
-}
-
 void drawColourBar(QPainter &p, const QRectF &r, const QFont &font)
 {
     p.fillRect(r, sequentialGradient(r.topLeft(), r.topRight()));
@@ -75,7 +64,7 @@ int CompositionView::steps() const
 {
     if (!applies() || m_data.analysis->nodeAttention.empty())
         return 0;
-    const auto h = nodeHeights(m_data.analysis->nodeAttention);
+    const auto h = recursiveNodeHeights(m_data.analysis->nodeAttention);
     return *std::max_element(h.begin(), h.end());
 }
 
@@ -111,7 +100,7 @@ void CompositionView::relayout()
             m_layout.words.push_back(QPointF(x + width / 2.0, 0));
             x += width + kWordGap;
         }
-        const auto heights = nodeHeights(a.nodeAttention);
+        const auto heights = recursiveNodeHeights(a.nodeAttention);
         const int H = heights.empty() ? 0 : *std::max_element(heights.begin(), heights.end());
         m_layout.top = kHeader;
         const double wordY = kHeader + H * kLevel + 24.0;
@@ -234,7 +223,7 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
     }
     const Analysis &a = *m_data.analysis;
     const auto &nodes = a.nodeAttention;
-    const auto heights = nodeHeights(nodes);
+    const auto heights = recursiveNodeHeights(nodes);
     const int H = steps();
     const int step = (m_state.aggregationStep > 0 && m_state.aggregationStep <= H) ? m_state.aggregationStep : 0;
     const bool multi = a.heads > 1;

@@ -588,6 +588,19 @@ bool ConstituencyView::recursiveNodes() const
            m_data.analysis->nodeAttention.front().headWord < 0 && m_data.analysis->nodeAttention.front().start >= 0;
 }
 
+bool ConstituencyView::recursivePendingEdge(const TreeGraph &graph, int parent) const
+{
+    if (!recursiveNodes() || m_state.aggregationStep <= 0)
+        return false;
+    const auto &nodes = m_data.analysis->nodeAttention;
+    const auto heights = recursiveNodeHeights(nodes);
+    const auto span = graph.nodes[static_cast<std::size_t>(parent)].span;
+    for (std::size_t v = 0; v < nodes.size(); ++v)
+        if (nodes[v].start == span.first && nodes[v].end == span.second)
+            return recursivePending(heights[v], m_state.aggregationStep);
+    return false;
+}
+
 QString ConstituencyView::nodeHeadName() const
 {
     if (recursiveNodes())
@@ -663,6 +676,9 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
                                  TatPhase::Pending;
         if (waiting) {
             // Not aggregated yet at this step: the edge carries no weight.
+            pen = QPen(kPendingInk, 0.6, Qt::DashLine, Qt::RoundCap);
+        } else if (nodeAttention && recursivePendingEdge(graph, graph.edges[e].first)) {
+            // A recursive model's node not composed yet at this step.
             pen = QPen(kPendingInk, 0.6, Qt::DashLine, Qt::RoundCap);
         } else if (nodeAttention) {
             // A TAT phrase's aggregation weight on this child (the selected head): colour and width.

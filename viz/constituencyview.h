@@ -154,6 +154,8 @@ private:
     bool recursiveNodes() const;
     /// The selected head as the legend and tooltips name it ("semantic head 2", "branch 3").
     QString nodeHeadName() const;
+    /// A recursive model's node (the drawn phrase `parent`, by span) still pending at the composition step.
+    bool recursivePendingEdge(const TreeGraph &graph, int parent) const;
     /// What one drawn tree left in the scene.
     struct DrawnTree {
         std::vector<QGraphicsPathItem *> words;  ///< by word index (null for missing words)

@@ -444,6 +444,16 @@ bool DependencyView::recursiveMode() const
            !m_data.analysis->nodeAttention.empty() && m_data.analysis->nodeAttention.front().headWord >= 0;
 }
 
+int DependencyView::recursiveHeight(int head) const
+{
+    const auto &nodes = m_data.analysis->nodeAttention;
+    const auto heights = recursiveNodeHeights(nodes);
+    for (std::size_t v = 0; v < nodes.size(); ++v)
+        if (nodes[v].headWord == head)
+            return heights[v];
+    return 0;
+}
+
 QString DependencyView::recursiveBranchName() const
 {
     return m_data.analysis->heads > 1 ? QStringLiteral("branch %1").arg(m_state.head + 1) : QStringLiteral("attention over the children");
@@ -561,11 +571,16 @@ void DependencyView::collect(std::vector<WordInfo> &words, std::vector<Arc> &arc
             a.color = sequentialColor(a.gate);
             a.width = relationArcWidth(a.weight);
         } else if (a.head >= 0 && recursiveMode()) {
-            // The head's composition: the weight its subtree gave this dependent (selected branch).
-            a.weight = std::max(0.0, recursiveWeight(a.head, i, "attn"));
-            a.color = sequentialColor(a.weight);
-            a.width = 1.0 + 4.0 * a.weight;
-            a.edgeWeight = recursiveWeight(a.head, i, "edge_fwd.attn");
+            // The head's composition: the weight its subtree gave this dependent (selected branch);
+            // grey while the composition step has not reached the head's node.
+            if (recursivePending(recursiveHeight(a.head), m_state.aggregationStep)) {
+                a.color = QColor(0xc8, 0xc8, 0xc8);
+            } else {
+                a.weight = std::max(0.0, recursiveWeight(a.head, i, "attn"));
+                a.color = sequentialColor(a.weight);
+                a.width = 1.0 + 4.0 * a.weight;
+                a.edgeWeight = recursiveWeight(a.head, i, "edge_fwd.attn");
+            }
         } else if (a.head >= 0 && coloured) {
             a.weight = wordAttention(*m_data.analysis, m_state, i, a.head);
             a.color = sequentialColor(a.weight);

@@ -99,6 +99,7 @@ private:
     /// Recursive dependency models (DTT, DTT + edges, Child-Sum Tree-LSTM): arcs show the head's composition.
     bool recursiveMode() const;
     QString recursiveBranchName() const;
+    int recursiveHeight(int head) const; ///< the height of the node of `head` (0: a word without dependents)
     /// The weight the node of `head` gave `dependent` in `array` ("attn": Analysis weights of the selected
     /// branch; "edge_fwd.attn" / "edge_bwd.attn": the edge traversal, mean over the query edges); -1 when none.
     double recursiveWeight(int head, int dependent, const char *array) const;

@@ -18,6 +18,16 @@ QColor textOnColor(const QColor &fill, const QColor &ink)
     return luminance < 0.55 ? QColor(Qt::white) : ink;
 }
 
+std::vector<int> recursiveNodeHeights(const std::vector<NodeAttention> &nodes)
+{
+    std::vector<int> h(nodes.size(), 1);
+    for (std::size_t v = 0; v < nodes.size(); ++v) // post-order: children first
+        for (int t : nodes[v].targets)
+            if (t >= 0 && static_cast<std::size_t>(t) < v)
+                h[v] = std::max(h[v], h[static_cast<std::size_t>(t)] + 1);
+    return h;
+}
+
 QColor sequentialColor(double value)
 {
     // Viridis sampled at 9 stops (matplotlib's _viridis_data at 0, 1/8, ..., 1); linear in between.

@@ -27,6 +27,13 @@ struct ViewData {
     std::shared_ptr<const Analysis> analysis;
 };
 
+/// Recursive tree models (Analysis::nodeAttention in post-order): each node's height,
+/// 1 + the largest height of a node child (1 when all its members are words).
+std::vector<int> recursiveNodeHeights(const std::vector<NodeAttention> &nodes);
+/// Whether a recursive model's node of `height` is still pending at composition step
+/// `step` (ViewState::aggregationStep: 0 = all composed).
+inline bool recursivePending(int height, int step) { return step > 0 && height > step; }
+
 /// A colour-blind-safe sequential colour map (viridis) for values in [0, 1]
 /// (clamped). Used for probabilities everywhere so views agree.
 QColor sequentialColor(double value);

@@ -241,6 +241,90 @@ TEST(CliFixtures, VerifyFixturePassesOnTheTreeAggregationTransformerFixture)
     EXPECT_NE(r.out.find("tree-aggregation-transformer: 134 of 134 tensors"), std::string::npos) << r.out;
 }
 
+TEST(CliFixtures, TrainsARecursiveTreeTransformerWithEdgeLabelsOnSentenceFiles)
+{
+    // DTT + edge labels on ten sentences per class, three steps: the output loads, analyses a
+    // parsed sentence, carries one node-attention entry per token with dependents, and its
+    // edge traversal; the test accuracy is recorded.
+    std::string pos, neg;
+    for (int i = 0; i < 10; ++i) {
+        pos += "a good and moving film number " + std::to_string(i) + " .\n";
+        neg += "a dull and tired film number " + std::to_string(i) + " .\n";
+    }
+    const std::string posFile = writeTemp("rec-pos.txt", pos), negFile = writeTemp("rec-neg.txt", neg);
+    const std::string out = test::cliTempDir() + "/dtte.safetensors";
+    const std::string recipe = writeTemp("rec.recipe.json", nlohmann::json{
+        {"family", "recursive-tree-transformer"},
+        {"output", out},
+        {"data", {{"positive", posFile}, {"negative", negFile}, {"split_seed", 3}}},
+        {"model", {{"model", "dtte"}, {"d_model", 16}, {"n_branches", 2}, {"d_k", 8}, {"d_ff", 16}, {"head_hidden", 8}}},
+        {"training", {{"steps", 3}, {"batch_size", 4}, {"threads", 1}, {"device", "cpu"}}}}.dump());
+    const auto r = cli("train recursive-tree-transformer -c " + q(recipe));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("16 train / 2 dev / 2 test sentences"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("test accuracy"), std::string::npos) << r.err;
+    const auto a = cli("analyze --json --model " + q(out) + " \"a good film about the old man .\"");
+    ASSERT_EQ(a.code, 0) << a.err;
+    const auto j = nlohmann::json::parse(a.out.substr(0, a.out.find('\n')));
+    EXPECT_EQ(j["family"], "recursive-tree-transformer");
+    EXPECT_EQ(j["prediction"]["labels"], (std::vector<std::string>{"negative", "positive"}));
+    ASSERT_FALSE(j["node_attention"].empty()) << a.out;
+    const auto &root = j["node_attention"].back();
+    EXPECT_EQ(root["weights"].size(), 2u); // one row per branch
+    EXPECT_TRUE(root["arrays"].contains("edge_fwd.attn"));
+    EXPECT_GE(root["head_word"].get<int>(), 0);
+    // A Tree-LSTM recipe is refused by the Tree Transformer trainer, by name.
+    const std::string wrong = writeTemp("rec-wrong.recipe.json", nlohmann::json{
+        {"family", "recursive-tree-transformer"}, {"output", out},
+        {"data", {{"positive", posFile}, {"negative", negFile}}},
+        {"model", {{"model", "treelstm.cs"}}}}.dump());
+    const auto w = cli("train recursive-tree-transformer -c " + q(wrong));
+    EXPECT_NE(w.code, 0);
+    EXPECT_NE(w.err.find("train tree-lstm-attention"), std::string::npos) << w.err;
+}
+
+TEST(CliFixtures, TrainsATreeLstmWithCrossAttentionOnRtePairsAndScoresThem)
+{
+    // The Child-Sum Tree-LSTM with attention, its query from the other sentence, on twelve RTE
+    // pairs: a pair model (labels NO/YES) that score-pairs and analyze --pairs run on.
+    std::string xml = "<?xml version=\"1.0\"?>\n<entailment-corpus>\n";
+    for (int i = 0; i < 12; ++i) {
+        const bool yes = i % 2 == 0;
+        xml += "<pair id=\"" + std::to_string(i + 1) + "\" entailment=\"" + (yes ? "YES" : "NO") + "\"><t>The cat number " +
+               std::to_string(i) + " sat on the mat near the door .</t><h>" + (yes ? "A cat sat on the mat ." : "A dog ran away .") +
+               "</h></pair>\n";
+    }
+    xml += "</entailment-corpus>\n";
+    const std::string train = writeTemp("tl-rte-train.xml", xml), test = writeTemp("tl-rte-test.xml", xml);
+    const std::string out = test::cliTempDir() + "/tl-rte.safetensors";
+    const std::string recipe = writeTemp("tl-rte.recipe.json", nlohmann::json{
+        {"family", "tree-lstm-attention"},
+        {"output", out},
+        {"data", {{"rte_train", {train}}, {"rte_test", {test}}, {"dev_fraction", 0.25}, {"split_seed", 3}}},
+        {"model", {{"model", "treelstm.cs"}, {"d_model", 16}, {"mem_dim", 12}, {"head_hidden", 8}}},
+        {"training", {{"steps", 3}, {"batch_size", 4}, {"threads", 1}, {"device", "cpu"}}}}.dump());
+    const auto r = cli("train tree-lstm-attention -c " + q(recipe));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("9 train / 3 dev / 12 test pairs"), std::string::npos) << r.err;
+    const auto s = cli("score-pairs --model " + q(out) + " --input " + q(test) + " --device cpu");
+    ASSERT_EQ(s.code, 0) << s.err;
+    const auto a = cli("analyze --json --model " + q(out) + " --pairs " + q(test));
+    ASSERT_EQ(a.code, 0) << a.err;
+    const auto j = nlohmann::json::parse(a.out.substr(0, a.out.find('\n')));
+    EXPECT_EQ(j["family"], "recursive-tree-transformer");
+    EXPECT_EQ(j["prediction"]["labels"], (std::vector<std::string>{"NO", "YES"}));
+    // The hypothesis "A cat sat on the mat ." attends over its children with the text's query.
+    ASSERT_TRUE(j.contains("second"));
+    ASSERT_FALSE(j["second"]["node_attention"].empty());
+    const auto &node = j["second"]["node_attention"].back();
+    EXPECT_EQ(node["weights"].size(), 1u);
+    EXPECT_TRUE(node["arrays"].contains("gates"));
+    double sum = 0;
+    for (double w : node["weights"][0])
+        sum += w;
+    EXPECT_NEAR(sum, 1.0, 1e-4);
+}
+
 TEST(CliFixtures, VerifyFixturePassesOnTheRecursiveTreeTransformerFixture)
 {
     TREELENS_REQUIRE_SHARED("fixtures/recursive-tree-transformer-reference/expected.json");

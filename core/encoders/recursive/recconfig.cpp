@@ -198,6 +198,14 @@ Result<RecConfig> RecConfig::fromFixtureJson(const std::string &text, RecModel m
     return c;
 }
 
+std::vector<std::string> udV2Relations()
+{
+    return {"acl",  "advcl",  "advmod", "amod",  "appos",    "aux",        "case",  "cc",       "ccomp",      "clf",
+            "compound", "conj", "cop",  "csubj", "dep",      "det",        "discourse", "dislocated", "expl", "fixed",
+            "flat", "goeswith", "iobj", "list",  "mark",     "nmod",       "nsubj", "nummod",   "obj",        "obl",
+            "orphan", "parataxis", "punct", "reparandum", "root", "vocative", "xcomp"};
+}
+
 int RecTree::height() const
 {
     return nodes.empty() ? 0 : nodes.back().height;

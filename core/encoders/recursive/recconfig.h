@@ -137,4 +137,9 @@ Result<RecTree> dependencyRecTree(const DependencyTree &tree, const std::vector<
 /// universal part before ':' ("nmod:poss" -> "nmod"); -1 when neither is listed.
 int recRelationId(const std::vector<std::string> &relations, const std::string &label);
 
+/// The 37 universal dependency relations of UD v2 (sorted): the edge-label table of the
+/// DTT + edges models trained here starts from them, so that every label the parser can give
+/// has a (frozen, Eq. 9.1) vector even when the training sentences never had it.
+std::vector<std::string> udV2Relations();
+
 } // namespace treelens

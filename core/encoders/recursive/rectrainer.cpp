@@ -85,7 +85,9 @@ public:
             relations = c->relations;
         } else {
             buildVocabulary();
-            std::set<std::string> labels;
+            std::set<std::string> labels; // UD v2's relations and every label the parser gave
+            for (const auto &r : udV2Relations())
+                labels.insert(r);
             for (const auto &part : m_parts)
                 for (const auto &e : part)
                     for (const Sentence *s : {&e.sentence, e.second ? &*e.second : nullptr})

@@ -16,8 +16,9 @@
 /// vectors (tree-transformer-en-small: √d-scaled rows; the thesis's frozen GloVe
 /// has no stand-in here). Sentences are parsed by the shipped neural parser
 /// (dependency and constituency trees). The vocabulary: <pad>, <unk>, the training
-/// words (lower-cased, `options.vocab.min_count`); the edge-label table: every
-/// relation the parser gave in any split, sorted. Options {"freeze_embeddings"
+/// words (lower-cased, `options.vocab.min_count`); the edge-label table: UD v2's 37
+/// universal relations and every relation the parser gave in any split, sorted (a
+/// subtype the table lacks falls back to its universal relation). Options {"freeze_embeddings"
 /// (default true, as the thesis), "freeze_edge_embeddings" (default true, Eq. 9.1),
 /// "max_words", "vocab": {"min_count"}}. Dev metric: accuracy; `finish` scores the
 /// test split once and stores it in the model file.
