@@ -55,3 +55,31 @@ if [ -d ../shared/data/wikiqa/test ] && [ -f "$tat" ]; then
     --pair-detail phrase --grab-pairs "$out/pairs-tat-phrase.png"
   echo "$out/pairs-tat-step.png $out/pairs-tat-phrase.png $out/pairs-tat-phrase-phrase-view.png"
 fi
+
+# The recursive tree models (issue 16): the shipped DTT + edge labels on the review, its
+# composition weights on the dependency arcs (edge traversal on the labels) and the
+# Composition tab, all done and stopped at step 2; the binary Tree-LSTM and the CTT of the
+# polarity experiments (when they were trained: scripts/run_recursive_experiments.sh) on
+# their constituency trees; the shipped Tree-LSTM with attention in the pair workbench on
+# RTE 3 test (each tree's attention takes its query from the other sentence).
+dtte=resources/models/dtt-edges-en-polarity.safetensors
+for view in dependency composition; do
+  "$gui" --sentence "$review" --model "$dtte" --export-view "$view" --dpi "$dpi" --out "$out/rec-dtte-$view.png"
+  echo "$out/rec-dtte-$view.png"
+done
+"$gui" --sentence "$review" --model "$dtte" --export-view composition --step 2 --dpi "$dpi" --out "$out/rec-dtte-composition-step2.png"
+echo "$out/rec-dtte-composition-step2.png"
+for m in ctt tlbin; do
+  model=build/train/rec-$m-s1/model.safetensors
+  if [ -f "$model" ]; then
+    "$gui" --sentence "$review" --model "$model" --export-view constituency --dpi "$dpi" --out "$out/rec-$m-constituency.png"
+    "$gui" --sentence "$review" --model "$model" --export-view composition --dpi "$dpi" --out "$out/rec-$m-composition.png"
+    echo "$out/rec-$m-constituency.png $out/rec-$m-composition.png"
+  fi
+done
+tl=resources/models/tree-lstm-attention-en-rte.safetensors
+if [ -f ../shared/data/rte/rte3_test.xml ]; then
+  "$gui" --pairs ../shared/data/rte/rte3_test.xml --pair-systems "$tl" --grab-pairs "$out/pairs-tree-lstm.png"
+  "$gui" --pairs ../shared/data/rte/rte3_test.xml --pair-systems "$tl" --tat-step 1 --grab-pairs "$out/pairs-tree-lstm-step1.png"
+  echo "$out/pairs-tree-lstm.png $out/pairs-tree-lstm-step1.png"
+fi

@@ -270,6 +270,14 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
         p.drawText(QPointF(v.x() + 10, v.y() + 4),
                    tr("eq. (9) on both roots' span embeddings [w\u1d49; w\u207f]: no attention between the sentences; "
                       "each phrase's attention over its children is on the constituency trees above"));
+    } else if (q.family == "recursive-tree-transformer") {
+        p.setPen(Qt::gray);
+        const bool treeLstm = !q.nodeAttention.empty() && q.nodeAttention.front().arrays.count("gates");
+        p.drawText(QPointF(v.x() + 10, v.y() + 4),
+                   treeLstm ? tr("Tai et al.'s head on both root vectors; each node's attention over its children is on the trees "
+                                 "above (a Tree-LSTM in cross mode takes that attention's query from the other sentence)")
+                            : tr("Tai et al.'s head on both root vectors: no attention between the sentences; each node's "
+                                 "composition is on the trees above"));
     } else if (relationGates) {
         p.setPen(Qt::gray);
         p.drawText(QPointF(v.x() + 10, v.y() + 4),

@@ -325,6 +325,34 @@ TEST(CliFixtures, TrainsATreeLstmWithCrossAttentionOnRtePairsAndScoresThem)
     EXPECT_NEAR(sum, 1.0, 1e-4);
 }
 
+TEST(CliFixtures, TheShippedRecursiveModelsLoadAndDrawTheirNodeAttention)
+{
+    // dtt-edges-en-polarity: one node per word with dependents, 4 branches, the edge traversal,
+    // a prediction over negative/positive; tree-lstm-attention-en-rte: a pair model whose
+    // hypothesis tree attends with the text's query.
+    const std::string dir = std::string(TREELENS_SOURCE_DIR) + "/resources/models/";
+    const auto a = cli("analyze --json --model " + q(dir + "dtt-edges-en-polarity.safetensors") +
+                       " \"The film is not as funny as its trailer , but the actors save it .\"");
+    ASSERT_EQ(a.code, 0) << a.err;
+    const auto j = nlohmann::json::parse(a.out.substr(0, a.out.find('\n')));
+    EXPECT_EQ(j["family"], "recursive-tree-transformer");
+    EXPECT_EQ(j["prediction"]["labels"], (std::vector<std::string>{"negative", "positive"}));
+    ASSERT_GE(j["node_attention"].size(), 3u);
+    for (const auto &n : j["node_attention"]) {
+        EXPECT_EQ(n["weights"].size(), 4u);
+        EXPECT_TRUE(n["arrays"].contains("edge_fwd.attn"));
+    }
+    std::string xml = "<?xml version=\"1.0\"?>\n<entailment-corpus>\n<pair id=\"1\" entailment=\"YES\"><t>The cat sat on the "
+                      "mat near the door .</t><h>A cat sat on the mat .</h></pair>\n</entailment-corpus>\n";
+    const std::string pairs = writeTemp("shipped-tl.xml", xml);
+    const auto p = cli("analyze --json --model " + q(dir + "tree-lstm-attention-en-rte.safetensors") + " --pairs " + q(pairs));
+    ASSERT_EQ(p.code, 0) << p.err;
+    const auto k = nlohmann::json::parse(p.out.substr(0, p.out.find('\n')));
+    EXPECT_EQ(k["prediction"]["labels"], (std::vector<std::string>{"NO", "YES"}));
+    ASSERT_FALSE(k["second"]["node_attention"].empty());
+    EXPECT_TRUE(k["second"]["node_attention"].back()["arrays"].contains("alpha"));
+}
+
 TEST(CliFixtures, VerifyFixturePassesOnTheRecursiveTreeTransformerFixture)
 {
     TREELENS_REQUIRE_SHARED("fixtures/recursive-tree-transformer-reference/expected.json");

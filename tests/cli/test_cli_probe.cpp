@@ -501,3 +501,20 @@ TEST(CliProbe, RunsOnTheDependencyTransformerWithItsGoldTrees)
     EXPECT_EQ(sentlen["layers"].size(), 4u);
     EXPECT_EQ(j["tasks"]["structural-depth"]["layers"].size(), 4u);
 }
+
+TEST(CliProbe, RunsOnTheShippedRecursiveModelsNodeStates)
+{
+    // The recursive DTT + edges (dependency, gold trees) and a Tree-LSTM with attention: the
+    // sentence and structural probes read layer 0 (each word as a leaf) and layer 1 (its node state).
+    for (const char *model : {"dtt-edges-en-polarity", "tree-lstm-attention-en-rte"}) {
+        const std::string path = std::string(TREELENS_SOURCE_DIR) + "/resources/models/" + model + ".safetensors";
+        const CliRun r = cli("probe --task sentlen,structural-depth --train " + quote(tinyPath()) + " --model " + quote(path) +
+                             " --epochs 2 --device cpu --json");
+        ASSERT_EQ(r.code, 0) << model << ": " << r.err;
+        const json j = json::parse(r.out);
+        EXPECT_EQ(j["model"]["family"], "recursive-tree-transformer") << model;
+        EXPECT_NE(r.err.find("dependency trees: gold"), std::string::npos) << r.err;
+        ASSERT_TRUE(j["tasks"]["sentlen"].contains("layers")) << model;
+        EXPECT_EQ(j["tasks"]["sentlen"]["layers"].size(), 2u) << model; // the leaves and the node states
+    }
+}

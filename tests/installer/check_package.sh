@@ -14,7 +14,7 @@ tgz=$(compgen -G "treelens-*.tar.gz" | head -1 || true)
 [[ -f $tgz ]] || { echo "no .tar.gz produced"; exit 1; }
 contents=$(dpkg-deb -c "$deb")
 need=(./usr/bin/treelens-cli ./usr/share/treelens/samples/sentences.txt)
-for m in tree-transformer-en-small ggsa-en-wikiqa iggsa-en-wikiqa dependency-transformer-en-polarity dependency-transformer-en-trec dependency-transformer-en-rte tat-en-wikiqa; do
+for m in tree-transformer-en-small ggsa-en-wikiqa iggsa-en-wikiqa dependency-transformer-en-polarity dependency-transformer-en-trec dependency-transformer-en-rte tat-en-wikiqa dtt-edges-en-polarity tree-lstm-attention-en-rte; do
   if [[ -f $src/resources/models/$m.safetensors ]]; then
     need+=(./usr/share/treelens/models/$m.safetensors)
   fi

@@ -359,9 +359,15 @@ std::pair<std::shared_ptr<Sentence>, std::shared_ptr<Analysis>> tatCatSat()
     a->wordToken = {0, 1, 2, 3};
     a->heads = 2;
     a->layers = 1;
-    a->nodeAttention = {NodeAttention{0, {-1, -2}, {{0.2f, 0.7f}, {0.6f, 0.1f}}},
-                        NodeAttention{1, {-3}, {{0.9f}, {0.3f}}},
-                        NodeAttention{2, {0, 1, -4}, {{0.05f, 0.5f, 0.4f}, {0.3f, 0.3f, 0.3f}}}};
+    auto node = [](int id, std::vector<int> targets, std::vector<std::vector<float>> weights) {
+        NodeAttention n;
+        n.node = id;
+        n.targets = std::move(targets);
+        n.weights = std::move(weights);
+        return n;
+    };
+    a->nodeAttention = {node(0, {-1, -2}, {{0.2f, 0.7f}, {0.6f, 0.1f}}), node(1, {-3}, {{0.9f}, {0.3f}}),
+                        node(2, {0, 1, -4}, {{0.05f, 0.5f, 0.4f}, {0.3f, 0.3f, 0.3f}})};
     return {s, a};
 }
 

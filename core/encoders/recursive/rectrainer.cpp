@@ -28,6 +28,9 @@ struct Options {
     bool freezeEdgeEmbeddings = true;
     int maxWords = 100;
     int minCount = 1;
+    /// "level" (level-batched, the default) or "node": the README's recursion, one node per call,
+    /// as a tree-at-a-time implementation trains (for the epoch-time comparison only).
+    std::string order = "level";
 };
 
 Result<Options> optionsOf(const TrainRecipe &r)
@@ -39,8 +42,9 @@ Result<Options> optionsOf(const TrainRecipe &r)
         o.freezeEdgeEmbeddings = j.value("freeze_edge_embeddings", o.freezeEdgeEmbeddings);
         o.maxWords = j.value("max_words", o.maxWords);
         o.minCount = j.value("vocab", json::object()).value("min_count", o.minCount);
-        if (o.minCount < 1 || o.maxWords < 1)
-            return makeError("recipe", "options: vocab.min_count >= 1, max_words >= 1");
+        o.order = j.value("evaluation_order", o.order);
+        if (o.minCount < 1 || o.maxWords < 1 || (o.order != "level" && o.order != "node"))
+            return makeError("recipe", "options: vocab.min_count >= 1, max_words >= 1, evaluation_order level or node");
         return o;
     } catch (const std::exception &e) {
         return makeError("recipe", std::string("options: ") + e.what());
@@ -301,9 +305,10 @@ private:
             if (m_pairs)
                 b.push_back(&m_second[static_cast<std::size_t>(part)][k]);
         }
+        const auto order = m_options.order == "node" ? rec::Order::NodeByNode : rec::Order::LevelBatched;
         if (m_pairs)
-            return m_net->forwardPairs(a, b, false).head.logits;
-        const auto enc = m_net->encode(a, torch::Tensor(), false);
+            return m_net->forwardPairs(a, b, false, order).head.logits;
+        const auto enc = m_net->encode(a, torch::Tensor(), false, order);
         return m_net->head(enc.roots, torch::Tensor()).logits;
     }
 

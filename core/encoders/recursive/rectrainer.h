@@ -20,7 +20,8 @@
 /// universal relations and every relation the parser gave in any split, sorted (a
 /// subtype the table lacks falls back to its universal relation). Options {"freeze_embeddings"
 /// (default true, as the thesis), "freeze_edge_embeddings" (default true, Eq. 9.1),
-/// "max_words", "vocab": {"min_count"}}. Dev metric: accuracy; `finish` scores the
+/// "max_words", "vocab": {"min_count"}, "evaluation_order": "level" (default) or "node" (one
+/// node per call, as a tree-at-a-time implementation trains; for timing comparisons)}. Dev metric: accuracy; `finish` scores the
 /// test split once and stores it in the model file.
 
 #include "core/training/trainerfamily.h"

@@ -224,32 +224,54 @@ public:
         return v;
     }
 
-    /// Dependency models: layer 0 = the word vectors, layer 1 = each token's composed
-    /// subtree state (a token without dependents keeps its word vector).
+    /// Per-word features for probing: layer 0 = each word as a leaf (the Tree Transformers' word
+    /// vector e_t, the Tree-LSTMs' leaf state h), layer 1 = the word's node state: the dependency
+    /// models' state of the token's subtree (a token without dependents keeps its leaf), the
+    /// constituency models' state of the smallest constituent holding the word (DTT + edges: the
+    /// word traversal r_u; Tree-LSTMs: h). A pair model reads each sentence against itself.
     Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &batch, const RunControl *control) override
     {
         const RecConfig &c = m_net.config();
-        if (!c.dependency() || c.treeLstm())
-            return makeError(m_info.name.empty() ? kFamily : m_info.name,
-                             std::string("a ") + recModelName(c.model) +
-                                 " model has no per-word states of the model's width (its units are the tree's nodes)");
-        std::vector<std::vector<Matrix>> out;
-        torch::NoGradGuard ng;
+        std::vector<rec::Sentence> sents;
         for (std::size_t i = 0; i < batch.size(); ++i) {
-            if (control && control->isCancelled())
-                return makeError("layerStates", "cancelled");
             const auto &in = batch[i];
-            auto t = treeFor(c, in.words, in.dependency ? &*in.dependency : nullptr, nullptr, "sentence " + std::to_string(i + 1));
+            auto t = treeFor(c, in.words, in.dependency ? &*in.dependency : nullptr, in.constituency ? &*in.constituency : nullptr,
+                             "sentence " + std::to_string(i + 1));
             if (!t)
                 return t.error();
-            rec::Sentence s{m_vocab.ids(in.words, m_unk), std::move(*t)};
-            const auto enc = m_net.encode({&s}, torch::Tensor(), false);
-            const auto &r = enc.sentences.front();
-            torch::Tensor states = r.words.clone();
-            for (std::size_t tok = 0; tok < s.tree.tokenNode.size(); ++tok)
-                if (s.tree.tokenNode[tok] >= 0)
-                    states[static_cast<std::int64_t>(tok)] = r.states[s.tree.tokenNode[tok]];
-            out.push_back({matrixOf(r.words), matrixOf(states)});
+            sents.push_back({m_vocab.ids(in.words, m_unk), std::move(*t)});
+        }
+        torch::NoGradGuard ng;
+        std::vector<std::vector<Matrix>> out;
+        for (std::size_t start = 0; start < sents.size(); start += static_cast<std::size_t>(m_batch)) {
+            if (control && control->isCancelled())
+                return makeError("layerStates", "cancelled");
+            std::vector<const rec::Sentence *> chunk;
+            for (std::size_t i = start; i < std::min(sents.size(), start + static_cast<std::size_t>(m_batch)); ++i)
+                chunk.push_back(&sents[i]);
+            const bool cross = c.treeLstm() && c.query == "cross";
+            const auto enc = m_net.encode(chunk, cross ? m_net.sentenceVectors(chunk) : torch::Tensor(), false);
+            for (std::size_t k = 0; k < chunk.size(); ++k) {
+                const RecTree &tree = chunk[k]->tree;
+                const rec::SentenceRecord &r = enc.sentences[k];
+                const torch::Tensor leaf = c.treeLstm() ? r.leafGates[4] : r.words;
+                torch::Tensor node = leaf.clone();
+                for (std::size_t w = 0; w < static_cast<std::size_t>(tree.words); ++w) {
+                    int v = -1;
+                    if (tree.dependency) {
+                        v = tree.tokenNode[w];
+                    } else {
+                        // The smallest constituent holding the word: the node that has it as a child.
+                        for (std::size_t n = 0; n < tree.nodes.size() && v < 0; ++n)
+                            for (const RecChild &ch : tree.nodes[n].children)
+                                if (!ch.node && ch.index == static_cast<int>(w))
+                                    v = static_cast<int>(n);
+                    }
+                    if (v >= 0)
+                        node[static_cast<std::int64_t>(w)] = r.states[v];
+                }
+                out.push_back({matrixOf(leaf), matrixOf(node)});
+            }
         }
         return out;
     }
@@ -296,7 +318,7 @@ Result<std::unique_ptr<Encoder>> createRecursive(const ModelFile &file, const De
     info.outputs.nodeAttention = true;
     info.outputs.embedding = true;
     info.outputs.prediction = true;
-    info.outputs.layerStates = c->dependency() && !c->treeLstm();
+    info.outputs.layerStates = true;
     info.device = dev->str();
     info.configJson = file.configJson;
     return std::unique_ptr<Encoder>(new RecursiveEncoder(std::move(*net), file.vocab, std::move(info), device.batchSize));
@@ -540,7 +562,8 @@ Result<TensorMap> computeRecursiveFixture(const FixtureRequest &req)
                             std::vector<torch::Tensor> nodeGates;
                             for (const auto &nr : r.nodes)
                                 nodeGates.push_back(nr.gates);
-                            const torch::Tensor ng5 = torch::stack(nodeGates, 1); // [5, N, m]
+                            // [5, N, m]; a one-word sentence has no internal node.
+                            const torch::Tensor ng5 = nodeGates.empty() ? torch::zeros({5, 0, c.memDim}) : torch::stack(nodeGates, 1);
                             const char *g[] = {"i", "o", "u", "c", "h"};
                             for (int k = 0; k < 5; ++k)
                                 out[name(p, s, mp + g[k])] = floatTensorData(byToken(t, ng5[k], r.leafGates[k]));
@@ -555,10 +578,15 @@ Result<TensorMap> computeRecursiveFixture(const FixtureRequest &req)
                                 f.push_back(nr.f);
                                 nodeGates.push_back(nr.gates);
                             }
-                            out[name(p, s, mp + "alpha")] = floatTensorData(torch::stack(alpha));
-                            out[name(p, s, mp + "h_att")] = floatTensorData(torch::stack(hatt));
-                            out[name(p, s, mp + "f")] = floatTensorData(torch::stack(f));
-                            const torch::Tensor ng5 = torch::stack(nodeGates, 1);
+                            const std::int64_t m = c.memDim;
+                            const bool cross = std::string(mode) == "cross";
+                            auto stacked = [](const std::vector<torch::Tensor> &v, std::vector<std::int64_t> empty) {
+                                return v.empty() ? torch::zeros(empty) : torch::stack(v);
+                            };
+                            out[name(p, s, mp + "alpha")] = floatTensorData(stacked(alpha, cross ? std::vector<std::int64_t>{0, 2} : std::vector<std::int64_t>{0, 2, 2}));
+                            out[name(p, s, mp + "h_att")] = floatTensorData(stacked(hatt, cross ? std::vector<std::int64_t>{0, m} : std::vector<std::int64_t>{0, 2, m}));
+                            out[name(p, s, mp + "f")] = floatTensorData(stacked(f, {0, 2, m}));
+                            const torch::Tensor ng5 = nodeGates.empty() ? torch::zeros({5, 0, m}) : torch::stack(nodeGates, 1);
                             for (int k = 0; k < 5; ++k)
                                 out[name(p, s, mp + g[k])] = floatTensorData(ng5[k]);
                         }

@@ -21,6 +21,9 @@
 /// "edge_fwd.attn" / "edge_bwd.attn" [branch, k, k], Tree-LSTM "gates" [5, m]
 /// (i, o, u, c, h), "f" [k, m] and "h_att". `gates`: "rec.kappa" / "rec.alpha"
 /// [branches] (the branch weights κ, α), "rec.node_height" [N], "rec.node_norm" [N].
+/// layerStates() (probing): layer 0 = each word as a leaf, layer 1 = its node state (the
+/// dependency models' token subtree, the constituency models' smallest constituent holding
+/// the word); embed() = the root vector.
 
 #include "core/base/result.h"
 #include "core/encoders/family.h"

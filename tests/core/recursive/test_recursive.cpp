@@ -398,6 +398,17 @@ TEST(RecursiveNet, ThousandLevelTreesAndTwoHundredChildrenRunWithoutRecursion)
         const auto out = net->forwardPairs({&deep}, {&broad}, false);
         EXPECT_TRUE(torch::isfinite(out.head.logits).all().item<bool>()) << recModelName(m);
         EXPECT_TRUE(torch::isfinite(out.a.roots).all().item<bool>()) << recModelName(m);
+        // A one-word sentence has no internal node: its root is the word itself (as a leaf).
+        auto oneTree = c.dependency() ? dependencyRecTree(DependencyTree{{0}, {"root"}}, relations())
+                                      : constituencyRecTree(ptbTree("(S (NN word))"), m == RecModel::TreeLstmBinary);
+        ASSERT_TRUE(oneTree) << oneTree.message();
+        EXPECT_TRUE(oneTree->nodes.empty());
+        rec::Sentence one{{7}, *oneTree};
+        const auto single = net->forwardPairs({&one}, {&broad}, true);
+        EXPECT_TRUE(torch::isfinite(single.head.logits).all().item<bool>()) << recModelName(m);
+        if (!c.treeLstm()) {
+            EXPECT_LT(maxDiff(single.a.roots[0].narrow(0, 0, c.dModel), net->parameters().at("embed.word.weight")[7]), 1e-6);
+        }
     }
     // Past the limits: a clear error, not a crash.
     RecTreeLimits limits;
@@ -493,6 +504,19 @@ TEST(RecursiveEncoder, AnalysesPairsAndNamesBadTrees)
     EXPECT_EQ(root.arrays.at("edge_fwd.attn").shape, (std::vector<int>{4, 2, 2}));
     EXPECT_EQ(a.gates.at("rec.kappa").shape, (std::vector<int>{4}));
     EXPECT_EQ(a.embedding.size(), static_cast<std::size_t>(2 * c.dModel));
+    // Probing features: layer 0 = the word vectors, layer 1 = each token's subtree state; the root
+    // token's is the word traversal's half of the root vector [r_u; r_v].
+    auto states = (*enc)->layerStates({in});
+    ASSERT_TRUE(states) << states.message();
+    ASSERT_EQ(states->front().size(), 2u);
+    const Matrix &node = states->front()[1];
+    ASSERT_EQ(node.rows, 4);
+    ASSERT_EQ(node.cols, c.dModel);
+    for (int k = 0; k < c.dModel; ++k)
+        EXPECT_NEAR(node.at(2, k), a.embedding[static_cast<std::size_t>(k)], 1e-5);
+    // A leaf token keeps its word vector in both layers.
+    for (int k = 0; k < c.dModel; ++k)
+        EXPECT_FLOAT_EQ(node.at(0, k), states->front()[0].at(0, k));
     // Bad input is named: a tree over fewer words, an unknown relation, no tree.
     EncoderInput shortTree = in;
     shortTree.dependency = DependencyTree{{2, 0, 2}, {"det", "root", "punct"}};
