@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 30).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled)
+#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree)
 # Seeds come from tests/data; findings are written to build/fuzz/findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled)
+((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree)
 cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build/fuzz
 mkdir -p build/fuzz/findings
@@ -19,6 +19,10 @@ for t in "${targets[@]}"; do
   case $t in
     conllu) cp tests/data/golden/*.conllu "$corpus"/ 2>/dev/null || true ;;
     ptb) cp tests/data/golden/*.mrg "$corpus"/ 2>/dev/null || true ;;
+    rectree)
+      # PTB trees (first byte even) and a dependency tree (odd: head and relation bytes per token).
+      for f in tests/data/golden/*.mrg; do { printf '\x00'; cat "$f"; } >"$corpus/$(basename "$f").seed"; done 2>/dev/null || true
+      printf '\x01\x03\x03\x03\x04\x04\x01\x00\x00' >"$corpus"/dep.seed ;;
     text) cp resources/samples/*.txt "$corpus"/ 2>/dev/null || true ;;
     safetensors)
       # A tiny valid file: one F32 tensor and metadata.
