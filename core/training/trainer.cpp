@@ -37,6 +37,38 @@ DType storageType(const std::string &storage)
     return storage == "f32" ? DType::F32 : storage == "bf16" ? DType::BF16 : DType::F16;
 }
 
+NamedParameters trainableParameters(const std::map<std::string, torch::Tensor> &named)
+{
+    NamedParameters v;
+    for (const auto &[name, t] : named)
+        if (t.requires_grad())
+            v.push_back({name, t});
+    return v;
+}
+
+long batchesOver(std::size_t units, int batchSize)
+{
+    return std::max<long>(1, (static_cast<long>(units) + batchSize - 1) / batchSize);
+}
+
+Result<std::optional<ModelFile>> keptBestOutput(const TrainRecipe &recipe)
+{
+    if (recipe.keep != "best" || recipe.output.empty())
+        return std::optional<ModelFile>();
+    auto f = loadModelFile(recipe.output);
+    if (!f)
+        return f.error();
+    return std::optional<ModelFile>(std::move(*f));
+}
+
+Status storeTestReport(const TrainRecipe &recipe, ModelFile &kept, const std::string &testJson)
+{
+    json c = json::parse(kept.configJson);
+    c["training"]["test"] = json::parse(testJson);
+    kept.configJson = c.dump();
+    return saveModelFile(recipe.output, kept, storageType(recipe.storage));
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -21,7 +21,9 @@
 /// threads), both summed over every session of the run.
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -110,5 +112,16 @@ std::string snapshotTrainingJson(const SnapshotInfo &info, const TrainRecipe &re
 
 /// The family's dtype for the output file.
 DType storageType(const std::string &storage);
+
+/// What the trainers of classifiers share.
+/// The tensors of `named` that take gradients, in name order (TrainTask::parameters()).
+NamedParameters trainableParameters(const std::map<std::string, torch::Tensor> &named);
+/// Batches of `batchSize` over `units` (at least 1).
+long batchesOver(std::size_t units, int batchSize);
+/// The output file written by the loop when the recipe keeps the best dev model (so that
+/// finish() scores those weights); none when it keeps the last weights or writes no file.
+Result<std::optional<ModelFile>> keptBestOutput(const TrainRecipe &recipe);
+/// Stores `testJson` as the kept output's treelens.config training.test and rewrites it.
+Status storeTestReport(const TrainRecipe &recipe, ModelFile &kept, const std::string &testJson);
 
 } // namespace treelens::training

@@ -159,19 +159,9 @@ public:
         return s;
     }
 
-    training::NamedParameters parameters() override
-    {
-        training::NamedParameters v;
-        for (auto &[name, t] : m_net->named())
-            if (t.requires_grad())
-                v.push_back({name, t});
-        return v;
-    }
+    training::NamedParameters parameters() override { return training::trainableParameters(m_net->named()); }
 
-    long batchesInEpoch(int) override
-    {
-        return std::max<long>(1, (static_cast<long>(m_train.size()) + m_recipe.batchSize - 1) / m_recipe.batchSize);
-    }
+    long batchesInEpoch(int) override { return training::batchesOver(m_train.size(), m_recipe.batchSize); }
 
     Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &) override
     {
@@ -245,26 +235,20 @@ public:
     {
         // The kept output is reloaded by runTraining's caller; score the current
         // weights only when the last weights are kept, else the best file.
-        ModelFile best;
-        if (recipe.keep == "best" && !recipe.output.empty()) {
-            auto f = loadModelFile(recipe.output);
-            if (!f)
-                return f.error();
-            best = std::move(*f);
-            auto net = deptrans::Net::fromTensors(m_net->config(), best.tensors, m_device, recipe.output);
+        auto best = training::keptBestOutput(recipe);
+        if (!best)
+            return best.error();
+        if (*best) {
+            auto net = deptrans::Net::fromTensors(m_net->config(), (*best)->tensors, m_device, recipe.output);
             if (!net)
                 return net.error();
             *m_net = std::move(*net);
         }
         const double acc = accuracy(2, m_test);
         m_testReport = {{"accuracy", acc}, {m_pairs ? "pairs" : "sentences", m_test.size()}};
-        if (!best.tensors.empty()) {
-            json c = json::parse(best.configJson);
-            c["training"]["test"] = m_testReport;
-            best.configJson = c.dump();
-            if (auto st = saveModelFile(recipe.output, best, training::storageType(recipe.storage)); !st)
+        if (*best)
+            if (auto st = training::storeTestReport(recipe, **best, m_testReport.dump()); !st)
                 return st.error();
-        }
         char buf[96];
         std::snprintf(buf, sizeof buf, "test accuracy %.4f (%zu %s)", acc, m_test.size(), m_pairs ? "pairs" : "sentences");
         return std::string(buf);

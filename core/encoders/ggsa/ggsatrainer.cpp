@@ -207,20 +207,13 @@ public:
         return s;
     }
 
-    training::NamedParameters parameters() override
-    {
-        training::NamedParameters v;
-        for (auto &[name, t] : m_net->named())
-            if (t.requires_grad())
-                v.push_back({name, t});
-        return v;
-    }
+    training::NamedParameters parameters() override { return training::trainableParameters(m_net->named()); }
 
     long batchesInEpoch(int) override
     {
         const long units = m_options.loss == "pointwise" ? static_cast<long>(m_train.pairs.size())
                                                          : static_cast<long>(m_triples.size());
-        return std::max(1L, (units + m_recipe.batchSize - 1) / m_recipe.batchSize);
+        return training::batchesOver(static_cast<std::size_t>(units), m_recipe.batchSize);
     }
 
     Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &rng) override
