@@ -146,6 +146,8 @@ void MainWindow::createViews()
     m_plotTabs->addTab(m_views->widget(QStringLiteral("gate")), tr("&Gate"));
     m_plotTabs->addTab(m_views->widget(QStringLiteral("gates")), tr("Gate o&verview"));
     setRelationTabsVisible(false);
+    // Shown with a recursive tree model's analysis (setCompositionTabVisible).
+    m_treeTabs->setTabVisible(m_treeTabs->indexOf(m_compositionStep->parentWidget()), false);
     connect(m_treeTabs, &QTabWidget::currentChanged, m_views.get(), &ViewHost::syncVisibleViews);
     connect(m_plotTabs, &QTabWidget::currentChanged, m_views.get(), &ViewHost::syncVisibleViews);
     connect(m_views.get(), &ViewHost::viewsUpdated, this, &MainWindow::viewsUpdated);
@@ -522,8 +524,12 @@ void MainWindow::setCompositionTabVisible(bool visible)
     auto *view = qobject_cast<CompositionView *>(m_views->widget(QStringLiteral("composition")));
     const QSignalBlocker block(m_compositionStep);
     m_compositionStep->setRange(0, visible && view ? std::max(0, view->steps()) : 0);
-    if (m_treeTabs->isTabVisible(index) != visible)
+    if (m_treeTabs->isTabVisible(index) != visible) {
         m_treeTabs->setTabVisible(index, visible);
+        // A recursive model was just loaded: its own tree and composition first.
+        if (visible)
+            m_treeTabs->setCurrentIndex(index);
+    }
 }
 
 void MainWindow::setRelationTabsVisible(bool visible)
