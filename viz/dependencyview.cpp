@@ -444,11 +444,10 @@ bool DependencyView::recursiveMode() const
            !m_data.analysis->nodeAttention.empty() && m_data.analysis->nodeAttention.front().headWord >= 0;
 }
 
-int DependencyView::recursiveHeight(int head) const
+int DependencyView::recursiveHeight(int head, const std::vector<int> &heights) const
 {
     const auto &nodes = m_data.analysis->nodeAttention;
-    const auto heights = recursiveNodeHeights(nodes);
-    for (std::size_t v = 0; v < nodes.size(); ++v)
+    for (std::size_t v = 0; v < nodes.size() && v < heights.size(); ++v)
         if (nodes[v].headWord == head)
             return heights[v];
     return 0;
@@ -551,6 +550,7 @@ void DependencyView::collect(std::vector<WordInfo> &words, std::vector<Arc> &arc
     const DependencyTree &tree = *m_data.sentence->dependency;
     const bool coloured = colouredByAttention();
     const bool relation = relationMode();
+    const std::vector<int> recHeights = recursiveMode() ? recursiveNodeHeights(m_data.analysis->nodeAttention) : std::vector<int>{};
     const int m = std::min(n, static_cast<int>(tree.heads.size()));
     for (int i = 0; i < m; ++i) {
         const int h = tree.heads[static_cast<std::size_t>(i)];
@@ -573,7 +573,7 @@ void DependencyView::collect(std::vector<WordInfo> &words, std::vector<Arc> &arc
         } else if (a.head >= 0 && recursiveMode()) {
             // The head's composition: the weight its subtree gave this dependent (selected branch);
             // grey while the composition step has not reached the head's node.
-            if (recursivePending(recursiveHeight(a.head), m_state.aggregationStep)) {
+            if (recursivePending(recursiveHeight(a.head, recHeights), m_state.aggregationStep)) {
                 a.color = QColor(0xc8, 0xc8, 0xc8);
             } else {
                 a.weight = std::max(0.0, recursiveWeight(a.head, i, "attn"));

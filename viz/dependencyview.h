@@ -99,7 +99,8 @@ private:
     /// Recursive dependency models (DTT, DTT + edges, Child-Sum Tree-LSTM): arcs show the head's composition.
     bool recursiveMode() const;
     QString recursiveBranchName() const;
-    int recursiveHeight(int head) const; ///< the height of the node of `head` (0: a word without dependents)
+    /// The height of the node of `head` among `heights` (recursiveNodeHeights; 0: a word without dependents).
+    int recursiveHeight(int head, const std::vector<int> &heights) const;
     /// The weight the node of `head` gave `dependent` in `array` ("attn": Analysis weights of the selected
     /// branch; "edge_fwd.attn" / "edge_bwd.attn": the edge traversal, mean over the query edges); -1 when none.
     double recursiveWeight(int head, int dependent, const char *array) const;

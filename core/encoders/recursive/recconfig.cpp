@@ -211,6 +211,27 @@ int RecTree::height() const
     return nodes.empty() ? 0 : nodes.back().height;
 }
 
+Result<RecTree> recTreeFor(const RecConfig &config, std::size_t words, const DependencyTree *dependency,
+                           const ConstituencyTree *constituency, const std::string &where)
+{
+    Result<RecTree> t = makeError(where, "");
+    if (config.dependency()) {
+        if (!dependency)
+            return makeError(where, std::string("the ") + recModelName(config.model) + " model needs a dependency tree");
+        t = dependencyRecTree(*dependency, config.model == RecModel::Dtte ? config.relations : std::vector<std::string>{});
+    } else {
+        if (!constituency)
+            return makeError(where, std::string("the ") + recModelName(config.model) + " model needs a constituency tree");
+        t = constituencyRecTree(*constituency, config.model == RecModel::TreeLstmBinary);
+    }
+    if (!t)
+        return makeError(where, t.message());
+    if (t->words != static_cast<int>(words))
+        return makeError(where, "the tree covers " + std::to_string(t->words) + " words but the sentence has " +
+                                    std::to_string(words));
+    return t;
+}
+
 int recRelationId(const std::vector<std::string> &relations, const std::string &label)
 {
     for (int pass = 0; pass < 2; ++pass) {

@@ -133,6 +133,12 @@ Result<RecTree> constituencyRecTree(const ConstituencyTree &tree, bool binarize,
 Result<RecTree> dependencyRecTree(const DependencyTree &tree, const std::vector<std::string> &relations,
                                   const RecTreeLimits &limits = {});
 
+/// The tree `config`'s model composes over, from an input's trees (dependency: DTT, DTT + edges
+/// with its relation table, Child-Sum Tree-LSTM; constituency: CTT n-ary, binary Tree-LSTM
+/// binarized), checked to cover the sentence's `words`. Errors start with `where`.
+Result<RecTree> recTreeFor(const RecConfig &config, std::size_t words, const DependencyTree *dependency,
+                           const ConstituencyTree *constituency, const std::string &where);
+
 /// The relation id of a UD label in `relations`: the label itself, else its
 /// universal part before ':' ("nmod:poss" -> "nmod"); -1 when neither is listed.
 int recRelationId(const std::vector<std::string> &relations, const std::string &label);

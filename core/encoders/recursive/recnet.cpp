@@ -358,29 +358,12 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
         for (const auto &[b, v] : group)
             kc = std::max<std::int64_t>(kc, static_cast<std::int64_t>(batch[b]->tree.nodes[static_cast<std::size_t>(v)].children.size()));
         const std::int64_t K = kc + (depRow ? 1 : 0);
-        std::vector<std::int64_t> idx(static_cast<std::size_t>(G * K), 0), outSlots, headWords, sent;
-        std::vector<std::uint8_t> maskv(static_cast<std::size_t>(G * K), 0);
-        for (std::int64_t g = 0; g < G; ++g) {
-            const auto [b, v] = group[static_cast<std::size_t>(g)];
-            const RecNode &node = batch[b]->tree.nodes[static_cast<std::size_t>(v)];
-            std::int64_t r = 0;
-            if (depRow) {
-                idx[static_cast<std::size_t>(g * K)] = wordBase[b] + node.headWord;
-                maskv[static_cast<std::size_t>(g * K)] = 1;
-                r = 1;
-            }
-            for (std::size_t j = 0; j < node.children.size(); ++j) {
-                const RecChild &ch = node.children[j];
-                const std::int64_t slot = ch.node ? nodeBase[b] + ch.index : wordBase[b] + ch.index;
-                idx[static_cast<std::size_t>(g * K + r + static_cast<std::int64_t>(j))] = slot;
-                maskv[static_cast<std::size_t>(g * K + r + static_cast<std::int64_t>(j))] = 1;
-            }
+        std::vector<std::int64_t> outSlots, headWords, sent;
+        for (const auto &[b, v] : group) {
             outSlots.push_back(nodeBase[b] + v);
-            headWords.push_back(wordBase[b] + std::max(0, node.headWord));
+            headWords.push_back(wordBase[b] + std::max(0, batch[b]->tree.nodes[static_cast<std::size_t>(v)].headWord));
             sent.push_back(static_cast<std::int64_t>(b));
         }
-        const Tensor index = int64On(idx, m_device, {G * K});
-        const Tensor mask = torch::tensor(std::vector<std::uint8_t>(maskv), torch::kUInt8).view({G, K}).to(torch::kBool).to(m_device);
         const Tensor slots = int64On(outSlots, m_device, {G});
 
         if (!tl) {
@@ -459,7 +442,21 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
             continue;
         }
 
-        // Tree-LSTMs (§7.2-7.4): M = the children's h, keys M W_kᵀ.
+        // Tree-LSTMs (§7.2-7.4): the children padded to K (a Tree-LSTM has no head-word row), M = their h,
+        // keys M W_kᵀ.
+        std::vector<std::int64_t> idx(static_cast<std::size_t>(G * K), 0);
+        std::vector<std::uint8_t> maskv(static_cast<std::size_t>(G * K), 0);
+        for (std::int64_t g = 0; g < G; ++g) {
+            const auto [b, v] = group[static_cast<std::size_t>(g)];
+            const RecNode &node = batch[b]->tree.nodes[static_cast<std::size_t>(v)];
+            for (std::size_t j = 0; j < node.children.size(); ++j) {
+                const RecChild &ch = node.children[j];
+                idx[static_cast<std::size_t>(g * K) + j] = ch.node ? nodeBase[b] + ch.index : wordBase[b] + ch.index;
+                maskv[static_cast<std::size_t>(g * K) + j] = 1;
+            }
+        }
+        const Tensor index = int64On(idx, m_device, {G * K});
+        const Tensor mask = torch::tensor(maskv, torch::kUInt8).view({G, K}).to(torch::kBool).to(m_device);
         const bool binary = cfg.model == RecModel::TreeLstmBinary;
         const Tensor hm = hbuf.index_select(0, index).view({G, K, m}), cm = cbuf.index_select(0, index).view({G, K, m});
         const Tensor key = torch::linear(hm, p(pre + "attn.Wk"));

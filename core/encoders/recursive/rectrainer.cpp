@@ -247,18 +247,16 @@ public:
 private:
     Result<rec::Sentence> sentenceOf(const Sentence &s) const
     {
-        const RecConfig &c = m_net->config();
-        Result<RecTree> t = c.dependency() ? dependencyRecTree(*s.dependency, c.model == RecModel::Dtte ? c.relations : std::vector<std::string>{})
-                                           : constituencyRecTree(*s.constituency, c.model == RecModel::TreeLstmBinary);
+        const auto words = s.words();
+        auto t = recTreeFor(m_net->config(), words.size(), s.dependency ? &*s.dependency : nullptr,
+                            s.constituency ? &*s.constituency : nullptr, s.id.empty() ? "sentence" : s.id);
         if (!t)
-            return makeError(s.id.empty() ? "sentence" : s.id, t.message());
+            return t.error();
         rec::Sentence out;
-        for (const auto &w : s.words()) {
+        for (const auto &w : words) {
             const auto it = m_index.find(toLowerAscii(w));
             out.ids.push_back(it == m_index.end() ? 1 : it->second);
         }
-        if (t->words != static_cast<int>(out.ids.size()))
-            return makeError(s.id, "the tree covers " + std::to_string(t->words) + " words but the sentence has " + std::to_string(out.ids.size()));
         out.tree = std::move(*t);
         return out;
     }

@@ -32,28 +32,6 @@ std::int64_t unkIdOf(const std::vector<std::string> &vocab)
     return std::min<std::int64_t>(1, static_cast<std::int64_t>(vocab.size()) - 1);
 }
 
-/// The tree of the kind `config` composes over, from an input's trees.
-Result<RecTree> treeFor(const RecConfig &config, const std::vector<std::string> &words, const DependencyTree *dep,
-                        const ConstituencyTree *con, const std::string &where)
-{
-    Result<RecTree> t = makeError(where, "");
-    if (config.dependency()) {
-        if (!dep)
-            return makeError(where, std::string("the ") + recModelName(config.model) + " model needs a dependency tree");
-        t = dependencyRecTree(*dep, config.model == RecModel::Dtte ? config.relations : std::vector<std::string>{});
-    } else {
-        if (!con)
-            return makeError(where, std::string("the ") + recModelName(config.model) + " model needs a constituency tree");
-        t = constituencyRecTree(*con, config.model == RecModel::TreeLstmBinary);
-    }
-    if (!t)
-        return makeError(where, t.message());
-    if (t->words != static_cast<int>(words.size()))
-        return makeError(where, "the tree covers " + std::to_string(t->words) + " words but the sentence has " +
-                                    std::to_string(words.size()));
-    return t;
-}
-
 /// One side's Analysis from what encode() recorded.
 Analysis sideAnalysis(const RecConfig &c, const rec::Sentence &s, const rec::SentenceRecord &r, const std::vector<std::string> &words,
                       const rec::Net &net, bool record)
@@ -157,7 +135,7 @@ public:
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const auto &in = batch[i];
             const std::string where = (c.pair() ? "pair " : "sentence ") + std::to_string(i + 1);
-            auto t = treeFor(c, in.words, in.dependency ? &*in.dependency : nullptr, in.constituency ? &*in.constituency : nullptr, where);
+            auto t = recTreeFor(c, in.words.size(), in.dependency ? &*in.dependency : nullptr, in.constituency ? &*in.constituency : nullptr, where);
             if (!t)
                 return t.error();
             left.push_back({m_vocab.ids(in.words, m_unk), std::move(*t)});
@@ -167,7 +145,7 @@ public:
                     right.push_back(left.back());
                     continue;
                 }
-                auto t2 = treeFor(c, in.secondWords, in.secondDependency ? &*in.secondDependency : nullptr,
+                auto t2 = recTreeFor(c, in.secondWords.size(), in.secondDependency ? &*in.secondDependency : nullptr,
                                   in.secondConstituency ? &*in.secondConstituency : nullptr, where + " (second sentence)");
                 if (!t2)
                     return t2.error();
@@ -235,7 +213,7 @@ public:
         std::vector<rec::Sentence> sents;
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const auto &in = batch[i];
-            auto t = treeFor(c, in.words, in.dependency ? &*in.dependency : nullptr, in.constituency ? &*in.constituency : nullptr,
+            auto t = recTreeFor(c, in.words.size(), in.dependency ? &*in.dependency : nullptr, in.constituency ? &*in.constituency : nullptr,
                              "sentence " + std::to_string(i + 1));
             if (!t)
                 return t.error();
