@@ -8,6 +8,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   base/numbering.cpp
   base/strings.cpp
   base/utf8.cpp
+  runtime/cpufeatures.cpp
   data/constituencytree.cpp
   data/dependencytree.cpp
   data/sentence.cpp

@@ -46,8 +46,10 @@ void addModelOptions(CLI::App *cmd, DeviceSpec &spec)
     cmd->add_option("--device", spec.device, "auto (CUDA when available), cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--threads", spec.threads, "CPU threads for LibTorch (0 = its default)")->capture_default_str();
     cmd->add_option("--batch", spec.batch, "Sentences per forward pass")->capture_default_str();
-    cmd->add_option("--precision", spec.precision, "fp32 (reference numerics) or bf16 projections (faster on AVX-512-BF16 CPUs)")
-        ->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
+    cmd->add_option("--precision", spec.precision, "Tree Transformer projections: fp32 (reference numerics), int8 (dynamic "
+                                                   "quantization, CPU), bf16 (fast with AVX512_BF16/AMX or on a GPU) or auto "
+                                                   "(the fastest measured here; says which on stderr)")
+        ->check(CLI::IsMember({"fp32", "bf16", "int8", "auto"}))->capture_default_str();
 }
 
 Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
@@ -64,7 +66,11 @@ Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
     dc.threads = spec.threads;
     dc.batchSize = spec.batch;
     dc.precision = spec.precision;
-    return loadEncoder(path, dc);
+    auto enc = loadEncoder(path, dc);
+    // Which arithmetic runs, when it is not the plain fp32 asked for (auto's choice, emulated bf16, ...).
+    if (enc && !(*enc)->info().precisionNote.empty())
+        std::cerr << "treelens-cli: precision " << (*enc)->info().precision << ": " << (*enc)->info().precisionNote << std::endl;
+    return enc;
 }
 
 /// analyze --pairs: one JSON object per pair. A pair model analyses the pair
@@ -186,7 +192,9 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                     return fail(p.message());
                 parser = std::move(*p);
             }
-            constexpr std::size_t kChunk = 64;
+            // 512 sentences at a time: enough for the encoder to sort them by length into
+            // batches of similar sentences (little padding), few enough to keep memory flat.
+            constexpr std::size_t kChunk = 512;
             auto done = forEachChunk(*input, kChunk, "analyze", [&](std::vector<Sentence> &chunk) -> Status {
                 if (parser) {
                     std::vector<Sentence> todo;
@@ -478,7 +486,7 @@ void addBenchCommand(CLI::App &app, Action &action)
     cmd->add_option("--device", spec->device, "cpu, cuda, cuda:N or auto")->capture_default_str();
     cmd->add_option("--seconds", spec->seconds, "Measure for about this long")->capture_default_str();
     cmd->add_flag("!--no-peak", spec->peak, "Skip the GEMM peak measurement");
-    cmd->add_option("--precision", spec->precision, "fp32 or bf16 projections")->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
+    cmd->add_option("--precision", spec->precision, "fp32, int8 or bf16 projections")->check(CLI::IsMember({"fp32", "bf16", "int8"}))->capture_default_str();
     cmd->add_flag("--onednn", spec->oneDnn, "fp32 projections through oneDNN instead of OpenBLAS, for comparison");
     cmd->add_flag("--official-ops", spec->officialStyle, "Time the official code's operation sequence (separate GEMMs, "
                                                          "triangular-matmul prior, vocabulary projection) as the reference");

@@ -154,6 +154,9 @@ void addProbeCommand(CLI::App &app, Action &action)
         ->capture_default_str();
     cmd->add_option("--threads", spec->threads, "CPU threads of the encoder (0 = LibTorch's default)")->capture_default_str();
     cmd->add_option("--encoder-batch", spec->encoderBatch, "Sentences per encoder forward pass")->capture_default_str();
+    cmd->add_option("--precision", spec->precision, "Encoder precision: fp32, int8, bf16 or auto (docs/performance.md)")
+        ->check(CLI::IsMember({"fp32", "bf16", "int8", "auto"}))
+        ->capture_default_str();
     cmd->add_flag("--json", spec->json, "Print one JSON object (timings under \"timing\")");
     cmd->add_option("-o,--output", spec->out, "Write the report to FILE (atomically) instead of stdout")->type_name("FILE");
     cmd->footer("Example: treelens-cli probe --task treedepth,topconst --train wsj_0001.mrg ... wsj_0159.mrg --json\n"

@@ -28,13 +28,21 @@ Status DeviceConfig::validate() const
     }
     if (!ok)
         return makeError("--device", "'" + device + "' is not one of auto, cpu, cuda, cuda:N");
-    if (precision != "fp32" && precision != "bf16")
-        return makeError("--precision", "'" + precision + "' is not fp32 or bf16");
+    if (precision != "fp32" && precision != "bf16" && precision != "int8" && precision != "auto")
+        return makeError("--precision", "'" + precision + "' is not fp32, bf16, int8 or auto");
     if (threads < 0 || threads > 1024)
         return makeError("--threads", "must be 0 (default) to 1024");
     if (batchSize < 1 || batchSize > 65536)
         return makeError("--batch", "must be 1 to 65536");
     return {};
+}
+
+std::string fp32OnlyNote(const std::string &requested)
+{
+    if (requested == "fp32" || requested.empty())
+        return {};
+    return "--precision " + requested + " not applied: this model family runs in fp32 (bf16, int8 and auto apply to "
+                                        "the Tree Transformer)";
 }
 
 std::vector<std::string> availableEncoderFamilies()

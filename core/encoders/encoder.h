@@ -28,9 +28,13 @@ struct DeviceConfig {
     std::string device = "auto"; ///< "auto" (CUDA when LibTorch has it and a GPU is present), "cpu", "cuda", "cuda:N"
     int threads = 0;             ///< CPU intra-op threads; 0 = leave LibTorch's default
     int batchSize = 32;          ///< sentences per forward pass (padded to the longest)
-    /// "fp32" (default; matches the reference implementations) or "bf16"
-    /// (projections in bfloat16 on oneDNN, everything else fp32: faster on
-    /// CPUs with AVX-512-BF16/AMX, deviations documented in docs/performance.md).
+    /// The projections' arithmetic (the Tree Transformer; other families run fp32):
+    /// "fp32" (default; matches the reference implementations), "bf16" (bfloat16
+    /// on oneDNN: fast only where the CPU has AVX512_BF16/AMX, or on a GPU),
+    /// "int8" (dynamic int8 quantization, CPU only) or "auto" (the fastest of
+    /// these measured on this machine when the model loads, bf16 only where it is
+    /// native; EncoderInfo says which and why). Everything else stays fp32; the
+    /// deviations are bounded in docs/performance.md.
     std::string precision = "fp32";
 
     Status validate() const;
@@ -75,6 +79,10 @@ struct EncoderInfo {
     std::vector<std::string> labels;
     EncoderOutputs outputs;
     std::string device;          ///< where it runs now: "cpu" or "cuda:0"
+    std::string precision = "fp32"; ///< what the projections run in: "fp32", "bf16" or "int8" (never "auto")
+    /// How the precision was chosen, for the user: "auto: int8 (9.8 ms) over fp32 (31.0 ms) for a
+    /// 40-word sentence", or a caveat ("bf16 is emulated on this CPU"); "" for a plain fp32 request.
+    std::string precisionNote;
     /// The model's unsupervised-parse settings (treelens.config "induction", chosen
     /// on a development set when the model was made; the defaults, with the minimum
     /// layer clamped to the model's layers, when the file has none).
@@ -129,6 +137,10 @@ public:
 /// and links of 1 on the way; shown, they would read as a prior that holds every
 /// word together and a flat induced tree. The app shows what the model declares.
 void keepDeclaredOutputs(Analysis &analysis, const EncoderOutputs &outputs);
+
+/// EncoderInfo::precisionNote of a family that runs in fp32 only, for a request of
+/// `requested` ("" when fp32 was asked for).
+std::string fp32OnlyNote(const std::string &requested);
 
 /// Loads a model file (.safetensors or a model directory) and builds the
 /// encoder of the family named in its config, on the configured device.

@@ -98,6 +98,7 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &configIn, const ProbeRunC
     device.device = config.device;
     device.threads = config.threads;
     device.batchSize = config.encoderBatch;
+    device.precision = config.precision;
     auto encoder = loadProbedEncoder(config, device, plan.modelPath);
     if (!encoder)
         return encoder.error();

@@ -74,6 +74,7 @@ struct ProbeRunConfig {
     std::string probeDevice = "auto";
     int threads = 0;                          ///< encoder CPU threads (0 = LibTorch's default)
     int encoderBatch = 32;
+    std::string precision = "fp32";          ///< encoder precision (DeviceConfig::precision)
     /// Where the model comes from when set: the app's shared cache (one loaded
     /// encoder per model file for every job); otherwise the run loads its own.
     EncoderCache *encoders = nullptr;

@@ -41,11 +41,14 @@ std::string keyOf(const std::string &path, const DeviceConfig &d)
 
 } // namespace
 
-Result<std::shared_ptr<Encoder>> EncoderCache::get(const std::string &path, const DeviceConfig &device)
+Result<std::shared_ptr<Encoder>> EncoderCache::get(const std::string &path, const DeviceConfig &requested)
 {
     std::shared_ptr<Entry> entry;
+    DeviceConfig device = requested;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
+        if (!m_precision.empty())
+            device.precision = m_precision;
         auto &slot = m_entries[keyOf(path, device)];
         if (!slot)
             slot = std::make_shared<Entry>();
@@ -76,6 +79,18 @@ void EncoderCache::forgetFailure(const std::string &path)
         }
         it = failed ? m_entries.erase(it) : std::next(it);
     }
+}
+
+void EncoderCache::setPrecision(const std::string &precision)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_precision = precision;
+}
+
+std::string EncoderCache::precision() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_precision;
 }
 
 void EncoderCache::clear()

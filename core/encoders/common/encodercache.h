@@ -28,6 +28,11 @@ public:
     void clear();
     /// Encoders loaded so far (for tests and the About box).
     std::size_t size() const;
+    /// The precision every later get() loads with, whatever its DeviceConfig says
+    /// ("" = the DeviceConfig's own): the app's one precision setting. Encoders
+    /// already loaded stay; a get() in the new precision loads its own instance.
+    void setPrecision(const std::string &precision);
+    std::string precision() const;
 
 private:
     struct Entry {
@@ -38,6 +43,7 @@ private:
     };
     mutable std::mutex m_mutex;
     std::map<std::string, std::shared_ptr<Entry>> m_entries;
+    std::string m_precision;
 };
 
 } // namespace treelens

@@ -330,6 +330,7 @@ Result<std::unique_ptr<Encoder>> createDepTransformer(const ModelFile &file, con
     info.outputs.layerStates = true;
     info.outputs.prediction = !info.labels.empty();
     info.device = dev->str();
+    info.precisionNote = fp32OnlyNote(device.precision);
     info.configJson = file.configJson;
     return std::unique_ptr<Encoder>(
         new DepTransformerEncoder(std::move(*net), std::move(*native), file.vocab, std::move(info), device.batchSize));

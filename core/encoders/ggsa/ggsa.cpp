@@ -357,6 +357,7 @@ Result<std::unique_ptr<Encoder>> createGgsa(const ModelFile &file, const DeviceC
     info.outputs.prediction = true;
     info.outputs.crossAttention = cfg.composition == "attention";
     info.device = dev->str();
+    info.precisionNote = fp32OnlyNote(device.precision);
     info.configJson = file.configJson;
     auto enc = std::make_unique<GgsaEncoder>(std::move(*net), std::move(*vocab), std::move(info));
     enc->setBatchSize(device.batchSize);

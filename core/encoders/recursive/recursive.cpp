@@ -298,6 +298,7 @@ Result<std::unique_ptr<Encoder>> createRecursive(const ModelFile &file, const De
     info.outputs.prediction = true;
     info.outputs.layerStates = true;
     info.device = dev->str();
+    info.precisionNote = fp32OnlyNote(device.precision);
     info.configJson = file.configJson;
     return std::unique_ptr<Encoder>(new RecursiveEncoder(std::move(*net), file.vocab, std::move(info), device.batchSize));
 }

@@ -231,6 +231,7 @@ Result<std::unique_ptr<Encoder>> createTat(const ModelFile &file, const DeviceCo
     info.outputs.embedding = true;
     info.outputs.prediction = true;
     info.device = dev->str();
+    info.precisionNote = fp32OnlyNote(device.precision);
     info.configJson = file.configJson;
     return std::unique_ptr<Encoder>(new TatEncoder(std::move(*net), std::move(*native), file.vocab, std::move(info), device.batchSize));
 }

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 #include <ATen/record_function.h>
@@ -19,30 +20,38 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// GEMM time accumulated by the RecordFunction observer (one benchmark at a time).
+// GEMM time accumulated by the RecordFunction observer (one benchmark at a time),
+// and the time of every top-level operator by name (ops called from the forward
+// pass itself, not from inside another op).
 std::atomic<long long> g_gemmNanos{0};
-thread_local std::vector<Clock::time_point> t_starts;
+thread_local std::vector<std::pair<Clock::time_point, bool>> t_starts;
+thread_local std::map<std::string, long long> t_opNanos;
 
 bool isGemm(const char *name)
 {
-    return std::strcmp(name, "aten::addmm") == 0 || std::strcmp(name, "aten::mm") == 0 ||
+    return std::strcmp(name, "aten::addmm") == 0 || std::strcmp(name, "treelens::int8_linear") == 0 ||
+           std::strcmp(name, "aten::mm") == 0 ||
            std::strcmp(name, "aten::bmm") == 0 || std::strcmp(name, "aten::baddbmm") == 0 ||
            std::strcmp(name, "aten::mkldnn_linear") == 0;
 }
 
 std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction &fn)
 {
-    if (isGemm(fn.name()))
-        t_starts.push_back(Clock::now());
+    t_starts.emplace_back(Clock::now(), isGemm(fn.name()));
     return nullptr;
 }
 
 void onEnd(const at::RecordFunction &fn, at::ObserverContext *)
 {
-    if (isGemm(fn.name()) && !t_starts.empty()) {
-        g_gemmNanos += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t_starts.back()).count();
-        t_starts.pop_back();
-    }
+    if (t_starts.empty())
+        return;
+    const auto [t0, gemm] = t_starts.back();
+    t_starts.pop_back();
+    const long long ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+    if (gemm)
+        g_gemmNanos += ns;
+    if (t_starts.empty())
+        t_opNanos[fn.name()] += ns;
 }
 
 double gemmPeak(const torch::Device &dev)
@@ -84,7 +93,8 @@ std::string EncoderBenchResult::toJson() const
                      {"gflop_per_sentence", gflopPerSentence},
                      {"achieved_gflops", achievedGflops},
                      {"matmul_gflops", matmulGflops},
-                     {"gemm_peak_gflops", peakGflops}};
+                     {"gemm_peak_gflops", peakGflops},
+                     {"op_ms_per_batch", opMsPerBatch}};
     return j.dump();
 }
 
@@ -133,9 +143,10 @@ Result<EncoderBenchResult> benchmarkEncoder(const EncoderBenchConfig &config)
     auto net = tt::Net::fromTensors(cfg, weights, *dev);
     if (!net)
         return net.error();
-    if (config.precision != "fp32" && config.precision != "bf16")
-        return makeError("bench", "--precision must be fp32 or bf16");
-    net->refreshFused(config.oneDnn ? "onednn" : config.precision);
+    if (config.precision != "fp32" && config.precision != "bf16" && config.precision != "int8")
+        return makeError("bench", "--precision must be fp32, bf16 or int8");
+    if (auto st = net->refreshFused(config.oneDnn ? "onednn" : config.precision); !st)
+        return makeError("bench", st.message());
 
     const int64_t L = config.words + 1;
     auto ids = torch::randint(4, cfg.vocabSize, {config.batch, L}, torch::TensorOptions().dtype(torch::kInt64)).to(*dev);
@@ -159,6 +170,7 @@ Result<EncoderBenchResult> benchmarkEncoder(const EncoderBenchConfig &config)
         once();
 
     g_gemmNanos = 0;
+    t_opNanos.clear();
     auto handle = at::addThreadLocalCallback(at::RecordFunctionCallback(onStart, onEnd).needsInputs(false));
     int iters = 0;
     const auto t0 = Clock::now();
@@ -206,6 +218,8 @@ Result<EncoderBenchResult> benchmarkEncoder(const EncoderBenchConfig &config)
     r.matmulGflops = gemmSecs > 0 ? gemmFlops * config.batch * iters / gemmSecs / 1e9 : 0.0;
     if (config.peak)
         r.peakGflops = gemmPeak(*dev);
+    for (const auto &[name, ns] : t_opNanos)
+        r.opMsPerBatch[name] = static_cast<double>(ns) / 1e6 / iters;
     return r;
 }
 

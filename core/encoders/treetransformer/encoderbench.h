@@ -6,6 +6,7 @@
 /// multiplies (aten::addmm/mm/bmm/baddbmm, timed through LibTorch's
 /// RecordFunction observers), plus the machine's measured GEMM peak.
 
+#include <map>
 #include <string>
 
 #include "core/base/result.h"
@@ -23,7 +24,7 @@ struct EncoderBenchConfig {
     std::string device = "cpu";
     double seconds = 3.0;   ///< measure for about this long (after warm-up)
     bool attention = true;  ///< keep per-head attention as analysis does
-    std::string precision = "fp32"; ///< or "bf16"
+    std::string precision = "fp32"; ///< or "bf16", "int8"
     bool oneDnn = false;    ///< fp32 projections through oneDNN (mkldnn_linear) instead of addmm/OpenBLAS
     /// Time the official code's operation sequence instead (separate GEMMs,
     /// triangular-matmul prior, vocabulary projection): the reference to beat.
@@ -46,6 +47,9 @@ struct EncoderBenchResult {
     double achievedGflops = 0.0;     ///< gflopPerSentence · sentences/s
     double matmulGflops = 0.0;       ///< GEMM FLOPs / time inside GEMM ops
     double peakGflops = 0.0;         ///< measured fp32 GEMM peak (2048³, same threads)
+    /// Time per batch inside each top-level LibTorch operator, by name (with the
+    /// observer's own overhead), for finding where the time goes.
+    std::map<std::string, double> opMsPerBatch;
     std::string toJson() const;
 };
 

@@ -392,7 +392,7 @@ private:
             fo.keepPrior = false;
             fo.logits = true;
             fo.logitRows = batch.rows;
-            m_net->refreshFused();
+            (void)m_net->refreshFused(); // fp32 always succeeds
             auto out = tt::forward(*m_net, batch.ids, batch.mask, fo);
             total += torch::nn::functional::cross_entropy(out.logits, batch.targets,
                                                           torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))

@@ -1,6 +1,10 @@
 #include "core/encoders/treetransformer/treetransformer.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +13,7 @@
 #include "core/encoders/treetransformer/treetransformernet.h"
 #include "core/encoders/treetransformer/vocabulary.h"
 #include "core/model/modelfile.h"
+#include "core/runtime/cpufeatures.h"
 #include "core/runtime/device.h"
 #include "core/training/pretraincorpus.h"
 
@@ -168,6 +173,16 @@ Matrix toMatrix(const torch::Tensor &t2d, int n)
     return m;
 }
 
+/// The leading n×n block of a row-major L×L matrix.
+Matrix squareBlock(const float *p, int64_t L, int n)
+{
+    Matrix m(n, n);
+    for (int i = 0; i < n; ++i)
+        std::memcpy(m.data.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(n), p + i * L,
+                    static_cast<std::size_t>(n) * sizeof(float));
+    return m;
+}
+
 class TreeTransformerEncoder final : public Encoder {
 public:
     TreeTransformerEncoder(EncoderInfo info, Vocabulary vocab, tt::Net net, DeviceConfig device)
@@ -183,22 +198,28 @@ public:
         const InductionConfig induction = options.induction.value_or(m_info.induction);
         if (auto s = induction.validate(m_info.layers); !s)
             return s.error();
-        std::vector<Analysis> out;
-        out.reserve(batch.size());
-        const int chunk = std::max(1, m_device.batchSize);
-        for (std::size_t begin = 0; begin < batch.size(); begin += static_cast<std::size_t>(chunk)) {
+        if (auto s = checkLengths(batch); !s)
+            return s.error();
+        // Corpus analysis: sentences go through the model shortest first, so a
+        // forward pass pads each sentence only to the longest of similar length
+        // (in input order a batch pads to its longest: most of a treebank's
+        // batches would be mostly padding). Results come back in input order.
+        const std::vector<std::size_t> order = lengthOrder(batch);
+        std::vector<Analysis> out(batch.size());
+        const std::size_t chunk = static_cast<std::size_t>(std::max(1, m_device.batchSize));
+        for (std::size_t begin = 0; begin < order.size(); begin += chunk) {
             if (control && control->isCancelled())
                 return makeError("analysis", "cancelled");
-            const std::size_t end = std::min(batch.size(), begin + static_cast<std::size_t>(chunk));
-            auto prepared = prepare(batch, begin, end);
-            if (!prepared)
-                return prepared.error();
+            const std::size_t end = std::min(order.size(), begin + chunk);
+            const std::vector<std::size_t> members(order.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                   order.begin() + static_cast<std::ptrdiff_t>(end));
+            prepare(batch, members);
             torch::InferenceMode guard;
             tt::ForwardOptions fo;
             fo.keepAttention = options.attention;
             fo.keepPrior = true;
             fo.keepLayerOut = options.layerStates;
-            const auto res = tt::forward(m_net, prepared->ids, prepared->mask, fo);
+            const auto res = tt::forward(m_net, m_ids, m_mask, fo);
             auto cpu = [](const torch::Tensor &t) { return t.to(torch::kCPU, torch::kFloat32).contiguous(); };
             std::vector<torch::Tensor> A, C, att, raw, states;
             for (int l = 0; l < m_info.layers; ++l) {
@@ -213,13 +234,14 @@ public:
             }
             const auto finalHidden = cpu(res.finalHidden);
             const auto embedded = options.layerStates ? cpu(res.embed) : torch::Tensor();
-            for (std::size_t b = begin; b < end; ++b) {
-                const int64_t bi = static_cast<int64_t>(b - begin);
-                const auto &words = batch[b].words;
+            for (std::size_t k = 0; k < members.size(); ++k) {
+                const int64_t bi = static_cast<int64_t>(k);
+                const auto &words = batch[members[k]].words;
                 const int n = static_cast<int>(words.size()) + 1;
                 Analysis a;
                 a.family = m_info.family;
                 a.words = words;
+                a.tokens.reserve(words.size() + 1);
                 a.tokens.push_back("[CLS]");
                 for (std::size_t w = 0; w < words.size(); ++w) {
                     a.tokens.push_back(words[w]);
@@ -229,20 +251,23 @@ public:
                 a.heads = m_info.heads;
                 std::vector<std::vector<float>> wordLinks;
                 for (int l = 0; l < m_info.layers; ++l) {
-                    auto Ab = A[l][bi];
-                    const float *pa = Ab.data_ptr<float>();
-                    const int64_t L = Ab.size(0);
+                    const int64_t L = A[l].size(1);
+                    const float *pa = A[l].data_ptr<float>() + bi * L * L;
                     std::vector<float> links;
-                    for (int k = 0; k + 1 < n; ++k)
-                        links.push_back(pa[k * L + k + 1]);
+                    links.reserve(static_cast<std::size_t>(n));
+                    for (int k2 = 0; k2 + 1 < n; ++k2)
+                        links.push_back(pa[k2 * L + k2 + 1]);
                     wordLinks.emplace_back(links.begin() + (links.empty() ? 0 : 1), links.end());
                     a.linkProbs.push_back(std::move(links));
-                    a.constituentPrior.push_back(toMatrix(C[l][bi].narrow(1, 0, n), n));
+                    a.constituentPrior.push_back(squareBlock(C[l].data_ptr<float>() + bi * L * L, L, n));
                     if (options.attention) {
                         std::vector<Matrix> heads, rawHeads;
+                        heads.reserve(static_cast<std::size_t>(m_info.heads));
+                        rawHeads.reserve(static_cast<std::size_t>(m_info.heads));
                         for (int h = 0; h < m_info.heads; ++h) {
-                            heads.push_back(toMatrix(att[l][bi][h].narrow(1, 0, n), n));
-                            rawHeads.push_back(toMatrix(raw[l][bi][h].narrow(1, 0, n), n));
+                            const int64_t off = (bi * m_info.heads + h) * L * L;
+                            heads.push_back(squareBlock(att[l].data_ptr<float>() + off, L, n));
+                            rawHeads.push_back(squareBlock(raw[l].data_ptr<float>() + off, L, n));
                         }
                         a.attention.push_back(std::move(heads));
                         a.attentionRaw.push_back(std::move(rawHeads));
@@ -269,7 +294,7 @@ public:
                     for (int l = 0; l < m_info.layers; ++l)
                         a.layerStates.push_back(toMatrix(states[l][bi], n));
                 }
-                out.push_back(std::move(a));
+                out[members[k]] = std::move(a);
             }
             if (control)
                 control->report(end, batch.size(), "analysing");
@@ -282,30 +307,33 @@ public:
     {
         if (options.layer < -1 || options.layer > m_info.layers)
             return makeError("embed", "layer " + std::to_string(options.layer) + " is outside -1.." + std::to_string(m_info.layers));
-        std::vector<std::vector<float>> out;
-        const int chunk = std::max(1, m_device.batchSize);
-        for (std::size_t begin = 0; begin < batch.size(); begin += static_cast<std::size_t>(chunk)) {
+        if (auto s = checkLengths(batch); !s)
+            return s.error();
+        const std::vector<std::size_t> order = lengthOrder(batch);
+        std::vector<std::vector<float>> out(batch.size());
+        const std::size_t chunk = static_cast<std::size_t>(std::max(1, m_device.batchSize));
+        for (std::size_t begin = 0; begin < order.size(); begin += chunk) {
             if (control && control->isCancelled())
                 return makeError("embed", "cancelled");
-            const std::size_t end = std::min(batch.size(), begin + static_cast<std::size_t>(chunk));
-            auto prepared = prepare(batch, begin, end);
-            if (!prepared)
-                return prepared.error();
+            const std::size_t end = std::min(order.size(), begin + chunk);
+            const std::vector<std::size_t> members(order.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                   order.begin() + static_cast<std::ptrdiff_t>(end));
+            prepare(batch, members);
             torch::InferenceMode guard;
             tt::ForwardOptions fo;
             fo.keepPrior = false;
             fo.keepLayerOut = options.layer > 0;
-            const auto res = tt::forward(m_net, prepared->ids, prepared->mask, fo);
+            const auto res = tt::forward(m_net, m_ids, m_mask, fo);
             torch::Tensor h = options.layer == -1 ? res.finalHidden
                             : options.layer == 0  ? res.embed
                                                   : res.layerOut[static_cast<std::size_t>(options.layer - 1)];
             h = h.to(torch::kCPU, torch::kFloat32).contiguous();
-            for (std::size_t b = begin; b < end; ++b) {
-                const int64_t bi = static_cast<int64_t>(b - begin);
-                const int n = static_cast<int>(batch[b].words.size()) + 1;
+            for (std::size_t k = 0; k < members.size(); ++k) {
+                const int64_t bi = static_cast<int64_t>(k);
+                const int n = static_cast<int>(batch[members[k]].words.size()) + 1;
                 torch::Tensor v = options.pooling == EmbedOptions::Pooling::Cls ? h[bi][0] : h[bi].narrow(0, 1, n - 1).mean(0);
                 v = v.contiguous();
-                out.emplace_back(v.data_ptr<float>(), v.data_ptr<float>() + v.numel());
+                out[members[k]].assign(v.data_ptr<float>(), v.data_ptr<float>() + v.numel());
             }
             if (control)
                 control->report(end, batch.size(), "embedding");
@@ -329,15 +357,11 @@ public:
     }
 
 private:
-    struct Prepared {
-        torch::Tensor ids, mask;
-    };
-
-    Result<Prepared> prepare(const std::vector<EncoderInput> &batch, std::size_t begin, std::size_t end) const
+    /// Every input's length against the model, before anything runs: the error
+    /// names the first bad sentence in input order.
+    Status checkLengths(const std::vector<EncoderInput> &batch) const
     {
-        std::vector<std::vector<int>> ids;
-        std::size_t L = 0;
-        for (std::size_t b = begin; b < end; ++b) {
+        for (std::size_t b = 0; b < batch.size(); ++b) {
             const auto &words = batch[b].words;
             if (words.empty())
                 return makeError("sentence " + std::to_string(b + 1), "no words to analyse");
@@ -346,27 +370,141 @@ private:
                                  std::to_string(words.size()) + " words; the model takes at most " +
                                      std::to_string(m_info.maxTokens - 1) + " (" + std::to_string(m_info.maxTokens) +
                                      " positions including [CLS])");
-            ids.push_back(m_vocab.encode(words));
-            L = std::max(L, ids.back().size());
         }
-        const auto B = static_cast<int64_t>(ids.size());
-        auto idT = torch::zeros({B, static_cast<int64_t>(L)}, torch::kInt64);
-        auto maskT = torch::zeros({B, static_cast<int64_t>(L)}, torch::kBool);
-        auto ia = idT.accessor<int64_t, 2>();
-        auto ma = maskT.accessor<bool, 2>();
-        for (int64_t b = 0; b < B; ++b)
-            for (std::size_t i = 0; i < ids[static_cast<std::size_t>(b)].size(); ++i) {
-                ia[b][static_cast<int64_t>(i)] = ids[static_cast<std::size_t>(b)][i];
-                ma[b][static_cast<int64_t>(i)] = true;
+        return {};
+    }
+
+    /// Input indices, shortest sentence first (ties in input order).
+    static std::vector<std::size_t> lengthOrder(const std::vector<EncoderInput> &batch)
+    {
+        std::vector<std::size_t> order(batch.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return batch[a].words.size() < batch[b].words.size(); });
+        return order;
+    }
+
+    /// Fills m_ids/m_mask [B, L] for the inputs `members` (L = the longest + [CLS]),
+    /// reusing the host buffers of earlier batches when they are large enough.
+    void prepare(const std::vector<EncoderInput> &batch, const std::vector<std::size_t> &members)
+    {
+        std::int64_t L = 0;
+        for (std::size_t m : members)
+            L = std::max<std::int64_t>(L, static_cast<std::int64_t>(batch[m].words.size()) + 1);
+        const auto B = static_cast<std::int64_t>(members.size());
+        if (!m_hostIds.defined() || m_hostIds.numel() < B * L) {
+            m_hostIds = torch::empty({B * L}, torch::kInt64);
+            m_hostMask = torch::empty({B * L}, torch::kBool);
+        }
+        auto ids = m_hostIds.narrow(0, 0, B * L).view({B, L});
+        auto mask = m_hostMask.narrow(0, 0, B * L).view({B, L});
+        ids.zero_();
+        mask.zero_();
+        std::int64_t *pi = ids.data_ptr<std::int64_t>();
+        bool *pm = mask.data_ptr<bool>();
+        for (std::int64_t b = 0; b < B; ++b) {
+            const std::vector<int> enc = m_vocab.encode(batch[members[static_cast<std::size_t>(b)]].words);
+            for (std::size_t i = 0; i < enc.size(); ++i) {
+                pi[b * L + static_cast<std::int64_t>(i)] = enc[i];
+                pm[b * L + static_cast<std::int64_t>(i)] = true;
             }
-        return Prepared{idT.to(m_net.device()), maskT.to(m_net.device())};
+        }
+        if (m_net.device().is_cpu()) {
+            m_ids = ids;
+            m_mask = mask;
+        } else {
+            m_ids = ids.to(m_net.device());
+            m_mask = mask.to(m_net.device());
+        }
     }
 
     EncoderInfo m_info;
     Vocabulary m_vocab;
     tt::Net m_net;
     DeviceConfig m_device;
+    torch::Tensor m_hostIds, m_hostMask; ///< reused host buffers of prepare()
+    torch::Tensor m_ids, m_mask;         ///< the current batch on the model's device
 };
+
+} // namespace
+
+namespace {
+
+struct PrecisionChoice {
+    std::string precision;
+    std::string note;
+};
+
+std::string msText(double ms)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f ms", ms);
+    return buf;
+}
+
+/// Sets `net` to the requested precision. "auto" times every candidate on this
+/// machine (one 40-word sentence, as the app analyses a typed sentence; warm-up,
+/// then three interleaved rounds, the fastest of each) and keeps the fastest;
+/// a candidate other than fp32 must beat fp32 by 10% to be chosen, since it
+/// changes the numbers (docs/performance.md bounds by how much).
+Result<PrecisionChoice> choosePrecision(tt::Net &net, const std::string &requested)
+{
+    const bool cpu = net.device().is_cpu();
+    const bool nativeBf16 = !cpu || cpuFeatures().nativeBf16();
+    if (requested != "auto") {
+        if (requested != "fp32")
+            if (auto st = net.refreshFused(requested); !st)
+                return st.error();
+        std::string note;
+        if (requested == "bf16" && !nativeBf16)
+            note = "bf16 is emulated on this CPU (no AVX512_BF16 or AMX-BF16): usually slower than fp32 here";
+        return PrecisionChoice{requested, note};
+    }
+    std::vector<std::string> candidates{"fp32"};
+    if (tt::int8Available(net.device()))
+        candidates.push_back("int8");
+    if (nativeBf16)
+        candidates.push_back("bf16");
+    std::vector<tt::Net> nets;
+    for (const auto &c : candidates) {
+        nets.push_back(net);
+        if (auto st = nets.back().refreshFused(c); !st)
+            return st.error();
+    }
+    const int64_t L = std::min<int64_t>(41, net.config().maxLen);
+    auto ids = torch::randint(4, net.config().vocabSize, {1, L}, torch::TensorOptions().dtype(torch::kInt64)).to(net.device());
+    auto mask = torch::ones({1, L}, torch::TensorOptions().dtype(torch::kBool)).to(net.device());
+    tt::ForwardOptions fo;
+    fo.keepAttention = true;
+    auto once = [&](const tt::Net &n) {
+        torch::InferenceMode guard;
+        const auto t0 = std::chrono::steady_clock::now();
+        auto out = tt::forward(n, ids, mask, fo);
+        (void)out.finalHidden.to(torch::kCPU);
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    std::vector<double> best(candidates.size(), 1e300);
+    for (auto &n : nets)
+        once(n);
+    for (int round = 0; round < 3; ++round)
+        for (std::size_t i = 0; i < nets.size(); ++i)
+            best[i] = std::min(best[i], once(nets[i]));
+    std::size_t pick = 0;
+    for (std::size_t i = 1; i < nets.size(); ++i)
+        if (best[i] < 0.9 * best[0] && best[i] < best[pick])
+            pick = i;
+    std::string note = "auto: " + candidates[pick] + " (" + msText(best[pick]) + " for a " + std::to_string(L - 1) +
+                       "-word sentence";
+    for (std::size_t i = 0; i < nets.size(); ++i)
+        if (i != pick)
+            note += "; " + candidates[i] + " " + msText(best[i]);
+    note += ")";
+    if (!nativeBf16)
+        note += "; bf16 not tried: no native bf16 on this CPU";
+    net = std::move(nets[pick]);
+    return PrecisionChoice{candidates[pick], note};
+}
 
 } // namespace
 
@@ -398,8 +536,9 @@ Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, co
     auto net = tt::Net::fromTensors(*cfg, file.tensors, *dev);
     if (!net)
         return net.error();
-    if (device.precision != "fp32")
-        net->refreshFused(device.precision);
+    auto precision = choosePrecision(*net, device.precision);
+    if (!precision)
+        return makeError(where, precision.message());
 
     EncoderInfo info;
     info.family = "tree-transformer";
@@ -423,6 +562,8 @@ Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, co
     info.outputs.constituentPrior = info.outputs.linkProbs = info.outputs.inducedTree = cfg->constituentPrior;
     info.outputs.embedding = info.outputs.layerStates = true;
     info.device = dev->str();
+    info.precision = precision->precision;
+    info.precisionNote = precision->note;
     info.configJson = file.configJson;
     if (config.contains("induction")) {
         auto induction = InductionConfig::fromJson(config["induction"].dump());

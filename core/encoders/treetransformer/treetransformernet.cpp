@@ -3,7 +3,14 @@
 #include <cmath>
 #include <cstring>
 
+#include <algorithm>
+#include <optional>
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/record_function.h>
 #include <torch/torch.h>
+
+#include "core/runtime/cpufeatures.h"
 
 namespace treelens::tt {
 
@@ -38,6 +45,42 @@ torch::Tensor sinusoidalPositions(int maxLen, int d)
     return pe;
 }
 
+torch::Tensor officialLayerNormRows(const torch::Tensor &xIn, const torch::Tensor &aIn, const torch::Tensor &bIn, double eps)
+{
+    // One pass per row instead of six LibTorch operators (mean, std, sub, add,
+    // div, mul/add): at one sentence those operators' fixed costs were ~10% of
+    // the forward pass. Mean and the unbiased variance in double, two passes,
+    // as exact as the operators' float result.
+    const auto x = xIn.contiguous();
+    const auto a = aIn.contiguous(), b = bIn.contiguous();
+    const int64_t d = x.size(-1), rows = x.numel() / d;
+    auto out = torch::empty_like(x);
+    const float *px = x.data_ptr<float>();
+    const float *pa = a.data_ptr<float>(), *pb = b.data_ptr<float>();
+    float *po = out.data_ptr<float>();
+    at::parallel_for(0, rows, 16, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+            const float *row = px + r * d;
+            double sum = 0;
+            for (int64_t k = 0; k < d; ++k)
+                sum += row[k];
+            const double mean = sum / static_cast<double>(d);
+            double sq = 0;
+            for (int64_t k = 0; k < d; ++k) {
+                const double c = row[k] - mean;
+                sq += c * c;
+            }
+            const float stdev = static_cast<float>(std::sqrt(sq / static_cast<double>(d - 1)));
+            const float inv = 1.0f / (stdev + static_cast<float>(eps));
+            const float m = static_cast<float>(mean);
+            float *o = po + r * d;
+            for (int64_t k = 0; k < d; ++k)
+                o[k] = pa[k] * ((row[k] - m) * inv) + pb[k];
+        }
+    });
+    return out;
+}
+
 torch::Tensor officialLayerNorm(const torch::Tensor &x, const torch::Tensor &a, const torch::Tensor &b, double eps)
 {
     auto mean = x.mean(-1, true);
@@ -61,7 +104,8 @@ Result<Net> Net::fromTensors(const TreeTransformerConfig &config, const TensorMa
         net.m_pe = toTorch(pe->second, device).reshape({config.maxLen, config.dModel});
     else
         net.m_pe = sinusoidalPositions(config.maxLen, config.dModel).to(device);
-    net.refreshFused();
+    if (auto st = net.refreshFused(); !st)
+        return st.error();
     return net;
 }
 
@@ -95,6 +139,11 @@ void Net::setTrainable(bool on)
 
 torch::Tensor Net::Linear::apply(const torch::Tensor &x, const std::string &precision) const
 {
+    if (precision == "int8" && q) {
+        // Called on the packed weights directly (no dispatcher): name it for profilers.
+        RECORD_FUNCTION("treelens::int8_linear", std::vector<c10::IValue>());
+        return q->apply_dynamic(x.contiguous(), reduceRange);
+    }
     if (precision == "bf16" && wHalf.defined())
         return torch::addmm(bHalf, x.to(torch::kBFloat16), wHalf.t()).to(torch::kFloat32);
     // oneDNN for skinny products (a sentence or a few), OpenBLAS for big batches.
@@ -103,26 +152,79 @@ torch::Tensor Net::Linear::apply(const torch::Tensor &x, const std::string &prec
     return torch::addmm(b, x, w.t());
 }
 
-void Net::refreshFused(const std::string &precision)
+namespace {
+
+/// The quantized engine int8 weights are packed for: onednn (x86, VNNI when the
+/// CPU has it), else qnnpack; none when this LibTorch has neither.
+std::optional<at::QEngine> int8Engine()
 {
+    const auto &engines = at::globalContext().supportedQEngines();
+    for (auto e : {at::QEngine::ONEDNN, at::QEngine::QNNPACK})
+        if (std::find(engines.begin(), engines.end(), e) != engines.end())
+            return e;
+    return std::nullopt;
+}
+
+/// Symmetric int8 weights, one scale per output row (the rows of a fused Q|K|V
+/// or key|query differ in range), packed by LibTorch's quantized::linear_prepack.
+/// `qmax` 127, or 63 on CPUs without int8 dot products: there oneDNN multiplies
+/// u8 activations by s8 weights pairwise into int16 (vpmaddubsw), and two
+/// full-range weights next to each other saturate it (255·127·2 > 32767); with
+/// |w| ≤ 63 no pair can (255·126 < 32767), so the activations keep all 8 bits.
+/// Measured on WSJ sentences this is both more accurate than 7-bit activations
+/// (PyTorch's x86 default, reduce_range) and as fast (docs/performance.md).
+c10::intrusive_ptr<LinearPackedParamsBase> packInt8(const torch::Tensor &w, const torch::Tensor &b, double qmax)
+{
+    auto scales = (w.abs().amax(1).clamp_min(1e-12) / qmax).to(torch::kFloat64);
+    auto zeros = torch::zeros({w.size(0)}, torch::kInt64);
+    auto qw = at::quantize_per_channel(w, scales, zeros, 0, torch::kQInt8);
+    static auto prepack = c10::Dispatcher::singleton()
+                              .findSchemaOrThrow("quantized::linear_prepack", "")
+                              .typed<c10::intrusive_ptr<LinearPackedParamsBase>(at::Tensor, c10::optional<at::Tensor>)>();
+    return prepack.call(qw, b);
+}
+
+} // namespace
+
+Net::Linear inferenceLinear(const torch::Tensor &w, const torch::Tensor &b, const std::string &precision)
+{
+    torch::NoGradGuard guard;
+    Net::Linear l;
+    l.w = w.detach().contiguous();
+    l.b = b.detach().contiguous();
+    // oneDNN fp32 ("onednn") is opt-in: measured with OpenBLAS pinned to the
+    // same thread count it was slower than addmm (docs/performance.md).
+    if (precision == "onednn" && l.w.device().is_cpu() && at::hasMKLDNN())
+        l.packed = l.w.to_mkldnn();
+    if (precision == "bf16") {
+        l.wHalf = l.w.to(torch::kBFloat16);
+        l.bHalf = l.b.to(torch::kBFloat16);
+    }
+    if (precision == "int8") {
+        at::globalContext().setQEngine(*int8Engine());
+        l.q = packInt8(l.w, l.b, cpuFeatures().int8DotProducts() ? 127.0 : 63.0);
+        l.reduceRange = false;
+    }
+    return l;
+}
+
+bool int8Available(const torch::Device &device)
+{
+    return device.is_cpu() && int8Engine().has_value();
+}
+
+Status Net::refreshFused(const std::string &precision)
+{
+    if (precision != "fp32" && precision != "bf16" && precision != "int8" && precision != "onednn")
+        return makeError("precision", "'" + precision + "' is not fp32, bf16, int8 or onednn");
+    if (precision == "int8" && !int8Available(m_device))
+        return makeError("precision int8", m_device.is_cpu() ? "this LibTorch has no quantized engine (onednn or qnnpack)"
+                                                             : "int8 runs on the CPU only; on " + m_device.str() +
+                                                                   " use fp32 or bf16");
     torch::NoGradGuard guard;
     m_precision = precision;
     m_fused.clear();
-    const bool cpu = m_device.is_cpu() && at::hasMKLDNN();
-    auto make = [&](torch::Tensor w, torch::Tensor b) {
-        Linear l;
-        l.w = w.detach().contiguous();
-        l.b = b.detach().contiguous();
-        // oneDNN fp32 ("onednn") is opt-in: measured with OpenBLAS pinned to the
-        // same thread count it was slower than addmm (docs/performance.md).
-        if (cpu && precision == "onednn")
-            l.packed = l.w.to_mkldnn();
-        if (precision == "bf16") {
-            l.wHalf = l.w.to(torch::kBFloat16);
-            l.bHalf = l.b.to(torch::kBFloat16);
-        }
-        return l;
-    };
+    auto make = [&](const torch::Tensor &w, const torch::Tensor &b) { return inferenceLinear(w, b, precision); };
     for (int l = 0; l < m_config.layers; ++l) {
         auto w = [&](const char *rest) { return m_p.at(layerName(l, rest)); };
         Fused f;
@@ -137,6 +239,7 @@ void Net::refreshFused(const std::string &precision)
         f.w2 = make(w("feed_forward.w_2.weight"), w("feed_forward.w_2.bias"));
         m_fused.push_back(std::move(f));
     }
+    return {};
 }
 
 struct Forward {
@@ -157,6 +260,12 @@ struct Forward {
             return lin.apply(x.reshape({-1, x.size(-1)}), net.m_precision).view({B, L, lin.w.size(0)});
         };
         const bool fused = !o.train && !o.officialStyle && !net.m_fused.empty();
+        // The inference path normalises rows in one loop; training (autograd) and the
+        // official-ops reference use the operators.
+        const bool rowNorm = fused && dev.is_cpu() && !torch::GradMode::is_enabled() && cfg.dModel > 1;
+        auto layerNorm = [&](const torch::Tensor &t, const torch::Tensor &a, const torch::Tensor &b) {
+            return rowNorm ? officialLayerNormRows(t, a, b, eps) : officialLayerNorm(t, a, b, eps);
+        };
         auto triF = torch::ones({L, L}, torch::TensorOptions().device(dev)).triu(0);
 
         Outputs out;
@@ -186,7 +295,7 @@ struct Forward {
                 A = C = torch::ones({B, L, L}, x.options());
             } else {
             // ---- constituent ("group") attention
-            auto u = officialLayerNorm(x, P(l, "group_attn.norm.a_2"), P(l, "group_attn.norm.b_2"), eps);
+            auto u = layerNorm(x, P(l, "group_attn.norm.a_2"), P(l, "group_attn.norm.b_2"));
             torch::Tensor key, query;
             if (fused) {
                 auto kq = fusedLinear(u, net.m_fused[l].g);
@@ -224,7 +333,7 @@ struct Forward {
             prior = C;
 
             // ---- self-attention, weighted by C, not renormalised
-            auto h = officialLayerNorm(x, P(l, "sublayer.0.norm.a_2"), P(l, "sublayer.0.norm.b_2"), eps);
+            auto h = layerNorm(x, P(l, "sublayer.0.norm.a_2"), P(l, "sublayer.0.norm.b_2"));
             torch::Tensor q, k, v;
             if (fused) {
                 auto qkv = fusedLinear(h, net.m_fused[l].qkv).view({B, L, 3, H, dk});
@@ -250,7 +359,7 @@ struct Forward {
                                   : linear(ctx, P(l, "self_attn.linears.3.weight"), P(l, "self_attn.linears.3.bias")));
 
             // ---- feed-forward: w_2(gelu(w_1 LN(x)))
-            auto f = officialLayerNorm(x, P(l, "sublayer.1.norm.a_2"), P(l, "sublayer.1.norm.b_2"), eps);
+            auto f = layerNorm(x, P(l, "sublayer.1.norm.a_2"), P(l, "sublayer.1.norm.b_2"));
             if (fused) {
                 f = torch::gelu(fusedLinear(f, net.m_fused[l].w1));
                 x = x + fusedLinear(f, net.m_fused[l].w2);
@@ -261,7 +370,7 @@ struct Forward {
             if (o.keepLayerOut)
                 out.layerOut.push_back(x);
         }
-        out.finalHidden = officialLayerNorm(x, p.at("norm.a_2"), p.at("norm.b_2"), eps);
+        out.finalHidden = layerNorm(x, p.at("norm.a_2"), p.at("norm.b_2"));
         if (o.logits && p.count("proj.weight")) {
             if (o.logitRows.defined()) {
                 auto rows = out.finalHidden.reshape({B * L, d}).index_select(0, o.logitRows);

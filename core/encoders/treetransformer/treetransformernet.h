@@ -10,6 +10,8 @@
 #include <vector>
 
 #include <torch/types.h>
+// LinearPackedParamsBase: LibTorch's prepacked int8 weights (onednn/qnnpack engines).
+#include <ATen/native/quantized/PackedParams.h>
 
 #include "core/base/result.h"
 #include "core/encoders/treetransformer/treetransformer.h"
@@ -35,10 +37,13 @@ public:
     const torch::Tensor &param(const std::string &name) const { return m_p.at(name); }
 
     /// Inference copies of the projections: Q|K|V and key|query concatenated
-    /// (one GEMM each), optionally prepacked for oneDNN ("onednn"),
-    /// and in bf16 when
-    /// `precision` is "bf16". Call again after the weights change.
-    void refreshFused(const std::string &precision = "fp32");
+    /// (one GEMM each), optionally prepacked for oneDNN ("onednn"), in bf16
+    /// ("bf16") or as int8 weights for LibTorch's dynamic quantized linear
+    /// ("int8": weights per output channel, activations quantized per call; CPU
+    /// only, through the onednn engine, else qnnpack). Call again after the
+    /// weights change. An error (nothing changed) when the precision is unknown or
+    /// int8 is asked for where no quantized engine runs.
+    Status refreshFused(const std::string &precision = "fp32");
     const std::string &precision() const { return m_precision; }
 
 private:
@@ -52,6 +57,8 @@ public:
         torch::Tensor w, b;       ///< dense f32 [out, in], [out]
         torch::Tensor packed;     ///< oneDNN (mkldnn) copy of w, CPU only
         torch::Tensor wHalf, bHalf; ///< bf16 copies (precision "bf16")
+        c10::intrusive_ptr<LinearPackedParamsBase> q; ///< int8 weights (precision "int8")
+        bool reduceRange = false;   ///< int8: 7-bit activations (off: the weights keep pair sums in range, packInt8)
         torch::Tensor apply(const torch::Tensor &x2d, const std::string &precision) const;
     };
 private:
@@ -88,13 +95,24 @@ struct Outputs {
     torch::Tensor logits;                   ///< [B,L,V] or [K,V]
 };
 
+/// One inference projection (y = x Wᵀ + b) in `precision` ("fp32", "onednn",
+/// "bf16", "int8"); int8 needs int8Available(w's device).
+Net::Linear inferenceLinear(const torch::Tensor &w, const torch::Tensor &b, const std::string &precision);
+
+/// Whether int8 projections can run on `device` (a CPU with LibTorch's onednn or qnnpack engine).
+bool int8Available(const torch::Device &device);
+
 /// ids: [B,L] int64; mask: [B,L] bool (true = real token). Runs under the
 /// caller's grad mode (wrap in torch::InferenceMode for analysis).
 Outputs forward(const Net &net, const torch::Tensor &ids, const torch::Tensor &mask,
                 const ForwardOptions &options);
 
-/// The official LayerNorm: a·(x − mean)/(std_unbiased + eps) + b.
+/// The official LayerNorm: a·(x − mean)/(std_unbiased + eps) + b, as LibTorch
+/// operators (training, the official-ops reference).
 torch::Tensor officialLayerNorm(const torch::Tensor &x, const torch::Tensor &a, const torch::Tensor &b, double eps);
+
+/// The official LayerNorm over the last dimension of a CPU float tensor, one pass per row (no autograd).
+torch::Tensor officialLayerNormRows(const torch::Tensor &x, const torch::Tensor &a, const torch::Tensor &b, double eps);
 
 /// Sinusoidal position table [maxLen, d] as the official PositionalEncoding builds it.
 torch::Tensor sinusoidalPositions(int maxLen, int d);

@@ -1,0 +1,282 @@
+// The Tree Transformer's fast paths (docs/performance.md): int8 projections against
+// the official code's tensors (the parity fixture) and against fp32 on the shipped
+// model, "auto" precision, length-sorted corpus batching against one sentence at a
+// time, and where int8 may not run.
+#include <torch/torch.h>
+
+#include <cmath>
+#include <filesystem>
+#include <unistd.h>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/encoders/encoder.h"
+#include "core/encoders/treetransformer/treetransformer.h"
+#include "core/encoders/treetransformer/treetransformernet.h"
+#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/model/checkpoint.h"
+#include "core/model/modelfile.h"
+#include "core/runtime/cpufeatures.h"
+#include "testutil.h"
+
+using namespace treelens;
+
+namespace {
+
+const std::string kFixture = "fixtures/tree-transformer-official";
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string tempPath(const std::string &name)
+{
+    return (std::filesystem::temp_directory_path() / ("treelens-fastpaths-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+std::string shippedModel() { return findShippedModel("tree-transformer-en-small.safetensors"); }
+
+std::unique_ptr<Encoder> open(const std::string &path, const std::string &precision, int batch = 32)
+{
+    DeviceConfig dc;
+    dc.device = "cpu";
+    dc.precision = precision;
+    dc.batchSize = batch;
+    auto enc = loadEncoder(path, dc);
+    EXPECT_TRUE(enc.ok()) << enc.message();
+    return enc.ok() ? std::move(*enc) : nullptr;
+}
+
+EncoderInput words(const std::string &text)
+{
+    std::vector<std::string> w;
+    std::istringstream in(text);
+    for (std::string t; in >> t;)
+        w.push_back(t);
+    return EncoderInput{w, {}, {}, {}, {}, {}};
+}
+
+const std::vector<std::string> kSentences = {
+    "The old man saw a red kite .",
+    "Dogs chase cats .",
+    "In the morning the children walked slowly to the small school near the river , talking about the game .",
+    "She said that the committee would meet again next week to discuss the budget .",
+    "Prices rose .",
+    "The company , which was founded in 1998 , reported a loss of $ 12 million in the third quarter .",
+    "Why did the chicken cross the road ?",
+    "A very long sentence with many words keeps going on and on so that the batch has to pad the short ones a lot "
+    "when they share a forward pass with it .",
+};
+
+double maxDiff(const std::vector<std::vector<float>> &a, const std::vector<std::vector<float>> &b)
+{
+    double d = 0;
+    for (std::size_t l = 0; l < a.size(); ++l)
+        for (std::size_t k = 0; k < a[l].size(); ++k)
+            d = std::max(d, std::fabs(static_cast<double>(a[l][k]) - b[l][k]));
+    return d;
+}
+
+double maxDiff(const Matrix &a, const Matrix &b)
+{
+    double d = 0;
+    for (std::size_t i = 0; i < a.data.size(); ++i)
+        d = std::max(d, std::fabs(static_cast<double>(a.data[i]) - b.data[i]));
+    return d;
+}
+
+} // namespace
+
+// int8 against the official code's own tensors: the links and C stay within the
+// bound docs/performance.md states, and the difference is not zero (int8 ran).
+TEST(TreeTransformerInt8, StaysNearTheOfficialTensors)
+{
+    TREELENS_REQUIRE_SHARED(kFixture + "/model.pth");
+    auto tensors = readTorchCheckpoint(test::sharedPath(kFixture + "/model.pth"));
+    ASSERT_TRUE(tensors.ok()) << tensors.message();
+    auto vocab = Vocabulary::fromDictionaryJson(slurp(test::sharedPath(kFixture + "/dictionary.json")), "dictionary.json");
+    ASSERT_TRUE(vocab.ok());
+    ModelFile mf;
+    mf.configJson = R"({"family":"tree-transformer","model":{"layers":4,"d_model":32,"heads":4,"d_ff":64,"vocab_size":50}})";
+    mf.vocab = vocab->tokens();
+    mf.tensors = std::move(*tensors);
+    const std::string path = tempPath("fixture-int8.safetensors");
+    ASSERT_TRUE(saveModelFile(path, mf).ok());
+    auto enc = open(path, "int8");
+    ASSERT_TRUE(enc);
+    EXPECT_EQ(enc->info().precision, "int8");
+    const auto summary = nlohmann::json::parse(slurp(test::sharedPath(kFixture + "/summary.json")));
+    const std::string tb = slurp(test::sharedPath(kFixture + "/tensors.pt"));
+    auto expected = torch::pickle_load(std::vector<char>(tb.begin(), tb.end())).toGenericDict();
+    const auto breakProb = expected.at("break_prob").toTensor();
+    const auto groupProb = expected.at("group_prob").toTensor();
+    double worstLink = 0, worstC = 0;
+    for (std::size_t s = 0; s < 2; ++s) {
+        auto res = enc->analyze({EncoderInput{summary["sentences"][s]["words"].get<std::vector<std::string>>(), {}, {}, {}, {}, {}}});
+        ASSERT_TRUE(res.ok()) << res.message();
+        const auto &a = res->front();
+        const int n = static_cast<int>(a.tokens.size());
+        for (int l = 0; l < 4; ++l) {
+            for (int k = 0; k + 1 < n; ++k)
+                worstLink = std::max(worstLink, std::fabs(a.linkProbs[l][k] - breakProb[s][l][k][k + 1].item<double>()));
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j)
+                    worstC = std::max(worstC, std::fabs(a.constituentPrior[l].at(i, j) - groupProb[s][l][i][j].item<double>()));
+        }
+    }
+    EXPECT_LT(worstLink, 0.03);
+    EXPECT_LT(worstC, 0.03);
+    EXPECT_GT(worstLink, 1e-6); // the projections really ran in int8
+}
+
+// On the shipped model: int8 within the stated bound of fp32 (links, C, attention),
+// and the induced trees mostly the same.
+TEST(TreeTransformerInt8, StaysNearFp32OnTheShippedModel)
+{
+    const std::string model = shippedModel();
+    if (model.empty())
+        GTEST_SKIP() << "shipped model not found";
+    auto fp32 = open(model, "fp32");
+    auto int8 = open(model, "int8");
+    ASSERT_TRUE(fp32 && int8);
+    std::vector<EncoderInput> batch;
+    for (const auto &s : kSentences)
+        batch.push_back(words(s));
+    auto a = fp32->analyze(batch);
+    auto b = int8->analyze(batch);
+    ASSERT_TRUE(a.ok() && b.ok());
+    double link = 0, prior = 0, attention = 0;
+    int sameTrees = 0;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        link = std::max(link, maxDiff((*a)[i].linkProbs, (*b)[i].linkProbs));
+        for (std::size_t l = 0; l < (*a)[i].constituentPrior.size(); ++l) {
+            prior = std::max(prior, maxDiff((*a)[i].constituentPrior[l], (*b)[i].constituentPrior[l]));
+            for (std::size_t h = 0; h < (*a)[i].attention[l].size(); ++h)
+                attention = std::max(attention, maxDiff((*a)[i].attention[l][h], (*b)[i].attention[l][h]));
+        }
+        sameTrees += (*a)[i].inducedBrackets == (*b)[i].inducedBrackets;
+    }
+    EXPECT_LT(link, 0.03);
+    EXPECT_LT(prior, 0.03);
+    EXPECT_LT(attention, 0.05);
+    EXPECT_GT(link, 1e-6);
+    EXPECT_GE(sameTrees, static_cast<int>(batch.size()) - 1);
+}
+
+// "auto" times the candidates and keeps one; bf16 is a candidate only where it is native.
+TEST(TreeTransformerPrecision, AutoPicksAMeasuredPathAndSaysWhich)
+{
+    const std::string model = shippedModel();
+    if (model.empty())
+        GTEST_SKIP() << "shipped model not found";
+    auto enc = open(model, "auto");
+    ASSERT_TRUE(enc);
+    const auto &info = enc->info();
+    EXPECT_NE(info.precision, "auto");
+    EXPECT_EQ(info.precisionNote.rfind("auto: " + info.precision, 0), 0u) << info.precisionNote;
+    EXPECT_NE(info.precisionNote.find("fp32"), std::string::npos) << info.precisionNote; // fp32 was timed too
+    if (!cpuFeatures().nativeBf16()) {
+        EXPECT_NE(info.precision, "bf16");
+        EXPECT_NE(info.precisionNote.find("bf16 not tried"), std::string::npos) << info.precisionNote;
+    }
+    auto res = enc->analyze({words("The old man saw a red kite .")});
+    ASSERT_TRUE(res.ok()) << res.message();
+    // Plain fp32 says nothing; bf16 asked for on a CPU without it says it is emulated.
+    auto plain = open(model, "fp32");
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(plain->info().precision, "fp32");
+    EXPECT_TRUE(plain->info().precisionNote.empty());
+    if (!cpuFeatures().nativeBf16()) {
+        auto bf = open(model, "bf16");
+        ASSERT_TRUE(bf);
+        EXPECT_NE(bf->info().precisionNote.find("emulated"), std::string::npos) << bf->info().precisionNote;
+    }
+}
+
+TEST(TreeTransformerPrecision, UnknownPrecisionsAndDevicesAreRefused)
+{
+    DeviceConfig dc;
+    dc.precision = "fp16";
+    EXPECT_FALSE(dc.validate().ok());
+    for (const char *p : {"fp32", "bf16", "int8", "auto"}) {
+        dc.precision = p;
+        EXPECT_TRUE(dc.validate().ok()) << p;
+    }
+    // int8 runs on the CPU only: a CUDA device never reports it (no GPU needed to ask).
+    EXPECT_FALSE(tt::int8Available(torch::Device(torch::kCUDA, 0)));
+    // Without a GPU, --device cuda is an error and auto falls back to the CPU.
+    if (!torch::cuda::is_available()) {
+        const std::string model = shippedModel();
+        if (model.empty())
+            GTEST_SKIP() << "shipped model not found";
+        DeviceConfig cuda;
+        cuda.device = "cuda";
+        auto bad = loadEncoder(model, cuda);
+        ASSERT_FALSE(bad.ok());
+        EXPECT_NE(bad.message().find("CUDA is not available"), std::string::npos) << bad.message();
+        DeviceConfig autoDev;
+        autoDev.device = "auto";
+        autoDev.precision = "auto";
+        auto fallback = loadEncoder(model, autoDev);
+        ASSERT_TRUE(fallback.ok()) << fallback.message();
+        EXPECT_EQ((*fallback)->info().device, "cpu");
+    }
+}
+
+// Corpus batching sorts by length: every sentence's analysis equals its analysis
+// alone (the official model's outputs for real tokens do not depend on padding),
+// in input order, for analyze() and embed().
+TEST(TreeTransformerBatching, SortedBatchesEqualOneSentenceAtATime)
+{
+    const std::string model = shippedModel();
+    if (model.empty())
+        GTEST_SKIP() << "shipped model not found";
+    auto batched = open(model, "fp32", 3);
+    auto single = open(model, "fp32", 1);
+    ASSERT_TRUE(batched && single);
+    std::vector<EncoderInput> batch;
+    for (const auto &s : kSentences)
+        batch.push_back(words(s));
+    // Shuffle so the input order is neither sorted nor reverse sorted.
+    std::mt19937 rng(3);
+    std::shuffle(batch.begin(), batch.end(), rng);
+    auto all = batched->analyze(batch);
+    ASSERT_TRUE(all.ok()) << all.message();
+    ASSERT_EQ(all->size(), batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        auto one = single->analyze({batch[i]});
+        ASSERT_TRUE(one.ok());
+        const Analysis &x = (*all)[i], &y = one->front();
+        EXPECT_EQ(x.words, batch[i].words);
+        EXPECT_LT(maxDiff(x.linkProbs, y.linkProbs), 1e-5) << i;
+        for (std::size_t l = 0; l < x.constituentPrior.size(); ++l) {
+            EXPECT_LT(maxDiff(x.constituentPrior[l], y.constituentPrior[l]), 1e-5);
+            for (std::size_t h = 0; h < x.attention[l].size(); ++h)
+                EXPECT_LT(maxDiff(x.attention[l][h], y.attention[l][h]), 1e-5);
+        }
+        EXPECT_EQ(x.inducedBrackets, y.inducedBrackets);
+        ASSERT_EQ(x.embedding.size(), y.embedding.size());
+        for (std::size_t k = 0; k < x.embedding.size(); ++k)
+            EXPECT_NEAR(x.embedding[k], y.embedding[k], 1e-4);
+    }
+    auto vectors = batched->embed(batch);
+    ASSERT_TRUE(vectors.ok());
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        auto one = single->embed({batch[i]});
+        ASSERT_TRUE(one.ok());
+        for (std::size_t k = 0; k < one->front().size(); ++k)
+            EXPECT_NEAR((*vectors)[i][k], one->front()[k], 1e-4);
+    }
+    // A bad sentence anywhere is named by its input position before anything runs.
+    batch.insert(batch.begin() + 5, EncoderInput{});
+    auto bad = batched->analyze(batch);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.message().find("sentence 6"), std::string::npos) << bad.message();
+}
