@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -91,6 +92,12 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     // After the view host's connection (createViews): the views are up to date when analysisShown() goes out.
     connect(&m_document, &AnalysisDocument::changed, this, &MainWindow::onDocumentChanged);
 
+    {
+        const QString saved = Settings::value(QStringLiteral("model/precision"), QStringLiteral("fp32")).toString();
+        const bool known = QStringList{QStringLiteral("fp32"), QStringLiteral("int8"), QStringLiteral("bf16"),
+                                       QStringLiteral("auto")}.contains(saved);
+        m_jobs.encoders().setPrecision(known ? saved.toStdString() : std::string("fp32"));
+    }
     const ParserConfig config = savedParserConfig();
     m_jobs.setParserConfig(config);
     for (const auto &p : availableParsers())
@@ -312,6 +319,23 @@ void MainWindow::createActions()
         recent->setEnabled(!recent->isEmpty());
     });
     fileMenu->addAction(tr("Load &model…"), QKeySequence(tr("Ctrl+M")), this, &MainWindow::loadModelDialog);
+    auto *precisionMenu = fileMenu->addMenu(tr("Inference p&recision"));
+    auto *precisionGroup = new QActionGroup(precisionMenu);
+    const std::pair<QString, QString> precisions[] = {
+        {QStringLiteral("fp32"), tr("fp32 — the reference numerics")},
+        {QStringLiteral("int8"), tr("int8 — quantized projections, faster on CPUs")},
+        {QStringLiteral("bf16"), tr("bf16 — fast with AVX512-BF16/AMX or a GPU")},
+        {QStringLiteral("auto"), tr("Auto — the fastest measured on this machine")}};
+    for (const auto &[name, label] : precisions) {
+        QAction *a = precisionMenu->addAction(label, this, [this, name = name] { setPrecision(name); });
+        a->setCheckable(true);
+        a->setData(name);
+        precisionGroup->addAction(a);
+    }
+    connect(precisionMenu, &QMenu::aboutToShow, this, [this, precisionGroup] {
+        for (QAction *a : precisionGroup->actions())
+            a->setChecked(a->data().toString() == precision());
+    });
     fileMenu->addAction(tr("&Pair workbench…"), QKeySequence(tr("Ctrl+Shift+P")), this, [this] { pairWorkbench(); });
     fileMenu->addSeparator();
     auto *exports = new ExportActions(this, m_document, *m_export, [this] {
@@ -356,6 +380,22 @@ ExportableView *MainWindow::exportableView(const QString &name)
 {
     return m_views->exportableView(name);
 }
+
+void MainWindow::setPrecision(const QString &precision, bool remember)
+{
+    if (remember)
+        Settings::setValue(QStringLiteral("model/precision"), precision);
+    if (precision.toStdString() == m_jobs.encoders().precision())
+        return;
+    m_jobs.encoders().setPrecision(precision.toStdString());
+    if (!m_jobs.modelPath().isEmpty()) {
+        setModelPath(m_jobs.modelPath());
+        if (m_document.sentence())
+            analyseSentence(m_document.sentence());
+    }
+}
+
+QString MainWindow::precision() const { return QString::fromStdString(m_jobs.encoders().precision()); }
 
 void MainWindow::setModelPath(const QString &path)
 {

@@ -75,6 +75,11 @@ public:
 
     /// The encoder run on every analysed sentence ("" = trees only).
     void setModelPath(const QString &path);
+    /// The projections' arithmetic of every model the app loads: fp32 (the
+    /// reference numerics), int8, bf16 or auto (DeviceConfig::precision); reloads
+    /// the current model. `remember`: kept in the settings for the next start.
+    void setPrecision(const QString &precision, bool remember = true);
+    QString precision() const;
     /// Puts `text` in the input box and analyses it.
     void analyse(const QString &text);
     /// Analyses a corpus sentence (its tokens and gold trees are kept).

@@ -54,7 +54,10 @@ QString modelCardHtml(const QString &path, const EncoderInfo &info)
     html += row(QObject::tr("Vocabulary"), loc.toString(info.vocabSize));
     if (info.maxTokens > 0)
         html += row(QObject::tr("Longest input"), QObject::tr("%1 tokens").arg(info.maxTokens));
-    html += row(QObject::tr("Runs on"), QString::fromStdString(info.device));
+    html += row(QObject::tr("Runs on"), QStringLiteral("%1 · %2").arg(QString::fromStdString(info.device),
+                                                                     QString::fromStdString(info.precision)));
+    if (!info.precisionNote.empty())
+        html += row(QObject::tr("Precision"), QString::fromStdString(info.precisionNote).toHtmlEscaped());
     html += row(QObject::tr("File"), QStringLiteral("%1 (%2 MB)")
                                          .arg(QFileInfo(path).fileName().toHtmlEscaped())
                                          .arg(QFileInfo(path).size() / 1048576.0, 0, 'f', 1));

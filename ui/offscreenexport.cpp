@@ -12,6 +12,7 @@ OffscreenExport::OffscreenExport(OffscreenExportOptions options, QObject *parent
 {
     m_views.restoreViewOptions(); // the tree modes the user chose in the app
     m_jobs.setParserConfig(savedParserConfig());
+    m_jobs.encoders().setPrecision(m_options.precision.toStdString());
     m_jobs.setModelPath(m_options.modelPath);
     connect(&m_jobs, &JobRunner::resultAvailable, this, &OffscreenExport::onResult);
     connect(&m_jobs, &JobRunner::jobFailed, this, &OffscreenExport::onFailed);

@@ -36,6 +36,7 @@ struct OffscreenExportOptions {
     /// (the Dependency-Transformer's relation attention; refused for other models).
     QString attention = QStringLiteral("model");
     QString modelPath;           ///< the encoder ("" = trees only)
+    QString precision = QStringLiteral("fp32"); ///< DeviceConfig::precision of the encoder
 };
 
 class OffscreenExport : public QObject {

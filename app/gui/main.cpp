@@ -95,6 +95,11 @@ int main(int argc, char **argv)
                                          QStringLiteral("TEXT"));
     const QCommandLineOption modelOpt(QStringLiteral("model"), QStringLiteral("Encoder model file (.safetensors)."),
                                       QStringLiteral("M"));
+    const QCommandLineOption precisionOpt(
+        QStringLiteral("precision"),
+        QStringLiteral("Inference precision for this run: fp32 (reference numerics), int8, bf16 or auto (the fastest "
+                       "measured here); the default is the one chosen in File > Inference precision."),
+        QStringLiteral("P"));
     const QCommandLineOption exportOpt(
         QStringLiteral("export-view"),
         QStringLiteral("Render a view offscreen and exit: constituency, dependency, prior, attention, overview, links, "
@@ -147,8 +152,12 @@ int main(int argc, char **argv)
                                        QStringLiteral("Below the pair's trees: bridge (default) or phrase (the TAT's phrase view)."),
                                        QStringLiteral("KIND"));
     cli.addOptions({sentenceOpt, modelOpt, exportOpt, outOpt, formatOpt, dpiOpt, layerOpt, headOpt, attentionOpt, quitOpt, pairsOpt,
-                    systemsOpt, grabOpt, tabOpt, treesOpt, stepOpt, nodeOpt, detailOpt, compositionStepOpt});
+                    systemsOpt, grabOpt, tabOpt, treesOpt, stepOpt, nodeOpt, detailOpt, compositionStepOpt, precisionOpt});
     cli.process(app);
+    if (cli.isSet(precisionOpt) &&
+        !QStringList{QStringLiteral("fp32"), QStringLiteral("int8"), QStringLiteral("bf16"), QStringLiteral("auto")}.contains(
+            cli.value(precisionOpt)))
+        return usage(QStringLiteral("--precision must be fp32, int8, bf16 or auto, not '%1'").arg(cli.value(precisionOpt)));
 
     const bool exporting = cli.isSet(exportOpt);
     QStringList views;
@@ -209,6 +218,8 @@ int main(int argc, char **argv)
         options.attention = cli.value(attentionOpt);
         options.dpi = dpi;
         options.modelPath = model;
+        if (cli.isSet(precisionOpt))
+            options.precision = cli.value(precisionOpt);
         treelens::OffscreenExport exporter(options);
         QObject::connect(&exporter, &treelens::OffscreenExport::reported, &app,
                          [](const QString &line) { std::fprintf(stderr, "treelens: %s\n", line.toUtf8().constData()); });
@@ -225,6 +236,8 @@ int main(int argc, char **argv)
     }
 
     treelens::MainWindow window;
+    if (cli.isSet(precisionOpt))
+        window.setPrecision(cli.value(precisionOpt), /*remember=*/false);
     window.setModelPath(model);
     if (cli.isSet(pairsOpt)) {
         treelens::PairWorkbench *pairs = window.pairWorkbench();

@@ -170,6 +170,7 @@ public:
     bool isRunning(const QString &group) const;
     /// The encoders loaded by any job.
     EncoderCache &encoders() { return m_encoders; }
+    const EncoderCache &encoders() const { return m_encoders; }
 
 Q_SIGNALS:
     void jobFailed(quint64 generation, const QString &message);
