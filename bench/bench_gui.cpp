@@ -1,10 +1,10 @@
 // End-to-end GUI latency of the real main window (offscreen) with the shipped
-// default model: from a sentence submitted to every view updated and painted,
+// default model (or --model M, in --precision P): from a sentence submitted to every view updated and painted,
 // for sentences of 10, 40 and 200 words, and the worst GUI-thread stall
 // (LatencyProbe) while a whole corpus (UD EWT dev, 2,001 sentences) is scored in
 // the background. Prints one JSON object. See docs/performance.md.
 //
-//   bench_gui [--runs N] [--corpus FILE.conllu] [--threads T]
+//   bench_gui [--runs N] [--corpus FILE.conllu] [--model M] [--precision fp32|int8|bf16|auto]
 //
 // Two paths per length: "typed" (the sentence's text: tokenise + parse with the
 // configured parser + encoder + views) and "preparsed" (the same words with
@@ -111,6 +111,7 @@ int main(int argc, char **argv)
     qputenv("XDG_CONFIG_HOME", "/tmp/treelens-bench-gui-config");
     QApplication app(argc, argv);
     int runs = 5;
+    std::string modelArg, precision = "fp32";
     std::string corpusPath = std::string(TREELENS_DEFAULT_SHARED_DIR) + "/data/ud-english-ewt/en_ewt-ud-dev.conllu";
     for (int i = 1; i + 1 < argc; ++i) {
         const std::string a = argv[i];
@@ -118,8 +119,12 @@ int main(int argc, char **argv)
             runs = std::max(1, std::atoi(argv[++i]));
         else if (a == "--corpus")
             corpusPath = argv[++i];
+        else if (a == "--model")
+            modelArg = argv[++i];
+        else if (a == "--precision")
+            precision = argv[++i];
     }
-    const std::string model = defaultModelPath();
+    const std::string model = modelArg.empty() ? defaultModelPath() : modelArg;
     if (model.empty()) {
         std::fprintf(stderr, "bench_gui: the default model was not found\n");
         return 1;
@@ -143,6 +148,7 @@ int main(int argc, char **argv)
 
     MainWindow w;
     w.resize(1600, 1000);
+    w.setPrecision(QString::fromStdString(precision), /*remember=*/false);
     w.setModelPath(QString::fromStdString(model));
     w.show();
     bool shown = false, ok = false;
@@ -157,6 +163,7 @@ int main(int argc, char **argv)
     nlohmann::json out;
     out["benchmark"] = "gui_end_to_end";
     out["model"] = model;
+    out["precision"] = precision;
     out["runs"] = runs;
     out["qpa_platform"] = qgetenv("QT_QPA_PLATFORM").toStdString();
     LatencyProbe probe(5);

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Largest differences between two models' analyses (e.g. fp16 vs fp32 storage,
-bf16 vs fp32 compute) over a file of sentences, plus how often the induced trees
-agree. Usage: compare_models.py CLI MODEL_A MODEL_B SENTENCES [extra analyze flags for B]
+"""Differences between two analyses of the same sentences (e.g. fp16 vs fp32 storage,
+int8 or bf16 vs fp32 compute): the largest and mean absolute differences of the link
+probabilities, the constituent prior C, the attention and the embeddings, and how many
+induced trees are identical.
+Usage: compare_models.py CLI MODEL_A MODEL_B SENTENCES [extra analyze flags for B]
 Prints one JSON object."""
 import json, subprocess, sys
 
@@ -13,18 +15,29 @@ def run(model, flags):
                          check=True, capture_output=True, text=True).stdout
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
-ra, rb = run(a, []), run(b, extra)
-worst = {"link_probs": 0.0, "constituent_prior": 0.0, "attention": 0.0, "embedding": 0.0}
+def flat(v):
+    if isinstance(v, list):
+        for e in v:
+            yield from flat(e)
+    else:
+        yield v
+
+ra, rb = run(a, ["--precision", "fp32"]), run(b, extra)
+keys = ["link_probs", "constituent_prior", "attention", "embedding"]
+worst = {k: 0.0 for k in keys}
+total = {k: 0.0 for k in keys}
+count = {k: 0 for k in keys}
 same_trees = 0
 for x, y in zip(ra, rb):
-    for key in worst:
-        def flat(v):
-            if isinstance(v, list):
-                for e in v:
-                    yield from flat(e)
-            else:
-                yield v
-        d = max((abs(p - q) for p, q in zip(flat(x[key]), flat(y[key]))), default=0.0)
-        worst[key] = max(worst[key], d)
+    for key in keys:
+        for p, q in zip(flat(x[key]), flat(y[key])):
+            d = abs(p - q)
+            worst[key] = max(worst[key], d)
+            total[key] += d
+            count[key] += 1
     same_trees += x["induced_brackets"] == y["induced_brackets"]
-print(json.dumps({"sentences": len(ra), "max_abs_diff": worst, "identical_induced_trees": same_trees}))
+print(json.dumps({"sentences": len(ra), "flags_b": extra,
+                  "max_abs_diff": worst,
+                  "mean_abs_diff": {k: total[k] / max(1, count[k]) for k in keys},
+                  "identical_induced_trees": same_trees,
+                  "identical_induced_trees_share": same_trees / max(1, len(ra))}))
