@@ -1,7 +1,7 @@
 // bench_speed: the Tree Transformer's analysis in TreeLens against references,
 // side by side in one run on one machine (docs/performance.md).
 //
-//   bench_speed [--model random:official|FILE] [--task sentence|corpus] [--words 40] [--batch 1]
+//   bench_speed [--model random:official|random:L,D,H,F,V|FILE] [--task sentence|corpus] [--words 40] [--batch 1]
 //               [--corpus FILE.conllu] [--corpus-batch 64] [--sides fp32,int8,official-ops]
 //               [--threads 1[,2]] [--reps 15] [--official DIR [--python PYTHON]]
 //               [--write-model OUT.safetensors]
@@ -161,8 +161,8 @@ json gemmRates(int threads)
 /// the Tree Transformer's checkpoint importer (import-checkpoint's code path):
 /// from a checkpoint the official code wrote when a worker is given, else from
 /// TreeLens's own random weights in the official initialisation.
-std::string makeOfficialModel(const std::string &out, const std::string &python, const std::string &official,
-                              const std::string &workerScript)
+std::string makeRandomModel(const std::string &out, const TreeTransformerConfig &cfg, const std::string &python,
+                            const std::string &official, const std::string &workerScript)
 {
     const EncoderFamily *family = findEncoderFamily("tree-transformer");
     ImportRequest request;
@@ -170,7 +170,10 @@ std::string makeOfficialModel(const std::string &out, const std::string &python,
     if (!official.empty()) {
         const std::string dir = out + ".official-checkpoint";
         const std::string cmd = "OPENBLAS_NUM_THREADS=1 '" + python + "' '" + workerScript + "' --official '" + official +
-                                "' --make-checkpoint '" + dir + "' >/dev/null";
+                                "' --make-checkpoint '" + dir + "' --layers " + std::to_string(cfg.layers) +
+                                " --d-model " + std::to_string(cfg.dModel) + " --heads " + std::to_string(cfg.heads) +
+                                " --d-ff " + std::to_string(cfg.dFF) + " --vocab-size " + std::to_string(cfg.vocabSize) +
+                                " >/dev/null";
         if (std::system(cmd.c_str()) != 0)
             die("the official code could not write a checkpoint (" + cmd + ")");
         auto tensors = readTorchCheckpoint(dir + "/model.pth", &request.note);
@@ -186,8 +189,6 @@ std::string makeOfficialModel(const std::string &out, const std::string &python,
         std::filesystem::remove_all(dir);
         note = "random weights written by the official code (Solver._make_model's initialisation), imported";
     } else {
-        TreeTransformerConfig cfg;
-        cfg.vocabSize = 16000;
         request.tensors = randomTreeTransformerWeights(cfg, 1);
         std::string vocab = "[PAD]\n[UNK]\n[MASK]\n[CLS]\n";
         for (int i = 4; i < cfg.vocabSize; ++i)
@@ -197,8 +198,8 @@ std::string makeOfficialModel(const std::string &out, const std::string &python,
         request.checkpointPath = "random-official.pth";
         note = "random weights in the official initialisation (TreeLens's generator), imported";
     }
-    request.name = "official-size-random";
-    request.heads = 8;
+    request.name = "random-" + std::to_string(cfg.layers) + "x" + std::to_string(cfg.dModel);
+    request.heads = cfg.heads;
     auto file = family->importCheckpoint(std::move(request));
     if (!file)
         die(file.message());
@@ -243,7 +244,9 @@ int main(int argc, char **argv)
     std::string model = "random:official", task = "sentence", corpusPath, sidesSpec = "fp32,int8,official-ops";
     std::string threadsSpec = "1", official, python = "/usr/bin/python3", writeModel, worker;
     int words = 40, batch = 1, corpusBatch = 64, reps = 15, seed = 7;
-    app.add_option("--model", model, "random:official or a .safetensors model file")->capture_default_str();
+    double maxParityDiff = -1;
+    app.add_option("--model", model, "random:official (10 layers, d 512, 8 heads, d_ff 2048, vocabulary 16k), "
+                                     "random:L,D,H,F,V or a .safetensors model file")->capture_default_str();
     app.add_option("--task", task, "sentence or corpus")->check(CLI::IsMember({"sentence", "corpus"}))->capture_default_str();
     app.add_option("--words", words, "sentence: words per sentence")->capture_default_str();
     app.add_option("--batch", batch, "sentence: sentences per call")->capture_default_str();
@@ -256,7 +259,9 @@ int main(int argc, char **argv)
     app.add_option("--official", official, "directory of the official Tree Transformer sources (models.py, ...)");
     app.add_option("--python", python, "Python with torch for the official code")->capture_default_str();
     app.add_option("--worker", worker, "path of official_worker.py (default: next to this source)");
-    app.add_option("--write-model", writeModel, "keep the random:official model file here");
+    app.add_option("--write-model", writeModel, "keep the random model file here");
+    app.add_option("--max-parity-diff", maxParityDiff, "exit 1 when a reference's link probabilities differ from TreeLens "
+                                                       "fp32's by more than this (tests)");
     CLI11_PARSE(app, argc, argv);
 
     if (worker.empty())
@@ -281,14 +286,23 @@ int main(int argc, char **argv)
     // The model file.
     std::string modelPath = model;
     std::string tempModel;
-    if (model == "random:official") {
+    if (model.rfind("random:", 0) == 0) {
+        TreeTransformerConfig rc;
+        rc.vocabSize = 16000; // the official defaults otherwise: 10 layers, d 512, 8 heads, d_ff 2048
+        if (model != "random:official") {
+            char comma = 0;
+            std::istringstream in(model.substr(7));
+            in >> rc.layers >> comma >> rc.dModel >> comma >> rc.heads >> comma >> rc.dFF >> comma >> rc.vocabSize;
+            if (!in || !rc.validate())
+                die("--model random:official or random:L,D,H,F,V expected, got '" + model + "'");
+        }
         modelPath = writeModel.empty() ? (std::filesystem::temp_directory_path() /
                                           ("treelens-bench-official-" + std::to_string(getpid()) + ".safetensors"))
                                              .string()
                                        : writeModel;
         if (writeModel.empty())
             tempModel = modelPath;
-        report["model_note"] = makeOfficialModel(modelPath, python, official, worker);
+        report["model_note"] = makeRandomModel(modelPath, rc, python, official, worker);
     }
     auto file = loadModelFile(modelPath);
     if (!file)
@@ -300,7 +314,7 @@ int main(int argc, char **argv)
     auto vocab = Vocabulary::fromTokens(file->vocab);
     if (!vocab)
         die(vocab.message());
-    report["model"] = {{"path", model == "random:official" ? "random:official" : model},
+    report["model"] = {{"path", model},
                        {"layers", cfg->layers}, {"d_model", cfg->dModel}, {"heads", cfg->heads},
                        {"d_ff", cfg->dFF}, {"vocab", cfg->vocabSize}};
 
@@ -511,6 +525,10 @@ int main(int argc, char **argv)
             parity["official_python_vs_treelens_fp32_max_link_diff"] = maxDiff(links);
         }
         report["parity"] = parity;
+        if (maxParityDiff >= 0)
+            for (const auto &[key, value] : parity.items())
+                if (key.rfind("official", 0) == 0 && value.get<double>() > maxParityDiff)
+                    die(key + " = " + std::to_string(value.get<double>()) + " exceeds --max-parity-diff");
     }
 
     // ---- interleaved rounds

@@ -76,6 +76,9 @@ def main():
     ap.add_argument("--d-ff", type=int, default=2048)
     ap.add_argument("--vocab-size", type=int, default=16000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--words-from", metavar="CONLLU", help="--make-checkpoint: the dictionary's words, most frequent "
+                    "first, from this CoNLL-U file (normalised as TreeLens does: lower case, digit runs -> N), "
+                    "so that real sentences are not all [UNK]")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu", help="cpu or cuda")
     args = ap.parse_args()
@@ -123,7 +126,17 @@ def main():
                 nn.init.xavier_uniform_(p)
         os.makedirs(args.make_checkpoint, exist_ok=True)
         torch.save({"step": 0, "state_dict": model.state_dict()}, os.path.join(args.make_checkpoint, "model.pth"))
-        words = ["[PAD]", "[UNK]", "[MASK]", "[CLS]"] + ["w%d" % i for i in range(4, args.vocab_size)]
+        words = ["[PAD]", "[UNK]", "[MASK]", "[CLS]"]
+        if args.words_from:
+            import collections, re
+            counts = collections.Counter()
+            with open(args.words_from, encoding="utf-8") as f:
+                for line in f:
+                    cols = line.rstrip("\n").split("\t")
+                    if len(cols) == 10 and cols[0].isdigit():
+                        counts[re.sub(r"[0-9]+", "N", cols[1].lower())] += 1
+            words += [w for w, _ in counts.most_common() if w not in words][:args.vocab_size - len(words)]
+        words += ["w%d" % i for i in range(len(words), args.vocab_size)]
         with open(os.path.join(args.make_checkpoint, "dictionary.json"), "w") as f:
             json.dump({w: i for i, w in enumerate(words)}, f)
         print(json.dumps({"written": args.make_checkpoint, "torch": torch.__version__}), flush=True)
