@@ -2,7 +2,10 @@
 // is analysed through the JobRunner and the scene contents of every view are
 // checked against the document's sentence and analysis (which the encoder tests
 // check against the official implementation).
+#include <cmath>
 #include <tuple>
+
+#include <QAction>
 
 #include <QApplication>
 #include <QComboBox>
@@ -31,6 +34,7 @@
 #include "ui/modelpanel.h"
 #include "ui/mainwindow.h"
 #include "ui/session/latencyprobe.h"
+#include "ui/session/settings.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/heatmapview.h"
@@ -784,4 +788,43 @@ TEST_F(MainWindowTest, ADependencyTransformerShowsItsRelationViewsAttentionChoic
     EXPECT_FALSE(tabVisible(QStringLiteral("Relations")));
     EXPECT_EQ(attention->count(), 2);
     EXPECT_TRUE(w.modelPanel()->predictionText().isEmpty());
+}
+
+// File > Inference precision: the model is reloaded in the chosen precision, the card
+// says which, the open sentence is analysed again, and the choice is remembered.
+TEST_F(MainWindowTest, InferencePrecisionReloadsTheModelAndTheCardSaysWhich)
+{
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(modelPath()));
+    w.show();
+    bool ok = false;
+    ASSERT_TRUE(analyseAndWait(w, QStringLiteral("The old man saw a red kite ."), &ok));
+    ASSERT_TRUE(ok);
+    ASSERT_TRUE(waitFor([&] { return w.modelPanel()->cardHtml().contains(QStringLiteral("· fp32")); }))
+        << w.modelPanel()->cardHtml().toStdString();
+    const auto before = w.document()->analysis();
+    QAction *int8 = nullptr;
+    for (QAction *a : w.findChildren<QAction *>())
+        if (a->data().toString() == QLatin1String("int8"))
+            int8 = a;
+    ASSERT_TRUE(int8) << "no int8 entry in File > Inference precision";
+    int8->trigger();
+    EXPECT_EQ(w.precision(), QStringLiteral("int8"));
+    EXPECT_EQ(Settings::value(QStringLiteral("model/precision")).toString(), QStringLiteral("int8"));
+    ASSERT_TRUE(waitFor([&] { return w.modelPanel()->cardHtml().contains(QStringLiteral("· int8")); }))
+        << w.modelPanel()->cardHtml().toStdString();
+    // The sentence shown was analysed again, in int8: close to fp32, not identical.
+    ASSERT_TRUE(waitFor([&] { return w.document()->analysis() && w.document()->analysis() != before; }));
+    const auto after = w.document()->analysis();
+    double worst = 0;
+    for (std::size_t l = 0; l < after->linkProbs.size(); ++l)
+        for (std::size_t k = 0; k < after->linkProbs[l].size(); ++k)
+            worst = std::max(worst, std::fabs(static_cast<double>(after->linkProbs[l][k]) - before->linkProbs[l][k]));
+    EXPECT_GT(worst, 0.0);
+    EXPECT_LT(worst, 0.05);
+    // Auto says how it chose.
+    w.setPrecision(QStringLiteral("auto"));
+    ASSERT_TRUE(waitFor([&] { return w.modelPanel()->cardHtml().contains(QStringLiteral("auto:")); }))
+        << w.modelPanel()->cardHtml().toStdString();
+    w.setPrecision(QStringLiteral("fp32"));
 }
