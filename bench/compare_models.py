@@ -28,7 +28,17 @@ worst = {k: 0.0 for k in keys}
 total = {k: 0.0 for k in keys}
 count = {k: 0 for k in keys}
 same_trees = 0
+flat_trees = 0
+argmin_same = argmin_total = 0
 for x, y in zip(ra, rb):
+    flat_trees += not x["induced_brackets"]
+    # The first split decision of the top-down parse at every layer: where the weakest
+    # word-to-word link is (a finer agreement measure when the trees themselves are flat).
+    for lx, ly in zip(x["link_probs"], y["link_probs"]):
+        wx, wy = lx[1:], ly[1:]
+        if len(wx) > 1:
+            argmin_total += 1
+            argmin_same += wx.index(min(wx)) == wy.index(min(wy))
     for key in keys:
         for p, q in zip(flat(x[key]), flat(y[key])):
             d = abs(p - q)
@@ -40,4 +50,6 @@ print(json.dumps({"sentences": len(ra), "flags_b": extra,
                   "max_abs_diff": worst,
                   "mean_abs_diff": {k: total[k] / max(1, count[k]) for k in keys},
                   "identical_induced_trees": same_trees,
-                  "identical_induced_trees_share": same_trees / max(1, len(ra))}))
+                  "identical_induced_trees_share": same_trees / max(1, len(ra)),
+                  "flat_induced_trees_a": flat_trees,
+                  "weakest_link_same_share": argmin_same / max(1, argmin_total)}))
