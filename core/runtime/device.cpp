@@ -21,6 +21,42 @@ void setCpuThreads(int n)
 
 int cpuThreads() { return at::get_num_threads(); }
 
+namespace {
+
+using SetThreads = void (*)(int);
+using GetThreads = int (*)();
+
+SetThreads blasSet() { return reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")); }
+GetThreads blasGet() { return reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads")); }
+
+} // namespace
+
+GemmThreadScope::GemmThreadScope(bool blasGemms)
+{
+    const auto set = blasSet();
+    const auto get = blasGet();
+    if (!set || !get)
+        return; // no OpenBLAS pool beside LibTorch's: nothing competes
+    const int torchThreads = at::get_num_threads();
+    const int blasThreads = get();
+    if (blasGemms && torchThreads > 1 && blasThreads > 1) {
+        m_torchThreads = torchThreads;
+        at::set_num_threads(1);
+    } else if (!blasGemms && blasThreads > 1 && torchThreads > 1) {
+        m_blasThreads = blasThreads;
+        set(1);
+    }
+}
+
+GemmThreadScope::~GemmThreadScope()
+{
+    if (m_torchThreads > 0)
+        at::set_num_threads(m_torchThreads);
+    if (m_blasThreads > 0)
+        if (const auto set = blasSet())
+            set(m_blasThreads);
+}
+
 Result<torch::Device> resolveDevice(const DeviceConfig &config)
 {
     if (auto s = config.validate(); !s)

@@ -18,4 +18,27 @@ void setCpuThreads(int n);
 /// LibTorch's current intra-op thread count.
 int cpuThreads();
 
+/// For the span of one inference pass whose GEMMs all run in one library, gives
+/// that library the threads and the other one a single thread, then restores both.
+/// LibTorch's intra-op pool is OpenMP (libgomp), whose idle workers spin-wait after
+/// every parallel region; beside OpenBLAS's own pthreads on the same cores they take
+/// the CPU from the GEMMs. Measured with 2 threads on 2 cores (docs/performance.md,
+/// "Threads"): fp32, whose GEMMs are OpenBLAS's, ran 2.5x slower than with one
+/// thread at batch 1 and no faster at batch 64 until LibTorch's pool was set to 1;
+/// int8 and bf16, whose GEMMs are oneDNN's (OpenMP), keep LibTorch's pool and give
+/// OpenBLAS one thread. Does nothing when one thread is in use either way.
+class GemmThreadScope
+{
+public:
+    /// `blasGemms`: the pass's GEMMs run in OpenBLAS (fp32 addmm) rather than oneDNN.
+    explicit GemmThreadScope(bool blasGemms);
+    ~GemmThreadScope();
+    GemmThreadScope(const GemmThreadScope &) = delete;
+    GemmThreadScope &operator=(const GemmThreadScope &) = delete;
+
+private:
+    int m_torchThreads = 0; ///< to restore; 0 = unchanged
+    int m_blasThreads = 0;  ///< to restore; 0 = unchanged
+};
+
 } // namespace treelens

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -206,6 +207,11 @@ public:
         // batches would be mostly padding). Results come back in input order.
         const std::vector<std::size_t> order = lengthOrder(batch);
         std::vector<Analysis> out(batch.size());
+        // The whole call, not only each forward: idle OpenMP workers left spinning by
+        // the copies between batches would otherwise meet OpenBLAS's threads.
+        std::optional<GemmThreadScope> gemmThreads;
+        if (m_net.device().is_cpu())
+            gemmThreads.emplace(m_net.precision() == "fp32");
         const std::size_t chunk = static_cast<std::size_t>(std::max(1, m_device.batchSize));
         for (std::size_t begin = 0; begin < order.size(); begin += chunk) {
             if (control && control->isCancelled())
@@ -311,6 +317,9 @@ public:
             return s.error();
         const std::vector<std::size_t> order = lengthOrder(batch);
         std::vector<std::vector<float>> out(batch.size());
+        std::optional<GemmThreadScope> gemmThreads;
+        if (m_net.device().is_cpu())
+            gemmThreads.emplace(m_net.precision() == "fp32");
         const std::size_t chunk = static_cast<std::size_t>(std::max(1, m_device.batchSize));
         for (std::size_t begin = 0; begin < order.size(); begin += chunk) {
             if (control && control->isCancelled())

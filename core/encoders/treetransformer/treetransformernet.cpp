@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "core/runtime/cpufeatures.h"
+#include "core/runtime/device.h"
 
 namespace treelens::tt {
 
@@ -260,6 +261,10 @@ struct Forward {
             return lin.apply(x.reshape({-1, x.size(-1)}), net.m_precision).view({B, L, lin.w.size(0)});
         };
         const bool fused = !o.train && !o.officialStyle && !net.m_fused.empty();
+        // The GEMMs' library gets the threads: OpenBLAS in fp32, oneDNN (OpenMP) otherwise.
+        std::optional<GemmThreadScope> gemmThreads;
+        if (fused && net.m_device.is_cpu())
+            gemmThreads.emplace(net.m_precision == "fp32");
         // The inference path normalises rows in one loop; training (autograd) and the
         // official-ops reference use the operators.
         const bool rowNorm = fused && dev.is_cpu() && !torch::GradMode::is_enabled() && cfg.dModel > 1;

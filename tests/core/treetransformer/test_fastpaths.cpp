@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <dlfcn.h>
 #include <filesystem>
 #include <unistd.h>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "core/model/checkpoint.h"
 #include "core/model/modelfile.h"
 #include "core/runtime/cpufeatures.h"
+#include "core/runtime/device.h"
 #include "testutil.h"
 
 using namespace treelens;
@@ -313,4 +315,58 @@ TEST(TreeTransformerLayerNorm, RowLoopEqualsTheOperators)
     auto x = torch::randn({3, 7, 16}).transpose(0, 1);
     auto a = torch::rand({16}), b = torch::rand({16});
     EXPECT_LT((tt::officialLayerNormRows(x, a, b, 1e-6) - tt::officialLayerNorm(x, a, b, 1e-6)).abs().max().item<double>(), 1e-5);
+}
+
+// With more than one thread, an inference pass gives its GEMMs' library the threads
+// and the other pool one (docs/performance.md, "Threads"), and restores both after;
+// with one thread nothing changes. The pass's results do not depend on it.
+TEST(TreeTransformerThreads, TheGemmLibraryGetsTheThreadsForOnePass)
+{
+    using GetThreads = int (*)();
+    auto blasThreads = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    if (!blasThreads)
+        GTEST_SKIP() << "LibTorch's BLAS here is not OpenBLAS";
+    const int before = cpuThreads();
+    setCpuThreads(2);
+    ASSERT_EQ(cpuThreads(), 2);
+    ASSERT_EQ(blasThreads(), 2);
+    {
+        GemmThreadScope fp32(true); // OpenBLAS runs the GEMMs: LibTorch's OpenMP pool steps aside
+        EXPECT_EQ(cpuThreads(), 1);
+        EXPECT_EQ(blasThreads(), 2);
+        GemmThreadScope nested(true); // already one: nothing to change or restore
+        EXPECT_EQ(cpuThreads(), 1);
+    }
+    EXPECT_EQ(cpuThreads(), 2);
+    EXPECT_EQ(blasThreads(), 2);
+    {
+        GemmThreadScope int8(false); // oneDNN (OpenMP) runs them: OpenBLAS steps aside
+        EXPECT_EQ(cpuThreads(), 2);
+        EXPECT_EQ(blasThreads(), 1);
+    }
+    EXPECT_EQ(blasThreads(), 2);
+    setCpuThreads(1);
+    {
+        GemmThreadScope one(true);
+        EXPECT_EQ(cpuThreads(), 1);
+        EXPECT_EQ(blasThreads(), 1);
+    }
+
+    // Two threads give the one-thread analysis (fp32 and int8).
+    const std::string model = shippedModel();
+    if (!model.empty()) {
+        for (const char *precision : {"fp32", "int8"}) {
+            auto enc = open(model, precision);
+            ASSERT_TRUE(enc);
+            const auto in = words("the cat that the dog chased sat on the mat near the door");
+            setCpuThreads(1);
+            auto one = enc->analyze({in});
+            setCpuThreads(2);
+            auto two = enc->analyze({in});
+            ASSERT_TRUE(one.ok() && two.ok());
+            EXPECT_EQ(cpuThreads(), 2) << precision;
+            EXPECT_LT(maxDiff((*one)[0].linkProbs, (*two)[0].linkProbs), 1e-5) << precision;
+        }
+    }
+    setCpuThreads(before > 0 ? before : 1);
 }
