@@ -39,6 +39,13 @@ run corpus-official --model "$out/official-size.safetensors" --task corpus --cor
   --corpus-batch 64 --threads 1,2 --sides fp32,int8,official-ops --reps "$corpus_reps"
 run corpus-shipped --model "$shipped" --task corpus --corpus $E/en_ewt-ud-dev.conllu --corpus-batch 64 --threads 1,2 \
   --sides fp32,int8,official-ops --reps "$corpus_reps"
+# End to end with the JSON written: treelens-cli analyze on UD EWT dev with the shipped model
+# (start-up, model loading, every layer's attention, prior and links serialised; ~0.7 GB
+# of JSON Lines thrown away), one thread.
+echo "== analyze-shipped-ewt-dev" >&2
+/usr/bin/time -o "$out/analyze-shipped.time" -f '{"wall_s": %e, "user_s": %U, "sys_s": %S, "peak_kib": %M}' \
+  "$build/app/treelens-cli" analyze --input $E/en_ewt-ud-dev.conllu --json --threads 1 --batch 64 -o /dev/null
+cat "$out/analyze-shipped.time" >&2
 # The GUI with the imported official-size model: a typed 40-word sentence to painted views.
 for p in fp32 int8; do
   echo "== gui-official-$p" >&2
