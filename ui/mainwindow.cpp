@@ -1,5 +1,7 @@
 #include "ui/mainwindow.h"
 
+#include <QThread>
+
 #include "ui/pairworkbench.h"
 
 #include "ui/backgroundjobs.h"
@@ -97,6 +99,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         const bool known = QStringList{QStringLiteral("fp32"), QStringLiteral("int8"), QStringLiteral("bf16"),
                                        QStringLiteral("auto")}.contains(saved);
         m_jobs.encoders().setPrecision(known ? saved.toStdString() : std::string("fp32"));
+        // Encoders run on worker threads; on a small machine every core for them leaves the
+        // GUI thread fighting their spinning pools (docs/performance.md, "GUI").
+        m_jobs.encoders().setThreads(std::max(1, QThread::idealThreadCount() - 1));
     }
     const ParserConfig config = savedParserConfig();
     m_jobs.setParserConfig(config);

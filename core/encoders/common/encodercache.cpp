@@ -49,6 +49,8 @@ Result<std::shared_ptr<Encoder>> EncoderCache::get(const std::string &path, cons
         std::lock_guard<std::mutex> lock(m_mutex);
         if (!m_precision.empty())
             device.precision = m_precision;
+        if (device.threads == 0)
+            device.threads = m_threads;
         auto &slot = m_entries[keyOf(path, device)];
         if (!slot)
             slot = std::make_shared<Entry>();
@@ -85,6 +87,12 @@ void EncoderCache::setPrecision(const std::string &precision)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_precision = precision;
+}
+
+void EncoderCache::setThreads(int threads)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_threads = threads > 0 ? threads : 0;
 }
 
 std::string EncoderCache::precision() const

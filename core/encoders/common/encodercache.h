@@ -33,6 +33,9 @@ public:
     /// already loaded stay; a get() in the new precision loads its own instance.
     void setPrecision(const std::string &precision);
     std::string precision() const;
+    /// The CPU threads every later get() loads with when its DeviceConfig says 0
+    /// (0 = the libraries' defaults): the app leaves a core to its GUI thread.
+    void setThreads(int threads);
 
 private:
     struct Entry {
@@ -44,6 +47,7 @@ private:
     mutable std::mutex m_mutex;
     std::map<std::string, std::shared_ptr<Entry>> m_entries;
     std::string m_precision;
+    int m_threads = 0;
 };
 
 } // namespace treelens

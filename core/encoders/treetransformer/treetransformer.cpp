@@ -207,6 +207,10 @@ public:
         // batches would be mostly padding). Results come back in input order.
         const std::vector<std::size_t> order = lengthOrder(batch);
         std::vector<Analysis> out(batch.size());
+        // OpenMP's thread count belongs to the calling thread: a worker thread (the
+        // app's) would otherwise run with OpenMP's default, every core.
+        if (m_device.threads > 0 && m_net.device().is_cpu())
+            setCpuThreads(m_device.threads);
         // The whole call, not only each forward: idle OpenMP workers left spinning by
         // the copies between batches would otherwise meet OpenBLAS's threads.
         std::optional<GemmThreadScope> gemmThreads;
@@ -317,6 +321,8 @@ public:
             return s.error();
         const std::vector<std::size_t> order = lengthOrder(batch);
         std::vector<std::vector<float>> out(batch.size());
+        if (m_device.threads > 0 && m_net.device().is_cpu())
+            setCpuThreads(m_device.threads);
         std::optional<GemmThreadScope> gemmThreads;
         if (m_net.device().is_cpu())
             gemmThreads.emplace(m_net.precision() == "fp32");
