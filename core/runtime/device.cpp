@@ -6,33 +6,48 @@
 
 namespace treelens {
 
-void setCpuThreads(int n)
-{
-    if (n <= 0)
-        return;
-    at::set_num_threads(n);
-    // OpenBLAS (Debian's libopenblas0-pthread behind LibTorch's fp32 GEMMs)
-    // keeps its own thread pool: give it the same count, or "1 thread" would
-    // quietly use every core. Looked up at run time so no BLAS is linked directly.
-    using SetThreads = void (*)(int);
-    if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
-        fn(n);
-}
-
-int cpuThreads() { return at::get_num_threads(); }
-
 namespace {
 
 using SetThreads = void (*)(int);
 using GetThreads = int (*)();
 
-SetThreads blasSet() { return reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")); }
-GetThreads blasGet() { return reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads")); }
+// OpenBLAS (Debian's libopenblas0-pthread behind LibTorch's fp32 GEMMs) keeps its
+// own thread pool. Looked up once at run time so no BLAS is linked directly.
+SetThreads blasSet()
+{
+    static const auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    return fn;
+}
+
+GetThreads blasGet()
+{
+    static const auto fn = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    return fn;
+}
 
 } // namespace
 
-GemmThreadScope::GemmThreadScope(bool blasGemms)
+void setCpuThreads(int n)
 {
+    if (n <= 0)
+        return;
+    at::set_num_threads(n);
+    // Give OpenBLAS the same count, or "1 thread" would quietly use every core.
+    if (const auto set = blasSet())
+        set(n);
+}
+
+int blasThreads()
+{
+    const auto get = blasGet();
+    return get ? get() : 0;
+}
+
+int cpuThreads() { return at::get_num_threads(); }
+
+GemmThreadScope::GemmThreadScope(bool blasGemms, int threads)
+{
+    setCpuThreads(threads); // on this thread: OpenMP keeps a thread count per calling thread
     const auto set = blasSet();
     const auto get = blasGet();
     if (!set || !get)
@@ -53,8 +68,7 @@ GemmThreadScope::~GemmThreadScope()
     if (m_torchThreads > 0)
         at::set_num_threads(m_torchThreads);
     if (m_blasThreads > 0)
-        if (const auto set = blasSet())
-            set(m_blasThreads);
+        blasSet()(m_blasThreads); // found, or m_blasThreads would be 0
 }
 
 Result<torch::Device> resolveDevice(const DeviceConfig &config)

@@ -17,6 +17,8 @@ Result<torch::Device> resolveDevice(const DeviceConfig &config);
 void setCpuThreads(int n);
 /// LibTorch's current intra-op thread count.
 int cpuThreads();
+/// OpenBLAS's thread count; 0 when LibTorch's BLAS is not OpenBLAS.
+int blasThreads();
 
 /// For the span of one inference pass whose GEMMs all run in one library, gives
 /// that library the threads and the other one a single thread, then restores both.
@@ -31,7 +33,9 @@ class GemmThreadScope
 {
 public:
     /// `blasGemms`: the pass's GEMMs run in OpenBLAS (fp32 addmm) rather than oneDNN.
-    explicit GemmThreadScope(bool blasGemms);
+    /// `threads` > 0: first setCpuThreads(threads) on the calling thread (OpenMP keeps
+    /// a count per thread, so a worker thread would otherwise use OpenMP's default).
+    explicit GemmThreadScope(bool blasGemms, int threads = 0);
     ~GemmThreadScope();
     GemmThreadScope(const GemmThreadScope &) = delete;
     GemmThreadScope &operator=(const GemmThreadScope &) = delete;

@@ -207,15 +207,7 @@ public:
         // batches would be mostly padding). Results come back in input order.
         const std::vector<std::size_t> order = lengthOrder(batch);
         std::vector<Analysis> out(batch.size());
-        // OpenMP's thread count belongs to the calling thread: a worker thread (the
-        // app's) would otherwise run with OpenMP's default, every core.
-        if (m_device.threads > 0 && m_net.device().is_cpu())
-            setCpuThreads(m_device.threads);
-        // The whole call, not only each forward: idle OpenMP workers left spinning by
-        // the copies between batches would otherwise meet OpenBLAS's threads.
-        std::optional<GemmThreadScope> gemmThreads;
-        if (m_net.device().is_cpu())
-            gemmThreads.emplace(m_net.precision() == "fp32");
+        const auto threads = cpuThreadScope();
         const std::size_t chunk = static_cast<std::size_t>(std::max(1, m_device.batchSize));
         for (std::size_t begin = 0; begin < order.size(); begin += chunk) {
             if (control && control->isCancelled())
@@ -321,11 +313,7 @@ public:
             return s.error();
         const std::vector<std::size_t> order = lengthOrder(batch);
         std::vector<std::vector<float>> out(batch.size());
-        if (m_device.threads > 0 && m_net.device().is_cpu())
-            setCpuThreads(m_device.threads);
-        std::optional<GemmThreadScope> gemmThreads;
-        if (m_net.device().is_cpu())
-            gemmThreads.emplace(m_net.precision() == "fp32");
+        const auto threads = cpuThreadScope();
         const std::size_t chunk = static_cast<std::size_t>(std::max(1, m_device.batchSize));
         for (std::size_t begin = 0; begin < order.size(); begin += chunk) {
             if (control && control->isCancelled())
@@ -372,6 +360,17 @@ public:
     }
 
 private:
+    /// Threads for one analyze()/embed() call on the CPU: this encoder's count on the
+    /// calling thread, and the GEMMs' library given them for the whole call (not only
+    /// each forward: idle OpenMP workers left spinning by the copies between batches
+    /// would otherwise meet OpenBLAS's threads).
+    std::optional<GemmThreadScope> cpuThreadScope() const
+    {
+        if (!m_net.device().is_cpu())
+            return std::nullopt;
+        return std::optional<GemmThreadScope>(std::in_place, m_net.precision() == "fp32", m_device.threads);
+    }
+
     /// Every input's length against the model, before anything runs: the error
     /// names the first bad sentence in input order.
     Status checkLengths(const std::vector<EncoderInput> &batch) const

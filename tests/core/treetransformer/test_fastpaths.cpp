@@ -5,7 +5,6 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <dlfcn.h>
 #include <filesystem>
 #include <unistd.h>
 #include <fstream>
@@ -322,9 +321,7 @@ TEST(TreeTransformerLayerNorm, RowLoopEqualsTheOperators)
 // with one thread nothing changes. The pass's results do not depend on it.
 TEST(TreeTransformerThreads, TheGemmLibraryGetsTheThreadsForOnePass)
 {
-    using GetThreads = int (*)();
-    auto blasThreads = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-    if (!blasThreads)
+    if (blasThreads() == 0)
         GTEST_SKIP() << "LibTorch's BLAS here is not OpenBLAS";
     const int before = cpuThreads();
     setCpuThreads(2);
