@@ -2,6 +2,7 @@
 // A hand-made analysis for view and export tests: known values per layer, head
 // and cell, so a wrong layer, head or transposition shows.
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>

@@ -3,6 +3,10 @@
 /// The app's JobRunner as the views' BackgroundWork (viz/ cannot see the
 /// session layer; ui/ joins the two).
 
+#include <functional>
+#include <type_traits>
+#include <utility>
+
 #include "ui/session/jobrunner.h"
 #include "viz/backgroundwork.h"
 

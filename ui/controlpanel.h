@@ -5,6 +5,7 @@
 /// focus word, threshold, and the tree view modes. Owns no state beyond its
 /// widgets: it reports changes and the main window fans them out to the views.
 
+#include <string>
 #include <vector>
 
 #include <QWidget>

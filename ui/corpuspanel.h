@@ -7,6 +7,7 @@
 /// fills the F1 column so the worst sentences can be sorted to the top.
 
 #include <memory>
+#include <vector>
 
 #include <QWidget>
 

@@ -28,6 +28,7 @@
 /// takes the 0-based indices of the typed report and of ViewState.
 
 #include <atomic>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>

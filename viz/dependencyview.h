@@ -32,6 +32,7 @@
 /// "attention-arc", "legend", "note") and data(1) = the word index / relation, for tests
 /// and tools. Arc items are QGraphicsPathItems whose pen colour is the arc colour.
 
+#include <utility>
 #include <vector>
 
 #include <QGraphicsView>

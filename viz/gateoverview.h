@@ -7,6 +7,9 @@
 /// mean over the tree's arcs only (both directions). Clicking a cell emits
 /// cellActivated(layer, head); the selected cell is outlined.
 
+#include <utility>
+#include <vector>
+
 #include <QStringList>
 #include <QWidget>
 

@@ -15,6 +15,7 @@
 /// sentence, or a model without link probabilities, is said so in the figure.
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <QString>

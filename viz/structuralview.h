@@ -12,6 +12,7 @@
 /// numbers come from ProbeRunStructural (core/probing/probereport.h) as they are.
 
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 

@@ -9,6 +9,7 @@
 /// the same, its attention is not, because the LM reads both sentences).
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <QWidget>

@@ -1,6 +1,7 @@
 #pragma once
 // Shared plumbing for treelens-cli subcommands.
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>

@@ -8,6 +8,7 @@
 /// Messages are one line, name the source and line/offset, and are made safe
 /// for a terminal with printableMessage().
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>

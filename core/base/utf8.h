@@ -3,6 +3,7 @@
 /// Minimal UTF-8 helpers (validation and decoding). Hand-written because only
 /// validation and code-point stepping are needed and Qt is not allowed in core.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -7,6 +7,7 @@
 /// recursive models). An encoder fills only the fields it emits (EncoderInfo
 /// says which); empty vectors mean "not applicable".
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>

@@ -7,7 +7,9 @@
 /// "Words" are the terminals that are not under a -NONE- preterminal: they are the
 /// tokens of the sentence, numbered 0..wordCount()-1 in order.
 
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/result.h"

@@ -4,6 +4,7 @@
 /// live in Sentence::tokens (shared with the constituency tree and the encoder
 /// input); the tree holds one head and one relation per token.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 

@@ -10,7 +10,9 @@
 /// left-branching, right-branching and random-binary baselines under the same
 /// scorer, and the model's F1 for every start layer.
 
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/result.h"

@@ -5,6 +5,7 @@
 /// where two systems disagree on the top answer, and the per-question and
 /// per-slice tables as CSV or JSON for export.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 

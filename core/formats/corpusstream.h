@@ -9,6 +9,7 @@
 /// (UTF-8, NUL bytes; a BOM is skipped at the start of the file only), and the
 /// file must be a regular file within InputLimits::maxTextFileBytes, or "-".
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>

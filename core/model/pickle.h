@@ -13,6 +13,7 @@
 /// bytes materialised for tensors are limited; malformed input gives an Error,
 /// never a crash or an exception (fuzzed, see docs/model-files.md).
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>

@@ -31,7 +31,10 @@
 /// parser per thread; SIGPIPE from a command that exits without reading its
 /// input is blocked for the writing thread and never reaches the application.
 
+#include <cstddef>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/base/result.h"
 #include "core/parsing/parser.h"

@@ -7,6 +7,8 @@
 /// is returned. Polls `control` between batches (an Error "cancelled") and
 /// reports progress there (stage "parsing both sides").
 
+#include <cstddef>
+
 #include "core/base/result.h"
 #include "core/base/runcontrol.h"
 #include "core/formats/pairs.h"

@@ -26,6 +26,7 @@
 ///   always puts a "TOP" root above everything, which ConstituencyTree::contentRoot()
 ///   and core/eval/bracketeval skip when it has a single phrasal child.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 

@@ -71,7 +71,9 @@
 /// [CLS] link is ignored.
 
 #include <array>
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/result.h"

@@ -15,6 +15,7 @@
 /// Pairs without both trees, or that the model refuses, are left out and counted.
 /// Torch-free header.
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>

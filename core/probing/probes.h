@@ -48,6 +48,7 @@
 /// inference with more threads): two runs with the same inputs and seed give
 /// bit-identical results on one machine.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>

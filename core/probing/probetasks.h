@@ -43,6 +43,7 @@
 /// Dependency), "no-tree" (DepthSource::Auto, neither tree), "invalid-dependency-tree"
 /// (a head out of range, -1 or a cycle), "rare-depth".
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>

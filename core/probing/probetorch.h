@@ -6,9 +6,13 @@
 /// the thread guard. Internal to core: it includes LibTorch, so nothing outside
 /// the probes' translation units includes it (the public probes.h is torch-free).
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <torch/torch.h>

@@ -6,6 +6,7 @@
 /// by the seeded 0.8/0.1/0.1 split. Torch-free.
 
 #include <cstddef>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>

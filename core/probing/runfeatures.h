@@ -5,6 +5,7 @@
 /// the structural probes — and the structural probes' examples per split.
 /// Torch-free header.
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>

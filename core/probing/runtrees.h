@@ -8,6 +8,7 @@
 /// Torch-free header (the parser runs LibTorch inside core).
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/result.h"

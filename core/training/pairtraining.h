@@ -5,6 +5,7 @@
 /// corpora, the (question, correct, wrong) triples of pairwise losses, the
 /// seeded per-epoch order, and the dev report of a ranking evaluation. Torch-free.
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>

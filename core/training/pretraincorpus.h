@@ -6,6 +6,7 @@
 /// and the words of PTB WSJ files in a given range. Evaluation files are never
 /// read: the PTB range is checked against the held-out wsj_0160–0199.
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>

@@ -20,6 +20,7 @@
 /// events carry elapsed_s (wall clock) and cpu_s (process CPU time, all
 /// threads), both summed over every session of the run.
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>

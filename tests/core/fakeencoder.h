@@ -6,7 +6,12 @@
 // heads spread it evenly; [CLS] attends to itself. Layer states: token t of an
 // n-word sentence at layer l has state[k] = (l + 1) · (k == 0 ? n : k == 1 ? t :
 // sin(t + k)). Link probabilities (when `links`): 0.5 for every gap.
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/encoders/encoder.h"
 

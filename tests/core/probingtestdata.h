@@ -3,6 +3,7 @@
 // can be counted from their definition.
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/formats/corpus.h"

@@ -2,6 +2,8 @@
 // The QApplication and event-loop helpers shared by the UI test files, which run
 // in one process (treelens_ui_tests): whichever test comes first creates the
 // application (on the heap: a static QApplication crashes at exit).
+#include <string>
+
 #include <QApplication>
 #include <QElapsedTimer>
 

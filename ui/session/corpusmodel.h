@@ -6,6 +6,7 @@
 /// QSortFilterProxyModel on the text column (see CorpusDock).
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <QAbstractTableModel>

@@ -26,10 +26,14 @@
 /// is made.
 
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <QObject>

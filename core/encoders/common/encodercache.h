@@ -6,6 +6,7 @@
 /// serialises its calls: each analyze()/embed()/layerStates() call holds the
 /// encoder's lock, and jobs interleave batch by batch. Thread-safe; torch-free.
 
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <mutex>

@@ -3,6 +3,7 @@
 /// Conversions between LibTorch tensors and the plain types of model files and
 /// analyses, shared by the encoder families (internal to core: torch types).
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>

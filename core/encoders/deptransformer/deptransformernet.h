@@ -6,6 +6,7 @@
 /// Parameter names are the fixture's (`emb.word.weight`, `layers.l.attn.q.weight`,
 /// `layers.l.attn.rel_v`, `cls.weight`, `pair.w_mul.weight`, ...).
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>

@@ -7,6 +7,7 @@
 /// on the diagonal, the arc label for adjacent nodes in both directions, `a:b`
 /// for a + b <= T, `[none]` beyond). Torch-free; the views read it too.
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <utility>

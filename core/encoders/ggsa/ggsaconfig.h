@@ -6,6 +6,7 @@
 /// (`fixtures/ggsa-reference/README.md`, steps 1-7) specifies them.
 /// Torch-free: the app and the views read the layout from here.
 
+#include <cstddef>
 #include <string>
 #include <unordered_map>
 #include <utility>

@@ -7,6 +7,7 @@
 /// without the sub-model prefix (`embed.weight`, `q_enc.layers.k.gate.weight`,
 /// `a_enc.layers.k.inter_ffn.w1.weight`, `comp.w_am.weight`, `head.mlp1.weight`).
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>

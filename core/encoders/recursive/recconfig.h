@@ -9,6 +9,7 @@
 /// binarized constituency trees). Their hyper-parameters and the trees they
 /// compose over. Torch-free; the views and tests read it too.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>

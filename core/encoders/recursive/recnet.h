@@ -12,6 +12,8 @@
 /// and bench_recursive hold the batching against. Both are iterative over the
 /// heights, so a 1,000-level tree uses no stack.
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 

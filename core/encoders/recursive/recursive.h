@@ -25,6 +25,8 @@
 /// dependency models' token subtree, the constituency models' smallest constituent holding
 /// the word); embed() = the root vector.
 
+#include <string>
+
 #include "core/base/result.h"
 #include "core/encoders/family.h"
 #include "core/encoders/recursive/recconfig.h"

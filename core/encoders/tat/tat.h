@@ -17,6 +17,9 @@
 /// views number them 1..2H: the semantic stream's first). embed() gives the pair vector of eq. (9)
 /// (before the tanh); there are no per-word layer states.
 
+#include <string>
+#include <vector>
+
 #include "core/base/result.h"
 #include "core/encoders/family.h"
 #include "core/encoders/tat/tatconfig.h"

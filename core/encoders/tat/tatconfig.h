@@ -6,9 +6,11 @@
 /// post-order, level = depth from the root, children = words and phrasal
 /// sub-brackets left to right). Torch-free; views and tests read it too.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/result.h"

@@ -10,6 +10,8 @@
 /// its CLS-residual variant. Parameter names are the fixture's (`lm.*`, `tat.*`,
 /// `cls.*`, `cls_res.*`).
 
+#include <array>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>

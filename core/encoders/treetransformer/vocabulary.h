@@ -6,6 +6,7 @@
 /// not in its dictionary to the first BERT word piece of the word; TreeLens has
 /// no BERT tokenizer and uses "[UNK]": see docs/tree-transformer.md.)
 
+#include <cstddef>
 #include <string>
 #include <unordered_map>
 #include <vector>

@@ -7,14 +7,19 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
 #include <functional>
-#include <mutex>
-#include <thread>
+#include <initializer_list>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
