@@ -21,6 +21,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   formats/treelensjson.cpp
   formats/latex.cpp
   formats/analysisjson.cpp
+  formats/analysistext.cpp
   text/tokenizer.cpp
   parsing/headrules.cpp
   parsing/treedecoders.cpp
@@ -36,8 +37,10 @@ set(TREELENS_CORE_PLAIN_SOURCES
   model/safetensors.cpp
   model/modelfile.cpp
   model/pickle.cpp
+  model/trainingdata.cpp
   encoders/treetransformer/induction.cpp
   encoders/treetransformer/vocabulary.cpp
+  encoders/treetransformer/precisionrule.cpp
   training/pairtraining.cpp
   encoders/recursive/recconfig.cpp
   training/pretraincorpus.cpp

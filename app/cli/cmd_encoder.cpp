@@ -21,6 +21,7 @@
 #include "core/encoders/treetransformer/encoderbench.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/analysisjson.h"
+#include "core/formats/analysistext.h"
 #include "core/formats/pairs.h"
 #include "core/parsing/parser.h"
 #include "core/formats/ptb.h"
@@ -76,7 +77,7 @@ Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
 /// analyze --pairs: one JSON object per pair. A pair model analyses the pair
 /// (the second sentence under "second", the pair's score in "prediction"); a
 /// single-sentence encoder analyses each side on its own.
-int analyzePairs(const std::string &path, const DeviceSpec &dev, bool attention, const std::string &out)
+int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool attention, const std::string &out)
 {
     auto corpus = readPairCorpus(path);
     if (!corpus)
@@ -126,6 +127,14 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool attention,
             if (!pairModel)
                 a.second.push_back(std::move((*res)[k++]));
             const auto &p = corpus->pairs[i];
+            if (!json) {
+                text += "pair " + std::to_string(i + 1) + (p.group.empty() ? "" : " (group " + p.group) +
+                        (p.label.empty() ? "" : (p.group.empty() ? " (" : ", ") + std::string("label ") + p.label) +
+                        (p.group.empty() && p.label.empty() ? "" : ")") + "\n";
+                text += "  first:  " + join(p.first.words(), " ") + "\n  second: " + join(p.second.words(), " ") + "\n";
+                text += analysisToText(a);
+                continue;
+            }
             auto j = nlohmann::json::parse(analysisToJson(a, attention));
             j["pair"] = {{"index", i}, {"group", p.group}, {"label", p.label}};
             text += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
@@ -154,7 +163,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
     auto spec = std::make_shared<Spec>();
     cmd->add_option("text", spec->input.text, "Sentence text, or - for stdin")->type_name("TEXT");
     cmd->add_option("--pairs", spec->pairs, "Analyse a sentence-pair corpus (WikiQA folder, TSV, RTE XML, pairs JSON) "
-                                            "instead: JSON Lines, one object per pair")
+                                            "instead: text, or JSON Lines with --json, one entry per pair")
         ->type_name("PAIRS");
     addInputOptions(cmd, spec->input, true);
     addModelOptions(cmd, spec->dev);
@@ -164,7 +173,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
     cmd->callback([&action, spec]() {
         action = [spec]() {
             if (!spec->pairs.empty())
-                return analyzePairs(spec->pairs, spec->dev, !spec->noAttention, spec->out);
+                return analyzePairs(spec->pairs, spec->dev, spec->json, spec->json && !spec->noAttention, spec->out);
             auto input = InputChunks::open(spec->input);
             if (!input)
                 return fail(input.message());
@@ -176,6 +185,9 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
             // dropped, so memory does not grow with the number of sentences.
             // With -o nothing is written unless every sentence succeeds.
             const EncoderInfo &info = (*enc)->info();
+            // A pair model analyses pairs (--pairs), never one sentence on its own.
+            if (const std::string why = singleSentenceRefusal(info); !why.empty())
+                return fail(why);
             const int maxWords = info.maxTokens > 0 ? info.maxTokens - (info.hasClsToken ? 1 : 0) : 0;
             const std::string source = inputSourceName(spec->input);
             auto writer = AtomicFileWriter::open(spec->out.empty() ? std::string("-") : spec->out);
@@ -183,35 +195,29 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                 return fail(writer.message());
             AnalyzeOptions opt;
             opt.attention = spec->json && !spec->noAttention;
-            // A model that reads dependency trees gets the input's own trees, and
-            // sentences without one are parsed first by the default parser.
+            // A model that reads trees gets the input's own trees (CoNLL-U, PTB); sentences
+            // without the tree it needs are parsed first by the default parser, which is
+            // opened only then (a treebank that carries its trees needs no parser model).
+            const bool needsDep = info.input == InputKind::WordsWithDependency;
+            const bool needsConst = info.input == InputKind::WordsWithConstituency;
             std::unique_ptr<Parser> parser;
-            if (info.input == InputKind::WordsWithDependency) {
-                auto p = createParser(ParserConfig{});
-                if (!p)
-                    return fail(p.message());
-                parser = std::move(*p);
-            }
+            std::size_t counted = 0;
             // 512 sentences at a time: enough for the encoder to sort them by length into
             // batches of similar sentences (little padding), few enough to keep memory flat.
             constexpr std::size_t kChunk = 512;
             auto done = forEachChunk(*input, kChunk, "analyze", [&](std::vector<Sentence> &chunk) -> Status {
-                if (parser) {
-                    std::vector<Sentence> todo;
-                    std::vector<std::size_t> where;
-                    for (std::size_t i = 0; i < chunk.size(); ++i)
-                        if (!chunk[i].dependency) {
-                            todo.push_back(chunk[i]);
-                            where.push_back(i);
-                        }
-                    if (!todo.empty()) {
-                        auto parsed = parseCorpus(*parser, std::move(todo), source, CorpusParseOptions{});
-                        if (!parsed)
-                            return parsed.error();
-                        for (std::size_t k = 0; k < where.size(); ++k)
-                            chunk[where[k]].dependency = (*parsed)[k].dependency;
-                    }
-                }
+                if (auto st = completeTrees(chunk, needsDep, needsConst, source,
+                                            [&parser]() -> Result<Parser *> {
+                                                if (!parser) {
+                                                    auto p = createParser(ParserConfig{});
+                                                    if (!p)
+                                                        return p.error();
+                                                    parser = std::move(*p);
+                                                }
+                                                return parser.get();
+                                            });
+                    !st)
+                    return st;
                 std::vector<EncoderInput> batch;
                 for (const Sentence &s : chunk) {
                     if (auto st = checkSentenceLength(s.tokens.size(), maxWords, source, s.line, s.id,
@@ -224,22 +230,20 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                 if (!res)
                     return res.error();
                 std::string out;
-                for (const auto &a : *res) {
+                for (std::size_t k = 0; k < res->size(); ++k) {
+                    const Analysis &a = (*res)[k];
                     if (spec->json) {
                         out += analysisToJson(a, opt.attention);
                         out += '\n';
                     } else {
-                        std::string line;
-                        for (std::size_t k = 0; k + 1 < a.tokens.size(); ++k) {
-                            char buf[32];
-                            std::snprintf(buf, sizeof buf, " %.2f ", a.linkProbs.back()[k]);
-                            line += a.tokens[k] + buf;
-                        }
-                        line += a.tokens.back();
-                        out += "tree:  " + (a.inducedTree ? writePtbTree(*a.inducedTree) : std::string("-")) + "\n";
-                        out += "links (top layer): " + line + "\n";
+                        // Several sentences: each under its id, so the lines can be told apart.
+                        if (counted > 0 || chunk.size() > 1)
+                            out += "sentence " + (chunk[k].id.empty() ? std::to_string(k + 1) : chunk[k].id) + ": " +
+                                   join(chunk[k].words(), " ") + "\n";
+                        out += analysisToText(a);
                     }
                 }
+                counted += chunk.size();
                 return writer->write(out);
             });
             if (!done)

@@ -13,6 +13,8 @@
 #include "core/eval/paireval.h"
 #include "core/eval/pairtable.h"
 #include "core/formats/pairs.h"
+#include "core/model/modelfile.h"
+#include "core/model/trainingdata.h"
 #include "core/parsing/pairparsing.h"
 #include "core/parsing/parser.h"
 #include "core/encoders/common/randominit.h"
@@ -251,20 +253,37 @@ void addEvalPairsCommand(CLI::App &app, Action &action)
                          SliceKind::Overlap, SliceKind::TreeDepth};
             if (!text->empty())
                 kinds.push_back(SliceKind::Text);
-            json sliceJson = json::object();
+            json sliceJson = json::object(), sliceNotes = json::object();
             for (SliceKind k : kinds) {
                 json rows = json::array();
+                int questionSlices = 0;
                 for (const auto &s : slicePairs(*corpus, k, *text)) {
                     auto m = overall(&s);
                     if (!m)
                         return fail(m.message());
+                    if (ranking)
+                        questionSlices += (*m)["questions"].get<int>();
                     rows.push_back({{"slice", s.name}, {"pairs", s.pairs.size()}, {"metrics", *m}});
                 }
                 sliceJson[sliceKindName(k)] = rows;
+                if (ranking)
+                    if (const std::string note = sliceProtocolNote(k, questionSlices, (*all)["questions"].get<int>());
+                        !note.empty())
+                        sliceNotes[sliceKindName(k)] = note;
             }
             if (!kinds.empty())
                 result["slices"] = sliceJson;
+            if (!sliceNotes.empty())
+                result["slice_notes"] = sliceNotes;
+            // A corpus the model was trained or chosen on: its figures say so (docs/pairs.md).
+            if (spec->model != kIdfBaseline)
+                if (auto config = readModelConfigJson(spec->model); config) {
+                    const DataUse use = corpusUseByModel(*config, spec->model, spec->input);
+                    result["data_use"] = {{"role", dataRoleName(use.role)}, {"note", use.note}};
+                }
             if (*asJson) {
+                if (result.contains("data_use") && !result["data_use"]["note"].get<std::string>().empty())
+                    std::cerr << "eval-pairs: note: " << result["data_use"]["note"].get<std::string>() << '\n';
                 std::cout << result.dump(1) << '\n';
                 return 0;
             }
@@ -292,7 +311,11 @@ void addEvalPairsCommand(CLI::App &app, Action &action)
                 std::printf("-- %s\n", sliceKindName(k).c_str());
                 for (const auto &row : sliceJson[sliceKindName(k)])
                     line(row["slice"].get<std::string>(), row["pairs"].get<std::size_t>(), row["metrics"]);
+                if (sliceNotes.contains(sliceKindName(k)))
+                    std::printf("   (%s)\n", sliceNotes[sliceKindName(k)].get<std::string>().c_str());
             }
+            if (result.contains("data_use") && !result["data_use"]["note"].get<std::string>().empty())
+                std::printf("note: %s\n", result["data_use"]["note"].get<std::string>().c_str());
             return 0;
         };
     });

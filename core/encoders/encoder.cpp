@@ -54,6 +54,15 @@ std::vector<std::string> availableEncoderFamilies()
     return out;
 }
 
+std::string singleSentenceRefusal(const EncoderInfo &info)
+{
+    if (!info.pairInput)
+        return {};
+    const std::string name = info.name.empty() ? "this " + info.family + " model" : info.name;
+    return name + " is a sentence-pair model (" + info.task + "): it reads two sentences together; give it pairs "
+                  "(treelens-cli analyze --pairs PAIRS, score-pairs, eval-pairs, or the pair workbench)";
+}
+
 void keepDeclaredOutputs(Analysis &a, const EncoderOutputs &o)
 {
     if (!o.attention)
@@ -95,6 +104,11 @@ Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const Devi
     std::string known;
     for (const auto &f : availableEncoderFamilies())
         known += (known.empty() ? "" : ", ") + f;
+    // The shipped parsers are model files too, and sit beside the encoders.
+    if (*family == "dependency-parser" || *family == "constituency-parser")
+        return makeError(path, "a " + family->substr(0, family->find('-')) + " parser model, not an encoder: TreeLens parses "
+                               "with it (treelens-cli parse --parser neural; in the app, the Parser choice of the controls), and --model "
+                               "takes an encoder (" + known + ")");
     if (findEncoderFamily(*family))
         return makeError(path, "the " + *family + " family can be imported and verified against its fixture, but this "
                                                   "build cannot run it yet (this build runs: " + known + ")");

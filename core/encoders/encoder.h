@@ -138,6 +138,14 @@ public:
 /// word together and a flat induced tree. The app shows what the model declares.
 void keepDeclaredOutputs(Analysis &analysis, const EncoderOutputs &outputs);
 
+/// Why a sentence-pair model (EncoderInfo::pairInput) does not analyse one
+/// sentence on its own, naming where its pairs go; the same words in every door
+/// (`analyze`, `--export-view`, the app, probing): "tat-en-wikiqa is a sentence-pair
+/// model (pair-ranking): it reads two sentences together; give it pairs (treelens-cli
+/// analyze --pairs PAIRS, score-pairs, eval-pairs, or the pair workbench)". "" for a
+/// single-sentence model.
+std::string singleSentenceRefusal(const EncoderInfo &info);
+
 /// EncoderInfo::precisionNote of a family that runs in fp32 only, for a request of
 /// `requested` ("" when fp32 was asked for).
 std::string fp32OnlyNote(const std::string &requested);

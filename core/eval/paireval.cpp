@@ -304,6 +304,21 @@ double lexicalOverlap(const Sentence &question, const Sentence &candidate)
 
 // ------------------------------------------------------------------- slices
 
+bool sliceSplitsQuestions(SliceKind kind)
+{
+    return kind == SliceKind::CandidateLength || kind == SliceKind::Overlap || kind == SliceKind::Text;
+}
+
+std::string sliceProtocolNote(SliceKind kind, int questionSlices, int questions)
+{
+    if (!sliceSplitsQuestions(kind))
+        return {};
+    return "each question is ranked among its candidates in the slice only, and counts only in the slices where it has "
+           "a correct and a wrong candidate (" + std::to_string(questionSlices) + " question-slices here, of " +
+           std::to_string(questions) + " questions in all): fewer candidates make the ranking easier, so these figures "
+           "run above the whole set's and compare slices with each other, not with 'all'";
+}
+
 std::string sliceKindName(SliceKind kind)
 {
     switch (kind) {

@@ -21,6 +21,7 @@
 /// the stopword list of isStopword() (articles, auxiliaries, pronouns,
 /// prepositions, conjunctions and the wh-words).
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -139,6 +140,16 @@ inline constexpr int kQuestionWordWindow = 3;
 
 /// "question-word", "question-length", "candidate-length", "overlap", "tree-depth", "text".
 std::string sliceKindName(SliceKind kind);
+/// True for the kinds whose bins split a question's candidates (candidate length,
+/// overlap, text): a ranking slice then re-ranks each question among its
+/// candidates in the slice only, and counts the question only where it has a
+/// correct and a wrong candidate there.
+bool sliceSplitsQuestions(SliceKind kind);
+/// For the user, under a ranking slice table of `kind`: why its figures are not
+/// comparable with the whole set's ("" for kinds that keep questions whole).
+/// `questionSlices`: the questions the slices counted, summed over them;
+/// `questions`: the questions the whole set counted.
+std::string sliceProtocolNote(SliceKind kind, int questionSlices, int questions);
 Result<SliceKind> parseSliceKind(const std::string &name);
 
 /// A subset of a corpus's pairs.

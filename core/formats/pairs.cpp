@@ -730,6 +730,9 @@ Result<PairCorpus> readPairCorpusText(std::string_view text, const std::string &
 
 Result<PairCorpus> readPairCorpus(const std::string &path, const std::string &format)
 {
+    // A path that is not there: say so, not that its format is unclear (a mistyped folder has no extension).
+    if (struct stat st {}; path != "-" && ::stat(path.c_str(), &st) != 0)
+        return makeError(path, "No such file or directory");
     auto fmt = toLowerAscii(format) == "auto" ? pairFormatFromPath(path) : parsePairFormat(format);
     if (!fmt)
         return fmt.error();

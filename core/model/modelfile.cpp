@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -108,6 +109,54 @@ Result<ModelFile> loadModelFile(const std::string &path)
     if (auto st = validateModelFile(file, path); !st)
         return st.error();
     return file;
+}
+
+Result<std::string> readModelConfigJson(const std::string &path)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(path, ec))
+        return readFile((fs::path(path) / "config.json").string());
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return makeError(path, "cannot open the file");
+    unsigned char len[8] = {};
+    in.read(reinterpret_cast<char *>(len), 8);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i)
+        n = (n << 8) | len[i];
+    // The header alone (no tensors): readSafetensorsBytes checks it as for a whole file.
+    std::string bytes(reinterpret_cast<const char *>(len), got);
+    if (got == 8 && n <= kSafetensorsMaxHeader) {
+        std::string header(static_cast<std::size_t>(n), '\0');
+        in.read(header.data(), static_cast<std::streamsize>(n));
+        header.resize(static_cast<std::size_t>(in.gcount()));
+        bytes += header;
+    }
+    if (bytes.size() < 8 || n > bytes.size() - 8)
+        return readSafetensorsBytes(reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size(), path).error();
+    auto metadata = readSafetensorsHeaderMetadata(reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size(), path);
+    if (!metadata)
+        return metadata.error();
+    const auto c = metadata->find("treelens.config");
+    if (c == metadata->end())
+        return makeError(path, "no treelens.config in the safetensors metadata (not a TreeLens model)");
+    return c->second;
+}
+
+Result<std::string> readModelFamily(const std::string &path)
+{
+    auto config = readModelConfigJson(path);
+    if (!config)
+        return config.error();
+    try {
+        const auto j = nlohmann::json::parse(*config);
+        const auto it = j.is_object() ? j.find("family") : j.end();
+        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    } catch (const std::exception &e) {
+        return makeError(path, std::string("treelens.config is not valid JSON: ") + e.what());
+    }
 }
 
 Status saveModelFile(const std::string &path, const ModelFile &file, DType storage)

@@ -9,6 +9,7 @@
 /// are f32/f16/bf16, and refuses NaN or Inf weights (naming the tensor).
 /// Shapes against the config are checked by each family.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ struct ModelFile {
 };
 
 Result<ModelFile> loadModelFile(const std::string &path);
+/// The `treelens.config` JSON of a model file or directory without reading its
+/// weights (the safetensors header only: a file dialog can tell encoders from
+/// parsers by it). Errors as loadModelFile's.
+Result<std::string> readModelConfigJson(const std::string &path);
+/// The "family" of readModelConfigJson ("" when the config names none).
+Result<std::string> readModelFamily(const std::string &path);
 /// Checks a ModelFile as loadModelFile does (used after import too).
 Status validateModelFile(const ModelFile &file, const std::string &where);
 /// Writes the single-file form; float tensors are stored as `storage` (F32, F16 or BF16).

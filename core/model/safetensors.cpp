@@ -20,6 +20,16 @@ Result<SafetensorsFile> readSafetensorsBytes(const std::uint8_t *data, std::size
     std::uint64_t n = 0;
     for (int i = 7; i >= 0; --i)
         n = (n << 8) | data[i];
+    // A file of another kind reads as an absurd header length; say what it is instead.
+    if (n > kSafetensorsMaxHeader || n > size - 8) {
+        if (data[0] == 'P' && data[1] == 'K' && data[2] == 3 && data[3] == 4)
+            return makeError(where, "not a safetensors file but a zip archive (a PyTorch checkpoint? convert it with "
+                                    "treelens-cli import-checkpoint)");
+        const bool text = std::all_of(data, data + 8, [](std::uint8_t c) { return (c >= 0x20 && c < 0x7f) || (c >= 9 && c <= 13); });
+        if (text)
+            return makeError(where, "not a safetensors file: it starts with text, where a safetensors file starts with "
+                                    "its header's length in 8 bytes");
+    }
     if (n > kSafetensorsMaxHeader)
         return makeError(where, "header length " + std::to_string(n) + " exceeds the 100 MB limit");
     if (n > size - 8)
@@ -115,6 +125,36 @@ Result<SafetensorsFile> readSafetensorsBytes(const std::uint8_t *data, std::size
     if (cursor != bufferSize)
         return makeError(where, "the data buffer has " + std::to_string(bufferSize - cursor) + " trailing bytes that belong to no tensor");
     return file;
+}
+
+Result<std::map<std::string, std::string>> readSafetensorsHeaderMetadata(const std::uint8_t *data, std::size_t size,
+                                                                         const std::string &where)
+{
+    if (size < 8)
+        return makeError(where, "file is " + std::to_string(size) + " bytes, too short for a safetensors header");
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i)
+        n = (n << 8) | data[i];
+    if (n > kSafetensorsMaxHeader || n > size - 8 || n < 2)
+        return readSafetensorsBytes(data, size, where).error(); // its message for each of these
+    auto parsed = parseJsonStrict(std::string_view(reinterpret_cast<const char *>(data + 8), static_cast<std::size_t>(n)),
+                                  where + ": header");
+    if (!parsed)
+        return parsed.error();
+    if (!parsed->is_object())
+        return makeError(where, "header is not a JSON object");
+    std::map<std::string, std::string> out;
+    const auto it = parsed->find("__metadata__");
+    if (it == parsed->end())
+        return out;
+    if (!it->is_object())
+        return makeError(where, "__metadata__ is not an object");
+    for (auto m = it->begin(); m != it->end(); ++m) {
+        if (!m.value().is_string())
+            return makeError(where, "metadata value '" + m.key() + "' is not a string");
+        out[m.key()] = m.value().get<std::string>();
+    }
+    return out;
 }
 
 Result<SafetensorsFile> readSafetensors(const std::string &path)

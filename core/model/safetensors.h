@@ -7,6 +7,7 @@
 /// shapes, offsets in range, sizes matching shape × dtype, no overlap and no
 /// uncovered bytes, string-only metadata. Errors name the file and tensor.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -26,6 +27,12 @@ constexpr std::uint64_t kSafetensorsMaxHeader = 100u * 1024u * 1024u;
 
 Result<SafetensorsFile> readSafetensors(const std::string &path);
 Result<SafetensorsFile> readSafetensorsBytes(const std::uint8_t *data, std::size_t size, const std::string &where);
+
+/// The "__metadata__" of a header alone: `data` holds the 8-byte length and at
+/// least that many header bytes (the tensors' bytes may be absent). Checks as
+/// readSafetensorsBytes does for the header; the tensor entries are not read.
+Result<std::map<std::string, std::string>> readSafetensorsHeaderMetadata(const std::uint8_t *data, std::size_t size,
+                                                                         const std::string &where);
 
 /// Serialises (tensors sorted by name, header padded with spaces to a multiple of 8).
 Result<std::string> safetensorsBytes(const TensorMap &tensors, const std::map<std::string, std::string> &metadata);

@@ -1,6 +1,7 @@
 // Parsing both sides of a pair corpus (see pairparsing.h).
 #include "core/parsing/pairparsing.h"
 
+#include <algorithm>
 #include <map>
 
 namespace treelens {
@@ -42,7 +43,15 @@ Result<std::size_t> parsePairCorpus(PairCorpus &corpus, Parser &parser, const Ru
             batch.push_back(*s);
             where.push_back(s);
         }
-        auto parsed = parser.parseAll(batch, control);
+        // The parser reports its progress within this batch: passed on as a position in the
+        // whole corpus, so the count only goes up (it ran "112/256" back to "16/256").
+        RunControl inBatch;
+        inBatch.cancelled = control.cancelled;
+        const std::size_t total = targets.size();
+        inBatch.progress = [&control, start, total](std::size_t done, std::size_t, const std::string &) {
+            control.report(std::min(total, start + done), total, "parsing both sides");
+        };
+        auto parsed = parser.parseAll(batch, inBatch);
         if (parsed && parsed->size() == where.size()) {
             for (std::size_t i = 0; i < where.size(); ++i)
                 *where[i] = std::move((*parsed)[i]);

@@ -57,6 +57,34 @@ Result<std::vector<Sentence>> Parser::parseAll(const std::vector<Sentence> &inpu
     return out;
 }
 
+Status completeTrees(std::vector<Sentence> &sentences, bool dependency, bool constituency, const std::string &source,
+                     const std::function<Result<Parser *>()> &open)
+{
+    std::vector<Sentence> todo;
+    std::vector<std::size_t> where;
+    for (std::size_t i = 0; i < sentences.size(); ++i)
+        if ((dependency && !sentences[i].dependency) || (constituency && !sentences[i].constituency)) {
+            todo.push_back(sentences[i]);
+            where.push_back(i);
+        }
+    if (todo.empty())
+        return {};
+    auto parser = open();
+    if (!parser)
+        return parser.error();
+    auto parsed = parseCorpus(**parser, std::move(todo), source, CorpusParseOptions{});
+    if (!parsed)
+        return parsed.error();
+    for (std::size_t k = 0; k < where.size(); ++k) {
+        Sentence &s = sentences[where[k]];
+        if (!s.dependency)
+            s.dependency = (*parsed)[k].dependency;
+        if (!s.constituency)
+            s.constituency = (*parsed)[k].constituency;
+    }
+    return {};
+}
+
 Result<std::vector<Sentence>> parseCorpus(Parser &parser, std::vector<Sentence> sentences, const std::string &source,
                                           const CorpusParseOptions &options, std::vector<std::string> *failures)
 {

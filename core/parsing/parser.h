@@ -5,6 +5,7 @@
 /// trained models ("neural", the default when its model is installed), Link
 /// Grammar, an external command ("external") and an already parsed file ("file").
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,6 +86,14 @@ struct CorpusParseOptions {
 /// fails the whole call ("SOURCE: message").
 Result<std::vector<Sentence>> parseCorpus(Parser &parser, std::vector<Sentence> sentences, const std::string &source,
                                           const CorpusParseOptions &options, std::vector<std::string> *failures = nullptr);
+
+/// Gives every sentence that lacks it the dependency tree (`dependency`) and/or the
+/// constituency tree (`constituency`) a model reads, parsed by the parser `open`
+/// returns; `open` is called only when some sentence lacks a tree, so a treebank that
+/// carries its trees needs no parser (nor its model files). Trees a sentence has are
+/// kept. Errors: `open`'s, or parseCorpus's naming `source`.
+Status completeTrees(std::vector<Sentence> &sentences, bool dependency, bool constituency, const std::string &source,
+                     const std::function<Result<Parser *>()> &open);
 
 /// Names accepted by createParser().
 std::vector<ParserInfo> availableParsers();

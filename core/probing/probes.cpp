@@ -38,7 +38,10 @@ Result<ProbeFeatures> extractFeatures(Encoder &encoder, const std::vector<Senten
     const int L = info.layers;
     const int d = info.dModel;
     if (!info.outputs.layerStates)
-        return makeError("features", "the " + info.family + " encoder does not emit hidden states per layer");
+        return makeError("features", "the " + info.family + " encoder does not emit hidden states per layer" +
+                                         (info.pairInput ? std::string(" (it reads the two sentences of a pair together: "
+                                                                       "probe its pair vectors with treelens-cli probe-pairs)")
+                                                         : std::string()));
     if (options.batchSize < 1)
         return makeError("features", "the batch size must be at least 1");
     if (!options.sentenceVectors && !options.wordVectors)

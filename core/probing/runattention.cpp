@@ -367,7 +367,8 @@ Result<AttentionStageResult> runAttentionTasks(const ProbeRunContext &ctx, Encod
         std::any_of(tasks.begin(), tasks.end(), [](const std::string &t) { return t != "unsupervised-parsing"; });
     if (needAttention) {
         const auto t0 = ProbeClock::now();
-        const bool keepLinks = std::find(tasks.begin(), tasks.end(), "link-probs") != tasks.end();
+        const bool keepLinks = std::find(tasks.begin(), tasks.end(), "link-probs") != tasks.end() &&
+                               encoder.info().outputs.linkProbs;
         auto c = analyzeAttentionCorpus(ctx, encoder, data, config, keepLinks);
         if (!c)
             return c.error();
@@ -390,6 +391,13 @@ Result<AttentionStageResult> runAttentionTasks(const ProbeRunContext &ctx, Encod
                 out.induction = std::move(*r);
             else
                 status = r.error();
+        } else if (name == "link-probs" && !encoder.info().outputs.linkProbs) {
+            // A model without a constituent prior has no link probabilities: the task has
+            // nothing to score for it (a comparison shows "—"), which is said, not faked.
+            ProgressLine(ctx) << "link-probs: not scored: this model (" << encoder.info().family
+                              << ") has no constituent prior, so no link probabilities";
+            ctx.finished(name);
+            continue;
         } else {
             status = gridTask(job, name, out.attention);
         }

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -24,6 +25,8 @@ std::string CpuFeatures::flagList() const
     add(avx512Bf16, "avx512_bf16");
     add(amxBf16, "amx_bf16");
     add(amxInt8, "amx_int8");
+    if (!overridden.empty())
+        out += " [" + overridden + "]";
     return out;
 }
 
@@ -69,13 +72,29 @@ CpuFeatures parseCpuInfo(const std::string &text)
     return f;
 }
 
+void applyCpuFeatureOverride(CpuFeatures &f, const char *bf16)
+{
+    if (!bf16)
+        return;
+    const std::string v = bf16;
+    if (v == "native") {
+        f.avx512Bf16 = true;
+        f.overridden = "TREELENS_CPU_BF16=native";
+    } else if (v == "none") {
+        f.avx512Bf16 = f.amxBf16 = false;
+        f.overridden = "TREELENS_CPU_BF16=none";
+    }
+}
+
 const CpuFeatures &cpuFeatures()
 {
     static const CpuFeatures features = [] {
         std::ifstream in("/proc/cpuinfo");
         std::stringstream ss;
         ss << in.rdbuf();
-        return parseCpuInfo(ss.str());
+        CpuFeatures f = parseCpuInfo(ss.str());
+        applyCpuFeatureOverride(f, std::getenv("TREELENS_CPU_BF16"));
+        return f;
     }();
     return features;
 }

@@ -271,10 +271,19 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
     auto cpu = [&] { return st.cpuBefore + processCpuSeconds() - cpu0; };
     const long stepsAtStart = st.step;
     const bool higher = task.higherIsBetter();
+    long lastBatches = 0; // the batches of the epoch the loop is in, or last finished
     auto report = [&](TrainProgress p) {
         p.step = st.step;
         p.steps = recipe.steps;
-        p.epoch = st.epoch + 1;
+        // Between epochs (the evaluation at an epoch's end, the final report) st.epoch
+        // already counts the next one: the report is about the epoch just finished,
+        // all its batches done ("epoch 1/1 batch 24/24", not "epoch 2/1 batch 0/0").
+        const bool betweenEpochs = st.batch == 0 && st.epoch > 0;
+        p.epoch = betweenEpochs ? st.epoch : st.epoch + 1;
+        if (p.batches == 0) {
+            p.batches = betweenEpochs ? lastBatches : task.batchesInEpoch(st.epoch);
+            p.batch = betweenEpochs ? p.batches : st.batch;
+        }
         p.epochs = recipe.epochs;
         p.elapsedSeconds = elapsed();
         p.metric = task.metricName();
@@ -375,6 +384,7 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
     bool stop = false;
     while (!stop && !budgetSpent()) {
         const long batches = task.batchesInEpoch(st.epoch);
+        lastBatches = batches;
         while (st.batch < batches && !stop) {
             if (recipe.steps > 0 && st.step >= recipe.steps)
                 break;

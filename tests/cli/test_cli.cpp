@@ -368,3 +368,84 @@ TEST(Cli, AOneLayerModelAnalysesWithItsOwnParseSettings)
     ASSERT_EQ(info.code, 0) << info.err;
     EXPECT_NE(info.out.find("minimum layer 1"), std::string::npos) << info.out;
 }
+
+namespace {
+std::string shippedModelFile(const std::string &name)
+{
+    return std::string(TREELENS_SOURCE_DIR) + "/resources/models/" + name + ".safetensors";
+}
+} // namespace
+
+TEST(CliAnalyzeText, EachFamilyPrintsWhatItHasAndPairModelsNamePairs)
+{
+    // Issue 30: analyze without --json printed a.linkProbs.back(), which only a Tree
+    // Transformer has: a SIGSEGV for six of the ten shipped models.
+    const std::string sentence = " \"A gripping , funny film .\"";
+    CliRun r = cli("analyze --model " + quote(shippedModelFile("dependency-transformer-en-polarity")) + sentence);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("prediction: ", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("(negative "), std::string::npos) << r.out; // every label's probability
+    EXPECT_NE(r.out.find(", positive "), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("links (top layer)"), std::string::npos) << r.out;
+    r = cli("analyze --model " + quote(shippedModelFile("dtt-edges-en-polarity")) + sentence);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("holds: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("a 256-dimensional sentence vector"), std::string::npos) << r.out;
+    // The default model: its induced tree and links, as before.
+    r = cli("analyze" + sentence);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("tree:  (", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("links (top layer): [CLS] "), std::string::npos) << r.out;
+    // A Tree Transformer trained without the prior: no links of 1.00 and no flat "tree".
+    r = cli("analyze --model " + quote(shippedModelFile("transformer-en-small")) + sentence);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find("links (top layer)"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("tree:"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("no constituent prior"), std::string::npos) << r.out;
+    r = cli("analyze --json --no-attention --model " + quote(shippedModelFile("transformer-en-small")) + sentence);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_FALSE(j.contains("link_probs")) << r.out.substr(0, 300);
+    EXPECT_FALSE(j.contains("induced_tree"));
+    EXPECT_FALSE(j.contains("constituent_prior"));
+    // Every pair model, whatever its family, refuses one sentence the same way (exit 1, --pairs).
+    for (const char *pair : {"dependency-transformer-en-rte", "ggsa-en-wikiqa", "tat-en-wikiqa", "tree-lstm-attention-en-rte"}) {
+        r = cli("analyze --model " + quote(shippedModelFile(pair)) + sentence);
+        EXPECT_EQ(r.code, 1) << pair << ": " << r.out << r.err;
+        EXPECT_NE(r.err.find(std::string(pair) + " is a sentence-pair model"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("--pairs"), std::string::npos) << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+}
+
+TEST(CliAnalyzeText, PairsPrintAsTextUnlessJsonIsAsked)
+{
+    const std::string pairs = test::testData("conformance/pairs.tsv");
+    CliRun r = cli("analyze --pairs " + quote(pairs) + " --model " + quote(shippedModelFile("ggsa-en-wikiqa")));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("pair 1 (group q1, label 1)\n  first:  who wrote the book ?\n  second: the old man wrote the book .\n"
+                          "pair prediction: ",
+                          0),
+              0u)
+        << r.out;
+    r = cli("analyze --json --no-attention --pairs " + quote(pairs) + " --model " + quote(shippedModelFile("ggsa-en-wikiqa")));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out.substr(0, r.out.find('\n')))["pair"]["index"], 0);
+}
+
+TEST(CliMessages, WrongFilesAreNamedForWhatTheyAre)
+{
+    // A text file as a model: not "header length 8031924123371070824 exceeds the 100 MB limit".
+    const std::string text = writeTemp("notes.txt", "the old man saw a red kite\n");
+    CliRun r = cli("analyze --model " + quote(text) + " \"a b\"");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("not a safetensors file: it starts with text"), std::string::npos) << r.err;
+    // A parser model as an encoder.
+    r = cli("analyze --model " + quote(shippedModelFile("parser-dep-en-ewt")) + " \"a b\"");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("a dependency parser model, not an encoder"), std::string::npos) << r.err;
+    // A mistyped pair folder: missing, not "cannot tell the pair format".
+    r = cli("eval-pairs --model idf-overlap --input " + quote(tempDir() + "/wikiqa/tst"));
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("wikiqa/tst: No such file or directory"), std::string::npos) << r.err;
+}

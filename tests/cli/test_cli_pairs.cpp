@@ -400,3 +400,56 @@ TEST(CliPairs, ProbePairsProbesTheShippedTreeAggregationTransformerAndItsRandomI
     EXPECT_NE(bad.code, 0);
     EXPECT_NE(bad.err.find("colour"), std::string::npos) << bad.err;
 }
+
+TEST(CliEvalPairs, FiguresOnAModelsOwnTrainingDataSaySo)
+{
+    // Issue 30: the workbench showed tree-lstm-attention-en-rte at accuracy 0.955 on RTE-3 dev,
+    // its training data, without a word. A corpus named as its recipe names its training data
+    // (rte/rte3_dev.xml) is said to be that data, with the model's held-out figure.
+    std::filesystem::create_directories(test::cliTempDir() + "/rte");
+    const std::string xml = "<?xml version=\"1.0\"?>\n<entailment-corpus>\n"
+                            "<pair id=\"1\" entailment=\"YES\"><t>The cat sat on the mat .</t><h>A cat sat .</h></pair>\n"
+                            "<pair id=\"2\" entailment=\"NO\"><t>The dog ran .</t><h>The cat slept .</h></pair>\n"
+                            "</entailment-corpus>\n";
+    const std::string own = writeTemp("rte/rte3_dev.xml", xml);
+    const std::string model = std::string(TREELENS_SOURCE_DIR) + "/resources/models/tree-lstm-attention-en-rte.safetensors";
+    auto r = cli("eval-pairs --model " + q(model) + " --input " + q(own));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("note: tree-lstm-attention-en-rte was trained on this data"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("its test accuracy: 0.524"), std::string::npos) << r.out;
+    r = cli("eval-pairs --json --model " + q(model) + " --input " + q(own));
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["data_use"]["role"], "training");
+    EXPECT_NE(r.err.find("was trained on this data"), std::string::npos) << r.err;
+    // The same pairs under another name are not claimed.
+    const std::string other = writeTemp("my-pairs.xml", xml);
+    r = cli("eval-pairs --json --model " + q(model) + " --input " + q(other));
+    ASSERT_EQ(r.code, 0) << r.err;
+    j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["data_use"]["role"], "unseen");
+    EXPECT_EQ(r.err.find("trained on this data"), std::string::npos) << r.err;
+}
+
+TEST(CliEvalPairs, SlicesThatSplitAQuestionSayWhyTheyRunHigh)
+{
+    // Issue 30: candidate-length slices all scored above the whole set and counted fewer
+    // questions, with no word on why.
+    const std::string pairs = test::testData("conformance/pairs.tsv");
+    auto r = cli("eval-pairs --model idf-overlap --slices --input " + q(pairs));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto at = r.out.find("-- candidate-length");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const auto next = r.out.find("-- ", at + 3);
+    const std::string block = r.out.substr(at, next - at);
+    EXPECT_NE(block.find("each question is ranked among its candidates in the slice only"), std::string::npos) << block;
+    // Question-side slices keep questions whole: no such note.
+    const auto qw = r.out.find("-- question-word");
+    ASSERT_NE(qw, std::string::npos);
+    EXPECT_EQ(r.out.substr(qw, r.out.find("-- ", qw + 3) - qw).find("ranked among"), std::string::npos);
+    r = cli("eval-pairs --json --model idf-overlap --slices --input " + q(pairs));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_TRUE(j["slice_notes"].contains("candidate-length")) << j.dump().substr(0, 400);
+    EXPECT_FALSE(j["slice_notes"].contains("question-word"));
+}

@@ -135,6 +135,9 @@ TEST(Safetensors, RejectsEveryKindOfBadFile)
     };
     const std::vector<Case> cases = {
         {"abc", "too short"},
+        // A text file or a PyTorch checkpoint given as a model: said, not read as a header length.
+        {"the old man saw a red kite\n", "not a safetensors file: it starts with text"},
+        {std::string("PK\x03\x04", 4) + std::string(40, 'x'), "a zip archive (a PyTorch checkpoint?"},
         {le64(1000) + "{}", "header claims 1000 bytes"},
         {le64(200ull * 1024 * 1024) + "{}", "exceeds the 100 MB limit"},
         {file("{not json", ""), "not valid JSON"},

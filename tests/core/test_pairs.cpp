@@ -11,6 +11,8 @@
 
 #include "core/base/fileio.h"
 #include "core/formats/pairs.h"
+#include "core/parsing/pairparsing.h"
+#include "core/parsing/parser.h"
 #include "testutil.h"
 
 using namespace treelens;
@@ -467,6 +469,10 @@ TEST(PairFormats, DetectionAndNames)
     EXPECT_EQ(readPairCorpus(xml)->pairs.size(), 2u);
     EXPECT_EQ(readPairCorpus(json)->pairs.size(), 2u);
     EXPECT_EQ(readPairCorpus(xml)->source, xml);
+    // A mistyped path is said to be missing, not of an unclear format (wikiqa/tst).
+    const auto missing = readPairCorpus(tempDir() + "/wikiqa/tst");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.message().find("wikiqa/tst: No such file or directory"), std::string::npos) << missing.message();
     // An explicit format wins over the extension.
     EXPECT_EQ(readPairCorpus(writeTemp("c.data", kPairsJson), "json")->pairs.size(), 2u);
     EXPECT_EQ(errorOf(readPairCorpus(tempDir() + "/missing.tsv")), tempDir() + "/missing.tsv: No such file or directory");
@@ -544,4 +550,92 @@ TEST(SharedPairs, RteFilesLoadWithTheirCounts)
     EXPECT_EQ(r->pairs[0].label, "NO");
     EXPECT_EQ(r->pairs[0].second.text, "Crude oil prices rose to $37.80 per barrel");
     EXPECT_EQ(r->pairs[0].first.line, 5);
+}
+
+namespace {
+
+/// Parses nothing (a flat tree), reporting progress per sentence as the default parseAll does.
+class FlatParser final : public Parser {
+public:
+    ParserInfo info() const override { return {"flat", true, false, "test"}; }
+    Result<Sentence> parse(const Sentence &input) override
+    {
+        Sentence s = input;
+        DependencyTree t;
+        t.heads.assign(s.tokens.size(), 0);
+        for (std::size_t i = 1; i < s.tokens.size(); ++i)
+            t.heads[i] = 1;
+        t.deprels.assign(s.tokens.size(), "dep");
+        s.dependency = t;
+        return s;
+    }
+};
+
+} // namespace
+
+TEST(PairParsing, ProgressOnlyGoesUpAcrossBatches)
+{
+    // The workbench's status ran "parsing 112/256" back to "16/256": the parser's own count
+    // within a batch was passed on as the corpus' count.
+    PairCorpus corpus;
+    corpus.task = "classification";
+    for (int i = 0; i < 50; ++i) {
+        SentencePair p;
+        p.first.tokens = {Token{"a"}, Token{"b"}};
+        p.second.tokens = {Token{"c"}};
+        corpus.pairs.push_back(p);
+    }
+    std::vector<std::pair<std::size_t, std::size_t>> reports;
+    RunControl control;
+    control.progress = [&](std::size_t done, std::size_t total, const std::string &) { reports.emplace_back(done, total); };
+    FlatParser parser;
+    auto unparsed = parsePairCorpus(corpus, parser, control, 100, 16);
+    ASSERT_TRUE(unparsed.ok()) << unparsed.message();
+    EXPECT_EQ(*unparsed, 0u);
+    ASSERT_FALSE(reports.empty());
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+        EXPECT_EQ(reports[i].second, 100u);
+        if (i > 0)
+            EXPECT_GE(reports[i].first, reports[i - 1].first) << "report " << i;
+    }
+    EXPECT_EQ(reports.back().first, 100u);
+    EXPECT_TRUE(corpus.pairs[49].second.dependency.has_value());
+}
+
+TEST(CompleteTrees, ATreebankThatCarriesItsTreesOpensNoParser)
+{
+    // Issue 30: analyze of a CoNLL-U file with its trees still opened the neural parser and
+    // failed where its model file was absent.
+    auto sentence = [](bool tree) {
+        Sentence s;
+        s.tokens = {Token{"Dogs"}, Token{"bark"}};
+        if (tree)
+            s.dependency = DependencyTree{{2, 0}, {"nsubj", "root"}};
+        return s;
+    };
+    int opened = 0;
+    FlatParser parser;
+    auto absent = [&]() -> Result<Parser *> {
+        ++opened;
+        return Error{"parser-dep-en-ewt.safetensors: not found"};
+    };
+    std::vector<Sentence> gold{sentence(true), sentence(true)};
+    EXPECT_TRUE(completeTrees(gold, true, false, "gold.conllu", absent).ok());
+    EXPECT_EQ(opened, 0);
+    EXPECT_EQ(gold[0].dependency->deprels[0], "nsubj"); // its own tree, kept
+    // A sentence without one needs the parser: its absence is the error.
+    std::vector<Sentence> mixed{sentence(true), sentence(false)};
+    const Status st = completeTrees(mixed, true, false, "mixed.conllu", absent);
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("not found"), std::string::npos) << st.message();
+    EXPECT_EQ(opened, 1);
+    auto present = [&]() -> Result<Parser *> {
+        ++opened;
+        return &parser;
+    };
+    ASSERT_TRUE(completeTrees(mixed, true, false, "mixed.conllu", present).ok());
+    EXPECT_EQ(opened, 2);
+    EXPECT_EQ(mixed[0].dependency->deprels[0], "nsubj");    // kept
+    EXPECT_EQ(mixed[1].dependency->deprels[0], "dep");      // parsed (the flat parser's)
+    EXPECT_EQ(mixed[1].dependency->heads, (std::vector<int>{0, 1}));
 }

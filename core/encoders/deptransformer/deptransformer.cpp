@@ -78,7 +78,7 @@ public:
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const auto &in = batch[i];
             if (in.secondWords.empty())
-                return makeError("pair " + std::to_string(i + 1), "a dependency-transformer pair model needs both sentences");
+                return makeError("pair " + std::to_string(i + 1), singleSentenceRefusal(m_info));
             sides.push_back(EncoderInput{in.words, in.dependency, in.constituency, {}, {}, {}});
             sides.push_back(EncoderInput{in.secondWords, in.secondDependency, in.secondConstituency, {}, {}, {}});
         }

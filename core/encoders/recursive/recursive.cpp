@@ -140,11 +140,10 @@ public:
                 return t.error();
             left.push_back({m_vocab.ids(in.words, m_unk), std::move(*t)});
             if (c.pair()) {
-                // A pair model given one sentence reads it against itself (its own query, its own partner).
-                if (in.secondWords.empty()) {
-                    right.push_back(left.back());
-                    continue;
-                }
+                // A pair model predicts from both sentences: one sentence read against itself would
+                // give a label that means nothing (as the Dependency-Transformer's pair head refuses).
+                if (in.secondWords.empty())
+                    return makeError(where, singleSentenceRefusal(m_info));
                 auto t2 = recTreeFor(c, in.secondWords.size(), in.secondDependency ? &*in.secondDependency : nullptr,
                                   in.secondConstituency ? &*in.secondConstituency : nullptr, where + " (second sentence)");
                 if (!t2)

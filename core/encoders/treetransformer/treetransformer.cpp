@@ -14,6 +14,7 @@
 #include "core/encoders/treetransformer/treetransformernet.h"
 #include "core/encoders/treetransformer/vocabulary.h"
 #include "core/model/modelfile.h"
+#include "core/encoders/treetransformer/precisionrule.h"
 #include "core/runtime/cpufeatures.h"
 #include "core/runtime/device.h"
 #include "core/training/pretraincorpus.h"
@@ -296,6 +297,9 @@ public:
                     for (int l = 0; l < m_info.layers; ++l)
                         a.layerStates.push_back(toMatrix(states[l][bi], n));
                 }
+                // With the prior off the pass computed C = 1 and links of 1 on the way: every door
+                // (CLI, app, probing) gets only what the model declares, never a flat "tree".
+                keepDeclaredOutputs(a, m_info.outputs);
                 out[members[k]] = std::move(a);
             }
             if (control)
@@ -450,25 +454,12 @@ struct PrecisionChoice {
     std::string note;
 };
 
-std::string msText(double ms)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f ms", ms);
-    return buf;
-}
-
-/// A precision "auto" may choose changes the link probabilities of the timing
-/// sentence by at most this much against fp32 (docs/performance.md: the official-size
-/// model's int8 stays under 1e-3 on WSJ; the small shipped model's reaches 1.6e-2 and
-/// changes a tenth of its induced trees).
-constexpr double kAutoLinkBound = 2e-3;
-
 /// Sets `net` to the requested precision. "auto" times every candidate on this
 /// machine (one 40-word sentence, as the app analyses a typed sentence; warm-up,
 /// then three interleaved rounds, the fastest of each) and keeps the fastest of
 /// those whose link probabilities on that sentence stay within kAutoLinkBound of
 /// fp32's; a candidate other than fp32 must also beat fp32 by 10%, since it
-/// changes the numbers.
+/// changes the numbers (the rule: pickPrecision, precisionrule.h).
 Result<PrecisionChoice> choosePrecision(tt::Net &net, const std::string &requested)
 {
     const bool cpu = net.device().is_cpu();
@@ -482,11 +473,7 @@ Result<PrecisionChoice> choosePrecision(tt::Net &net, const std::string &request
             note = "bf16 is emulated on this CPU (no AVX512_BF16 or AMX-BF16): usually slower than fp32 here";
         return PrecisionChoice{requested, note};
     }
-    std::vector<std::string> candidates{"fp32"};
-    if (tt::int8Available(net.device()))
-        candidates.push_back("int8");
-    if (nativeBf16)
-        candidates.push_back("bf16");
+    const std::vector<std::string> candidates = autoPrecisionCandidates(tt::int8Available(net.device()), nativeBf16);
     std::vector<tt::Net> nets;
     for (const auto &c : candidates) {
         nets.push_back(net);
@@ -517,37 +504,13 @@ Result<PrecisionChoice> choosePrecision(tt::Net &net, const std::string &request
     for (int round = 0; round < 3; ++round)
         for (std::size_t i = 0; i < nets.size(); ++i)
             best[i] = std::min(best[i], once(i));
-    std::vector<double> drift(candidates.size(), 0.0);
-    for (std::size_t i = 1; i < nets.size(); ++i)
-        drift[i] = (links[i] - links[0]).abs().max().item<double>();
-    std::size_t pick = 0;
-    for (std::size_t i = 1; i < nets.size(); ++i)
-        if (drift[i] <= kAutoLinkBound && best[i] < 0.9 * best[0] && best[i] < best[pick])
-            pick = i;
-    std::string note = "auto: " + candidates[pick] + " (" + msText(best[pick]) + " for a " + std::to_string(L - 1) +
-                       "-word sentence";
-    if (pick > 0) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, ", links within %.1e of fp32", drift[pick]);
-        note += buf;
-    }
-    for (std::size_t i = 0; i < nets.size(); ++i) {
-        if (i == pick)
-            continue;
-        note += "; " + candidates[i] + " " + msText(best[i]);
-        if (i > 0) {
-            char buf[96];
-            std::snprintf(buf, sizeof buf, drift[i] <= kAutoLinkBound ? ", links within %.1e of fp32"
-                                                                      : ", links off by %.1e: too far from fp32 here",
-                          drift[i]);
-            note += buf;
-        }
-    }
-    note += ")";
-    if (!nativeBf16)
-        note += "; bf16 not tried: no native bf16 on this CPU";
-    net = std::move(nets[pick]);
-    return PrecisionChoice{candidates[pick], note};
+    std::vector<PrecisionTiming> timings;
+    for (std::size_t i = 0; i < nets.size(); ++i)
+        timings.push_back({candidates[i], best[i], i == 0 ? 0.0 : (links[i] - links[0]).abs().max().item<double>()});
+    const PrecisionPick chosen = pickPrecision(timings, static_cast<int>(L - 1), nativeBf16);
+    net = std::move(nets[chosen.index]);
+    const std::string &forced = cpuFeatures().overridden;
+    return PrecisionChoice{candidates[chosen.index], chosen.note + (cpu && !forced.empty() ? " [" + forced + "]" : "")};
 }
 
 } // namespace

@@ -455,6 +455,17 @@ TEST(TrainProgressReport, TypedEventsInOrderWithDevMetricAndEta)
         }
     }
     EXPECT_EQ(evaluations, r.epochs); // one per epoch
+    // Every report names an epoch of the run and a batch of that epoch: the evaluation at an
+    // epoch's end and the final report are about the epoch just finished ("epoch 2/1 batch
+    // 0/0" was printed after a one-epoch run).
+    for (const auto &p : events) {
+        EXPECT_GE(p.epoch, 1);
+        EXPECT_LE(p.epoch, r.epochs) << formatTrainProgress(p);
+        EXPECT_GT(p.batches, 0) << formatTrainProgress(p);
+        EXPECT_LE(p.batch, p.batches) << formatTrainProgress(p);
+    }
+    EXPECT_EQ(events.back().epoch, r.epochs);
+    EXPECT_EQ(events.back().batch, events.back().batches);
     // The log is JSON Lines: start, batches, evals, checkpoints, final.
     std::ifstream in(r.log);
     std::string line;
