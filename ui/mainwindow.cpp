@@ -42,6 +42,7 @@
 #include "ui/corpuspanel.h"
 #include "ui/exportactions.h"
 #include "ui/exportservice.h"
+#include "ui/modelfiledialog.h"
 #include "ui/modelpanel.h"
 #include "ui/parserchoice.h"
 #include "ui/probingpanel.h"
@@ -631,8 +632,7 @@ void MainWindow::openFileDialog()
 
 void MainWindow::loadModelDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load model"), QFileInfo(m_jobs.modelPath()).absolutePath(),
-                                                      tr("Model files (*.safetensors);;All files (*)"));
+    const QString path = chooseEncoderFile(this, tr("Load model"), QFileInfo(m_jobs.modelPath()).absolutePath());
     if (path.isEmpty())
         return;
     setModelPath(path);

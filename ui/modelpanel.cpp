@@ -25,6 +25,44 @@ QString row(const QString &key, const QString &value)
 }
 } // namespace
 
+QString trainingDataText(const QJsonObject &training, const std::string &task)
+{
+    const QLocale loc(QLocale::English);
+    const QJsonObject data = training.value(QStringLiteral("data")).toObject();
+    auto count = [&](const char *key) { return data.value(QLatin1String(key)).toInteger(-1); };
+    auto n = [&](qint64 v) { return loc.toString(v); };
+    // Each family's trainer records its data under its own keys.
+    if (count("sentences") >= 0) {
+        QString text = QObject::tr("%1 sentences, %2 words").arg(n(count("sentences")), n(count("words")));
+        if (count("validation_sentences") > 0)
+            text += QObject::tr("; %1 held out for validation").arg(n(count("validation_sentences")));
+        return text;
+    }
+    if (count("train_pairs") >= 0) {
+        QString text = QObject::tr("%1 pairs").arg(n(count("train_pairs")));
+        if (count("triples") > 0)
+            text += QObject::tr(" (%1 training triples)").arg(n(count("triples")));
+        if (count("dev_pairs") > 0)
+            text += QObject::tr("; development %1 pairs").arg(n(count("dev_pairs")));
+        return text;
+    }
+    if (count("train") >= 0) {
+        const QString unit = task.find("pair") != std::string::npos ? QObject::tr("pairs") : QObject::tr("sentences");
+        QString text = QStringLiteral("%1 %2").arg(n(count("train")), unit);
+        QStringList held;
+        if (count("dev") > 0)
+            held << QObject::tr("development %1").arg(n(count("dev")));
+        if (count("test") > 0)
+            held << QObject::tr("test %1").arg(n(count("test")));
+        if (!held.isEmpty())
+            text += QStringLiteral("; ") + held.join(QStringLiteral(", "));
+        return text;
+    }
+    if (training.contains(QStringLiteral("train_sentences")))
+        return QObject::tr("%1 sentences").arg(n(training.value(QStringLiteral("train_sentences")).toInteger()));
+    return QObject::tr("not recorded in the file");
+}
+
 QString modelCardHtml(const QString &path, const EncoderInfo &info)
 {
     const QLocale loc(QLocale::English);
@@ -64,28 +102,37 @@ QString modelCardHtml(const QString &path, const EncoderInfo &info)
     const QJsonObject config = QJsonDocument::fromJson(QByteArray::fromStdString(info.configJson)).object();
     const QJsonObject training = config.value(QStringLiteral("training")).toObject();
     if (!training.isEmpty()) {
+        html += row(QObject::tr("Training data"), trainingDataText(training, info.task));
         const QJsonObject data = training.value(QStringLiteral("data")).toObject();
-        if (!data.isEmpty()) {
-            html += row(QObject::tr("Training data"), QObject::tr("%1 sentences, %2 words")
-                                                          .arg(loc.toString(data.value(QStringLiteral("sentences")).toInteger()))
-                                                          .arg(loc.toString(data.value(QStringLiteral("words")).toInteger())));
-            QStringList sources;
-            const QJsonObject by = data.value(QStringLiteral("by_source")).toObject();
-            for (auto it = by.begin(); it != by.end(); ++it)
-                sources << QStringLiteral("%1 %2").arg(it.key(), loc.toString(it.value().toInteger()));
-            if (!sources.isEmpty())
-                html += row(QObject::tr("Sources"), sources.join(QStringLiteral(", ")).toHtmlEscaped());
-        }
+        QStringList sources;
+        const QJsonObject by = data.value(QStringLiteral("by_source")).toObject();
+        for (auto it = by.begin(); it != by.end(); ++it)
+            sources << QStringLiteral("%1 %2").arg(it.key(), loc.toString(it.value().toInteger()));
+        if (!sources.isEmpty())
+            html += row(QObject::tr("Sources"), sources.join(QStringLiteral(", ")).toHtmlEscaped());
+        // The steps the kept weights had (a best-on-dev snapshot can be earlier than the run's
+        // end), and the recipe's budget when that differs; the time is the wall clock up to them.
         const QJsonObject recipe = training.value(QStringLiteral("recipe")).toObject();
-        const QJsonObject tr = recipe.value(QStringLiteral("training")).toObject();
-        if (tr.contains(QStringLiteral("steps")))
-            html += row(QObject::tr("Training steps"), loc.toString(tr.value(QStringLiteral("steps")).toInteger()));
+        const qint64 planned = recipe.value(QStringLiteral("training")).toObject().value(QStringLiteral("steps")).toInteger(-1);
+        const qint64 steps = training.value(QStringLiteral("steps")).toInteger(-1);
+        if (steps >= 0) {
+            QString text = loc.toString(steps);
+            if (training.contains(QStringLiteral("epochs")) && training.value(QStringLiteral("epochs")).toInteger() > 0)
+                text += QObject::tr(" (%n epoch(s))", nullptr, static_cast<int>(training.value(QStringLiteral("epochs")).toInteger()));
+            if (planned > 0 && planned != steps)
+                text += QObject::tr("; the recipe allowed %1").arg(loc.toString(planned));
+            html += row(QObject::tr("Training steps"), text);
+        } else if (planned > 0) {
+            html += row(QObject::tr("Training steps"), QObject::tr("%1 (the recipe's budget)").arg(loc.toString(planned)));
+        }
         if (training.contains(QStringLiteral("final_validation_mlm_loss")))
             html += row(QObject::tr("Validation MLM loss"),
                         QString::number(training.value(QStringLiteral("final_validation_mlm_loss")).toDouble(), 'f', 3));
-        if (training.contains(QStringLiteral("elapsed_seconds")))
-            html += row(QObject::tr("Training time"),
-                        QObject::tr("%1 h").arg(training.value(QStringLiteral("elapsed_seconds")).toDouble() / 3600.0, 0, 'f', 2));
+        if (training.contains(QStringLiteral("elapsed_seconds"))) {
+            const double secs = training.value(QStringLiteral("elapsed_seconds")).toDouble();
+            html += row(QObject::tr("Training time"), secs < 3600 ? QObject::tr("%1 min (wall clock, up to these weights)").arg(secs / 60.0, 0, 'f', 1)
+                                                                   : QObject::tr("%1 h (wall clock, up to these weights)").arg(secs / 3600.0, 0, 'f', 2));
+        }
     }
     const QJsonObject metrics = config.value(QStringLiteral("metrics")).toObject();
     for (auto it = metrics.begin(); it != metrics.end(); ++it)

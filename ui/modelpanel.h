@@ -7,7 +7,9 @@
 /// output head, its labels in the card and its prediction for the sentence shown.
 
 #include <memory>
+#include <string>
 
+#include <QJsonObject>
 #include <QWidget>
 
 #include "core/data/analysis.h"
@@ -55,5 +57,9 @@ QString predictionHtml(const Analysis &analysis);
 
 /// The model card as HTML from the encoder's info and its config JSON.
 QString modelCardHtml(const QString &path, const EncoderInfo &info);
+
+/// The card's "Training data" line from treelens.config "training" (each family's
+/// trainer records its own keys: sentences and words, train/dev/test counts, pairs).
+QString trainingDataText(const QJsonObject &training, const std::string &task);
 
 } // namespace treelens

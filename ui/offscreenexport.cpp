@@ -52,8 +52,10 @@ void OffscreenExport::runCorpus(const QString &path)
 void OffscreenExport::next()
 {
     if (m_index >= m_corpus.rowCount()) {
+        for (auto it = m_skipped.cbegin(); it != m_skipped.cend(); ++it)
+            Q_EMIT reported(QStringLiteral("%1 not written for %2 sentence(s): %3").arg(it.key()).arg(it.value().first).arg(it.value().second));
         Q_EMIT reported(QStringLiteral("exported %1 file(s) for %2 sentence(s) to %3").arg(m_written).arg(m_index).arg(m_options.out));
-        finish(m_failed ? 1 : 0);
+        finish(m_failed || m_written == 0 ? 1 : 0);
         return;
     }
     m_request = m_jobs.requestSentence(m_corpus.sentenceAt(m_index));
@@ -65,8 +67,18 @@ void OffscreenExport::onResult(quint64 generation, std::shared_ptr<const Sentenc
     if (generation != m_request)
         return;
     m_document.setResult(std::move(sentence), std::move(analysis), modelError);
-    if (!modelError.isEmpty())
+    if (!modelError.isEmpty()) {
+        // A model was asked for and gave nothing (it would not load, or refused the sentence):
+        // a figure without its data would pass for the model's, so nothing is written.
         Q_EMIT reported(QStringLiteral("model: %1").arg(modelError));
+        if (m_batch && m_index > 0)
+            Q_EMIT reported(QStringLiteral("stopped after %1 sentence(s); %2 file(s) written to %3")
+                                .arg(m_index)
+                                .arg(m_written)
+                                .arg(m_options.out));
+        finish(1);
+        return;
+    }
     QString refusal = modelRefusal();
     if (refusal.isEmpty())
         refusal = selectionRefusal();
@@ -139,7 +151,22 @@ void OffscreenExport::exportCurrent()
         }
         m_dirMade = true;
     }
+    const auto sentence = m_document.sentence();
+    const auto analysis = m_document.analysisFits() ? m_document.analysis() : nullptr;
     for (const QString &view : m_options.views) {
+        // A view with nothing to draw is not written: an empty or stand-in figure would
+        // pass for the model's. One sentence: refused (exit 1); a corpus: counted and said.
+        if (const QString why = ViewHost::viewRefusal(view, sentence.get(), analysis.get()); !why.isEmpty()) {
+            if (!m_batch) {
+                Q_EMIT reported(why);
+                m_failed = true;
+            } else {
+                auto &skip = m_skipped[view];
+                ++skip.first;
+                skip.second = why;
+            }
+            continue;
+        }
         const QString path = m_batch ? QDir(m_options.out)
                                            .filePath(QStringLiteral("%1-%2.%3")
                                                          .arg(m_index + 1, 4, 10, QLatin1Char('0'))

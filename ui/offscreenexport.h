@@ -9,7 +9,9 @@
 
 #include <memory>
 
+#include <QMap>
 #include <QObject>
+#include <QPair>
 #include <QStringList>
 #include <QWidget>
 
@@ -91,6 +93,8 @@ private:
     int m_written = 0;
     bool m_failed = false;
     bool m_dirMade = false;   ///< a batch's output directory exists (made with its first file)
+    /// A batch's views that had nothing to draw for some sentences: view -> (sentences, why).
+    QMap<QString, QPair<int, QString>> m_skipped;
     std::shared_ptr<const EncoderInfo> m_modelInfo; ///< set when the model has loaded
 };
 

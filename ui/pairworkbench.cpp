@@ -38,6 +38,8 @@
 #include "ui/session/jobrunner.h"
 #include "ui/session/settings.h"
 #include "ui/backgroundjobs.h"
+#include "ui/modelfiledialog.h"
+#include "core/model/trainingdata.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/pairviews.h"
@@ -177,7 +179,7 @@ void PairWorkbench::fillSystemBox(QComboBox *box, bool allowNone)
     connect(box, &QComboBox::activated, this, [this, box](int index) {
         if (box->itemData(index).toString() != QLatin1String("?"))
             return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Pair model"), {}, tr("TreeLens models (*.safetensors)"));
+        const QString path = chooseEncoderFile(this, tr("Pair model"), {});
         if (path.isEmpty()) {
             box->setCurrentIndex(0);
             return;
@@ -333,6 +335,11 @@ void PairWorkbench::buildUi()
     sliceBar->addWidget(m_sliceKind, 1);
     sliceBar->addWidget(m_sliceMetric);
     sl->addLayout(sliceBar);
+    m_sliceNote = new QLabel;
+    m_sliceNote->setWordWrap(true);
+    m_sliceNote->setStyleSheet(QStringLiteral("color:#a04a00"));
+    m_sliceNote->hide();
+    sl->addWidget(m_sliceNote);
     m_sliceTable = new QTableWidget;
     m_sliceTable->verticalHeader()->hide();
     sl->addWidget(m_sliceTable, 1);
@@ -346,6 +353,11 @@ void PairWorkbench::buildUi()
     auto *cl = new QVBoxLayout(comparePage);
     m_scatter = new ScoreScatterPlot;
     cl->addWidget(m_scatter, 1);
+    m_compareNote = new QLabel;
+    m_compareNote->setWordWrap(true);
+    m_compareNote->setStyleSheet(QStringLiteral("color:#a04a00"));
+    m_compareNote->hide();
+    cl->addWidget(m_compareNote);
     cl->addWidget(new QLabel(tr("Questions where A and B put different answers first (ΔAP = B − A):")));
     m_disagreements = new QTableWidget;
     m_disagreements->verticalHeader()->hide();
@@ -591,10 +603,12 @@ void PairWorkbench::score()
     setBusy(true, tr("Scoring with %1%2…").arg(systemName(a), b.isEmpty() ? QString() : tr(" and %1").arg(systemName(b))));
     auto corpus = m_corpus;
     JobRunner *jobs = &m_jobs;
+    const std::string corpusPath = m_path.toStdString();
     m_jobs.submit<Scores>(
         JobRunner::Lane::Background, kGroup, this,
-        [corpus, a, b, jobs](const RunControl &control) -> Result<Scores> {
+        [corpus, a, b, jobs, corpusPath](const RunControl &control) -> Result<Scores> {
             const auto t0 = std::chrono::steady_clock::now();
+            Scores out;
             auto run = [&](const QString &path) -> Result<PairSystem> {
                 if (path == kIdf)
                     return idfBaselineSystem(*corpus, *corpus);
@@ -602,6 +616,10 @@ void PairWorkbench::score()
                 auto enc = jobs->encoders().get(path.toStdString(), dc);
                 if (!enc)
                     return enc.error();
+                // A corpus the model was trained or chosen on: every figure of it says so.
+                if (const DataUse use = corpusUseByModel((*enc)->info().configJson, path.toStdString(), corpusPath);
+                    !use.note.empty())
+                    out.dataNotes.push_back(use.note);
                 if (!(*enc)->info().pairInput) {
                     // A single-sentence encoder cannot score pairs: the list is ranked by the
                     // baseline and the pair view shows the encoder's analysis of each side.
@@ -615,7 +633,6 @@ void PairWorkbench::score()
                     s->name = QFileInfo(path).completeBaseName().toStdString();
                 return s;
             };
-            Scores out;
             auto sa = run(a);
             if (!sa)
                 return sa.error();
@@ -1126,8 +1143,29 @@ void PairWorkbench::updateMetrics()
             for (int pr = 0; pr < n; ++pr)
                 m_confusion->setItem(g, pr, number(static_cast<double>(e->confusion[static_cast<std::size_t>(g)][static_cast<std::size_t>(pr)]), 0));
     }
-    m_metrics->setText(html);
+    m_metrics->setText(dataNotesHtml() + html);
+    m_compareNote->setText(dataNoteText());
+    m_compareNote->setVisible(!m_compareNote->text().isEmpty());
 }
+
+QString PairWorkbench::dataNoteText() const
+{
+    if (!m_scores)
+        return QString();
+    QStringList lines;
+    for (const auto &n : m_scores->dataNotes)
+        lines << QString::fromStdString(n);
+    return lines.join(QLatin1Char('\n'));
+}
+
+QString PairWorkbench::dataNotesHtml() const
+{
+    const QString text = dataNoteText();
+    return text.isEmpty() ? QString()
+                          : QStringLiteral("<p style='color:#a04a00'>%1</p>").arg(text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+}
+
+QString PairWorkbench::sliceNoteText() const { return m_sliceNote ? m_sliceNote->text() : QString(); }
 
 void PairWorkbench::updateSlices()
 {
@@ -1187,7 +1225,24 @@ void PairWorkbench::updateSlices()
         }
     }
     m_sliceTable->resizeColumnsToContents();
-    m_sliceChart->setData(tr("%1 per %2 slice").arg(m_sliceMetric->currentText(), m_sliceKind->currentText()),
+    // Why candidate-side slices run above the whole set, and whose training data this is.
+    QStringList notes;
+    if (ranking) {
+        int questionSlices = 0;
+        for (const SliceRow &row : all.front())
+            questionSlices += row.questions;
+        auto whole = evaluateRanking(*m_corpus, m_scores->a.scores);
+        const std::string note = sliceProtocolNote(kind, questionSlices, whole ? whole->groupsUsed : 0);
+        if (!note.empty())
+            notes << tr("Ranked within each slice: %1.").arg(QString::fromStdString(note));
+    }
+    if (const QString data = dataNoteText(); !data.isEmpty())
+        notes << data;
+    m_sliceNote->setText(notes.join(QLatin1Char('\n')));
+    m_sliceNote->setVisible(!notes.isEmpty());
+    m_sliceChart->setData(tr("%1 per %2 slice%3")
+                              .arg(m_sliceMetric->currentText(), m_sliceKind->currentText(),
+                                   m_scores->dataNotes.empty() ? QString() : tr(" (on the model's own training or development data)")),
                           m_sliceMetric->currentText(), sliceNames, systemNames, values);
 }
 

@@ -19,6 +19,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <QMainWindow>
@@ -80,6 +81,10 @@ public:
                 t->setCurrentIndex(constituency ? 1 : 0);
     }
     QString metricsText() const;
+    /// What the slice tab says under its table (why candidate-side slices run high, whose training data this is).
+    QString sliceNoteText() const;
+    /// The systems' notes on this corpus ("… was trained on this data …"), one per line; "" when none.
+    QString dataNoteText() const;
     /// The constituency tree view of side 0 (question / text) or 1 (candidate / hypothesis).
     ConstituencyView *constituencyView(int side) const { return side == 0 ? m_firstConst : m_secondConst; }
 
@@ -113,6 +118,8 @@ private:
         PairSystem a;
         std::optional<PairSystem> b;
         double seconds = 0;
+        /// One line per system that was trained or chosen on this corpus (trainingdata.h).
+        std::vector<std::string> dataNotes;
     };
     void buildUi();
     void buildMenus();
@@ -133,6 +140,7 @@ private:
     void analyseComparePair();
     QString systemPath(const QComboBox *box) const;
     QString systemName(const QString &path) const;
+    QString dataNotesHtml() const;
     void fillSystemBox(QComboBox *box, bool allowNone);
 
     JobRunner &m_jobs;
@@ -150,6 +158,7 @@ private:
     QLineEdit *m_filter;
     QTableWidget *m_questions, *m_candidates, *m_sliceTable, *m_disagreements, *m_confusion;
     QLabel *m_metrics, *m_status, *m_pairCaption;
+    QLabel *m_sliceNote = nullptr, *m_compareNote = nullptr;
     QProgressBar *m_progress;
     QPushButton *m_cancel, *m_scoreButton;
     QTabWidget *m_tabs, *m_viewTabs;

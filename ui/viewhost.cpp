@@ -61,6 +61,41 @@ QStringList ViewHost::exportableViewNames()
             QStringLiteral("composition")};
 }
 
+QString ViewHost::viewRefusal(const QString &name, const Sentence *sentence, const Analysis *a)
+{
+    auto lacks = [&](const QString &what) {
+        if (!a)
+            return QStringLiteral("the %1 view draws %2: no model analysed the sentence (give one with --model)").arg(name, what);
+        return QStringLiteral("the %1 view draws %2, which this %3 model does not have")
+            .arg(name, what, QString::fromStdString(a->family));
+    };
+    if (name == QLatin1String("constituency")) {
+        if ((sentence && sentence->constituency) || (a && a->inducedTree))
+            return QString();
+        return QStringLiteral("the constituency view draws a constituency tree, and the sentence has none (the parser "
+                              "gave none, and the model induces none)");
+    }
+    if (name == QLatin1String("dependency"))
+        return sentence && sentence->dependency ? QString()
+                                                : QStringLiteral("the dependency view draws a dependency tree, and the "
+                                                                 "sentence has none (the parser gave none)");
+    if (name == QLatin1String("prior"))
+        return a && !a->constituentPrior.empty() ? QString() : lacks(QStringLiteral("the constituent prior C"));
+    if (name == QLatin1String("attention") || name == QLatin1String("overview"))
+        return a && !a->attention.empty() ? QString() : lacks(QStringLiteral("attention matrices"));
+    if (name == QLatin1String("links"))
+        return a && !a->linkProbs.empty() ? QString() : lacks(QStringLiteral("link probabilities"));
+    if (name == QLatin1String("relations"))
+        return a && a->relations ? QString() : lacks(QStringLiteral("the relation matrix a relation-aware model reads"));
+    if (name == QLatin1String("gate") || name == QLatin1String("gates"))
+        return a && !a->relationGate.empty() ? QString() : lacks(QStringLiteral("a relation gate"));
+    if (name == QLatin1String("composition"))
+        return a && !a->nodeAttention.empty() && a->gates.count("rec.node_height")
+                   ? QString()
+                   : lacks(QStringLiteral("a recursive model's bottom-up composition"));
+    return QString();
+}
+
 QStringList ViewHost::allViewNames()
 {
     // The text view between the trees and the plots, as the main window's tabs have them.

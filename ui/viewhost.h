@@ -49,6 +49,10 @@ public:
     static QStringList exportableViewNames();
     /// Every view the main window shows: exportableViewNames() and "text".
     static QStringList allViewNames();
+    /// Why the view `name` has nothing to draw for this sentence and analysis (either
+    /// may be null), for the user: "the prior view draws the constituent prior C,
+    /// which this dependency-transformer model does not have"; "" when it has.
+    static QString viewRefusal(const QString &name, const Sentence *sentence, const Analysis *analysis);
 
     // The views, brought up to date first; nullptr when not created.
     ConstituencyView *constituencyView();

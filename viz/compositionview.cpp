@@ -48,7 +48,111 @@ void drawColourBar(QPainter &p, const QRectF &r, const QFont &font)
     }
 }
 
+bool segmentHits(QPointF a, QPointF b, const QRectF &r)
+{
+    // Sampled: boxes are at least 22 px tall and segments cross them at most steeply.
+    const double len = std::hypot(b.x() - a.x(), b.y() - a.y());
+    const int n = std::max(2, static_cast<int>(std::ceil(len / 3.0)));
+    for (int i = 1; i < n; ++i) {
+        const double t = static_cast<double>(i) / n;
+        if (r.contains(a + (b - a) * t))
+            return true;
+    }
+    return false;
+}
+
+bool polylineHits(const QPolygonF &line, const std::vector<QRectF> &obstacles)
+{
+    for (int i = 0; i + 1 < line.size(); ++i)
+        for (const QRectF &r : obstacles)
+            if (segmentHits(line[i], line[i + 1], r))
+                return true;
+    return false;
+}
+
+double polylineLength(const QPolygonF &line)
+{
+    double len = 0;
+    for (int i = 0; i + 1 < line.size(); ++i)
+        len += std::hypot(line[i + 1].x() - line[i].x(), line[i + 1].y() - line[i].y());
+    return len;
+}
+
 } // namespace
+
+QPolygonF routeTreeEdge(QPointF from, QPointF to, const std::vector<QRectF> &obstacles, double bandBelowFrom, double bandAboveTo)
+{
+    std::vector<QRectF> grown;
+    for (const QRectF &r : obstacles)
+        grown.push_back(r.adjusted(-3, -3, 3, 3));
+    const QPolygonF straight{from, to};
+    if (!polylineHits(straight, grown))
+        return straight;
+    // Down the clear gap beside a box in the way: leave the parent into the free band under
+    // its level, run down at x, then into the member from the free band above it.
+    std::vector<double> xs{to.x(), from.x()};
+    double below = from.y(); // under every box in the way
+    for (const QRectF &r : grown)
+        if (segmentHits(from, to, r)) {
+            xs.push_back(r.left() - 4.0);
+            xs.push_back(r.right() + 4.0);
+            below = std::max(below, r.bottom() + 6.0);
+        }
+    QPolygonF best;
+    double bestLen = 0;
+    const double yA = std::min(to.y(), from.y() + bandBelowFrom), yB = std::max(yA, to.y() - bandAboveTo);
+    // Turn towards the member as soon as the boxes in the way are passed (a long low leg
+    // along the words crossed other edges); failing that, in the band above the member.
+    for (double yTurn : {std::clamp(below, yA, yB), yB}) {
+        for (double x : xs) {
+            QPolygonF line{from, QPointF(x, yA), QPointF(x, yTurn), to};
+            if (polylineHits(line, grown))
+                continue;
+            // Shortest, with a run down close to the member preferred: a long last leg
+            // under the boxes crosses the edges of the nodes it passes.
+            const double len = polylineLength(line) + 1.5 * std::abs(x - to.x());
+            if (best.isEmpty() || len < bestLen) {
+                best = line;
+                bestLen = len;
+            }
+        }
+        if (!best.isEmpty())
+            break;
+    }
+    return best.isEmpty() ? straight : best;
+}
+
+std::vector<CompositionView::Edge> CompositionView::routeEdges() const
+{
+    std::vector<Edge> out;
+    if (!applies())
+        return out;
+    const auto &nodes = m_data.analysis->nodeAttention;
+    for (std::size_t v = 0; v < nodes.size() && v < m_layout.nodes.size(); ++v) {
+        const NodeAttention &na = nodes[v];
+        for (std::size_t k = 0; k < na.targets.size(); ++k) {
+            const int t = na.targets[k];
+            QPointF to;
+            int targetNode = -1;
+            if (t < 0 && static_cast<std::size_t>(-1 - t) < m_layout.words.size()) {
+                to = m_layout.words[static_cast<std::size_t>(-1 - t)] - QPointF(0, 12);
+            } else if (t >= 0 && static_cast<std::size_t>(t) < m_layout.nodes.size()) {
+                to = m_layout.nodes[static_cast<std::size_t>(t)] - QPointF(0, kNodeH / 2.0);
+                targetNode = t;
+            } else {
+                continue;
+            }
+            const QPointF from = m_layout.nodes[v] + QPointF(0, kNodeH / 2.0);
+            // Every other node's box is in the way; the member's own is its end.
+            std::vector<QRectF> obstacles;
+            for (std::size_t o = 0; o < m_layout.nodeRects.size(); ++o)
+                if (o != v && static_cast<int>(o) != targetNode)
+                    obstacles.push_back(m_layout.nodeRects[o]);
+            out.push_back({static_cast<int>(v), k, routeTreeEdge(from, to, obstacles, (kLevel - kNodeH) / 2.0, 8.0)});
+        }
+    }
+    return out;
+}
 
 CompositionView::CompositionView(QWidget *parent) : PaintedExportView(parent)
 {
@@ -129,6 +233,7 @@ void CompositionView::relayout()
         m_layout.treeWidth = std::max(x, 360.0);
         m_layout.treeHeight = wordY + 30.0;
     }
+    m_edges = routeEdges(); // once per layout: painting (every hover) reuses them
     updateGeometry();
     setMinimumSize(sizeHint());
     update();
@@ -252,29 +357,22 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
     p.setPen(kMuted);
     p.drawText(QPointF(kMargin, kMargin + 94), tr("dashed: a dependency node's own head word · grey: not composed yet · orange: composed at this step"));
 
-    // Edges first, then nodes and words over them.
-    for (std::size_t v = 0; v < nodes.size(); ++v) {
-        const NodeAttention &na = nodes[v];
-        const bool pending = step > 0 && heights[v] > step;
-        for (std::size_t k = 0; k < na.targets.size(); ++k) {
-            const int t = na.targets[k];
-            QPointF to;
-            if (t < 0 && static_cast<std::size_t>(-1 - t) < m_layout.words.size())
-                to = m_layout.words[static_cast<std::size_t>(-1 - t)] - QPointF(0, 12);
-            else if (t >= 0 && static_cast<std::size_t>(t) < m_layout.nodes.size())
-                to = m_layout.nodes[static_cast<std::size_t>(t)] + QPointF(0, kNodeH / 2.0);
-            else
-                continue;
-            const QPointF from = m_layout.nodes[v] + QPointF(0, kNodeH / 2.0);
-            const bool own = k == 0 && na.headWord >= 0 && t == -1 - na.headWord;
-            const double w = memberWeight(static_cast<int>(v), k);
-            QPen pen = pending || w < 0 ? QPen(kPending, 1.0) : QPen(sequentialColor(w), 1.0 + 5.0 * w);
-            pen.setCapStyle(Qt::RoundCap);
-            if (own)
-                pen.setStyle(Qt::DashLine);
-            p.setPen(pen);
-            p.drawLine(from, to);
-        }
+    // Edges first, then nodes and words over them; an edge goes around the boxes of the
+    // nodes it is not joining (a straight line through one read as that node's child).
+    for (const Edge &e : edges()) {
+        const NodeAttention &na = nodes[static_cast<std::size_t>(e.node)];
+        const bool pending = step > 0 && heights[static_cast<std::size_t>(e.node)] > step;
+        const int t = na.targets[e.member];
+        const bool own = e.member == 0 && na.headWord >= 0 && t == -1 - na.headWord;
+        const double w = memberWeight(e.node, e.member);
+        QPen pen = pending || w < 0 ? QPen(kPending, 1.0) : QPen(sequentialColor(w), 1.0 + 5.0 * w);
+        pen.setCapStyle(Qt::RoundCap);
+        pen.setJoinStyle(Qt::RoundJoin);
+        if (own)
+            pen.setStyle(Qt::DashLine);
+        p.setPen(pen);
+        p.setBrush(Qt::NoBrush);
+        p.drawPolyline(e.route);
     }
     // The node detailed: hovered, pinned, else one being composed at this step, else the root.
     int detail = m_hover >= 0 ? m_hover : (m_selected >= 0 ? m_selected : static_cast<int>(nodes.size()) - 1);

@@ -17,11 +17,24 @@
 /// forward/backward attention, the node-state norm; and the model's prediction.
 /// Exports to PNG/SVG/PDF (PaintedExportView).
 
+#include <cstddef>
+#include <vector>
+
+#include <QPolygonF>
+#include <QRectF>
 #include <QWidget>
 
 #include "viz/viewcommon.h"
 
 namespace treelens {
+
+/// The route of a tree edge from `from` (a node's bottom) down to `to` (a member's
+/// top) that keeps clear of `obstacles` (the other nodes' boxes): the straight line
+/// when it is clear, else down a free gap beside the boxes in the way — leaving `from`
+/// within `bandBelowFrom` pixels and entering `to` from `bandAboveTo` pixels above it
+/// (the free bands between the levels). The straight line when no route is clear.
+QPolygonF routeTreeEdge(QPointF from, QPointF to, const std::vector<QRectF> &obstacles, double bandBelowFrom,
+                        double bandAboveTo);
 
 class CompositionView : public PaintedExportView {
     Q_OBJECT
@@ -36,6 +49,16 @@ public:
     int steps() const;
     /// Whether the analysis is a recursive model's (otherwise the view shows a hint).
     bool applies() const;
+    /// One drawn edge: node -> its member (index into NodeAttention::targets), and its route.
+    struct Edge {
+        int node = -1;
+        std::size_t member = 0;
+        QPolygonF route;
+    };
+    /// The edges as drawn (for tests: no edge crosses a node it does not join).
+    const std::vector<Edge> &edges() const { return m_edges; }
+    /// The boxes of the nodes, in NodeAttention order.
+    const std::vector<QRectF> &nodeRects() const { return m_layout.nodeRects; }
 
     QString exportName() const override { return QStringLiteral("composition"); }
     QSize sizeHint() const override;
@@ -56,6 +79,7 @@ private:
         double treeWidth = 0, treeHeight = 0, top = 0;
     };
     void relayout();
+    std::vector<Edge> routeEdges() const;
     int nodeAt(const QPointF &pos) const;
     QString nodeText(int node) const;
     double memberWeight(int node, std::size_t member) const;
@@ -63,6 +87,7 @@ private:
     ViewData m_data;
     ViewState m_state;
     Layout m_layout;
+    std::vector<Edge> m_edges; ///< routed in relayout()
     int m_selected = -1;   ///< pinned node (-1 = the root)
     int m_hover = -1;
 };

@@ -1,6 +1,7 @@
 #include "viz/constituencyview.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <set>
 
@@ -234,14 +235,16 @@ void ConstituencyView::setData(const ViewData &data)
 void ConstituencyView::fitToViewport()
 {
     // A new sentence is shown whole when it fits at a readable size (down to 45%
-    // of print size); larger trees start at that size, scrolled to the top left.
+    // of print size); larger trees start at that size, scrolled to the top left. A
+    // small tree is enlarged up to 1.6 times print size to use the pane (at print size
+    // a 7-word tree filled a quarter of it), centred by the view's alignment.
     const QSize vp = viewport()->size();
     const QRectF sr = scene()->sceneRect();
     if (vp.isEmpty() || sr.isEmpty())
         return;
     const double base = logicalDpiX() / 72.0;
     const double fit = std::min(vp.width() / (sr.width() * base), vp.height() / (sr.height() * base));
-    m_zoom = std::clamp(fit, 0.45, 1.0);
+    m_zoom = std::clamp(fit, 0.45, 1.6);
     applyZoom();
     horizontalScrollBar()->setValue(horizontalScrollBar()->minimum());
     verticalScrollBar()->setValue(verticalScrollBar()->minimum());
@@ -954,15 +957,18 @@ QStringList ConstituencyView::collectNotes() const
     return notes;
 }
 
-double ConstituencyView::drawNotes(double top)
+double ConstituencyView::drawNotes(double top, double width)
 {
     m_notes = collectNotes();
     double y = top;
-    for (const QString &note : m_notes) {
-        auto *t = addText(scene(), note, legendFont(), noteColor(), QPointF(0.0, y));
-        t->setData(kHoverKey, note);
-        y = t->sceneBoundingRect().bottom() + 2.0;
-    }
+    // Wrapped to the tree's width: a long note would otherwise set the scene's width,
+    // and a short tree would be drawn small in a wide figure.
+    for (const QString &note : m_notes)
+        for (const QString &line : wrapToWidth(note, legendFont(), width)) {
+            auto *t = addText(scene(), line, legendFont(), noteColor(), QPointF(0.0, y));
+            t->setData(kHoverKey, note);
+            y = t->sceneBoundingRect().bottom() + 1.0;
+        }
     return m_notes.isEmpty() ? top : y + 10.0;
 }
 
@@ -981,7 +987,7 @@ QRectF ConstituencyView::addColourBar(const QRectF &bar)
     return used;
 }
 
-QRectF ConstituencyView::drawLegends(QPointF topLeft)
+QRectF ConstituencyView::drawLegends(QPointF topLeft, double width)
 {
     QGraphicsScene *s = scene();
     QRectF used(topLeft, QSizeF(0, 0));
@@ -1050,35 +1056,58 @@ QRectF ConstituencyView::drawLegends(QPointF topLeft)
         x = used.right() + 28.0;
     }
 
-    // Compare key: what the outlines and red brackets mean, with counts.
+    // Compare key: what the outlines and red brackets mean, with counts. Beside the colour
+    // scale when both fit the tree's width, else under it (a short tree's figure stays
+    // narrow: the legends do not set its width).
     if (m_mode == Mode::Compare && (!m_shared.empty() || !m_missing.empty() || !m_extra.empty())) {
         const double sw = 22.0;
-        auto *head = addText(s, m_scoreText, legendFont(), kInk, QPointF(x, y));
+        const double keyWidth = std::max(fm.horizontalAdvance(m_scoreText), 380.0);
+        double yc = y;
+        if (x > topLeft.x() && x + keyWidth > topLeft.x() + width) {
+            x = topLeft.x();
+            yc = used.bottom() + 10.0;
+        }
+        const double right = std::max(x + keyWidth, topLeft.x() + width);
+        auto *head = addText(s, m_scoreText, legendFont(), kInk, QPointF(x, yc));
         used = used.united(head->sceneBoundingRect());
-        auto *protocol = addText(s, m_protocolText, smallFont(), kPos, QPointF(x, y + 14.0));
-        used = used.united(protocol->sceneBoundingRect());
-        const double ry = y + 28.0;
+        double py = yc + 14.0;
+        for (const QString &line : wrapToWidth(m_protocolText, smallFont(), right - x)) {
+            auto *protocol = addText(s, line, smallFont(), kPos, QPointF(x, py));
+            used = used.united(protocol->sceneBoundingRect());
+            py = protocol->sceneBoundingRect().bottom();
+        }
+        double ry = py + 2.0;
         double cx = x;
-        auto key = [&](const QString &text) {
+        // One key: its glyph (drawn at the key's place) and its text; a key that would pass
+        // the right edge starts a new row.
+        auto key = [&](const QString &text, const std::function<void(double, double)> &glyph) {
+            if (cx > x && cx + sw + 5.0 + QFontMetricsF(legendFont()).horizontalAdvance(text) > right) {
+                cx = x;
+                ry = used.bottom() + 4.0;
+            }
+            glyph(cx, ry);
             auto *k = addText(s, text, legendFont(), kInk, QPointF(cx + sw + 5.0, ry));
             used = used.united(k->sceneBoundingRect());
             cx = k->sceneBoundingRect().right() + 16.0;
         };
-        QPainterPath box;
-        box.addRoundedRect(QRectF(cx, ry + 1.0, sw, 11.0), 3.0, 3.0);
-        s->addPath(box, QPen(kShared, 2.2), Qt::white);
-        key(QStringLiteral("shared (%1)").arg(m_shared.size()));
-        QPainterPath box2;
-        box2.addRoundedRect(QRectF(cx, ry + 1.0, sw, 11.0), 3.0, 3.0);
-        s->addPath(box2, QPen(kMissing, 1.6, Qt::DashLine), Qt::white);
-        key(QStringLiteral("missing: parser only (%1)").arg(m_missing.size()));
-        QPainterPath br;
-        br.moveTo(cx + 1.0, ry + 3.0);
-        br.lineTo(cx + 1.0, ry + 8.0);
-        br.lineTo(cx + sw - 1.0, ry + 8.0);
-        br.lineTo(cx + sw - 1.0, ry + 3.0);
-        s->addPath(br, QPen(kExtra, 1.4));
-        key(QStringLiteral("extra: induced only, under the words (%1)").arg(m_extra.size()));
+        key(QStringLiteral("shared (%1)").arg(m_shared.size()), [&](double gx, double gy) {
+            QPainterPath box;
+            box.addRoundedRect(QRectF(gx, gy + 1.0, sw, 11.0), 3.0, 3.0);
+            s->addPath(box, QPen(kShared, 2.2), Qt::white);
+        });
+        key(QStringLiteral("missing: parser only (%1)").arg(m_missing.size()), [&](double gx, double gy) {
+            QPainterPath box;
+            box.addRoundedRect(QRectF(gx, gy + 1.0, sw, 11.0), 3.0, 3.0);
+            s->addPath(box, QPen(kMissing, 1.6, Qt::DashLine), Qt::white);
+        });
+        key(QStringLiteral("extra: induced only, under the words (%1)").arg(m_extra.size()), [&](double gx, double gy) {
+            QPainterPath br;
+            br.moveTo(gx + 1.0, gy + 3.0);
+            br.lineTo(gx + 1.0, gy + 8.0);
+            br.lineTo(gx + sw - 1.0, gy + 8.0);
+            br.lineTo(gx + sw - 1.0, gy + 3.0);
+            s->addPath(br, QPen(kExtra, 1.4));
+        });
     }
     return used;
 }
@@ -1149,8 +1178,16 @@ void ConstituencyView::rebuild()
         return;
     }
 
-    double y = drawNotes(0.0);
-    const QRectF legends = drawLegends(QPointF(0.0, y));
+    // The notes wrap to the widest tree drawn (at least a legend's width).
+    double noteWidth = 420.0;
+    for (const ConstituencyTree *t : {first, second})
+        if (t) {
+            const TreeGraph &g = graphFor(*t, t == first ? firstInduced : true);
+            if (!g.pending && g.error.isEmpty())
+                noteWidth = std::max(noteWidth, g.layout.bounds.width());
+        }
+    double y = drawNotes(0.0, noteWidth);
+    const QRectF legends = drawLegends(QPointF(0.0, y), noteWidth);
     if (!legends.isEmpty())
         y = legends.bottom() + 18.0;
 
@@ -1213,11 +1250,15 @@ void ConstituencyView::renderTo(QPainter *painter, const QRectF &target)
     painter->restore();
 }
 
-void ConstituencyView::applyZoom()
+void ConstituencyView::applyZoom(bool underMouse)
 {
-    // Scene units are points: at zoom 1 the tree has its printed size on screen.
+    // Scene units are points: at zoom 1 the tree has its printed size on screen. The wheel
+    // zooms about the point under the mouse; the keys and fitting about the view's centre
+    // (the mouse may be anywhere: the tree must not slide away from what was centred).
     const double base = logicalDpiX() / 72.0;
+    setTransformationAnchor(underMouse ? QGraphicsView::AnchorUnderMouse : QGraphicsView::AnchorViewCenter);
     setTransform(QTransform::fromScale(base * m_zoom, base * m_zoom));
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
 }
 
 void ConstituencyView::wheelEvent(QWheelEvent *event)
@@ -1225,7 +1266,7 @@ void ConstituencyView::wheelEvent(QWheelEvent *event)
     if (event->modifiers() & Qt::ControlModifier) {
         const double steps = event->angleDelta().y() / 120.0;
         m_zoom = std::clamp(m_zoom * std::pow(1.15, steps), 0.1, 8.0);
-        applyZoom();
+        applyZoom(true);
         event->accept();
         return;
     }

@@ -164,13 +164,13 @@ private:
     };
 
     void rebuild();
-    void applyZoom();
+    void applyZoom(bool underMouse = false);
     const ConstituencyTree *parserTree() const;
     const ConstituencyTree *inducedTree() const;
     const TreeGraph &graphFor(const ConstituencyTree &tree, bool induced);
     DrawnTree drawTree(const TreeGraph &graph, QPointF topLeft, bool compare);
     void classifySpans();
-    QRectF drawLegends(QPointF topLeft);
+    QRectF drawLegends(QPointF topLeft, double width);
     void drawExtraBrackets(const DrawnTree &tree, double top);
     std::optional<double> cohesion(std::pair<int, int> span) const;
     /// The selected layer has a prior to read cohesion from.
@@ -180,7 +180,7 @@ private:
     /// Forgets the last comparison (spans, kept-word mapping, score texts).
     void clearComparison();
     QStringList collectNotes() const;
-    double drawNotes(double top);
+    double drawNotes(double top, double width);
     std::optional<double> focusAttention(std::pair<int, int> span) const;
     bool overlayActive() const;
     QString spanText(std::pair<int, int> span) const;

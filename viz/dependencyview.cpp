@@ -375,16 +375,23 @@ void DependencyView::wheelEvent(QWheelEvent *event)
 
 void DependencyView::keyPressEvent(QKeyEvent *event)
 {
+    // The keys zoom about the view's centre (the wheel about the point under the mouse,
+    // which may be anywhere while a key is pressed).
+    auto centred = [this](const std::function<void()> &zoom) {
+        setTransformationAnchor(QGraphicsView::AnchorViewCenter);
+        zoom();
+        setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    };
     if (event->key() == Qt::Key_Plus || event->key() == Qt::Key_Equal) {
-        scale(1.15, 1.15);
+        centred([this] { scale(1.15, 1.15); });
         return;
     }
     if (event->key() == Qt::Key_Minus) {
-        scale(1 / 1.15, 1 / 1.15);
+        centred([this] { scale(1 / 1.15, 1 / 1.15); });
         return;
     }
     if (event->key() == Qt::Key_0) {
-        resetTransform();
+        centred([this] { resetTransform(); });
         return;
     }
     QGraphicsView::keyPressEvent(event);
@@ -1187,12 +1194,20 @@ void DependencyView::rebuild()
     // What the figure cannot show, above everything: where the tree came from, unknown words.
     m_notes = QStringList{treeSourceNote(*m_data.sentence, TreeKind::Dependency), unknownWordsNote(m_data.analysis.get())};
     m_notes.removeAll(QString());
+    // Wrapped to the figure's width: a long note would otherwise set it, and a short
+    // sentence would be drawn small in a wide figure.
+    const QFont noteFont = scaledFont(font(), 9.0);
+    const double noteWidth = std::max(360.0, m_scene->itemsBoundingRect().width());
     for (auto it = m_notes.crbegin(); it != m_notes.crend(); ++it) {
-        const QRectF b = m_scene->itemsBoundingRect();
-        auto *t = m_scene->addSimpleText(*it, scaledFont(font(), 9.0));
-        t->setBrush(noteColor());
-        t->setData(0, QStringLiteral("note"));
-        t->setPos(b.left(), b.top() - t->boundingRect().height() - (it == m_notes.crbegin() ? 10 : 2));
+        const QStringList lines = wrapToWidth(*it, noteFont, noteWidth);
+        for (int k = static_cast<int>(lines.size()) - 1; k >= 0; --k) {
+            const QRectF b = m_scene->itemsBoundingRect();
+            auto *t = m_scene->addSimpleText(lines[k], noteFont);
+            t->setBrush(noteColor());
+            t->setData(0, QStringLiteral("note"));
+            const bool firstDrawn = it == m_notes.crbegin() && k == static_cast<int>(lines.size()) - 1;
+            t->setPos(b.left(), b.top() - t->boundingRect().height() - (firstDrawn ? 10 : 1));
+        }
     }
     m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-kMargin, -kMargin, kMargin, kMargin));
 }

@@ -234,7 +234,8 @@ bool GateOverview::hitCell(const QPointF &pos, int *layer, int *head) const
 QSizeF GateOverview::exportSize() const
 {
     const double cell = 78.0;
-    return QSizeF(std::max(m_heads, 1) * cell + 200.0, std::max(m_layers, 1) * cell + 110.0 + m_title->linesHeight());
+    return QSizeF(std::max(std::max(m_heads, 1) * cell + 200.0, static_cast<double>(m_title->neededWidth())),
+                  std::max(m_layers, 1) * cell + 110.0 + m_title->linesHeight());
 }
 
 void GateOverview::renderTo(QPainter *painter, const QRectF &target)

@@ -18,6 +18,7 @@ namespace treelens {
 namespace {
 
 constexpr double kTickPt = kPlotTickPt;
+constexpr double kMinTickPt = 6.5; // the smallest token label before labels are thinned
 constexpr double kAxisLabelPt = kPlotAxisLabelPt;
 constexpr double kTitlePt = kPlotTitlePt;
 
@@ -151,17 +152,45 @@ public:
     }
 };
 
-/// What the attention colours measure. What a row adds up to: the softmax's rows
-/// sum to 1; after ×C (not renormalised) to less, often far less.
-QString attentionScaleLabel(bool afterC, double upper, bool shared)
+/// What the attention colours measure: a short name for the colour scale (a long one
+/// ran past both ends of the bar), and the rest for a line under the title. What a
+/// row adds up to: the softmax's rows sum to 1; after ×C (not renormalised) to less.
+QString attentionScaleLabel(bool afterC)
 {
-    QString label = afterC ? QStringLiteral("attention \u00d7 C (rows sum to less than 1)")
-                           : QStringLiteral("attention weight (rows sum to 1)");
+    return afterC ? QStringLiteral("attention \u00d7 C") : QStringLiteral("attention weight");
+}
+
+QString attentionScaleNote(bool afterC, double upper, bool shared)
+{
+    QString note = QStringLiteral("colour: ") + attentionScaleLabel(afterC) +
+                   (afterC ? QStringLiteral(" (rows sum to less than 1)") : QStringLiteral(" (rows sum to 1)"));
     if (shared)
-        label += QStringLiteral(", shared scale");
+        note += QStringLiteral("; one scale for every map");
     if (upper < 1.0)
-        label += QStringLiteral(", \u2265 %1 saturates").arg(upper, 0, 'f', 2);
-    return label;
+        note += QStringLiteral("; values \u2265 %1 saturate").arg(upper, 0, 'f', 2);
+    return note;
+}
+
+/// Gated group self-attention (the analysis carries each token's group per head):
+/// why the map is made of blocks. "" for other analyses.
+QString groupAttentionNote(const Analysis &a, int head)
+{
+    const auto gid = a.gates.find("ggsa.group_id");
+    const auto off = a.gates.find("ggsa.offsets");
+    if (gid == a.gates.end() || off == a.gates.end() || gid->second.shape.size() != 2 || head < 0 ||
+        head >= gid->second.shape[0] || static_cast<std::size_t>(head) >= off->second.data.size())
+        return QString();
+    const int len = gid->second.shape[1];
+    const float *g = gid->second.data.data() + static_cast<std::size_t>(head) * static_cast<std::size_t>(len);
+    int largest = 0;
+    for (int i = 0, run = 0; i < len; ++i) {
+        run = i > 0 && g[i] == g[i - 1] ? run + 1 : 1;
+        largest = std::max(largest, run);
+    }
+    return QStringLiteral("group attention: each token attends only within its group (groups of up to %1 tokens, this "
+                          "head's first group cut at offset %2): each block is a group, the cells outside are 0")
+        .arg(largest)
+        .arg(static_cast<int>(off->second.data[static_cast<std::size_t>(head)]));
 }
 
 /// Token range [first, last) of the words [start, end).
@@ -286,7 +315,7 @@ void HeatmapView::rebuild()
                                             "every layer)"),
                              QColor(60, 60, 60), PlotTitle::Glyph::BracketBox});
         lines.push_back({noPriorNote(m_data.analysis.get()), noteColor()});
-        m_scale->axis()->setLabel(QStringLiteral("constituent prior C (probability)"));
+        m_scale->axis()->setLabel(QStringLiteral("constituent prior C"));
         m_map->setDataRange(QCPRange(0.0, 1.0));
         m_scale->setDataRange(QCPRange(0.0, 1.0));
         m_plot->xAxis->setLabel(QStringLiteral("token j"));
@@ -296,13 +325,14 @@ void HeatmapView::rebuild()
         if (m)
             lines.push_back({QStringLiteral("what the model reads for each token pair: the arc label (both directions), "
                                             "a:b = a arcs up from the row token and b down to the column token, "
-                                            "\u00b7 = [none] (farther than the model's T)"),
+                                            "\u00b7 = [none] (farther than the model's T); colour: the tree distance "
+                                            "a + b, bright = adjacent"),
                              QColor(60, 60, 60)});
         else
             lines.push_back({noRelationsNote(m_data.analysis.get()), noteColor()});
         m_map->setGradient(viridisGradient().inverted());
         m_scale->setGradient(viridisGradient().inverted());
-        m_scale->axis()->setLabel(QStringLiteral("tree distance a + b (bright: adjacent)"));
+        m_scale->axis()->setLabel(QStringLiteral("tree distance a + b"));
         m_map->setDataRange(QCPRange(0.0, kRelationDistanceCap));
         m_scale->setDataRange(QCPRange(0.0, kRelationDistanceCap));
         m_plot->xAxis->setLabel(QStringLiteral("key token j"));
@@ -311,11 +341,12 @@ void HeatmapView::rebuild()
         m_title->setText(m ? QStringLiteral("Relation gate g \u2014 layer %1, head %2").arg(m_state.layer + 1).arg(m_state.head + 1)
                            : QStringLiteral("Relation gate g \u2014 not available"));
         if (m)
-            lines.push_back({QStringLiteral("the tree's arcs (both directions); g mixes the scores: (1 \u2212 g)\u00b7S\u1d49 + g\u00b7S\u02b3"),
+            lines.push_back({QStringLiteral("the tree's arcs (both directions); g mixes the scores: (1 \u2212 g)\u00b7S\u1d49 + "
+                                            "g\u00b7S\u02b3 (0: the plain score, 1: the relation score)"),
                              QColor(60, 60, 60), PlotTitle::Glyph::BracketBox});
         else
             lines.push_back({noRelationsNote(m_data.analysis.get()), noteColor()});
-        m_scale->axis()->setLabel(QStringLiteral("gate g (0: plain score, 1: relation score)"));
+        m_scale->axis()->setLabel(QStringLiteral("gate g"));
         m_map->setDataRange(QCPRange(0.0, 1.0));
         m_scale->setDataRange(QCPRange(0.0, 1.0));
         m_plot->xAxis->setLabel(QStringLiteral("key token j"));
@@ -339,8 +370,13 @@ void HeatmapView::rebuild()
         }
         m_map->setDataRange(QCPRange(0.0, upper));
         m_scale->setDataRange(QCPRange(0.0, upper));
-        m_scale->axis()->setLabel(
-            attentionScaleLabel(m_data.analysis && !m_data.analysis->constituentPrior.empty() && m_state.weightedAttention, upper, false));
+        const bool afterC = m_data.analysis && !m_data.analysis->constituentPrior.empty() && m_state.weightedAttention;
+        m_scale->axis()->setLabel(attentionScaleLabel(afterC));
+        if (m)
+            lines.push_back({attentionScaleNote(afterC, upper, false), QColor(60, 60, 60)});
+        if (m)
+            if (const QString groups = groupAttentionNote(*m_data.analysis, m_state.head); !groups.isEmpty())
+                lines.push_back({groups, QColor(60, 60, 60)});
         m_plot->xAxis->setLabel(QStringLiteral("key token (attended to)"));
         m_plot->yAxis->setLabel(QStringLiteral("query token (attending)"));
     }
@@ -462,18 +498,25 @@ bool HeatmapView::updateTicks(double axisPixels)
         return true;
     }
     const std::vector<std::string> &tokens = m_data.analysis->tokens;
-    const QFontMetricsF fm(plotFont(kTickPt));
     const double perCell = axisPixels / n;
+    // A small pane (the plots' tab under the trees) first gets smaller labels, down to
+    // kMinTickPt; only below that are labels thinned (8 words once lost every other one).
+    const double fullHeight = QFontMetricsF(plotFont(kTickPt)).height();
+    const double pt = std::clamp(kTickPt * perCell / (fullHeight * 1.15), kMinTickPt, kTickPt);
+    const QFontMetricsF fm(plotFont(pt));
     const int step = labelStep(perCell, fm.height());
     // Horizontal labels only when every label fits its column.
     double widest = 0.0;
     for (int i = 0; i < n; ++i)
         widest = std::max(widest, fm.horizontalAdvance(tokenLabel(tokens, i)));
     const bool rotate = widest + 4.0 > perCell;
-    if (step == m_tickStep && rotate == m_rotated)
+    if (step == m_tickStep && rotate == m_rotated && std::abs(pt - m_tickPt) < 0.05)
         return false;
     m_tickStep = step;
     m_rotated = rotate;
+    m_tickPt = pt;
+    m_plot->xAxis->setTickLabelFont(plotFont(pt));
+    m_plot->yAxis->setTickLabelFont(plotFont(pt));
     setTokenTicks(m_plot->xAxis, tokens, n, step);
     setTokenTicks(m_plot->yAxis, tokens, n, step);
     m_plot->xAxis->setTickLabelRotation(rotate ? 90.0 : 0.0);
@@ -572,7 +615,9 @@ QSizeF HeatmapView::exportSize() const
         for (int i = 0; i < m_rows; ++i)
             widest = std::max(widest, fm.horizontalAdvance(tokenLabel(m_data.analysis->tokens, i)));
     }
-    return QSizeF(side + widest + 150.0, side + widest + 90.0 + m_title->linesHeight());
+    // At least as wide as the title and its lines (a short sentence's map is narrower).
+    return QSizeF(std::max(side + widest + 150.0, static_cast<double>(m_title->neededWidth())),
+                  side + widest + 90.0 + m_title->linesHeight());
 }
 
 void HeatmapView::renderTo(QPainter *painter, const QRectF &target)
@@ -709,8 +754,6 @@ void AttentionOverview::rebuild()
         title += QStringLiteral(" (%1)").arg(variant);
     auto *titleElement = new PlotTitle(m_plot, plotFont(kTitlePt, true));
     titleElement->setText(title);
-    if (const QString note = unknownWordsNote(a); !note.isEmpty())
-        titleElement->setLines({{note, noteColor()}});
     top->addElement(0, 0, titleElement);
     m_title = titleElement;
     auto *grid = new QCPLayoutGrid;
@@ -739,13 +782,19 @@ void AttentionOverview::rebuild()
         }
     }
     m_upper = upper;
+    std::vector<PlotTitle::Line> titleLines{
+        {attentionScaleNote(!a->constituentPrior.empty() && m_state.weightedAttention, upper, true), QColor(60, 60, 60)}};
+    if (const QString note = unknownWordsNote(a); !note.isEmpty())
+        titleLines.push_back({note, noteColor()});
+    titleElement->setLines(std::move(titleLines));
     auto *scale = new QCPColorScale(m_plot);
     top->addElement(1, 1, scale);
     scale->setType(QCPAxis::atRight);
     scale->setBarWidth(12);
     scale->setGradient(viridisGradient());
     scale->setDataRange(QCPRange(0.0, upper));
-    scale->axis()->setLabel(attentionScaleLabel(!a->constituentPrior.empty() && m_state.weightedAttention, upper, true));
+    const bool afterC = !a->constituentPrior.empty() && m_state.weightedAttention;
+    scale->axis()->setLabel(attentionScaleLabel(afterC));
     scale->axis()->setLabelFont(plotFont(kAxisLabelPt));
     scale->axis()->setTickLabelFont(plotFont(kTickPt));
     top->setColumnStretchFactor(1, 0.01);
@@ -890,7 +939,8 @@ QSizeF AttentionOverview::exportSize() const
     if (m_layers == 0 || m_heads == 0)
         return QSizeF(240, 120);
     const double cell = m_heads <= 6 ? 80.0 : (m_heads <= 12 ? 60.0 : 44.0);
-    return QSizeF(m_heads * (cell + 4) + 130.0, m_layers * (cell + 4) + 60.0 + (m_title ? m_title->linesHeight() : 0));
+    return QSizeF(std::max(m_heads * (cell + 4) + 130.0, m_title ? static_cast<double>(m_title->neededWidth()) : 0.0),
+                  m_layers * (cell + 4) + 60.0 + (m_title ? m_title->linesHeight() : 0));
 }
 
 void AttentionOverview::renderTo(QPainter *painter, const QRectF &target)

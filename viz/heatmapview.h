@@ -11,6 +11,7 @@
 /// and notes on what the figure cannot show (viewcommon.h).
 /// Handles 256×256 smoothly (one QCPColorMap, no per-cell items).
 
+#include <utility>
 #include <vector>
 
 #include <QStringList>
@@ -64,6 +65,10 @@ public:
     QStringList titleLines() const;
     /// The colour scale's label (what the colours measure).
     QString scaleLabel() const;
+    /// Every k-th token is labelled on the axes (1: all; 0 before the first layout),
+    /// and at what point size.
+    int tickStep() const { return m_tickStep; }
+    double tickPointSize() const { return m_tickPt; }
 
     QSizeF exportSize() const override;
     void renderTo(QPainter *painter, const QRectF &target) override;
@@ -96,6 +101,7 @@ private:
     int m_rows = 0;
     int m_tickStep = 0;   ///< every k-th token labelled (0: not computed yet)
     bool m_rotated = false;
+    double m_tickPt = 0.0; ///< the token labels' point size (smaller before thinned)
 };
 
 /// A layers × heads grid of small attention maps (QCustomPlot, one axis rect per

@@ -80,6 +80,14 @@ int PlotTitle::linesHeight() const
     return h;
 }
 
+int PlotTitle::neededWidth() const
+{
+    int w = mText.isEmpty() ? 0 : QFontMetrics(mFont).horizontalAdvance(mText);
+    for (const Line &l : m_lines)
+        w = std::max(w, lineBounds(l).width());
+    return w + mMargins.left() + mMargins.right() + 16;
+}
+
 QSize PlotTitle::minimumOuterSizeHint() const
 {
     QSize s = QCPTextElement::minimumOuterSizeHint();

@@ -48,6 +48,9 @@ public:
     static void drawBracketBox(QPainter *painter, const QRectF &rect);
     /// Pixels the lines add under the title (for the plot's natural export size).
     int linesHeight() const;
+    /// The width the title and its lines need, margins included (an export at least
+    /// this wide shows them whole; a short sentence's plot is narrower).
+    int neededWidth() const;
 
 protected:
     void draw(QCPPainter *painter) override;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 
+#include <QFontMetricsF>
 #include <QStringList>
 
 #include "core/training/pretraincorpus.h"
@@ -171,6 +172,44 @@ QString treeSourceNote(const Sentence &sentence, TreeKind kind)
 }
 
 QColor noteColor() { return QColor(0xa0, 0x4a, 0x00); }
+
+QStringList wrapToWidth(const QString &text, const QFont &font, double width)
+{
+    const QFontMetricsF fm(font);
+    // A word wider than the line (a file's path) is cut after a '/' (or '-', '_', '.'),
+    // else between characters, into pieces that fit.
+    QStringList words;
+    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        QString rest = word;
+        while (fm.horizontalAdvance(rest) > width && rest.size() > 1) {
+            int cut = 1;
+            while (cut < rest.size() && fm.horizontalAdvance(rest.left(cut + 1)) <= width)
+                ++cut;
+            for (int k = cut; k > cut / 2; --k)
+                if (QStringLiteral("/-_.").contains(rest.at(k - 1))) {
+                    cut = k;
+                    break;
+                }
+            words << rest.left(cut);
+            rest = rest.mid(cut);
+        }
+        words << rest;
+    }
+    QStringList lines;
+    QString line;
+    for (const QString &word : words) {
+        const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (!line.isEmpty() && fm.horizontalAdvance(candidate) > width) {
+            lines << line;
+            line = word;
+        } else {
+            line = candidate;
+        }
+    }
+    if (!line.isEmpty() || lines.isEmpty())
+        lines << line;
+    return lines;
+}
 
 } // namespace treelens
 

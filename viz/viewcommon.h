@@ -5,12 +5,15 @@
 /// scale, and the interface the exporter (viewexport.h) renders through.
 
 #include <memory>
+#include <vector>
 
 #include <QColor>
 #include <QLinearGradient>
 #include <QRectF>
 #include <QSizeF>
+#include <QFont>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include "core/data/analysis.h"
@@ -94,6 +97,12 @@ QString treeSourceNote(const Sentence &sentence, TreeKind kind);
 
 /// The colour of those notes: a caution, not an error.
 QColor noteColor();
+
+/// `text` broken into lines of at most `width` (in the font's units) at spaces,
+/// greedily; a word longer than the width (a file's path) is cut after a '/', '-',
+/// '_' or '.' where it can be, else between characters. Figures wrap their captions
+/// so that a long note never sets a figure's width.
+QStringList wrapToWidth(const QString &text, const QFont &font, double width);
 
 /// Implemented by every view so it can be exported offscreen to PNG/SVG/PDF.
 class ExportableView {

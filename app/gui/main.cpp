@@ -87,8 +87,8 @@ int main(int argc, char **argv)
 
     QCommandLineParser cli;
     cli.setApplicationDescription(QStringLiteral("TreeLens: see what tree-structured attention encoders do."));
-    cli.addHelpOption();
-    cli.addVersionOption();
+    const QCommandLineOption helpOpt = cli.addHelpOption();
+    const QCommandLineOption versionOpt = cli.addVersionOption();
     cli.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A corpus file to open (CoNLL-U, PTB, JSON, text)."),
                               QStringLiteral("[FILE]"));
     const QCommandLineOption sentenceOpt(QStringLiteral("sentence"), QStringLiteral("Analyse this sentence at start-up."),
@@ -102,8 +102,8 @@ int main(int argc, char **argv)
         QStringLiteral("P"));
     const QCommandLineOption exportOpt(
         QStringLiteral("export-view"),
-        QStringLiteral("Render a view offscreen and exit: constituency, dependency, prior, attention, overview, links, "
-                       "relations, gate, gates, or all (comma-separated lists work too)."),
+        QStringLiteral("Render a view offscreen and exit: %1, or all (comma-separated lists work too).")
+            .arg(treelens::ViewHost::exportableViewNames().join(QStringLiteral(", "))),
         QStringLiteral("VIEW"));
     const QCommandLineOption outOpt(QStringLiteral("out"),
                                     QStringLiteral("Output file (.png, .svg, .pdf, .tex) for --export-view; with FILE, "
@@ -153,7 +153,13 @@ int main(int argc, char **argv)
                                        QStringLiteral("KIND"));
     cli.addOptions({sentenceOpt, modelOpt, exportOpt, outOpt, formatOpt, dpiOpt, layerOpt, headOpt, attentionOpt, quitOpt, pairsOpt,
                     systemsOpt, grabOpt, tabOpt, treesOpt, stepOpt, nodeOpt, detailOpt, compositionStepOpt, precisionOpt});
-    cli.process(app);
+    // An unknown or malformed option is a usage error (exit 2, as treelens-cli), not QCommandLineParser's exit 1.
+    if (!cli.parse(QCoreApplication::arguments()))
+        return usage(QStringLiteral("%1 (treelens --help lists the options)").arg(cli.errorText()));
+    if (cli.isSet(helpOpt))
+        cli.showHelp(0);
+    if (cli.isSet(versionOpt))
+        cli.showVersion();
     if (cli.isSet(precisionOpt) &&
         !QStringList{QStringLiteral("fp32"), QStringLiteral("int8"), QStringLiteral("bf16"), QStringLiteral("auto")}.contains(
             cli.value(precisionOpt)))

@@ -255,7 +255,7 @@ TEST_F(MainWindowTest, CancelDropsTheRunningAnalysis)
 
 TEST_F(MainWindowTest, CorpusSentencesKeepTheirGoldTreesAndDropOpensFiles)
 {
-    const QString conllu = QStringLiteral(TREELENS_TEST_DATA_DIR "/ui/three.conllu");
+    const QString conllu = (QString::fromUtf8(TREELENS_TEST_DATA_DIR) + QStringLiteral("/ui/three.conllu"));
     MainWindow w;
     w.setModelPath(QString::fromStdString(modelPath()));
     w.show();
@@ -354,7 +354,7 @@ namespace {
 
 QString guiBinary()
 {
-    return QStringLiteral(TREELENS_GUI_BINARY);
+    return QString::fromUtf8(TREELENS_GUI_BINARY);
 }
 
 int runGui(const QStringList &args, QString *err = nullptr, const QString &configHome = QString())
@@ -382,7 +382,21 @@ TEST_F(MainWindowTest, ExportViewWritesValidFilesForEveryView)
 {
     QTemporaryDir dir;
     const QString sentence = QStringLiteral("The old man saw a red kite near the river.");
+    // The default model (a Tree Transformer) draws no relation matrix, gate or composition:
+    // those are refused with one line and no file (the conformance matrix checks every model).
+    const QStringList notDrawn = {QStringLiteral("relations"), QStringLiteral("gate"), QStringLiteral("gates"),
+                                  QStringLiteral("composition")};
+    for (const QString &view : notDrawn) {
+        const QString out = dir.filePath(view + QStringLiteral(".svg"));
+        QString err;
+        EXPECT_EQ(runGui({QStringLiteral("--sentence"), sentence, QStringLiteral("--export-view"), view, QStringLiteral("--out"), out}, &err), 1)
+            << view.toStdString() << ": " << err.toStdString();
+        EXPECT_TRUE(err.contains(QStringLiteral("the ") + view + QStringLiteral(" view draws"))) << err.toStdString();
+        EXPECT_FALSE(QFile::exists(out)) << view.toStdString();
+    }
     for (const QString &view : MainWindow::exportableViewNames()) {
+        if (notDrawn.contains(view))
+            continue;
         for (const QString &ext : {QStringLiteral("svg"), QStringLiteral("pdf"), QStringLiteral("png")}) {
             const QString out = dir.filePath(view + QLatin1Char('.') + ext);
             QString err;
@@ -509,7 +523,7 @@ TEST_F(MainWindowTest, ExportViewDrawsTheChosenAttentionAndRefusesARelationAtten
 {
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("attention.svg"));
-    const QString dt = QStringLiteral(TREELENS_SOURCE_DIR) + QStringLiteral("/resources/models/dependency-transformer-en-polarity.safetensors");
+    const QString dt = QString::fromUtf8(TREELENS_SOURCE_DIR) + QStringLiteral("/resources/models/dependency-transformer-en-polarity.safetensors");
     QString err;
     // The Tree Transformer has no relation attention: refused, nothing written.
     EXPECT_EQ(runGui({QStringLiteral("--sentence"), QStringLiteral("Dogs bark."), QStringLiteral("--export-view"),
@@ -664,7 +678,7 @@ TEST_F(MainWindowTest, OpeningACorpusShowsItsFirstSentence)
     bool shown = false;
     QObject::connect(&w, &MainWindow::analysisShown, [&](bool) { shown = true; });
     QString error;
-    ASSERT_TRUE(w.openCorpus(QStringLiteral(TREELENS_TEST_DATA_DIR "/ui/three.conllu"), &error)) << error.toStdString();
+    ASSERT_TRUE(w.openCorpus((QString::fromUtf8(TREELENS_TEST_DATA_DIR) + QStringLiteral("/ui/three.conllu")), &error)) << error.toStdString();
     ASSERT_TRUE(waitFor([&] { return shown; }));
     const auto first = w.corpusPanel()->model()->sentenceAt(0);
     ASSERT_TRUE(first && w.document()->sentence());
@@ -675,7 +689,7 @@ TEST_F(MainWindowTest, OpeningACorpusShowsItsFirstSentence)
     w.corpusPanel()->setSearch(QStringLiteral("no sentence has this"));
     EXPECT_EQ(w.corpusPanel()->visibleRows(), 0);
     shown = false;
-    ASSERT_TRUE(w.openCorpus(QStringLiteral(TREELENS_TEST_DATA_DIR "/ui/three.conllu"), &error)) << error.toStdString();
+    ASSERT_TRUE(w.openCorpus((QString::fromUtf8(TREELENS_TEST_DATA_DIR) + QStringLiteral("/ui/three.conllu")), &error)) << error.toStdString();
     ASSERT_TRUE(waitFor([&] { return shown; }));
     EXPECT_EQ(w.corpusPanel()->visibleRows(), 3);
     EXPECT_EQ(w.document()->sentence()->words(), first->words());
@@ -827,4 +841,58 @@ TEST_F(MainWindowTest, InferencePrecisionReloadsTheModelAndTheCardSaysWhich)
     ASSERT_TRUE(waitFor([&] { return w.modelPanel()->cardHtml().contains(QStringLiteral("auto:")); }))
         << w.modelPanel()->cardHtml().toStdString();
     w.setPrecision(QStringLiteral("fp32"));
+}
+
+TEST_F(MainWindowTest, UsageErrorsExitTwoAndTheHelpListsEveryView)
+{
+    // Issue 30: a mistyped option exited 1 (QCommandLineParser's own exit), and --help
+    // left out the composition view.
+    QString err;
+    EXPECT_EQ(runGui({QStringLiteral("--sentense"), QStringLiteral("The cat sat.")}, &err), 2) << err.toStdString();
+    EXPECT_TRUE(err.contains(QStringLiteral("sentense"))) << err.toStdString();
+    // One line of treelens's own (the platform may add its warnings).
+    int own = 0;
+    for (const QString &line : err.split(QLatin1Char('\n')))
+        own += line.startsWith(QLatin1String("treelens:"));
+    EXPECT_EQ(own, 1) << err.toStdString();
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    p.setProcessEnvironment(env);
+    p.start(guiBinary(), {QStringLiteral("--help")});
+    ASSERT_TRUE(p.waitForFinished(60000));
+    EXPECT_EQ(p.exitCode(), 0);
+    const QString help = QString::fromUtf8(p.readAllStandardOutput()).simplified();
+    for (const QString &view : MainWindow::exportableViewNames())
+        EXPECT_TRUE(help.contains(view)) << view.toStdString() << " missing from --help:\n" << help.toStdString();
+}
+
+TEST_F(MainWindowTest, AFailedModelLoadWritesNoFigureAndExitsOne)
+{
+    // Issue 30: a text file, a parser model or a pair model given to --export-view printed an
+    // error, exited 0 and wrote a figure without the model's data.
+    QTemporaryDir dir;
+    const QString text = dir.filePath(QStringLiteral("notes.txt"));
+    {
+        QFile f(text);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write("the old man saw a red kite\n");
+    }
+    const QString models = (QString::fromUtf8(TREELENS_SOURCE_DIR) + QStringLiteral("/resources/models/"));
+    const QStringList bad = {text, models + QStringLiteral("parser-dep-en-ewt.safetensors"),
+                             models + QStringLiteral("tat-en-wikiqa.safetensors"),
+                             models + QStringLiteral("dependency-transformer-en-rte.safetensors")};
+    const QStringList why = {QStringLiteral("not a safetensors file"), QStringLiteral("parser model, not an encoder"),
+                             QStringLiteral("sentence-pair model"), QStringLiteral("sentence-pair model")};
+    for (int k = 0; k < bad.size(); ++k) {
+        const QString out = dir.filePath(QStringLiteral("fig%1.png").arg(k));
+        QString err;
+        EXPECT_EQ(runGui({QStringLiteral("--model"), bad[k], QStringLiteral("--sentence"), QStringLiteral("The cat sat."),
+                          QStringLiteral("--export-view"), QStringLiteral("dependency"), QStringLiteral("--out"), out},
+                         &err),
+                  1)
+            << bad[k].toStdString() << ": " << err.toStdString();
+        EXPECT_TRUE(err.contains(why[k])) << bad[k].toStdString() << ": " << err.toStdString();
+        EXPECT_FALSE(QFile::exists(out)) << bad[k].toStdString() << ": a figure was written";
+    }
 }

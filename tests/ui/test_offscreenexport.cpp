@@ -11,6 +11,7 @@
 #include "core/encoders/encoder.h"
 #include "ui/offscreenexport.h"
 #include "ui/session/settings.h"
+#include "testutil.h"
 #include "uitestapp.h"
 
 using namespace treelens;
@@ -116,7 +117,7 @@ TEST_F(OffscreenExportTest, WritesEveryViewOfEveryCorpusSentence)
     options.format = QStringLiteral("tex");
     options.modelPath = QString::fromStdString(defaultModelPath());
     OffscreenExport exporter(options);
-    const ExportRun run = runExport(exporter, [&] { exporter.runCorpus(QStringLiteral(TREELENS_TEST_DATA_DIR "/ui/three.conllu")); });
+    const ExportRun run = runExport(exporter, [&] { exporter.runCorpus((QString::fromUtf8(TREELENS_TEST_DATA_DIR) + QStringLiteral("/ui/three.conllu"))); });
     ASSERT_EQ(run.exitCode, 0) << run.reported.join(QLatin1Char('\n')).toStdString();
     EXPECT_FALSE(run.sawMainWindow);
     EXPECT_EQ(QDir(options.out).entryList(QDir::Files, QDir::Name),

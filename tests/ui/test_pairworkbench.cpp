@@ -1,9 +1,11 @@
 // The pair workbench end to end on small files: open, parse, score with a GGSA
 // model and the IDF baseline, the worst-first question list, metrics, slices,
 // the comparison, the pair view and classification corpora (RTE XML).
+#include <filesystem>
 #include <fstream>
 #include <set>
 
+#include <QComboBox>
 #include <QLabel>
 #include <QTabWidget>
 
@@ -292,4 +294,66 @@ TEST(PairWorkbench, SingleSentenceEncoderOnBothSides)
     ASSERT_EQ(a->second.size(), 1u);
     EXPECT_FALSE(a->second.front().attention.empty());
     EXPECT_NE(wb.metricsText().indexOf(QStringLiteral("reads single sentences")), -1);
+}
+
+TEST(PairWorkbench, AModelsOwnTrainingDataIsSaidWhereverItsFiguresAre)
+{
+    // Issue 30: tree-lstm-attention-en-rte showed accuracy 0.955 on RTE-3 dev, its training
+    // data, with nothing saying so (its card says test 0.524).
+    test::uiApp();
+    const std::string model = findShippedModel("tree-lstm-attention-en-rte.safetensors");
+    if (model.empty())
+        GTEST_SKIP() << "SKIPPED: the shipped tree-lstm-attention-en-rte model was not found";
+    const std::string dir = ::testing::TempDir() + "/own-data/rte";
+    std::filesystem::create_directories(dir);
+    const std::string xml = dir + "/rte3_dev.xml"; // named as the recipe names its training data
+    std::ofstream(xml) << "<?xml version=\"1.0\"?>\n<entailment-corpus>\n"
+                          "<pair id=\"1\" entailment=\"YES\"><t>shakespeare wrote hamlet .</t><h>hamlet is a play .</h></pair>\n"
+                          "<pair id=\"2\" entailment=\"NO\"><t>paris is the capital of france .</t><h>paris is in italy .</h></pair>\n"
+                          "</entailment-corpus>\n";
+    JobRunner jobs;
+    PairWorkbench wb(jobs);
+    wb.setSystems(QString::fromStdString(model), QString());
+    bool scored = false;
+    QString error;
+    QObject::connect(&wb, &PairWorkbench::scoresReady, [&] { scored = true; });
+    QObject::connect(&wb, &PairWorkbench::failed, [&](const QString &m) { error = m; });
+    wb.openCorpus(QString::fromStdString(xml));
+    ASSERT_TRUE(waitFor([&] { return scored || !error.isEmpty(); }, 120000));
+    ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+    const QString note = wb.dataNoteText();
+    EXPECT_TRUE(note.contains(QStringLiteral("tree-lstm-attention-en-rte was trained on this data"))) << note.toStdString();
+    EXPECT_TRUE(note.contains(QStringLiteral("its test accuracy: 0.524"))) << note.toStdString();
+    EXPECT_TRUE(wb.metricsText().contains(QStringLiteral("trained on this data"))) << wb.metricsText().toStdString();
+    EXPECT_TRUE(wb.sliceNoteText().contains(QStringLiteral("trained on this data"))) << wb.sliceNoteText().toStdString();
+}
+
+TEST(PairWorkbench, CandidateSideSlicesSayWhyTheyRunHigh)
+{
+    // Issue 30: candidate-length slices all scored above the whole set, with no word on why.
+    test::uiApp();
+    const std::string dir = ::testing::TempDir();
+    const std::string pairs = dir + "/workbench-pairs-slices.tsv";
+    std::ofstream(pairs) << kPairs;
+    JobRunner jobs;
+    PairWorkbench wb(jobs);
+    wb.setSystems(QStringLiteral("idf"), QString());
+    bool scored = false;
+    QString error;
+    QObject::connect(&wb, &PairWorkbench::scoresReady, [&] { scored = true; });
+    QObject::connect(&wb, &PairWorkbench::failed, [&](const QString &m) { error = m; });
+    wb.openCorpus(QString::fromStdString(pairs));
+    ASSERT_TRUE(waitFor([&] { return scored || !error.isEmpty(); }, 120000));
+    ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+    wb.tabs()->setCurrentIndex(1);
+    auto *kind = wb.findChildren<QComboBox *>().value(0);
+    for (QComboBox *box : wb.findChildren<QComboBox *>())
+        if (box->findText(QStringLiteral("candidate-length")) >= 0)
+            kind = box;
+    ASSERT_TRUE(kind);
+    kind->setCurrentIndex(kind->findText(QStringLiteral("question-word")));
+    EXPECT_FALSE(wb.sliceNoteText().contains(QStringLiteral("ranked among")));
+    kind->setCurrentIndex(kind->findText(QStringLiteral("candidate-length")));
+    EXPECT_TRUE(wb.sliceNoteText().contains(QStringLiteral("each question is ranked among its candidates in the slice only")))
+        << wb.sliceNoteText().toStdString();
 }

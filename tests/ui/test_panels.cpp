@@ -9,9 +9,16 @@
 #include <QStatusBar>
 
 
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include "core/model/modelfile.h"
+#include "ui/modelfiledialog.h"
+#include "ui/modelpanel.h"
 #include "ui/sentencepanel.h"
 #include "ui/statusline.h"
 #include "core/data/sentence.h"
+#include "testutil.h"
 #include "uitestapp.h"
 
 using namespace treelens;
@@ -76,4 +83,56 @@ TEST(StatusLine, ShowsProgressWhileBusyAndDescribesASentence)
     s.setMetadata("parse_error", "timeout");
     EXPECT_EQ(StatusLine::describe(s, QStringLiteral("no model")),
               QStringLiteral("3 word(s), parsed by neural, gold trees from the corpus — parser failed: timeout — model: no model"));
+}
+
+namespace {
+
+/// The card of a shipped model, as the Model dock shows it.
+QString shippedCard(const char *name)
+{
+    const std::string path = std::string(TREELENS_SOURCE_DIR) + "/resources/models/" + name + ".safetensors";
+    treelens::EncoderInfo info;
+    auto config = treelens::readModelConfigJson(path);
+    EXPECT_TRUE(config.ok()) << config.message();
+    info.configJson = config ? *config : std::string();
+    info.task = QJsonDocument::fromJson(QByteArray::fromStdString(info.configJson)).object().value(QStringLiteral("task")).toString().toStdString();
+    return treelens::modelCardHtml(QString::fromStdString(path), info);
+}
+
+} // namespace
+
+TEST(ModelCard, SaysWhatEachFamilysFileRecordsOfItsTraining)
+{
+    // Issue 30: the default model's card said "Training steps 200,000" (the recipe's budget;
+    // the file holds the best snapshot, step 10,250) and the Dependency-Transformer's
+    // "Training data 0 sentences" (its trainer records train/dev/test counts).
+    treelens::test::uiApp();
+    const QString tt = shippedCard("tree-transformer-en-small");
+    EXPECT_TRUE(tt.contains(QStringLiteral("10,250; the recipe allowed 200,000"))) << tt.toStdString();
+    EXPECT_TRUE(tt.contains(QStringLiteral("47,023 sentences, 902,051 words"))) << tt.toStdString();
+    EXPECT_TRUE(tt.contains(QStringLiteral("30.0 min (wall clock, up to these weights)"))) << tt.toStdString();
+    const QString dt = shippedCard("dependency-transformer-en-polarity");
+    EXPECT_TRUE(dt.contains(QStringLiteral("8,529 sentences; development 1,066, test 1,067"))) << dt.toStdString();
+    EXPECT_FALSE(dt.contains(QStringLiteral(">0 sentences")));
+    const QString rte = shippedCard("dependency-transformer-en-rte");
+    EXPECT_TRUE(rte.contains(QStringLiteral("1,590 pairs; development 177, test 2,400"))) << rte.toStdString();
+    const QString ggsa = shippedCard("ggsa-en-wikiqa");
+    EXPECT_TRUE(ggsa.contains(QStringLiteral("8,672 pairs (8,995 training triples); development 1,130 pairs"))) << ggsa.toStdString();
+}
+
+TEST(ModelFileDialog, ListsEncodersAndFoldersButNotTheParsers)
+{
+    // Issue 30: the load-model dialog listed the parser models beside the encoders, then
+    // refused them.
+    treelens::test::uiApp();
+    const QString dir = QString::fromUtf8(TREELENS_SOURCE_DIR) + QStringLiteral("/resources/models/");
+    EXPECT_FALSE(treelens::EncoderFileFilter::listed(dir + QStringLiteral("parser-dep-en-ewt.safetensors")));
+    EXPECT_FALSE(treelens::EncoderFileFilter::listed(dir + QStringLiteral("parser-const-en-ptb.safetensors")));
+    for (const char *encoder : {"tree-transformer-en-small", "dependency-transformer-en-polarity", "ggsa-en-wikiqa",
+                                "tat-en-wikiqa", "dtt-edges-en-polarity"})
+        EXPECT_TRUE(treelens::EncoderFileFilter::listed(dir + QString::fromLatin1(encoder) + QStringLiteral(".safetensors")))
+            << encoder;
+    // Other files are left to the name filter; an unreadable one is listed (opening it says why).
+    EXPECT_TRUE(treelens::EncoderFileFilter::listed(dir + QStringLiteral("tree-transformer-en-small.md")));
+    EXPECT_TRUE(treelens::EncoderFileFilter::listed(QStringLiteral("/nonexistent/broken.safetensors")));
 }

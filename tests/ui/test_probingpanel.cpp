@@ -62,7 +62,7 @@ std::string smallModel() { return findShippedModel("tree-transformer-en-small.sa
 /// tests/data/ui/three.conllu ten times over with distinct sentence ids (30 sentences).
 QString writeCorpus(const QTemporaryDir &dir)
 {
-    QFile in(QStringLiteral(TREELENS_TEST_DATA_DIR "/ui/three.conllu"));
+    QFile in((QString::fromUtf8(TREELENS_TEST_DATA_DIR) + QStringLiteral("/ui/three.conllu")));
     if (!in.open(QIODevice::ReadOnly))
         return {};
     const QString text = QString::fromUtf8(in.readAll());
@@ -909,7 +909,7 @@ TEST_F(ProbingPanelTest, OpensAProbedSentenceThatIsNotInTheOpenCorpus)
     ProbingPanel own;
     own.setCorpusSource([] {
         auto v = std::make_shared<std::vector<Sentence>>();
-        auto r = readCorpusFile(QStringLiteral(TREELENS_TEST_DATA_DIR "/ui/three.conllu").toStdString(), CorpusFormat::Conllu);
+        auto r = readCorpusFile((QString::fromUtf8(TREELENS_TEST_DATA_DIR) + QStringLiteral("/ui/three.conllu")).toStdString(), CorpusFormat::Conllu);
         if (r)
             for (int i = 0; i < 10; ++i)
                 for (auto s : *r) {
@@ -1287,7 +1287,15 @@ TEST_F(ProbingPanelModelsTest, TwoModelsRunOneAfterAnotherAndCompareSideBySide)
                                                      mst.value(QStringLiteral("head")).toInt()));
     }
     // Link probabilities, a row per layer from 1: mean (Spearman), "n/a" without a Spearman.
-    for (int m = 0; m < 2; ++m) {
+    // The plain Transformer has no prior and so no link probabilities: its column is empty
+    // ("—"; it once showed links of 1.00 computed with C = 1).
+    EXPECT_FALSE(tasks[1].contains(QStringLiteral("link-probs")));
+    for (int l = 0; l < 4; ++l) {
+        const int row = compareRow(t, QStringLiteral("link-probs"), QStringLiteral("layer %1:").arg(l + 1));
+        ASSERT_GE(row, 0);
+        EXPECT_EQ(cell(row, 1), QStringLiteral("\u2014")) << "layer " << l + 1 << ": " << cell(row, 1).toStdString();
+    }
+    for (int m = 0; m < 1; ++m) {
         const QJsonArray per = get(tasks[m], "link-probs").value(QStringLiteral("per_layer")).toArray();
         ASSERT_EQ(per.size(), 4);
         for (int l = 0; l < 4; ++l) {

@@ -1,4 +1,5 @@
 #include <QApplication>
+#include <QKeyEvent>
 #include <QElapsedTimer>
 #include <QGraphicsPathItem>
 #include <QGraphicsSimpleTextItem>
@@ -765,4 +766,56 @@ TEST(ConstituencyView, NotesSayWhatTheFigureCannotShow)
     EXPECT_TRUE(texts.contains(QStringLiteral("(this model has no constituent prior: no cohesion to show)")))
         << texts.join(QLatin1Char('|')).toStdString();
     maybeSave(view, "no-prior");
+}
+
+TEST(ConstituencyView, ALongNoteWrapsToTheTreeAndKeyboardZoomKeepsTheCentre)
+{
+    // Issue 30: a long caption set the scene's width, so a 7-word tree filled a quarter of
+    // the pane, and zooming from the keyboard did not stay centred.
+    app();
+    ConstituencyView view;
+    view.setMode(ConstituencyView::Mode::Parser);
+    auto s = std::make_shared<Sentence>(sentenceFrom(kTree));
+    view.setData({s, nullptr});
+    view.finishPendingLayouts();
+    const double plain = view.scene()->sceneRect().width();
+    s = std::make_shared<Sentence>(*s);
+    s->setMetadata("parser", "file");
+    s->setMetadata("parser.file", "/home/someone/projects/a-very-long-folder-name/with/many/levels/of/subfolders/"
+                                  "and-a-file-name-that-goes-on-and-on-for-a-while.mrg");
+    view.setData({s, nullptr});
+    view.finishPendingLayouts();
+    ASSERT_FALSE(view.notes().isEmpty());
+    EXPECT_LE(view.scene()->sceneRect().width(), std::max(plain, 420.0 + 40.0))
+        << view.notes().join(QLatin1Char('|')).toStdString();
+    std::vector<std::pair<double, QString>> lines;
+    for (QGraphicsItem *item : view.scene()->items())
+        if (auto *t = dynamic_cast<QGraphicsSimpleTextItem *>(item); t && t->brush().color() == noteColor())
+            lines.emplace_back(t->sceneBoundingRect().top(), t->text());
+    std::sort(lines.begin(), lines.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    QString drawn;
+    for (const auto &l : lines)
+        drawn += l.second;
+    EXPECT_TRUE(drawn.contains(QStringLiteral("and-a-file-name-that-goes-on-and-on-for-a-while.mrg"))) << drawn.toStdString();
+
+    // In a large pane the short tree is enlarged to use it (at most 1.6 times print size).
+    view.resize(900, 500);
+    view.show();
+    QApplication::processEvents();
+    view.setData({s, nullptr});
+    view.finishPendingLayouts();
+    QApplication::processEvents();
+    const QRectF shown = view.mapFromScene(view.scene()->sceneRect()).boundingRect();
+    EXPECT_GT(shown.width(), 0.5 * view.viewport()->width()) << shown.width() << " of " << view.viewport()->width();
+
+    view.resize(300, 200);
+    QApplication::processEvents();
+    view.centerOn(view.scene()->sceneRect().center());
+    const QPointF before = view.mapToScene(view.viewport()->rect().center());
+    QKeyEvent plus(QEvent::KeyPress, Qt::Key_Plus, Qt::NoModifier, QStringLiteral("+"));
+    QApplication::sendEvent(&view, &plus);
+    QApplication::processEvents();
+    const QPointF after = view.mapToScene(view.viewport()->rect().center());
+    EXPECT_NEAR(after.x(), before.x(), 4.0);
+    EXPECT_NEAR(after.y(), before.y(), 4.0);
 }

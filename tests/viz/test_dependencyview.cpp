@@ -9,6 +9,8 @@
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>
 #include <QGraphicsSceneHoverEvent>
+#include <QGraphicsSimpleTextItem>
+#include <QKeyEvent>
 #include <QImage>
 #include <QMouseEvent>
 #include <QPainter>
@@ -541,4 +543,50 @@ TEST(DependencyView, BuildTimeFor120Words)
     savePng(view, "120-random");
     view.setData({std::make_shared<const Sentence>(randomSentence(40, 8, Shape::Projective)), randomAnalysis(40, 3)});
     savePng(view, "40-random");
+}
+
+TEST(DependencyView, ALongNoteWrapsToTheTreeInsteadOfWideningTheFigure)
+{
+    // Issue 30: a long caption set the scene's width, so a 7-word tree filled a quarter of
+    // the pane (and of an export).
+    app();
+    DependencyView view;
+    view.setData({catSentence(), nullptr});
+    const double plain = view.scene()->sceneRect().width();
+    Sentence noted = *catSentence();
+    noted.setMetadata("parser", "file");
+    noted.setMetadata("parser.file", "/home/someone/projects/a-very-long-folder-name/with/many/levels/of/subfolders/"
+                                     "and-a-file-name-that-goes-on-and-on-for-a-while.conllu");
+    view.setData({std::make_shared<const Sentence>(noted), nullptr});
+    ASSERT_FALSE(view.notes().isEmpty());
+    EXPECT_LE(view.scene()->sceneRect().width(), std::max(plain, 360.0 + 40.0))
+        << "the note set the width: " << view.notes().join(QLatin1Char('|')).toStdString();
+    // The whole note is still there, over several lines.
+    std::vector<std::pair<double, QString>> lines;
+    for (QGraphicsItem *item : view.scene()->items())
+        if (auto *t = dynamic_cast<QGraphicsSimpleTextItem *>(item); t && t->data(0).toString() == QLatin1String("note"))
+            lines.emplace_back(t->sceneBoundingRect().top(), t->text());
+    std::sort(lines.begin(), lines.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    QString drawn;
+    for (const auto &l : lines)
+        drawn += l.second;
+    EXPECT_TRUE(drawn.contains(QStringLiteral("and-a-file-name-that-goes-on-and-on-for-a-while.conllu"))) << drawn.toStdString();
+}
+
+TEST(DependencyView, KeyboardZoomKeepsTheViewsCentre)
+{
+    app();
+    DependencyView view;
+    view.resize(400, 300);
+    view.setData({std::make_shared<const Sentence>(randomSentence(40, 4, Shape::Projective)), nullptr});
+    view.show();
+    QApplication::processEvents();
+    view.centerOn(view.scene()->sceneRect().center());
+    const QPointF before = view.mapToScene(view.viewport()->rect().center());
+    QKeyEvent plus(QEvent::KeyPress, Qt::Key_Plus, Qt::NoModifier, QStringLiteral("+"));
+    QApplication::sendEvent(&view, &plus);
+    QApplication::processEvents();
+    const QPointF after = view.mapToScene(view.viewport()->rect().center());
+    EXPECT_NEAR(after.x(), before.x(), 4.0);
+    EXPECT_NEAR(after.y(), before.y(), 4.0);
 }

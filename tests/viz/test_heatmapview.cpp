@@ -415,12 +415,16 @@ TEST(HeatmapView, TheBracketBoxesHaveAKeyAndTheScaleSaysWhatRowsSumTo)
     ViewState s;
     s.weightedAttention = true;
     attention.setState(s);
-    EXPECT_TRUE(attention.scaleLabel().startsWith(QStringLiteral("attention \u00d7 C (rows sum to less than 1)")))
-        << attention.scaleLabel().toStdString();
+    // The colour scale names the quantity; what a row sums to is a line under the title
+    // (a long scale label ran past both ends of the bar).
+    EXPECT_EQ(attention.scaleLabel(), QStringLiteral("attention \u00d7 C"));
+    EXPECT_TRUE(attention.titleLines().join(QLatin1Char('|')).contains(QStringLiteral("colour: attention \u00d7 C (rows sum to less than 1)")))
+        << attention.titleLines().join(QLatin1Char('|')).toStdString();
     s.weightedAttention = false;
     attention.setState(s);
-    EXPECT_TRUE(attention.scaleLabel().startsWith(QStringLiteral("attention weight (rows sum to 1)")))
-        << attention.scaleLabel().toStdString();
+    EXPECT_EQ(attention.scaleLabel(), QStringLiteral("attention weight"));
+    EXPECT_TRUE(attention.titleLines().join(QLatin1Char('|')).contains(QStringLiteral("colour: attention weight (rows sum to 1)")))
+        << attention.titleLines().join(QLatin1Char('|')).toStdString();
 }
 
 TEST(HeatmapView, APlainTransformerHasNoPriorToShowAndSaysSo)
@@ -439,7 +443,86 @@ TEST(HeatmapView, APlainTransformerHasNoPriorToShowAndSaysSo)
     // Its attention is a plain softmax: rows sum to 1.
     HeatmapView attention(HeatmapView::Kind::Attention);
     attention.setData({nullptr, a});
-    EXPECT_TRUE(attention.scaleLabel().startsWith(QStringLiteral("attention weight (rows sum to 1)")))
-        << attention.scaleLabel().toStdString();
-    EXPECT_TRUE(attention.titleLines().isEmpty());
+    EXPECT_EQ(attention.scaleLabel(), QStringLiteral("attention weight"));
+    EXPECT_EQ(attention.titleLines().size(), 1);
+    EXPECT_TRUE(attention.titleLines().value(0).startsWith(QStringLiteral("colour: attention weight (rows sum to 1)")))
+        << attention.titleLines().join(QLatin1Char('|')).toStdString();
+}
+
+TEST(HeatmapView, EveryScaleLabelFitsItsBarAndEightWordsKeepEveryLabelInASmallPane)
+{
+    // Issue 30: colour-bar titles were cut at both ends; the app's heatmaps dropped every
+    // other token label even for 8 words (the plots' tab is short under the trees).
+    ensureApp();
+    auto a = makeAnalysis(kShort, 2, 1);
+    for (auto kind : {HeatmapView::Kind::Prior, HeatmapView::Kind::Attention}) {
+        HeatmapView view(kind);
+        view.resize(520, 300);
+        view.setData({nullptr, a});
+        view.show();
+        view.plot()->replot();
+        QApplication::processEvents();
+        view.plot()->replot();
+        const QFontMetricsF fm(view.plot()->axisRect()->axis(QCPAxis::atBottom)->labelFont());
+        const double labelWidth = fm.horizontalAdvance(view.scaleLabel());
+        const double barHeight = view.plot()->axisRect()->height();
+        EXPECT_LE(labelWidth, barHeight) << view.scaleLabel().toStdString() << " (" << labelWidth << " px) on a "
+                                         << barHeight << " px bar";
+        EXPECT_EQ(view.tickStep(), 1) << "tokens " << view.rowCount() << ", tick font " << view.tickPointSize() << " pt";
+        EXPECT_GE(view.tickPointSize(), 6.5);
+    }
+}
+
+TEST(HeatmapView, GroupAttentionSaysWhatItsBlocksAre)
+{
+    // Issue 30: the GGSA attention figure's block edges (its groups) were not explained.
+    ensureApp();
+    auto a = makeAnalysis(kShort, 1, 2);
+    const int n = static_cast<int>(a->tokens.size());
+    NamedArray gid{{2, n}, {}};
+    for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < n; ++i)
+            gid.data.push_back(static_cast<float>(h == 0 ? i / 4 : (i + 2) / 4)); // head 2: offset 2
+    a->gates["ggsa.group_id"] = gid;
+    a->gates["ggsa.offsets"] = NamedArray{{2}, {0.0f, 2.0f}};
+    HeatmapView attention(HeatmapView::Kind::Attention);
+    attention.setData({nullptr, a});
+    ViewState s;
+    s.head = 1;
+    attention.setState(s);
+    const QString lines = attention.titleLines().join(QLatin1Char('|'));
+    EXPECT_TRUE(lines.contains(QStringLiteral("groups of up to 4 tokens, this head's first group cut at offset 2")))
+        << lines.toStdString();
+    a->gates.clear();
+    attention.setData({nullptr, a});
+    EXPECT_FALSE(attention.titleLines().join(QLatin1Char('|')).contains(QStringLiteral("group attention")));
+}
+
+TEST(HeatmapView, AShortSentencesFigureIsWideEnoughForItsTitleLines)
+{
+    // Issue 30: the prior's key (and the attention figures' titles) were cut at the figure's
+    // edges for short sentences: the lines wrap at a fixed width wider than the figure.
+    ensureApp();
+    auto a = makeAnalysis({"Dogs", "bark", "."}, 2, 1);
+    a->inducedBrackets = {{1, 3}};
+    a->unknownWords = std::vector<int>{0};
+    for (auto kind : {HeatmapView::Kind::Prior, HeatmapView::Kind::Attention}) {
+        HeatmapView view(kind);
+        view.setData({nullptr, a});
+        const QImage img = renderImage(view);
+        // Nothing is drawn in the outermost columns: text there would run off the figure.
+        int edgeInk = 0;
+        for (int y = 0; y < img.height(); ++y)
+            for (int x : {0, 1, img.width() - 2, img.width() - 1})
+                edgeInk += qGray(img.pixel(x, y)) < 200;
+        EXPECT_EQ(edgeInk, 0) << view.exportName().toStdString() << ": " << img.width() << " px wide";
+    }
+    AttentionOverview overview;
+    overview.setData({nullptr, a});
+    const QImage img = renderImage(overview);
+    int edgeInk = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x : {0, 1, img.width() - 2, img.width() - 1})
+            edgeInk += qGray(img.pixel(x, y)) < 200;
+    EXPECT_EQ(edgeInk, 0) << "overview: " << img.width() << " px wide";
 }

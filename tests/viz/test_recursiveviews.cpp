@@ -184,3 +184,50 @@ TEST(CompositionView, StepsThroughTheHeightsAndExports)
     EXPECT_FALSE(view.applies());
     EXPECT_EQ(view.steps(), 0);
 }
+
+TEST(CompositionView, EdgesGoAroundTheNodesTheyDoNotJoin)
+{
+    // A straight edge from [saw] to "." ran through [kite]'s box, reading as its child
+    // (issue 30: "A" looked like a child of [gripping]). Every edge now keeps clear of the
+    // boxes of the nodes it does not join.
+    app();
+    CompositionView view;
+    const auto analysis = dependencyAnalysis();
+    view.setData({kiteSentence(), analysis});
+    const auto &rects = view.nodeRects();
+    ASSERT_EQ(rects.size(), 3u);
+    const auto &edges = view.edges();
+    ASSERT_EQ(edges.size(), 10u); // 3 + 3 + 4 members
+    int rerouted = 0;
+    for (const auto &e : edges) {
+        ASSERT_GE(e.route.size(), 2);
+        const auto &na = analysis->nodeAttention[static_cast<std::size_t>(e.node)];
+        const int target = na.targets[e.member];
+        rerouted += e.route.size() > 2;
+        for (std::size_t o = 0; o < rects.size(); ++o) {
+            if (static_cast<int>(o) == e.node || static_cast<int>(o) == target)
+                continue;
+            for (int i = 0; i + 1 < e.route.size(); ++i)
+                for (int k = 1; k < 50; ++k) {
+                    const QPointF pt = e.route[i] + (e.route[i + 1] - e.route[i]) * (k / 50.0);
+                    EXPECT_FALSE(rects[o].adjusted(1, 1, -1, -1).contains(pt))
+                        << "node " << e.node << " -> member " << e.member << " crosses node " << o;
+                }
+        }
+    }
+    EXPECT_GE(rerouted, 1) << "the case no longer needs a detour: the test checks nothing";
+}
+
+TEST(CompositionView, ARouteIsStraightWhenClearAndGoesBesideABoxInTheWay)
+{
+    // Hand-checked geometry: a box between the ends is passed on its nearer side.
+    const QRectF box(90, 40, 40, 20);
+    const QPolygonF clear = routeTreeEdge({0, 0}, {0, 100}, {box}, 18, 8);
+    EXPECT_EQ(clear.size(), 2);
+    const QPolygonF around = routeTreeEdge({100, 0}, {120, 100}, {box}, 18, 8);
+    ASSERT_EQ(around.size(), 4);
+    EXPECT_TRUE(around[1].x() < box.left() || around[1].x() > box.right()) << around[1].x();
+    EXPECT_DOUBLE_EQ(around[1].y(), 18.0);
+    EXPECT_DOUBLE_EQ(around[2].y(), 69.0); // turns right under the box (its bottom, 3 px clear, 6 more)
+    EXPECT_EQ(around.last(), QPointF(120, 100));
+}

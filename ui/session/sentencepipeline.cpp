@@ -18,6 +18,21 @@ bool sameParser(const ParserConfig &a, const ParserConfig &b)
            a.chunkLongerThan == b.chunkLongerThan && a.chunkMaxPiece == b.chunkMaxPiece && a.treeFile == b.treeFile;
 }
 
+/// Sets `key` ("dependency_source", "constituency_source") of `s`: a tree it came with
+/// keeps what `original` says of it, "gold" when nothing does (a corpus file's tree);
+/// a tree the parser made is "parsed"; no tree, no key.
+void markTreeSource(Sentence &s, const char *key, bool cameWithTree, bool hasTree, const Sentence &original)
+{
+    if (!hasTree)
+        return;
+    if (!cameWithTree) {
+        s.setMetadata(key, "parsed");
+        return;
+    }
+    const std::string known = original.metadataValue(key);
+    s.setMetadata(key, known.empty() ? "gold" : known);
+}
+
 double msSince(std::chrono::steady_clock::time_point t0)
 {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -84,20 +99,30 @@ SentencePipeline::Output SentencePipeline::run(Sentence s, const ParserConfig &c
             // rather than nothing (e.g. Link Grammar on a 200-word sentence).
             s.setMetadata("parse_error", r.message());
         }
-        const bool goldDep = s.dependency.has_value(), goldConst = s.constituency.has_value();
+        const bool hadDep = s.dependency.has_value(), hadConst = s.constituency.has_value();
         Sentence parsed = r ? std::move(*r) : s;
-        if (goldDep) {
+        // A tree the sentence came with keeps its provenance (gold from a corpus file, or an
+        // earlier parse or edit); a tree the parser just made is "parsed".
+        if (hadDep)
             parsed.dependency = s.dependency;
-            parsed.setMetadata("dependency_source", "gold");
-        }
-        if (goldConst) {
+        if (hadConst)
             parsed.constituency = s.constituency;
-            parsed.setMetadata("constituency_source", "gold");
-        }
+        markTreeSource(parsed, "dependency_source", hadDep, parsed.dependency.has_value(), s);
+        markTreeSource(parsed, "constituency_source", hadConst, parsed.constituency.has_value(), s);
         s = std::move(parsed);
     } else {
-        s.setMetadata("dependency_source", "gold");
-        s.setMetadata("constituency_source", "gold");
+        markTreeSource(s, "dependency_source", true, true, s);
+        markTreeSource(s, "constituency_source", true, true, s);
+    }
+    if (!modelPath.empty() && !control.isCancelled()) {
+        // A pair model reads two sentences: one typed sentence is not its input (the pair workbench is).
+        if (auto encoder = m_encoders.get(modelPath); encoder) {
+            if (const std::string why = singleSentenceRefusal((*encoder)->info()); !why.empty()) {
+                out.modelError = why;
+                out.sentence = std::make_shared<const Sentence>(std::move(s));
+                return out;
+            }
+        }
     }
     if (!modelPath.empty() && !control.isCancelled()) {
         control.report(0, 0, "Running the encoder");

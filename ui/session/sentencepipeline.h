@@ -31,9 +31,13 @@ public:
     /// Tokenises `text` as one sentence and runs run() on it.
     Output runText(const std::string &text, const ParserConfig &parser, const std::string &modelPath,
                    const RunControl &control);
-    /// Fills the trees `sentence` lacks (keeping its gold trees, recorded in its
-    /// metadata as dependency_source / constituency_source = gold), then runs the
-    /// encoder ("" = none). A parse failure is kept in the metadata (parse_error)
+    /// Fills the trees `sentence` lacks, then runs the encoder ("" = none). Each
+    /// tree's provenance is in the metadata (dependency_source, constituency_source):
+    /// "parsed" for a tree the parser made, and a tree the sentence came with keeps
+    /// what it said ("gold" when nothing: a corpus file's tree; "parsed" or "edited"
+    /// when the app re-analyses a sentence it showed, e.g. after a model switch). A
+    /// sentence-pair model (EncoderInfo::pairInput) is not run: `modelError` says it
+    /// reads pairs (singleSentenceRefusal). A parse failure is kept in the metadata (parse_error)
     /// and the encoder still runs on the words. The analysis keeps only the
     /// fields the encoder declares (keepDeclaredOutputs); with a constituency tree
     /// and an encoder that induces trees, it also gets the induced brackets as

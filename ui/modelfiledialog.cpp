@@ -1,0 +1,39 @@
+#include "ui/modelfiledialog.h"
+
+#include <QFileDialog>
+#include <QFileSystemModel>
+
+#include "core/model/modelfile.h"
+
+namespace treelens {
+
+bool EncoderFileFilter::listed(const QString &path)
+{
+    if (!path.endsWith(QLatin1String(".safetensors"), Qt::CaseInsensitive))
+        return true;
+    const auto family = readModelFamily(path.toStdString());
+    return !family || (*family != "dependency-parser" && *family != "constituency-parser");
+}
+
+bool EncoderFileFilter::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
+{
+    const auto *fs = qobject_cast<const QFileSystemModel *>(sourceModel());
+    if (!fs)
+        return true;
+    const QModelIndex index = fs->index(sourceRow, 0, sourceParent);
+    return fs->isDir(index) || listed(fs->filePath(index));
+}
+
+QString chooseEncoderFile(QWidget *parent, const QString &title, const QString &directory)
+{
+    QFileDialog dialog(parent, title, directory, QObject::tr("Encoder models (*.safetensors);;All files (*)"));
+    // A proxy model needs Qt's own dialog (a platform dialog cannot be filtered).
+    dialog.setOption(QFileDialog::DontUseNativeDialog);
+    dialog.setFileMode(QFileDialog::ExistingFile);
+    dialog.setProxyModel(new EncoderFileFilter(&dialog));
+    if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty())
+        return QString();
+    return dialog.selectedFiles().constFirst();
+}
+
+} // namespace treelens

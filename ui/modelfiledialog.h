@@ -1,0 +1,31 @@
+#pragma once
+/// \file modelfiledialog.h
+/// The file dialog that opens an encoder: it lists folders, `.safetensors` files
+/// and model directories, and hides the model files that are not encoders (the
+/// shipped parsers sit beside the encoders in resources/models, and --model
+/// refuses them). A file's kind is read from its safetensors header only
+/// (readModelFamily), once per file and dialog.
+
+#include <QSortFilterProxyModel>
+#include <QString>
+
+class QWidget;
+
+namespace treelens {
+
+/// Hides files whose model family is a parser; a file it cannot read stays listed
+/// (opening it then says why). Works on a QFileSystemModel source.
+class EncoderFileFilter : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    /// Whether the file at `path` is listed (exposed for tests).
+    static bool listed(const QString &path);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+};
+
+/// Asks for an encoder file; "" when the user cancels.
+QString chooseEncoderFile(QWidget *parent, const QString &title, const QString &directory);
+
+} // namespace treelens
