@@ -1,0 +1,105 @@
+#pragma once
+// The conformance matrix (docs/conformance.md): every model a user can open,
+// through every door that opens a model. A model joins with one line in
+// models(); a command with one line in cliDoors(); a view is checked for every
+// model whose line lists it. Each cell expects what a user should see: a result,
+// or a one-line refusal that says why (exit 1); never a signal, a hang, a blank
+// figure or a silent fallback.
+#include <string>
+#include <vector>
+
+#include "testutil.h"
+
+namespace treelens::conformance {
+
+enum class Kind {
+    Sentence, ///< analyses one sentence
+    Pair      ///< reads sentence pairs only (analyze TEXT refuses, naming --pairs)
+};
+
+struct ModelLine {
+    const char *name;    ///< the test name (letters, digits, underscores)
+    const char *file;    ///< "shipped/FILE" (resources/models) or "fixture/FILE" (made by make_models.sh)
+    Kind kind;
+    /// What `analyze TEXT` prints for it (a line's start), for a sentence model.
+    const char *text;
+    /// The views its analysis of one sentence draws (comma-separated); the others are refused.
+    const char *views;
+    /// A refusal this model gives every door that reads the test data, or "" (a fixture
+    /// model's tiny vocabularies: an edge label it lacks).
+    const char *refuses = "";
+    /// `probe`'s refusal, or "" when it probes the model (a pair model whose encoder reads
+    /// both sentences together has no states of one sentence).
+    const char *probeRefuses = "";
+};
+
+inline const std::vector<ModelLine> &models()
+{
+    static const std::vector<ModelLine> lines = {
+        // The shipped models.
+        {"tree_transformer_en_small", "shipped/tree-transformer-en-small.safetensors", Kind::Sentence, "tree:",
+         "constituency,dependency,prior,attention,overview,links"},
+        {"transformer_en_small", "shipped/transformer-en-small.safetensors", Kind::Sentence, "no constituent prior",
+         "constituency,dependency,attention,overview"},
+        {"dependency_transformer_en_polarity", "shipped/dependency-transformer-en-polarity.safetensors", Kind::Sentence,
+         "prediction:", "constituency,dependency,attention,overview,relations,gate,gates"},
+        {"dependency_transformer_en_trec", "shipped/dependency-transformer-en-trec.safetensors", Kind::Sentence, "prediction:",
+         "constituency,dependency,attention,overview,relations,gate,gates"},
+        {"dependency_transformer_en_rte", "shipped/dependency-transformer-en-rte.safetensors", Kind::Pair, "", ""},
+        {"dtt_edges_en_polarity", "shipped/dtt-edges-en-polarity.safetensors", Kind::Sentence, "prediction:",
+         "constituency,dependency,composition"},
+        {"ggsa_en_wikiqa", "shipped/ggsa-en-wikiqa.safetensors", Kind::Pair, "", ""},
+        {"iggsa_en_wikiqa", "shipped/iggsa-en-wikiqa.safetensors", Kind::Pair, "", ""},
+        {"tat_en_wikiqa", "shipped/tat-en-wikiqa.safetensors", Kind::Pair, "", "", "", "probe its pair vectors with treelens-cli probe-pairs"},
+        {"tree_lstm_attention_en_rte", "shipped/tree-lstm-attention-en-rte.safetensors", Kind::Pair, "", ""},
+        // One model per family from each reference fixture (import-checkpoint; make_models.sh).
+        {"fixture_tree_transformer", "fixture/fixture-tree-transformer.safetensors", Kind::Sentence, "tree:",
+         "constituency,dependency,prior,attention,overview,links"},
+        {"fixture_dependency_transformer", "fixture/fixture-dependency-transformer.safetensors", Kind::Sentence,
+         "prediction:", "constituency,dependency,attention,overview,relations,gate,gates"},
+        {"fixture_ggsa", "fixture/fixture-ggsa.safetensors", Kind::Pair, "", ""},
+        {"fixture_iggsa", "fixture/fixture-iggsa.safetensors", Kind::Pair, "", ""},
+        {"fixture_tree_aggregation_transformer", "fixture/fixture-tree-aggregation-transformer.safetensors", Kind::Pair, "",
+         "", "", "probe its pair vectors with treelens-cli probe-pairs"},
+        {"fixture_rec_ctt", "fixture/fixture-rec-ctt.safetensors", Kind::Pair, "", ""},
+        {"fixture_rec_dtt", "fixture/fixture-rec-dtt.safetensors", Kind::Pair, "", ""},
+        {"fixture_rec_dtte", "fixture/fixture-rec-dtte.safetensors", Kind::Pair, "", "",
+         "is not in the model's edge-label table"},
+        {"fixture_rec_treelstm_cs", "fixture/fixture-rec-treelstm.cs.safetensors", Kind::Pair, "", ""},
+        {"fixture_rec_treelstm_bin", "fixture/fixture-rec-treelstm.bin.safetensors", Kind::Pair, "", ""},
+    };
+    return lines;
+}
+
+/// The model's file; "" when it is not there (a fixture model without ../shared).
+inline std::string modelPath(const ModelLine &m)
+{
+    const std::string f = m.file;
+    const std::string p = f.rfind("shipped/", 0) == 0 ? std::string(TREELENS_SOURCE_DIR) + "/resources/models/" + f.substr(8)
+                                                       : std::string(TREELENS_CONFORMANCE_MODELS) + "/" + f.substr(8);
+    return test::pathExists(p) ? p : std::string();
+}
+
+/// The test data every door reads (tests/data/conformance): two sentences with gold
+/// dependency and constituency trees, and four ranking pairs of two questions.
+inline std::string goldCorpus() { return test::testData("conformance/gold.conllu"); }
+inline std::string pairCorpus() { return test::testData("conformance/pairs.tsv"); }
+inline const char *kSentence = "The old man saw a red kite .";
+
+inline std::vector<std::string> split(const std::string &list)
+{
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : list + ",") {
+        if (c == ',') {
+            if (!cur.empty())
+                out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    return out;
+}
+
+} // namespace treelens::conformance

@@ -1,0 +1,137 @@
+// The conformance matrix, command-line doors: every model of conformance.h
+// through every treelens-cli command that opens a model (docs/conformance.md).
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+#include "cli/clirun.h"
+#include "conformance.h"
+
+using namespace treelens;
+using namespace treelens::conformance;
+
+namespace {
+
+/// What a cell expects: a result whose standard output holds `needle`, or a refusal
+/// (exit 1, one line on stderr) that holds it. "{TEXT}" stands for the model's text line.
+struct Expect {
+    bool result;
+    const char *needle;
+};
+
+Expect result(const char *needle) { return {true, needle}; }
+Expect refusal(const char *needle) { return {false, needle}; }
+
+struct CliDoor {
+    const char *name;
+    /// treelens-cli's arguments: {M} the model, {GOLD} the gold corpus, {PAIRS} the pairs.
+    const char *args;
+    Expect sentenceModel;
+    Expect pairModel;
+};
+
+// One line per command that opens a model.
+const std::vector<CliDoor> &cliDoors()
+{
+    static const std::vector<CliDoor> doors = {
+        {"analyze_text", "analyze --model {M} \"The old man saw a red kite .\"", result("{TEXT}"), refusal("--pairs")},
+        {"analyze_json", "analyze --json --no-attention --model {M} \"The old man saw a red kite .\"", result("\"tokens\""),
+         refusal("--pairs")},
+        // A treebank that carries both trees: no parser is opened (tested without one in test_cli.cpp).
+        {"analyze_corpus", "analyze --input {GOLD} --model {M}", result("sentence c-2:"), refusal("--pairs")},
+        {"analyze_pairs_text", "analyze --pairs {PAIRS} --model {M}", result("second:"), result("pair 4 (group q2, label 0)")},
+        {"analyze_pairs_json", "analyze --json --no-attention --pairs {PAIRS} --model {M}", result("\"pair\""),
+         result("\"prediction\"")},
+        {"score_pairs", "score-pairs --model {M} --input {PAIRS}", refusal("reads single sentences, not pairs"),
+         result("qid\tindex\tlabel\tscore")},
+        {"eval_pairs", "eval-pairs --model {M} --input {PAIRS}", refusal("reads single sentences, not pairs"), result("MAP")},
+        // Probing reads each sentence as the model's encoder reads one (a pair model: one side).
+        {"probe", "probe --task sentlen,structural-depth --epochs 1 --json --train {GOLD} --test {GOLD} --model {M}",
+         result("\"tasks\""), result("\"tasks\"")},
+    };
+    return doors;
+}
+
+std::string replaceAll(std::string s, const std::string &from, const std::string &to)
+{
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
+struct CliResult {
+    int code = -1;     ///< exit status; -1: killed by a signal
+    std::string out, err;
+};
+
+/// Runs treelens-cli with a time limit (a hang is a failed cell, not a stuck suite).
+CliResult runBounded(const std::string &args)
+{
+    const std::string dir = test::cliTempDir();
+    const std::string out = dir + "/out", err = dir + "/err";
+    const std::string cmd = "timeout -k 10 600 " + std::string(TREELENS_CLI) + " " + args + " </dev/null >" + out + " 2>" + err;
+    const int status = std::system(cmd.c_str());
+    CliResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream o(out), e(err);
+    std::stringstream so, se;
+    so << o.rdbuf();
+    se << e.rdbuf();
+    r.out = so.str();
+    r.err = se.str();
+    return r;
+}
+
+class CliMatrix : public ::testing::TestWithParam<std::tuple<std::size_t, std::size_t>> {};
+
+} // namespace
+
+TEST_P(CliMatrix, Cell)
+{
+    const ModelLine &m = models()[std::get<0>(GetParam())];
+    const CliDoor &d = cliDoors()[std::get<1>(GetParam())];
+    const std::string path = modelPath(m);
+    if (path.empty())
+        GTEST_SKIP() << "SKIPPED: " << m.file << " not found (fixture models need ../shared; tests/conformance/make_models.sh)";
+    std::string args = replaceAll(d.args, "{M}", test::shellQuote(path));
+    args = replaceAll(args, "{GOLD}", test::shellQuote(goldCorpus()));
+    args = replaceAll(args, "{PAIRS}", test::shellQuote(pairCorpus()));
+    const CliResult r = runBounded(args);
+    const std::string cell = std::string(m.name) + " x " + d.name + ": treelens-cli " + args;
+    ASSERT_NE(r.code, -1) << cell << ": killed by a signal\n" << r.err;
+    ASSERT_NE(r.code, 124) << cell << ": did not finish in 600 s";
+    Expect e = m.kind == Kind::Pair ? d.pairModel : d.sentenceModel;
+    if (e.result && *m.refuses)
+        e = refusal(m.refuses);
+    if (e.result && *m.probeRefuses && std::string(d.name) == "probe")
+        e = refusal(m.probeRefuses);
+    const std::string needle = replaceAll(e.needle, "{TEXT}", m.text);
+    if (e.result) {
+        ASSERT_EQ(r.code, 0) << cell << "\n" << r.err;
+        EXPECT_NE(r.out.find(needle), std::string::npos) << cell << ": the output lacks '" << needle << "':\n"
+                                                         << r.out.substr(0, 2000);
+    } else {
+        ASSERT_EQ(r.code, 1) << cell << ": expected a refusal\n" << r.out.substr(0, 500) << r.err;
+        // One line that says why (what went before it, progress and notes, is not the refusal).
+        ASSERT_FALSE(r.err.empty()) << cell;
+        ASSERT_EQ(r.err.back(), '\n') << cell;
+        const std::string last = r.err.substr(r.err.rfind('\n', r.err.size() - 2) + 1);
+        EXPECT_EQ(last.rfind("treelens-cli: error: ", 0), 0u) << cell << ": " << r.err;
+        EXPECT_NE(last.find(needle), std::string::npos) << cell << ": the refusal does not say '" << needle << "': " << last;
+        EXPECT_TRUE(r.out.empty()) << cell << ": a refusal wrote output:\n" << r.out.substr(0, 500);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Conformance, CliMatrix,
+                         ::testing::Combine(::testing::Range<std::size_t>(0, models().size()),
+                                            ::testing::Range<std::size_t>(0, cliDoors().size())),
+                         [](const ::testing::TestParamInfo<CliMatrix::ParamType> &info) {
+                             return std::string(models()[std::get<0>(info.param)].name) + "__" +
+                                    cliDoors()[std::get<1>(info.param)].name;
+                         });
