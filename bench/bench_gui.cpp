@@ -28,6 +28,7 @@
 #include "ui/mainwindow.h"
 #include "viz/constituencyview.h"
 #include "ui/session/latencyprobe.h"
+#include "bench/benchpaths.h"
 
 using namespace treelens;
 

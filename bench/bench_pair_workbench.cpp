@@ -15,13 +15,14 @@
 #include "ui/pairworkbench.h"
 #include "ui/session/jobrunner.h"
 #include "ui/session/latencyprobe.h"
+#include "bench/benchpaths.h"
 
 int main(int argc, char **argv)
 {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     const QStringList args = app.arguments();
-    const QString pairs = args.value(1, QStringLiteral(TREELENS_DEFAULT_SHARED_DIR "/data/wikiqa/test"));
+    const QString pairs = args.value(1, QString::fromUtf8(TREELENS_DEFAULT_SHARED_DIR) + QStringLiteral("/data/wikiqa/test"));
     const QString a = args.value(2, QString::fromStdString(treelens::findShippedModel("iggsa-en-wikiqa.safetensors")));
     const QString b = args.value(3, QString::fromStdString(treelens::findShippedModel("ggsa-en-wikiqa.safetensors")));
     treelens::JobRunner jobs;

@@ -23,6 +23,7 @@
 #include "core/encoders/encoder.h"
 #include "ui/probingpanel.h"
 #include "ui/session/latencyprobe.h"
+#include "bench/benchpaths.h"
 
 using namespace treelens;
 

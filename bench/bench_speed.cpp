@@ -59,6 +59,7 @@
 #include "core/model/modelfile.h"
 #include "core/runtime/cpufeatures.h"
 #include "core/runtime/device.h"
+#include "bench/benchpaths.h"
 
 using namespace treelens;
 using json = nlohmann::json;

@@ -11,6 +11,7 @@
 #include "core/formats/conllu.h"
 #include "core/formats/ptb.h"
 #include "core/text/tokenizer.h"
+#include "bench/benchpaths.h"
 
 using namespace treelens;
 

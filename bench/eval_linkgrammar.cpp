@@ -30,6 +30,7 @@
 #include "core/formats/conllu.h"
 #include "core/formats/ptb.h"
 #include "core/parsing/parser.h"
+#include "bench/benchpaths.h"
 
 using namespace treelens;
 using Json = nlohmann::ordered_json;

@@ -14,6 +14,7 @@
 #include "core/eval/tokeneval.h"
 #include "core/formats/conllu.h"
 #include "core/text/tokenizer.h"
+#include "bench/benchpaths.h"
 
 using namespace treelens;
 

@@ -43,3 +43,20 @@ function(treelens_warnings target)
     target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
   endif()
 endfunction()
+
+# A precompiled <torch/torch.h> for the units that include LibTorch. It shortens a build
+# from scratch without ccache, but ccache cannot cache a unit compiled against a PCH built
+# in another directory: the CI presets (scripts/test.sh) turn it off so the headless build
+# and a fresh clone reuse the objects (docs/building.md, "Build speed").
+option(TREELENS_PCH "Precompile the LibTorch header for the units that include it" ON)
+function(treelens_torch_pch target)
+  if(NOT TREELENS_PCH)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "REUSE_FROM" "" ${ARGN})
+  if(ARG_REUSE_FROM)
+    target_precompile_headers(${target} REUSE_FROM ${ARG_REUSE_FROM})
+  else()
+    target_precompile_headers(${target} PRIVATE ${TREELENS_SOURCE_DIR}/core/runtime/torch_pch.h)
+  endif()
+endfunction()

@@ -9,9 +9,12 @@ secs=${1:-30}
 shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree)
-cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
 ninja -C build/fuzz
-mkdir -p build/fuzz/findings
+mkdir -p build/fuzz/findings build/fuzz/logs
+declare -A extras
 for t in "${targets[@]}"; do
   corpus=build/fuzz/corpus/$t
   mkdir -p "$corpus"
@@ -83,7 +86,31 @@ for t in "${targets[@]}"; do
         '"\"heads\""' '"\"deprels\""' '"\"start\""' '"\"end\""' >build/fuzz/pairjson.dict
       extra=(-dict=build/fuzz/pairjson.dict) ;;
   esac
-  echo "fuzz_$t: ${secs}s"
-  build/fuzz/fuzz_$t -max_total_time="$secs" -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
-    -artifact_prefix=build/fuzz/findings/$t- "${extra[@]}" "$corpus" 2>&1 | tail -n 12
+  extras[$t]="${extra[*]}"
 done
+# The targets run side by side, one per core (FUZZ_JOBS to change); each one's summary
+# is printed when it ends, and any target's failure (a finding) fails the run.
+run_target() {
+  local t=$1
+  # shellcheck disable=SC2086
+  build/fuzz/fuzz_$t -max_total_time="$secs" -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+    -artifact_prefix=build/fuzz/findings/$t- ${extras[$t]} "build/fuzz/corpus/$t" >"build/fuzz/logs/$t.log" 2>&1
+}
+parallel=${FUZZ_JOBS:-$(nproc)}
+failed=0
+pids=() names=()
+finish_one() {
+  local pid=${pids[0]} t=${names[0]} rc=0
+  wait "$pid" || rc=$?
+  echo "fuzz_$t: ${secs}s$([[ $rc != 0 ]] && echo " FAILED (exit $rc)")"
+  tail -n 12 "build/fuzz/logs/$t.log"
+  [[ $rc == 0 ]] || failed=1
+  pids=("${pids[@]:1}") names=("${names[@]:1}")
+}
+for t in "${targets[@]}"; do
+  ((${#pids[@]} < parallel)) || finish_one
+  run_target "$t" &
+  pids+=($!) names+=("$t")
+done
+while ((${#pids[@]})); do finish_one; done
+exit $failed

@@ -7,6 +7,27 @@
 
 #include <gtest/gtest.h>
 
+namespace treelens::test::paths {
+// Where this build's tests find their files and programs: one generated source
+// (tests/CMakeLists.txt, testpaths.cpp) holds them, so no test source is compiled
+// with a path of this checkout in it and ccache reuses the objects across checkouts
+// (docs/building.md, "Build speed").
+const char *sourceDir();         ///< the checkout
+const char *testDataDir();       ///< tests/data
+const char *sharedDir();         ///< ../shared as configured (TREELENS_SHARED_DIR), "" to use none
+const char *cliBinary();         ///< treelens-cli
+const char *guiBinary();         ///< treelens ("" in a build without the GUI)
+const char *conformanceModels(); ///< the conformance matrix's fixture models (tests/conformance/make_models.sh)
+} // namespace treelens::test::paths
+
+// The names the tests use (a const char *, no longer a string literal).
+#define TREELENS_SOURCE_DIR (::treelens::test::paths::sourceDir())
+#define TREELENS_TEST_DATA_DIR (::treelens::test::paths::testDataDir())
+#define TREELENS_SHARED_DIR (::treelens::test::paths::sharedDir())
+#define TREELENS_CLI (::treelens::test::paths::cliBinary())
+#define TREELENS_GUI_BINARY (::treelens::test::paths::guiBinary())
+#define TREELENS_CONFORMANCE_MODELS (::treelens::test::paths::conformanceModels())
+
 namespace treelens::test {
 
 inline bool pathExists(const std::string &p)

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/base/fileio.h"
+#include "testutil.h"
 
 namespace treelens::test {
 
