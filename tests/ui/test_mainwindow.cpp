@@ -639,6 +639,9 @@ TEST_F(MainWindowTest, TheFirstWindowUsesTheScreenAndGivesTheTreesMostOfIt)
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen:configfile=") + config);
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
         env.insert(QStringLiteral("TREELENS_FIRST_RUN_CHILD"), QStringLiteral("1"));
+        // The child runs this one test whichever GoogleTest shard the parent is (TREELENS_TEST_SHARDS).
+        env.remove(QStringLiteral("GTEST_TOTAL_SHARDS"));
+        env.remove(QStringLiteral("GTEST_SHARD_INDEX"));
         child.setProcessEnvironment(env);
         child.setProcessChannelMode(QProcess::MergedChannels);
         child.start(QCoreApplication::applicationFilePath(),

@@ -34,6 +34,30 @@ const char *kPairs = "q1\twho wrote hamlet ?\tshakespeare wrote hamlet in 1600 .
                      "q2\twhere is paris ?\tparis is the capital of france .\t1\n"
                      "q2\twhere is paris ?\tthe city has many museums .\t0\n";
 
+/// Two RTE pairs, one of each label.
+void writeTinyRte(const std::string &path)
+{
+    std::ofstream(path) << "<?xml version=\"1.0\"?>\n<entailment-corpus>\n"
+                           "<pair id=\"1\" entailment=\"YES\"><t>shakespeare wrote hamlet .</t><h>hamlet is a play .</h></pair>\n"
+                           "<pair id=\"2\" entailment=\"NO\"><t>paris is the capital of france .</t><h>paris is in italy .</h></pair>\n"
+                           "</entailment-corpus>\n";
+}
+
+/// Opens `path` in `wb` and waits until its systems have scored it (a failure fails the test).
+void openAndScore(PairWorkbench &wb, const std::string &path)
+{
+    bool scored = false;
+    QString error;
+    auto c1 = QObject::connect(&wb, &PairWorkbench::scoresReady, [&] { scored = true; });
+    auto c2 = QObject::connect(&wb, &PairWorkbench::failed, [&](const QString &m) { error = m; });
+    wb.openCorpus(QString::fromStdString(path));
+    const bool done = waitFor([&] { return scored || !error.isEmpty(); }, 120000);
+    QObject::disconnect(c1);
+    QObject::disconnect(c2);
+    ASSERT_TRUE(done);
+    ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+}
+
 /// The distinct fields' words of kPairs in order of first appearance.
 std::vector<std::string> pairWords()
 {
@@ -250,20 +274,11 @@ TEST(PairWorkbench, ClassificationCorpusWithAPairModel)
     const std::string dir = ::testing::TempDir();
     const std::string model = makeModel(dir);
     const std::string xml = dir + "/tiny-rte.xml";
-    std::ofstream(xml) << "<?xml version=\"1.0\"?>\n<entailment-corpus>\n"
-                          "<pair id=\"1\" entailment=\"YES\"><t>shakespeare wrote hamlet .</t><h>hamlet is a play .</h></pair>\n"
-                          "<pair id=\"2\" entailment=\"NO\"><t>paris is the capital of france .</t><h>paris is in italy .</h></pair>\n"
-                          "</entailment-corpus>\n";
+    writeTinyRte(xml);
     JobRunner jobs;
     PairWorkbench wb(jobs);
     wb.setSystems(QString::fromStdString(model), QString());
-    bool scored = false;
-    QString error;
-    QObject::connect(&wb, &PairWorkbench::scoresReady, [&] { scored = true; });
-    QObject::connect(&wb, &PairWorkbench::failed, [&](const QString &m) { error = m; });
-    wb.openCorpus(QString::fromStdString(xml));
-    ASSERT_TRUE(waitFor([&] { return scored || !error.isEmpty(); }, 120000));
-    ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+    ASSERT_NO_FATAL_FAILURE(openAndScore(wb, xml));
     EXPECT_EQ(wb.corpus()->task, "classification");
     EXPECT_NE(wb.metricsText().indexOf(QStringLiteral("accuracy")), -1) << wb.metricsText().toStdString();
     EXPECT_EQ(wb.questionRows().size(), 2u); // one row per pair
@@ -307,20 +322,11 @@ TEST(PairWorkbench, AModelsOwnTrainingDataIsSaidWhereverItsFiguresAre)
     const std::string dir = ::testing::TempDir() + "/own-data/rte";
     std::filesystem::create_directories(dir);
     const std::string xml = dir + "/rte3_dev.xml"; // named as the recipe names its training data
-    std::ofstream(xml) << "<?xml version=\"1.0\"?>\n<entailment-corpus>\n"
-                          "<pair id=\"1\" entailment=\"YES\"><t>shakespeare wrote hamlet .</t><h>hamlet is a play .</h></pair>\n"
-                          "<pair id=\"2\" entailment=\"NO\"><t>paris is the capital of france .</t><h>paris is in italy .</h></pair>\n"
-                          "</entailment-corpus>\n";
+    writeTinyRte(xml);
     JobRunner jobs;
     PairWorkbench wb(jobs);
     wb.setSystems(QString::fromStdString(model), QString());
-    bool scored = false;
-    QString error;
-    QObject::connect(&wb, &PairWorkbench::scoresReady, [&] { scored = true; });
-    QObject::connect(&wb, &PairWorkbench::failed, [&](const QString &m) { error = m; });
-    wb.openCorpus(QString::fromStdString(xml));
-    ASSERT_TRUE(waitFor([&] { return scored || !error.isEmpty(); }, 120000));
-    ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+    ASSERT_NO_FATAL_FAILURE(openAndScore(wb, xml));
     const QString note = wb.dataNoteText();
     EXPECT_TRUE(note.contains(QStringLiteral("tree-lstm-attention-en-rte was trained on this data"))) << note.toStdString();
     EXPECT_TRUE(note.contains(QStringLiteral("its test accuracy: 0.524"))) << note.toStdString();
@@ -338,13 +344,7 @@ TEST(PairWorkbench, CandidateSideSlicesSayWhyTheyRunHigh)
     JobRunner jobs;
     PairWorkbench wb(jobs);
     wb.setSystems(QStringLiteral("idf"), QString());
-    bool scored = false;
-    QString error;
-    QObject::connect(&wb, &PairWorkbench::scoresReady, [&] { scored = true; });
-    QObject::connect(&wb, &PairWorkbench::failed, [&](const QString &m) { error = m; });
-    wb.openCorpus(QString::fromStdString(pairs));
-    ASSERT_TRUE(waitFor([&] { return scored || !error.isEmpty(); }, 120000));
-    ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+    ASSERT_NO_FATAL_FAILURE(openAndScore(wb, pairs));
     wb.tabs()->setCurrentIndex(1);
     auto *kind = wb.findChildren<QComboBox *>().value(0);
     for (QComboBox *box : wb.findChildren<QComboBox *>())

@@ -498,6 +498,18 @@ TEST(HeatmapView, GroupAttentionSaysWhatItsBlocksAre)
     EXPECT_FALSE(attention.titleLines().join(QLatin1Char('|')).contains(QStringLiteral("group attention")));
 }
 
+namespace {
+/// Dark pixels in the two outermost columns on each side: text there runs off the figure.
+int edgeInk(const QImage &img)
+{
+    int ink = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x : {0, 1, img.width() - 2, img.width() - 1})
+            ink += qGray(img.pixel(x, y)) < 200;
+    return ink;
+}
+} // namespace
+
 TEST(HeatmapView, AShortSentencesFigureIsWideEnoughForItsTitleLines)
 {
     // Issue 30: the prior's key (and the attention figures' titles) were cut at the figure's
@@ -510,19 +522,10 @@ TEST(HeatmapView, AShortSentencesFigureIsWideEnoughForItsTitleLines)
         HeatmapView view(kind);
         view.setData({nullptr, a});
         const QImage img = renderImage(view);
-        // Nothing is drawn in the outermost columns: text there would run off the figure.
-        int edgeInk = 0;
-        for (int y = 0; y < img.height(); ++y)
-            for (int x : {0, 1, img.width() - 2, img.width() - 1})
-                edgeInk += qGray(img.pixel(x, y)) < 200;
-        EXPECT_EQ(edgeInk, 0) << view.exportName().toStdString() << ": " << img.width() << " px wide";
+        EXPECT_EQ(edgeInk(img), 0) << view.exportName().toStdString() << ": " << img.width() << " px wide";
     }
     AttentionOverview overview;
     overview.setData({nullptr, a});
     const QImage img = renderImage(overview);
-    int edgeInk = 0;
-    for (int y = 0; y < img.height(); ++y)
-        for (int x : {0, 1, img.width() - 2, img.width() - 1})
-            edgeInk += qGray(img.pixel(x, y)) < 200;
-    EXPECT_EQ(edgeInk, 0) << "overview: " << img.width() << " px wide";
+    EXPECT_EQ(edgeInk(img), 0) << "overview: " << img.width() << " px wide";
 }
