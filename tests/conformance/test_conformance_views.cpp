@@ -94,7 +94,11 @@ QString lastLine(const QString &err)
 class ViewMatrix : public ::testing::TestWithParam<std::tuple<std::size_t, const char *>> {
 protected:
     void SetUp() override { test::uiApp(); }
+    const ModelLine &model() const { return models()[std::get<0>(GetParam())]; }
+    QString format() const { return QString::fromLatin1(std::get<1>(GetParam())); }
 };
+
+const char *const kFixtureMissing = " not found (fixture models need ../shared)";
 
 } // namespace
 
@@ -103,11 +107,11 @@ protected:
 // model writes nothing and says it reads pairs.
 TEST_P(ViewMatrix, CorpusEveryView)
 {
-    const ModelLine &m = models()[std::get<0>(GetParam())];
-    const QString format = QString::fromLatin1(std::get<1>(GetParam()));
+    const ModelLine &m = model();
+    const QString format = this->format();
     const std::string path = modelPath(m);
     if (path.empty())
-        GTEST_SKIP() << "SKIPPED: " << m.file << " not found (fixture models need ../shared)";
+        GTEST_SKIP() << "SKIPPED: " << m.file << kFixtureMissing;
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("figures"));
     const GuiRun r = runGui({QString::fromStdString(goldCorpus()), QStringLiteral("--model"), QString::fromStdString(path),
@@ -138,10 +142,11 @@ TEST_P(ViewMatrix, CorpusEveryView)
             else
                 expectValidSvg(file, c);
         }
-        if (!drawn)
+        if (!drawn) {
             EXPECT_TRUE(r.err.contains(view + QStringLiteral(" not written for 2 sentence(s): the ") + view + QStringLiteral(" view")))
                 << cell << ": the summary does not say why " << view.toStdString() << " was left out:\n"
                 << r.err.toStdString();
+        }
     }
 }
 
@@ -149,11 +154,11 @@ TEST_P(ViewMatrix, CorpusEveryView)
 // refused with one line (exit 1); a pair model refuses the sentence.
 TEST_P(ViewMatrix, TypedSentence)
 {
-    const ModelLine &m = models()[std::get<0>(GetParam())];
-    const QString format = QString::fromLatin1(std::get<1>(GetParam()));
+    const ModelLine &m = model();
+    const QString format = this->format();
     const std::string path = modelPath(m);
     if (path.empty())
-        GTEST_SKIP() << "SKIPPED: " << m.file << " not found (fixture models need ../shared)";
+        GTEST_SKIP() << "SKIPPED: " << m.file << kFixtureMissing;
     QTemporaryDir dir;
     const auto declared = split(m.views);
     const QString view = declared.empty() ? QStringLiteral("dependency") : QString::fromStdString(declared.back());
@@ -235,7 +240,7 @@ TEST_P(ModelSwitch, TypedSentenceThenCorpus)
     const ModelLine &m = models()[GetParam()];
     const std::string path = modelPath(m);
     if (path.empty())
-        GTEST_SKIP() << "SKIPPED: " << m.file << " not found (fixture models need ../shared)";
+        GTEST_SKIP() << "SKIPPED: " << m.file << kFixtureMissing;
     MainWindow w;
     w.setModelPath(QString::fromStdString(defaultModelPath()));
     w.show();
@@ -249,9 +254,10 @@ TEST_P(ModelSwitch, TypedSentenceThenCorpus)
         const auto s = w.document()->sentence();
         ASSERT_TRUE(s) << cell;
         for (const QString &note : w.constituencyView()->notes() + w.dependencyView()->notes()) {
-            if (!gold)
+            if (!gold) {
                 EXPECT_FALSE(note.contains(QLatin1String("gold"), Qt::CaseInsensitive) && !note.contains(QLatin1String("not gold")))
                     << cell << ": a parsed tree called gold: " << note.toStdString();
+            }
         }
         const QStringList notes = w.constituencyView()->notes() + w.dependencyView()->notes();
         if (gold)
