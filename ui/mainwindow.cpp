@@ -38,6 +38,7 @@
 
 #include "core/parsing/parser.h"
 #include "ui/aboutdialog.h"
+#include "ui/viewregistry.h"
 #include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
 #include "ui/exportactions.h"
@@ -144,23 +145,15 @@ void MainWindow::createViews()
     m_export = std::make_unique<ExportService>(m_document, *m_views);
     m_treeTabs = new QTabWidget(this);
     m_treeTabs->setDocumentMode(true);
-    m_treeTabs->addTab(m_views->widget(QStringLiteral("constituency")), tr("&Constituency"));
-    m_treeTabs->addTab(m_views->widget(QStringLiteral("dependency")), tr("&Dependency"));
-    m_treeTabs->addTab(m_views->widget(QStringLiteral("text")), tr("Te&xt"));
-    m_treeTabs->addTab(createCompositionTab(), tr("Co&mposition"));
     m_plotTabs = new QTabWidget(this);
     m_plotTabs->setDocumentMode(true);
-    m_plotTabs->addTab(m_views->widget(QStringLiteral("prior")), tr("&Prior C"));
-    m_plotTabs->addTab(m_views->widget(QStringLiteral("attention")), tr("&Attention"));
-    m_plotTabs->addTab(m_views->widget(QStringLiteral("overview")), tr("&Heads overview"));
-    m_plotTabs->addTab(m_views->widget(QStringLiteral("links")), tr("&Link strip"));
-    // The Dependency-Transformer's views: shown only for analyses that have them (showSelection).
-    m_plotTabs->addTab(m_views->widget(QStringLiteral("relations")), tr("&Relations"));
-    m_plotTabs->addTab(m_views->widget(QStringLiteral("gate")), tr("&Gate"));
-    m_plotTabs->addTab(m_views->widget(QStringLiteral("gates")), tr("Gate o&verview"));
-    setRelationTabsVisible(false);
-    // Shown with a recursive tree model's analysis (setCompositionTabVisible).
-    m_treeTabs->setTabVisible(m_treeTabs->indexOf(m_compositionStep->parentWidget()), false);
+    for (const ViewSpec &spec : viewRegistry()) {
+        QTabWidget *tabs = spec.pane == ViewSpec::Pane::Trees ? m_treeTabs : m_plotTabs;
+        QWidget *page = spec.name == QLatin1String("composition") ? createCompositionTab() : m_views->widget(spec.name);
+        tabs->addTab(page, QCoreApplication::translate("ViewRegistry", spec.tabLabel));
+        m_tabPages.push_back({&spec, tabs, page});
+    }
+    updateOptionalTabs(nullptr);
     connect(m_treeTabs, &QTabWidget::currentChanged, m_views.get(), &ViewHost::syncVisibleViews);
     connect(m_plotTabs, &QTabWidget::currentChanged, m_views.get(), &ViewHost::syncVisibleViews);
     connect(m_views.get(), &ViewHost::viewsUpdated, this, &MainWindow::viewsUpdated);
@@ -561,42 +554,44 @@ void MainWindow::onDocumentChanged(AnalysisDocument::Changes what)
     }
 }
 
-void MainWindow::setCompositionTabVisible(bool visible)
+void MainWindow::updateOptionalTabs(const Analysis *a)
 {
-    QWidget *tab = m_compositionStep ? m_compositionStep->parentWidget() : nullptr;
-    const int index = tab ? m_treeTabs->indexOf(tab) : -1;
-    if (index < 0)
-        return;
-    auto *view = qobject_cast<CompositionView *>(m_views->widget(QStringLiteral("composition")));
-    const QSignalBlocker block(m_compositionStep);
-    m_compositionStep->setRange(0, visible && view ? std::max(0, view->steps()) : 0);
-    if (m_treeTabs->isTabVisible(index) != visible) {
-        m_treeTabs->setTabVisible(index, visible);
-        // A recursive model was just loaded: its own tree and composition first.
-        if (visible)
-            m_treeTabs->setCurrentIndex(index);
+    QWidget *newTree = nullptr, *newPlot = nullptr;
+    for (const TabPage &t : m_tabPages) {
+        if (!t.spec->tabShown)
+            continue;
+        const bool shown = t.spec->tabShown(a);
+        const int index = t.tabs->indexOf(t.page);
+        if (index < 0 || t.tabs->isTabVisible(index) == shown)
+            continue;
+        t.tabs->setTabVisible(index, shown);
+        if (shown)
+            (t.tabs == m_treeTabs ? newTree : newPlot) = t.page;
     }
-}
-
-void MainWindow::setRelationTabsVisible(bool visible)
-{
-    bool shown = false;
-    for (const char *name : {"relations", "gate", "gates"}) {
-        const int index = m_plotTabs->indexOf(m_views->widget(QString::fromLatin1(name)));
-        if (index >= 0 && m_plotTabs->isTabVisible(index) != visible) {
-            m_plotTabs->setTabVisible(index, visible);
-            shown = shown || visible;
-        }
+    if (m_compositionStep) {
+        auto *view = qobject_cast<CompositionView *>(m_views->widget(QStringLiteral("composition")));
+        const int index = m_treeTabs->indexOf(m_compositionStep->parentWidget());
+        const QSignalBlocker block(m_compositionStep);
+        m_compositionStep->setRange(0, view && index >= 0 && m_treeTabs->isTabVisible(index) ? std::max(0, view->steps()) : 0);
     }
-    if (!shown)
-        return;
-    // A Dependency-Transformer was just loaded: leave the views it has nothing for
-    // (the constituent prior, the link strip, the constituency tree's cohesion) for its own.
-    const QWidget *plot = m_plotTabs->currentWidget();
-    if (plot == m_views->widget(QStringLiteral("prior")) || plot == m_views->widget(QStringLiteral("links")))
-        m_plotTabs->setCurrentWidget(m_views->widget(QStringLiteral("gates")));
-    if (m_treeTabs->currentWidget() == m_views->widget(QStringLiteral("constituency")))
-        m_treeTabs->setCurrentWidget(m_views->widget(QStringLiteral("dependency")));
+    // A model with views of its own was just loaded: show them, and leave the views it has
+    // nothing for (a Dependency-Transformer: the prior, the link strip, and the constituency
+    // tree, whose overlay reads the prior).
+    if (newTree)
+        m_treeTabs->setCurrentWidget(newTree);
+    if (newPlot && a) {
+        const auto s = m_document.sentence();
+        auto nameOf = [this](const QWidget *page) {
+            for (const TabPage &t : m_tabPages)
+                if (t.page == page)
+                    return t.spec->name;
+            return QString();
+        };
+        if (!ViewHost::viewRefusal(nameOf(m_plotTabs->currentWidget()), s.get(), a).isEmpty())
+            m_plotTabs->setCurrentWidget(newPlot);
+        if (!newTree && nameOf(m_treeTabs->currentWidget()) == QLatin1String("constituency") && a->constituentPrior.empty())
+            m_treeTabs->setCurrentWidget(m_views->widget(QStringLiteral("dependency")));
+    }
 }
 
 void MainWindow::showSelection(AnalysisDocument::Changes what)
@@ -607,8 +602,7 @@ void MainWindow::showSelection(AnalysisDocument::Changes what)
     if ((what & (AnalysisDocument::SentenceChanged | AnalysisDocument::AnalysisChanged)) && s) {
         const auto a = m_document.analysisFits() ? m_document.analysis() : nullptr;
         m_controls->setShape(a ? a->layers : 0, a ? a->heads : 0, s->words());
-        setRelationTabsVisible(a && a->relations);
-        setCompositionTabVisible(a && a->family == "recursive-tree-transformer");
+        updateOptionalTabs(a.get());
         if (a)
             m_controls->setAttentionKinds(!a->attentionRelation.empty() ? ControlPanel::AttentionKinds::Relation
                                           : !a->attentionRaw.empty()    ? ControlPanel::AttentionKinds::Prior

@@ -8,6 +8,7 @@
 /// ExportService).
 
 #include <memory>
+#include <vector>
 
 #include <QMainWindow>
 #include <QPointer>
@@ -38,6 +39,7 @@ class ProbingPanel;
 class SentencePanel;
 class StatusLine;
 class TreeTextView;
+struct ViewSpec;
 class ViewHost;
 
 class MainWindow : public QMainWindow {
@@ -67,6 +69,8 @@ public:
     ModelPanel *modelPanel() { return m_model; }
     /// The tabs of the plots (prior, attention, overview, links, relations, gate, gate overview).
     QTabWidget *plotTabs() { return m_plotTabs; }
+    /// The tabs of the trees (constituency, dependency, text, composition).
+    QTabWidget *treeTabs() { return m_treeTabs; }
     ProbingPanel *probingPanel() { return m_probing; }
     /// The view exported as `name` (constituency, dependency, prior, attention,
     /// overview, links), brought up to date; nullptr for an unknown name.
@@ -110,10 +114,10 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
-    /// Shows the Dependency-Transformer tabs (relations, gate, gate overview) or hides them.
-    void setRelationTabsVisible(bool visible);
-    /// The recursive models' composition tab: shown for their analyses, its step range their tree's heights.
-    void setCompositionTabVisible(bool visible);
+    /// Shows the tabs of the views the analysis `a` has (ViewSpec::tabShown: the relation
+    /// views, the composition) and hides the others; a view that just appeared is shown.
+    /// The composition step's range follows the tree's heights.
+    void updateOptionalTabs(const Analysis *a);
     QWidget *createCompositionTab();
     void createViews();
     void createDocks();
@@ -138,6 +142,12 @@ private:
     std::unique_ptr<ExportService> m_export;
     QTabWidget *m_treeTabs = nullptr;
     QTabWidget *m_plotTabs = nullptr;
+    struct TabPage {
+        const ViewSpec *spec;
+        QTabWidget *tabs;
+        QWidget *page; ///< the view, or the page holding it (the composition's step bar)
+    };
+    std::vector<TabPage> m_tabPages; ///< every view's tab, in viewRegistry() order
     QSpinBox *m_compositionStep = nullptr;      ///< the composition tab's step (0 = all)
     QPushButton *m_compositionPlay = nullptr;
     QSplitter *m_split = nullptr;

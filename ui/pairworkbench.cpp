@@ -31,6 +31,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include "core/data/overlays.h"
 #include "core/encoders/encoder.h"
 #include "core/eval/paireval.h"
 #include "core/parsing/pairparsing.h"
@@ -55,11 +56,11 @@ const QString kGroup = QStringLiteral("pairs");
 const QString kViewGroup = QStringLiteral("pairs-view");
 const QString kCompareGroup = QStringLiteral("pairs-view-compare");
 
-/// The aggregation steps of a TAT pair analysis: the levels of its deeper tree (0 for another family).
+/// The aggregation steps of a pair analysis with aggregation nodes (the TAT): the levels of its deeper tree (0 without).
 int tatPairSteps(const Analysis &a)
 {
     int steps = 0;
-    if (a.family != "tree-aggregation-transformer")
+    if (!overlay::hasAggregationNodes(a))
         return 0;
     for (const Analysis *side : {&a, a.second.empty() ? nullptr : &a.second.front()})
         if (side)
@@ -68,10 +69,10 @@ int tatPairSteps(const Analysis &a)
     return steps;
 }
 
-/// The composition steps of a recursive model's pair analysis: the larger height of its two trees (0 for another family).
+/// The composition steps of a pair analysis with a bottom-up composition (the recursive models): the larger height of its two trees (0 without).
 int recursivePairSteps(const Analysis &a)
 {
-    if (a.family != "recursive-tree-transformer")
+    if (!overlay::hasComposition(a))
         return 0;
     int steps = 0;
     for (const Analysis *side : {&a, a.second.empty() ? nullptr : &a.second.front()})
@@ -909,7 +910,7 @@ void PairWorkbench::playAggregation(bool on)
         return;
     }
     if (on) {
-        if (m_pairAnalysis && m_pairAnalysis->family == "tree-aggregation-transformer")
+        if (m_pairAnalysis && overlay::hasAggregationNodes(*m_pairAnalysis))
             showConstituencyTrees(true); // the TAT aggregates over constituency trees
         m_step->setValue(1);
         m_playTimer->start();
@@ -977,7 +978,7 @@ void PairWorkbench::setComparePair(int pair)
     m_comparePair = pair;
     m_compare->setCurrentIndex(std::max(0, m_compare->findData(pair)));
     m_compareAnalysis.reset();
-    if (pair >= 0 && m_pairAnalysis && m_pairAnalysis->family == "tree-aggregation-transformer")
+    if (pair >= 0 && m_pairAnalysis && overlay::hasAggregationNodes(*m_pairAnalysis))
         analyseComparePair();
     else
         updateNodeView();
@@ -1012,7 +1013,7 @@ void PairWorkbench::analyseComparePair()
 void PairWorkbench::updateNodeView()
 {
     const Analysis *a = m_pairAnalysis.get();
-    if (!a || a->family != "tree-aggregation-transformer") {
+    if (!a || !overlay::hasAggregationNodes(*a)) {
         m_tatNode->clear(tr("The phrase view shows a Tree Aggregation Transformer's pair: score the corpus with one (system A)."));
         return;
     }

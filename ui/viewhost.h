@@ -36,23 +36,37 @@ class TreeTextView;
 class ViewHost : public QObject {
     Q_OBJECT
 public:
-    /// Creates the named views (exportableViewNames(), and "text" for the text
-    /// view; unknown names are ignored) as children of `viewParent`, which owns
-    /// them (and may hand them on to tabs). The document must outlive the host.
+    /// Creates the named views (viewRegistry() names; unknown names are ignored) as
+    /// children of `viewParent`, which owns them (and may hand them on to tabs). The
+    /// document must outlive the host.
     ViewHost(AnalysisDocument *document, QWidget *viewParent, const QStringList &views, BackgroundWork work = {},
              QObject *parent = nullptr);
 
-    /// The views that export (PNG/SVG/PDF, trees also LaTeX), in menu order:
-    /// constituency, dependency, prior, attention, overview, links, and the
-    /// Dependency-Transformer's relations, gate and gates (the gate overview), and the
-    /// recursive tree models' composition.
+    /// The views that export (PNG/SVG/PDF, trees also LaTeX), in menu order (viewRegistry()).
     static QStringList exportableViewNames();
-    /// Every view the main window shows: exportableViewNames() and "text".
+    /// Every view the main window shows (viewRegistry()): the exportable ones and "text".
     static QStringList allViewNames();
-    /// Why the view `name` has nothing to draw for this sentence and analysis (either
-    /// may be null), for the user: "the prior view draws the constituent prior C,
-    /// which this dependency-transformer model does not have"; "" when it has.
+    /// Why the view `name` has nothing to draw for this sentence and analysis (either may
+    /// be null), for the user: "the prior view draws the constituent prior C, which this
+    /// dependency-transformer model does not have"; "" when it has (ViewSpec::refusal).
     static QString viewRefusal(const QString &name, const Sentence *sentence, const Analysis *analysis);
+
+    /// Takes `view` (created by its registry entry) as the view `name`: it gets the
+    /// document's data and selection, and its hover text goes out as hovered().
+    template <class View>
+    void adopt(View *view, const QString &name)
+    {
+        ViewSlot v;
+        v.name = name;
+        v.widget = view;
+        v.exportable = view;
+        v.setData = [view](const ViewData &d) { view->setData(d); };
+        v.setState = [view](const ViewState &s) { view->setState(s); };
+        m_slots.push_back(std::move(v));
+        connect(view, &View::hovered, this, &ViewHost::hovered);
+    }
+    /// Takes the text view (kept up to date whether shown or not: it is cheap).
+    void setTextView(TreeTextView *view) { m_text = view; }
 
     // The views, brought up to date first; nullptr when not created.
     ConstituencyView *constituencyView();
@@ -91,6 +105,16 @@ public:
     /// Milliseconds the GUI thread spent giving the latest sentence to the views.
     double lastUpdateMs() const { return m_lastUpdateMs; }
 
+public Q_SLOTS:
+    // What a user does in a view, written into the document's selection (views connect
+    // their signals here in their registry entries).
+    /// Makes `word` the focus word; the focus word again clears it.
+    void focusWord(int word);
+    /// Selects a layer and head (a cell of an overview).
+    void selectLayerHead(int layer, int head);
+    /// Selects a layer (the link strip's player).
+    void selectLayer(int layer);
+
 Q_SIGNALS:
     /// Every visible view has been given the document's new sentence/analysis.
     void viewsUpdated();
@@ -99,14 +123,12 @@ Q_SIGNALS:
 
 private:
     template <class View>
-    void addSlot(View *view, const QString &name);
-    template <class View>
-    View *synced(View *view)
+    View *synced(const char *name)
     {
+        auto *view = qobject_cast<View *>(widget(QString::fromLatin1(name)));
         syncView(view);
         return view;
     }
-    void connectSelection();
     void applyViewOptions();
     void onDocumentChanged(AnalysisDocument::Changes what);
     void updateData();
@@ -124,17 +146,7 @@ private:
 
     AnalysisDocument *m_document;
     std::vector<ViewSlot> m_slots;
-    ConstituencyView *m_constituency = nullptr;
-    DependencyView *m_dependency = nullptr;
-    HeatmapView *m_prior = nullptr;
-    HeatmapView *m_attention = nullptr;
-    AttentionOverview *m_overview = nullptr;
-    HeatmapView *m_relations = nullptr;
-    HeatmapView *m_gate = nullptr;
-    GateOverview *m_gates = nullptr;
-    LinkStripView *m_links = nullptr;
     TreeTextView *m_text = nullptr;
-    CompositionView *m_composition = nullptr;
     ViewData m_viewData;
     quint64 m_dataGeneration = 0;
     double m_lastUpdateMs = 0.0;

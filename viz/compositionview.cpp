@@ -8,6 +8,8 @@
 #include <QPainter>
 #include <QPainterPath>
 
+#include "core/data/overlays.h"
+
 namespace treelens {
 
 namespace {
@@ -161,7 +163,7 @@ CompositionView::CompositionView(QWidget *parent) : PaintedExportView(parent)
 
 bool CompositionView::applies() const
 {
-    return m_data.analysis && m_data.analysis->family == "recursive-tree-transformer";
+    return m_data.analysis && overlay::hasComposition(*m_data.analysis);
 }
 
 int CompositionView::steps() const
@@ -488,7 +490,7 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
     }
     y += 14;
     // Branch weights κ and α (multi-branch models), as bars.
-    const auto kappa = a.gates.find("rec.kappa"), alpha = a.gates.find("rec.alpha");
+    const auto kappa = a.gates.find(overlay::kRecKappa), alpha = a.gates.find(overlay::kRecAlpha);
     if (kappa != a.gates.end() && alpha != a.gates.end()) {
         p.setFont(bold);
         p.setPen(kInk);

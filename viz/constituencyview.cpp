@@ -21,6 +21,7 @@
 #include <QWheelEvent>
 
 #include "core/base/numbering.h"
+#include "core/data/overlays.h"
 #include "core/encoders/tat/tatconfig.h"
 #include "core/encoders/treetransformer/induction.h"
 #include "core/eval/inductioneval.h"
@@ -222,8 +223,8 @@ void ConstituencyView::setData(const ViewData &data)
             m_builtInduced = bracketsToTree(words, a->inducedBrackets);
     }
     m_tat.reset();
-    if (a && a->family == "tree-aggregation-transformer")
-        m_tat = tatNodesOf(*a);
+    if (a)
+        m_tat = tatNodesOf(*a); // nothing for an analysis without aggregation nodes
     if (m_tat)
         m_tat->scheduleMaxLevel = std::max(m_tat->maxLevel, m_aggregationDepth);
     if (!m_tat || m_selectedTat >= static_cast<int>(m_tat->nodes.size()))
@@ -579,7 +580,7 @@ bool ConstituencyView::nodeAttentionActive() const
 {
     if (!m_data.analysis || m_data.analysis->nodeAttention.empty())
         return false;
-    if (m_data.analysis->family == "tree-aggregation-transformer")
+    if (overlay::hasAggregationNodes(*m_data.analysis))
         return true;
     // The recursive constituency models (CTT, binary Tree-LSTM): their nodes carry spans, no head word.
     return recursiveNodes();
@@ -587,7 +588,7 @@ bool ConstituencyView::nodeAttentionActive() const
 
 bool ConstituencyView::recursiveNodes() const
 {
-    return m_data.analysis && m_data.analysis->family == "recursive-tree-transformer" && !m_data.analysis->nodeAttention.empty() &&
+    return m_data.analysis && overlay::hasComposition(*m_data.analysis) &&
            m_data.analysis->nodeAttention.front().headWord < 0 && m_data.analysis->nodeAttention.front().start >= 0;
 }
 

@@ -18,6 +18,7 @@
 #include <QStyleOptionGraphicsItem>
 #include <QWheelEvent>
 
+#include "core/data/overlays.h"
 #include "viz/graphlayout.h"
 
 namespace treelens {
@@ -447,8 +448,8 @@ bool DependencyView::colouredByAttention() const
 
 bool DependencyView::recursiveMode() const
 {
-    return m_showAttention && m_data.analysis && m_data.analysis->family == "recursive-tree-transformer" &&
-           !m_data.analysis->nodeAttention.empty() && m_data.analysis->nodeAttention.front().headWord >= 0;
+    return m_showAttention && m_data.analysis && overlay::hasComposition(*m_data.analysis) &&
+           m_data.analysis->nodeAttention.front().headWord >= 0;
 }
 
 int DependencyView::recursiveHeight(int head, const std::vector<int> &heights) const

@@ -11,6 +11,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include "core/data/overlays.h"
 #include "viz/plotstyle.h"
 
 namespace treelens {
@@ -175,8 +176,8 @@ QString attentionScaleNote(bool afterC, double upper, bool shared)
 /// why the map is made of blocks. "" for other analyses.
 QString groupAttentionNote(const Analysis &a, int head)
 {
-    const auto gid = a.gates.find("ggsa.group_id");
-    const auto off = a.gates.find("ggsa.offsets");
+    const auto gid = a.gates.find(overlay::kGgsaGroupId);
+    const auto off = a.gates.find(overlay::kGgsaOffsets);
     if (gid == a.gates.end() || off == a.gates.end() || gid->second.shape.size() != 2 || head < 0 ||
         head >= gid->second.shape[0] || static_cast<std::size_t>(head) >= off->second.data.size())
         return QString();

@@ -10,6 +10,7 @@
 #include <QPainterPath>
 #include <QVBoxLayout>
 
+#include "core/data/overlays.h"
 #include "viz/plotstyle.h"
 #include "viz/qcustomplot.h"
 
@@ -59,7 +60,7 @@ Row layoutRow(const QFontMetricsF &fm, const std::vector<std::string> &words, do
 /// Group boundaries of the selected head as thin separators and alternating shading.
 void drawGroups(QPainter &p, const Analysis &a, const Row &row, int head)
 {
-    const NamedArray *gid = gate(a, "ggsa.group_id");
+    const NamedArray *gid = gate(a, overlay::kGgsaGroupId);
     if (!gid || gid->shape.size() != 2 || head >= gid->shape[0])
         return;
     const int n = std::min<int>(gid->shape[1], static_cast<int>(row.boxes.size()));
@@ -221,7 +222,7 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
         qGate = wordRelationGates(q, layer, h);
     else
         for (int i = 0; i < static_cast<int>(q.words.size()); ++i)
-            qGate.push_back(at2(gate(q, "ggsa.gate_mean"), layer, i));
+            qGate.push_back(at2(gate(q, overlay::kGgsaGateMean), layer, i));
     const double barTop = qRowY + kWordHeight + 4;
     drawBars(p, qRow, qGate, 1.0, barTop, kBarSpace - 10, QColor(230, 159, 0), true);
 
@@ -234,14 +235,14 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
     const double aRowY = barTop + kBarSpace + kBridge + kBarSpace;
     const Row aRow = layoutRow(fm, a.words, aRowY);
     // Interaction residual norms (iGGSA) above the answer words, gate bars below.
-    const NamedArray *inter = gate(a, "ggsa.interaction_norm");
+    const NamedArray *inter = gate(a, overlay::kGgsaInteractionNorm);
     std::vector<double> aInter, aGate;
     double interMax = 0;
     for (int i = 0; i < static_cast<int>(a.words.size()); ++i) {
         aInter.push_back(at2(inter, layer, i));
         if (std::isfinite(aInter.back()))
             interMax = std::max(interMax, aInter.back());
-        aGate.push_back(at2(gate(a, "ggsa.gate_mean"), layer, i));
+        aGate.push_back(at2(gate(a, overlay::kGgsaGateMean), layer, i));
     }
     if (relationGates)
         aGate = wordRelationGates(a, layer, h);
@@ -265,12 +266,12 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
         }
         p.setPen(Qt::black);
         p.drawText(QPointF(v.x() + 10, v.y() + 4), tr("v_q: attention pooling over the answer (max %1)").arg(maxA, 0, 'f', 2));
-    } else if (q.family == "tree-aggregation-transformer") {
+    } else if (overlay::hasAggregationNodes(q)) {
         p.setPen(Qt::gray);
         p.drawText(QPointF(v.x() + 10, v.y() + 4),
                    tr("eq. (9) on both roots' span embeddings [w\u1d49; w\u207f]: no attention between the sentences; "
                       "each phrase's attention over its children is on the constituency trees above"));
-    } else if (q.family == "recursive-tree-transformer") {
+    } else if (overlay::hasComposition(q)) {
         p.setPen(Qt::gray);
         const bool treeLstm = !q.nodeAttention.empty() && q.nodeAttention.front().arrays.count("gates");
         p.drawText(QPointF(v.x() + 10, v.y() + 4),
@@ -300,7 +301,7 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
     // Key.
     p.setPen(Qt::darkGray);
     const double keyY = size.height() - 10;
-    QString key = q.family == "tree-aggregation-transformer"
+    QString key = overlay::hasAggregationNodes(q)
         ? tr("Tree Aggregation Transformer: its attention lives on the trees' phrases (the constituency tabs above, "
              "head %1 of %2: the semantic stream's heads first)")
               .arg(h + 1)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/data/overlays.h"
 #include "core/encoders/tat/tatconfig.h"
 
 namespace treelens {
@@ -19,7 +20,7 @@ const NamedArray *gate(const Analysis &a, const char *name)
 
 std::optional<TatNodes> tatNodesOf(const Analysis &a)
 {
-    const NamedArray *level = gate(a, "tat.node_level"), *span = gate(a, "tat.node_span"), *len = gate(a, "tat.node_len");
+    const NamedArray *level = gate(a, overlay::kTatNodeLevel), *span = gate(a, overlay::kTatNodeSpan), *len = gate(a, overlay::kTatNodeLen);
     if (!level || !span || !len || level->shape.size() != 1)
         return std::nullopt;
     const int N = level->shape[0];
@@ -27,7 +28,7 @@ std::optional<TatNodes> tatNodesOf(const Analysis &a)
         return std::nullopt;
     TatNodes out;
     const NamedArray *sem = gate(a, "tat.attn_sem"), *syn = gate(a, "tat.attn_syn");
-    const NamedArray *normSem = gate(a, "tat.node_norm_sem"), *normSyn = gate(a, "tat.node_norm_syn");
+    const NamedArray *normSem = gate(a, overlay::kTatNodeNormSem), *normSyn = gate(a, overlay::kTatNodeNormSyn);
     out.syntactic = syn != nullptr || !sem;
     if (sem && sem->shape.size() == 3 && sem->shape[0] == N)
         out.heads = sem->shape[1];

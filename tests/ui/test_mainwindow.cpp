@@ -3,6 +3,8 @@
 // checked against the document's sentence and analysis (which the encoder tests
 // check against the official implementation).
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <tuple>
 
 #include <QAction>
@@ -35,6 +37,8 @@
 #include "ui/mainwindow.h"
 #include "ui/session/latencyprobe.h"
 #include "ui/session/settings.h"
+#include "ui/viewregistry.h"
+#include "viz/compositionview.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/heatmapview.h"
@@ -898,4 +902,102 @@ TEST_F(MainWindowTest, AFailedModelLoadWritesNoFigureAndExitsOne)
         EXPECT_TRUE(err.contains(why[k])) << bad[k].toStdString() << ": " << err.toStdString();
         EXPECT_FALSE(QFile::exists(out)) << bad[k].toStdString() << ": a figure was written";
     }
+}
+
+namespace {
+
+/// Whether `tabs` shows a tab labelled `label` (accelerators ignored); false when there is none.
+bool tabShown(QTabWidget *tabs, const QString &label)
+{
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->tabText(i).remove(QLatin1Char('&')) == label)
+            return tabs->isTabVisible(i);
+    return false;
+}
+
+/// `a` under another family name, without the parts `strip` takes out.
+std::shared_ptr<const Analysis> renamed(const Analysis &a, const std::function<void(Analysis &)> &strip = {})
+{
+    auto copy = std::make_shared<Analysis>(a);
+    copy->family = "a-family-no-view-knows";
+    if (strip)
+        strip(*copy);
+    return copy;
+}
+
+} // namespace
+
+// The view registry: every entry is created and has its tab, in its pane, with its label;
+// the export names are its exportable entries, and they are the views the docs list.
+TEST_F(MainWindowTest, EveryRegisteredViewHasItsTabAndExportName)
+{
+    MainWindow w;
+    QStringList names, exportable;
+    for (const ViewSpec &spec : viewRegistry()) {
+        const std::string name = spec.name.toStdString();
+        EXPECT_FALSE(names.contains(spec.name)) << "two views named " << name;
+        names << spec.name;
+        if (spec.exportable)
+            exportable << spec.name;
+        ASSERT_TRUE(spec.refusal && spec.create) << name;
+        QTabWidget *tabs = spec.pane == ViewSpec::Pane::Trees ? w.treeTabs() : w.plotTabs();
+        const QString label = QCoreApplication::translate("ViewRegistry", spec.tabLabel);
+        int found = 0;
+        for (int i = 0; i < tabs->count(); ++i)
+            found += tabs->tabText(i) == label;
+        EXPECT_EQ(found, 1) << name << ": tabs labelled " << label.toStdString();
+        if (spec.exportable)
+            EXPECT_NE(w.exportableView(spec.name), nullptr) << name;
+    }
+    EXPECT_EQ(names.size(), w.treeTabs()->count() + w.plotTabs()->count());
+    EXPECT_EQ(MainWindow::exportableViewNames(), exportable);
+    const QStringList documented = {QStringLiteral("constituency"), QStringLiteral("dependency"), QStringLiteral("prior"),
+                                    QStringLiteral("attention"),    QStringLiteral("overview"),   QStringLiteral("links"),
+                                    QStringLiteral("relations"),    QStringLiteral("gate"),       QStringLiteral("gates"),
+                                    QStringLiteral("composition")};
+    EXPECT_EQ(exportable, documented);
+}
+
+// The optional tabs follow what an analysis carries, not which family made it: a
+// Dependency-Transformer's and a recursive model's analyses under a family name no view
+// knows still show the relation views and the composition (which draws it), and the
+// same analyses without those parts hide them.
+TEST_F(MainWindowTest, OptionalTabsFollowTheAnalysisNotTheFamilyName)
+{
+    const std::string models = std::string(TREELENS_SOURCE_DIR) + "/resources/models/";
+    MainWindow w;
+    w.show();
+    const QString text = QStringLiteral("The movie was not funny at all .");
+
+    w.setModelPath(QString::fromStdString(models + "dependency-transformer-en-polarity.safetensors"));
+    bool ok = false;
+    ASSERT_TRUE(analyseAndWait(w, text, &ok));
+    ASSERT_TRUE(ok) << w.document()->lastError().toStdString();
+    const auto s = w.document()->sentence();
+    const Analysis dt = *w.document()->analysis();
+    ASSERT_TRUE(dt.relations);
+    w.document()->setResult(s, renamed(dt, [](Analysis &a) {
+                                a.relations.reset();
+                                a.relationGate.clear();
+                                a.attentionRelation.clear();
+                            }));
+    for (const char *label : {"Relations", "Gate", "Gate overview"})
+        EXPECT_FALSE(tabShown(w.plotTabs(), QString::fromLatin1(label))) << label << " shown without relations";
+    w.document()->setResult(s, renamed(dt));
+    for (const char *label : {"Relations", "Gate", "Gate overview"})
+        EXPECT_TRUE(tabShown(w.plotTabs(), QString::fromLatin1(label))) << label << " hidden for a renamed family";
+
+    w.setModelPath(QString::fromStdString(models + "dtt-edges-en-polarity.safetensors"));
+    ASSERT_TRUE(analyseAndWait(w, text, &ok));
+    ASSERT_TRUE(ok) << w.document()->lastError().toStdString();
+    const auto s2 = w.document()->sentence();
+    const Analysis rec = *w.document()->analysis();
+    ASSERT_FALSE(rec.nodeAttention.empty());
+    w.document()->setResult(s2, renamed(rec, [](Analysis &a) { a.nodeAttention.clear(); }));
+    EXPECT_FALSE(tabShown(w.treeTabs(), QStringLiteral("Composition")));
+    w.document()->setResult(s2, renamed(rec));
+    EXPECT_TRUE(tabShown(w.treeTabs(), QStringLiteral("Composition")));
+    auto *composition = dynamic_cast<CompositionView *>(w.exportableView(QStringLiteral("composition")));
+    ASSERT_NE(composition, nullptr);
+    EXPECT_GT(composition->steps(), 0) << "the composition view drew nothing for the renamed family";
 }

@@ -11,6 +11,7 @@
 #include <QGraphicsScene>
 #include <QMouseEvent>
 
+#include "core/data/overlays.h"
 #include "core/encoders/deptransformer/deptreefeatures.h"
 #include "viz/qcustomplot.h"
 #include "core/formats/ptb.h"
@@ -366,6 +367,11 @@ std::pair<std::shared_ptr<Sentence>, std::shared_ptr<Analysis>> tatCatSat()
         n.weights = std::move(weights);
         return n;
     };
+    // The aggregation records a TAT analysis carries (core/data/overlays.h): NP = 0 (level 1),
+    // VP = 1 (level 1), S = 2 (level 0), their spans and L_v = children + 2.
+    a->gates[overlay::kTatNodeLevel] = NamedArray{{3}, {1, 1, 0}};
+    a->gates[overlay::kTatNodeSpan] = NamedArray{{3, 2}, {0, 2, 2, 3, 0, 4}};
+    a->gates[overlay::kTatNodeLen] = NamedArray{{3}, {4, 3, 5}};
     a->nodeAttention = {node(0, {-1, -2}, {{0.2f, 0.7f}, {0.6f, 0.1f}}), node(1, {-3}, {{0.9f}, {0.3f}}),
                         node(2, {0, 1, -4}, {{0.05f, 0.5f, 0.4f}, {0.3f, 0.3f, 0.3f}})};
     return {s, a};
@@ -400,9 +406,9 @@ TEST(ConstituencyViewNodeAttention, EdgesCarryThePhrasesAttentionOverTheirChildr
         if (item->data(0).toString() == QLatin1String("node-attention-legend"))
             legend = static_cast<QGraphicsSimpleTextItem *>(item)->text().contains(QStringLiteral("syntactic head 1"));
     EXPECT_TRUE(legend); // 2 heads in all: one per stream, the semantic first, so head 2 is the syntactic stream's
-    // Another family's node attention is not drawn as TAT weights.
+    // Node attention without the aggregation records (another family's) is not drawn as TAT weights.
     auto other = std::make_shared<Analysis>(*a);
-    other->family = "tree-transformer";
+    other->gates.erase(overlay::kTatNodeLevel);
     view.setData({s, other});
     EXPECT_TRUE(weights().empty());
 }
@@ -412,9 +418,6 @@ TEST(ConstituencyViewNodeAttention, StepsThroughTheAggregationAndNamesEveryWeigh
     app();
     auto [s, a] = tatCatSat();
     // TAT post-order: NP = 0 (level 1), VP = 1 (level 1), S = 2 (level 0); one head per stream.
-    a->gates["tat.node_level"] = NamedArray{{3}, {1, 1, 0}};
-    a->gates["tat.node_span"] = NamedArray{{3, 2}, {0, 2, 2, 3, 0, 4}};
-    a->gates["tat.node_len"] = NamedArray{{3}, {4, 3, 5}};
     // [N, 1 head, Lmax 5]: start, children, end (0 on padding).
     a->gates["tat.attn_sem"] = NamedArray{{3, 1, 5}, {0.05f, 0.2f, 0.7f, 0.05f, 0, 0.05f, 0.9f, 0.05f, 0, 0, 0.02f, 0.05f, 0.5f, 0.4f, 0.03f}};
     a->gates["tat.attn_syn"] = NamedArray{{3, 1, 5}, {0.1f, 0.6f, 0.1f, 0.2f, 0, 0.3f, 0.3f, 0.4f, 0, 0, 0.05f, 0.3f, 0.3f, 0.3f, 0.05f}};
@@ -483,9 +486,10 @@ TEST(ConstituencyViewNodeAttention, StepsThroughTheAggregationAndNamesEveryWeigh
     view.setState(st);
     EXPECT_EQ(phases(), (std::map<int, int>{{0, current}, {1, current}, {2, pending}}));
     view.setAggregationDepth(-1);
-    // Another family ignores the step.
+    // An analysis without the aggregation records (another family's) ignores the step.
     auto other = std::make_shared<Analysis>(*a);
-    other->family = "tree-transformer";
+    for (const char *key : {overlay::kTatNodeLevel, overlay::kTatNodeSpan, overlay::kTatNodeLen})
+        other->gates.erase(key);
     view.setData({s, other});
     EXPECT_TRUE(view.tatPhrasePhases().empty());
 }

@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "core/base/strings.h"
+#include "core/data/overlays.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/fixture.h"
 #include "core/encoders/ggsa/ggsanet.h"
@@ -145,7 +146,7 @@ public:
                     Analysis a = side(in.secondWords, res.a, b, record, options, &res.va);
                     if (record && cfg.interaction) {
                         const int La = static_cast<int>(in.secondWords.size());
-                        a.gates["ggsa.interaction_norm"] =
+                        a.gates[overlay::kGgsaInteractionNorm] =
                             namedArrayOf(res.a.Rint[b].index({torch::indexing::Slice(), torch::indexing::Slice(0, La)}).norm(2, -1));
                     }
                     if (res.compAttn.defined())
@@ -261,14 +262,14 @@ private:
             for (int i = 0; i < L; ++i)
                 gid.data.push_back(static_cast<float>(ggsaGroupId(i, o, l)));
         }
-        a.gates["ggsa.group_id"] = gid;
-        a.gates["ggsa.offsets"] = offs;
+        a.gates[overlay::kGgsaGroupId] = gid;
+        a.gates[overlay::kGgsaOffsets] = offs;
         a.embedding = floatTensorData((*pooled)[b]).toFloat();
         if (!record)
             return a;
         const auto rows = Slice(0, L);
         auto gate = rec.gate[b].index({Slice(), rows});                         // [N, L, D]
-        a.gates["ggsa.gate_mean"] = namedArrayOf(gate.mean(-1));
+        a.gates[overlay::kGgsaGateMean] = namedArrayOf(gate.mean(-1));
         a.gates["ggsa.gate_norm"] = namedArrayOf(gate.norm(2, -1));
         if (options.layerStates)
             a.gates["ggsa.gate"] = namedArrayOf(gate);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "core/data/overlays.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/fixture.h"
 #include "core/encoders/recursive/recnet.h"
@@ -52,12 +53,12 @@ Analysis sideAnalysis(const RecConfig &c, const rec::Sentence &s, const rec::Sen
         height.data.push_back(static_cast<float>(s.tree.nodes[static_cast<std::size_t>(v)].height));
         norm.data.push_back(norms[v].item<float>());
     }
-    a.gates["rec.node_height"] = height;
-    a.gates["rec.node_norm"] = norm;
+    a.gates[overlay::kRecNodeHeight] = height;
+    a.gates[overlay::kRecNodeNorm] = norm;
     if (c.multiBranch() && !c.treeLstm()) {
         const std::string pre = c.prefix();
-        a.gates["rec.kappa"] = namedArrayOf(net.parameters().at(pre + "mb.kappa"));
-        a.gates["rec.alpha"] = namedArrayOf(net.parameters().at(pre + "mb.alpha"));
+        a.gates[overlay::kRecKappa] = namedArrayOf(net.parameters().at(pre + "mb.kappa"));
+        a.gates[overlay::kRecAlpha] = namedArrayOf(net.parameters().at(pre + "mb.alpha"));
     }
     if (!record)
         return a;

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "core/base/strings.h"
+#include "core/data/overlays.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/fixture.h"
 #include "core/encoders/tat/tatnet.h"
@@ -112,9 +113,9 @@ public:
                         span.data.push_back(static_cast<float>(n.end));
                         len.data.push_back(static_cast<float>(n.length()));
                     }
-                    a.gates["tat.node_level"] = level;
-                    a.gates["tat.node_span"] = span;
-                    a.gates["tat.node_len"] = len;
+                    a.gates[overlay::kTatNodeLevel] = level;
+                    a.gates[overlay::kTatNodeSpan] = span;
+                    a.gates[overlay::kTatNodeLen] = len;
                     // The root's span embeddings [w^e; w^n] are the sentence vector (the sequential model: <s>, on the question).
                     if (c.sequential()) {
                         if (s == 0)
@@ -128,9 +129,9 @@ public:
                         a.gates["tat.attn_sem"] = namedArrayOf(r.attnSem);
                         if (streams == 2)
                             a.gates["tat.attn_syn"] = namedArrayOf(r.attnSyn);
-                        a.gates["tat.node_norm_sem"] = namedArrayOf(r.nodeSem.norm(2, -1));
+                        a.gates[overlay::kTatNodeNormSem] = namedArrayOf(r.nodeSem.norm(2, -1));
                         if (streams == 2)
-                            a.gates["tat.node_norm_syn"] = namedArrayOf(r.nodeSyn.norm(2, -1));
+                            a.gates[overlay::kTatNodeNormSyn] = namedArrayOf(r.nodeSyn.norm(2, -1));
                         // Per node: its attention over its children (start and end tokens left out), per head of each stream.
                         for (int v = 0; v < N; ++v) {
                             NodeAttention na;

@@ -1,0 +1,193 @@
+#include "ui/viewregistry.h"
+
+#include <QObject>
+
+#include "core/data/analysis.h"
+#include "core/data/overlays.h"
+#include "core/data/sentence.h"
+#include "ui/viewhost.h"
+#include "viz/compositionview.h"
+#include "viz/constituencyview.h"
+#include "viz/dependencyview.h"
+#include "viz/gateoverview.h"
+#include "viz/heatmapview.h"
+#include "viz/linkstripview.h"
+#include "viz/treetextview.h"
+
+namespace treelens {
+
+namespace {
+
+/// "the prior view draws the constituent prior C, which this dependency-transformer model
+/// does not have" (or, without an analysis, that no model analysed the sentence).
+QString lacks(const QString &view, const Analysis *a, const QString &what)
+{
+    if (!a)
+        return QStringLiteral("the %1 view draws %2: no model analysed the sentence (give one with --model)").arg(view, what);
+    return QStringLiteral("the %1 view draws %2, which this %3 model does not have")
+        .arg(view, what, QString::fromStdString(a->family));
+}
+
+/// A refusal when `has(a)` is false: the view draws `what` of an analysis.
+std::function<QString(const Sentence *, const Analysis *)> needs(const QString &view, const QString &what,
+                                                                  std::function<bool(const Analysis &)> has)
+{
+    return [view, what, has = std::move(has)](const Sentence *, const Analysis *a) {
+        return a && has(*a) ? QString() : lacks(view, a, what);
+    };
+}
+
+/// Creates a view of type V (constructed from `args` and the parent) and adopts it.
+template <class V, class... Args>
+std::function<void(ViewHost &, QWidget *, const BackgroundWork &)> make(const QString &name, Args... args)
+{
+    return [name, args...](ViewHost &host, QWidget *parent, const BackgroundWork &) {
+        host.adopt(new V(args..., parent), name);
+    };
+}
+
+bool hasRelations(const Analysis *a) { return a && a->relations; }
+
+ViewSpec entry(const QString &name, ViewSpec::Pane pane, const char *tabLabel)
+{
+    ViewSpec spec;
+    spec.name = name;
+    spec.pane = pane;
+    spec.tabLabel = tabLabel;
+    return spec;
+}
+
+
+std::vector<ViewSpec> makeRegistry()
+{
+    using Pane = ViewSpec::Pane;
+    std::vector<ViewSpec> r;
+
+    ViewSpec constituency = entry(QStringLiteral("constituency"), Pane::Trees, QT_TRANSLATE_NOOP("ViewRegistry", "&Constituency"));
+    constituency.refusal = [](const Sentence *s, const Analysis *a) {
+        if ((s && s->constituency) || (a && a->inducedTree))
+            return QString();
+        return QStringLiteral("the constituency view draws a constituency tree, and the sentence has none (the parser "
+                              "gave none, and the model induces none)");
+    };
+    constituency.create = [](ViewHost &host, QWidget *parent, const BackgroundWork &work) {
+        auto *view = new ConstituencyView(parent);
+        view->setBackgroundWork(work); // long trees' dot layout off the GUI thread
+        QObject::connect(view, &ConstituencyView::wordClicked, &host, &ViewHost::focusWord);
+        host.adopt(view, QStringLiteral("constituency"));
+    };
+    r.push_back(constituency);
+
+    ViewSpec dependency = entry(QStringLiteral("dependency"), Pane::Trees, QT_TRANSLATE_NOOP("ViewRegistry", "&Dependency"));
+    dependency.refusal = [](const Sentence *s, const Analysis *) {
+        return s && s->dependency ? QString()
+                                  : QStringLiteral("the dependency view draws a dependency tree, and the sentence has "
+                                                   "none (the parser gave none)");
+    };
+    dependency.create = [](ViewHost &host, QWidget *parent, const BackgroundWork &) {
+        auto *view = new DependencyView(parent);
+        QObject::connect(view, &DependencyView::wordClicked, &host, &ViewHost::focusWord);
+        host.adopt(view, QStringLiteral("dependency"));
+    };
+    r.push_back(dependency);
+
+    ViewSpec text = entry(QStringLiteral("text"), Pane::Trees, QT_TRANSLATE_NOOP("ViewRegistry", "Te&xt"));
+    text.exportable = false;
+    text.refusal = [](const Sentence *, const Analysis *) { return QString(); };
+    text.create = [](ViewHost &host, QWidget *parent, const BackgroundWork &) { host.setTextView(new TreeTextView(parent)); };
+    r.push_back(text);
+
+    ViewSpec prior = entry(QStringLiteral("prior"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Prior C"));
+    prior.refusal = needs(prior.name, QStringLiteral("the constituent prior C"),
+                          [](const Analysis &a) { return !a.constituentPrior.empty(); });
+    prior.create = make<HeatmapView>(prior.name, HeatmapView::Kind::Prior);
+    r.push_back(prior);
+
+    ViewSpec attention = entry(QStringLiteral("attention"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Attention"));
+    attention.refusal = needs(attention.name, QStringLiteral("attention matrices"),
+                              [](const Analysis &a) { return !a.attention.empty(); });
+    attention.create = make<HeatmapView>(attention.name, HeatmapView::Kind::Attention);
+    r.push_back(attention);
+
+    ViewSpec overview = entry(QStringLiteral("overview"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Heads overview"));
+    overview.refusal = needs(overview.name, QStringLiteral("attention matrices"),
+                             [](const Analysis &a) { return !a.attention.empty(); });
+    overview.create = [](ViewHost &host, QWidget *parent, const BackgroundWork &) {
+        auto *view = new AttentionOverview(parent);
+        QObject::connect(view, &AttentionOverview::cellActivated, &host, &ViewHost::selectLayerHead);
+        host.adopt(view, QStringLiteral("overview"));
+    };
+    r.push_back(overview);
+
+    ViewSpec links = entry(QStringLiteral("links"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Link strip"));
+    links.refusal = needs(links.name, QStringLiteral("link probabilities"), [](const Analysis &a) { return !a.linkProbs.empty(); });
+    links.create = [](ViewHost &host, QWidget *parent, const BackgroundWork &) {
+        auto *view = new LinkStripView(parent);
+        QObject::connect(view, &LinkStripView::layerChanged, &host, &ViewHost::selectLayer);
+        host.adopt(view, QStringLiteral("links"));
+    };
+    r.push_back(links);
+
+    // A relation-aware model's views (the Dependency-Transformer): their tabs only for its analyses.
+    ViewSpec relations = entry(QStringLiteral("relations"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Relations"));
+    relations.tabShown = hasRelations;
+    relations.refusal = needs(relations.name, QStringLiteral("the relation matrix a relation-aware model reads"),
+                              [](const Analysis &a) { return static_cast<bool>(a.relations); });
+    relations.create = make<HeatmapView>(relations.name, HeatmapView::Kind::Relation);
+    r.push_back(relations);
+
+    ViewSpec gate = entry(QStringLiteral("gate"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Gate"));
+    gate.tabShown = hasRelations;
+    gate.refusal = needs(gate.name, QStringLiteral("a relation gate"), [](const Analysis &a) { return !a.relationGate.empty(); });
+    gate.create = make<HeatmapView>(gate.name, HeatmapView::Kind::Gate);
+    r.push_back(gate);
+
+    ViewSpec gates = entry(QStringLiteral("gates"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "Gate o&verview"));
+    gates.tabShown = hasRelations;
+    gates.refusal = needs(gates.name, QStringLiteral("a relation gate"), [](const Analysis &a) { return !a.relationGate.empty(); });
+    gates.create = [](ViewHost &host, QWidget *parent, const BackgroundWork &) {
+        auto *view = new GateOverview(parent);
+        QObject::connect(view, &GateOverview::cellActivated, &host, &ViewHost::selectLayerHead);
+        host.adopt(view, QStringLiteral("gates"));
+    };
+    r.push_back(gates);
+
+    // The recursive tree models' bottom-up composition (node attention with node heights).
+    ViewSpec composition = entry(QStringLiteral("composition"), Pane::Trees, QT_TRANSLATE_NOOP("ViewRegistry", "Co&mposition"));
+    composition.tabShown = [](const Analysis *a) { return a && overlay::hasComposition(*a); };
+    composition.refusal = needs(composition.name, QStringLiteral("a recursive model's bottom-up composition"), overlay::hasComposition);
+    composition.create = [](ViewHost &host, QWidget *parent, const BackgroundWork &) {
+        auto *view = new CompositionView(parent);
+        QObject::connect(view, &CompositionView::wordClicked, &host, &ViewHost::focusWord);
+        host.adopt(view, QStringLiteral("composition"));
+    };
+    r.push_back(composition);
+    return r;
+}
+
+} // namespace
+
+const std::vector<ViewSpec> &viewRegistry()
+{
+    static const std::vector<ViewSpec> registry = makeRegistry();
+    return registry;
+}
+
+const ViewSpec *findViewSpec(const QString &name)
+{
+    for (const ViewSpec &spec : viewRegistry())
+        if (spec.name == name)
+            return &spec;
+    return nullptr;
+}
+
+QStringList exportableViewNamesFromRegistry()
+{
+    QStringList names;
+    for (const ViewSpec &spec : viewRegistry())
+        if (spec.exportable)
+            names << spec.name;
+    return names;
+}
+
+} // namespace treelens
