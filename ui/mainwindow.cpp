@@ -18,27 +18,20 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGuiApplication>
-#include <QHBoxLayout>
 #include <QKeySequence>
-#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPushButton>
 #include <QScreen>
-#include <QScrollArea>
 #include <QSignalBlocker>
-#include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextBrowser>
-#include <QTimer>
-#include <QVBoxLayout>
 
 #include "core/parsing/parser.h"
 #include "ui/aboutdialog.h"
-#include "ui/viewregistry.h"
+#include "ui/viewtabs.h"
 #include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
 #include "ui/exportactions.h"
@@ -51,10 +44,8 @@
 #include "ui/session/settings.h"
 #include "ui/statusline.h"
 #include "ui/viewhost.h"
-#include "viz/compositionview.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
-#include "viz/gateoverview.h"
 #include "viz/heatmapview.h"
 #include "viz/linkstripview.h"
 #include "viz/treetextview.h"
@@ -124,7 +115,7 @@ void MainWindow::placeOnFirstRun()
     const QRect available = screen ? screen->availableGeometry() : QRect(0, 0, 1280, 820);
     const QSize size(std::max(640, available.width() - 16), std::max(480, available.height() - 48));
     setGeometry(QRect(available.topLeft() + QPoint((available.width() - size.width()) / 2, 32), size));
-    m_split->setSizes({size.height() * 64 / 100, size.height() * 36 / 100});
+    m_tabs->splitter()->setSizes({size.height() * 64 / 100, size.height() * 36 / 100});
     QList<QDockWidget *> left, right;
     for (QDockWidget *dock : findChildren<QDockWidget *>()) {
         if (dock->isHidden())
@@ -143,87 +134,11 @@ void MainWindow::createViews()
     m_views = std::make_unique<ViewHost>(&m_document, this, ViewHost::allViewNames(),
                                          backgroundWorkOf(m_jobs, JobRunner::Lane::Layout));
     m_export = std::make_unique<ExportService>(m_document, *m_views);
-    m_treeTabs = new QTabWidget(this);
-    m_treeTabs->setDocumentMode(true);
-    m_plotTabs = new QTabWidget(this);
-    m_plotTabs->setDocumentMode(true);
-    for (const ViewSpec &spec : viewRegistry()) {
-        QTabWidget *tabs = spec.pane == ViewSpec::Pane::Trees ? m_treeTabs : m_plotTabs;
-        QWidget *page = spec.name == QLatin1String("composition") ? createCompositionTab() : m_views->widget(spec.name);
-        tabs->addTab(page, QCoreApplication::translate("ViewRegistry", spec.tabLabel));
-        m_tabPages.push_back({&spec, tabs, page});
-    }
-    updateOptionalTabs(nullptr);
-    connect(m_treeTabs, &QTabWidget::currentChanged, m_views.get(), &ViewHost::syncVisibleViews);
-    connect(m_plotTabs, &QTabWidget::currentChanged, m_views.get(), &ViewHost::syncVisibleViews);
+    m_tabs = new ViewTabs(m_document, *m_views, this);
+    m_treeTabs = m_tabs->treeTabs();
+    m_plotTabs = m_tabs->plotTabs();
     connect(m_views.get(), &ViewHost::viewsUpdated, this, &MainWindow::viewsUpdated);
-    // A cell of the overview selects its layer/head (ViewHost) and shows them.
-    connect(qobject_cast<AttentionOverview *>(m_views->widget(QStringLiteral("overview"))), &AttentionOverview::cellActivated,
-            this, [this] { m_plotTabs->setCurrentWidget(m_views->widget(QStringLiteral("attention"))); });
-    connect(qobject_cast<GateOverview *>(m_views->widget(QStringLiteral("gates"))), &GateOverview::cellActivated, this,
-            [this] { m_plotTabs->setCurrentWidget(m_views->widget(QStringLiteral("gate"))); });
-
-    m_split = new QSplitter(Qt::Vertical, this);
-    m_split->addWidget(m_treeTabs);
-    m_split->addWidget(m_plotTabs);
-    m_split->setStretchFactor(0, 2);
-    m_split->setStretchFactor(1, 1);
-    setCentralWidget(m_split);
-}
-
-QWidget *MainWindow::createCompositionTab()
-{
-    // The recursive models' bottom-up composition, stepped or played height by height.
-    auto *tab = new QWidget(this);
-    auto *layout = new QVBoxLayout(tab);
-    layout->setContentsMargins(0, 0, 0, 0);
-    auto *bar = new QHBoxLayout;
-    bar->setContentsMargins(6, 4, 6, 0);
-    bar->addWidget(new QLabel(tr("Composition step")));
-    m_compositionStep = new QSpinBox(tab);
-    m_compositionStep->setObjectName(QStringLiteral("compositionStep"));
-    m_compositionStep->setRange(0, 0);
-    m_compositionStep->setSpecialValueText(tr("all"));
-    m_compositionStep->setToolTip(tr("Show the composition up to this height (1 = the nodes just above the words)"));
-    bar->addWidget(m_compositionStep);
-    m_compositionPlay = new QPushButton(tr("Play"), tab);
-    m_compositionPlay->setObjectName(QStringLiteral("compositionPlay"));
-    m_compositionPlay->setCheckable(true);
-    m_compositionPlay->setToolTip(tr("Step through the composition from the leaves to the root"));
-    bar->addWidget(m_compositionPlay);
-    bar->addStretch(1);
-    layout->addLayout(bar);
-    auto *scroll = new QScrollArea(tab);
-    scroll->setWidget(m_views->widget(QStringLiteral("composition")));
-    scroll->setWidgetResizable(false);
-    scroll->setFrameShape(QFrame::NoFrame);
-    layout->addWidget(scroll, 1);
-    auto *timer = new QTimer(tab);
-    timer->setInterval(900);
-    connect(m_compositionStep, &QSpinBox::valueChanged, this, [this](int step) {
-        ViewState sel = m_document.selection();
-        if (sel.aggregationStep == step)
-            return;
-        sel.aggregationStep = step;
-        m_document.setSelection(sel);
-    });
-    connect(m_compositionPlay, &QPushButton::toggled, this, [this, timer](bool on) {
-        if (on) {
-            m_compositionStep->setValue(1);
-            timer->start();
-        } else {
-            timer->stop();
-        }
-    });
-    connect(timer, &QTimer::timeout, this, [this] {
-        if (m_compositionStep->value() >= m_compositionStep->maximum()) {
-            m_compositionPlay->setChecked(false); // the root is composed: stop on "all"
-            m_compositionStep->setValue(0);
-            return;
-        }
-        m_compositionStep->setValue(m_compositionStep->value() + 1);
-    });
-    return tab;
+    setCentralWidget(m_tabs->splitter());
 }
 
 void MainWindow::createDocks()
@@ -338,8 +253,8 @@ void MainWindow::createActions()
     fileMenu->addAction(tr("&Pair workbench…"), QKeySequence(tr("Ctrl+Shift+P")), this, [this] { pairWorkbench(); });
     fileMenu->addSeparator();
     auto *exports = new ExportActions(this, m_document, *m_export, [this] {
-        return m_treeTabs->currentWidget() == m_views->widget(QStringLiteral("dependency")) ? QStringLiteral("dependency")
-                                                                                           : QStringLiteral("constituency");
+        return m_tabs->currentTreeView() == QLatin1String("dependency") ? QStringLiteral("dependency")
+                                                                        : QStringLiteral("constituency");
     });
     exports->addTo(fileMenu);
     connect(exports, &ExportActions::statusMessage, this, [this](const QString &text) { m_status->setText(text); });
@@ -554,46 +469,6 @@ void MainWindow::onDocumentChanged(AnalysisDocument::Changes what)
     }
 }
 
-void MainWindow::updateOptionalTabs(const Analysis *a)
-{
-    QWidget *newTree = nullptr, *newPlot = nullptr;
-    for (const TabPage &t : m_tabPages) {
-        if (!t.spec->tabShown)
-            continue;
-        const bool shown = t.spec->tabShown(a);
-        const int index = t.tabs->indexOf(t.page);
-        if (index < 0 || t.tabs->isTabVisible(index) == shown)
-            continue;
-        t.tabs->setTabVisible(index, shown);
-        if (shown)
-            (t.tabs == m_treeTabs ? newTree : newPlot) = t.page;
-    }
-    if (m_compositionStep) {
-        auto *view = qobject_cast<CompositionView *>(m_views->widget(QStringLiteral("composition")));
-        const int index = m_treeTabs->indexOf(m_compositionStep->parentWidget());
-        const QSignalBlocker block(m_compositionStep);
-        m_compositionStep->setRange(0, view && index >= 0 && m_treeTabs->isTabVisible(index) ? std::max(0, view->steps()) : 0);
-    }
-    // A model with views of its own was just loaded: show them, and leave the views it has
-    // nothing for (a Dependency-Transformer: the prior, the link strip, and the constituency
-    // tree, whose overlay reads the prior).
-    if (newTree)
-        m_treeTabs->setCurrentWidget(newTree);
-    if (newPlot && a) {
-        const auto s = m_document.sentence();
-        auto nameOf = [this](const QWidget *page) {
-            for (const TabPage &t : m_tabPages)
-                if (t.page == page)
-                    return t.spec->name;
-            return QString();
-        };
-        if (!ViewHost::viewRefusal(nameOf(m_plotTabs->currentWidget()), s.get(), a).isEmpty())
-            m_plotTabs->setCurrentWidget(newPlot);
-        if (!newTree && nameOf(m_treeTabs->currentWidget()) == QLatin1String("constituency") && a->constituentPrior.empty())
-            m_treeTabs->setCurrentWidget(m_views->widget(QStringLiteral("dependency")));
-    }
-}
-
 void MainWindow::showSelection(AnalysisDocument::Changes what)
 {
     // The dock mirrors the document here; it reports only what the user changes.
@@ -602,7 +477,7 @@ void MainWindow::showSelection(AnalysisDocument::Changes what)
     if ((what & (AnalysisDocument::SentenceChanged | AnalysisDocument::AnalysisChanged)) && s) {
         const auto a = m_document.analysisFits() ? m_document.analysis() : nullptr;
         m_controls->setShape(a ? a->layers : 0, a ? a->heads : 0, s->words());
-        updateOptionalTabs(a.get());
+        m_tabs->updateOptionalTabs(a.get());
         if (a)
             m_controls->setAttentionKinds(!a->attentionRelation.empty() ? ControlPanel::AttentionKinds::Relation
                                           : !a->attentionRaw.empty()    ? ControlPanel::AttentionKinds::Prior

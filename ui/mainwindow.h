@@ -8,7 +8,6 @@
 /// ExportService).
 
 #include <memory>
-#include <vector>
 
 #include <QMainWindow>
 #include <QPointer>
@@ -17,9 +16,6 @@
 #include "ui/session/jobrunner.h"
 #include "viz/viewcommon.h"
 
-class QPushButton;
-class QSpinBox;
-class QSplitter;
 class QTabWidget;
 class QTextBrowser;
 
@@ -39,7 +35,7 @@ class ProbingPanel;
 class SentencePanel;
 class StatusLine;
 class TreeTextView;
-struct ViewSpec;
+class ViewTabs;
 class ViewHost;
 
 class MainWindow : public QMainWindow {
@@ -114,11 +110,6 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
-    /// Shows the tabs of the views the analysis `a` has (ViewSpec::tabShown: the relation
-    /// views, the composition) and hides the others; a view that just appeared is shown.
-    /// The composition step's range follows the tree's heights.
-    void updateOptionalTabs(const Analysis *a);
-    QWidget *createCompositionTab();
     void createViews();
     void createDocks();
     /// Without a saved geometry: the available screen, most of it for the trees.
@@ -142,15 +133,7 @@ private:
     std::unique_ptr<ExportService> m_export;
     QTabWidget *m_treeTabs = nullptr;
     QTabWidget *m_plotTabs = nullptr;
-    struct TabPage {
-        const ViewSpec *spec;
-        QTabWidget *tabs;
-        QWidget *page; ///< the view, or the page holding it (the composition's step bar)
-    };
-    std::vector<TabPage> m_tabPages; ///< every view's tab, in viewRegistry() order
-    QSpinBox *m_compositionStep = nullptr;      ///< the composition tab's step (0 = all)
-    QPushButton *m_compositionPlay = nullptr;
-    QSplitter *m_split = nullptr;
+    ViewTabs *m_tabs = nullptr; ///< the tree and plot tabs (m_treeTabs, m_plotTabs are its)
     SentencePanel *m_sentence = nullptr;
     ControlPanel *m_controls = nullptr;
     CorpusPanel *m_corpus = nullptr;

@@ -946,8 +946,9 @@ TEST_F(MainWindowTest, EveryRegisteredViewHasItsTabAndExportName)
         for (int i = 0; i < tabs->count(); ++i)
             found += tabs->tabText(i) == label;
         EXPECT_EQ(found, 1) << name << ": tabs labelled " << label.toStdString();
-        if (spec.exportable)
+        if (spec.exportable) {
             EXPECT_NE(w.exportableView(spec.name), nullptr) << name;
+        }
     }
     EXPECT_EQ(names.size(), w.treeTabs()->count() + w.plotTabs()->count());
     EXPECT_EQ(MainWindow::exportableViewNames(), exportable);
