@@ -3,8 +3,9 @@
 #   1. setup (scripts/setup.sh)
 #   2. include check: every header includes the standard headers it uses (IWYU)
 #   3. ci preset (GUI, core, CLI, tests, benchmarks; -O2, no debug info, no precompiled
-#      header, so ccache caches every unit): build, ctest with native bf16 reported
-#      present (TREELENS_CPU_BF16=native)
+#      header, so ccache caches every unit; each test executable runs as two GoogleTest
+#      shards, TREELENS_TEST_SHARDS): build, ctest with native bf16 reported present
+#      (TREELENS_CPU_BF16=native)
 #   4. ci-headless preset (TREELENS_BUILD_GUI=OFF): build (ccache reuses the ci objects),
 #      ctest with native bf16 reported absent (TREELENS_CPU_BF16=none): both branches of
 #      --precision auto on any CPU
