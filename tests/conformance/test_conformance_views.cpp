@@ -91,14 +91,26 @@ QString lastLine(const QString &err)
     return lines.isEmpty() ? QString() : lines.last();
 }
 
+const char *const kFixtureMissing = " not found (fixture models need ../shared)";
+
+/// A cell of the view matrix: the model line and format of its parameter, and the model's
+/// file (the test is skipped, saying why, when the file is missing).
 class ViewMatrix : public ::testing::TestWithParam<std::tuple<std::size_t, const char *>> {
 protected:
-    void SetUp() override { test::uiApp(); }
+    void SetUp() override
+    {
+        test::uiApp();
+        m_path = modelPath(model());
+        if (m_path.empty())
+            GTEST_SKIP() << "SKIPPED: " << model().file << kFixtureMissing;
+    }
     const ModelLine &model() const { return models()[std::get<0>(GetParam())]; }
     QString format() const { return QString::fromLatin1(std::get<1>(GetParam())); }
-};
+    const std::string &path() const { return m_path; }
 
-const char *const kFixtureMissing = " not found (fixture models need ../shared)";
+private:
+    std::string m_path;
+};
 
 } // namespace
 
@@ -109,9 +121,7 @@ TEST_P(ViewMatrix, CorpusEveryView)
 {
     const ModelLine &m = model();
     const QString format = this->format();
-    const std::string path = modelPath(m);
-    if (path.empty())
-        GTEST_SKIP() << "SKIPPED: " << m.file << kFixtureMissing;
+    const std::string &path = this->path();
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("figures"));
     const GuiRun r = runGui({QString::fromStdString(goldCorpus()), QStringLiteral("--model"), QString::fromStdString(path),
@@ -156,9 +166,7 @@ TEST_P(ViewMatrix, TypedSentence)
 {
     const ModelLine &m = model();
     const QString format = this->format();
-    const std::string path = modelPath(m);
-    if (path.empty())
-        GTEST_SKIP() << "SKIPPED: " << m.file << kFixtureMissing;
+    const std::string &path = this->path();
     QTemporaryDir dir;
     const auto declared = split(m.views);
     const QString view = declared.empty() ? QStringLiteral("dependency") : QString::fromStdString(declared.back());
