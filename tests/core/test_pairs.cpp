@@ -573,6 +573,17 @@ public:
 
 } // namespace
 
+namespace {
+
+Token wordToken(const char *text)
+{
+    Token t;
+    t.text = text;
+    return t;
+}
+
+} // namespace
+
 TEST(PairParsing, ProgressOnlyGoesUpAcrossBatches)
 {
     // The workbench's status ran "parsing 112/256" back to "16/256": the parser's own count
@@ -581,8 +592,8 @@ TEST(PairParsing, ProgressOnlyGoesUpAcrossBatches)
     corpus.task = "classification";
     for (int i = 0; i < 50; ++i) {
         SentencePair p;
-        p.first.tokens = {Token{"a"}, Token{"b"}};
-        p.second.tokens = {Token{"c"}};
+        p.first.tokens = {wordToken("a"), wordToken("b")};
+        p.second.tokens = {wordToken("c")};
         corpus.pairs.push_back(p);
     }
     std::vector<std::pair<std::size_t, std::size_t>> reports;
@@ -595,8 +606,9 @@ TEST(PairParsing, ProgressOnlyGoesUpAcrossBatches)
     ASSERT_FALSE(reports.empty());
     for (std::size_t i = 0; i < reports.size(); ++i) {
         EXPECT_EQ(reports[i].second, 100u);
-        if (i > 0)
+        if (i > 0) {
             EXPECT_GE(reports[i].first, reports[i - 1].first) << "report " << i;
+        }
     }
     EXPECT_EQ(reports.back().first, 100u);
     EXPECT_TRUE(corpus.pairs[49].second.dependency.has_value());
@@ -608,7 +620,7 @@ TEST(CompleteTrees, ATreebankThatCarriesItsTreesOpensNoParser)
     // failed where its model file was absent.
     auto sentence = [](bool tree) {
         Sentence s;
-        s.tokens = {Token{"Dogs"}, Token{"bark"}};
+        s.tokens = {wordToken("Dogs"), wordToken("bark")};
         if (tree)
             s.dependency = DependencyTree{{2, 0}, {"nsubj", "root"}};
         return s;
