@@ -3,6 +3,7 @@
 #include <QFileDialog>
 #include <QFileSystemModel>
 
+#include "core/encoders/family.h"
 #include "core/model/modelfile.h"
 
 namespace treelens {
@@ -11,8 +12,10 @@ bool EncoderFileFilter::listed(const QString &path)
 {
     if (!path.endsWith(QLatin1String(".safetensors"), Qt::CaseInsensitive))
         return true;
+    // Listed when its family is an encoder family of this build (a parser model is not), or
+    // when the family cannot be read (opening the file says why).
     const auto family = readModelFamily(path.toStdString());
-    return !family || (*family != "dependency-parser" && *family != "constituency-parser");
+    return !family || findEncoderFamily(*family) != nullptr;
 }
 
 bool EncoderFileFilter::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const

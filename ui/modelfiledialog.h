@@ -13,7 +13,8 @@ class QWidget;
 
 namespace treelens {
 
-/// Hides files whose model family is a parser; a file it cannot read stays listed
+/// Hides model files whose family is not an encoder family of this build (the parser
+/// models, a family this build does not know); a file it cannot read stays listed
 /// (opening it then says why). Works on a QFileSystemModel source.
 class EncoderFileFilter : public QSortFilterProxyModel {
 public:
