@@ -135,8 +135,6 @@ void MainWindow::createViews()
                                          backgroundWorkOf(m_jobs, JobRunner::Lane::Layout));
     m_export = std::make_unique<ExportService>(m_document, *m_views);
     m_tabs = new ViewTabs(m_document, *m_views, this);
-    m_treeTabs = m_tabs->treeTabs();
-    m_plotTabs = m_tabs->plotTabs();
     connect(m_views.get(), &ViewHost::viewsUpdated, this, &MainWindow::viewsUpdated);
     setCentralWidget(m_tabs->splitter());
 }
@@ -271,7 +269,7 @@ void MainWindow::createActions()
     nav->addAction(tr("Previous h&ead"), QKeySequence(tr("Ctrl+Left")), this, [this] { m_controls->stepHead(-1); });
     nav->addSeparator();
     nav->addAction(tr("Play layer &animation"), QKeySequence(tr("Ctrl+P")), this, [this] {
-        m_plotTabs->setCurrentWidget(m_views->widget(QStringLiteral("links")));
+        m_tabs->plotTabs()->setCurrentWidget(m_views->widget(QStringLiteral("links")));
         linkView()->play();
     });
     nav->addAction(tr("&Focus the input"), QKeySequence(tr("Ctrl+L")), m_sentence, &SentencePanel::focusInput);
@@ -443,6 +441,8 @@ DependencyView *MainWindow::dependencyView() { return m_views->dependencyView();
 HeatmapView *MainWindow::priorView() { return m_views->priorView(); }
 HeatmapView *MainWindow::attentionView() { return m_views->attentionView(); }
 AttentionOverview *MainWindow::overviewView() { return m_views->overviewView(); }
+QTabWidget *MainWindow::plotTabs() { return m_tabs->plotTabs(); }
+QTabWidget *MainWindow::treeTabs() { return m_tabs->treeTabs(); }
 LinkStripView *MainWindow::linkView() { return m_views->linkView(); }
 double MainWindow::lastViewUpdateMs() const { return m_views->lastUpdateMs(); }
 

@@ -64,9 +64,9 @@ public:
     CorpusPanel *corpusPanel() { return m_corpus; }
     ModelPanel *modelPanel() { return m_model; }
     /// The tabs of the plots (prior, attention, overview, links, relations, gate, gate overview).
-    QTabWidget *plotTabs() { return m_plotTabs; }
+    QTabWidget *plotTabs();
     /// The tabs of the trees (constituency, dependency, text, composition).
-    QTabWidget *treeTabs() { return m_treeTabs; }
+    QTabWidget *treeTabs();
     ProbingPanel *probingPanel() { return m_probing; }
     /// The view exported as `name` (constituency, dependency, prior, attention,
     /// overview, links), brought up to date; nullptr for an unknown name.
@@ -131,9 +131,7 @@ private:
     QPointer<PairWorkbench> m_pairs;
     std::unique_ptr<ViewHost> m_views; ///< before the view widgets go: it listens to them
     std::unique_ptr<ExportService> m_export;
-    QTabWidget *m_treeTabs = nullptr;
-    QTabWidget *m_plotTabs = nullptr;
-    ViewTabs *m_tabs = nullptr; ///< the tree and plot tabs (m_treeTabs, m_plotTabs are its)
+    ViewTabs *m_tabs = nullptr; ///< the tree and plot tabs
     SentencePanel *m_sentence = nullptr;
     ControlPanel *m_controls = nullptr;
     CorpusPanel *m_corpus = nullptr;

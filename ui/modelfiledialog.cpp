@@ -24,7 +24,13 @@ bool EncoderFileFilter::filterAcceptsRow(int sourceRow, const QModelIndex &sourc
     if (!fs)
         return true;
     const QModelIndex index = fs->index(sourceRow, 0, sourceParent);
-    return fs->isDir(index) || listed(fs->filePath(index));
+    if (fs->isDir(index))
+        return true;
+    const QString path = fs->filePath(index);
+    auto it = m_listed.constFind(path);
+    if (it == m_listed.constEnd())
+        it = m_listed.insert(path, listed(path));
+    return *it;
 }
 
 QString chooseEncoderFile(QWidget *parent, const QString &title, const QString &directory)

@@ -6,6 +6,7 @@
 /// refuses them). A file's kind is read from its safetensors header only
 /// (readModelFamily), once per file and dialog.
 
+#include <QHash>
 #include <QSortFilterProxyModel>
 #include <QString>
 
@@ -24,6 +25,11 @@ public:
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+
+private:
+    /// listed() per path: the model file's header is read once per file and dialog
+    /// (the model filters again on every insert and change).
+    mutable QHash<QString, bool> m_listed;
 };
 
 /// Asks for an encoder file; "" when the user cancels.

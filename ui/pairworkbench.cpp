@@ -1228,7 +1228,7 @@ void PairWorkbench::updateSlices()
     m_sliceTable->resizeColumnsToContents();
     // Why candidate-side slices run above the whole set, and whose training data this is.
     QStringList notes;
-    if (ranking) {
+    if (ranking && sliceSplitsQuestions(kind)) { // otherwise sliceProtocolNote says nothing
         int questionSlices = 0;
         for (const SliceRow &row : all.front())
             questionSlices += row.questions;

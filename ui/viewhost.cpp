@@ -26,7 +26,14 @@ ViewHost::ViewHost(AnalysisDocument *document, QWidget *viewParent, const QStrin
     connect(m_document, &AnalysisDocument::changed, this, &ViewHost::onDocumentChanged);
 }
 
-QStringList ViewHost::exportableViewNames() { return exportableViewNamesFromRegistry(); }
+QStringList ViewHost::exportableViewNames()
+{
+    QStringList names;
+    for (const ViewSpec &spec : viewRegistry())
+        if (spec.exportable)
+            names << spec.name;
+    return names;
+}
 
 QString ViewHost::viewRefusal(const QString &name, const Sentence *sentence, const Analysis *a)
 {

@@ -25,7 +25,6 @@ class QWidget;
 namespace treelens {
 
 class AttentionOverview;
-class CompositionView;
 class ConstituencyView;
 class DependencyView;
 class GateOverview;

@@ -47,6 +47,8 @@ std::function<void(ViewHost &, QWidget *, const BackgroundWork &)> make(const QS
 }
 
 bool hasRelations(const Analysis *a) { return a && a->relations; }
+bool hasAttention(const Analysis &a) { return !a.attention.empty(); }
+bool hasRelationGate(const Analysis &a) { return !a.relationGate.empty(); }
 
 ViewSpec entry(const QString &name, ViewSpec::Pane pane, const char *tabLabel)
 {
@@ -104,14 +106,12 @@ std::vector<ViewSpec> makeRegistry()
     r.push_back(prior);
 
     ViewSpec attention = entry(QStringLiteral("attention"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Attention"));
-    attention.refusal = needs(attention.name, QStringLiteral("attention matrices"),
-                              [](const Analysis &a) { return !a.attention.empty(); });
+    attention.refusal = needs(attention.name, QStringLiteral("attention matrices"), hasAttention);
     attention.create = make<HeatmapView>(attention.name, HeatmapView::Kind::Attention);
     r.push_back(attention);
 
     ViewSpec overview = entry(QStringLiteral("overview"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Heads overview"));
-    overview.refusal = needs(overview.name, QStringLiteral("attention matrices"),
-                             [](const Analysis &a) { return !a.attention.empty(); });
+    overview.refusal = needs(overview.name, QStringLiteral("attention matrices"), hasAttention);
     overview.create = [](ViewHost &host, QWidget *parent, const BackgroundWork &) {
         auto *view = new AttentionOverview(parent);
         QObject::connect(view, &AttentionOverview::cellActivated, &host, &ViewHost::selectLayerHead);
@@ -138,13 +138,13 @@ std::vector<ViewSpec> makeRegistry()
 
     ViewSpec gate = entry(QStringLiteral("gate"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Gate"));
     gate.tabShown = hasRelations;
-    gate.refusal = needs(gate.name, QStringLiteral("a relation gate"), [](const Analysis &a) { return !a.relationGate.empty(); });
+    gate.refusal = needs(gate.name, QStringLiteral("a relation gate"), hasRelationGate);
     gate.create = make<HeatmapView>(gate.name, HeatmapView::Kind::Gate);
     r.push_back(gate);
 
     ViewSpec gates = entry(QStringLiteral("gates"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "Gate o&verview"));
     gates.tabShown = hasRelations;
-    gates.refusal = needs(gates.name, QStringLiteral("a relation gate"), [](const Analysis &a) { return !a.relationGate.empty(); });
+    gates.refusal = needs(gates.name, QStringLiteral("a relation gate"), hasRelationGate);
     gates.create = [](ViewHost &host, QWidget *parent, const BackgroundWork &) {
         auto *view = new GateOverview(parent);
         QObject::connect(view, &GateOverview::cellActivated, &host, &ViewHost::selectLayerHead);
@@ -179,15 +179,6 @@ const ViewSpec *findViewSpec(const QString &name)
         if (spec.name == name)
             return &spec;
     return nullptr;
-}
-
-QStringList exportableViewNamesFromRegistry()
-{
-    QStringList names;
-    for (const ViewSpec &spec : viewRegistry())
-        if (spec.exportable)
-            names << spec.name;
-    return names;
 }
 
 } // namespace treelens

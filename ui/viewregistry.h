@@ -46,7 +46,5 @@ struct ViewSpec {
 const std::vector<ViewSpec> &viewRegistry();
 /// The entry named `name`, nullptr when there is none.
 const ViewSpec *findViewSpec(const QString &name);
-/// The names of the exportable views, in registry order.
-QStringList exportableViewNamesFromRegistry();
 
 } // namespace treelens

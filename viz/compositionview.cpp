@@ -52,6 +52,11 @@ void drawColourBar(QPainter &p, const QRectF &r, const QFont &font)
 
 bool segmentHits(QPointF a, QPointF b, const QRectF &r)
 {
+    // No sample point lies outside the segment's bounding box (compared by hand: a
+    // vertical segment's box has no width, and QRectF::intersects says false for it).
+    if (r.right() < std::min(a.x(), b.x()) || r.left() > std::max(a.x(), b.x()) || r.bottom() < std::min(a.y(), b.y()) ||
+        r.top() > std::max(a.y(), b.y()))
+        return false;
     // Sampled: boxes are at least 22 px tall and segments cross them at most steeply.
     const double len = std::hypot(b.x() - a.x(), b.y() - a.y());
     const int n = std::max(2, static_cast<int>(std::ceil(len / 3.0)));

@@ -373,11 +373,11 @@ void HeatmapView::rebuild()
         m_scale->setDataRange(QCPRange(0.0, upper));
         const bool afterC = m_data.analysis && !m_data.analysis->constituentPrior.empty() && m_state.weightedAttention;
         m_scale->axis()->setLabel(attentionScaleLabel(afterC));
-        if (m)
+        if (m) {
             lines.push_back({attentionScaleNote(afterC, upper, false), QColor(60, 60, 60)});
-        if (m)
             if (const QString groups = groupAttentionNote(*m_data.analysis, m_state.head); !groups.isEmpty())
                 lines.push_back({groups, QColor(60, 60, 60)});
+        }
         m_plot->xAxis->setLabel(QStringLiteral("key token (attended to)"));
         m_plot->yAxis->setLabel(QStringLiteral("query token (attending)"));
     }
@@ -783,8 +783,8 @@ void AttentionOverview::rebuild()
         }
     }
     m_upper = upper;
-    std::vector<PlotTitle::Line> titleLines{
-        {attentionScaleNote(!a->constituentPrior.empty() && m_state.weightedAttention, upper, true), QColor(60, 60, 60)}};
+    const bool afterC = !a->constituentPrior.empty() && m_state.weightedAttention;
+    std::vector<PlotTitle::Line> titleLines{{attentionScaleNote(afterC, upper, true), QColor(60, 60, 60)}};
     if (const QString note = unknownWordsNote(a); !note.isEmpty())
         titleLines.push_back({note, noteColor()});
     titleElement->setLines(std::move(titleLines));
@@ -794,7 +794,6 @@ void AttentionOverview::rebuild()
     scale->setBarWidth(12);
     scale->setGradient(viridisGradient());
     scale->setDataRange(QCPRange(0.0, upper));
-    const bool afterC = !a->constituentPrior.empty() && m_state.weightedAttention;
     scale->axis()->setLabel(attentionScaleLabel(afterC));
     scale->axis()->setLabelFont(plotFont(kAxisLabelPt));
     scale->axis()->setTickLabelFont(plotFont(kTickPt));

@@ -238,7 +238,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                     } else {
                         // Several sentences: each under its id, so the lines can be told apart.
                         if (counted > 0 || chunk.size() > 1)
-                            out += "sentence " + (chunk[k].id.empty() ? std::to_string(k + 1) : chunk[k].id) + ": " +
+                            out += "sentence " + (chunk[k].id.empty() ? std::to_string(counted + k + 1) : chunk[k].id) + ": " +
                                    join(chunk[k].words(), " ") + "\n";
                         out += analysisToText(a);
                     }

@@ -115,19 +115,13 @@ SentencePipeline::Output SentencePipeline::run(Sentence s, const ParserConfig &c
         markTreeSource(s, "constituency_source", true, true, s);
     }
     if (!modelPath.empty() && !control.isCancelled()) {
-        // A pair model reads two sentences: one typed sentence is not its input (the pair workbench is).
-        if (auto encoder = m_encoders.get(modelPath); encoder) {
-            if (const std::string why = singleSentenceRefusal((*encoder)->info()); !why.empty()) {
-                out.modelError = why;
-                out.sentence = std::make_shared<const Sentence>(std::move(s));
-                return out;
-            }
-        }
-    }
-    if (!modelPath.empty() && !control.isCancelled()) {
         control.report(0, 0, "Running the encoder");
         auto encoder = m_encoders.get(modelPath);
-        if (encoder) {
+        // A pair model reads two sentences: one typed sentence is not its input (the pair workbench is).
+        const std::string refusal = encoder ? singleSentenceRefusal((*encoder)->info()) : std::string();
+        if (!refusal.empty()) {
+            out.modelError = refusal;
+        } else if (encoder) {
             const auto t0 = std::chrono::steady_clock::now();
             auto a = (*encoder)->analyze({EncoderInput{s.words(), s.dependency, s.constituency, {}, {}, {}}}, AnalyzeOptions{}, &control);
             if (a) {
