@@ -271,7 +271,6 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
     auto cpu = [&] { return st.cpuBefore + processCpuSeconds() - cpu0; };
     const long stepsAtStart = st.step;
     const bool higher = task.higherIsBetter();
-    long lastBatches = 0; // the batches of the epoch the loop is in, or last finished
     auto report = [&](TrainProgress p) {
         p.step = st.step;
         p.steps = recipe.steps;
@@ -281,7 +280,7 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
         const bool betweenEpochs = st.batch == 0 && st.epoch > 0;
         p.epoch = betweenEpochs ? st.epoch : st.epoch + 1;
         if (p.batches == 0) {
-            p.batches = betweenEpochs ? lastBatches : task.batchesInEpoch(st.epoch);
+            p.batches = task.batchesInEpoch(betweenEpochs ? st.epoch - 1 : st.epoch);
             p.batch = betweenEpochs ? p.batches : st.batch;
         }
         p.epochs = recipe.epochs;
@@ -384,7 +383,6 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
     bool stop = false;
     while (!stop && !budgetSpent()) {
         const long batches = task.batchesInEpoch(st.epoch);
-        lastBatches = batches;
         while (st.batch < batches && !stop) {
             if (recipe.steps > 0 && st.step >= recipe.steps)
                 break;
