@@ -11,6 +11,7 @@
 /// GUI thread only.
 
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include <QObject>
