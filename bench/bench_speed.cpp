@@ -53,7 +53,7 @@
 #include "core/encoders/family.h"
 #include "core/encoders/treetransformer/treetransformer.h"
 #include "core/encoders/treetransformer/treetransformernet.h"
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/formats/corpus.h"
 #include "core/model/checkpoint.h"
 #include "core/model/modelfile.h"
@@ -312,7 +312,7 @@ int main(int argc, char **argv)
     auto cfg = TreeTransformerConfig::fromJson(cfgJson.at("model").dump());
     if (!cfg)
         die(cfg.message());
-    auto vocab = Vocabulary::fromTokens(file->vocab);
+    auto vocab = Vocabulary::withSpecials(file->vocab);
     if (!vocab)
         die(vocab.message());
     report["model"] = {{"path", model},

@@ -102,10 +102,10 @@ int main(int argc, char **argv)
         return 1;
     }
     // Random weights: words hashed onto the table; the shipped model: its own lookup.
-    const TatVocabulary lookup(vocab);
+    const Vocabulary lookup = Vocabulary::lenient(vocab);
     auto ids = [&](const std::vector<std::string> &words) {
         if (!modelPath.empty())
-            return lookup.ids(words, c.unkId);
+            return lookup.ids(words, Vocabulary::Match::AnyForm, c.unkId);
         std::vector<std::int64_t> v;
         for (const auto &w : words)
             v.push_back(5 + static_cast<std::int64_t>(std::hash<std::string>{}(toLowerAscii(w)) % static_cast<std::size_t>(c.lmVocab - 5)));

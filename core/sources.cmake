@@ -38,8 +38,13 @@ set(TREELENS_CORE_PLAIN_SOURCES
   model/modelfile.cpp
   model/pickle.cpp
   model/trainingdata.cpp
-  encoders/treetransformer/induction.cpp
-  encoders/treetransformer/vocabulary.cpp
+  data/induction.cpp
+  data/phraseorder.cpp
+  text/punctuation.cpp
+  runtime/deviceconfig.cpp
+  encoders/common/vocabulary.cpp
+  encoders/common/familykit.cpp
+  encoders/common/batchedencoder.cpp
   encoders/treetransformer/precisionrule.cpp
   training/pairtraining.cpp
   encoders/recursive/recconfig.cpp

@@ -50,5 +50,7 @@ for model in resources/models/*.safetensors; do
 done
 rm -f "$out/probe.err"
 rm -f "$out/identity.tsv"
-(cd "$out" && sha256sum -- *.jsonl *.tsv | awk '{print $2 "\t" $1}' | sort >identity.tsv)
+# The table goes to a temporary name first: created by the redirection while the glob
+# expands, identity.tsv itself would otherwise be hashed now and then.
+(cd "$out" && sha256sum -- *.jsonl *.tsv | awk '{print $2 "\t" $1}' | sort >identity.tsv.part && mv identity.tsv.part identity.tsv)
 echo "identity.sh: $(wc -l <"$out/identity.tsv") outputs, table in $out/identity.tsv" >&2

@@ -27,7 +27,7 @@
 
 #include "core/encoders/encoder.h"
 #include "core/formats/corpus.h"
-#include "core/formats/probejson.h"
+#include "core/probing/probejson.h"
 #include "core/probing/runreport.h"
 #include "ui/probingmodels.h"
 #include "ui/probingresults.h"

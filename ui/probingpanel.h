@@ -12,7 +12,7 @@
 /// by constituent size (viz/linkprobabilityplot.h), the structural probes
 /// (viz/structuralview.h) and unsupervised parsing (viz/inductionview.h).
 /// Double-clicking a sentence emits openSentence() with the sentence itself.
-/// Every plot exports as PNG/SVG/PDF, the report as JSON (core/formats/probejson.h);
+/// Every plot exports as PNG/SVG/PDF, the report as JSON (core/probing/probejson.h);
 /// the inputs persist (ui/session/settings.h, "probing/..."). Holds no probing logic.
 ///
 /// Several encoders: the Models list holds model files (prefilled with the

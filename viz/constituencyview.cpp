@@ -22,8 +22,8 @@
 
 #include "core/base/numbering.h"
 #include "core/data/overlays.h"
-#include "core/encoders/tat/tatconfig.h"
-#include "core/encoders/treetransformer/induction.h"
+#include "core/data/phraseorder.h"
+#include "core/data/induction.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/ptb.h"
 
@@ -340,7 +340,7 @@ const ConstituencyView::TreeGraph &ConstituencyView::graphFor(const Constituency
     if (!induced) {
         tatIds.assign(tree.nodes().size(), -1);
         int id = 0;
-        for (const auto &[n, level] : tatPhraseOrder(tree))
+        for (const auto &[n, level] : phrasePostOrder(tree))
             tatIds[static_cast<std::size_t>(n)] = id++;
     }
     std::vector<Item> stack{{tree.contentRoot(), -1, QString()}};

@@ -132,7 +132,7 @@ private:
             std::pair<int, int> span{0, 0};
             QString pos;         ///< Word nodes: POS tag drawn above the word (parser trees)
             int word = -1;       ///< Word nodes: word index
-            int tatNode = -1;    ///< Phrase nodes of a parser tree: the id in the TAT's node order (tatPhraseOrder)
+            int tatNode = -1;    ///< Phrase nodes of a parser tree: the id in the TAT's node order (phrasePostOrder)
         };
         std::vector<Node> nodes;
         std::vector<std::pair<int, int>> edges;

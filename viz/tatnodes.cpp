@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "core/data/overlays.h"
-#include "core/encoders/tat/tatconfig.h"
+#include "core/data/phraseorder.h"
 
 namespace treelens {
 
@@ -27,7 +27,7 @@ std::optional<TatNodes> tatNodesOf(const Analysis &a)
     if (N <= 0 || span->data.size() != static_cast<std::size_t>(2 * N) || len->data.size() != static_cast<std::size_t>(N))
         return std::nullopt;
     TatNodes out;
-    const NamedArray *sem = gate(a, "tat.attn_sem"), *syn = gate(a, "tat.attn_syn");
+    const NamedArray *sem = gate(a, overlay::kTatAttnSem), *syn = gate(a, overlay::kTatAttnSyn);
     const NamedArray *normSem = gate(a, overlay::kTatNodeNormSem), *normSyn = gate(a, overlay::kTatNodeNormSyn);
     out.syntactic = syn != nullptr || !sem;
     if (sem && sem->shape.size() == 3 && sem->shape[0] == N)
@@ -74,7 +74,7 @@ TatPhase tatPhase(const TatNodes &nodes, int level, int step)
 
 std::string tatNodeLabel(int id, const ConstituencyTree &tree)
 {
-    const auto order = tatPhraseOrder(tree);
+    const auto order = phrasePostOrder(tree);
     if (id < 0 || id >= static_cast<int>(order.size()))
         return std::string();
     return tree.node(order[static_cast<std::size_t>(id)].first).label;
@@ -86,7 +86,7 @@ std::vector<std::string> tatPositionLabels(const TatNodes &nodes, int id, const 
     std::vector<std::string> out;
     if (id < 0 || id >= static_cast<int>(nodes.nodes.size()))
         return out;
-    const auto order = tatPhraseOrder(tree); // walked once for the node and all its children
+    const auto order = phrasePostOrder(tree); // walked once for the node and all its children
     auto label = [&](int node) {
         return node >= 0 && node < static_cast<int>(order.size()) ? tree.node(order[static_cast<std::size_t>(node)].first).label
                                                                     : std::string();

@@ -19,7 +19,7 @@
 namespace treelens {
 
 struct TatNodeRecord {
-    int id = -1;                         ///< post-order id (tatPhraseOrder)
+    int id = -1;                         ///< post-order id (phrasePostOrder, core/data/phraseorder.h)
     int level = 0;                       ///< depth: root 0
     std::pair<int, int> span{0, 0};      ///< words [start, end)
     int length = 0;                      ///< L_v: start, children, end

@@ -9,7 +9,7 @@
 #include <QFontMetricsF>
 #include <QStringList>
 
-#include "core/training/pretraincorpus.h"
+#include "core/text/punctuation.h"
 
 namespace treelens {
 
@@ -130,12 +130,13 @@ QString noPriorNote(const Analysis *analysis)
 {
     if (!analysis || !analysis->constituentPrior.empty() || analysis->attention.empty())
         return QString();
-    if (analysis->family != "tree-transformer")
+    if (analysis->architecture.empty())
         return QStringLiteral("A %1 model has no constituent prior: no prior C, no cohesion, no link probabilities and "
                               "no induced tree to show")
             .arg(QString::fromStdString(analysis->family));
-    return QStringLiteral("This model has no constituent prior (a plain Transformer): no prior C, no cohesion, no "
-                          "link probabilities and no induced tree to show");
+    return QStringLiteral("This model has no constituent prior (%1): no prior C, no cohesion, no "
+                          "link probabilities and no induced tree to show")
+        .arg(QString::fromStdString(analysis->architecture));
 }
 
 QString treeSourceNote(const Sentence &sentence, TreeKind kind)

@@ -11,6 +11,7 @@
 
 #include "app/cli/command.h"
 #include "core/eval/pairtable.h"
+#include "core/runtime/computecontext.h"
 #include "core/parsing/pairparsing.h"
 #include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
@@ -62,6 +63,9 @@ Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
             return Error{"no --model given and the shipped default model (resources/models/"
                          "tree-transformer-en-small.safetensors) was not found"};
     }
+    ComputeContext compute; // the process's threads, set here once; the encoder gets them too
+    compute.threads = spec.threads;
+    applyComputeContext(compute);
     DeviceConfig dc;
     dc.device = spec.device;
     dc.threads = spec.threads;

@@ -12,7 +12,7 @@
 #include "core/base/fileio.h"
 #include "core/parsing/neural/constparser.h"
 #include "core/parsing/neural/depparser.h"
-#include "core/parsing/neuralparser.h"
+#include "core/parsing/neural/neuralparser.h"
 #include "core/encoders/encoder.h"
 #include "core/formats/corpus.h"
 

@@ -3,7 +3,7 @@
 // Parses the options into a ProbeRunConfig and runs core/probing/proberun.h's
 // runProbes (which the GUI probing panel runs too, so both give the same
 // numbers); prints its text report or, with --json, its JSON
-// (core/formats/probejson.h). Progress goes to stderr. Core names the setting
+// (core/probing/probejson.h). Progress goes to stderr. Core names the setting
 // an error is about; the messages get the flags' names here.
 //
 // probe-tables: the Markdown tables of docs/probing.md from probe reports, by the
@@ -16,7 +16,7 @@
 #include "app/cli/command.h"
 #include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
-#include "core/formats/probejson.h"
+#include "core/probing/probejson.h"
 #include "core/probing/probecompare.h"
 #include "core/probing/proberun.h"
 #include "core/probing/runreport.h"

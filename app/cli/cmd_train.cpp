@@ -8,6 +8,7 @@
 
 #include "app/cli/command.h"
 #include "core/base/fileio.h"
+#include "core/runtime/computecontext.h"
 #include "core/training/training.h"
 
 namespace treelens::cli {
@@ -99,6 +100,9 @@ int runTrain(const std::string &family, const TrainFlags &flags, const char *pre
     if (auto s = validateTrainRecipe(*recipe); !s)
         return fail(flags.config + " (with the flags): " + s.message());
     auto progress = [prefix](const TrainProgress &p) { printProgress(prefix, p); };
+    ComputeContext compute;
+    compute.retainFreedMemory = true; // a training process: keep freed batch memory in the heap
+    applyComputeContext(compute);
     if (auto s = trainModel(*recipe, flags.resume, progress); !s)
         return fail(s.message());
     return 0;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/data/constituencytree.h"
-#include "core/encoders/treetransformer/induction.h"
+#include "core/data/induction.h"
 
 namespace treelens {
 
@@ -111,6 +111,10 @@ struct Prediction {
 
 struct Analysis {
     std::string family;                 ///< e.g. "tree-transformer"
+    /// What the model is, in words, where its family's name would mislead a reader:
+    /// "a plain Transformer" for a Tree Transformer with its constituent prior off.
+    /// "" when the family's name says it.
+    std::string architecture;
     std::vector<std::string> tokens;    ///< the model's units, as the matrices index them
     std::vector<std::string> words;     ///< the input words
     /// Index in `tokens` of each input word (word pieces → words is explicit, never assumed).

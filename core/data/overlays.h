@@ -1,7 +1,7 @@
 #pragma once
 /// \file overlays.h
 /// What an analysis carries beyond the fields every family fills, named in one place:
-/// the keys a family writes into Analysis::gates for its per-node records, and the
+/// every key a family writes into Analysis::gates (one block per family), and the
 /// tests a view uses to decide what to draw. A view asks what an analysis has, never
 /// which family made it (docs/architecture.md, "Adding a view").
 
@@ -24,6 +24,10 @@ inline constexpr const char *kTatNodeSpan = "tat.node_span";
 inline constexpr const char *kTatNodeLen = "tat.node_len";
 inline constexpr const char *kTatNodeNormSem = "tat.node_norm_sem";
 inline constexpr const char *kTatNodeNormSyn = "tat.node_norm_syn";
+// With attention: each node's attention over its start token, children and end token,
+// per head of the semantic and (two streams) syntactic encoder [N, heads, Lmax].
+inline constexpr const char *kTatAttnSem = "tat.attn_sem";
+inline constexpr const char *kTatAttnSyn = "tat.attn_syn";
 
 // GGSA / iGGSA (core/encoders/ggsa), per token: its group's id and the group offsets
 // (the attention blocks), the gate's mean over the hidden units [layers, tokens], and the
@@ -32,6 +36,22 @@ inline constexpr const char *kGgsaGroupId = "ggsa.group_id";
 inline constexpr const char *kGgsaOffsets = "ggsa.offsets";
 inline constexpr const char *kGgsaGateMean = "ggsa.gate_mean";
 inline constexpr const char *kGgsaInteractionNorm = "ggsa.interaction_norm";
+// The gate's L2 norm over the hidden units [layers, tokens], the whole gate [layers,
+// tokens, D] (with layer states), and a pair's two scores [1]: cosine and the MLP's
+// probability of "relevant".
+inline constexpr const char *kGgsaGateNorm = "ggsa.gate_norm";
+inline constexpr const char *kGgsaGate = "ggsa.gate";
+inline constexpr const char *kGgsaCosine = "ggsa.cosine";
+inline constexpr const char *kGgsaMlpRelevant = "ggsa.mlp_relevant";
+
+// The Dependency-Transformer (core/encoders/deptransformer), over the tokens with [root]
+// first (n1 = words + 1): the relation id of every token pair [n1, n1] and each token's
+// tree level [n1]; with attention, the semantic gate g and softmax(S^r) [layers, heads,
+// n1, n1].
+inline constexpr const char *kDepRelationIds = "deptrans.relation_ids";
+inline constexpr const char *kDepLevels = "deptrans.levels";
+inline constexpr const char *kDepGate = "deptrans.gate";
+inline constexpr const char *kDepRelationWeights = "deptrans.relation_weights";
 
 /// Bottom-up composition over a tree: node attention with every node's height (the
 /// recursive tree models; the composition view, the trees' node attention by height).

@@ -19,26 +19,10 @@
 #include "core/data/analysis.h"
 #include "core/data/dependencytree.h"
 #include "core/data/constituencytree.h"
-#include "core/encoders/treetransformer/induction.h"
+#include "core/data/induction.h"
+#include "core/runtime/deviceconfig.h"
 
 namespace treelens {
-
-/// Where and how inference runs.
-struct DeviceConfig {
-    std::string device = "auto"; ///< "auto" (CUDA when LibTorch has it and a GPU is present), "cpu", "cuda", "cuda:N"
-    int threads = 0;             ///< CPU intra-op threads; 0 = leave LibTorch's default
-    int batchSize = 32;          ///< sentences per forward pass (padded to the longest)
-    /// The projections' arithmetic (the Tree Transformer; other families run fp32):
-    /// "fp32" (default; matches the reference implementations), "bf16" (bfloat16
-    /// on oneDNN: fast only where the CPU has AVX512_BF16/AMX, or on a GPU),
-    /// "int8" (dynamic int8 quantization, CPU only) or "auto" (the fastest of
-    /// these measured on this machine when the model loads, bf16 only where it is
-    /// native; EncoderInfo says which and why). Everything else stays fp32; the
-    /// deviations are bounded in docs/performance.md.
-    std::string precision = "fp32";
-
-    Status validate() const;
-};
 
 /// What a model takes as input.
 enum class InputKind {

@@ -3,7 +3,7 @@
 /// The registry of encoder families: what the loader, `import-checkpoint`,
 /// `verify-fixture` and the probing baselines need to know about a family
 /// without including its files. Each family fills one EncoderFamily in its own
-/// folder (`core/encoders/<family>/`); `core/encoders/families.cpp` is the one
+/// folder (`core/encoders/<family>/`); `core/registry/families.cpp` is the one
 /// list of them, so adding a family touches no other family's files.
 /// Torch-free header.
 
@@ -36,7 +36,7 @@ struct ImportRequest {
 };
 
 /// What `verify-fixture` hands a family: a reference fixture directory
-/// (DESIGN.md, "Reference fixtures") already read.
+/// (docs/model-files.md, "Reference fixtures") already read.
 struct FixtureRequest {
     std::string dir;
     TensorMap stateDict;         ///< state_dict.pt, read by the checkpoint reader

@@ -1,6 +1,6 @@
 #pragma once
 /// \file fixture.h
-/// `verify-fixture`: a reference fixture directory (DESIGN.md, "Reference
+/// `verify-fixture`: a reference fixture directory (docs/model-files.md, "Reference
 /// fixtures": config.json, state_dict.pt, inputs.json, expected.json) read,
 /// run by its family (EncoderFamily::computeFixture, through the family's
 /// checkpoint import) and compared tensor by tensor. Nothing here knows a
@@ -20,7 +20,7 @@ namespace treelens {
 /// Reads the fixture's files (config.json strictly: no key twice, integers in range).
 Result<FixtureRequest> readFixtureDirectory(const std::string &dir);
 /// What `import-checkpoint --family F state_dict.pt --config config.json` would hand
-/// the family for this fixture: the runners import through it (DESIGN.md).
+/// the family for this fixture: the runners import through it (docs/model-files.md).
 ImportRequest importRequestFor(const FixtureRequest &request);
 /// The family named by config.json's "family".
 Result<const EncoderFamily *> fixtureFamily(const FixtureRequest &request);

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/fileio.h"
-#include "core/encoders/treetransformer/induction.h"
+#include "core/data/induction.h"
 #include "core/formats/ptb.h"
 
 namespace treelens {

@@ -36,7 +36,7 @@ struct ParserConfig {
     int chunkLongerThan = 0;
     int chunkMaxPiece = 30;
     /// Backend "neural": the dependency parser model ("" = the shipped
-    /// parser-dep-en-ewt.safetensors); see core/parsing/neuralparser.h.
+    /// parser-dep-en-ewt.safetensors); see core/parsing/neural/neuralparser.h.
     std::string dependencyModel;
     /// Backend "neural": the constituency parser model ("" = the shipped
     /// parser-const-en-ptb.safetensors when present).

@@ -4,7 +4,7 @@
 /// every task's numbers per layer (and pooling, head, relation), the data and
 /// trees it ran on, the resolved settings and the timings. Plain values, no
 /// torch, no Qt: the GUI's Probing dock draws them as they are, the JSON of
-/// `treelens-cli probe --json` is written from them (core/formats/probejson.h)
+/// `treelens-cli probe --json` is written from them (core/probing/probejson.h)
 /// and its text by probeReportText() (core/probing/runreport.h).
 ///
 /// Numbers are kept as computed (fractions for accuracies of the sentence and

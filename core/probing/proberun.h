@@ -12,7 +12,7 @@
 ///  5. attention (runattention.h): attention–tree agreement per layer and head,
 ///     unsupervised parsing;
 ///  6. report (runreport.h): the typed ProbeRunReport (probereport.h) and its text;
-///     its JSON is core/formats/probejson.h's.
+///     its JSON is core/probing/probejson.h's.
 /// Seeded: two runs with the same configuration on one machine give the same
 /// numbers; the report's JSON is byte-identical apart from its "timing" object.
 /// Torch-free header.

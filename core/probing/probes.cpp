@@ -466,7 +466,7 @@ Result<ProbeResult> trainProbe(const ProbeInputs &inputs, const ProbeTrainOption
         return makeError("probe", "the features have no columns");
     if (auto s = checkProbeInputs(inputs, regression, d); !s)
         return s.error();
-    ThreadGuard threads(options.threads);
+    const ThreadScope threads(options.threads);
     auto dev = probeDevice(options.device);
     if (!dev)
         return dev.error();

@@ -26,18 +26,6 @@
 
 namespace treelens::probetorch {
 
-/// Sets LibTorch's CPU threads for the lifetime of the guard.
-class ThreadGuard {
-public:
-    explicit ThreadGuard(int n) : m_previous(cpuThreads()) { setCpuThreads(n); }
-    ~ThreadGuard() { setCpuThreads(m_previous); }
-    ThreadGuard(const ThreadGuard &) = delete;
-    ThreadGuard &operator=(const ThreadGuard &) = delete;
-
-private:
-    int m_previous;
-};
-
 /// Uniform in [lo, hi) from 24 random bits (identical on every platform).
 inline float uniform(std::mt19937 &rng, double lo, double hi)
 {

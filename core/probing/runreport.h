@@ -3,7 +3,7 @@
 /// Stage 6 of a probing run (core/probing/proberun.h): the report. Assembles the
 /// typed ProbeRunReport from what the stages produced (the model, the resolved
 /// settings, the data and trees, each task's results) and writes its text, what
-/// `treelens-cli probe` prints. The JSON is written by core/formats/probejson.h.
+/// `treelens-cli probe` prints. The JSON is written by core/probing/probejson.h.
 /// Torch-free.
 
 #include <string>

@@ -5,7 +5,7 @@
 
 #include "core/encoders/encoder.h"
 #include "core/parsing/headrules.h"
-#include "core/parsing/neuralparser.h"
+#include "core/parsing/neural/neuralparser.h"
 #include "core/parsing/parser.h"
 
 namespace treelens {

@@ -525,7 +525,7 @@ Result<StructuralProbeResult> trainStructuralProbe(StructuralProbeKind kind, con
         return makeError("structural probe", "the word vectors have no columns");
     if (auto s = checkStructuralExamples({&train, &dev, &test}, d); !s)
         return s.error();
-    ThreadGuard threads(options.threads);
+    const ThreadScope threads(options.threads);
     auto device = probeDevice(options.device);
     if (!device)
         return device.error();

@@ -1,6 +1,11 @@
+// Device selection, the compute context and thread scopes (see device.h, computecontext.h).
 #include "core/runtime/device.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
+
+#include <mutex>
+#include <set>
 
 #include <torch/torch.h>
 
@@ -25,6 +30,55 @@ GetThreads blasGet()
     return fn;
 }
 
+// OpenMP's own setter changes the calling thread's count only. LibTorch's
+// at::set_num_threads also sets the default of every thread that starts a pool
+// later (a process-wide value), so a scope on one thread must not use it.
+SetThreads ompSet()
+{
+    static const auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+    return fn;
+}
+
+/// This thread's LibTorch count to `n`: OpenMP's per-thread count where LibTorch
+/// runs on OpenMP, else LibTorch's setter.
+void setThisThreadsCount(int n)
+{
+    if (const auto set = ompSet())
+        set(n);
+    else
+        at::set_num_threads(n);
+}
+
+/// OpenBLAS's one pool per process: the process's count (applyComputeContext,
+/// setCpuThreads) and the counts open ThreadScopes ask for; it runs with the
+/// smallest asked for while any is open.
+struct BlasPool {
+    std::mutex mutex;
+    int processCount = -1;          ///< -1 until first read from OpenBLAS
+    std::multiset<int> requests;
+
+    /// Sets OpenBLAS to what is asked now (the caller holds the mutex).
+    void apply()
+    {
+        const int n = requests.empty() ? processCount : *requests.begin();
+        if (n > 0)
+            blasSet()(n);
+    }
+    void readProcessCount()
+    {
+        if (processCount < 0)
+            processCount = blasGet()();
+    }
+};
+
+BlasPool &blasPool()
+{
+    static BlasPool pool;
+    return pool;
+}
+
+bool haveOpenBlas() { return blasSet() && blasGet(); }
+
 } // namespace
 
 void setCpuThreads(int n)
@@ -33,8 +87,12 @@ void setCpuThreads(int n)
         return;
     at::set_num_threads(n);
     // Give OpenBLAS the same count, or "1 thread" would quietly use every core.
-    if (const auto set = blasSet())
-        set(n);
+    if (!haveOpenBlas())
+        return;
+    BlasPool &pool = blasPool();
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    pool.processCount = n;
+    pool.apply();
 }
 
 int blasThreads()
@@ -45,38 +103,66 @@ int blasThreads()
 
 int cpuThreads() { return at::get_num_threads(); }
 
-GemmThreadScope::GemmThreadScope(bool blasGemms, int threads)
+void applyComputeContext(const ComputeContext &context)
 {
-    setCpuThreads(threads); // on this thread: OpenMP keeps a thread count per calling thread
-    const auto set = blasSet();
-    const auto get = blasGet();
-    if (!set || !get)
-        return; // no OpenBLAS pool beside LibTorch's: nothing competes
-    const int torchThreads = at::get_num_threads();
-    const int blasThreads = get();
-    if (blasGemms && torchThreads > 1 && blasThreads > 1) {
-        m_torchThreads = torchThreads;
-        at::set_num_threads(1);
-    } else if (!blasGemms && blasThreads > 1 && torchThreads > 1) {
-        m_blasThreads = blasThreads;
-        set(1);
+    setCpuThreads(context.threads);
+    if (context.retainFreedMemory) {
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);
     }
 }
 
-GemmThreadScope::~GemmThreadScope()
+ThreadScope::ThreadScope(int threads, Gemms gemms)
 {
-    if (m_torchThreads > 0)
-        at::set_num_threads(m_torchThreads);
-    if (m_blasThreads > 0)
-        blasSet()(m_blasThreads); // found, or m_blasThreads would be 0
+    // at::get_num_threads() first: it gives a thread that has not run LibTorch yet the
+    // process's default, which would otherwise overwrite the count set here later.
+    const int torchBefore = at::get_num_threads();
+    int torchWant = threads > 0 ? threads : torchBefore;
+    if (!haveOpenBlas()) {
+        // No OpenBLAS pool beside LibTorch's: only this thread's count.
+        if (torchWant != torchBefore) {
+            m_torchPrevious = torchBefore;
+            setThisThreadsCount(torchWant);
+        }
+        return;
+    }
+    BlasPool &pool = blasPool();
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    pool.readProcessCount();
+    const int blasNow = blasGet()();
+    int blasWant = threads > 0 ? threads : blasNow;
+    if (gemms == Gemms::OpenBlas && torchWant > 1 && blasWant > 1)
+        torchWant = 1;
+    else if (gemms == Gemms::OneDnn && torchWant > 1 && blasWant > 1)
+        blasWant = 1;
+    if (torchWant != torchBefore) {
+        m_torchPrevious = torchBefore;
+        setThisThreadsCount(torchWant);
+    }
+    if (blasWant != blasNow || threads > 0) {
+        m_blasRequested = true;
+        m_blasRequest = blasWant;
+        pool.requests.insert(blasWant);
+        pool.apply();
+    }
+}
+
+ThreadScope::~ThreadScope()
+{
+    if (m_torchPrevious > 0)
+        setThisThreadsCount(m_torchPrevious);
+    if (!m_blasRequested)
+        return;
+    BlasPool &pool = blasPool();
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    pool.requests.erase(pool.requests.find(m_blasRequest));
+    pool.apply();
 }
 
 Result<torch::Device> resolveDevice(const DeviceConfig &config)
 {
     if (auto s = config.validate(); !s)
         return s.error();
-    if (config.threads > 0)
-        setCpuThreads(config.threads);
     const bool cuda = torch::cuda::is_available();
     if (config.device == "auto")
         return cuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);

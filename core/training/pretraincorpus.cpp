@@ -82,19 +82,6 @@ void wordnetGlossesAndExamples(const std::string &text, std::vector<std::string>
     }
 }
 
-bool isPunctuationToken(const std::string &token)
-{
-    // The characters of the evaluation's punctuation tags (. , : -LRB- -RRB- '' ``);
-    // $ % # & are words there (tags $ and #), so they stay.
-    static const std::string punctuation = ".,:;!?'\"`()[]{}-";
-    if (token.empty())
-        return false;
-    for (char c : token)
-        if (punctuation.find(c) == std::string::npos)
-            return false;
-    return true;
-}
-
 Result<PretrainCorpus> loadPretrainCorpus(const PretrainSources &src)
 {
     if (auto s = src.validate(); !s)

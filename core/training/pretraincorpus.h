@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/base/result.h"
+#include "core/text/punctuation.h"  // isPunctuationToken, for the corpora's callers
 
 namespace treelens {
 
@@ -43,11 +44,6 @@ Result<PretrainCorpus> loadPretrainCorpus(const PretrainSources &sources);
 /// Glosses and examples from one WordNet data file's text ("data.noun").
 /// Definitions are the gloss parts before the first quoted example; examples
 /// are the double-quoted parts. Returned as raw text.
-/// A token made only of the characters of the evaluation's punctuation tags
-/// (. , : ; ! ? ' " ` brackets and hyphens): "." "--" "''" "(" are; "-LRB-"
-/// (letters), "$", "%", "#" and "&" (words with their own tags) are not.
-bool isPunctuationToken(const std::string &token);
-
 void wordnetGlossesAndExamples(const std::string &dataFileText, std::vector<std::string> &glosses,
                                std::vector<std::string> &examples);
 

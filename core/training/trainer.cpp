@@ -5,7 +5,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <malloc.h>
 #include <sys/resource.h>
 
 #include <nlohmann/json.hpp>
@@ -227,14 +226,12 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
     DeviceConfig dc;
     dc.device = recipe.device;
     dc.threads = recipe.threads;
-    auto device = resolveDevice(dc); // also pins OpenBLAS to the same thread count
+    auto device = resolveDevice(dc);
     if (!device)
         return device.error();
-    // Keep freed tensor memory in the heap: with glibc's defaults every large
-    // batch tensor is mmap'ed and unmapped again, and the page faults took half
-    // of the CPU time of parser training (measured: 50% system time, 2× slower).
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    // The recipe's threads for the run, on this thread and OpenBLAS's pool; the
+    // allocator is the program's (ComputeContext::retainFreedMemory: `train` sets it).
+    const ThreadScope threads(recipe.threads);
 
     std::optional<Checkpoint> resume;
     if (!resumeFrom.empty()) {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clirun.h"
-#include "core/encoders/treetransformer/induction.h"
+#include "core/data/induction.h"
 #include "testutil.h"
 
 using namespace treelens;

@@ -4,7 +4,7 @@
 
 #include "core/encoders/encoder.h"
 #include "core/formats/corpus.h"
-#include "core/parsing/neuralparser.h"
+#include "core/parsing/neural/neuralparser.h"
 #include "core/parsing/parser.h"
 #include "testutil.h"
 

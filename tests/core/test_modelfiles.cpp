@@ -15,7 +15,7 @@
 
 #include "core/base/fileio.h"
 #include "core/encoders/encoder.h"
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/model/checkpoint.h"
 #include "core/model/modelfile.h"
 #include "core/model/pickle.h"

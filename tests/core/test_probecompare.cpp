@@ -12,7 +12,7 @@
 #include <limits>
 
 #include "core/base/fileio.h"
-#include "core/formats/probejson.h"
+#include "core/probing/probejson.h"
 #include "core/probing/probecompare.h"
 #include "testutil.h"
 

@@ -1,4 +1,4 @@
-// A probing report as JSON (core/formats/probejson.h).
+// A probing report as JSON (core/probing/probejson.h).
 //
 // Reports of earlier versions: tests/data/probing/tiny-*.json were written by
 // `treelens-cli probe` of commit 9afa67c (tests/data/probing/make_fixtures.sh),
@@ -18,7 +18,7 @@
 
 #include "core/base/fileio.h"
 #include "core/encoders/encoder.h"
-#include "core/formats/probejson.h"
+#include "core/probing/probejson.h"
 #include "core/probing/probecompare.h"
 #include "core/probing/proberun.h"
 #include "probingtestdata.h"

@@ -20,7 +20,7 @@
 #include "core/encoders/common/randominit.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/corpus.h"
-#include "core/formats/probejson.h"
+#include "core/probing/probejson.h"
 #include "core/probing/proberun.h"
 #include "core/probing/runreport.h"
 #include "testutil.h"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/encoders/encoder.h"
-#include "core/parsing/neuralparser.h"
+#include "core/parsing/neural/neuralparser.h"
 #include "core/probing/runtrees.h"
 #include "probingtestdata.h"
 

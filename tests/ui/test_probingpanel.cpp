@@ -39,7 +39,7 @@
 
 #include "core/encoders/encoder.h"
 #include "core/formats/corpus.h"
-#include "core/formats/probejson.h"
+#include "core/probing/probejson.h"
 #include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
 #include "ui/mainwindow.h"

@@ -13,7 +13,7 @@
 #include <functional>
 #include <set>
 
-#include "core/encoders/treetransformer/induction.h"
+#include "core/data/induction.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/ptb.h"
 #include "ui/backgroundjobs.h"
@@ -756,6 +756,7 @@ TEST(ConstituencyView, NotesSayWhatTheFigureCannotShow)
     // A model without a constituent prior (a plain Transformer): said, and no cohesion drawn.
     auto plain = makeAnalysis(4, {});
     plain->constituentPrior.clear();
+    plain->architecture = "a plain Transformer"; // as the Tree Transformer with its prior off says
     view.setOverlay(ConstituencyView::Overlay::Cohesion);
     view.setData({predicted, plain});
     EXPECT_TRUE(view.notes().contains(QStringLiteral("This model has no constituent prior (a plain Transformer): no prior "

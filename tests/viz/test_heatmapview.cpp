@@ -433,6 +433,7 @@ TEST(HeatmapView, APlainTransformerHasNoPriorToShowAndSaysSo)
     auto a = makeAnalysis(kShort, 2, 1);
     a->constituentPrior.clear();
     a->attentionRaw.clear();
+    a->architecture = "a plain Transformer"; // as the Tree Transformer with its prior off says
     HeatmapView prior(HeatmapView::Kind::Prior);
     prior.setData({nullptr, a});
     EXPECT_EQ(prior.rowCount(), 0);

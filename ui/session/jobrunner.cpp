@@ -3,6 +3,7 @@
 #include <QElapsedTimer>
 #include <QMetaObject>
 
+#include "core/runtime/computecontext.h"
 #include "core/training/training.h"
 #include "ui/session/sentencepipeline.h"
 
@@ -303,6 +304,9 @@ quint64 JobRunner::requestTraining(std::shared_ptr<const TrainRecipe> recipe, co
                     },
                     Qt::QueuedConnection);
             };
+            ComputeContext compute;
+            compute.retainFreedMemory = true; // the app trains: keep freed batch memory in the heap from now on
+            applyComputeContext(compute);
             if (auto s = trainModel(*recipe, resume, onProgress, &control); !s)
                 return s.error();
             return QString::fromStdString(recipe->output);

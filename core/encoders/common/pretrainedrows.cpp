@@ -4,7 +4,7 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 
 namespace treelens {
 
@@ -40,6 +40,34 @@ Result<CopiedRows> copyPretrainedWordRows(const ModelFile &source, const std::st
     if (out.copied > 0)
         out.rms = std::sqrt(sum2 / (static_cast<double>(out.copied) * static_cast<double>(D)));
     return out;
+}
+
+Result<CopiedRows> initialiseWordRows(TensorMap &weights, const std::string &tensor, const ModelFile &source,
+                                      const std::string &where, const std::vector<std::string> &vocab, int firstId,
+                                      int dModel, const std::function<void(std::vector<float> &, const CopiedRows &)> &adjust)
+{
+    auto table = weights.at(tensor).toFloat();
+    auto copied = copyPretrainedWordRows(source, where, vocab, firstId, dModel, table);
+    if (!copied)
+        return copied.error();
+    if (adjust)
+        adjust(table, *copied);
+    weights[tensor] = TensorData::fromFloat(weights.at(tensor).shape, table);
+    return copied;
+}
+
+Result<int> initialiseWordRowsFrom(TensorMap &weights, const std::string &tensor, const std::string &path,
+                                   const std::vector<std::string> &vocab, int firstId, int dModel)
+{
+    if (path.empty())
+        return 0;
+    auto source = loadModelFile(path);
+    if (!source)
+        return source.error();
+    auto copied = initialiseWordRows(weights, tensor, *source, path, vocab, firstId, dModel);
+    if (!copied)
+        return copied.error();
+    return copied->copied;
 }
 
 } // namespace treelens

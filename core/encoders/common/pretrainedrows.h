@@ -5,6 +5,7 @@
 /// (no GloVe on these machines) start from `tree-transformer-en-small`.
 /// Torch-free.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,16 @@ struct CopiedRows {
 Result<CopiedRows> copyPretrainedWordRows(const ModelFile &source, const std::string &where,
                                           const std::vector<std::string> &vocab, int firstId, int dModel,
                                           std::vector<float> &table);
+
+/// copyPretrainedWordRows into the word table `tensor` of `weights` (vocab.size() ×
+/// dModel): the table read, the rows copied, adjust(table, rows) when given (a
+/// family's rescaling), the table written back. What was copied.
+Result<CopiedRows> initialiseWordRows(TensorMap &weights, const std::string &tensor, const ModelFile &source,
+                                      const std::string &where, const std::vector<std::string> &vocab, int firstId,
+                                      int dModel,
+                                      const std::function<void(std::vector<float> &table, const CopiedRows &rows)> &adjust = {});
+/// initialiseWordRows from the model file at `path` ("" = no initialisation: 0 rows).
+Result<int> initialiseWordRowsFrom(TensorMap &weights, const std::string &tensor, const std::string &path,
+                                   const std::vector<std::string> &vocab, int firstId, int dModel);
 
 } // namespace treelens

@@ -1,9 +1,13 @@
 // Tensor conversions shared by the families (see torchtensors.h).
 #include "core/encoders/common/torchtensors.h"
 
+#include <cmath>
 #include <cstring>
 
 #include <torch/torch.h>
+
+#include "core/encoders/common/familykit.h"
+#include "core/runtime/device.h"
 
 namespace treelens {
 
@@ -79,6 +83,39 @@ NamedArray namedArrayOf(const torch::Tensor &t)
         a.shape.push_back(static_cast<int>(s));
     a.data.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
     return a;
+}
+
+std::vector<torch::Tensor> parameterList(const TorchParameters &parameters)
+{
+    std::vector<torch::Tensor> v;
+    v.reserve(parameters.size());
+    for (const auto &entry : parameters)
+        v.push_back(entry.second);
+    return v;
+}
+
+TensorMap randomTensorsFor(const std::map<std::string, std::vector<std::int64_t>> &shapes, unsigned seed,
+                           const std::function<torch::Tensor(const std::string &, const std::vector<std::int64_t> &)> &init)
+{
+    torch::manual_seed(seed);
+    TensorMap out;
+    for (const auto &[name, shape] : shapes)
+        out[name] = floatTensorData(init(name, shape));
+    return out;
+}
+
+torch::Tensor xavierUniform(const std::vector<std::int64_t> &shape, std::int64_t fanSum)
+{
+    const double bound = std::sqrt(6.0 / static_cast<double>(fanSum));
+    return torch::empty(shape).uniform_(-bound, bound);
+}
+
+Result<torch::Device> deviceForModel(const ModelFile &file, int vocabSize, const std::string &field,
+                                     const DeviceConfig &device)
+{
+    if (auto s = checkVocabularySize(file, vocabSize, field); !s)
+        return s.error();
+    return resolveDevice(device);
 }
 
 } // namespace treelens

@@ -4,8 +4,10 @@
 /// analyses, shared by the encoder families (internal to core: torch types).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/types.h>
@@ -13,8 +15,11 @@
 #include "core/base/result.h"
 #include "core/data/analysis.h"
 #include "core/model/tensordata.h"
+#include "core/runtime/deviceconfig.h"
 
 namespace treelens {
+
+struct ModelFile;
 
 /// Named parameters on a device, as a family's network holds them.
 using TorchParameters = std::map<std::string, torch::Tensor>;
@@ -26,10 +31,60 @@ Result<TorchParameters> parametersFromTensors(const std::map<std::string, std::v
                                               const TensorMap &tensors, const torch::Device &device,
                                               const std::string &where, const std::string &what,
                                               bool floatingOnly = false);
+/// parametersFromTensors for a family's network: its config validated first (the
+/// config's error at `where`).
+template <class Config>
+Result<TorchParameters> configuredParameters(const Config &config, const std::map<std::string, std::vector<std::int64_t>> &shapes,
+                                             const TensorMap &tensors, const torch::Device &device,
+                                             const std::string &where, const std::string &what, bool floatingOnly = false)
+{
+    if (auto s = config.validate(); !s)
+        return makeError(where, s.message());
+    return parametersFromTensors(shapes, tensors, device, where, what, floatingOnly);
+}
 /// The parameters back as plain f32 tensors.
 TensorMap tensorsFromParameters(const TorchParameters &parameters);
 /// requires_grad on every parameter.
 void setRequiresGrad(TorchParameters &parameters, bool on);
+/// The parameters in name order.
+std::vector<torch::Tensor> parameterList(const TorchParameters &parameters);
+
+/// Fresh weights for `shapes` (a family's parameterShapes), LibTorch's generator
+/// seeded with `seed` first: init(name, shape) draws each tensor, in name order.
+TensorMap randomTensorsFor(const std::map<std::string, std::vector<std::int64_t>> &shapes, unsigned seed,
+                           const std::function<torch::Tensor(const std::string &name, const std::vector<std::int64_t> &shape)> &init);
+/// Glorot/Xavier uniform: U(-b, b) with b = sqrt(6 / fanSum), fanSum = fan-in + fan-out.
+torch::Tensor xavierUniform(const std::vector<std::int64_t> &shape, std::int64_t fanSum);
+
+/// Where a family's create() builds its network, after the check every family makes
+/// first: the file's vocabulary has `vocabSize` entries (`field`: the config's key).
+Result<torch::Device> deviceForModel(const ModelFile &file, int vocabSize, const std::string &field,
+                                     const DeviceConfig &device);
+
+/// What every family's network holds — its config, the device it runs on, its named
+/// parameters — and the accessors all of them give; the family's fromTensors builds
+/// it with the protected constructor once the tensors are checked.
+template <class Config>
+class ParameterNet {
+public:
+    const Config &config() const { return m_config; }
+    torch::Device device() const { return m_device; }
+    TorchParameters &named() { return m_p; }
+    const TorchParameters &named() const { return m_p; }
+    void setTrainable(bool on) { setRequiresGrad(m_p, on); }
+    TensorMap toTensors() const { return tensorsFromParameters(m_p); }
+
+protected:
+    ParameterNet() = default;
+    ParameterNet(Config config, torch::Device device, TorchParameters parameters)
+        : m_config(std::move(config)), m_device(device), m_p(std::move(parameters))
+    {
+    }
+
+    Config m_config;
+    torch::Device m_device{torch::kCPU};
+    TorchParameters m_p;
+};
 
 /// A tensor as a plain F32 TensorData (any device, any float dtype).
 TensorData floatTensorData(const torch::Tensor &x);

@@ -16,13 +16,14 @@
 #include "core/base/strings.h"
 #include "core/encoders/common/pretrainedrows.h"
 #include "core/encoders/deptransformer/deptransformernet.h"
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/formats/labelledtext.h"
 #include "core/formats/pairs.h"
 #include "core/formats/plaintext.h"
 #include "core/model/modelfile.h"
 #include "core/parsing/parser.h"
 #include "core/training/classificationdata.h"
+#include "core/training/classifiertask.h"
 #include "core/training/pairtraining.h"
 #include "core/training/trainer.h"
 
@@ -56,7 +57,7 @@ Result<Options> optionsOf(const TrainRecipe &r)
     }
 }
 
-class DepTask final : public training::TrainTask {
+class DepTask final : public training::ClassifierTask {
 public:
     Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
                                           const torch::Device &device) override
@@ -87,9 +88,7 @@ public:
         // Parse every sentence with the shipped neural parser.
         if (auto st = training::parseSplit(*split, m_pairs, m_options.maxWords, false, m_unparsed); !st)
             return st.error();
-        m_train = std::move((*split)[0]);
-        m_dev = std::move((*split)[1]);
-        m_test = std::move((*split)[2]);
+        m_parts = std::move(*split);
 
         json model = json::parse(recipe.modelJson);
         if (resume) {
@@ -115,9 +114,13 @@ public:
         for (std::size_t i = 0; i < m_vocab.size(); ++i)
             m_index[m_vocab[i]] = static_cast<int>(i);
         TensorMap weights = resume ? resume->tensors : deptrans::Net::randomTensors(*cfg, recipe.seed);
-        if (!resume)
-            if (auto st = initialiseEmbeddings(weights, *cfg, data.value("embeddings", std::string())); !st)
-                return st.error();
+        if (!resume) {
+            auto rows = initialiseWordRowsFrom(weights, "emb.word.weight", data.value("embeddings", std::string()), m_vocab, 3,
+                                               cfg->dModel);
+            if (!rows)
+                return rows.error();
+            m_initialised = *rows;
+        }
         auto net = deptrans::Net::fromTensors(*cfg, weights, device, "weights");
         if (!net)
             return net.error();
@@ -126,7 +129,7 @@ public:
         m_net->setDropout(m_options.dropout);
         if (m_options.freezeEmbeddings)
             m_net->named().at("emb.word.weight").set_requires_grad(false);
-        for (auto *part : {&m_train, &m_dev, &m_test}) {
+        for (auto *part : {&m_parts[0], &m_parts[1], &m_parts[2]}) {
             std::vector<deptrans::Prepared> prepared, second;
             for (const auto &e : *part) {
                 auto p = deptrans::prepareSentence(ids(e.sentence), *e.sentence.dependency, *cfg, m_relations);
@@ -143,77 +146,15 @@ public:
             m_prepared.push_back(std::move(prepared));
             m_preparedSecond.push_back(std::move(second));
         }
-        training::DataSummary s;
-        const char *unit = m_pairs ? " test pairs (" : " test sentences (";
-        s.text = std::to_string(m_train.size()) + " train / " + std::to_string(m_dev.size()) + " dev / " +
-                 std::to_string(m_test.size()) + unit + std::to_string(m_unparsed) +
-                 " left out: not parsed), vocabulary " + std::to_string(m_vocab.size()) + " (" +
-                 std::to_string(m_initialised) + " from the embedding model), " + std::to_string(m_relationLabels.size()) +
-                 " relations";
-        m_summary = {{"train", m_train.size()}, {"dev", m_dev.size()}, {"test", m_test.size()}, {"unparsed", m_unparsed},
-                     {"vocabulary", m_vocab.size()}, {"embeddings_initialised", m_initialised},
-                     {"relations", m_relationLabels.size()}, {"split_seed", data.value("split_seed", 1u)},
-                     {"classes", m_classes}};
-        m_summary.update(notes);
-        s.json = m_summary.dump();
-        return s;
+        return summarizeData(m_vocab.size(), m_initialised, m_unparsed, m_relationLabels.size(), data.value("split_seed", 1u),
+                             m_classes, notes);
     }
 
     training::NamedParameters parameters() override { return training::trainableParameters(m_net->named()); }
 
-    long batchesInEpoch(int) override { return training::batchesOver(m_train.size(), m_recipe.batchSize); }
-
-    Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &) override
-    {
-        if (m_orderEpoch != epoch) {
-            m_order = training::epochOrder(m_train.size(), m_recipe.seed, epoch);
-            m_orderEpoch = epoch;
-        }
-        const long begin = batch * m_recipe.batchSize,
-                   end = std::min<long>(static_cast<long>(m_order.size()), begin + m_recipe.batchSize);
-        std::vector<const deptrans::Prepared *> items, seconds;
-        std::vector<std::int64_t> labels;
-        double words = 0;
-        for (long i = begin; i < end; ++i) {
-            const auto k = static_cast<std::size_t>(m_order[static_cast<std::size_t>(i)]);
-            items.push_back(&m_prepared[0][k]);
-            labels.push_back(m_train[k].label);
-            words += static_cast<double>(m_train[k].sentence.tokens.size());
-            if (m_pairs) {
-                seconds.push_back(&m_preparedSecond[0][k]);
-                words += static_cast<double>(m_train[k].second->tokens.size());
-            }
-        }
-        auto logits = logitsOf(items, seconds, true);
-        auto target = torch::tensor(labels, torch::kLong).to(m_device);
-        training::StepResult r;
-        r.loss = torch::nn::functional::cross_entropy(logits, target);
-        r.units = words;
-        r.correct = (logits.argmax(1) == target).sum().item<double>();
-        r.predicted = static_cast<double>(labels.size());
-        return r;
-    }
-
-    Result<training::DevResult> evaluate() override
-    {
-        training::DevResult d;
-        if (m_dev.empty())
-            return d;
-        d.value = accuracy(1, m_dev);
-        d.detailsJson = json{{"accuracy", d.value}, {m_pairs ? "pairs" : "sentences", m_dev.size()}}.dump();
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "dev accuracy %.4f (%zu %s)", d.value, m_dev.size(), m_pairs ? "pairs" : "sentences");
-        d.summary = buf;
-        return d;
-    }
-
-    std::string metricName() const override { return "dev_accuracy"; }
-
     ModelFile snapshot(const training::SnapshotInfo &info) override
     {
-        json trainingJson = json::parse(training::snapshotTrainingJson(info, m_recipe, m_summary.dump()));
-        if (!m_testReport.is_null())
-            trainingJson["test"] = m_testReport;
+        const json trainingJson = trainingRecord(info);
         ModelFile f;
         f.configJson = json{{"family", "dependency-transformer"},
                             {"task", m_pairs ? "pair-classification" : "classification"},
@@ -231,29 +172,6 @@ public:
         return f;
     }
 
-    Result<std::string> finish(const TrainRecipe &recipe, double) override
-    {
-        // The kept output is reloaded by runTraining's caller; score the current
-        // weights only when the last weights are kept, else the best file.
-        auto best = training::keptBestOutput(recipe);
-        if (!best)
-            return best.error();
-        if (*best) {
-            auto net = deptrans::Net::fromTensors(m_net->config(), (*best)->tensors, m_device, recipe.output);
-            if (!net)
-                return net.error();
-            *m_net = std::move(*net);
-        }
-        const double acc = accuracy(2, m_test);
-        m_testReport = {{"accuracy", acc}, {m_pairs ? "pairs" : "sentences", m_test.size()}};
-        if (*best)
-            if (auto st = training::storeTestReport(recipe, **best, m_testReport.dump()); !st)
-                return st.error();
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "test accuracy %.4f (%zu %s)", acc, m_test.size(), m_pairs ? "pairs" : "sentences");
-        return std::string(buf);
-    }
-
 private:
     std::vector<std::int64_t> ids(const Sentence &s) const
     {
@@ -269,7 +187,7 @@ private:
     {
         std::map<std::string, int> counts;
         std::set<std::string> labels;
-        for (const auto &e : m_train)
+        for (const auto &e : m_parts[0])
             for (const Sentence *s : {&e.sentence, e.second ? &*e.second : nullptr}) {
                 if (!s)
                     continue;
@@ -296,27 +214,16 @@ private:
                 m_relationLabels.push_back(std::to_string(a) + ":" + std::to_string(sum - a));
     }
 
-    Status initialiseEmbeddings(TensorMap &weights, const DepTransformerConfig &cfg, const std::string &path)
-    {
-        if (path.empty())
-            return {};
-        auto f = loadModelFile(path);
-        if (!f)
-            return f.error();
-        auto table = weights.at("emb.word.weight").toFloat();
-        auto copied = copyPretrainedWordRows(*f, path, m_vocab, 3, cfg.dModel, table);
-        if (!copied)
-            return copied.error();
-        m_initialised = copied->copied;
-        weights["emb.word.weight"] = TensorData::fromFloat(weights.at("emb.word.weight").shape, table);
-        return {};
-    }
-
     /// The sentence classifier's logits, or (pairs) the pair head's on both sides' [root] vectors.
-    torch::Tensor logitsOf(const std::vector<const deptrans::Prepared *> &items,
-                           const std::vector<const deptrans::Prepared *> &seconds, bool train) const
+    torch::Tensor logitsOf(int part, const std::vector<std::size_t> &items, bool train) override
     {
-        auto t = deptrans::batchTensors(items, m_net->config(), m_relations.padId(), m_device);
+        std::vector<const deptrans::Prepared *> first, seconds;
+        for (auto k : items) {
+            first.push_back(&m_prepared[static_cast<std::size_t>(part)][k]);
+            if (m_pairs)
+                seconds.push_back(&m_preparedSecond[static_cast<std::size_t>(part)][k]);
+        }
+        auto t = deptrans::batchTensors(first, m_net->config(), m_relations.padId(), m_device);
         auto out = m_net->forward(t[0], t[1], t[2], t[3], t[4], false, nullptr, train);
         if (!m_pairs)
             return out.logits;
@@ -325,42 +232,28 @@ private:
         return m_net->pairHead(out.sentence, other.sentence).back();
     }
 
-    double accuracy(int part, const std::vector<training::LabelledExample> &examples) const
+    double unitsOf(std::size_t k) const override
     {
-        torch::NoGradGuard ng;
-        long correct = 0;
-        const auto &prepared = m_prepared[static_cast<std::size_t>(part)];
-        const auto &second = m_preparedSecond[static_cast<std::size_t>(part)];
-        for (std::size_t start = 0; start < prepared.size(); start += 128) {
-            std::vector<const deptrans::Prepared *> items, seconds;
-            for (std::size_t i = start; i < std::min(prepared.size(), start + 128); ++i) {
-                items.push_back(&prepared[i]);
-                if (m_pairs)
-                    seconds.push_back(&second[i]);
-            }
-            auto pred = logitsOf(items, seconds, false).argmax(1).to(torch::kCPU);
-            for (std::int64_t i = 0; i < pred.size(0); ++i)
-                correct += pred[i].item<std::int64_t>() == examples[start + static_cast<std::size_t>(i)].label;
-        }
-        return examples.empty() ? 0.0 : static_cast<double>(correct) / static_cast<double>(examples.size());
+        const auto &e = m_parts[0][k];
+        return static_cast<double>(e.sentence.tokens.size()) + (m_pairs ? static_cast<double>(e.second->tokens.size()) : 0.0);
     }
 
-    TrainRecipe m_recipe;
+    Status loadWeights(const TensorMap &tensors, const std::string &where) override
+    {
+        auto net = deptrans::Net::fromTensors(m_net->config(), tensors, m_device, where);
+        if (!net)
+            return net.error();
+        *m_net = std::move(*net);
+        return {};
+    }
+
     Options m_options;
-    torch::Device m_device{torch::kCPU};
-    std::vector<training::LabelledExample> m_train, m_dev, m_test;
     std::vector<std::vector<deptrans::Prepared>> m_prepared;
     std::vector<std::string> m_vocab, m_relationLabels, m_classes;
-    bool m_pairs = false;                                   ///< RTE: the pair head on (text, hypothesis)
     std::vector<std::vector<deptrans::Prepared>> m_preparedSecond; ///< pairs: the hypotheses, per part
     std::unordered_map<std::string, int> m_index;
     RelationVocabulary m_relations;
     std::unique_ptr<deptrans::Net> m_net;
-    std::vector<int> m_order;
-    int m_orderEpoch = -1;
-    int m_initialised = 0;
-    long m_unparsed = 0;
-    json m_summary, m_testReport;
 };
 
 Status validateRecipe(const TrainRecipe &r)
@@ -379,25 +272,14 @@ training::TrainerFamily depTransformerTrainer()
     training::TrainerFamily f;
     f.name = "dependency-transformer";
     f.description = "Dependency-Transformer, sentence classification over parsed sentences (sentence polarity)";
-    TrainRecipe &d = f.defaults;
-    d.family = f.name;
-    d.name = "dependency-transformer-en-polarity";
-    d.modelJson = R"({"n_layers": 3, "n_heads": 4, "d_model": 128, "d_ff": 256, "d_rel": 32, "max_rel_dist": 3,
-                      "max_level": 8, "max_len": 128, "layer_norm_eps": 1e-5, "pad_id": 0, "unk_id": 1, "root_id": 2,
-                      "n_pair_classes": 3, "pair_hidden": 16})";
-    d.optionsJson = R"({"dropout": 0.1, "vocab": {"min_count": 1}, "freeze_embeddings": false, "max_words": 100})";
     // The paper's optimiser (l. 91): AdaGrad, learning rate 1e-3, batch 32.
-    d.optimizer.kind = "adagrad";
-    d.optimizer.lr = 1e-3;
-    d.optimizer.clipNorm = 5.0;
-    d.schedule.kind = "constant";
-    d.epochs = 10;
-    d.batchSize = 32;
-    d.logEvery = 50;
-    d.patience = 3;
-    d.keep = "best";
-    d.storage = "f16";
-    d.device = "auto";
+    f.defaultsJson = R"({"name": "dependency-transformer-en-polarity",
+        "model": {"n_layers": 3, "n_heads": 4, "d_model": 128, "d_ff": 256, "d_rel": 32, "max_rel_dist": 3,
+                  "max_level": 8, "max_len": 128, "layer_norm_eps": 1e-5, "pad_id": 0, "unk_id": 1, "root_id": 2,
+                  "n_pair_classes": 3, "pair_hidden": 16},
+        "options": {"dropout": 0.1, "vocab": {"min_count": 1}, "freeze_embeddings": false, "max_words": 100},
+        "training": {"optimizer": {"kind": "adagrad", "lr": 1e-3, "clip_norm": 5.0}, "schedule": "constant", "epochs": 10,
+                     "batch_size": 32, "log_every": 50, "patience": 3, "keep": "best", "storage": "f16", "device": "auto"}})";
     f.validate = validateRecipe;
     f.create = [] { return std::unique_ptr<training::TrainTask>(new DepTask()); };
     return f;

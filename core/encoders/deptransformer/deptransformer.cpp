@@ -3,15 +3,18 @@
 
 #include <cctype>
 #include <cstring>
-#include <filesystem>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "core/base/strings.h"
+#include "core/data/overlays.h"
+#include "core/encoders/common/batchedencoder.h"
+#include "core/encoders/common/familykit.h"
+#include "core/encoders/common/fixturerunner.h"
 #include "core/encoders/common/torchtensors.h"
-#include "core/encoders/fixture.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/encoders/deptransformer/deptransformernet.h"
 #include "core/encoders/deptransformer/deptreefeatures.h"
 #include "core/model/modelfile.h"
@@ -22,6 +25,8 @@ namespace treelens {
 using nlohmann::json;
 
 namespace {
+
+constexpr const char *kFamily = "dependency-transformer";
 
 /// Everything a native model file's treelens.config says.
 struct Native {
@@ -58,15 +63,13 @@ Result<Native> nativeOf(const ModelFile &file)
     }
 }
 
-class DepTransformerEncoder final : public Encoder {
+class DepTransformerEncoder final : public BatchedEncoder {
 public:
-    DepTransformerEncoder(deptrans::Net net, Native native, std::vector<std::string> vocab, EncoderInfo info, int batch)
-        : m_net(std::move(net)), m_native(std::move(native)), m_info(std::move(info)), m_batch(std::max(1, batch))
+    DepTransformerEncoder(deptrans::Net net, Native native, std::vector<std::string> vocab, EncoderInfo info, const DeviceConfig &device)
+        : BatchedEncoder(std::move(info), device), m_net(std::move(net)), m_native(std::move(native)),
+          m_vocab(Vocabulary::lenient(std::move(vocab)))
     {
-        for (std::size_t i = 0; i < vocab.size(); ++i)
-            m_vocab.emplace(vocab[i], static_cast<int>(i));
     }
-    const EncoderInfo &info() const override { return m_info; }
 
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
@@ -74,28 +77,11 @@ public:
         if (!m_info.pairInput)
             return analyzeSentences(batch, options, control);
         // A pair model: both sides through the encoder, then the Tai et al. head on their [root] vectors.
-        std::vector<EncoderInput> sides;
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-            const auto &in = batch[i];
-            if (in.secondWords.empty())
-                return makeError("pair " + std::to_string(i + 1), singleSentenceRefusal(m_info));
-            sides.push_back(EncoderInput{in.words, in.dependency, in.constituency, {}, {}, {}});
-            sides.push_back(EncoderInput{in.secondWords, in.secondDependency, in.secondConstituency, {}, {}, {}});
-        }
-        auto analysed = analyzeSentences(sides, options, control);
-        if (!analysed) {
-            // "sentence 2k+1/2k+2" -> the pair and its side.
-            std::string m = analysed.message();
-            const auto at = m.find("sentence ");
-            if (at != std::string::npos) {
-                std::size_t k = 0, digits = at + 9;
-                while (digits < m.size() && std::isdigit(static_cast<unsigned char>(m[digits])))
-                    k = k * 10 + static_cast<std::size_t>(m[digits++] - '0');
-                if (k > 0)
-                    m.replace(at, digits - at, "pair " + std::to_string((k + 1) / 2) + (k % 2 ? " (first sentence)" : " (second sentence)"));
-            }
-            return Error{m};
-        }
+        auto analysed = analyzePairSides(batch, [&](const std::vector<EncoderInput> &sides) {
+            return analyzeSentences(sides, options, control);
+        });
+        if (!analysed)
+            return analysed.error();
         torch::NoGradGuard ng;
         std::vector<Analysis> out;
         const auto d = static_cast<std::int64_t>(m_native.config.dModel);
@@ -110,16 +96,9 @@ public:
         auto probs = torch::softmax(m_net.pairHead(ta, tb).back(), -1).to(torch::kCPU);
         for (std::size_t i = 0; i < batch.size(); ++i) {
             Analysis a = std::move((*analysed)[2 * i]);
-            Prediction pr;
-            pr.labels = m_native.pairClasses;
-            const auto row = probs[static_cast<std::int64_t>(i)];
-            for (std::int64_t c = 0; c < row.size(0); ++c)
-                pr.probabilities.push_back(row[c].item<float>());
-            const auto best = static_cast<std::size_t>(row.argmax().item<std::int64_t>());
-            pr.label = best < pr.labels.size() ? pr.labels[best] : std::to_string(best);
             // The score ranks pairs: the probability of the last label (the positive one: "YES", "1", "entailment").
-            pr.score = pr.probabilities.back();
-            a.prediction = pr;
+            a.prediction = predictionOf(floatTensorData(probs[static_cast<std::int64_t>(i)]).toFloat(), m_native.pairClasses,
+                                        PredictionScore::Last);
             a.second.push_back(std::move((*analysed)[2 * i + 1]));
             out.push_back(std::move(a));
         }
@@ -137,23 +116,15 @@ public:
                                  "the dependency-transformer needs a dependency tree (parse the sentence first)");
             if (in.dependency->size() != in.words.size())
                 return makeError("sentence " + std::to_string(i + 1), "the dependency tree does not cover the words");
-            std::vector<std::int64_t> ids;
-            for (const auto &w : in.words) {
-                auto it = m_vocab.find(toLowerAscii(w));
-                ids.push_back(it == m_vocab.end() ? m_native.config.unkId : it->second);
-            }
+            const auto ids = m_vocab.ids(in.words, Vocabulary::Match::Lowercase, m_native.config.unkId);
             auto p = deptrans::prepareSentence(ids, *in.dependency, m_native.config, m_native.relations);
             if (!p)
                 return makeError("sentence " + std::to_string(i + 1), p.message());
             prepared.push_back(std::move(*p));
         }
         torch::NoGradGuard ng;
-        std::vector<Analysis> out;
         const bool record = options.attention || options.layerStates;
-        for (std::size_t start = 0; start < prepared.size(); start += static_cast<std::size_t>(m_batch)) {
-            if (control && control->isCancelled())
-                return makeError("analyze", "cancelled");
-            const std::size_t end = std::min(prepared.size(), start + static_cast<std::size_t>(m_batch));
+        return collectBatches<std::vector<Analysis>>(prepared.size(), control, {}, [&](std::size_t start, std::size_t end, std::vector<Analysis> &out) -> Status {
             std::vector<const deptrans::Prepared *> items;
             for (std::size_t i = start; i < end; ++i)
                 items.push_back(&prepared[i]);
@@ -166,7 +137,7 @@ public:
                 const int n1 = p.features.n1;
                 const auto rows = torch::indexing::Slice(0, n1);
                 Analysis a;
-                a.family = "dependency-transformer";
+                a.family = kFamily;
                 a.words = batch[i].words;
                 a.tokens = {"[root]"};
                 std::vector<int> unknown;
@@ -185,8 +156,8 @@ public:
                     ids.data.push_back(static_cast<float>(r));
                 for (auto l : p.levels)
                     lv.data.push_back(static_cast<float>(l));
-                a.gates["deptrans.relation_ids"] = ids;
-                a.gates["deptrans.levels"] = lv;
+                a.gates[overlay::kDepRelationIds] = ids;
+                a.gates[overlay::kDepLevels] = lv;
                 TokenRelations tr;
                 tr.n = n1;
                 tr.ids.assign(p.relations.begin(), p.relations.end());
@@ -198,8 +169,8 @@ public:
                 if (record) {
                     const auto &rec = res.record;
                     auto cut = [&](const torch::Tensor &x) { return x[b].index({torch::indexing::Slice(), torch::indexing::Slice(), rows, rows}); };
-                    a.gates["deptrans.gate"] = namedArrayOf(cut(rec.gates));
-                    a.gates["deptrans.relation_weights"] = namedArrayOf(cut(rec.relWeights));
+                    a.gates[overlay::kDepGate] = namedArrayOf(cut(rec.gates));
+                    a.gates[overlay::kDepRelationWeights] = namedArrayOf(cut(rec.relWeights));
                     if (options.attention) {
                         auto attn = cut(rec.attn), self = cut(rec.selfWeights), rel = cut(rec.relWeights), gate = cut(rec.gates);
                         const auto L = static_cast<std::size_t>(a.layers);
@@ -222,20 +193,12 @@ public:
                         for (int l = 0; l <= a.layers; ++l)
                             a.layerStates.push_back(matrixOf(hid[l]));
                 }
-                if (!m_info.pairInput && !m_native.classes.empty()) {
-                    Prediction pr;
-                    pr.labels = m_native.classes;
-                    for (int c = 0; c < probs.size(1); ++c)
-                        pr.probabilities.push_back(probs[b][c].item<float>());
-                    const auto best = static_cast<std::size_t>(probs[b].argmax().item<std::int64_t>());
-                    pr.label = best < pr.labels.size() ? pr.labels[best] : std::to_string(best);
-                    pr.score = pr.probabilities[best];
-                    a.prediction = pr;
-                }
+                if (!m_info.pairInput && !m_native.classes.empty())
+                    a.prediction = predictionOf(floatTensorData(probs[b]).toFloat(), m_native.classes, PredictionScore::Best);
                 out.push_back(std::move(a));
             }
-        }
-        return out;
+            return {};
+        });
     }
 
     Result<std::vector<std::vector<float>>> embed(const std::vector<EncoderInput> &batch, const EmbedOptions &options,
@@ -244,80 +207,47 @@ public:
         AnalyzeOptions o;
         o.attention = false;
         o.layerStates = options.layer >= 0 || options.pooling == EmbedOptions::Pooling::Mean;
-        auto r = analyzeSentences(batch, o, control); // a pair model's encoder reads one sentence too
-        if (!r)
-            return r.error();
-        std::vector<std::vector<float>> v;
-        for (const auto &a : *r) {
-            if (options.layer < 0) {
-                v.push_back(options.pooling == EmbedOptions::Pooling::Mean ? a.meanEmbedding : a.embedding);
-                continue;
-            }
+        auto vectorOf = [&](const Analysis &a) {
+            if (options.layer < 0)
+                return options.pooling == EmbedOptions::Pooling::Mean ? a.meanEmbedding : a.embedding;
             const Matrix &m = a.layerStates[static_cast<std::size_t>(std::min<int>(options.layer, a.layers))];
-            std::vector<float> out(static_cast<std::size_t>(m.cols), 0.0f);
-            if (options.pooling == EmbedOptions::Pooling::Cls) {
-                for (int c = 0; c < m.cols; ++c)
-                    out[static_cast<std::size_t>(c)] = m.at(0, c);
-            } else {
-                for (int r2 = 1; r2 < m.rows; ++r2)
-                    for (int c = 0; c < m.cols; ++c)
-                        out[static_cast<std::size_t>(c)] += m.at(r2, c) / static_cast<float>(std::max(1, m.rows - 1));
-            }
-            v.push_back(out);
-        }
-        return v;
+            if (options.pooling == EmbedOptions::Pooling::Cls)
+                return std::vector<float>(m.data.begin(), m.data.begin() + m.cols); // the [root] row
+            return meanOfRows(m, 1);
+        };
+        // A pair model's encoder reads one sentence too.
+        return embedByAnalysis(batch, control, o, vectorOf, [this](const std::vector<EncoderInput> &b, const AnalyzeOptions &opt,
+                                                                   const RunControl *c) { return analyzeSentences(b, opt, c); });
     }
 
     Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &batch,
                                                          const RunControl *control) override
     {
-        AnalyzeOptions o;
-        o.attention = false;
-        o.layerStates = true;
-        auto r = analyzeSentences(batch, o, control); // a pair model's encoder reads one sentence too
-        if (!r)
-            return r.error();
-        std::vector<std::vector<Matrix>> v;
-        for (auto &a : *r)
-            v.push_back(std::move(a.layerStates));
-        return v;
+        // A pair model's encoder reads one sentence too.
+        return layerStatesByAnalysis(batch, control, [this](const std::vector<EncoderInput> &b, const AnalyzeOptions &o,
+                                                            const RunControl *c) { return analyzeSentences(b, o, c); });
     }
 
 private:
     deptrans::Net m_net;
     Native m_native;
-    EncoderInfo m_info;
-    int m_batch;
-    std::unordered_map<std::string, int> m_vocab;
+    Vocabulary m_vocab;
 };
 
 Result<std::unique_ptr<Encoder>> createDepTransformer(const ModelFile &file, const DeviceConfig &device)
 {
-    const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
     auto native = nativeOf(file);
     if (!native)
         return native.error();
-    if (static_cast<int>(file.vocab.size()) != native->config.vocabSize)
-        return makeError(where, "the vocabulary has " + std::to_string(file.vocab.size()) + " entries but vocab_size is " +
-                                    std::to_string(native->config.vocabSize));
-    auto dev = resolveDevice(device);
+    auto dev = deviceForModel(file, native->config.vocabSize, "vocab_size", device);
     if (!dev)
         return dev.error();
-    auto net = deptrans::Net::fromTensors(native->config, file.tensors, *dev, where);
+    auto net = deptrans::Net::fromTensors(native->config, file.tensors, *dev, modelWhere(file));
     if (!net)
         return net.error();
-    EncoderInfo info;
-    info.family = "dependency-transformer";
-    info.task = native->j.value("task", std::string("classification"));
-    info.name = native->j.value("name", std::string());
-    info.layers = native->config.layers;
-    info.heads = native->config.heads;
-    info.dModel = native->config.dModel;
-    info.dFF = native->config.dFF;
-    info.vocabSize = native->config.vocabSize;
-    info.maxTokens = native->config.maxLen;
-    for (const auto &[name, t] : file.tensors)
-        info.parameters += static_cast<long long>(t.numel());
+    const DepTransformerConfig &c = native->config;
+    EncoderInfo info = commonEncoderInfo(file, kFamily, "classification", dev->str(), device,
+                                         {c.layers, c.heads, c.dModel, c.dFF, c.vocabSize, c.maxLen});
     info.input = InputKind::WordsWithDependency;
     info.hasClsToken = true;
     // A model trained on pairs ("task": "pair-classification") reads pairs and predicts with its pair head.
@@ -329,33 +259,24 @@ Result<std::unique_ptr<Encoder>> createDepTransformer(const ModelFile &file, con
     info.outputs.embedding = true;
     info.outputs.layerStates = true;
     info.outputs.prediction = !info.labels.empty();
-    info.device = dev->str();
-    info.precisionNote = fp32OnlyNote(device.precision);
-    info.configJson = file.configJson;
     return std::unique_ptr<Encoder>(
-        new DepTransformerEncoder(std::move(*net), std::move(*native), file.vocab, std::move(info), device.batchSize));
+        new DepTransformerEncoder(std::move(*net), std::move(*native), file.vocab, std::move(info), device));
 }
 
 // ---- verify-fixture ---------------------------------------------------------------
 
 Result<TensorMap> computeDepTransformerFixture(const FixtureRequest &req)
 {
-    ImportRequest ir = importRequestFor(req);
-    auto file = importDepTransformerCheckpoint(std::move(ir));
+    auto file = importFixtureModel(req, importDepTransformerCheckpoint);
     if (!file)
         return file.error();
-    if (auto s = validateModelFile(*file, req.stateDictPath); !s)
-        return s.error();
     auto native = nativeOf(*file);
     if (!native)
         return native.error();
     auto net = deptrans::Net::fromTensors(native->config, file->tensors, torch::Device(torch::kCPU), req.stateDictPath);
     if (!net)
         return net.error();
-    TensorMap out;
-    torch::NoGradGuard ng;
-    try {
-        const json config = json::parse(req.configJson), inputs = json::parse(req.inputsJson);
+    return runFixture(req, [&](const json &config, const json &inputs, TensorMap &out) -> Status {
         const auto &sentences = inputs.at("sentences");
         std::vector<deptrans::Prepared> prepared;
         for (const auto &s : sentences) {
@@ -440,10 +361,8 @@ Result<TensorMap> computeDepTransformerFixture(const FixtureRequest &req)
                 out[name + ".logits"] = floatTensorData(h[3][0]);
                 out[name + ".probs"] = floatTensorData(torch::softmax(h[3][0], -1));
             }
-    } catch (const std::exception &e) {
-        return makeError(req.inputsPath, e.what());
-    }
-    return out;
+        return {};
+    });
 }
 
 } // namespace
@@ -451,11 +370,11 @@ Result<TensorMap> computeDepTransformerFixture(const FixtureRequest &req)
 Result<ModelFile> importDepTransformerCheckpoint(ImportRequest request)
 {
     const std::string &ckpt = request.checkpointPath;
-    if (request.configJson.empty())
-        return makeError(ckpt, "a dependency-transformer checkpoint needs its configuration (--config config.json)");
-    json j;
+    auto parsed = importConfigOf(request, kFamily);
+    if (!parsed)
+        return parsed.error();
+    const json j = std::move(*parsed);
     try {
-        j = json::parse(request.configJson);
         for (const auto &[key, want] : std::vector<std::pair<std::string, std::string>>{
                  {"layer_norm", "post"}, {"ffn_activation", "relu"}, {"gate_activation", "sigmoid"}})
             if (j.contains(key) && j[key].get<std::string>() != want)
@@ -486,39 +405,31 @@ Result<ModelFile> importDepTransformerCheckpoint(ImportRequest request)
                                                  " labels but n_relations is " + std::to_string(cfg->relations));
     if (auto net = deptrans::Net::fromTensors(*cfg, request.tensors, torch::Device(torch::kCPU), ckpt); !net)
         return net.error();
-    const std::string name = request.name.empty() ? std::filesystem::path(ckpt).stem().string() : request.name;
-    ModelFile file;
-    file.configJson = json{{"family", "dependency-transformer"},
+    std::string config = json{{"family", kFamily},
                            {"task", "classification"},
-                           {"name", name},
+                           {"name", importedModelName(request)},
                            {"model", json::parse(cfg->toJson())},
                            {"relations", relations},
                            {"classes", classes},
                            {"pair_classes", pairClasses},
                            {"tokenizer", {{"lowercase", true}, {"root", "[root]"}}},
-                           {"training", {{"imported_from", std::filesystem::path(ckpt).filename().string()}, {"note", request.note}}}}
+                           {"training", importedTrainingRecord(request)}}
                           .dump();
-    file.vocab = std::move(vocab);
-    file.tensors = std::move(request.tensors);
-    file.sourcePath = ckpt;
-    return file;
+    return importedModelFile(request, std::move(config), std::move(vocab));
 }
 
 EncoderFamily depTransformerFamily()
 {
     EncoderFamily f;
-    f.name = "dependency-transformer";
+    f.name = kFamily;
     f.create = createDepTransformer;
     f.importCheckpoint = importDepTransformerCheckpoint;
-    f.summary = [](const ModelFile &file) -> std::string {
-        auto n = nativeOf(file);
-        if (!n)
-            return n.message();
-        const auto &c = n->config;
+    f.summary = summaryWith(nativeOf, [](const Native &n) {
+        const auto &c = n.config;
         return std::to_string(c.layers) + " layers, d_model " + std::to_string(c.dModel) + ", " + std::to_string(c.heads) +
                " heads, d_rel " + std::to_string(c.dRel) + ", " + std::to_string(c.relations) + " relations (T = " +
                std::to_string(c.maxRelDist) + "), vocabulary " + std::to_string(c.vocabSize);
-    };
+    });
     f.computeFixture = computeDepTransformerFixture;
     return f;
 }

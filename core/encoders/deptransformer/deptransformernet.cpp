@@ -101,51 +101,26 @@ std::map<std::string, std::vector<std::int64_t>> Net::parameterShapes(const DepT
 Result<Net> Net::fromTensors(const DepTransformerConfig &config, const TensorMap &tensors, const torch::Device &device,
                              const std::string &where)
 {
-    if (auto s = config.validate(); !s)
-        return makeError(where, s.message());
-    auto params = parametersFromTensors(parameterShapes(config), tensors, device, where,
-                                        "a " + std::to_string(config.layers) + "-layer dependency-transformer");
+    auto params = configuredParameters(config, parameterShapes(config), tensors, device, where,
+                                       "a " + std::to_string(config.layers) + "-layer dependency-transformer");
     if (!params)
         return params.error();
-    Net net;
-    net.m_config = config;
-    net.m_device = device;
-    net.m_p = std::move(*params);
-    return net;
+    return Net(config, device, std::move(*params));
 }
 
 TensorMap Net::randomTensors(const DepTransformerConfig &c, unsigned seed)
 {
-    torch::manual_seed(seed);
-    TensorMap out;
-    for (const auto &[name, shape] : parameterShapes(c)) {
-        torch::Tensor t;
-        const bool norm = name.find("ln1.weight") != std::string::npos || name.find("ln2.weight") != std::string::npos;
-        if (norm)
-            t = torch::ones(shape);
-        else if (name.rfind("emb.", 0) == 0)
-            t = torch::randn(shape) * (name == "emb.rel.weight" ? 1.0 : 1.0 / std::sqrt(static_cast<double>(c.dModel)));
-        else if (shape.size() >= 2) {
-            const double fanIn = static_cast<double>(shape[shape.size() - 2]), fanOut = static_cast<double>(shape.back());
-            const double bound = std::sqrt(6.0 / (fanIn + fanOut));
-            t = torch::empty(shape).uniform_(-bound, bound);
-        } else if (name.find("rel_v") != std::string::npos || name.find("gate_v") != std::string::npos)
-            t = torch::randn(shape) * 0.3;
-        else
-            t = torch::zeros(shape);
-        out[name] = floatTensorData(t);
-    }
-    return out;
-}
-
-TensorMap Net::toTensors() const
-{
-    return tensorsFromParameters(m_p);
-}
-
-void Net::setTrainable(bool on)
-{
-    setRequiresGrad(m_p, on);
+    return randomTensorsFor(parameterShapes(c), seed, [&](const std::string &name, const std::vector<std::int64_t> &shape) {
+        if (name.find("ln1.weight") != std::string::npos || name.find("ln2.weight") != std::string::npos)
+            return torch::ones(shape);
+        if (name.rfind("emb.", 0) == 0)
+            return torch::randn(shape) * (name == "emb.rel.weight" ? 1.0 : 1.0 / std::sqrt(static_cast<double>(c.dModel)));
+        if (shape.size() >= 2)
+            return xavierUniform(shape, shape[shape.size() - 2] + shape.back());
+        if (name.find("rel_v") != std::string::npos || name.find("gate_v") != std::string::npos)
+            return torch::randn(shape) * 0.3;
+        return torch::zeros(shape);
+    });
 }
 
 Output Net::forward(const torch::Tensor &ids, const torch::Tensor &positions, const torch::Tensor &levels,

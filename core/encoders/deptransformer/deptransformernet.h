@@ -14,6 +14,7 @@
 #include <torch/types.h>
 
 #include "core/base/result.h"
+#include "core/encoders/common/torchtensors.h"
 #include "core/encoders/deptransformer/deptreefeatures.h"
 #include "core/model/tensordata.h"
 
@@ -46,18 +47,14 @@ Result<Prepared> prepareSentence(const std::vector<std::int64_t> &wordIds, const
 std::vector<torch::Tensor> batchTensors(const std::vector<const Prepared *> &items, const DepTransformerConfig &config,
                                         int relationPadId, const torch::Device &device);
 
-class Net {
+class Net : public ParameterNet<DepTransformerConfig> {
 public:
+    Net() = default;
     static Result<Net> fromTensors(const DepTransformerConfig &config, const TensorMap &tensors,
                                    const torch::Device &device, const std::string &where);
     static std::map<std::string, std::vector<std::int64_t>> parameterShapes(const DepTransformerConfig &config);
-    const DepTransformerConfig &config() const { return m_config; }
-    torch::Device device() const { return m_device; }
     /// Fresh weights for training (Xavier matrices, LayerNorm gains 1, zero biases), drawn from `seed`.
     static TensorMap randomTensors(const DepTransformerConfig &config, unsigned seed);
-    TensorMap toTensors() const;
-    std::map<std::string, torch::Tensor> &named() { return m_p; }
-    void setTrainable(bool on);
     /// Dropout on the embeddings and each sub-layer's output while training (0 = off, the eval forward).
     void setDropout(double p) { m_dropout = p; }
 
@@ -70,10 +67,8 @@ public:
     std::vector<torch::Tensor> pairHead(const torch::Tensor &a, const torch::Tensor &b) const;
 
 private:
+    using ParameterNet::ParameterNet;
     const torch::Tensor &p(const std::string &name) const { return m_p.at(name); }
-    DepTransformerConfig m_config;
-    torch::Device m_device{torch::kCPU};
-    std::map<std::string, torch::Tensor> m_p;
     double m_dropout = 0.0;
 };
 

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/encoders/common/configschema.h"
+
 namespace treelens {
 
 Status DepTransformerConfig::validate() const
@@ -26,42 +28,36 @@ Status DepTransformerConfig::validate() const
     return {};
 }
 
+namespace {
+
+/// treelens.config's "model" object of a Dependency-Transformer (the fixture's config keys).
+const std::vector<ConfigField<DepTransformerConfig>> &configFields()
+{
+    using C = DepTransformerConfig;
+    static const std::vector<ConfigField<C>> fields = {
+        {"n_layers", &C::layers, true}, {"n_heads", &C::heads, true}, {"d_model", &C::dModel, true}, {"d_ff", &C::dFF, true},
+        {"d_rel", &C::dRel, true}, {"max_rel_dist", &C::maxRelDist, true}, {"max_level", &C::maxLevel, true},
+        {"max_len", &C::maxLen, true},
+        {"layer_norm_eps", &C::lnEps},
+        {"vocab_size", &C::vocabSize, true}, {"n_relations", &C::relations, true},
+        {"n_classes", &C::classes}, {"n_pair_classes", &C::pairClasses}, {"pair_hidden", &C::pairHidden},
+        {"pad_id", &C::padId}, {"unk_id", &C::unkId}, {"root_id", &C::rootId},
+        {"level_embedding", &C::levelEmbedding}, {"relation_attention", &C::relationAttention}, {"gate", &C::gate}};
+    return fields;
+}
+
+} // namespace
+
 std::string DepTransformerConfig::toJson() const
 {
-    return nlohmann::json{{"n_layers", layers}, {"n_heads", heads}, {"d_model", dModel}, {"d_ff", dFF}, {"d_rel", dRel},
-                          {"max_rel_dist", maxRelDist}, {"max_level", maxLevel}, {"max_len", maxLen},
-                          {"layer_norm_eps", lnEps}, {"vocab_size", vocabSize}, {"n_relations", relations},
-                          {"n_classes", classes}, {"n_pair_classes", pairClasses}, {"pair_hidden", pairHidden},
-                          {"pad_id", padId}, {"unk_id", unkId}, {"root_id", rootId},
-                          {"level_embedding", levelEmbedding}, {"relation_attention", relationAttention}, {"gate", gate}}
-        .dump();
+    return configToJson(*this, configFields()).dump();
 }
 
 Result<DepTransformerConfig> DepTransformerConfig::fromJson(const std::string &text)
 {
     try {
-        const auto j = nlohmann::json::parse(text);
         DepTransformerConfig c;
-        c.layers = j.at("n_layers").get<int>();
-        c.heads = j.at("n_heads").get<int>();
-        c.dModel = j.at("d_model").get<int>();
-        c.dFF = j.at("d_ff").get<int>();
-        c.dRel = j.at("d_rel").get<int>();
-        c.maxRelDist = j.at("max_rel_dist").get<int>();
-        c.maxLevel = j.at("max_level").get<int>();
-        c.maxLen = j.at("max_len").get<int>();
-        c.lnEps = j.value("layer_norm_eps", c.lnEps);
-        c.vocabSize = j.at("vocab_size").get<int>();
-        c.relations = j.at("n_relations").get<int>();
-        c.classes = j.value("n_classes", c.classes);
-        c.pairClasses = j.value("n_pair_classes", c.pairClasses);
-        c.pairHidden = j.value("pair_hidden", c.pairHidden);
-        c.padId = j.value("pad_id", c.padId);
-        c.unkId = j.value("unk_id", c.unkId);
-        c.rootId = j.value("root_id", c.rootId);
-        c.levelEmbedding = j.value("level_embedding", c.levelEmbedding);
-        c.relationAttention = j.value("relation_attention", c.relationAttention);
-        c.gate = j.value("gate", c.gate);
+        configFromJson(nlohmann::json::parse(text), c, configFields());
         if (auto s = c.validate(); !s)
             return s.error();
         return c;

@@ -3,17 +3,18 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "core/base/strings.h"
 #include "core/data/overlays.h"
+#include "core/encoders/common/batchedencoder.h"
+#include "core/encoders/common/familykit.h"
+#include "core/encoders/common/fixturerunner.h"
 #include "core/encoders/common/torchtensors.h"
-#include "core/encoders/fixture.h"
 #include "core/encoders/ggsa/ggsanet.h"
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/model/modelfile.h"
 #include "core/runtime/device.h"
 
@@ -100,26 +101,19 @@ std::pair<torch::Tensor, torch::Tensor> padIds(const std::vector<std::vector<std
     return {ids.to(device), mask.to(device)};
 }
 
-class GgsaEncoder final : public Encoder {
+class GgsaEncoder final : public BatchedEncoder {
 public:
-    GgsaEncoder(ggsa::Net net, GgsaVocabulary vocab, EncoderInfo info)
-        : m_net(std::move(net)), m_vocab(std::move(vocab)), m_info(std::move(info))
+    GgsaEncoder(ggsa::Net net, Vocabulary vocab, EncoderInfo info, const DeviceConfig &device)
+        : BatchedEncoder(std::move(info), device), m_net(std::move(net)), m_vocab(std::move(vocab))
     {
     }
-    const EncoderInfo &info() const override { return m_info; }
 
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
-        std::vector<Analysis> out;
-        out.reserve(batch.size());
         torch::NoGradGuard noGrad;
         const auto &cfg = m_net.config();
-        const std::size_t step = static_cast<std::size_t>(std::max(1, m_batchSize));
-        for (std::size_t start = 0; start < batch.size(); start += step) {
-            if (control && control->isCancelled())
-                return makeError("analyze", "cancelled");
-            const std::size_t end = std::min(batch.size(), start + step);
+        return collectBatches<std::vector<Analysis>>(batch.size(), control, {}, [&](std::size_t start, std::size_t end, std::vector<Analysis> &out) -> Status {
             std::vector<std::vector<std::int64_t>> qs, as;
             for (std::size_t i = start; i < end; ++i) {
                 if (auto s = checkLength(batch[i].words, i, "first"); !s)
@@ -158,14 +152,14 @@ public:
                     p.label = p.probabilities[1] >= 0.5f ? kLabels[1] : kLabels[0];
                     p.score = score[b].item<float>();
                     q.prediction = p;
-                    q.gates["ggsa.cosine"] = NamedArray{{1}, {cosine[b].item<float>()}};
-                    q.gates["ggsa.mlp_relevant"] = NamedArray{{1}, {prob[b][1].item<float>()}};
+                    q.gates[overlay::kGgsaCosine] = NamedArray{{1}, {cosine[b].item<float>()}};
+                    q.gates[overlay::kGgsaMlpRelevant] = NamedArray{{1}, {prob[b][1].item<float>()}};
                     q.second.push_back(std::move(a));
                 }
                 out.push_back(std::move(q));
             }
-        }
-        return out;
+            return {};
+        });
     }
 
     Result<std::vector<std::vector<float>>> embed(const std::vector<EncoderInput> &batch, const EmbedOptions &options,
@@ -174,53 +168,24 @@ public:
         AnalyzeOptions o;
         o.attention = options.layer >= 0;
         o.layerStates = options.layer >= 0;
-        auto r = analyze(batch, o, control);
-        if (!r)
-            return r.error();
-        std::vector<std::vector<float>> v;
-        for (const auto &a : *r) {
-            if (options.layer >= 0) {
-                const int l = std::min<int>(options.layer, static_cast<int>(a.layerStates.size()) - 1);
-                const Matrix &m = a.layerStates[static_cast<std::size_t>(l)];
-                std::vector<float> mean(static_cast<std::size_t>(m.cols), 0.0f);
-                for (int r2 = 0; r2 < m.rows; ++r2)
-                    for (int c = 0; c < m.cols; ++c)
-                        mean[static_cast<std::size_t>(c)] += m.at(r2, c) / static_cast<float>(std::max(1, m.rows));
-                v.push_back(mean);
-            } else {
-                v.push_back(options.pooling == EmbedOptions::Pooling::Mean ? a.meanEmbedding : a.embedding);
-            }
-        }
-        return v;
+        return embedByAnalysis(batch, control, o, [&](const Analysis &a) {
+            if (options.layer < 0)
+                return options.pooling == EmbedOptions::Pooling::Mean ? a.meanEmbedding : a.embedding;
+            const int l = std::min<int>(options.layer, static_cast<int>(a.layerStates.size()) - 1);
+            return meanOfRows(a.layerStates[static_cast<std::size_t>(l)], 0);
+        });
     }
 
     Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &batch,
                                                          const RunControl *control) override
     {
-        AnalyzeOptions o;
-        o.attention = false;
-        o.layerStates = true;
-        auto r = analyze(batch, o, control);
-        if (!r)
-            return r.error();
-        std::vector<std::vector<Matrix>> v;
-        for (auto &a : *r)
-            v.push_back(std::move(a.layerStates));
-        return v;
+        return layerStatesByAnalysis(batch, control);
     }
-
-    void setBatchSize(int n) { m_batchSize = n; }
 
 private:
     std::vector<std::int64_t> ids(const std::vector<std::string> &words) const
     {
-        std::vector<std::int64_t> v;
-        v.reserve(words.size());
-        for (const auto &w : words) {
-            const int id = m_vocab.id(w);
-            v.push_back(id >= 0 ? id : m_net.config().unkId);
-        }
-        return v;
+        return m_vocab.ids(words, Vocabulary::Match::Lowercase, m_net.config().unkId);
     }
 
     Status checkLength(const std::vector<std::string> &words, std::size_t index, const char *which) const
@@ -251,7 +216,7 @@ private:
         a.heads = cfg.heads;
         std::vector<int> unknown;
         for (int i = 0; i < L; ++i)
-            if (m_vocab.id(words[static_cast<std::size_t>(i)]) < 0)
+            if (m_vocab.id(words[static_cast<std::size_t>(i)], Vocabulary::Match::Lowercase) < 0)
                 unknown.push_back(i);
         a.unknownWords = unknown;
         NamedArray gid{{cfg.heads, L}, {}}, offs{{cfg.heads}, {}};
@@ -270,9 +235,9 @@ private:
         const auto rows = Slice(0, L);
         auto gate = rec.gate[b].index({Slice(), rows});                         // [N, L, D]
         a.gates[overlay::kGgsaGateMean] = namedArrayOf(gate.mean(-1));
-        a.gates["ggsa.gate_norm"] = namedArrayOf(gate.norm(2, -1));
+        a.gates[overlay::kGgsaGateNorm] = namedArrayOf(gate.norm(2, -1));
         if (options.layerStates)
-            a.gates["ggsa.gate"] = namedArrayOf(gate);
+            a.gates[overlay::kGgsaGate] = namedArrayOf(gate);
         auto finalH = rec.H[b].select(0, cfg.layers - 1).index({rows});
         a.meanEmbedding = floatTensorData(finalH.mean(0)).toFloat();
         if (options.attention) {
@@ -293,9 +258,7 @@ private:
     }
 
     ggsa::Net m_net;
-    GgsaVocabulary m_vocab;
-    EncoderInfo m_info;
-    int m_batchSize = 32;
+    Vocabulary m_vocab;
 };
 
 Result<std::pair<GgsaConfig, json>> nativeConfig(const ModelFile &file)
@@ -316,37 +279,24 @@ Result<std::pair<GgsaConfig, json>> nativeConfig(const ModelFile &file)
 
 Result<std::unique_ptr<Encoder>> createGgsa(const ModelFile &file, const DeviceConfig &device)
 {
-    const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
+    const std::string where = modelWhere(file);
     auto parsed = nativeConfig(file);
     if (!parsed)
         return parsed.error();
-    const auto &[cfg, j] = *parsed;
-    auto vocab = GgsaVocabulary::fromTokens(file.vocab, where);
+    const GgsaConfig &cfg = parsed->first;
+    auto vocab = Vocabulary::fromTokens(file.vocab, where);
     if (!vocab)
-        return makeError(where, vocab.message());
-    if (vocab->size() != cfg.vocabSize)
-        return makeError(where, "the vocabulary has " + std::to_string(vocab->size()) + " entries but vocab_size is " +
-                                    std::to_string(cfg.vocabSize));
+        return vocab.error();
+    if (auto s = checkVocabularySize(file, cfg.vocabSize); !s)
+        return s.error();
     auto dev = resolveDevice(device);
     if (!dev)
         return dev.error();
     auto net = ggsa::Net::fromTensors(cfg, file.tensors, *dev, where);
     if (!net)
         return net.error();
-    EncoderInfo info;
-    info.family = "ggsa";
-    info.task = j.value("task", std::string("answer-selection"));
-    info.name = j.value("name", std::string());
-    info.layers = cfg.layers;
-    info.heads = cfg.heads;
-    info.dModel = cfg.dModel;
-    info.dFF = cfg.dFF;
-    info.vocabSize = cfg.vocabSize;
-    info.maxTokens = cfg.maxLen;
-    long long params = 0;
-    for (const auto &[name, t] : file.tensors)
-        params += static_cast<long long>(t.numel());
-    info.parameters = params;
+    EncoderInfo info = commonEncoderInfo(file, "ggsa", "answer-selection", dev->str(), device,
+                                         {cfg.layers, cfg.heads, cfg.dModel, cfg.dFF, cfg.vocabSize, cfg.maxLen});
     info.input = InputKind::Words;
     info.pairInput = true;
     info.labels = kLabels;
@@ -357,33 +307,20 @@ Result<std::unique_ptr<Encoder>> createGgsa(const ModelFile &file, const DeviceC
     info.outputs.layerStates = true;
     info.outputs.prediction = true;
     info.outputs.crossAttention = cfg.composition == "attention";
-    info.device = dev->str();
-    info.precisionNote = fp32OnlyNote(device.precision);
-    info.configJson = file.configJson;
-    auto enc = std::make_unique<GgsaEncoder>(std::move(*net), std::move(*vocab), std::move(info));
-    enc->setBatchSize(device.batchSize);
-    return std::unique_ptr<Encoder>(std::move(enc));
+    return std::unique_ptr<Encoder>(new GgsaEncoder(std::move(*net), std::move(*vocab), std::move(info), device));
 }
 
 // ---- verify-fixture ---------------------------------------------------------------
 
 Result<TensorMap> computeGgsaFixture(const FixtureRequest &req)
 {
-    json config, inputs;
-    try {
-        config = json::parse(req.configJson);
-        inputs = json::parse(req.inputsJson);
-    } catch (const std::exception &e) {
-        return makeError(req.inputsPath, e.what());
-    }
-    std::vector<std::string> subs;
-    if (config.contains("submodels") && config["submodels"].is_object())
-        for (const auto &[name, v] : config["submodels"].items())
-            subs.push_back(name);
-    if (subs.empty())
-        subs.push_back("");
-    TensorMap out;
-    try {
+    return runFixture(req, [&](const json &config, const json &inputs, TensorMap &out) -> Status {
+        std::vector<std::string> subs;
+        if (config.contains("submodels") && config["submodels"].is_object())
+            for (const auto &[name, v] : config["submodels"].items())
+                subs.push_back(name);
+        if (subs.empty())
+            subs.push_back("");
         const GgsaConfig *layout = nullptr;
         std::vector<GgsaConfig> cfgs;
         const auto &questions = inputs.at("questions");
@@ -407,13 +344,9 @@ Result<TensorMap> computeGgsaFixture(const FixtureRequest &req)
             maxL = std::max(maxL, v.size());
 
         for (const auto &sub : subs) {
-            ImportRequest ir = importRequestFor(req);
-            ir.submodel = sub;
-            auto file = importGgsaCheckpoint(std::move(ir));
+            auto file = importFixtureModel(req, importGgsaCheckpoint, sub);
             if (!file)
                 return file.error();
-            if (auto s = validateModelFile(*file, req.stateDictPath); !s)
-                return s.error();
             auto parsed = nativeConfig(*file);
             if (!parsed)
                 return parsed.error();
@@ -422,7 +355,6 @@ Result<TensorMap> computeGgsaFixture(const FixtureRequest &req)
             if (!net)
                 return net.error();
             cfgs.push_back(cfg);
-            torch::NoGradGuard noGrad;
             const std::string pre = sub.empty() ? std::string() : sub + ".";
             auto one = [&](const std::vector<std::int64_t> &v) {
                 for (auto id : v)
@@ -509,10 +441,8 @@ Result<TensorMap> computeGgsaFixture(const FixtureRequest &req)
             putLayout("q" + std::to_string(i), static_cast<int>(qIds[i].size()));
         for (std::size_t k = 0; k < aIds.size(); ++k)
             putLayout("a" + std::to_string(k), static_cast<int>(aIds[k].size()));
-    } catch (const std::exception &e) {
-        return makeError(req.inputsPath, e.what());
-    }
-    return out;
+        return {};
+    });
 }
 
 } // namespace
@@ -520,14 +450,10 @@ Result<TensorMap> computeGgsaFixture(const FixtureRequest &req)
 Result<ModelFile> importGgsaCheckpoint(ImportRequest request)
 {
     const std::string &ckpt = request.checkpointPath;
-    if (request.configJson.empty())
-        return makeError(ckpt, "a ggsa checkpoint needs its configuration (--config config.json)");
-    json j;
-    try {
-        j = json::parse(request.configJson);
-    } catch (const std::exception &e) {
-        return makeError(request.configPath, std::string("not valid JSON: ") + e.what());
-    }
+    auto parsed = importConfigOf(request, "ggsa");
+    if (!parsed)
+        return parsed.error();
+    const json j = std::move(*parsed);
     if (!j.is_object())
         return makeError(request.configPath, "not a JSON object");
     std::string sub = request.submodel;
@@ -592,7 +518,7 @@ Result<ModelFile> importGgsaCheckpoint(ImportRequest request)
     } else {
         return makeError(request.configPath, "no vocabulary: give --vocab or a \"vocab\" list in the configuration");
     }
-    if (auto v = GgsaVocabulary::fromTokens(vocab, request.vocabPath.empty() ? request.configPath : request.vocabPath); !v)
+    if (auto v = Vocabulary::fromTokens(vocab, request.vocabPath.empty() ? request.configPath : request.vocabPath); !v)
         return v.error();
     if (static_cast<int>(vocab.size()) != cfg->vocabSize)
         return makeError(request.configPath, "the vocabulary has " + std::to_string(vocab.size()) +
@@ -600,18 +526,10 @@ Result<ModelFile> importGgsaCheckpoint(ImportRequest request)
     // Shapes and names are checked by building the network on the CPU once.
     if (auto net = ggsa::Net::fromTensors(*cfg, tensors, torch::Device(torch::kCPU), ckpt); !net)
         return net.error();
-    const std::string name = !request.name.empty() ? request.name
-                             : !sub.empty()        ? sub
-                                                   : std::filesystem::path(ckpt).stem().string();
-    ModelFile file;
-    file.configJson = modelConfigJson(*cfg, name,
-                                      json{{"imported_from", std::filesystem::path(ckpt).filename().string()},
-                                           {"submodel", sub},
-                                           {"note", request.note}});
-    file.vocab = std::move(vocab);
-    file.tensors = std::move(tensors);
-    file.sourcePath = ckpt;
-    return file;
+    const std::string name = request.name.empty() && !sub.empty() ? sub : importedModelName(request);
+    request.tensors = std::move(tensors);
+    return importedModelFile(request, modelConfigJson(*cfg, name, importedTrainingRecord(request, {{"submodel", sub}})),
+                             std::move(vocab));
 }
 
 EncoderFamily ggsaFamily()
@@ -620,19 +538,14 @@ EncoderFamily ggsaFamily()
     f.name = "ggsa";
     f.create = createGgsa;
     f.importCheckpoint = importGgsaCheckpoint;
-    f.randomWeightsLike = [](const ModelFile &file, unsigned seed) -> Result<ModelFile> {
+    auto configOf = [](const ModelFile &file) -> Result<GgsaConfig> {
         auto parsed = nativeConfig(file);
         if (!parsed)
             return parsed.error();
-        ModelFile out = file;
-        out.tensors = ggsa::Net::randomTensors(parsed->first, seed);
-        return out;
+        return parsed->first;
     };
-    f.summary = [](const ModelFile &file) -> std::string {
-        auto parsed = nativeConfig(file);
-        if (!parsed)
-            return parsed.message();
-        const auto &c = parsed->first;
+    f.randomWeightsLike = randomWeightsWith(configOf, ggsa::Net::randomTensors);
+    f.summary = summaryWith(configOf, [](const GgsaConfig &c) {
         std::string offs;
         for (int o : c.offsets)
             offs += (offs.empty() ? "" : ",") + std::to_string(o);
@@ -640,7 +553,7 @@ EncoderFamily ggsaFamily()
                std::to_string(c.dModel) + ", " + std::to_string(c.heads) + " heads, groups of " +
                std::to_string(c.groupSize) + " (offsets " + offs + "), composition " + c.composition + ", vocabulary " +
                std::to_string(c.vocabSize);
-    };
+    });
     f.computeFixture = computeGgsaFixture;
     return f;
 }

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/encoders/common/configschema.h"
+
 #include "core/base/strings.h"
 
 namespace treelens {
@@ -42,30 +44,29 @@ Status GgsaConfig::validate() const
     return {};
 }
 
+namespace {
+
+/// treelens.config's "model" object of a GGSA model.
+const std::vector<ConfigField<GgsaConfig>> &configFields()
+{
+    using C = GgsaConfig;
+    static const std::vector<ConfigField<C>> fields = {
+        {"d_model", &C::dModel, true}, {"heads", &C::heads, true}, {"group_size", &C::groupSize, true},
+        {"offsets", &C::offsets, true},
+        {"layers", &C::layers, true}, {"d_ff", &C::dFF, true}, {"d_mlp", &C::dMlp, true}, {"vocab_size", &C::vocabSize, true},
+        {"max_len", &C::maxLen}, {"pad_id", &C::padId}, {"unk_id", &C::unkId},
+        {"ln_eps", &C::lnEps}, {"embedding_scale", &C::embeddingScale},
+        {"positional_encoding", &C::positionalEncoding}, {"interaction", &C::interaction}, {"composition", &C::composition},
+        {"score", &C::score}, {"gate", &C::gate}, {"global_attention", &C::globalAttention},
+        {"embedding_dropout", &C::embeddingDropout}, {"overlap_feature", &C::overlapFeature}};
+    return fields;
+}
+
+} // namespace
+
 std::string GgsaConfig::toJson() const
 {
-    return json{{"d_model", dModel},
-                {"heads", heads},
-                {"group_size", groupSize},
-                {"offsets", offsets},
-                {"layers", layers},
-                {"d_ff", dFF},
-                {"d_mlp", dMlp},
-                {"vocab_size", vocabSize},
-                {"max_len", maxLen},
-                {"pad_id", padId},
-                {"unk_id", unkId},
-                {"ln_eps", lnEps},
-                {"embedding_scale", embeddingScale},
-                {"positional_encoding", positionalEncoding},
-                {"interaction", interaction},
-                {"composition", composition},
-                {"score", score},
-                {"gate", gate},
-                {"global_attention", globalAttention},
-                {"embedding_dropout", embeddingDropout},
-                {"overlap_feature", overlapFeature}}
-        .dump();
+    return configToJson(*this, configFields()).dump();
 }
 
 Result<GgsaConfig> GgsaConfig::fromJson(const std::string &text)
@@ -75,51 +76,13 @@ Result<GgsaConfig> GgsaConfig::fromJson(const std::string &text)
         if (!j.is_object())
             return makeError("ggsa config", "\"model\" must be a JSON object");
         GgsaConfig c;
-        c.dModel = j.at("d_model").get<int>();
-        c.heads = j.at("heads").get<int>();
-        c.groupSize = j.at("group_size").get<int>();
-        c.offsets = j.at("offsets").get<std::vector<int>>();
-        c.layers = j.at("layers").get<int>();
-        c.dFF = j.at("d_ff").get<int>();
-        c.dMlp = j.at("d_mlp").get<int>();
-        c.vocabSize = j.at("vocab_size").get<int>();
-        c.maxLen = j.value("max_len", c.maxLen);
-        c.padId = j.value("pad_id", c.padId);
-        c.unkId = j.value("unk_id", c.unkId);
-        c.lnEps = j.value("ln_eps", c.lnEps);
-        c.embeddingScale = j.value("embedding_scale", c.embeddingScale);
-        c.positionalEncoding = j.value("positional_encoding", c.positionalEncoding);
-        c.interaction = j.value("interaction", c.interaction);
-        c.composition = j.value("composition", c.composition);
-        c.score = j.value("score", c.score);
-        c.gate = j.value("gate", c.gate);
-        c.globalAttention = j.value("global_attention", c.globalAttention);
-        c.embeddingDropout = j.value("embedding_dropout", c.embeddingDropout);
-        c.overlapFeature = j.value("overlap_feature", c.overlapFeature);
+        configFromJson(j, c, configFields());
         if (auto s = c.validate(); !s)
             return s.error();
         return c;
     } catch (const std::exception &e) {
         return makeError("ggsa config", e.what());
     }
-}
-
-Result<GgsaVocabulary> GgsaVocabulary::fromTokens(std::vector<std::string> tokens, const std::string &where)
-{
-    if (tokens.empty())
-        return makeError(where, "the vocabulary is empty");
-    GgsaVocabulary v;
-    for (std::size_t i = 0; i < tokens.size(); ++i)
-        if (!v.m_index.emplace(tokens[i], static_cast<int>(i)).second)
-            return makeError(where, "the vocabulary lists '" + tokens[i] + "' twice");
-    v.m_tokens = std::move(tokens);
-    return v;
-}
-
-int GgsaVocabulary::id(const std::string &word) const
-{
-    auto it = m_index.find(toLowerAscii(word));
-    return it == m_index.end() ? -1 : it->second;
 }
 
 int ggsaGroupId(int position, int offset, int groupSize)

@@ -55,22 +55,6 @@ struct GgsaConfig {
     static Result<GgsaConfig> fromJson(const std::string &text);
 };
 
-/// The model's word list (index = id; the fixture's `vocab`): any tokens,
-/// none twice. Words are looked up lower-cased (ASCII), as the model saw them.
-class GgsaVocabulary {
-public:
-    static Result<GgsaVocabulary> fromTokens(std::vector<std::string> tokens, const std::string &where);
-    int size() const { return static_cast<int>(m_tokens.size()); }
-    const std::string &token(int id) const { return m_tokens[static_cast<std::size_t>(id)]; }
-    const std::vector<std::string> &tokens() const { return m_tokens; }
-    /// The id of `word` lower-cased, or -1.
-    int id(const std::string &word) const;
-
-private:
-    std::vector<std::string> m_tokens;
-    std::unordered_map<std::string, int> m_index;
-};
-
 /// Step 2 of the fixture: head h with offset o sees the sentence preceded by o
 /// empty slots and cut into consecutive groups of l slots (no wrap-around).
 int ggsaGroupId(int position, int offset, int groupSize);

@@ -86,59 +86,31 @@ std::map<std::string, std::vector<std::int64_t>> Net::parameterShapes(const Ggsa
 Result<Net> Net::fromTensors(const GgsaConfig &config, const TensorMap &tensors, const torch::Device &device,
                              const std::string &where)
 {
-    if (auto s = config.validate(); !s)
-        return makeError(where, s.message());
-    auto params = parametersFromTensors(parameterShapes(config), tensors, device, where,
+    auto params = configuredParameters(config, parameterShapes(config), tensors, device, where,
                                         "this GGSA configuration (" + std::to_string(config.layers) + " blocks, interaction " +
                                             (config.interaction ? "on" : "off") + ", composition " + config.composition + ")",
                                         true);
     if (!params)
         return params.error();
-    Net net;
-    net.m_config = config;
-    net.m_device = device;
-    net.m_p = std::move(*params);
+    Net net(config, device, std::move(*params));
     net.m_pe = positionTable(config, config.maxLen).to(device);
     return net;
 }
 
 TensorMap Net::randomTensors(const GgsaConfig &c, unsigned seed)
 {
-    torch::manual_seed(seed);
-    TensorMap out;
-    for (const auto &[name, shape] : parameterShapes(c)) {
-        torch::Tensor t;
-        const bool norm = name.find("ln.weight") != std::string::npos;
-        if (norm)
-            t = torch::ones(shape);
-        else if (name == "embed.weight")
-            t = torch::randn(shape) * (1.0 / std::sqrt(static_cast<double>(c.dModel)));
-        else if (shape.size() >= 2) {
-            const double bound = std::sqrt(6.0 / static_cast<double>(shape[0] + shape[1]));
-            t = torch::empty(shape).uniform_(-bound, bound);
-        } else
-            t = torch::zeros(shape);
-        out[name] = floatTensorData(t);
-    }
-    return out;
-}
-
-TensorMap Net::toTensors() const
-{
-    return tensorsFromParameters(m_p);
+    return randomTensorsFor(parameterShapes(c), seed, [&](const std::string &name, const std::vector<std::int64_t> &shape) {
+        if (name.find("ln.weight") != std::string::npos)
+            return torch::ones(shape);
+        if (name == "embed.weight")
+            return torch::randn(shape) * (1.0 / std::sqrt(static_cast<double>(c.dModel)));
+        return shape.size() >= 2 ? xavierUniform(shape, shape[0] + shape[1]) : torch::zeros(shape);
+    });
 }
 
 std::vector<torch::Tensor> Net::parameters() const
 {
-    std::vector<torch::Tensor> v;
-    for (const auto &[name, t] : m_p)
-        v.push_back(t);
-    return v;
-}
-
-void Net::setTrainable(bool on)
-{
-    setRequiresGrad(m_p, on);
+    return parameterList(m_p);
 }
 
 torch::Tensor Net::positionTable(const GgsaConfig &config, int rows)

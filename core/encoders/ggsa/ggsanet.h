@@ -15,6 +15,7 @@
 #include <torch/types.h>
 
 #include "core/base/result.h"
+#include "core/encoders/common/torchtensors.h"
 #include "core/encoders/ggsa/ggsaconfig.h"
 #include "core/model/tensordata.h"
 
@@ -50,8 +51,9 @@ enum class AttentionKernel {
     Dense    ///< all L² scores, out-of-group masked (needed to record global_attn)
 };
 
-class Net {
+class Net : public ParameterNet<GgsaConfig> {
 public:
+    Net() = default;
     /// Copies the tensors to `device` as f32; shapes are checked against the config.
     static Result<Net> fromTensors(const GgsaConfig &config, const TensorMap &tensors, const torch::Device &device,
                                    const std::string &where);
@@ -59,13 +61,7 @@ public:
     static std::map<std::string, std::vector<std::int64_t>> parameterShapes(const GgsaConfig &config);
     /// Fresh weights (the fixture README's initialisation scheme), drawn from `seed`.
     static TensorMap randomTensors(const GgsaConfig &config, unsigned seed);
-    TensorMap toTensors() const;
-
-    const GgsaConfig &config() const { return m_config; }
-    torch::Device device() const { return m_device; }
     std::vector<torch::Tensor> parameters() const;
-    std::map<std::string, torch::Tensor> &named() { return m_p; }
-    void setTrainable(bool on);
 
     /// The positional table rows 0..rows-1 ([rows, D] on the CPU, computed in double, rounded to f32).
     static torch::Tensor positionTable(const GgsaConfig &config, int rows);
@@ -95,14 +91,12 @@ public:
                                  torch::Tensor *globalWeights = nullptr) const;
 
 private:
+    using ParameterNet::ParameterNet;
     const torch::Tensor &p(const std::string &name) const { return m_p.at(name); }
     using Recording = std::map<std::string, std::vector<torch::Tensor>>;
     torch::Tensor block(const std::string &prefix, const torch::Tensor &x, const torch::Tensor &mask,
                         AttentionKernel kernel, const torch::Tensor &questionContext, Recording *rec) const;
 
-    GgsaConfig m_config;
-    torch::Device m_device{torch::kCPU};
-    std::map<std::string, torch::Tensor> m_p;
     torch::Tensor m_pe; ///< positionTable(maxLen) on the device
 };
 

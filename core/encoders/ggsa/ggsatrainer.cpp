@@ -13,7 +13,7 @@
 #include "core/base/strings.h"
 #include "core/encoders/common/pretrainedrows.h"
 #include "core/encoders/ggsa/ggsanet.h"
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/eval/paireval.h"
 #include "core/formats/pairs.h"
 #include "core/model/modelfile.h"
@@ -115,7 +115,7 @@ public:
         const std::string embeddings = extra.value("embeddings", std::string());
 
         if (resume) {
-            auto v = GgsaVocabulary::fromTokens(resume->vocab, "checkpoint");
+            auto v = Vocabulary::fromTokens(resume->vocab, "checkpoint");
             if (!v)
                 return v.error();
             m_vocab = std::move(*v);
@@ -158,7 +158,7 @@ public:
                         }
                 }
             }
-            auto v = GgsaVocabulary::fromTokens(tokens, "vocabulary");
+            auto v = Vocabulary::fromTokens(tokens, "vocabulary");
             if (!v)
                 return v.error();
             m_vocab = std::move(*v);
@@ -168,21 +168,21 @@ public:
             TensorMap weights = ggsa::Net::randomTensors(*cfg, recipe.seed);
             m_initialised = 0;
             if (!source.tensors.empty()) {
-                auto table = weights.at("embed.weight").toFloat();
-                auto copied = copyPretrainedWordRows(source, embeddings, m_vocab.tokens(), 2, cfg->dModel, table);
+                const int D = cfg->dModel;
+                auto copied = initialiseWordRows(weights, "embed.weight", source, embeddings, m_vocab.tokens(), 2, D,
+                                                 [&](std::vector<float> &table, const CopiedRows &rows) {
+                                                     if (rows.copied == 0)
+                                                         return;
+                                                     // Words the source lacks: the same spread as the copied rows.
+                                                     const double sd = rows.rms * std::sqrt(static_cast<double>(D));
+                                                     for (int id = 2; id < m_vocab.size(); ++id)
+                                                         if (!rows.copiedRow[static_cast<std::size_t>(id)])
+                                                             for (int d = 0; d < D; ++d)
+                                                                 table[static_cast<std::size_t>(id) * D + d] *= static_cast<float>(sd);
+                                                 });
                 if (!copied)
                     return copied.error();
                 m_initialised = copied->copied;
-                // Words the source lacks: the same spread as the copied rows.
-                if (copied->copied > 0) {
-                    const int D = cfg->dModel;
-                    const double sd = copied->rms * std::sqrt(static_cast<double>(D));
-                    for (int id = 2; id < m_vocab.size(); ++id)
-                        if (!copied->copiedRow[static_cast<std::size_t>(id)])
-                            for (int d = 0; d < D; ++d)
-                                table[static_cast<std::size_t>(id) * D + d] *= static_cast<float>(sd);
-                }
-                weights["embed.weight"] = TensorData::fromFloat(weights.at("embed.weight").shape, table);
             }
             auto net = ggsa::Net::fromTensors(*cfg, weights, device, "initial weights");
             if (!net)
@@ -299,7 +299,7 @@ private:
         auto ids = [&](const Sentence &s) {
             std::vector<std::int64_t> v;
             for (const auto &w : lowerWords(s)) {
-                const int id = m_vocab.id(w);
+                const int id = m_vocab.id(w, Vocabulary::Match::Lowercase);
                 v.push_back(id >= 0 ? id : m_net->config().unkId);
                 if (static_cast<int>(v.size()) == maxLen)
                     break;
@@ -385,7 +385,7 @@ private:
     torch::Device m_device{torch::kCPU};
     PairCorpus m_train, m_dev;
     Encoded m_trainIds, m_devIds;
-    GgsaVocabulary m_vocab;
+    Vocabulary m_vocab;
     std::unique_ptr<ggsa::Net> m_net;
     std::vector<std::pair<int, int>> m_triples;
     std::vector<int> m_order;
@@ -400,9 +400,6 @@ training::TrainerFamily makeTrainer(const std::string &name, bool interaction)
     f.name = name;
     f.description = interaction ? "iGGSA (GGSA with question-answer interaction), answer selection on sentence pairs"
                                 : "GGSA (gated group self-attention), answer selection on sentence pairs";
-    TrainRecipe &d = f.defaults;
-    d.family = name;
-    d.name = name + "-en-wikiqa";
     GgsaConfig c;
     c.dModel = 128;
     c.heads = 4;
@@ -416,22 +413,15 @@ training::TrainerFamily makeTrainer(const std::string &name, bool interaction)
     c.interaction = interaction;
     c.composition = interaction ? "attention" : "max";
     c.score = "cosine";
-    auto model = json::parse(c.toJson());
-    model.erase("vocab_size");
-    d.modelJson = model.dump();
-    d.optionsJson = R"({"loss": "pairwise", "margin": 0.1, "vocab": {"min_count": 1}, "freeze_embeddings": false,
-                        "embedding_vocab": true})";
-    d.optimizer.kind = "adam";
-    d.optimizer.lr = 5e-4;
-    d.optimizer.clipNorm = 5.0;
-    d.schedule.kind = "constant";
-    d.epochs = 10;
-    d.batchSize = 64;
-    d.logEvery = 20;
-    d.patience = 4;
-    d.keep = "best";
-    d.storage = "f16";
-    d.device = "auto";
+    json d = json::parse(R"({
+        "options": {"loss": "pairwise", "margin": 0.1, "vocab": {"min_count": 1}, "freeze_embeddings": false,
+                    "embedding_vocab": true},
+        "training": {"optimizer": {"kind": "adam", "lr": 5e-4, "clip_norm": 5.0}, "schedule": "constant", "epochs": 10,
+                     "batch_size": 64, "log_every": 20, "patience": 4, "keep": "best", "storage": "f16", "device": "auto"}})");
+    d["name"] = name + "-en-wikiqa";
+    d["model"] = json::parse(c.toJson());
+    d["model"].erase("vocab_size");
+    f.defaultsJson = d.dump();
     f.validate = validateRecipe;
     f.create = [name] { return std::unique_ptr<training::TrainTask>(new GgsaTask(name)); };
     return f;

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/encoders/common/configschema.h"
+
 namespace treelens {
 
 using nlohmann::json;
@@ -100,27 +102,29 @@ Status RecConfig::validate() const
     return {};
 }
 
+namespace {
+
+/// treelens.config's "model" object of a recursive model, but its "model" (the sub-model's name).
+const std::vector<ConfigField<RecConfig>> &configFields()
+{
+    using C = RecConfig;
+    static const std::vector<ConfigField<C>> fields = {
+        {"vocab_size", &C::vocab, true}, {"d_model", &C::dModel, true},
+        {"n_branches", &C::branches}, {"d_k", &C::dK}, {"d_ff", &C::dFF}, {"mem_dim", &C::memDim}, {"head_hidden", &C::headHidden},
+        {"layer_norm_eps", &C::lnEps}, {"relations", &C::relations},
+        {"composition", &C::composition}, {"positional_encoding", &C::positional}, {"dropout", &C::dropout},
+        {"edge_forward", &C::edgeForward}, {"edge_backward", &C::edgeBackward}, {"query", &C::query},
+        {"task", &C::task}, {"classes", &C::classes}};
+    return fields;
+}
+
+} // namespace
+
 std::string RecConfig::toJson() const
 {
-    return json{{"model", recModelName(model)},
-                {"vocab_size", vocab},
-                {"d_model", dModel},
-                {"n_branches", branches},
-                {"d_k", dK},
-                {"d_ff", dFF},
-                {"mem_dim", memDim},
-                {"head_hidden", headHidden},
-                {"layer_norm_eps", lnEps},
-                {"relations", relations},
-                {"composition", composition},
-                {"positional_encoding", positional},
-                {"dropout", dropout},
-                {"edge_forward", edgeForward},
-                {"edge_backward", edgeBackward},
-                {"query", query},
-                {"task", task},
-                {"classes", classes}}
-        .dump();
+    json j = configToJson(*this, configFields());
+    j["model"] = recModelName(model);
+    return j.dump();
 }
 
 Result<RecConfig> RecConfig::fromJson(const std::string &text)
@@ -132,23 +136,7 @@ Result<RecConfig> RecConfig::fromJson(const std::string &text)
         if (!m)
             return m.error();
         c.model = *m;
-        c.vocab = j.at("vocab_size").get<int>();
-        c.dModel = j.at("d_model").get<int>();
-        c.branches = j.value("n_branches", c.branches);
-        c.dK = j.value("d_k", c.dK);
-        c.dFF = j.value("d_ff", c.dFF);
-        c.memDim = j.value("mem_dim", c.memDim);
-        c.headHidden = j.value("head_hidden", c.headHidden);
-        c.lnEps = j.value("layer_norm_eps", c.lnEps);
-        c.relations = j.value("relations", std::vector<std::string>{});
-        c.composition = j.value("composition", c.composition);
-        c.positional = j.value("positional_encoding", c.positional);
-        c.dropout = j.value("dropout", c.dropout);
-        c.edgeForward = j.value("edge_forward", c.edgeForward);
-        c.edgeBackward = j.value("edge_backward", c.edgeBackward);
-        c.query = j.value("query", c.query);
-        c.task = j.value("task", c.task);
-        c.classes = j.value("classes", c.classes);
+        configFromJson(j, c, configFields());
     } catch (const std::exception &e) {
         return makeError("config", e.what());
     }

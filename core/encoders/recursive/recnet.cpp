@@ -180,51 +180,37 @@ Shapes Net::shapes(const RecConfig &c)
 
 TensorMap Net::randomTensors(const RecConfig &c, unsigned seed)
 {
-    torch::manual_seed(seed);
-    TensorMap out;
     const std::string pre = c.prefix();
     auto ends = [](const std::string &s, const std::string &tail) {
         return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
     };
-    for (const auto &[name, shape] : shapes(c)) {
-        Tensor t;
+    return randomTensorsFor(shapes(c), seed, [&](const std::string &name, const std::vector<std::int64_t> &shape) {
         if (name == "embed.word.weight") {
-            t = torch::randn(shape) * 0.1;
+            Tensor t = torch::randn(shape) * 0.1;
             t[0].zero_(); // <pad>
-        } else if (ends(name, "ln.weight")) {
-            t = torch::ones(shape);
-        } else if (ends(name, "kappa") || ends(name, "alpha")) {
-            t = torch::full(shape, 1.0 / static_cast<double>(shape[0])); // κ, α positive, summing to 1
-        } else if (name == pre + "edge_embed.weight") {
-            t = torch::randn(shape) * 0.2; // Eq. 9.1's frozen N(0, σ), the thesis's best σ (Table 9.2)
-        } else if (shape.size() == 1) {
-            t = torch::zeros(shape);
-        } else if (shape.size() == 3) { // MB's per-branch [n, in, out]: Xavier on each branch
-            const double bound = std::sqrt(6.0 / static_cast<double>(shape[1] + shape[2]));
-            t = torch::empty(shape).uniform_(-bound, bound);
-        } else {
-            const double bound = std::sqrt(6.0 / static_cast<double>(shape[0] + shape[1]));
-            t = torch::empty(shape).uniform_(-bound, bound);
+            return t;
         }
-        out[name] = floatTensorData(t);
-    }
-    return out;
+        if (ends(name, "ln.weight"))
+            return torch::ones(shape);
+        if (ends(name, "kappa") || ends(name, "alpha"))
+            return torch::full(shape, 1.0 / static_cast<double>(shape[0])); // κ, α positive, summing to 1
+        if (name == pre + "edge_embed.weight")
+            return torch::randn(shape) * 0.2; // Eq. 9.1's frozen N(0, σ), the thesis's best σ (Table 9.2)
+        if (shape.size() == 1)
+            return torch::zeros(shape);
+        // MB's per-branch [n, in, out]: Xavier on each branch
+        return shape.size() == 3 ? xavierUniform(shape, shape[1] + shape[2]) : xavierUniform(shape, shape[0] + shape[1]);
+    });
 }
 
 Result<Net> Net::fromTensors(const RecConfig &config, const TensorMap &tensors, const torch::Device &device,
                              const std::string &where)
 {
-    if (auto st = config.validate(); !st)
-        return makeError(where, st.message());
-    auto p = parametersFromTensors(shapes(config), tensors, device, where,
+    auto p = configuredParameters(config, shapes(config), tensors, device, where,
                                    std::string("a recursive model '") + recModelName(config.model) + "'", true);
     if (!p)
         return p.error();
-    Net n;
-    n.m_config = config;
-    n.m_device = device;
-    n.m_p = std::move(*p);
-    return n;
+    return Net(config, device, std::move(*p));
 }
 
 Tensor Net::sentenceVectors(const std::vector<const Sentence *> &batch) const

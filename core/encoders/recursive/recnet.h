@@ -64,7 +64,7 @@ struct HeadOutput {
 
 enum class Order { LevelBatched, NodeByNode };
 
-class Net {
+class Net : public ParameterNet<RecConfig> {
 public:
     Net() = default;
     /// The model's tensors (the fixture's names: "embed.word.weight" and PREFIX.*) checked
@@ -76,10 +76,8 @@ public:
     /// Freshly initialised weights (the fixture README's §10 scheme, scaled for training).
     static TensorMap randomTensors(const RecConfig &config, unsigned seed);
 
-    const RecConfig &config() const { return m_config; }
     TorchParameters &parameters() { return m_p; }
     const TorchParameters &parameters() const { return m_p; }
-    torch::Device device() const { return m_device; }
     /// Training mode: the configuration's dropout applies (off by default).
     void setTraining(bool on) { m_training = on; }
 
@@ -102,9 +100,7 @@ public:
                             Order order = Order::LevelBatched, const std::string &query = "") const;
 
 private:
-    RecConfig m_config;
-    TorchParameters m_p;
-    torch::Device m_device{torch::kCPU};
+    using ParameterNet::ParameterNet;
     bool m_training = false;
     // Derived once at load (views of the parameters, kept in step by parameters()).
     const torch::Tensor &p(const std::string &name) const;

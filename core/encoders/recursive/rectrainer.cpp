@@ -14,6 +14,7 @@
 #include "core/encoders/recursive/recursive.h"
 #include "core/model/modelfile.h"
 #include "core/training/classificationdata.h"
+#include "core/training/classifiertask.h"
 #include "core/training/pairtraining.h"
 #include "core/training/trainer.h"
 
@@ -51,7 +52,7 @@ Result<Options> optionsOf(const TrainRecipe &r)
     }
 }
 
-class RecTask final : public training::TrainTask {
+class RecTask final : public training::ClassifierTask {
 public:
     Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume, const torch::Device &device) override
     {
@@ -111,17 +112,12 @@ public:
         for (std::size_t i = 0; i < m_vocab.size(); ++i)
             m_index[m_vocab[i]] = static_cast<std::int64_t>(i);
         TensorMap weights = resume ? resume->tensors : rec::Net::randomTensors(*cfg, recipe.seed);
-        if (!resume && data.contains("embeddings")) {
-            const std::string path = data["embeddings"].get<std::string>();
-            auto f = loadModelFile(path);
-            if (!f)
-                return f.error();
-            auto table = weights.at("embed.word.weight").toFloat();
-            auto copied = copyPretrainedWordRows(*f, path, m_vocab, 2, cfg->dModel, table);
-            if (!copied)
-                return copied.error();
-            m_initialised = copied->copied;
-            weights["embed.word.weight"] = TensorData::fromFloat(weights.at("embed.word.weight").shape, table);
+        if (!resume) {
+            auto rows = initialiseWordRowsFrom(weights, "embed.word.weight", data.value("embeddings", std::string()), m_vocab, 2,
+                                               cfg->dModel);
+            if (!rows)
+                return rows.error();
+            m_initialised = *rows;
         }
         auto net = rec::Net::fromTensors(*cfg, weights, device, "weights");
         if (!net)
@@ -151,97 +147,19 @@ public:
             m_first.push_back(std::move(first));
             m_second.push_back(std::move(second));
         }
-        training::DataSummary s;
-        const char *unit = m_pairs ? " test pairs (" : " test sentences (";
-        s.text = std::to_string(m_parts[0].size()) + " train / " + std::to_string(m_parts[1].size()) + " dev / " +
-                 std::to_string(m_parts[2].size()) + unit + std::to_string(m_unparsed) + " left out: not parsed), vocabulary " +
-                 std::to_string(m_vocab.size()) + " (" + std::to_string(m_initialised) + " from the embedding model), " +
-                 std::to_string(relations.size()) + " relations, model " + recModelName(cfg->model);
-        m_summary = {{"train", m_parts[0].size()}, {"dev", m_parts[1].size()}, {"test", m_parts[2].size()},
-                     {"unparsed", m_unparsed}, {"vocabulary", m_vocab.size()}, {"embeddings_initialised", m_initialised},
-                     {"relations", relations.size()}, {"split_seed", data.value("split_seed", 1u)}, {"classes", m_classes}};
-        m_summary.update(json::parse(notesJson));
-        s.json = m_summary.dump();
-        return s;
+        return summarizeData(m_vocab.size(), m_initialised, m_unparsed, relations.size(), data.value("split_seed", 1u), m_classes,
+                             json::parse(notesJson), std::string(", model ") + recModelName(cfg->model));
     }
 
     training::NamedParameters parameters() override { return training::trainableParameters(m_net->parameters()); }
 
-    long batchesInEpoch(int) override { return training::batchesOver(m_parts[0].size(), m_recipe.batchSize); }
-
-    Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &) override
-    {
-        if (m_orderEpoch != epoch) {
-            m_order = training::epochOrder(m_parts[0].size(), m_recipe.seed, epoch);
-            m_orderEpoch = epoch;
-        }
-        const long begin = batch * m_recipe.batchSize, end = std::min<long>(static_cast<long>(m_order.size()), begin + m_recipe.batchSize);
-        std::vector<std::size_t> items;
-        for (long i = begin; i < end; ++i)
-            items.push_back(static_cast<std::size_t>(m_order[static_cast<std::size_t>(i)]));
-        m_net->setTraining(true);
-        const auto logits = logitsOf(0, items);
-        std::vector<std::int64_t> labels;
-        double words = 0;
-        for (auto k : items) {
-            labels.push_back(m_parts[0][k].label);
-            words += static_cast<double>(m_first[0][k].ids.size() + (m_pairs ? m_second[0][k].ids.size() : 0));
-        }
-        auto target = torch::tensor(labels, torch::kLong).to(m_device);
-        training::StepResult r;
-        r.loss = torch::nn::functional::cross_entropy(logits, target);
-        r.units = words;
-        r.correct = (logits.argmax(1) == target).sum().item<double>();
-        r.predicted = static_cast<double>(labels.size());
-        return r;
-    }
-
-    Result<training::DevResult> evaluate() override
-    {
-        training::DevResult d;
-        if (m_parts[1].empty())
-            return d;
-        d.value = accuracy(1);
-        d.detailsJson = json{{"accuracy", d.value}, {m_pairs ? "pairs" : "sentences", m_parts[1].size()}}.dump();
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "dev accuracy %.4f (%zu %s)", d.value, m_parts[1].size(), m_pairs ? "pairs" : "sentences");
-        d.summary = buf;
-        return d;
-    }
-
-    std::string metricName() const override { return "dev_accuracy"; }
-
     ModelFile snapshot(const training::SnapshotInfo &info) override
     {
-        json trainingJson = json::parse(training::snapshotTrainingJson(info, m_recipe, m_summary.dump()));
-        if (!m_testReport.is_null())
-            trainingJson["test"] = m_testReport;
         ModelFile f;
-        f.configJson = recursiveConfigJson(m_net->config(), m_recipe.name, trainingJson.dump());
+        f.configJson = recursiveConfigJson(m_net->config(), m_recipe.name, trainingRecord(info).dump());
         f.vocab = m_vocab;
         f.tensors = tensorsFromParameters(m_net->parameters());
         return f;
-    }
-
-    Result<std::string> finish(const TrainRecipe &recipe, double) override
-    {
-        auto best = training::keptBestOutput(recipe);
-        if (!best)
-            return best.error();
-        if (*best) {
-            auto net = rec::Net::fromTensors(m_net->config(), (*best)->tensors, m_device, recipe.output);
-            if (!net)
-                return net.error();
-            *m_net = std::move(*net);
-        }
-        const double acc = accuracy(2);
-        m_testReport = {{"accuracy", acc}, {m_pairs ? "pairs" : "sentences", m_parts[2].size()}};
-        if (*best)
-            if (auto st = training::storeTestReport(recipe, **best, m_testReport.dump()); !st)
-                return st.error();
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "test accuracy %.4f (%zu %s)", acc, m_parts[2].size(), m_pairs ? "pairs" : "sentences");
-        return std::string(buf);
     }
 
 private:
@@ -279,8 +197,9 @@ private:
             m_vocab.push_back(w);
     }
 
-    torch::Tensor logitsOf(int part, const std::vector<std::size_t> &items) const
+    torch::Tensor logitsOf(int part, const std::vector<std::size_t> &items, bool train) override
     {
+        m_net->setTraining(train);
         std::vector<const rec::Sentence *> a, b;
         for (auto k : items) {
             a.push_back(&m_first[static_cast<std::size_t>(part)][k]);
@@ -294,38 +213,25 @@ private:
         return m_net->head(enc.roots, torch::Tensor()).logits;
     }
 
-    double accuracy(int part)
+    double unitsOf(std::size_t k) const override
     {
-        torch::NoGradGuard ng;
-        m_net->setTraining(false);
-        const auto &examples = m_parts[static_cast<std::size_t>(part)];
-        long correct = 0;
-        for (std::size_t start = 0; start < examples.size(); start += 128) {
-            std::vector<std::size_t> items;
-            for (std::size_t i = start; i < std::min(examples.size(), start + 128); ++i)
-                items.push_back(i);
-            const auto pred = logitsOf(part, items).argmax(1).to(torch::kCPU);
-            for (std::int64_t i = 0; i < pred.size(0); ++i)
-                correct += pred[i].item<std::int64_t>() == examples[start + static_cast<std::size_t>(i)].label;
-        }
-        m_net->setTraining(true);
-        return examples.empty() ? 0.0 : static_cast<double>(correct) / static_cast<double>(examples.size());
+        return static_cast<double>(m_first[0][k].ids.size() + (m_pairs ? m_second[0][k].ids.size() : 0));
     }
 
-    TrainRecipe m_recipe;
+    Status loadWeights(const TensorMap &tensors, const std::string &where) override
+    {
+        auto net = rec::Net::fromTensors(m_net->config(), tensors, m_device, where);
+        if (!net)
+            return net.error();
+        *m_net = std::move(*net);
+        return {};
+    }
+
     Options m_options;
-    torch::Device m_device{torch::kCPU};
-    training::LabelledSplit m_parts;
     std::vector<std::vector<rec::Sentence>> m_first, m_second;
     std::vector<std::string> m_vocab, m_classes;
     std::map<std::string, std::int64_t> m_index;
-    bool m_pairs = false;
     std::unique_ptr<rec::Net> m_net;
-    std::vector<int> m_order;
-    int m_orderEpoch = -1;
-    int m_initialised = 0;
-    long m_unparsed = 0;
-    json m_summary, m_testReport;
 };
 
 Status validateRecipe(const TrainRecipe &r)
@@ -346,25 +252,21 @@ Status validateRecipe(const TrainRecipe &r)
     return {};
 }
 
-training::TrainerFamily family(const std::string &name, const std::string &description, const std::string &modelJson)
+/// The trainer of one of the two families: `model` and `optimizer` are its recipe's objects.
+training::TrainerFamily family(const std::string &name, const std::string &description, const std::string &model,
+                               const std::string &optimizer)
 {
     training::TrainerFamily f;
     f.name = name;
     f.description = description;
-    TrainRecipe &d = f.defaults;
-    d.family = name;
-    d.name = name + "-en-polarity";
-    d.modelJson = modelJson;
-    d.optionsJson = R"({"freeze_embeddings": true, "freeze_edge_embeddings": true, "max_words": 100, "vocab": {"min_count": 1}})";
-    d.optimizer.kind = "adagrad";
-    d.schedule.kind = "constant";
-    d.epochs = 10;
-    d.batchSize = 25;
-    d.logEvery = 50;
-    d.patience = 3;
-    d.keep = "best";
-    d.storage = "f16";
-    d.device = "auto";
+    json d = json::parse(R"({
+        "options": {"freeze_embeddings": true, "freeze_edge_embeddings": true, "max_words": 100, "vocab": {"min_count": 1}},
+        "training": {"schedule": "constant", "epochs": 10, "batch_size": 25, "log_every": 50, "patience": 3,
+                     "keep": "best", "storage": "f16", "device": "auto"}})");
+    d["name"] = name + "-en-polarity";
+    d["model"] = json::parse(model);
+    d["training"]["optimizer"] = json::parse(optimizer);
+    f.defaultsJson = d.dump();
     f.validate = validateRecipe;
     f.create = [] { return std::unique_ptr<training::TrainTask>(new RecTask()); };
     return f;
@@ -380,8 +282,8 @@ training::TrainerFamily recursiveTreeTransformerTrainer()
     auto f = family("recursive-tree-transformer",
                     "recursive Tree Transformer (CTT, DTT, DTT + edge labels; seed 004), sentence or pair classification",
                     R"({"model": "dtte", "d_model": 128, "n_branches": 4, "d_k": 32, "d_ff": 256, "head_hidden": 64,
-                        "composition": "multi-branch", "positional_encoding": false, "dropout": 0.1})");
-    f.defaults.optimizer.lr = 2e-4;
+                        "composition": "multi-branch", "positional_encoding": false, "dropout": 0.1})",
+                    R"({"kind": "adagrad", "lr": 2e-4})");
     return f;
 }
 
@@ -390,10 +292,8 @@ training::TrainerFamily treeLstmAttentionTrainer()
     // Chapter 4 (Table 4.1): Adagrad, learning rate from {0.01, 0.025, 0.05}, batch 25, weight
     // decay 1e-5, clipping 5, memory 150 and MLP 50 (here memory 128, head 64).
     auto f = family("tree-lstm-attention", "attentive Child-Sum / binary Tree-LSTM (seed 004, ch. 4), sentence or pair classification",
-                    R"({"model": "treelstm.cs", "d_model": 128, "mem_dim": 128, "head_hidden": 64, "dropout": 0.1})");
-    f.defaults.optimizer.lr = 0.025;
-    f.defaults.optimizer.weightDecay = 1e-5;
-    f.defaults.optimizer.clipNorm = 5.0;
+                    R"({"model": "treelstm.cs", "d_model": 128, "mem_dim": 128, "head_hidden": 64, "dropout": 0.1})",
+                    R"({"kind": "adagrad", "lr": 0.025, "weight_decay": 1e-5, "clip_norm": 5.0})");
     return f;
 }
 

@@ -1,16 +1,17 @@
 // The recursive tree models' family: import, encoder, verify-fixture (see recursive.h).
 #include "core/encoders/recursive/recursive.h"
 
-#include <filesystem>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "core/data/overlays.h"
+#include "core/encoders/common/batchedencoder.h"
+#include "core/encoders/common/familykit.h"
+#include "core/encoders/common/fixturerunner.h"
 #include "core/encoders/common/torchtensors.h"
-#include "core/encoders/fixture.h"
 #include "core/encoders/recursive/recnet.h"
-#include "core/encoders/tat/tatconfig.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/formats/ptb.h"
 #include "core/model/modelfile.h"
 #include "core/runtime/device.h"
@@ -101,32 +102,19 @@ Analysis sideAnalysis(const RecConfig &c, const rec::Sentence &s, const rec::Sen
     return a;
 }
 
-Prediction predictionOf(const RecConfig &c, const torch::Tensor &logits)
+/// Relatedness scores Σ i·p_i; the other tasks the chosen label's probability.
+Prediction recPrediction(const RecConfig &c, const torch::Tensor &logits)
 {
-    const torch::Tensor probs = torch::softmax(logits, -1).to(torch::kCPU);
-    Prediction p;
-    p.labels = c.classes;
-    for (std::int64_t k = 0; k < probs.size(0); ++k)
-        p.probabilities.push_back(probs[k].item<float>());
-    const auto best = static_cast<std::size_t>(probs.argmax().item<std::int64_t>());
-    p.label = best < p.labels.size() ? p.labels[best] : std::to_string(best);
-    if (c.task == "relatedness") {
-        p.score = 0.0f;
-        for (std::size_t k = 0; k < p.probabilities.size(); ++k)
-            p.score += static_cast<float>(k + 1) * p.probabilities[k]; // Σ i·p_i
-    } else {
-        p.score = p.probabilities[best];
-    }
-    return p;
+    return predictionOf(floatTensorData(torch::softmax(logits, -1).to(torch::kCPU)).toFloat(), c.classes,
+                        c.task == "relatedness" ? PredictionScore::Expected : PredictionScore::Best);
 }
 
-class RecursiveEncoder final : public Encoder {
+class RecursiveEncoder final : public BatchedEncoder {
 public:
-    RecursiveEncoder(rec::Net net, const std::vector<std::string> &vocab, EncoderInfo info, int batch)
-        : m_net(std::move(net)), m_vocab(vocab), m_unk(unkIdOf(vocab)), m_info(std::move(info)), m_batch(std::max(1, batch))
+    RecursiveEncoder(rec::Net net, const std::vector<std::string> &vocab, EncoderInfo info, const DeviceConfig &device)
+        : BatchedEncoder(std::move(info), device), m_net(std::move(net)), m_vocab(Vocabulary::lenient(vocab)), m_unk(unkIdOf(vocab))
     {
     }
-    const EncoderInfo &info() const override { return m_info; }
 
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
@@ -139,7 +127,7 @@ public:
             auto t = recTreeFor(c, in.words.size(), in.dependency ? &*in.dependency : nullptr, in.constituency ? &*in.constituency : nullptr, where);
             if (!t)
                 return t.error();
-            left.push_back({m_vocab.ids(in.words, m_unk), std::move(*t)});
+            left.push_back({m_vocab.ids(in.words, Vocabulary::Match::AnyForm, m_unk), std::move(*t)});
             if (c.pair()) {
                 // A pair model predicts from both sentences: one sentence read against itself would
                 // give a label that means nothing (as the Dependency-Transformer's pair head refuses).
@@ -149,15 +137,11 @@ public:
                                   in.secondConstituency ? &*in.secondConstituency : nullptr, where + " (second sentence)");
                 if (!t2)
                     return t2.error();
-                right.push_back({m_vocab.ids(in.secondWords, m_unk), std::move(*t2)});
+                right.push_back({m_vocab.ids(in.secondWords, Vocabulary::Match::AnyForm, m_unk), std::move(*t2)});
             }
         }
         torch::NoGradGuard ng;
-        std::vector<Analysis> out;
-        for (std::size_t start = 0; start < left.size(); start += static_cast<std::size_t>(m_batch)) {
-            if (control && control->isCancelled())
-                return makeError("analyze", "cancelled");
-            const std::size_t end = std::min(left.size(), start + static_cast<std::size_t>(m_batch));
+        return collectBatches<std::vector<Analysis>>(left.size(), control, {}, [&](std::size_t start, std::size_t end, std::vector<Analysis> &out) -> Status {
             std::vector<const rec::Sentence *> l, r;
             for (std::size_t i = start; i < end; ++i) {
                 l.push_back(&left[i]);
@@ -171,7 +155,7 @@ public:
                     Analysis a = sideAnalysis(c, left[i], res.a.sentences[b], batch[i].words, m_net, options.attention);
                     if (!batch[i].secondWords.empty())
                         a.second.push_back(sideAnalysis(c, right[i], res.b.sentences[b], batch[i].secondWords, m_net, options.attention));
-                    a.prediction = predictionOf(c, res.head.logits[static_cast<std::int64_t>(b)]);
+                    a.prediction = recPrediction(c, res.head.logits[static_cast<std::int64_t>(b)]);
                     out.push_back(std::move(a));
                 }
             } else {
@@ -180,12 +164,12 @@ public:
                 for (std::size_t i = start; i < end; ++i) {
                     const std::size_t b = i - start;
                     Analysis a = sideAnalysis(c, left[i], enc.sentences[b], batch[i].words, m_net, options.attention);
-                    a.prediction = predictionOf(c, head.logits[static_cast<std::int64_t>(b)]);
+                    a.prediction = recPrediction(c, head.logits[static_cast<std::int64_t>(b)]);
                     out.push_back(std::move(a));
                 }
             }
-        }
-        return out;
+            return {};
+        });
     }
 
     Result<std::vector<std::vector<float>>> embed(const std::vector<EncoderInput> &batch, const EmbedOptions &,
@@ -193,13 +177,7 @@ public:
     {
         AnalyzeOptions o;
         o.attention = false;
-        auto r = analyze(batch, o, control);
-        if (!r)
-            return r.error();
-        std::vector<std::vector<float>> v;
-        for (const auto &a : *r)
-            v.push_back(a.embedding);
-        return v;
+        return embedByAnalysis(batch, control, o, [](const Analysis &a) { return a.embedding; });
     }
 
     /// Per-word features for probing: layer 0 = each word as a leaf (the Tree Transformers' word
@@ -217,15 +195,13 @@ public:
                              "sentence " + std::to_string(i + 1));
             if (!t)
                 return t.error();
-            sents.push_back({m_vocab.ids(in.words, m_unk), std::move(*t)});
+            sents.push_back({m_vocab.ids(in.words, Vocabulary::Match::AnyForm, m_unk), std::move(*t)});
         }
         torch::NoGradGuard ng;
         std::vector<std::vector<Matrix>> out;
-        for (std::size_t start = 0; start < sents.size(); start += static_cast<std::size_t>(m_batch)) {
-            if (control && control->isCancelled())
-                return makeError("layerStates", "cancelled");
+        auto status = forEachBatch(sents.size(), control, [&](std::size_t start, std::size_t end) -> Status {
             std::vector<const rec::Sentence *> chunk;
-            for (std::size_t i = start; i < std::min(sents.size(), start + static_cast<std::size_t>(m_batch)); ++i)
+            for (std::size_t i = start; i < end; ++i)
                 chunk.push_back(&sents[i]);
             const bool cross = c.treeLstm() && c.query == "cross";
             const auto enc = m_net.encode(chunk, cross ? m_net.sentenceVectors(chunk) : torch::Tensor(), false);
@@ -250,45 +226,33 @@ public:
                 }
                 out.push_back({matrixOf(leaf), matrixOf(node)});
             }
-        }
+            return {};
+        }, "layerStates");
+        if (!status)
+            return status.error();
         return out;
     }
 
 private:
     rec::Net m_net;
-    TatVocabulary m_vocab;
+    Vocabulary m_vocab;
     std::int64_t m_unk;
-    EncoderInfo m_info;
-    int m_batch;
 };
 
 Result<std::unique_ptr<Encoder>> createRecursive(const ModelFile &file, const DeviceConfig &device)
 {
-    const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
     auto c = recursiveConfigOf(file);
     if (!c)
         return c.error();
-    if (static_cast<int>(file.vocab.size()) != c->vocab)
-        return makeError(where, "the vocabulary has " + std::to_string(file.vocab.size()) + " entries but vocab_size is " +
-                                    std::to_string(c->vocab));
-    auto dev = resolveDevice(device);
+    auto dev = deviceForModel(file, c->vocab, "vocab_size", device);
     if (!dev)
         return dev.error();
-    auto net = rec::Net::fromTensors(*c, file.tensors, *dev, where);
+    auto net = rec::Net::fromTensors(*c, file.tensors, *dev, modelWhere(file));
     if (!net)
         return net.error();
-    const json j = json::parse(file.configJson);
-    EncoderInfo info;
-    info.family = kFamily;
-    info.task = c->task;
-    info.name = j.value("name", std::string());
-    info.layers = 1;
-    info.heads = c->treeLstm() ? 1 : c->branches;
-    info.dModel = c->treeLstm() ? c->memDim : c->dModel;
-    info.dFF = c->dFF;
-    info.vocabSize = c->vocab;
-    for (const auto &[name, t] : file.tensors)
-        info.parameters += static_cast<long long>(t.numel());
+    EncoderInfo info = commonEncoderInfo(file, kFamily, c->task, dev->str(), device,
+                                         {1, c->treeLstm() ? 1 : c->branches, c->treeLstm() ? c->memDim : c->dModel, c->dFF, c->vocab, 0});
+    info.task = c->task; // the model's own task, whatever the file's top level says
     info.input = c->dependency() ? InputKind::WordsWithDependency : InputKind::WordsWithConstituency;
     info.pairInput = c->pair();
     info.labels = c->classes;
@@ -297,10 +261,7 @@ Result<std::unique_ptr<Encoder>> createRecursive(const ModelFile &file, const De
     info.outputs.embedding = true;
     info.outputs.prediction = true;
     info.outputs.layerStates = true;
-    info.device = dev->str();
-    info.precisionNote = fp32OnlyNote(device.precision);
-    info.configJson = file.configJson;
-    return std::unique_ptr<Encoder>(new RecursiveEncoder(std::move(*net), file.vocab, std::move(info), device.batchSize));
+    return std::unique_ptr<Encoder>(new RecursiveEncoder(std::move(*net), file.vocab, std::move(info), device));
 }
 
 // ---- verify-fixture -------------------------------------------------------------------------
@@ -340,7 +301,7 @@ Result<FixtureSide> fixtureSide(const json &side, const RecConfig &anyConfig, co
 {
     FixtureSide fs;
     fs.tokens = side.at("tokens").get<std::vector<std::string>>();
-    fs.ids = TatVocabulary(vocab).ids(fs.tokens, unkIdOf(vocab));
+    fs.ids = Vocabulary::lenient(vocab).ids(fs.tokens, Vocabulary::Match::AnyForm, unkIdOf(vocab));
     if (fs.ids != side.at("token_ids").get<std::vector<std::int64_t>>())
         return makeError(where, "the token ids looked up in the vocabulary differ from token_ids");
     DependencyTree dt{side.at("heads").get<std::vector<int>>(), side.at("rels").get<std::vector<std::string>>()};
@@ -395,20 +356,13 @@ torch::Tensor byToken(const RecTree &t, const torch::Tensor &nodeRows, const tor
 
 Result<TensorMap> computeRecursiveFixture(const FixtureRequest &req)
 {
-    TensorMap out;
-    try {
-        const json config = json::parse(req.configJson);
+    return runFixture(req, [&](const json &config, const json &inputs, TensorMap &out) -> Status {
         const auto vocab = config.at("vocab").get<std::vector<std::string>>();
-        const json inputs = json::parse(req.inputsJson);
         std::map<RecModel, rec::Net> nets;
         for (RecModel m : kAllModels) {
-            ImportRequest ir = importRequestFor(req);
-            ir.submodel = recModelName(m);
-            auto file = importRecursiveCheckpoint(std::move(ir));
+            auto file = importFixtureModel(req, importRecursiveCheckpoint, recModelName(m));
             if (!file)
                 return file.error();
-            if (auto s = validateModelFile(*file, req.stateDictPath); !s)
-                return s.error();
             auto c = recursiveConfigOf(*file);
             if (!c)
                 return c.error();
@@ -431,7 +385,6 @@ Result<TensorMap> computeRecursiveFixture(const FixtureRequest &req)
             gold.push_back(pairs[i].at("gold_score").get<double>());
         }
         const std::size_t P = gold.size();
-        torch::NoGradGuard ng;
         auto name = [](std::size_t p, int s, const std::string &rest) { return "p" + std::to_string(p) + "." + (s == 0 ? "a." : "b.") + rest; };
         auto headTensors = [&](const std::string &model, const rec::HeadOutput &h) {
             for (std::size_t p = 0; p < P; ++p) {
@@ -574,10 +527,8 @@ Result<TensorMap> computeRecursiveFixture(const FixtureRequest &req)
                 headTensors(model + "." + mode, res.head);
             }
         }
-    } catch (const std::exception &e) {
-        return makeError(req.inputsPath, e.what());
-    }
-    return out;
+        return {};
+    });
 }
 
 } // namespace
@@ -609,14 +560,10 @@ Result<RecConfig> recursiveConfigOf(const ModelFile &file)
 Result<ModelFile> importRecursiveCheckpoint(ImportRequest request)
 {
     const std::string &ckpt = request.checkpointPath;
-    if (request.configJson.empty())
-        return makeError(ckpt, "a recursive-tree-transformer checkpoint needs its configuration (--config config.json)");
-    json j;
-    try {
-        j = json::parse(request.configJson);
-    } catch (const std::exception &e) {
-        return makeError(request.configPath, std::string("not valid JSON: ") + e.what());
-    }
+    auto parsed = importConfigOf(request, kFamily);
+    if (!parsed)
+        return parsed.error();
+    const json j = std::move(*parsed);
     // Which sub-model: --submodel, else the only one the checkpoint holds.
     std::string sub = request.submodel;
     if (sub.empty() && j.contains("model") && j["model"].is_string())
@@ -685,17 +632,11 @@ Result<ModelFile> importRecursiveCheckpoint(ImportRequest request)
     }
     if (auto net = rec::Net::fromTensors(*cfg, mine, torch::Device(torch::kCPU), ckpt); !net)
         return net.error();
-    const std::string name = request.name.empty() ? std::filesystem::path(ckpt).stem().string() + "-" + sub : request.name;
-    ModelFile file;
-    file.configJson = recursiveConfigJson(*cfg, name,
-                                          json{{"imported_from", std::filesystem::path(ckpt).filename().string()},
-                                               {"submodel", sub},
-                                               {"note", request.note}}
-                                              .dump());
-    file.vocab = std::move(vocab);
-    file.tensors = std::move(mine);
-    file.sourcePath = ckpt;
-    return file;
+    request.tensors = std::move(mine);
+    return importedModelFile(request,
+                             recursiveConfigJson(*cfg, importedModelName(request, "-" + sub),
+                                                 importedTrainingRecord(request, {{"submodel", sub}}).dump()),
+                             std::move(vocab));
 }
 
 EncoderFamily recursiveFamily()
@@ -704,25 +645,15 @@ EncoderFamily recursiveFamily()
     f.name = kFamily;
     f.create = createRecursive;
     f.importCheckpoint = importRecursiveCheckpoint;
-    f.randomWeightsLike = [](const ModelFile &file, unsigned seed) -> Result<ModelFile> {
-        auto c = recursiveConfigOf(file);
-        if (!c)
-            return c.error();
-        ModelFile out = file;
-        out.tensors = rec::Net::randomTensors(*c, seed);
-        return out;
-    };
-    f.summary = [](const ModelFile &file) -> std::string {
-        auto c = recursiveConfigOf(file);
-        if (!c)
-            return c.message();
-        std::string s = std::string(recModelName(c->model)) + ", d " + std::to_string(c->dModel);
-        if (c->treeLstm())
-            s += ", memory " + std::to_string(c->memDim) + ", query " + c->query;
+    f.randomWeightsLike = randomWeightsWith(recursiveConfigOf, rec::Net::randomTensors);
+    f.summary = summaryWith(recursiveConfigOf, [](const RecConfig &c) {
+        std::string s = std::string(recModelName(c.model)) + ", d " + std::to_string(c.dModel);
+        if (c.treeLstm())
+            s += ", memory " + std::to_string(c.memDim) + ", query " + c.query;
         else
-            s += ", " + std::to_string(c->branches) + " branches, d_k " + std::to_string(c->dK) + ", d_ff " + std::to_string(c->dFF);
-        return s + ", task " + c->task + ", vocabulary " + std::to_string(c->vocab);
-    };
+            s += ", " + std::to_string(c.branches) + " branches, d_k " + std::to_string(c.dK) + ", d_ff " + std::to_string(c.dFF);
+        return s + ", task " + c.task + ", vocabulary " + std::to_string(c.vocab);
+    });
     f.computeFixture = computeRecursiveFixture;
     return f;
 }

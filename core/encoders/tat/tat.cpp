@@ -1,7 +1,6 @@
 // The Tree Aggregation Transformer family: import and verify-fixture (see tat.h).
 #include "core/encoders/tat/tat.h"
 
-#include <filesystem>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -9,8 +8,10 @@
 
 #include "core/base/strings.h"
 #include "core/data/overlays.h"
+#include "core/encoders/common/batchedencoder.h"
+#include "core/encoders/common/familykit.h"
+#include "core/encoders/common/fixturerunner.h"
 #include "core/encoders/common/torchtensors.h"
-#include "core/encoders/fixture.h"
 #include "core/encoders/tat/tatnet.h"
 #include "core/formats/ptb.h"
 #include "core/model/modelfile.h"
@@ -55,13 +56,13 @@ Result<Native> nativeOf(const ModelFile &file)
 }
 
 /// The pair encoder: both sentences with their constituency trees (README §1-7).
-class TatEncoder final : public Encoder {
+class TatEncoder final : public BatchedEncoder {
 public:
-    TatEncoder(tat::Net net, Native native, const std::vector<std::string> &vocab, EncoderInfo info, int batch)
-        : m_net(std::move(net)), m_native(std::move(native)), m_info(std::move(info)), m_batch(std::max(1, batch)), m_vocab(vocab)
+    TatEncoder(tat::Net net, Native native, const std::vector<std::string> &vocab, EncoderInfo info, const DeviceConfig &device)
+        : BatchedEncoder(std::move(info), device), m_net(std::move(net)), m_native(std::move(native)),
+          m_vocab(Vocabulary::lenient(vocab))
     {
     }
-    const EncoderInfo &info() const override { return m_info; }
 
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
@@ -78,12 +79,8 @@ public:
             pairs.push_back(std::move(*pair));
         }
         torch::NoGradGuard ng;
-        std::vector<Analysis> out;
         const bool record = options.attention;
-        for (std::size_t start = 0; start < pairs.size(); start += static_cast<std::size_t>(m_batch)) {
-            if (control && control->isCancelled())
-                return makeError("analyze", "cancelled");
-            const std::size_t end = std::min(pairs.size(), start + static_cast<std::size_t>(m_batch));
+        return collectBatches<std::vector<Analysis>>(pairs.size(), control, {}, [&](std::size_t start, std::size_t end, std::vector<Analysis> &out) -> Status {
             std::vector<tat::PairInput> chunk(pairs.begin() + static_cast<std::ptrdiff_t>(start),
                                               pairs.begin() + static_cast<std::ptrdiff_t>(end));
             auto res = m_net.forward(chunk, record);
@@ -126,9 +123,9 @@ public:
                     a.embedding = floatTensorData(pairVec[b].slice(0, off, off + c.rootDim())).toFloat();
                     if (record) {
                         const auto &r = res.sides[static_cast<std::size_t>(b)][static_cast<std::size_t>(s)];
-                        a.gates["tat.attn_sem"] = namedArrayOf(r.attnSem);
+                        a.gates[overlay::kTatAttnSem] = namedArrayOf(r.attnSem);
                         if (streams == 2)
-                            a.gates["tat.attn_syn"] = namedArrayOf(r.attnSyn);
+                            a.gates[overlay::kTatAttnSyn] = namedArrayOf(r.attnSyn);
                         a.gates[overlay::kTatNodeNormSem] = namedArrayOf(r.nodeSem.norm(2, -1));
                         if (streams == 2)
                             a.gates[overlay::kTatNodeNormSyn] = namedArrayOf(r.nodeSyn.norm(2, -1));
@@ -150,19 +147,12 @@ public:
                         }
                     }
                 }
-                Prediction p;
-                p.labels = m_native.classes;
-                for (std::int64_t k = 0; k < probs.size(1); ++k)
-                    p.probabilities.push_back(probs[b][k].item<float>());
-                const auto best = static_cast<std::size_t>(probs[b].argmax().item<std::int64_t>());
-                p.label = best < p.labels.size() ? p.labels[best] : std::to_string(best);
-                p.score = p.probabilities.size() > 1 ? p.probabilities[1] : p.probabilities.front();
-                sides[0].prediction = p;
+                sides[0].prediction = predictionOf(floatTensorData(probs[b]).toFloat(), m_native.classes, PredictionScore::Positive);
                 sides[0].second.push_back(std::move(sides[1]));
                 out.push_back(std::move(sides[0]));
             }
-        }
-        return out;
+            return {};
+        });
     }
 
     Result<std::vector<std::vector<float>>> embed(const std::vector<EncoderInput> &batch, const EmbedOptions &,
@@ -170,16 +160,11 @@ public:
     {
         AnalyzeOptions o;
         o.attention = false;
-        auto r = analyze(batch, o, control);
-        if (!r)
-            return r.error();
-        std::vector<std::vector<float>> v;
-        for (const auto &a : *r) {
-            std::vector<float> pair = a.embedding;
+        return embedByAnalysis(batch, control, o, [](const Analysis &a) {
+            std::vector<float> pair = a.embedding; // both sentences' vectors, side by side
             pair.insert(pair.end(), a.second.front().embedding.begin(), a.second.front().embedding.end());
-            v.push_back(std::move(pair));
-        }
-        return v;
+            return pair;
+        });
     }
 
     Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &, const RunControl *) override
@@ -191,39 +176,23 @@ public:
 private:
     tat::Net m_net;
     Native m_native;
-    EncoderInfo m_info;
-    int m_batch;
-    TatVocabulary m_vocab;
+    Vocabulary m_vocab;
 };
 
 Result<std::unique_ptr<Encoder>> createTat(const ModelFile &file, const DeviceConfig &device)
 {
-    const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
     auto native = nativeOf(file);
     if (!native)
         return native.error();
-    if (static_cast<int>(file.vocab.size()) != native->config.lmVocab)
-        return makeError(where, "the vocabulary has " + std::to_string(file.vocab.size()) + " entries but lm.vocab_size is " +
-                                    std::to_string(native->config.lmVocab));
-    auto dev = resolveDevice(device);
+    auto dev = deviceForModel(file, native->config.lmVocab, "lm.vocab_size", device);
     if (!dev)
         return dev.error();
-    auto net = tat::Net::fromTensors(native->config, file.tensors, *dev, where);
+    auto net = tat::Net::fromTensors(native->config, file.tensors, *dev, modelWhere(file));
     if (!net)
         return net.error();
-    const json j = json::parse(file.configJson);
-    EncoderInfo info;
-    info.family = kFamily;
-    info.task = j.value("task", std::string("pair-ranking"));
-    info.name = j.value("name", std::string());
-    info.layers = 1;
-    info.heads = native->config.heads;
-    info.dModel = native->config.dSem + native->config.dSyn;
-    info.dFF = native->config.dFFSem;
-    info.vocabSize = native->config.lmVocab;
-    info.maxTokens = native->config.lmMaxPositions;
-    for (const auto &[name, t] : file.tensors)
-        info.parameters += static_cast<long long>(t.numel());
+    const TatConfig &c = native->config;
+    EncoderInfo info = commonEncoderInfo(file, kFamily, "pair-ranking", dev->str(), device,
+                                         {1, c.heads, c.dSem + c.dSyn, c.dFFSem, c.lmVocab, c.lmMaxPositions});
     info.input = InputKind::WordsWithConstituency;
     info.pairInput = true;
     info.labels = native->classes;
@@ -231,10 +200,7 @@ Result<std::unique_ptr<Encoder>> createTat(const ModelFile &file, const DeviceCo
     info.outputs.nodeAttention = true;
     info.outputs.embedding = true;
     info.outputs.prediction = true;
-    info.device = dev->str();
-    info.precisionNote = fp32OnlyNote(device.precision);
-    info.configJson = file.configJson;
-    return std::unique_ptr<Encoder>(new TatEncoder(std::move(*net), std::move(*native), file.vocab, std::move(info), device.batchSize));
+    return std::unique_ptr<Encoder>(new TatEncoder(std::move(*net), std::move(*native), file.vocab, std::move(info), device));
 }
 
 /// The side of a fixture pair as TatTree, read from its PTB string with the real reader.
@@ -254,22 +220,16 @@ Result<TatTree> fixtureTree(const json &side, const Native &n, const std::string
 
 Result<TensorMap> computeTatFixture(const FixtureRequest &req)
 {
-    ImportRequest ir = importRequestFor(req);
-    auto file = importTatCheckpoint(std::move(ir));
+    auto file = importFixtureModel(req, importTatCheckpoint);
     if (!file)
         return file.error();
-    if (auto s = validateModelFile(*file, req.stateDictPath); !s)
-        return s.error();
     auto native = nativeOf(*file);
     if (!native)
         return native.error();
     auto net = tat::Net::fromTensors(native->config, file->tensors, torch::Device(torch::kCPU), req.stateDictPath);
     if (!net)
         return net.error();
-    TensorMap out;
-    torch::NoGradGuard ng;
-    try {
-        const json inputs = json::parse(req.inputsJson);
+    return runFixture(req, [&](const json &, const json &inputs, TensorMap &out) -> Status {
         std::vector<tat::PairInput> pairs;
         for (std::size_t i = 0; i < inputs.at("pairs").size(); ++i) {
             const json &pr = inputs["pairs"][i];
@@ -350,10 +310,8 @@ Result<TensorMap> computeTatFixture(const FixtureRequest &req)
         const auto P = static_cast<std::int64_t>(pairs.size());
         out["scores"] = TensorData::fromFloat({P}, scores);
         out["scores_res"] = TensorData::fromFloat({P}, scoresRes);
-    } catch (const std::exception &e) {
-        return makeError(req.inputsPath, e.what());
-    }
-    return out;
+        return {};
+    });
 }
 
 } // namespace
@@ -374,11 +332,11 @@ std::string tatConfigJson(const TatConfig &config, const std::string &name, cons
 Result<ModelFile> importTatCheckpoint(ImportRequest request)
 {
     const std::string &ckpt = request.checkpointPath;
-    if (request.configJson.empty())
-        return makeError(ckpt, "a tree-aggregation-transformer checkpoint needs its configuration (--config config.json)");
-    json j;
+    auto parsed = importConfigOf(request, kFamily);
+    if (!parsed)
+        return parsed.error();
+    const json j = std::move(*parsed);
     try {
-        j = json::parse(request.configJson);
         if (j.contains("tat")) {
             const json &t = j["tat"];
             for (const auto &[key, want] : std::vector<std::pair<std::string, json>>{
@@ -411,14 +369,8 @@ Result<ModelFile> importTatCheckpoint(ImportRequest request)
         return t.error();
     if (auto net = tat::Net::fromTensors(*cfg, request.tensors, torch::Device(torch::kCPU), ckpt); !net)
         return net.error();
-    const std::string name = request.name.empty() ? std::filesystem::path(ckpt).stem().string() : request.name;
-    ModelFile file;
-    file.configJson = tatConfigJson(*cfg, name, tags, classes,
-                                    json{{"imported_from", std::filesystem::path(ckpt).filename().string()}, {"note", request.note}}.dump());
-    file.vocab = std::move(vocab);
-    file.tensors = std::move(request.tensors);
-    file.sourcePath = ckpt;
-    return file;
+    return importedModelFile(request, tatConfigJson(*cfg, importedModelName(request), tags, classes, importedTrainingRecord(request).dump()),
+                             std::move(vocab));
 }
 
 EncoderFamily tatFamily()
@@ -427,23 +379,13 @@ EncoderFamily tatFamily()
     f.name = kFamily;
     f.create = createTat;
     f.importCheckpoint = importTatCheckpoint;
-    f.randomWeightsLike = [](const ModelFile &file, unsigned seed) -> Result<ModelFile> {
-        auto n = nativeOf(file);
-        if (!n)
-            return n.error();
-        ModelFile out = file;
-        out.tensors = tat::Net::randomTensors(n->config, seed);
-        return out;
-    };
-    f.summary = [](const ModelFile &file) -> std::string {
-        auto n = nativeOf(file);
-        if (!n)
-            return n.message();
-        const auto &c = n->config;
+    f.randomWeightsLike = randomWeightsWith(nativeOf, [](const Native &n, unsigned seed) { return tat::Net::randomTensors(n.config, seed); });
+    f.summary = summaryWith(nativeOf, [](const Native &n) {
+        const auto &c = n.config;
         return "LM " + std::to_string(c.lmLayers) + " layers, d_lm " + std::to_string(c.lmDModel) + "; TAT d_sem " +
                std::to_string(c.dSem) + ", d_syn " + std::to_string(c.dSyn) + ", " + std::to_string(c.heads) +
                " heads per stream, " + std::to_string(c.tags) + " tags, vocabulary " + std::to_string(c.lmVocab);
-    };
+    });
     f.computeFixture = computeTatFixture;
     return f;
 }

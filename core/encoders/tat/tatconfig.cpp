@@ -4,8 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/encoders/common/configschema.h"
+
 #include "core/base/strings.h"
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 
 namespace treelens {
 
@@ -35,18 +37,54 @@ Status TatConfig::validate() const
     return {};
 }
 
+namespace {
+
+using C = TatConfig;
+
+/// treelens.config's "model" object of a TAT: its language model ("lm"), its tree
+/// aggregation ("tat"), the top-level switches and the special tokens' ids.
+const std::vector<ConfigField<C>> &lmFields()
+{
+    static const std::vector<ConfigField<C>> fields = {
+        {"vocab_size", &C::lmVocab, true}, {"d_model", &C::lmDModel, true}, {"n_layers", &C::lmLayers, true},
+        {"n_heads", &C::lmHeads, true}, {"d_ff", &C::lmDFF, true}, {"max_positions", &C::lmMaxPositions, true},
+        {"layer_norm_eps", &C::lnEps}};
+    return fields;
+}
+
+const std::vector<ConfigField<C>> &tatFields()
+{
+    static const std::vector<ConfigField<C>> fields = {
+        {"d_sem", &C::dSem, true}, {"d_syn", &C::dSyn, true}, {"d_syn_emb", &C::dSynEmb, true}, {"n_heads", &C::heads, true},
+        {"d_ff_sem", &C::dFFSem, true}, {"d_ff_syn", &C::dFFSyn, true}, {"n_tags", &C::tags, true},
+        {"max_span_positions", &C::maxSpanPositions, true}, {"max_levels", &C::maxLevels, true},
+        {"streams", &C::streams}};
+    return fields;
+}
+
+const std::vector<ConfigField<C>> &topFields()
+{
+    static const std::vector<ConfigField<C>> fields = {{"head", &C::head}, {"dropout", &C::dropout}};
+    return fields;
+}
+
+const std::vector<ConfigField<C>> &specialTokenFields()
+{
+    static const std::vector<ConfigField<C>> fields = {
+        {"<pad>", &C::padId}, {"<s>", &C::bosId}, {"</s>", &C::sepId}, {"<unk>", &C::unkId}};
+    return fields;
+}
+
+} // namespace
+
 std::string TatConfig::toJson() const
 {
-    return json{{"lm", {{"vocab_size", lmVocab}, {"d_model", lmDModel}, {"n_layers", lmLayers}, {"n_heads", lmHeads},
-                        {"d_ff", lmDFF}, {"max_positions", lmMaxPositions}, {"layer_norm_eps", lnEps}}},
-                {"tat", {{"d_sem", dSem}, {"d_syn", dSyn}, {"d_syn_emb", dSynEmb}, {"n_heads", heads}, {"d_ff_sem", dFFSem},
-                         {"d_ff_syn", dFFSyn}, {"n_tags", tags}, {"max_span_positions", maxSpanPositions},
-                         {"max_levels", maxLevels}, {"streams", streams}}},
-                {"n_classes", classes},
-                {"head", head},
-                {"dropout", dropout},
-                {"special_tokens", {{"<pad>", padId}, {"<s>", bosId}, {"</s>", sepId}, {"<unk>", unkId}}}}
-        .dump();
+    json j = configToJson(*this, topFields());
+    j["lm"] = configToJson(*this, lmFields());
+    j["tat"] = configToJson(*this, tatFields());
+    j["n_classes"] = classes;
+    j["special_tokens"] = configToJson(*this, specialTokenFields());
+    return j.dump();
 }
 
 Result<TatConfig> TatConfig::fromJson(const std::string &text)
@@ -55,38 +93,17 @@ Result<TatConfig> TatConfig::fromJson(const std::string &text)
         const json j = json::parse(text);
         TatConfig c;
         const json lm = j.at("lm"), t = j.at("tat");
-        c.lmVocab = lm.at("vocab_size").get<int>();
-        c.lmDModel = lm.at("d_model").get<int>();
-        c.lmLayers = lm.at("n_layers").get<int>();
-        c.lmHeads = lm.at("n_heads").get<int>();
-        c.lmDFF = lm.at("d_ff").get<int>();
-        c.lmMaxPositions = lm.at("max_positions").get<int>();
-        c.lnEps = lm.value("layer_norm_eps", c.lnEps);
-        c.dSem = t.at("d_sem").get<int>();
-        c.dSyn = t.at("d_syn").get<int>();
-        c.dSynEmb = t.at("d_syn_emb").get<int>();
-        c.heads = t.at("n_heads").get<int>();
-        c.dFFSem = t.at("d_ff_sem").get<int>();
-        c.dFFSyn = t.at("d_ff_syn").get<int>();
-        c.tags = t.at("n_tags").get<int>();
-        c.maxSpanPositions = t.at("max_span_positions").get<int>();
-        c.maxLevels = t.at("max_levels").get<int>();
-        c.streams = t.value("streams", c.streams);
-        c.head = j.value("head", c.head);
-        c.dropout = j.value("dropout", c.dropout);
+        configFromJson(lm, c, lmFields());
+        configFromJson(t, c, tatFields());
+        configFromJson(j, c, topFields());
         if (t.contains("n_recursive_layers") && t["n_recursive_layers"].get<int>() != 1)
             return makeError("tree-aggregation-transformer config", "only one recursive layer is supported (the paper's)");
         if (j.contains("n_classes"))
             c.classes = j["n_classes"].get<int>();
         else if (j.contains("classifier") && j["classifier"].contains("classes"))
             c.classes = static_cast<int>(j["classifier"]["classes"].size());
-        if (j.contains("special_tokens")) {
-            const json &s = j["special_tokens"];
-            c.padId = s.value("<pad>", c.padId);
-            c.bosId = s.value("<s>", c.bosId);
-            c.sepId = s.value("</s>", c.sepId);
-            c.unkId = s.value("<unk>", c.unkId);
-        }
+        if (j.contains("special_tokens"))
+            configFromJson(j["special_tokens"], c, specialTokenFields());
         if (auto st = c.validate(); !st)
             return st.error();
         return c;
@@ -117,32 +134,6 @@ int TatTags::id(const std::string &label) const
                 return it->second;
     }
     return -1;
-}
-
-TatVocabulary::TatVocabulary(const std::vector<std::string> &tokens)
-{
-    for (std::size_t i = 0; i < tokens.size(); ++i)
-        m_index.emplace(tokens[i], static_cast<std::int64_t>(i));
-}
-
-std::int64_t TatVocabulary::id(const std::string &word, std::int64_t unkId) const
-{
-    if (auto it = m_index.find(word); it != m_index.end())
-        return it->second;
-    if (auto it = m_index.find(toLowerAscii(word)); it != m_index.end())
-        return it->second;
-    if (auto it = m_index.find(Vocabulary::normalize(word)); it != m_index.end())
-        return it->second;
-    return unkId;
-}
-
-std::vector<std::int64_t> TatVocabulary::ids(const std::vector<std::string> &words, std::int64_t unkId) const
-{
-    std::vector<std::int64_t> v;
-    v.reserve(words.size());
-    for (const auto &w : words)
-        v.push_back(id(w, unkId));
-    return v;
 }
 
 std::vector<std::string> pennTreebankTags()
@@ -192,44 +183,6 @@ int TatTree::maxLength() const
     return m;
 }
 
-std::vector<std::pair<int, int>> tatPhraseOrder(const ConstituencyTree &tree)
-{
-    std::vector<std::pair<int, int>> order;
-    if (tree.empty())
-        return order;
-    auto phrasal = [&](int n) {
-        if (tree.node(n).terminal || tree.isPreterminal(n))
-            return false;
-        const auto [s, e] = tree.span(n);
-        return e > s;
-    };
-    const int root = tree.contentRoot();
-    if (!phrasal(root))
-        return order;
-    // (node, next child to visit, level)
-    struct Frame {
-        int node;
-        std::size_t next;
-        int level;
-    };
-    std::vector<Frame> stack{{root, 0, 0}};
-    while (!stack.empty()) {
-        Frame &f = stack.back();
-        const auto &kids = tree.node(f.node).children;
-        if (f.next < kids.size()) {
-            const int c = kids[f.next++];
-            if (phrasal(c)) {
-                const int level = f.level + 1;
-                stack.push_back({c, 0, level}); // f is not used after this push
-            }
-            continue;
-        }
-        order.push_back({f.node, f.level});
-        stack.pop_back();
-    }
-    return order;
-}
-
 Result<TatTree> tatTree(const ConstituencyTree &tree, const TatTags &tags, const TatConfig &config)
 {
     if (tree.empty() || tree.wordCount() == 0)
@@ -243,7 +196,7 @@ Result<TatTree> tatTree(const ConstituencyTree &tree, const TatTags &tags, const
                                                        "' is not in the model's tag inventory");
         out.wordTags.push_back(id);
     }
-    const auto order = tatPhraseOrder(tree);
+    const auto order = phrasePostOrder(tree);
     if (order.empty())
         return makeError("constituency tree", "the root is a word or a part-of-speech tag, not a phrase");
     std::vector<int> idOf(tree.nodes().size(), -1);

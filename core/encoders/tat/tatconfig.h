@@ -15,6 +15,7 @@
 
 #include "core/base/result.h"
 #include "core/data/constituencytree.h"
+#include "core/data/phraseorder.h"
 
 namespace treelens {
 
@@ -93,22 +94,6 @@ private:
     std::map<std::string, int> m_index;
 };
 
-/// The LM's word lookup: the exact word, else lower-cased, else normalised as
-/// the Tree Transformer's vocabulary does (lower case, digit runs as N), else
-/// `<unk>`. The vocabularies of models trained here hold normalised words.
-class TatVocabulary {
-public:
-    TatVocabulary() = default;
-    explicit TatVocabulary(const std::vector<std::string> &tokens);
-    std::int64_t id(const std::string &word, std::int64_t unkId) const;
-    std::vector<std::int64_t> ids(const std::vector<std::string> &words, std::int64_t unkId) const;
-    bool contains(const std::string &token) const { return m_index.count(token) > 0; }
-    std::size_t size() const { return m_index.size(); }
-
-private:
-    std::map<std::string, std::int64_t> m_index;
-};
-
 /// The size of the models trained here (docs/tree-aggregation-transformer.md): an
 /// LM of 4 layers × 128 (4 heads, FFN 512, 256 positions) over `vocabSize` tokens, a
 /// TAT with d_sem = d_syn = 64, d_syn_emb 32, 4 heads per stream, FFN 128, 64 span
@@ -122,11 +107,6 @@ std::vector<std::string> pennTreebankTags();
 /// EWT XPOS tags the shipped tagger also gives (HYPH, NFP, ADD, AFX, GW, XX).
 std::vector<std::string> treelensTatTags();
 
-/// The phrasal nodes of a tree in the TAT's order (post-order from the content
-/// root, children left to right; README §1) as (tree node index, level = depth).
-/// A phrasal node is neither a terminal nor a preterminal and covers a word.
-/// Iterative. The views use it to find a TAT node id's bracket.
-std::vector<std::pair<int, int>> tatPhraseOrder(const ConstituencyTree &tree);
 
 /// The node table of a tree (README §1) in post-order, with the words' tag ids.
 /// Errors: an empty tree, a word or node label outside the inventory, a node with

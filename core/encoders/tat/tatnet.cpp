@@ -47,7 +47,7 @@ PairInput makePair(const std::vector<std::int64_t> &questionIds, TatTree questio
 
 Result<PairInput> pairInputOf(const std::vector<std::string> &first, const ConstituencyTree *firstTree,
                               const std::vector<std::string> &second, const ConstituencyTree *secondTree,
-                              const TatVocabulary &vocab, const TatTags &tags, const TatConfig &config,
+                              const Vocabulary &vocab, const TatTags &tags, const TatConfig &config,
                               const std::string &where)
 {
     if (second.empty() && first.empty())
@@ -69,7 +69,7 @@ Result<PairInput> pairInputOf(const std::vector<std::string> &first, const Const
         return makeError(where + " (second sentence)", a.message());
     if (q->wordTags.size() != first.size() || a->wordTags.size() != second.size())
         return makeError(where, "a constituency tree does not cover its sentence's words");
-    return makePair(vocab.ids(first, config.unkId), std::move(*q), vocab.ids(second, config.unkId), std::move(*a), config);
+    return makePair(vocab.ids(first, Vocabulary::Match::AnyForm, config.unkId), std::move(*q), vocab.ids(second, Vocabulary::Match::AnyForm, config.unkId), std::move(*a), config);
 }
 
 std::map<std::string, std::vector<std::int64_t>> Net::parameterShapes(const TatConfig &c)
@@ -131,41 +131,27 @@ std::map<std::string, std::vector<std::int64_t>> Net::parameterShapes(const TatC
 
 TensorMap Net::randomTensors(const TatConfig &c, unsigned seed)
 {
-    torch::manual_seed(seed);
-    TensorMap out;
-    for (const auto &[name, shape] : parameterShapes(c)) {
-        torch::Tensor t;
+    return randomTensorsFor(parameterShapes(c), seed, [](const std::string &name, const std::vector<std::int64_t> &shape) {
         const bool layerNorm = name.find("ln") != std::string::npos && name.find("_emb") == std::string::npos;
         if (layerNorm && name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0)
-            t = torch::ones(shape);
-        else if (shape.size() < 2)
-            t = torch::zeros(shape);
-        else if (name.rfind("lm.", 0) == 0)
-            t = torch::randn(shape) * 0.02; // BERT's initialisation
-        else if (name.find("_emb") != std::string::npos)
-            t = torch::randn(shape); // the aggregation's tag, position and level tables: nn.Embedding's N(0, 1)
-        else {
-            const double bound = std::sqrt(6.0 / static_cast<double>(shape[0] + shape[1]));
-            t = torch::empty(shape).uniform_(-bound, bound);
-        }
-        out[name] = floatTensorData(t);
-    }
-    return out;
+            return torch::ones(shape);
+        if (shape.size() < 2)
+            return torch::zeros(shape);
+        if (name.rfind("lm.", 0) == 0)
+            return torch::randn(shape) * 0.02; // BERT's initialisation
+        if (name.find("_emb") != std::string::npos)
+            return torch::randn(shape); // the aggregation's tag, position and level tables: nn.Embedding's N(0, 1)
+        return xavierUniform(shape, shape[0] + shape[1]);
+    });
 }
 
 Result<Net> Net::fromTensors(const TatConfig &config, const TensorMap &tensors, const torch::Device &device,
                              const std::string &where)
 {
-    if (auto st = config.validate(); !st)
-        return makeError(where, st.message());
-    auto p = parametersFromTensors(parameterShapes(config), tensors, device, where, "a tree-aggregation-transformer", true);
+    auto p = configuredParameters(config, parameterShapes(config), tensors, device, where, "a tree-aggregation-transformer", true);
     if (!p)
         return p.error();
-    Net n;
-    n.m_config = config;
-    n.m_device = device;
-    n.m_p = std::move(*p);
-    return n;
+    return Net(config, device, std::move(*p));
 }
 
 torch::Tensor Net::lm(const torch::Tensor &ids, const torch::Tensor &mask, Output *record) const

@@ -20,6 +20,7 @@
 
 #include "core/base/result.h"
 #include "core/encoders/common/torchtensors.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/encoders/tat/tatconfig.h"
 #include "core/model/tensordata.h"
 
@@ -54,7 +55,7 @@ PairInput makePair(const std::vector<std::int64_t> &questionIds, TatTree questio
 /// tables refuse ("pair 3 (first sentence)"), a tree that does not cover its words.
 Result<PairInput> pairInputOf(const std::vector<std::string> &first, const ConstituencyTree *firstTree,
                               const std::vector<std::string> &second, const ConstituencyTree *secondTree,
-                              const TatVocabulary &vocab, const TatTags &tags, const TatConfig &config,
+                              const Vocabulary &vocab, const TatTags &tags, const TatConfig &config,
                               const std::string &where);
 
 /// Per node of one side, in the side's node order (padded to its largest L_v).
@@ -77,8 +78,9 @@ struct Output {
     int layerCalls = 0;                       ///< recursive-layer calls made (levels, or nodes)
 };
 
-class Net {
+class Net : public ParameterNet<TatConfig> {
 public:
+    Net() = default;
     static std::map<std::string, std::vector<std::int64_t>> parameterShapes(const TatConfig &c);
     static Result<Net> fromTensors(const TatConfig &config, const TensorMap &tensors, const torch::Device &device,
                                    const std::string &where);
@@ -95,18 +97,12 @@ public:
     /// matrices Xavier-uniform, biases 0.
     static TensorMap randomTensors(const TatConfig &config, unsigned seed);
 
-    const TatConfig &config() const { return m_config; }
-    torch::Device device() const { return m_device; }
-    TorchParameters &named() { return m_p; }
-
 private:
+    using ParameterNet::ParameterNet;
     const torch::Tensor &p(const std::string &name) const { return m_p.at(name); }
     torch::Tensor lm(const torch::Tensor &ids, const torch::Tensor &mask, Output *record) const;
     torch::Tensor drop(const torch::Tensor &x) const;
     bool m_training = false;
-    TatConfig m_config;
-    torch::Device m_device = torch::kCPU;
-    TorchParameters m_p;
 };
 
 } // namespace treelens::tat

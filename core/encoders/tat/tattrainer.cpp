@@ -13,7 +13,7 @@
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/tat/tat.h"
 #include "core/encoders/tat/tatnet.h"
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/eval/paireval.h"
 #include "core/formats/pairs.h"
 #include "core/model/modelfile.h"
@@ -197,7 +197,7 @@ public:
             m_vocabTokens = frequentWordTokens(sentences, {"<pad>", "<s>", "</s>", "<unk>", kMaskToken}, m_options.vocabMaxSize,
                                                m_options.vocabMinCount);
         }
-        m_vocab = TatVocabulary(m_vocabTokens);
+        m_vocab = Vocabulary::lenient(m_vocabTokens);
         const auto maskIt = std::find(m_vocabTokens.begin(), m_vocabTokens.end(), kMaskToken);
         if (maskIt == m_vocabTokens.end())
             return makeError("vocabulary", "no <mask> token");
@@ -221,17 +221,18 @@ public:
                 if (!source)
                     return source.error();
                 const int D = m_config.lmDModel;
-                auto table = weights.at("lm.tok_emb.weight").toFloat();
-                auto copied = copyPretrainedWordRows(*source, embeddings, m_vocabTokens, 5, D, table);
+                auto copied = initialiseWordRows(weights, "lm.tok_emb.weight", *source, embeddings, m_vocabTokens, 5, D,
+                                                 [&](std::vector<float> &table, const CopiedRows &rows) {
+                                                     if (!(rows.rms > 0))
+                                                         return;
+                                                     for (int id = 5; id < static_cast<int>(m_vocabTokens.size()); ++id)
+                                                         if (rows.copiedRow[static_cast<std::size_t>(id)])
+                                                             for (int d = 0; d < D; ++d)
+                                                                 table[static_cast<std::size_t>(id) * D + d] *= static_cast<float>(0.02 / rows.rms);
+                                                 });
                 if (!copied)
                     return copied.error();
                 initialised = copied->copied;
-                if (copied->rms > 0)
-                    for (int id = 5; id < static_cast<int>(m_vocabTokens.size()); ++id)
-                        if (copied->copiedRow[static_cast<std::size_t>(id)])
-                            for (int d = 0; d < D; ++d)
-                                table[static_cast<std::size_t>(id) * D + d] *= static_cast<float>(0.02 / copied->rms);
-                weights["lm.tok_emb.weight"] = TensorData::fromFloat(weights.at("lm.tok_emb.weight").shape, table);
             }
         }
         auto net = tat::Net::fromTensors(m_config, weights, device, resume ? "checkpoint" : "initial weights");
@@ -257,7 +258,7 @@ public:
 
         const int maxWords = m_config.lmMaxPositions - 4;
         auto unitOf = [&](const std::vector<std::string> &a, const std::vector<std::string> &b) {
-            LmUnit u{m_vocab.ids(a, m_config.unkId), m_vocab.ids(b, m_config.unkId)};
+            LmUnit u{m_vocab.ids(a, Vocabulary::Match::AnyForm, m_config.unkId), m_vocab.ids(b, Vocabulary::Match::AnyForm, m_config.unkId)};
             while (static_cast<int>(u.a.size() + u.b.size()) > maxWords)
                 (u.b.size() >= u.a.size() ? u.b : u.a).pop_back();
             return u;
@@ -423,7 +424,7 @@ private:
     torch::Device m_device{torch::kCPU};
     TatConfig m_config;
     std::vector<std::string> m_vocabTokens;
-    TatVocabulary m_vocab;
+    Vocabulary m_vocab;
     std::int64_t m_maskId = 4;
     std::unique_ptr<tat::Net> m_net;
     TorchParameters m_head;
@@ -527,7 +528,7 @@ public:
             return cfg.error();
         m_config = *cfg;
         m_vocabTokens = lmFile->vocab;
-        m_vocab = TatVocabulary(m_vocabTokens);
+        m_vocab = Vocabulary::lenient(m_vocabTokens);
         auto tags = TatTags::fromLabels(treelensTatTags(), "tags");
         if (!tags)
             return tags.error();
@@ -732,7 +733,7 @@ private:
     TatConfig m_config;
     TatTags m_tags;
     std::vector<std::string> m_vocabTokens;
-    TatVocabulary m_vocab;
+    Vocabulary m_vocab;
     std::unique_ptr<tat::Net> m_net;
     PairCorpus m_train, m_dev;
     std::vector<std::optional<tat::PairInput>> m_trainInputs, m_devInputs;
@@ -761,26 +762,13 @@ training::TrainerFamily tatLmTrainer()
     training::TrainerFamily f;
     f.name = "tat-lm";
     f.description = "Tree Aggregation Transformer stage 1: masked-LM pre-training of its language model in the pair layout";
-    TrainRecipe &d = f.defaults;
-    d.family = f.name;
-    d.name = "tat-lm-en";
-    d.modelJson = defaultModel().dump();
-    d.optionsJson = R"({"mask_prob": 0.15, "vocab": {"max_size": 20000, "min_count": 2}, "dev_pairs": 1000})";
-    d.optimizer.kind = "adam";
-    d.optimizer.lr = 1e-3;
-    d.optimizer.beta2 = 0.98;
-    d.optimizer.eps = 1e-9;
-    d.optimizer.clipNorm = 1.0;
-    d.schedule.kind = "noam";
-    d.schedule.warmup = 500;
-    d.steps = 4000;
-    d.batchSize = 64;
-    d.evalEvery = 500;
-    d.checkpointEvery = 250;
-    d.logEvery = 50;
-    d.keep = "last";
-    d.storage = "f32";
-    d.device = "auto";
+    json d = json::parse(R"({"name": "tat-lm-en",
+        "options": {"mask_prob": 0.15, "vocab": {"max_size": 20000, "min_count": 2}, "dev_pairs": 1000},
+        "training": {"optimizer": {"kind": "adam", "lr": 1e-3, "beta2": 0.98, "eps": 1e-9, "clip_norm": 1.0},
+                     "schedule": {"kind": "noam", "warmup": 500}, "steps": 4000, "batch_size": 64, "eval_every": 500,
+                     "checkpoint_every": 250, "log_every": 50, "keep": "last", "storage": "f32", "device": "auto"}})");
+    d["model"] = defaultModel();
+    f.defaultsJson = d.dump();
     f.validate = validateLmRecipe;
     f.create = [] { return std::unique_ptr<training::TrainTask>(new TatLmTask()); };
     return f;
@@ -791,24 +779,13 @@ training::TrainerFamily tatTrainer()
     training::TrainerFamily f;
     f.name = kFamily;
     f.description = "Tree Aggregation Transformer stage 2: answer selection on constituency-parsed pairs, from a tat-lm model";
-    TrainRecipe &d = f.defaults;
-    d.family = f.name;
-    d.name = "tat-en-wikiqa";
-    d.modelJson = R"({"head": "tree", "dropout": 0.1})";
-    d.optionsJson = R"({"loss": "pointwise", "margin": 1.0, "freeze_lm": false})";
-    // The shipped recipe's (docs/tree-aggregation-transformer.md, "How the recipe was chosen").
-    d.optimizer.kind = "adam";
-    d.optimizer.lr = 1e-4;
-    d.optimizer.clipNorm = 1.0;
-    d.schedule.kind = "warmup-constant";
-    d.schedule.warmup = 100;
-    d.epochs = 4;
-    d.batchSize = 32;
-    d.logEvery = 20;
-    d.patience = 0;
-    d.keep = "best";
-    d.storage = "f16";
-    d.device = "auto";
+    // The training settings are the shipped recipe's (docs/tree-aggregation-transformer.md,
+    // "How the recipe was chosen").
+    f.defaultsJson = R"({"name": "tat-en-wikiqa", "model": {"head": "tree", "dropout": 0.1},
+        "options": {"loss": "pointwise", "margin": 1.0, "freeze_lm": false},
+        "training": {"optimizer": {"kind": "adam", "lr": 1e-4, "clip_norm": 1.0},
+                     "schedule": {"kind": "warmup-constant", "warmup": 100}, "epochs": 4, "batch_size": 32,
+                     "log_every": 20, "patience": 0, "keep": "best", "storage": "f16", "device": "auto"}})";
     f.validate = validateTatRecipe;
     f.create = [] { return std::unique_ptr<training::TrainTask>(new TatTask()); };
     return f;

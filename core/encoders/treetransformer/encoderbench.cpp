@@ -108,6 +108,7 @@ Result<EncoderBenchResult> benchmarkEncoder(const EncoderBenchConfig &config)
     auto dev = resolveDevice(dc);
     if (!dev)
         return dev.error();
+    const ThreadScope threads(config.threads); // the benchmark's count, for its span
 
     TreeTransformerConfig cfg;
     TensorMap weights;

@@ -1,12 +1,11 @@
 // import: official Tree Transformer state dicts → native model files, and the family entry (see import.h).
 #include "core/encoders/treetransformer/import.h"
 
-#include <filesystem>
-
 #include <nlohmann/json.hpp>
 
-#include "core/encoders/treetransformer/vocabulary.h"
-#include "core/encoders/treetransformer/induction.h"
+#include "core/encoders/common/familykit.h"
+#include "core/encoders/common/vocabulary.h"
+#include "core/data/induction.h"
 #include "core/encoders/treetransformer/treetransformer.h"
 #include "core/model/modelfile.h"
 
@@ -64,21 +63,14 @@ Result<ModelFile> importTreeTransformerCheckpoint(ImportRequest request)
     if (vocab->size() != cfg.vocabSize)
         return makeError(request.vocabPath, std::to_string(vocab->size()) + " entries, but the checkpoint's embedding has " +
                                                 std::to_string(cfg.vocabSize) + " rows");
-    const std::string name = request.name.empty() ? std::filesystem::path(ckpt).stem().string() : request.name;
     const json config = {{"family", "tree-transformer"},
                          {"task", "masked-lm"},
-                         {"name", name},
+                         {"name", importedModelName(request)},
                          {"model", json::parse(cfg.toJson())},
                          {"tokenizer", {{"lowercase", true}, {"digits", "N"}, {"cls", "[CLS]"}, {"unknown", "[UNK]"}}},
                          {"induction", json::parse(InductionConfig::defaultsFor(cfg.layers).toJson())},
-                         {"training",
-                          {{"imported_from", std::filesystem::path(ckpt).filename().string()}, {"note", request.note}}}};
-    ModelFile file;
-    file.configJson = config.dump();
-    file.vocab = vocab->tokens();
-    file.tensors = std::move(tensors);
-    file.sourcePath = ckpt;
-    return file;
+                         {"training", importedTrainingRecord(request)}};
+    return importedModelFile(request, config.dump(), vocab->tokens());
 }
 
 namespace {
@@ -103,22 +95,11 @@ EncoderFamily treeTransformerFamily()
     f.name = "tree-transformer";
     f.create = createTreeTransformer;
     f.importCheckpoint = importTreeTransformerCheckpoint;
-    f.randomWeightsLike = [](const ModelFile &file, unsigned seed) -> Result<ModelFile> {
-        auto cfg = configOf(file);
-        if (!cfg)
-            return cfg.error();
-        ModelFile out = file;
-        out.tensors = randomTreeTransformerWeights(*cfg, seed);
-        return out;
-    };
-    f.summary = [](const ModelFile &file) -> std::string {
-        auto cfg = configOf(file);
-        if (!cfg)
-            return cfg.message();
-        return std::to_string(cfg->layers) + " layers, d_model " + std::to_string(cfg->dModel) + ", d_ff " +
-               std::to_string(cfg->dFF) + ", " + std::to_string(cfg->heads) + " heads, vocabulary " +
-               std::to_string(cfg->vocabSize);
-    };
+    f.randomWeightsLike = randomWeightsWith(configOf, randomTreeTransformerWeights);
+    f.summary = summaryWith(configOf, [](const TreeTransformerConfig &c) {
+        return std::to_string(c.layers) + " layers, d_model " + std::to_string(c.dModel) + ", d_ff " + std::to_string(c.dFF) +
+               ", " + std::to_string(c.heads) + " heads, vocabulary " + std::to_string(c.vocabSize);
+    });
     return f;
 }
 

@@ -9,9 +9,9 @@
 #include <torch/torch.h>
 
 #include "core/base/fileio.h"
-#include "core/encoders/treetransformer/induction.h"
+#include "core/data/induction.h"
 #include "core/encoders/treetransformer/treetransformernet.h"
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/eval/inductioneval.h"
 #include "core/formats/conllu.h"
 #include "core/model/modelfile.h"
@@ -23,6 +23,17 @@ namespace treelens {
 using nlohmann::json;
 
 namespace {
+
+/// [PAD] [UNK] [MASK] [CLS] then the corpus's words as frequentWordTokens() orders them.
+Vocabulary buildVocabulary(const PretrainCorpus &corpus, int maxSize, int minCount)
+{
+    std::vector<const std::vector<std::string> *> sentences;
+    sentences.reserve(corpus.sentences.size());
+    for (const auto &s : corpus.sentences)
+        sentences.push_back(&s);
+    return std::move(*Vocabulary::withSpecials(frequentWordTokens(sentences, {"[PAD]", "[UNK]", "[MASK]", "[CLS]"}, maxSize, minCount)));
+}
+
 
 /// The family's own recipe options, read from TrainRecipe::optionsJson and data.extraJson.
 struct MlmOptions {
@@ -185,7 +196,7 @@ public:
             return corpus.error();
         TensorMap weights;
         if (resume) {
-            auto v = Vocabulary::fromTokens(resume->vocab);
+            auto v = Vocabulary::withSpecials(resume->vocab);
             if (!v)
                 return makeError(resume->sourcePath, v.message());
             m_vocab = std::move(*v);
@@ -482,27 +493,12 @@ training::TrainerFamily maskedLmTrainer()
     training::TrainerFamily f;
     f.name = "tree-transformer";
     f.description = "Tree Transformer, masked-LM pre-training on raw text (UD EWT, WordNet, WSJ)";
-    TrainRecipe &d = f.defaults;
-    d.family = f.name;
-    d.name = "tree-transformer-en-small";
-    d.modelJson = "{}";
-    d.optionsJson = R"({"mask_prob": 0.15, "keep_projection": false, "validation_sentences": 400,
-                        "vocab": {"max_size": 12000, "min_count": 2}})";
-    d.optimizer.kind = "adam";
-    d.optimizer.lr = 5e-4;
-    d.optimizer.beta1 = 0.9;
-    d.optimizer.beta2 = 0.98;
-    d.optimizer.eps = 1e-9;
-    d.optimizer.clipNorm = 1.0;
-    d.schedule.kind = "noam";
-    d.schedule.warmup = 1000;
-    d.steps = 10000;
-    d.batchSize = 64;
-    d.checkpointEvery = 500;
-    d.logEvery = 50;
-    d.keep = "last";
-    d.storage = "f16";
-    d.device = "auto";
+    f.defaultsJson = R"({"name": "tree-transformer-en-small",
+        "options": {"mask_prob": 0.15, "keep_projection": false, "validation_sentences": 400,
+                    "vocab": {"max_size": 12000, "min_count": 2}},
+        "training": {"optimizer": {"kind": "adam", "lr": 5e-4, "beta1": 0.9, "beta2": 0.98, "eps": 1e-9, "clip_norm": 1.0},
+                     "schedule": {"kind": "noam", "warmup": 1000}, "steps": 10000, "batch_size": 64,
+                     "checkpoint_every": 500, "log_every": 50, "keep": "last", "storage": "f16", "device": "auto"}})";
     f.validate = validateRecipe;
     f.create = [] { return std::unique_ptr<training::TrainTask>(new MlmTask()); };
     return f;

@@ -9,10 +9,14 @@
 #include <random>
 
 #include <nlohmann/json.hpp>
+
+#include "core/encoders/common/configschema.h"
 #include <torch/torch.h>
 
+#include "core/encoders/common/batchedencoder.h"
+#include "core/encoders/common/familykit.h"
 #include "core/encoders/treetransformer/treetransformernet.h"
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/model/modelfile.h"
 #include "core/encoders/treetransformer/precisionrule.h"
 #include "core/runtime/cpufeatures.h"
@@ -38,12 +42,25 @@ Status TreeTransformerConfig::validate() const
     return {};
 }
 
+namespace {
+
+/// treelens.config's "model" object of a Tree Transformer.
+const std::vector<ConfigField<TreeTransformerConfig>> &configFields()
+{
+    using C = TreeTransformerConfig;
+    static const std::vector<ConfigField<C>> fields = {
+        {"layers", &C::layers, true}, {"d_model", &C::dModel, true}, {"heads", &C::heads, true}, {"d_ff", &C::dFF, true},
+        {"vocab_size", &C::vocabSize, true},
+        {"max_len", &C::maxLen}, {"dropout", &C::dropout}, {"group_divisor", &C::groupDivisor},
+        {"layer_norm_eps", &C::layerNormEps}, {"constituent_prior", &C::constituentPrior}};
+    return fields;
+}
+
+} // namespace
+
 std::string TreeTransformerConfig::toJson() const
 {
-    return json{{"layers", layers}, {"d_model", dModel}, {"heads", heads}, {"d_ff", dFF}, {"vocab_size", vocabSize},
-                {"max_len", maxLen}, {"dropout", dropout}, {"group_divisor", groupDivisor},
-                {"layer_norm_eps", layerNormEps}, {"constituent_prior", constituentPrior}}
-        .dump();
+    return configToJson(*this, configFields()).dump();
 }
 
 Result<TreeTransformerConfig> TreeTransformerConfig::fromJson(const std::string &text)
@@ -53,16 +70,7 @@ Result<TreeTransformerConfig> TreeTransformerConfig::fromJson(const std::string 
         if (!j.is_object())
             return makeError("tree-transformer config", "\"model\" must be a JSON object");
         TreeTransformerConfig c;
-        c.layers = j.at("layers").get<int>();
-        c.dModel = j.at("d_model").get<int>();
-        c.heads = j.at("heads").get<int>();
-        c.dFF = j.at("d_ff").get<int>();
-        c.vocabSize = j.at("vocab_size").get<int>();
-        c.maxLen = j.value("max_len", c.maxLen);
-        c.dropout = j.value("dropout", c.dropout);
-        c.groupDivisor = j.value("group_divisor", c.groupDivisor);
-        c.layerNormEps = j.value("layer_norm_eps", c.layerNormEps);
-        c.constituentPrior = j.value("constituent_prior", c.constituentPrior);
+        configFromJson(j, c, configFields());
         if (auto s = c.validate(); !s)
             return s.error();
         return c;
@@ -185,14 +193,13 @@ Matrix squareBlock(const float *p, int64_t L, int n)
     return m;
 }
 
-class TreeTransformerEncoder final : public Encoder {
+class TreeTransformerEncoder final : public BatchedEncoder {
 public:
     TreeTransformerEncoder(EncoderInfo info, Vocabulary vocab, tt::Net net, DeviceConfig device)
-        : m_info(std::move(info)), m_vocab(std::move(vocab)), m_net(std::move(net)), m_device(std::move(device))
+        : BatchedEncoder(std::move(info), device), m_vocab(std::move(vocab)), m_net(std::move(net)),
+          m_device(std::move(device))
     {
     }
-
-    const EncoderInfo &info() const override { return m_info; }
 
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
@@ -209,11 +216,7 @@ public:
         const std::vector<std::size_t> order = lengthOrder(batch);
         std::vector<Analysis> out(batch.size());
         const auto threads = cpuThreadScope();
-        const std::size_t chunk = static_cast<std::size_t>(std::max(1, m_device.batchSize));
-        for (std::size_t begin = 0; begin < order.size(); begin += chunk) {
-            if (control && control->isCancelled())
-                return makeError("analysis", "cancelled");
-            const std::size_t end = std::min(order.size(), begin + chunk);
+        auto status = forEachBatch(order.size(), control, [&](std::size_t begin, std::size_t end) -> Status {
             const std::vector<std::size_t> members(order.begin() + static_cast<std::ptrdiff_t>(begin),
                                                    order.begin() + static_cast<std::ptrdiff_t>(end));
             prepare(batch, members);
@@ -243,6 +246,8 @@ public:
                 const int n = static_cast<int>(words.size()) + 1;
                 Analysis a;
                 a.family = m_info.family;
+                if (!m_info.outputs.constituentPrior)
+                    a.architecture = "a plain Transformer"; // the prior off: no tree in it
                 a.words = words;
                 a.tokens.reserve(words.size() + 1);
                 a.tokens.push_back("[CLS]");
@@ -304,7 +309,10 @@ public:
             }
             if (control)
                 control->report(end, batch.size(), "analysing");
-        }
+            return {};
+        }, "analysis");
+        if (!status)
+            return status.error();
         return out;
     }
 
@@ -318,11 +326,7 @@ public:
         const std::vector<std::size_t> order = lengthOrder(batch);
         std::vector<std::vector<float>> out(batch.size());
         const auto threads = cpuThreadScope();
-        const std::size_t chunk = static_cast<std::size_t>(std::max(1, m_device.batchSize));
-        for (std::size_t begin = 0; begin < order.size(); begin += chunk) {
-            if (control && control->isCancelled())
-                return makeError("embed", "cancelled");
-            const std::size_t end = std::min(order.size(), begin + chunk);
+        auto status = forEachBatch(order.size(), control, [&](std::size_t begin, std::size_t end) -> Status {
             const std::vector<std::size_t> members(order.begin() + static_cast<std::ptrdiff_t>(begin),
                                                    order.begin() + static_cast<std::ptrdiff_t>(end));
             prepare(batch, members);
@@ -344,23 +348,17 @@ public:
             }
             if (control)
                 control->report(end, batch.size(), "embedding");
-        }
+            return {};
+        }, "embed");
+        if (!status)
+            return status.error();
         return out;
     }
 
     Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &batch,
                                                          const RunControl *control) override
     {
-        AnalyzeOptions o;
-        o.attention = false;
-        o.layerStates = true;
-        auto a = analyze(batch, o, control);
-        if (!a)
-            return a.error();
-        std::vector<std::vector<Matrix>> out;
-        for (auto &x : *a)
-            out.push_back(std::move(x.layerStates));
-        return out;
+        return layerStatesByAnalysis(batch, control);
     }
 
 private:
@@ -368,11 +366,12 @@ private:
     /// calling thread, and the GEMMs' library given them for the whole call (not only
     /// each forward: idle OpenMP workers left spinning by the copies between batches
     /// would otherwise meet OpenBLAS's threads).
-    std::optional<GemmThreadScope> cpuThreadScope() const
+    std::optional<ThreadScope> cpuThreadScope() const
     {
         if (!m_net.device().is_cpu())
             return std::nullopt;
-        return std::optional<GemmThreadScope>(std::in_place, m_net.precision() == "fp32", m_device.threads);
+        return std::optional<ThreadScope>(std::in_place, m_device.threads,
+                                          m_net.precision() == "fp32" ? ThreadScope::Gemms::OpenBlas : ThreadScope::Gemms::OneDnn);
     }
 
     /// Every input's length against the model, before anything runs: the error
@@ -437,7 +436,6 @@ private:
         }
     }
 
-    EncoderInfo m_info;
     Vocabulary m_vocab;
     tt::Net m_net;
     DeviceConfig m_device;
@@ -517,7 +515,7 @@ Result<PrecisionChoice> choosePrecision(tt::Net &net, const std::string &request
 
 Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, const DeviceConfig &device)
 {
-    const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
+    const std::string where = modelWhere(file);
     json config;
     try {
         config = json::parse(file.configJson);
@@ -529,12 +527,11 @@ Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, co
     auto cfg = TreeTransformerConfig::fromJson(config["model"].dump());
     if (!cfg)
         return makeError(where, cfg.message());
-    auto vocab = Vocabulary::fromTokens(file.vocab);
+    auto vocab = Vocabulary::withSpecials(file.vocab);
     if (!vocab)
         return makeError(where, vocab.message());
-    if (vocab->size() != cfg->vocabSize)
-        return makeError(where, "the vocabulary has " + std::to_string(vocab->size()) + " entries but vocab_size is " +
-                                    std::to_string(cfg->vocabSize));
+    if (auto s = checkVocabularySize(file, cfg->vocabSize); !s)
+        return s.error();
     if (auto s = validateTreeTransformerWeights(*cfg, file.tensors, where); !s)
         return s.error();
     auto dev = resolveDevice(device);
@@ -547,31 +544,21 @@ Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, co
     if (!precision)
         return makeError(where, precision.message());
 
-    EncoderInfo info;
-    info.family = "tree-transformer";
-    info.task = config.value("task", std::string("masked-lm"));
-    info.name = config.value("name", std::string());
-    info.layers = cfg->layers;
-    info.heads = cfg->heads;
-    info.dModel = cfg->dModel;
-    info.dFF = cfg->dFF;
-    info.vocabSize = cfg->vocabSize;
-    info.maxTokens = cfg->maxLen;
+    EncoderInfo info = commonEncoderInfo(file, "tree-transformer", "masked-lm", dev->str(), device,
+                                         {cfg->layers, cfg->heads, cfg->dModel, cfg->dFF, cfg->vocabSize, cfg->maxLen});
     long long params = 0;
     for (const auto &[name, t] : file.tensors)
         if (name != "word_embed.1.pe")
             params += static_cast<long long>(t.numel());
-    info.parameters = params;
+    info.parameters = params;  // the sinusoid table is no parameter
     info.input = InputKind::Words;
     info.hasClsToken = true;
     info.outputs.attention = info.outputs.attentionRaw = true;
     // Without the constituent prior (a plain Transformer) C = 1 and every link is 1: nothing to induce.
     info.outputs.constituentPrior = info.outputs.linkProbs = info.outputs.inducedTree = cfg->constituentPrior;
     info.outputs.embedding = info.outputs.layerStates = true;
-    info.device = dev->str();
     info.precision = precision->precision;
     info.precisionNote = precision->note;
-    info.configJson = file.configJson;
     if (config.contains("induction")) {
         auto induction = InductionConfig::fromJson(config["induction"].dump());
         if (!induction)

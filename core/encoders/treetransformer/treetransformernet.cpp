@@ -10,6 +10,7 @@
 #include <ATen/record_function.h>
 #include <torch/torch.h>
 
+#include "core/encoders/common/torchtensors.h"
 #include "core/runtime/cpufeatures.h"
 #include "core/runtime/device.h"
 
@@ -126,16 +127,12 @@ TensorMap Net::toTensors() const
 
 std::vector<torch::Tensor> Net::parameters() const
 {
-    std::vector<torch::Tensor> v;
-    for (const auto &[name, t] : m_p)
-        v.push_back(t);
-    return v;
+    return parameterList(m_p);
 }
 
 void Net::setTrainable(bool on)
 {
-    for (auto &[name, t] : m_p)
-        t.set_requires_grad(on);
+    setRequiresGrad(m_p, on);
 }
 
 torch::Tensor Net::Linear::apply(const torch::Tensor &x, const std::string &precision) const
@@ -262,9 +259,9 @@ struct Forward {
         };
         const bool fused = !o.train && !o.officialStyle && !net.m_fused.empty();
         // The GEMMs' library gets the threads: OpenBLAS in fp32, oneDNN (OpenMP) otherwise.
-        std::optional<GemmThreadScope> gemmThreads;
+        std::optional<ThreadScope> gemmThreads;
         if (fused && net.m_device.is_cpu())
-            gemmThreads.emplace(net.m_precision == "fp32");
+            gemmThreads.emplace(0, net.m_precision == "fp32" ? ThreadScope::Gemms::OpenBlas : ThreadScope::Gemms::OneDnn);
         // The inference path normalises rows in one loop; training (autograd) and the
         // official-ops reference use the operators.
         const bool rowNorm = fused && dev.is_cpu() && !torch::GradMode::is_enabled() && cfg.dModel > 1;

@@ -173,13 +173,13 @@ inline std::vector<std::vector<int>> lengthBatches(const std::vector<Sentence> &
 inline Status runBatchesSingleThreaded(std::size_t count, int workers, const RunControl *control,
                                        const std::function<Status(std::size_t)> &job)
 {
-    const int previous = cpuThreads();
-    setCpuThreads(1);
+    const ThreadScope one(1);
     std::atomic<std::size_t> next{0};
     std::atomic<bool> stop{false};
     std::mutex errorMutex;
     Status first;
     auto loop = [&]() {
+        const ThreadScope single(1); // each worker thread's own count (a scope changes only its thread's)
         torch::NoGradGuard ng;
         for (;;) {
             if (stop.load())
@@ -204,7 +204,6 @@ inline Status runBatchesSingleThreaded(std::size_t count, int workers, const Run
     loop();
     for (auto &t : threads)
         t.join();
-    setCpuThreads(previous);
     return first;
 }
 

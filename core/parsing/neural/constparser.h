@@ -39,7 +39,7 @@ struct ConstParserConfig : ParserEncoderConfig {
 /// WSJ test range 0180-0199 is refused as training data) and "tagger" (a
 /// dependency model whose XPOS replace the gold tags in the final report; ""
 /// = gold tags only), model ConstParserConfig, options {"word_min_count"};
-/// dev labelled F1 selects the model. Register: core/training/trainers.cpp.
+/// dev labelled F1 selects the model. Register: core/registry/trainers.cpp.
 training::TrainerFamily constituencyParserTrainer();
 
 /// A loaded constituency parser (inference only). Not thread-safe.

@@ -37,7 +37,7 @@ struct DepParserConfig : ParserEncoderConfig {
 /// (CoNLL-U, one file each; test optional, reported at the end), model
 /// DepParserConfig, options {"word_min_count"}; dev LAS (greedy heads) selects
 /// the model; the final report parses dev and test with MST and Eisner decoding
-/// and stores the scores in the model file. Register: core/training/trainers.cpp.
+/// and stores the scores in the model file. Register: core/registry/trainers.cpp.
 training::TrainerFamily dependencyParserTrainer();
 
 /// A loaded dependency parser model (inference only). Not thread-safe.

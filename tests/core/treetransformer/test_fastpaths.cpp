@@ -18,7 +18,7 @@
 #include "core/encoders/treetransformer/treetransformer.h"
 #include "core/encoders/treetransformer/precisionrule.h"
 #include "core/encoders/treetransformer/treetransformernet.h"
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/model/checkpoint.h"
 #include "core/model/modelfile.h"
 #include "core/runtime/cpufeatures.h"
@@ -390,23 +390,23 @@ TEST(TreeTransformerThreads, TheGemmLibraryGetsTheThreadsForOnePass)
     ASSERT_EQ(cpuThreads(), 2);
     ASSERT_EQ(blasThreads(), 2);
     {
-        GemmThreadScope fp32(true); // OpenBLAS runs the GEMMs: LibTorch's OpenMP pool steps aside
+        ThreadScope fp32(0, ThreadScope::Gemms::OpenBlas); // OpenBLAS runs the GEMMs: LibTorch's OpenMP pool steps aside
         EXPECT_EQ(cpuThreads(), 1);
         EXPECT_EQ(blasThreads(), 2);
-        GemmThreadScope nested(true); // already one: nothing to change or restore
+        ThreadScope nested(0, ThreadScope::Gemms::OpenBlas); // already one: nothing to change or restore
         EXPECT_EQ(cpuThreads(), 1);
     }
     EXPECT_EQ(cpuThreads(), 2);
     EXPECT_EQ(blasThreads(), 2);
     {
-        GemmThreadScope int8(false); // oneDNN (OpenMP) runs them: OpenBLAS steps aside
+        ThreadScope int8(0, ThreadScope::Gemms::OneDnn); // oneDNN (OpenMP) runs them: OpenBLAS steps aside
         EXPECT_EQ(cpuThreads(), 2);
         EXPECT_EQ(blasThreads(), 1);
     }
     EXPECT_EQ(blasThreads(), 2);
     setCpuThreads(1);
     {
-        GemmThreadScope one(true);
+        ThreadScope one(0, ThreadScope::Gemms::OpenBlas);
         EXPECT_EQ(cpuThreads(), 1);
         EXPECT_EQ(blasThreads(), 1);
     }

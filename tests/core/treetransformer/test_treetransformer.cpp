@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/encoders/treetransformer/induction.h"
+#include "core/data/induction.h"
 #include "core/encoders/treetransformer/treetransformer.h"
 #include "core/encoders/treetransformer/treetransformernet.h"
-#include "core/encoders/treetransformer/vocabulary.h"
+#include "core/encoders/common/vocabulary.h"
 #include "core/model/modelfile.h"
 #include "testutil.h"
 
@@ -212,6 +212,32 @@ TEST(TreeTransformerVocabulary, OfficialNormalisation)
     EXPECT_FALSE(Vocabulary::fromTokens({}).ok());
     EXPECT_FALSE(Vocabulary::fromTokens({"[PAD]", "[UNK]", "[MASK]", "[CLS]", "a", "a"}).ok());
     EXPECT_FALSE(Vocabulary::fromDictionaryJson("{\"a\": 3}", "d.json").ok());
+    // The Tree Transformer's rules: the specials present, no entry empty.
+    EXPECT_TRUE(Vocabulary::withSpecials({"[PAD]", "[UNK]", "[MASK]", "[CLS]", "the"}).ok());
+    EXPECT_FALSE(Vocabulary::withSpecials({"[PAD]", "[UNK]", "[CLS]", "the"}).ok());
+    EXPECT_FALSE(Vocabulary::withSpecials({"[PAD]", "[UNK]", "[MASK]", "[CLS]", ""}).ok());
+}
+
+TEST(Vocabulary, TheFamiliesMatchingRules)
+{
+    // Hand-checked: each family's rule on a vocabulary holding "Paris", "the" and "N".
+    auto v = Vocabulary::fromTokens({"<pad>", "<unk>", "Paris", "the", "N"});
+    ASSERT_TRUE(v.ok());
+    using M = Vocabulary::Match;
+    EXPECT_EQ(v->id("The", M::Exact), -1);
+    EXPECT_EQ(v->id("The", M::Lowercase), 3);
+    EXPECT_EQ(v->id("Paris", M::Lowercase), -1);  // looked up as "paris"
+    EXPECT_EQ(v->id("1999", M::Normalized), 4);
+    EXPECT_EQ(v->id("Paris", M::AnyForm), 2);     // as written first
+    EXPECT_EQ(v->id("THE", M::AnyForm), 3);       // then lower-cased
+    EXPECT_EQ(v->id("42", M::AnyForm), 4);        // then normalised
+    EXPECT_EQ(v->ids({"the", "zebra", "7"}, M::AnyForm, 1), (std::vector<std::int64_t>{3, 1, 4}));
+    EXPECT_EQ(v->padId(), -1);  // no Tree Transformer specials
+    // A model file's list as it stands: the first of two equal tokens keeps its id.
+    const Vocabulary lenient = Vocabulary::lenient({"a", "b", "a"});
+    EXPECT_EQ(lenient.id("a"), 0);
+    EXPECT_EQ(lenient.size(), 3);
+    EXPECT_FALSE(Vocabulary::fromTokens({"a", "b", "a"}).ok());
 }
 
 TEST(TreeTransformerPriorOff, IsAPlainTransformerOfTheSameWeights)
@@ -267,4 +293,24 @@ TEST(TreeTransformerPriorOff, IsAPlainTransformerOfTheSameWeights)
     scores = scores.masked_fill(mask.unsqueeze(1).logical_or(torch::eye(6, torch::kBool).unsqueeze(0)).unsqueeze(1).logical_not(), -1e9);
     auto att = torch::softmax(scores, -1);
     EXPECT_TRUE(torch::allclose(att, plain.attn[0], 1e-5, 1e-6));
+}
+
+// The views word their note from what the analysis says the model is, never from the
+// family name: the shipped plain Transformer (a Tree Transformer with the prior off)
+// says so, the Tree Transformer says nothing more than its family.
+TEST(TreeTransformerPriorOff, TheAnalysisSaysItIsAPlainTransformer)
+{
+    const std::string plain = findShippedModel("transformer-en-small.safetensors");
+    const std::string tree = findShippedModel("tree-transformer-en-small.safetensors");
+    if (plain.empty() || tree.empty())
+        GTEST_SKIP() << "the shipped transformer-en-small / tree-transformer-en-small models are not found";
+    for (const auto &[path, architecture] : {std::make_pair(plain, std::string("a plain Transformer")), std::make_pair(tree, std::string())}) {
+        auto enc = loadEncoder(path);
+        ASSERT_TRUE(enc.ok()) << enc.message();
+        auto r = (*enc)->analyze({EncoderInput{{"the", "cat", "sat"}, {}, {}, {}, {}, {}}});
+        ASSERT_TRUE(r.ok()) << r.message();
+        EXPECT_EQ(r->front().family, "tree-transformer");
+        EXPECT_EQ(r->front().architecture, architecture) << path;
+        EXPECT_EQ(r->front().constituentPrior.empty(), !architecture.empty()) << path;
+    }
 }

@@ -1,4 +1,4 @@
-#include "core/parsing/neuralparser.h"
+#include "core/parsing/neural/neuralparser.h"
 
 #include "core/base/inputlimits.h"
 #include "core/encoders/encoder.h"

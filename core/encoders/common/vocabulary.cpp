@@ -1,31 +1,54 @@
-#include "core/encoders/treetransformer/vocabulary.h"
+// The one word vocabulary of the encoder families (see vocabulary.h).
+#include "core/encoders/common/vocabulary.h"
 
 #include <algorithm>
 #include <unordered_map>
 
-#include "core/training/pretraincorpus.h"
+#include "core/base/strings.h"
 
 #include <nlohmann/json.hpp>
 
 namespace treelens {
 
-Result<Vocabulary> Vocabulary::fromTokens(std::vector<std::string> tokens)
+Result<Vocabulary> Vocabulary::fromTokens(std::vector<std::string> tokens, const std::string &where)
 {
     if (tokens.empty())
-        return makeError("vocabulary", "the vocabulary is empty");
+        return makeError(where, "the vocabulary is empty");
     Vocabulary v;
     v.m_tokens = std::move(tokens);
     for (std::size_t i = 0; i < v.m_tokens.size(); ++i) {
         const std::string &t = v.m_tokens[i];
-        if (t.empty())
-            return makeError("vocabulary", "entry " + std::to_string(i) + " is empty");
         if (!v.m_index.emplace(t, static_cast<int>(i)).second)
-            return makeError("vocabulary", "'" + t + "' appears twice (ids " + std::to_string(v.m_index[t]) + " and "
-                                               + std::to_string(i) + ")");
+            return makeError(where, "'" + t + "' appears twice (ids " + std::to_string(v.m_index[t]) + " and " +
+                                        std::to_string(i) + ")");
     }
+    v.m_pad = v.id("[PAD]");
+    v.m_unk = v.id("[UNK]");
+    v.m_mask = v.id("[MASK]");
+    v.m_cls = v.id("[CLS]");
+    return v;
+}
+
+Result<Vocabulary> Vocabulary::withSpecials(std::vector<std::string> tokens)
+{
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+        if (tokens[i].empty())
+            return makeError("vocabulary", "entry " + std::to_string(i) + " is empty");
+    auto v = fromTokens(std::move(tokens));
+    if (!v)
+        return v;
     for (const char *special : {"[PAD]", "[UNK]", "[MASK]", "[CLS]"})
-        if (!v.contains(special))
+        if (!v->contains(special))
             return makeError("vocabulary", std::string("the special token ") + special + " is missing");
+    return v;
+}
+
+Vocabulary Vocabulary::lenient(std::vector<std::string> tokens)
+{
+    Vocabulary v;
+    v.m_tokens = std::move(tokens);
+    for (std::size_t i = 0; i < v.m_tokens.size(); ++i)
+        v.m_index.emplace(v.m_tokens[i], static_cast<int>(i));
     v.m_pad = v.id("[PAD]");
     v.m_unk = v.id("[UNK]");
     v.m_mask = v.id("[MASK]");
@@ -55,7 +78,7 @@ Result<Vocabulary> Vocabulary::fromDictionaryJson(const std::string &json, const
             return makeError(where, "id " + std::to_string(id) + " is used twice");
         tokens[static_cast<std::size_t>(id)] = it.key();
     }
-    auto v = fromTokens(std::move(tokens));
+    auto v = withSpecials(std::move(tokens));
     if (!v)
         return makeError(where, v.message());
     return v;
@@ -77,7 +100,7 @@ Result<Vocabulary> Vocabulary::fromLines(const std::string &text, const std::str
     }
     while (!tokens.empty() && tokens.back().empty())
         tokens.pop_back();
-    auto v = fromTokens(std::move(tokens));
+    auto v = withSpecials(std::move(tokens));
     if (!v)
         return makeError(where, v.message());
     return v;
@@ -97,6 +120,35 @@ int Vocabulary::id(const std::string &token) const
 {
     const auto it = m_index.find(token);
     return it == m_index.end() ? -1 : it->second;
+}
+
+int Vocabulary::id(const std::string &word, Match match) const
+{
+    switch (match) {
+    case Match::Exact:
+        return id(word);
+    case Match::Lowercase:
+        return id(toLowerAscii(word));
+    case Match::Normalized:
+        return id(normalize(word));
+    case Match::AnyForm:
+        break;
+    }
+    for (const std::string &form : {word, toLowerAscii(word), normalize(word)})
+        if (const int i = id(form); i >= 0)
+            return i;
+    return -1;
+}
+
+std::vector<std::int64_t> Vocabulary::ids(const std::vector<std::string> &words, Match match, std::int64_t unkId) const
+{
+    std::vector<std::int64_t> v;
+    v.reserve(words.size());
+    for (const auto &w : words) {
+        const int i = id(w, match);
+        v.push_back(i >= 0 ? i : unkId);
+    }
+    return v;
 }
 
 std::string Vocabulary::normalize(const std::string &word)
@@ -150,15 +202,6 @@ std::vector<std::string> frequentWordTokens(const std::vector<const std::vector<
         tokens.push_back(w);
     }
     return tokens;
-}
-
-Vocabulary buildVocabulary(const PretrainCorpus &corpus, int maxSize, int minCount)
-{
-    std::vector<const std::vector<std::string> *> sentences;
-    sentences.reserve(corpus.sentences.size());
-    for (const auto &s : corpus.sentences)
-        sentences.push_back(&s);
-    return std::move(*Vocabulary::fromTokens(frequentWordTokens(sentences, {"[PAD]", "[UNK]", "[MASK]", "[CLS]"}, maxSize, minCount)));
 }
 
 } // namespace treelens

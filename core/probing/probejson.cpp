@@ -1,6 +1,6 @@
 // probejson: a probing report as JSON (the writer); see probejson.h. The reader
 // is in probejsonread.cpp.
-#include "core/formats/probejson.h"
+#include "core/probing/probejson.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "core/encoders/treetransformer/induction.h"
+#include "core/data/induction.h"
 
 #include <algorithm>
 #include <cstdio>

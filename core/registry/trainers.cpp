@@ -71,7 +71,13 @@ Result<TrainRecipe> trainerDefaults(const std::string &family)
     const auto *f = find(family);
     if (!f)
         return unknown(family);
-    return f->defaults;
+    if (f->defaultsJson.empty())
+        return f->defaults;
+    auto r = TrainRecipe::fromJson(f->defaultsJson, "", f->defaults);
+    if (!r)
+        return makeError(family + " defaults", r.message());
+    r->family = f->name;
+    return r;
 }
 
 Result<TrainRecipe> readTrainRecipe(const std::string &json, const std::string &baseDir, const std::string &family)
@@ -92,10 +98,10 @@ Result<TrainRecipe> readTrainRecipe(const std::string &json, const std::string &
     }
     if (name.empty())
         return makeError("recipe", "\"family\" is missing");
-    const auto *f = find(name);
-    if (!f)
-        return unknown(name);
-    auto r = TrainRecipe::fromJson(json, baseDir, f->defaults);
+    auto defaults = trainerDefaults(name);
+    if (!defaults)
+        return defaults.error();
+    auto r = TrainRecipe::fromJson(json, baseDir, *defaults);
     if (!r)
         return r.error();
     r->family = name;

@@ -1,6 +1,6 @@
 // probejsonread: a probing report read back from its JSON; see probejson.h.
 // The inverse of probejson.cpp, field for field.
-#include "core/formats/probejson.h"
+#include "core/probing/probejson.h"
 
 #include <algorithm>
 #include <stdexcept>
