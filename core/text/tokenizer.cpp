@@ -84,12 +84,10 @@ bool startsLikeSentence(char32_t c)
 // a typical sentence-initial word ("... in the U.S. The next day").
 bool abbreviationMayEndSentence(std::string_view tok)
 {
-    static const WordSet s = {"etc.", "a.m.", "p.m.", "u.s.", "inc.", "ltd.", "co.", "corp.", "jr.", "sr.",
-                              "u.k.", "d.c.", "u.s.a.", "l.l.c.", "e.t.c."};
     std::string lower;
     for (char c : tok)
         lower.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
-    return s.count(lower) > 0;
+    return sentenceEndingAbbreviations().count(lower) > 0;
 }
 
 // Splits one paragraph (no blank lines inside) into sentence ranges. The

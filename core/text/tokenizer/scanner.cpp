@@ -88,12 +88,6 @@ bool Scanner::nextWordStartsSentence(int k) const
 // possessive: "its a", "its not", "its really".
 bool Scanner::itsIsContraction() const
 {
-    static const WordSet next = {
-        "a", "an", "the", "not", "really", "simply", "very", "all", "like", "still", "kind", "sort",
-        "in", "now", "definitely", "for", "also", "only", "just", "been", "getting", "going", "gonna",
-        "nothing", "your", "my", "called", "probably", "prolly", "always", "never", "too", "pretty",
-        "quite", "actually", "ok", "okay", "because", "what", "how", "that", "this", "there", "at",
-        "on", "to", "from", "between", "about", "is", "was", "so", "time"};
     std::size_t pos = m_chunkEndByte;
     while (pos < m_text.size() && (m_text[pos] == ' ' || m_text[pos] == '\t'))
         ++pos;
@@ -103,7 +97,7 @@ bool Scanner::itsIsContraction() const
         w.push_back(ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch + 32) : ch);
     }
     const bool wordEnds = pos >= m_text.size() || !isAsciiAlpha(static_cast<unsigned char>(m_text[pos]));
-    return wordEnds && next.count(w) > 0;
+    return wordEnds && wordsAfterContractedIts().count(w) > 0;
 }
 
 // First non-space code point after the current chunk, or 0.

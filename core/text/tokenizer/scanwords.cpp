@@ -86,8 +86,7 @@ int Scanner::scanWord(int i)
             const int k = scanLetters(j + 1);
             bool ok = false;
             const std::string dotted = lowerAscii(i, k, &ok);
-            static const WordSet degrees = {"ph.d", "m.sc", "b.sc", "ed.d", "psy.d", "d.phil", "m.phil"};
-            if (ok && degrees.count(dotted) && !isWordChar(at(k))) {
+            if (ok && degreeAbbreviations().count(dotted) && !isWordChar(at(k))) {
                 j = at(k) == '.' && !(m_opt.splitFinalAbbreviationPeriod && isSentenceFinal(k)) ? k + 1 : k;
                 emit(i, j);
                 return j;
@@ -212,10 +211,8 @@ int Scanner::matchDottedContinuation(int i, int segStart, int j) const
     bool lowerNext = true;
     for (int p = j + 1; p < k && lowerNext; ++p)
         lowerNext = !isUpperLetter(at(p));
-    static const WordSet hierarchies = {"alt", "comp", "misc", "rec", "sci", "soc", "talk", "news",
-                                        "ba", "humanities", "microsoft", "uk", "aus", "can"};
     if (lowerBefore && lowerNext
-        && (followedByDot || segStart > i || hierarchies.count(lowerAscii(segStart, j))))
+        && (followedByDot || segStart > i || newsgroupHierarchies().count(lowerAscii(segStart, j))))
         return k;
     return j;
 }
@@ -241,11 +238,7 @@ bool Scanner::isAbbreviation(int i, int j, int segStart) const
     // "sat", "sun", "ill", "miss", ... are ordinary words too: written in
     // lower case before a capitalised word ("The cat sat. Dogs bark") the
     // period ends the sentence; "Sat." and "Sun." stay abbreviations.
-    static const WordSet ordinaryWords = {"sat", "sun", "wed", "mar", "mon", "min", "max", "ill", "miss",
-                                          "mass", "wash", "ore", "sec", "rec", "info", "ref", "la", "pa",
-                                          "mo", "est", "dom", "co", "ca", "que", "fax", "spec", "para",
-                                          "conf", "mob", "misc", "ps", "hr", "yr", "rd", "ave", "penn"};
-    if (isUpperLetter(next) && ordinaryWords.count(w) && !isUpperLetter(at(i)))
+    if (isUpperLetter(next) && abbreviationsThatAreWords().count(w) && !isUpperLetter(at(i)))
         return false;
     return !(isUpperLetter(next) && nextWordStartsSentence(j + 1));
 }

@@ -112,4 +112,55 @@ bool isCommonSentenceStarter(std::string_view w)
     return s.count(std::string(w)) > 0;
 }
 
+// Words after which "its" is "it s" (a misspelt "it's"): they cannot follow
+// the possessive ("its a", "its not", "its really").
+const WordSet &wordsAfterContractedIts()
+{
+    static const WordSet s = {
+        "a", "an", "the", "not", "really", "simply", "very", "all", "like", "still", "kind", "sort",
+        "in", "now", "definitely", "for", "also", "only", "just", "been", "getting", "going", "gonna",
+        "nothing", "your", "my", "called", "probably", "prolly", "always", "never", "too", "pretty",
+        "quite", "actually", "ok", "okay", "because", "what", "how", "that", "this", "there", "at",
+        "on", "to", "from", "between", "about", "is", "was", "so", "time"};
+    return s;
+}
+
+// Degrees written with inner periods, which stay one word: "Ph.D.", "M.Sc.".
+const WordSet &degreeAbbreviations()
+{
+    static const WordSet s = {"ph.d", "m.sc", "b.sc", "ed.d", "psy.d", "d.phil", "m.phil"};
+    return s;
+}
+
+// Newsgroup hierarchies that start a dotted name in lower case ("alt.animals",
+// "comp.sources.unix").
+const WordSet &newsgroupHierarchies()
+{
+    static const WordSet s = {"alt", "comp", "misc", "rec", "sci", "soc", "talk", "news",
+                              "ba", "humanities", "microsoft", "uk", "aus", "can"};
+    return s;
+}
+
+// Abbreviations among otherAbbreviations() that are ordinary words too: in
+// lower case before a capital their period ends the sentence
+// (Scanner::isAbbreviation).
+const WordSet &abbreviationsThatAreWords()
+{
+    static const WordSet s = {"sat", "sun", "wed", "mar", "mon", "min", "max", "ill", "miss",
+                              "mass", "wash", "ore", "sec", "rec", "info", "ref", "la", "pa",
+                              "mo", "est", "dom", "co", "ca", "que", "fax", "spec", "para",
+                              "conf", "mob", "misc", "ps", "hr", "yr", "rd", "ave", "penn"};
+    return s;
+}
+
+// Abbreviations (lower case, with their periods) that the sentence splitter lets
+// end a sentence although the scanner keeps them whole (abbreviationMayEndSentence
+// in tokenizer.cpp).
+const WordSet &sentenceEndingAbbreviations()
+{
+    static const WordSet s = {"etc.", "a.m.", "p.m.", "u.s.", "inc.", "ltd.", "co.", "corp.", "jr.", "sr.",
+                              "u.k.", "d.c.", "u.s.a.", "l.l.c.", "e.t.c."};
+    return s;
+}
+
 } // namespace treelens::tokenizer

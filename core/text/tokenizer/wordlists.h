@@ -3,9 +3,10 @@
 /// Internal to the tokenizer: its word lists (the data of its rules): the
 /// abbreviations that keep their period, the bound prefixes that keep their
 /// hyphen, file extensions and top-level domains, the suffixes a number keeps,
-/// the contractions written without an apostrophe, the clitics and the usual
-/// sentence-initial words. The lists, and why each holds what it holds, are in
-/// wordlists.cpp.
+/// the contractions written without an apostrophe, the clitics, the usual
+/// sentence-initial words and the lists single rules ask (degrees, newsgroup
+/// names, the words after a contracted "its"). The lists, and why each holds
+/// what it holds, are in wordlists.cpp.
 
 #include <string>
 #include <string_view>
@@ -35,5 +36,15 @@ const std::unordered_map<std::string, std::vector<int>> &fusedWords();
 const WordSet &clitics();
 /// Whether `w` is a common sentence-initial word ("The", "I", "But").
 bool isCommonSentenceStarter(std::string_view w);
+/// Words after which "its" is read as "it s" ("its a", "its not").
+const WordSet &wordsAfterContractedIts();
+/// Degrees with inner periods ("ph.d", "m.sc").
+const WordSet &degreeAbbreviations();
+/// Newsgroup hierarchies ("alt", "comp").
+const WordSet &newsgroupHierarchies();
+/// Abbreviations that are ordinary words too ("sat", "ill").
+const WordSet &abbreviationsThatAreWords();
+/// Abbreviations kept whole that may end a sentence ("etc.", "u.s.").
+const WordSet &sentenceEndingAbbreviations();
 
 } // namespace treelens::tokenizer
