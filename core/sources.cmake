@@ -23,6 +23,9 @@ set(TREELENS_CORE_PLAIN_SOURCES
   formats/analysisjson.cpp
   formats/analysistext.cpp
   text/tokenizer.cpp
+  text/tokenizer/wordlists.cpp
+  text/tokenizer/scanner.cpp
+  text/tokenizer/scanwords.cpp
   parsing/headrules.cpp
   parsing/treedecoders.cpp
   parsing/neural/parserencoderconfig.cpp
