@@ -1,49 +1,36 @@
+// The main window's behaviour (see mainwindow.h): what it does with the jobs' results,
+// the document's changes, models, corpora, parsers, drops and the pair workbench.
+// Building it (views, docks, menus, first-run placement) is in mainwindowsetup.cpp.
 #include "ui/mainwindow.h"
-
-#include <QThread>
-
-#include "ui/pairworkbench.h"
-
-#include "ui/backgroundjobs.h"
 
 #include <algorithm>
 
-#include <QAction>
-#include <QActionGroup>
-#include <QApplication>
 #include <QCloseEvent>
-#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QGuiApplication>
-#include <QKeySequence>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QScreen>
 #include <QSignalBlocker>
-#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTextBrowser>
+#include <QThread>
 
 #include "core/parsing/parser.h"
-#include "ui/aboutdialog.h"
-#include "ui/viewtabs.h"
 #include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
-#include "ui/exportactions.h"
 #include "ui/exportservice.h"
 #include "ui/modelfiledialog.h"
 #include "ui/modelpanel.h"
+#include "ui/pairworkbench.h"
 #include "ui/parserchoice.h"
 #include "ui/probingpanel.h"
 #include "ui/sentencepanel.h"
 #include "ui/session/settings.h"
 #include "ui/statusline.h"
 #include "ui/viewhost.h"
+#include "ui/viewtabs.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/heatmapview.h"
@@ -107,181 +94,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     restoreState(Settings::windowState());
 }
 
-void MainWindow::placeOnFirstRun()
-{
-    // No saved geometry: the screen's available area (less room for a window
-    // manager's frame), the docks narrow and most of the height for the trees.
-    const QScreen *screen = QGuiApplication::primaryScreen();
-    const QRect available = screen ? screen->availableGeometry() : QRect(0, 0, 1280, 820);
-    const QSize size(std::max(640, available.width() - 16), std::max(480, available.height() - 48));
-    setGeometry(QRect(available.topLeft() + QPoint((available.width() - size.width()) / 2, 32), size));
-    m_tabs->splitter()->setSizes({size.height() * 64 / 100, size.height() * 36 / 100});
-    QList<QDockWidget *> left, right;
-    for (QDockWidget *dock : findChildren<QDockWidget *>()) {
-        if (dock->isHidden())
-            continue;
-        (dockWidgetArea(dock) == Qt::LeftDockWidgetArea ? left : right) << dock;
-    }
-    const int side = std::clamp(size.width() * 16 / 100, 220, 340);
-    resizeDocks(left, QList<int>(left.size(), side), Qt::Horizontal);
-    resizeDocks(right, QList<int>(right.size(), side), Qt::Horizontal);
-}
-
 MainWindow::~MainWindow() = default;
-
-void MainWindow::createViews()
-{
-    m_views = std::make_unique<ViewHost>(&m_document, this, ViewHost::allViewNames(),
-                                         backgroundWorkOf(m_jobs, JobRunner::Lane::Layout));
-    m_export = std::make_unique<ExportService>(m_document, *m_views);
-    m_tabs = new ViewTabs(m_document, *m_views, this);
-    connect(m_views.get(), &ViewHost::viewsUpdated, this, &MainWindow::viewsUpdated);
-    setCentralWidget(m_tabs->splitter());
-}
-
-void MainWindow::createDocks()
-{
-    // Sentence input with its history.
-    auto *inputDock = new QDockWidget(tr("Sentence"), this);
-    inputDock->setObjectName(QStringLiteral("sentenceDock"));
-    m_sentence = new SentencePanel(inputDock);
-    inputDock->setWidget(m_sentence);
-    addDockWidget(Qt::LeftDockWidgetArea, inputDock);
-    connect(m_sentence, &SentencePanel::analyseRequested, this, &MainWindow::analyse);
-
-    auto *corpusDock = new QDockWidget(tr("Corpus"), this);
-    corpusDock->setObjectName(QStringLiteral("corpusDock"));
-    m_corpus = new CorpusPanel(corpusDock);
-    corpusDock->setWidget(m_corpus);
-    addDockWidget(Qt::LeftDockWidgetArea, corpusDock);
-    connect(m_corpus, &CorpusPanel::openRequested, this, &MainWindow::openFileDialog);
-    connect(m_corpus, &CorpusPanel::scoreRequested, this, &MainWindow::scoreCorpus);
-    connect(m_corpus, &CorpusPanel::sentenceActivated, this,
-            [this](std::shared_ptr<const Sentence> s, int) { analyseSentence(std::move(s)); });
-
-    auto *controlsDock = new QDockWidget(tr("View"), this);
-    controlsDock->setObjectName(QStringLiteral("viewDock"));
-    m_controls = new ControlPanel(controlsDock);
-    controlsDock->setWidget(m_controls);
-    addDockWidget(Qt::RightDockWidgetArea, controlsDock);
-    connect(m_controls, &ControlPanel::stateChanged, &m_document, &AnalysisDocument::setSelection);
-    connect(m_controls, &ControlPanel::parserChosen, this, &MainWindow::setParser);
-    m_views->restoreViewOptions();
-    m_controls->setConstituencyMode(m_views->constituencyMode());
-    m_controls->setConstituencyOverlay(m_views->constituencyOverlay());
-    m_controls->setDependencyLayout(m_views->dependencyLayout());
-    connect(m_controls, &ControlPanel::constituencyModeChanged, m_views.get(), &ViewHost::setConstituencyMode);
-    connect(m_controls, &ControlPanel::constituencyOverlayChanged, m_views.get(), &ViewHost::setConstituencyOverlay);
-    connect(m_controls, &ControlPanel::dependencyLayoutChanged, m_views.get(), &ViewHost::setDependencyLayout);
-
-    auto *modelDock = new QDockWidget(tr("Model"), this);
-    modelDock->setObjectName(QStringLiteral("modelDock"));
-    m_model = new ModelPanel(modelDock);
-    m_model->setRecent(Settings::recentModels());
-    modelDock->setWidget(m_model);
-    addDockWidget(Qt::RightDockWidgetArea, modelDock);
-    connect(m_model, &ModelPanel::loadRequested, this, &MainWindow::loadModelDialog);
-    connect(m_model, &ModelPanel::modelChosen, this, [this](const QString &p) {
-        setModelPath(p);
-        if (const auto s = m_document.sentence())
-            analyseSentence(s);
-    });
-
-    auto *inspectorDock = new QDockWidget(tr("Inspector"), this);
-    inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
-    m_inspector = new QTextBrowser(inspectorDock);
-    m_inspector->setPlaceholderText(tr("Move the mouse over a tree node, an arc or a heatmap cell to see its exact values."));
-    inspectorDock->setWidget(m_inspector);
-    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
-    tabifyDockWidget(modelDock, inspectorDock);
-    inspectorDock->raise();
-
-    // Probing over whole corpora (issue 6): hidden until asked for from the Window menu.
-    auto *probingDock = new QDockWidget(tr("Probing"), this);
-    probingDock->setObjectName(QStringLiteral("probingDock"));
-    m_probing = new ProbingPanel(probingDock);
-    m_probing->setJobRunner(&m_jobs);
-    probingDock->setWidget(m_probing);
-    addDockWidget(Qt::BottomDockWidgetArea, probingDock);
-    probingDock->hide();
-    m_probing->setCorpusSource([this] { return m_corpus->model()->corpus(); });
-    if (m_probing->modelPaths().isEmpty()) // else the dock's own models, restored from the settings
-        m_probing->setModelPath(m_jobs.modelPath());
-    connect(m_probing, &ProbingPanel::openSentence, this, &MainWindow::openProbedSentence);
-
-    connect(m_views.get(), &ViewHost::hovered, this, [this](const QString &text) {
-        if (!text.isEmpty())
-            m_inspector->setPlainText(text);
-    });
-}
-
-void MainWindow::createActions()
-{
-    auto *fileMenu = menuBar()->addMenu(tr("&File"));
-    fileMenu->addAction(tr("&Open corpus…"), QKeySequence::Open, this, &MainWindow::openFileDialog);
-    auto *recent = fileMenu->addMenu(tr("Open &recent"));
-    connect(recent, &QMenu::aboutToShow, this, [this, recent] {
-        recent->clear();
-        for (const QString &p : Settings::recentFiles())
-            recent->addAction(QFileInfo(p).fileName(), this, [this, p] {
-                QString error;
-                if (!openCorpus(p, &error))
-                    QMessageBox::warning(this, tr("Open corpus"), error);
-            })->setToolTip(p);
-        recent->setEnabled(!recent->isEmpty());
-    });
-    fileMenu->addAction(tr("Load &model…"), QKeySequence(tr("Ctrl+M")), this, &MainWindow::loadModelDialog);
-    auto *precisionMenu = fileMenu->addMenu(tr("Inference p&recision"));
-    auto *precisionGroup = new QActionGroup(precisionMenu);
-    const std::pair<QString, QString> precisions[] = {
-        {QStringLiteral("fp32"), tr("fp32 — the reference numerics")},
-        {QStringLiteral("int8"), tr("int8 — quantized projections, faster on CPUs")},
-        {QStringLiteral("bf16"), tr("bf16 — fast with AVX512-BF16/AMX or a GPU")},
-        {QStringLiteral("auto"), tr("Auto — the fastest measured on this machine")}};
-    for (const auto &[name, label] : precisions) {
-        QAction *a = precisionMenu->addAction(label, this, [this, name = name] { setPrecision(name); });
-        a->setCheckable(true);
-        a->setData(name);
-        precisionGroup->addAction(a);
-    }
-    connect(precisionMenu, &QMenu::aboutToShow, this, [this, precisionGroup] {
-        for (QAction *a : precisionGroup->actions())
-            a->setChecked(a->data().toString() == precision());
-    });
-    fileMenu->addAction(tr("&Pair workbench…"), QKeySequence(tr("Ctrl+Shift+P")), this, [this] { pairWorkbench(); });
-    fileMenu->addSeparator();
-    auto *exports = new ExportActions(this, m_document, *m_export, [this] {
-        return m_tabs->currentTreeView() == QLatin1String("dependency") ? QStringLiteral("dependency")
-                                                                        : QStringLiteral("constituency");
-    });
-    exports->addTo(fileMenu);
-    connect(exports, &ExportActions::statusMessage, this, [this](const QString &text) { m_status->setText(text); });
-    fileMenu->addSeparator();
-    fileMenu->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
-
-    auto *nav = menuBar()->addMenu(tr("&Navigate"));
-    nav->addAction(tr("&Next sentence"), QKeySequence(tr("Alt+Down")), this, [this] { m_corpus->step(+1); });
-    nav->addAction(tr("&Previous sentence"), QKeySequence(tr("Alt+Up")), this, [this] { m_corpus->step(-1); });
-    nav->addSeparator();
-    nav->addAction(tr("Layer &up"), QKeySequence(tr("Ctrl+Up")), this, [this] { m_controls->stepLayer(+1); });
-    nav->addAction(tr("Layer &down"), QKeySequence(tr("Ctrl+Down")), this, [this] { m_controls->stepLayer(-1); });
-    nav->addAction(tr("Next &head"), QKeySequence(tr("Ctrl+Right")), this, [this] { m_controls->stepHead(+1); });
-    nav->addAction(tr("Previous h&ead"), QKeySequence(tr("Ctrl+Left")), this, [this] { m_controls->stepHead(-1); });
-    nav->addSeparator();
-    nav->addAction(tr("Play layer &animation"), QKeySequence(tr("Ctrl+P")), this, [this] {
-        m_tabs->plotTabs()->setCurrentWidget(m_views->widget(QStringLiteral("links")));
-        linkView()->play();
-    });
-    nav->addAction(tr("&Focus the input"), QKeySequence(tr("Ctrl+L")), m_sentence, &SentencePanel::focusInput);
-    nav->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancel);
-
-    auto *viewMenu = menuBar()->addMenu(tr("&Window"));
-    for (auto *dock : findChildren<QDockWidget *>())
-        viewMenu->addAction(dock->toggleViewAction());
-
-    auto *helpMenu = menuBar()->addMenu(tr("&Help"));
-    helpMenu->addAction(tr("&About TreeLens"), this, [this] { showAboutDialog(this); });
-}
 
 QStringList MainWindow::exportableViewNames()
 {
@@ -552,10 +365,6 @@ void MainWindow::dropEvent(QDropEvent *event)
         event->acceptProposedAction();
     }
 }
-
-} // namespace treelens
-
-namespace treelens {
 
 PairWorkbench *MainWindow::pairWorkbench()
 {

@@ -110,11 +110,13 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    // Building the window (mainwindowsetup.cpp).
     void createViews();
     void createDocks();
     /// Without a saved geometry: the available screen, most of it for the trees.
     void placeOnFirstRun();
     void createActions();
+
     void onDocumentChanged(AnalysisDocument::Changes what);
     /// The View dock shows the document's selection (and its ranges).
     void showSelection(AnalysisDocument::Changes what);

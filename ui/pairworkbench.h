@@ -18,7 +18,6 @@
 /// JobRunner (group "pairs"); the window only shows results.
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +27,7 @@
 #include "core/formats/pairs.h"
 #include "core/data/analysis.h"
 #include "core/data/viewstate.h"
+#include "ui/pairscoring.h"
 
 class QComboBox;
 class QLabel;
@@ -114,13 +114,6 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
-    struct Scores {
-        PairSystem a;
-        std::optional<PairSystem> b;
-        double seconds = 0;
-        /// One line per system that was trained or chosen on this corpus (trainingdata.h).
-        std::vector<std::string> dataNotes;
-    };
     void buildUi();
     void buildMenus();
     void setBusy(bool busy, const QString &what = {});
@@ -145,7 +138,7 @@ private:
 
     JobRunner &m_jobs;
     std::shared_ptr<const PairCorpus> m_corpus;
-    std::shared_ptr<const Scores> m_scores;
+    std::shared_ptr<const PairScores> m_scores;
     std::vector<QuestionRow> m_rows;
     std::vector<int> m_selectedPairs;        ///< classification: the pairs the list shows
     int m_currentRow = -1;

@@ -116,11 +116,15 @@ private:
     /// The attention pairs to draw (arcs layout), filtered as the file comment says.
     std::vector<AttentionArc> attentionPairs(int words) const;
     void buildArcs(std::vector<WordInfo> &words, std::vector<Arc> &arcs);
+    /// The attention arcs below the words of the arcs layout (`wordRowH`: the height of the word row).
+    void addAttentionArcs(const std::vector<WordInfo> &words, double wordRowH);
     bool buildHierarchical(std::vector<WordInfo> &words, std::vector<Arc> &arcs, QString *error);
     void addWordItems(const std::vector<WordInfo> &words, bool boxed);
     void addTreeArc(const Arc &arc, const QPainterPath &path, const QPolygonF &arrow, const QPointF &labelAt);
     /// Adds the legend with its top-left corner at `topLeft`; returns its height.
     double addLegend(const QPointF &topLeft, bool attentionKey);
+    /// Adds the legend from x = `left` with its bottom 14 above `top`.
+    void addLegendAbove(double left, double top, bool attentionKey);
     QString arcText(int dependent, int head) const;
     QString wordText(int word) const;
 

@@ -1,0 +1,344 @@
+// Drawing the constituency view's laid-out trees (see constituencyview.h): the edges
+// (with a TAT's or recursive model's node attention), the phrase, bracket and word
+// boxes with their overlay colours and hover texts, and the induced-only brackets
+// under the words.
+#include "viz/constituencyview.h"
+
+#include <algorithm>
+
+#include <QFontMetricsF>
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QPainterPath>
+
+#include "core/base/numbering.h"
+#include "viz/constituencystyle.h"
+
+namespace treelens {
+
+using namespace constituency;
+
+namespace {
+
+QColor textOn(const QColor &fill)
+{
+    return textOnColor(fill, kInk);
+}
+
+QString fmt(double v) { return QString::number(v, 'f', 3); }
+
+/// Words as a person counts them: "words 4–7" (core/base/numbering.h).
+QString spanLabel(std::pair<int, int> s)
+{
+    return QString::fromStdString(wordSpanText(s.first, s.second));
+}
+
+/// A text item centred on its parent's origin.
+void addCentredText(QGraphicsItem *parent, const QString &text, const QFont &font, const QColor &color)
+{
+    auto *item = new QGraphicsSimpleTextItem(text, parent);
+    item->setFont(font);
+    item->setBrush(color);
+    const QRectF r = item->boundingRect();
+    item->setPos(-r.width() / 2.0, -r.height() / 2.0);
+    // Hover/click look-ups walk to the parent box.
+    item->setAcceptedMouseButtons(Qt::NoButton);
+}
+
+} // namespace
+
+QColor ConstituencyView::notApplicableColor() { return kNotApplicable; }
+
+QString ConstituencyView::spanText(std::pair<int, int> span) const
+{
+    QStringList w;
+    for (int i = span.first; i < span.second && i < static_cast<int>(m_words.size()); ++i)
+        w << m_words[static_cast<std::size_t>(i)];
+    QString text = w.join(QLatin1Char(' '));
+    if (text.size() > 60)
+        text = text.left(57) + QStringLiteral("…");
+    return QStringLiteral("“%1”").arg(text);
+}
+
+ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, QPointF topLeft, bool compare)
+{
+    QGraphicsScene *s = scene();
+    DrawnTree drawn;
+    const GraphLayoutResult &layout = graph.layout;
+    const QPointF offset = topLeft - layout.bounds.topLeft();
+    drawn.rect = layout.bounds.translated(offset);
+    drawn.words.assign(m_words.size(), nullptr);
+
+    const bool overlay = overlayActive();
+    const QString layerText = QStringLiteral("layer %1").arg(m_state.layer + 1);
+    const QString focusName = (m_state.focusWord >= 0 && m_state.focusWord < static_cast<int>(m_words.size()))
+                                  ? m_words[static_cast<std::size_t>(m_state.focusWord)]
+                                  : QString();
+
+    QPen edgePen(kEdge, 0.9);
+    edgePen.setCapStyle(Qt::RoundCap);
+    const bool nodeAttention = nodeAttentionActive();
+    for (std::size_t e = 0; e < graph.edges.size() && e < layout.edgePaths.size(); ++e) {
+        QPen pen = edgePen;
+        QString tip;
+        const int parentTat = graph.nodes[static_cast<std::size_t>(graph.edges[e].first)].tatNode;
+        const bool waiting = m_tat && parentTat >= 0 && parentTat < static_cast<int>(m_tat->nodes.size()) &&
+                             tatPhase(*m_tat, m_tat->nodes[static_cast<std::size_t>(parentTat)].level, m_state.aggregationStep) ==
+                                 TatPhase::Pending;
+        if (waiting) {
+            // Not aggregated yet at this step: the edge carries no weight.
+            pen = QPen(kPendingInk, 0.6, Qt::DashLine, Qt::RoundCap);
+        } else if (nodeAttention && recursivePendingEdge(graph, graph.edges[e].first)) {
+            // A recursive model's node not composed yet at this step.
+            pen = QPen(kPendingInk, 0.6, Qt::DashLine, Qt::RoundCap);
+        } else if (nodeAttention) {
+            // A TAT phrase's aggregation weight on this child (the selected head): colour and width.
+            const double w = nodeAttentionWeight(graph, graph.edges[e].first, graph.edges[e].second);
+            if (w >= 0) {
+                pen = QPen(sequentialColor(w), 0.9 + 4.0 * w, Qt::SolidLine, Qt::RoundCap);
+                tip = QStringLiteral("%1 attends to %2 with weight %3 (%4)")
+                          .arg(graph.nodes[static_cast<std::size_t>(graph.edges[e].first)].text,
+                               graph.nodes[static_cast<std::size_t>(graph.edges[e].second)].text)
+                          .arg(w, 0, 'f', 3)
+                          .arg(nodeHeadName());
+            }
+        }
+        auto *item = s->addPath(layout.edgePaths[e].translated(offset), pen);
+        item->setZValue(0);
+        if (!tip.isEmpty()) {
+            item->setToolTip(tip);
+            item->setData(0, QStringLiteral("node-attention"));
+            item->setData(1, pen.widthF());
+        } else {
+            item->setAcceptedMouseButtons(Qt::NoButton);
+        }
+    }
+
+    for (std::size_t i = 0; i < graph.nodes.size() && i < layout.centers.size(); ++i) {
+        const TreeGraph::Node &node = graph.nodes[i];
+        const QPointF centre = layout.centers[i] + offset;
+        QStringList hover;
+        QBrush fill(Qt::white);
+        QPen pen(kBorder, 0.8);
+        QColor textColour = kInk;
+        QPainterPath shape;
+
+        std::optional<double> value;
+        bool notApplicable = false;
+        if (overlay) {
+            if (m_overlay == Overlay::Cohesion && node.kind != TreeGraph::Kind::Word) {
+                value = cohesion(node.span);
+                notApplicable = node.span.second - node.span.first < 2;
+            } else if (m_overlay == Overlay::FocusAttention) {
+                value = focusAttention(node.span);
+            }
+        }
+
+        switch (node.kind) {
+        case TreeGraph::Kind::Phrase:
+        case TreeGraph::Kind::Dot: {
+            const bool dot = node.kind == TreeGraph::Kind::Dot;
+            const QSizeF size = dot ? QSizeF(kDotSize, kDotSize)
+                                    : QSizeF(std::max(24.0, QFontMetricsF(phraseFont()).horizontalAdvance(node.text) + 12.0),
+                                             kNodeHeight);
+            const QRectF r(-size.width() / 2.0, -size.height() / 2.0, size.width(), size.height());
+            if (dot)
+                shape.addEllipse(r);
+            else
+                shape.addRoundedRect(r, 4.0, 4.0);
+            if (dot)
+                fill = QColor(0xb0, 0xb0, 0xb0);
+            hover << QStringLiteral("%1 %2 %3")
+                         .arg(dot ? QStringLiteral("induced bracket") : node.text, spanLabel(node.span), spanText(node.span));
+            if (compare) {
+                const auto compared = comparedSpan(node.span);
+                if (m_sharedKept.count(compared)) {
+                    pen = QPen(kShared, 2.2);
+                    hover << QStringLiteral("shared: also an induced bracket");
+                } else if (m_missingKept.count(compared)) {
+                    pen = QPen(kMissing, 1.6, Qt::DashLine);
+                    hover << QStringLiteral("missing: not among the induced brackets");
+                } else {
+                    hover << QStringLiteral("not compared (whole sentence, or one word once punctuation is removed)");
+                }
+            }
+            if (notApplicable) {
+                fill = kNotApplicable;
+                hover << QStringLiteral("one word: cohesion does not apply (C of a word with itself is 0 by construction)");
+            }
+            if (m_tat && node.tatNode >= 0 && node.tatNode < static_cast<int>(m_tat->nodes.size())) {
+                const auto phase = tatPhase(*m_tat, m_tat->nodes[static_cast<std::size_t>(node.tatNode)].level, m_state.aggregationStep);
+                m_tatPhases.push_back({node.tatNode, static_cast<int>(phase)});
+                if (phase == TatPhase::Pending) {
+                    fill = kPendingFill;
+                    textColour = kPendingInk;
+                    pen = QPen(kPendingInk, 0.8, Qt::DashLine);
+                } else if (phase == TatPhase::Current) {
+                    pen = QPen(kCurrentStep, 2.6);
+                }
+                if (node.tatNode == m_selectedTat)
+                    pen = QPen(Qt::black, 2.6);
+                hover << tatHoverLines(node.tatNode);
+            }
+            break;
+        }
+        case TreeGraph::Kind::Word: {
+            const double w = QFontMetricsF(wordFont()).horizontalAdvance(node.text) + 8.0;
+            shape.addRoundedRect(QRectF(-w / 2.0, -kNodeHeight / 2.0, w, kNodeHeight), 3.0, 3.0);
+            pen = QPen(overlay ? kBorder : QColor(0xc8, 0xc8, 0xc8), 0.7);
+            hover << QStringLiteral("“%1” word %2%3")
+                         .arg(node.text)
+                         .arg(node.word + 1)
+                         .arg(node.pos.isEmpty() ? QString() : QStringLiteral(", %1").arg(node.pos));
+            if (node.word == m_state.focusWord && node.word >= 0) {
+                pen = QPen(Qt::black, 2.0);
+                hover << QStringLiteral("focus word");
+            }
+            break;
+        }
+        }
+
+        if (value) {
+            fill = sequentialColor(*value);
+            textColour = textOn(fill.color());
+            if (m_overlay == Overlay::Cohesion)
+                hover << QStringLiteral("%1 %2 cohesion at %3: %4")
+                             .arg(node.kind == TreeGraph::Kind::Dot ? QStringLiteral("bracket") : node.text,
+                                  spanLabel(node.span), layerText, fmt(*value));
+            else if (node.kind == TreeGraph::Kind::Word)
+                hover << QStringLiteral("attention from “%1” (%2, head %3): %4")
+                             .arg(focusName, layerText)
+                             .arg(m_state.head + 1)
+                             .arg(fmt(*value));
+            else
+                hover << QStringLiteral("attention from “%1” (%2, head %3), summed over %4 words: %5")
+                             .arg(focusName, layerText)
+                             .arg(m_state.head + 1)
+                             .arg(node.span.second - node.span.first)
+                             .arg(fmt(*value));
+        }
+
+        const QString hoverText = hover.join(QLatin1Char('\n'));
+        auto *item = new QGraphicsPathItem(shape);
+        item->setBrush(fill);
+        item->setPen(pen);
+        QPointF at = centre;
+        if (node.kind == TreeGraph::Kind::Dot) {
+            drawn.phrases.push_back({item, node.span});
+        } else if (node.kind == TreeGraph::Kind::Phrase) {
+            addCentredText(item, node.text, phraseFont(), textColour);
+            drawn.phrases.push_back({item, node.span});
+            if (m_tat && node.tatNode >= 0) {
+                item->setData(kTatNodeKey, node.tatNode);
+                item->setCursor(Qt::PointingHandCursor);
+            }
+        } else {
+            addCentredText(item, node.text, wordFont(), textColour);
+            if (!node.pos.isEmpty()) {
+                // The leaf node is tag over word: the box takes the lower part, the
+                // tag (small, grey: it annotates the word) sits above it as a child
+                // so hovering or clicking it means the word.
+                at.ry() += kPosHeight / 2.0;
+                auto *tag = new QGraphicsSimpleTextItem(node.pos, item);
+                tag->setFont(posFont());
+                tag->setBrush(kPos);
+                const QRectF r = tag->boundingRect();
+                tag->setPos(-r.width() / 2.0, -kNodeHeight / 2.0 - kPosHeight + (kPosHeight - r.height()) / 2.0);
+            }
+            item->setData(kWordKey, node.word);
+            item->setCursor(Qt::PointingHandCursor);
+            if (node.word >= 0 && node.word < static_cast<int>(drawn.words.size()))
+                drawn.words[static_cast<std::size_t>(node.word)] = item;
+        }
+        item->setPos(at);
+        item->setZValue(1);
+        item->setData(kHoverKey, hoverText);
+        item->setToolTip(hoverText);
+        s->addItem(item);
+    }
+    return drawn;
+}
+
+void ConstituencyView::drawExtraBrackets(const DrawnTree &tree, double top)
+{
+    if (m_extra.empty())
+        return;
+    QGraphicsScene *s = scene();
+    const QFontMetricsF fm(smallFont());
+    // Nested extra brackets (a near right-branching induced tree) each need their
+    // own row; past this many rows the rest are listed as text instead of
+    // growing a staircase hundreds of rows tall.
+    constexpr std::size_t kMaxRows = 10;
+    constexpr double kRowHeight = 21.0;
+    // Greedy row assignment by start (interval colouring, optimal for intervals):
+    // a bracket goes on the first row where neither it nor its label collides.
+    std::vector<double> rowEnd;
+    std::vector<std::pair<int, int>> listed;
+    QPen pen(kExtra, 1.4);
+    pen.setCapStyle(Qt::FlatCap);
+    for (const auto &span : m_extra) {
+        if (span.first < 0 || span.second > static_cast<int>(tree.words.size()))
+            continue;
+        const QGraphicsPathItem *first = tree.words[static_cast<std::size_t>(span.first)];
+        const QGraphicsPathItem *last = tree.words[static_cast<std::size_t>(span.second - 1)];
+        if (!first || !last)
+            continue;
+        const double x0 = first->sceneBoundingRect().left() + 1.0;
+        const double x1 = last->sceneBoundingRect().right() - 1.0;
+        const QString label = spanLabel(span);
+        const double labelW = fm.horizontalAdvance(label);
+        const double cx = (x0 + x1) / 2.0;
+        const double left = std::min(x0, cx - labelW / 2.0);
+        const double right = std::max(x1, cx + labelW / 2.0);
+        std::size_t row = 0;
+        while (row < rowEnd.size() && rowEnd[row] + 4.0 > left)
+            ++row;
+        if (row >= kMaxRows) {
+            listed.push_back(span);
+            continue;
+        }
+        if (row == rowEnd.size())
+            rowEnd.push_back(right);
+        else
+            rowEnd[row] = right;
+        const double y = top + 8.0 + static_cast<double>(row) * kRowHeight;
+        QPainterPath p;
+        p.moveTo(x0, y - 5.0);
+        p.lineTo(x0, y);
+        p.lineTo(x1, y);
+        p.lineTo(x1, y - 5.0);
+        auto *item = s->addPath(p, pen);
+        const auto c = cohesion(span);
+        const QString hover = QStringLiteral("extra: induced bracket %1 %2 is not a parser constituent")
+                                  .arg(spanLabel(span), spanText(span)) +
+                              (c ? QStringLiteral("\ncohesion at layer %1: %2").arg(m_state.layer + 1).arg(fmt(*c))
+                                 : QString());
+        item->setData(kHoverKey, hover);
+        item->setToolTip(hover);
+        auto *text = addText(s, label, smallFont(), kExtra, QPointF(cx - labelW / 2.0, y + 1.0));
+        text->setData(kHoverKey, hover);
+        text->setToolTip(hover);
+    }
+    if (listed.empty())
+        return;
+    // The rest as wrapped text lines, as wide as the tree. Wrapped here, not by wrapToWidth:
+    // that breaks at any space, and a label ("words 4–7") stays whole on one line.
+    const double width = std::max(tree.rect.width(), 400.0);
+    double y = top + 8.0 + static_cast<double>(rowEnd.size()) * kRowHeight + 4.0;
+    QString line = QStringLiteral("%1 more extra brackets:").arg(listed.size());
+    auto flush = [&]() {
+        addText(s, line, smallFont(), kExtra, QPointF(tree.rect.left(), y));
+        y += fm.height() + 2.0;
+        line.clear();
+    };
+    for (const auto &span : listed) {
+        const QString label = spanLabel(span);
+        if (!line.isEmpty() && fm.horizontalAdvance(line + QLatin1Char(' ') + label) > width)
+            flush();
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + label;
+    }
+    flush();
+}
+
+} // namespace treelens
