@@ -69,4 +69,23 @@ bool parseInt(std::string_view s, int &out)
     return r.ec == std::errc() && r.ptr == e;
 }
 
+std::vector<std::string> splitListLines(const std::string &text)
+{
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos)
+            nl = text.size();
+        std::string line = text.substr(pos, nl - pos);
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        out.push_back(std::move(line));
+        pos = nl + 1;
+    }
+    while (!out.empty() && out.back().empty())
+        out.pop_back();
+    return out;
+}
+
 } // namespace treelens

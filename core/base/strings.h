@@ -14,6 +14,9 @@ std::string join(const std::vector<std::string> &parts, std::string_view sep);
 bool startsWith(std::string_view s, std::string_view prefix);
 bool endsWith(std::string_view s, std::string_view suffix);
 std::string toLowerAscii(std::string_view s);
+/// The lines of a list file (a vocabulary: one entry a line): "\n" or "\r\n"
+/// ends a line, trailing empty lines are dropped, inner ones kept.
+std::vector<std::string> splitListLines(const std::string &text);
 /// Parses a decimal int with nothing else around it; false on overflow/garbage.
 bool parseInt(std::string_view s, int &out);
 

@@ -9,32 +9,10 @@
 
 #include "core/base/fileio.h"
 #include "core/base/jsonstrict.h"
+#include "core/base/strings.h"
 #include "core/model/safetensors.h"
 
 namespace treelens {
-
-namespace {
-
-std::vector<std::string> splitLines(const std::string &text)
-{
-    std::vector<std::string> out;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        std::size_t nl = text.find('\n', pos);
-        if (nl == std::string::npos)
-            nl = text.size();
-        std::string line = text.substr(pos, nl - pos);
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        out.push_back(std::move(line));
-        pos = nl + 1;
-    }
-    while (!out.empty() && out.back().empty())
-        out.pop_back();
-    return out;
-}
-
-} // namespace
 
 Status validateModelFile(const ModelFile &file, const std::string &where)
 {
@@ -89,7 +67,7 @@ Result<ModelFile> loadModelFile(const std::string &path)
         if (!s)
             return s.error();
         file.configJson = *c;
-        file.vocab = splitLines(*v);
+        file.vocab = splitListLines(*v);
         file.tensors = std::move(s->tensors);
     } else {
         auto s = readSafetensors(path);
@@ -103,7 +81,7 @@ Result<ModelFile> loadModelFile(const std::string &path)
         if (v == s->metadata.end())
             return makeError(path, "no treelens.vocab in the safetensors metadata");
         file.configJson = c->second;
-        file.vocab = splitLines(v->second);
+        file.vocab = splitListLines(v->second);
         file.tensors = std::move(s->tensors);
     }
     if (auto st = validateModelFile(file, path); !st)

@@ -21,11 +21,12 @@
 #include "core/model/tensordata.h"
 #include "core/training/classificationdata.h"
 #include "core/training/recipe.h"
+#include "core/training/recipetask.h"
 #include "core/training/trainer.h"
 
 namespace treelens::training {
 
-class ClassifierTask : public TrainTask {
+class ClassifierTask : public RecipeTask {
 public:
     long batchesInEpoch(int epoch) override;
     Result<StepResult> trainStep(int epoch, long batch, std::mt19937_64 &rng) override;
@@ -61,8 +62,6 @@ protected:
     /// "pairs" or "sentences", for the figures.
     const char *exampleKind() const { return m_pairs ? "pairs" : "sentences"; }
 
-    TrainRecipe m_recipe;
-    torch::Device m_device{torch::kCPU};
     LabelledSplit m_parts;               ///< train / dev / test
     bool m_pairs = false;                ///< the examples are pairs (RTE)
     int m_initialised = 0;               ///< word rows taken from an embedding model

@@ -363,4 +363,18 @@ std::string TrainRecipe::toJson() const
     return j.dump(2);
 }
 
+Status requireBatchSize(const TrainRecipe &recipe)
+{
+    if (recipe.batchSize < 1)
+        return makeError("recipe", "training.batch_size must be at least 1");
+    return {};
+}
+
+Status requirePairCorpus(const TrainRecipe &recipe)
+{
+    if (recipe.data.train.empty())
+        return makeError("recipe", "data.train names no pair corpus");
+    return {};
+}
+
 } // namespace treelens

@@ -29,8 +29,12 @@
 /// "train"/"dev"/"test"/"validation"/"tagger"/"storage"/"vocab" at the top level)
 /// are read too; docs/training.md lists the mapping.
 
+#include <exception>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/base/result.h"
 
@@ -108,5 +112,33 @@ struct TrainRecipe {
     /// The recipe in the current format (fromJson(toJson()) gives it back).
     std::string toJson() const;
 };
+
+/// A trainer's options from recipe.optionsJson: `read` fills them from the JSON
+/// object (a family's keys and checks); what it throws is an error "recipe:
+/// options: ...".
+template <class Options>
+Result<Options> readFamilyOptions(const TrainRecipe &recipe,
+                                  const std::function<Status(const nlohmann::json &options, Options &out)> &read)
+{
+    try {
+        Options o;
+        if (auto s = read(nlohmann::json::parse(recipe.optionsJson), o); !s)
+            return s.error();
+        return o;
+    } catch (const std::exception &e) {
+        return makeError("recipe", std::string("options: ") + e.what());
+    }
+}
+
+/// options.vocab.min_count, `fallback` when absent.
+inline int vocabMinCount(const nlohmann::json &options, int fallback)
+{
+    return options.value("vocab", nlohmann::json::object()).value("min_count", fallback);
+}
+
+/// "training.batch_size must be at least 1" unless it is (trainers batching by examples).
+Status requireBatchSize(const TrainRecipe &recipe);
+/// "data.train names no pair corpus" unless it names one (trainers of pair models).
+Status requirePairCorpus(const TrainRecipe &recipe);
 
 } // namespace treelens

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <exception>
 #include <filesystem>
+#include <tuple>
 #include <utility>
 
 #include "core/encoders/family.h"
@@ -41,12 +42,8 @@ EncoderInfo commonEncoderInfo(const ModelFile &file, const std::string &family, 
 {
     EncoderInfo info;
     info.family = family;
-    info.layers = shape.layers;
-    info.heads = shape.heads;
-    info.dModel = shape.dModel;
-    info.dFF = shape.dFF;
-    info.vocabSize = shape.vocabSize;
-    info.maxTokens = shape.maxTokens;
+    std::tie(info.layers, info.heads, info.dModel, info.dFF, info.vocabSize, info.maxTokens) =
+        std::tie(shape.layers, shape.heads, shape.dModel, shape.dFF, shape.vocabSize, shape.maxTokens);
     json j = json::object();
     try {
         j = json::parse(file.configJson);

@@ -14,12 +14,11 @@
 
 #include "core/base/result.h"
 #include "core/data/analysis.h"
+#include "core/model/modelfile.h"
 #include "core/model/tensordata.h"
 #include "core/runtime/deviceconfig.h"
 
 namespace treelens {
-
-struct ModelFile;
 
 /// Named parameters on a device, as a family's network holds them.
 using TorchParameters = std::map<std::string, torch::Tensor>;
@@ -60,6 +59,21 @@ torch::Tensor xavierUniform(const std::vector<std::int64_t> &shape, std::int64_t
 /// first: the file's vocabulary has `vocabSize` entries (`field`: the config's key).
 Result<torch::Device> deviceForModel(const ModelFile &file, int vocabSize, const std::string &field,
                                      const DeviceConfig &device);
+
+/// The first steps of a family's create(): the vocabulary's size checked and the
+/// device resolved (deviceForModel), then Net::fromTensors(config) on that device.
+template <class Net, class Config>
+Result<std::pair<Net, torch::Device>> networkFor(const ModelFile &file, const Config &config, int vocabSize,
+                                                 const std::string &field, const DeviceConfig &device)
+{
+    auto dev = deviceForModel(file, vocabSize, field, device);
+    if (!dev)
+        return dev.error();
+    auto net = Net::fromTensors(config, file.tensors, *dev, file.sourcePath.empty() ? "model" : file.sourcePath);
+    if (!net)
+        return net.error();
+    return std::make_pair(std::move(*net), *dev);
+}
 
 /// What every family's network holds — its config, the device it runs on, its named
 /// parameters — and the accessors all of them give; the family's fromTensors builds

@@ -86,21 +86,7 @@ Result<Vocabulary> Vocabulary::fromDictionaryJson(const std::string &json, const
 
 Result<Vocabulary> Vocabulary::fromLines(const std::string &text, const std::string &where)
 {
-    std::vector<std::string> tokens;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        std::size_t nl = text.find('\n', pos);
-        if (nl == std::string::npos)
-            nl = text.size();
-        std::string line = text.substr(pos, nl - pos);
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        tokens.push_back(std::move(line));
-        pos = nl + 1;
-    }
-    while (!tokens.empty() && tokens.back().empty())
-        tokens.pop_back();
-    auto v = withSpecials(std::move(tokens));
+    auto v = withSpecials(splitListLines(text));
     if (!v)
         return makeError(where, v.message());
     return v;

@@ -42,19 +42,15 @@ struct Options {
 
 Result<Options> optionsOf(const TrainRecipe &r)
 {
-    try {
-        const auto j = json::parse(r.optionsJson);
-        Options o;
+    return readFamilyOptions<Options>(r, [](const json &j, Options &o) -> Status {
         o.dropout = j.value("dropout", o.dropout);
-        o.minCount = j.value("vocab", json::object()).value("min_count", o.minCount);
+        o.minCount = vocabMinCount(j, o.minCount);
         o.freezeEmbeddings = j.value("freeze_embeddings", o.freezeEmbeddings);
         o.maxWords = j.value("max_words", o.maxWords);
         if (!(o.dropout >= 0 && o.dropout < 1) || o.minCount < 1 || o.maxWords < 1)
             return makeError("recipe", "options: dropout in [0, 1), vocab.min_count >= 1, max_words >= 1");
-        return o;
-    } catch (const std::exception &e) {
-        return makeError("recipe", std::string("options: ") + e.what());
-    }
+        return {};
+    });
 }
 
 class DepTask final : public training::ClassifierTask {
@@ -62,12 +58,8 @@ public:
     Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
                                           const torch::Device &device) override
     {
-        m_recipe = recipe;
-        m_device = device;
-        auto opts = optionsOf(recipe);
-        if (!opts)
-            return opts.error();
-        m_options = *opts;
+        if (auto s = begin(recipe, device, optionsOf(recipe), m_options); !s)
+            return s.error();
         const json data = json::parse(recipe.data.extraJson);
         const bool trec = data.contains("trec_train") || data.contains("trec_test");
         m_pairs = data.contains("rte_train") || data.contains("rte_test");
@@ -260,8 +252,8 @@ Status validateRecipe(const TrainRecipe &r)
 {
     if (auto o = optionsOf(r); !o)
         return o.error();
-    if (r.batchSize < 1)
-        return makeError("recipe", "training.batch_size must be at least 1");
+    if (auto s = requireBatchSize(r); !s)
+        return s;
     return {};
 }
 

@@ -239,14 +239,11 @@ Result<std::unique_ptr<Encoder>> createDepTransformer(const ModelFile &file, con
     auto native = nativeOf(file);
     if (!native)
         return native.error();
-    auto dev = deviceForModel(file, native->config.vocabSize, "vocab_size", device);
-    if (!dev)
-        return dev.error();
-    auto net = deptrans::Net::fromTensors(native->config, file.tensors, *dev, modelWhere(file));
-    if (!net)
-        return net.error();
     const DepTransformerConfig &c = native->config;
-    EncoderInfo info = commonEncoderInfo(file, kFamily, "classification", dev->str(), device,
+    auto opened = networkFor<deptrans::Net>(file, c, c.vocabSize, "vocab_size", device);
+    if (!opened)
+        return opened.error();
+    EncoderInfo info = commonEncoderInfo(file, kFamily, "classification", opened->second.str(), device,
                                          {c.layers, c.heads, c.dModel, c.dFF, c.vocabSize, c.maxLen});
     info.input = InputKind::WordsWithDependency;
     info.hasClsToken = true;
@@ -260,7 +257,7 @@ Result<std::unique_ptr<Encoder>> createDepTransformer(const ModelFile &file, con
     info.outputs.layerStates = true;
     info.outputs.prediction = !info.labels.empty();
     return std::unique_ptr<Encoder>(
-        new DepTransformerEncoder(std::move(*net), std::move(*native), file.vocab, std::move(info), device));
+        new DepTransformerEncoder(std::move(opened->first), std::move(*native), file.vocab, std::move(info), device));
 }
 
 // ---- verify-fixture ---------------------------------------------------------------

@@ -18,6 +18,7 @@
 #include "core/formats/pairs.h"
 #include "core/model/modelfile.h"
 #include "core/training/pairtraining.h"
+#include "core/training/rankingtask.h"
 #include "core/training/trainer.h"
 
 namespace treelens {
@@ -36,12 +37,10 @@ struct Options {
 
 Result<Options> optionsOf(const TrainRecipe &r)
 {
-    try {
-        const auto j = json::parse(r.optionsJson);
-        Options o;
+    return readFamilyOptions<Options>(r, [](const json &j, Options &o) -> Status {
         o.loss = j.value("loss", o.loss);
         o.margin = j.value("margin", o.margin);
-        o.minCount = j.value("vocab", json::object()).value("min_count", o.minCount);
+        o.minCount = vocabMinCount(j, o.minCount);
         o.freezeEmbeddings = j.value("freeze_embeddings", o.freezeEmbeddings);
         o.embeddingVocab = j.value("embedding_vocab", o.embeddingVocab);
         if (o.loss != "pairwise" && o.loss != "pointwise" && o.loss != "both")
@@ -50,10 +49,8 @@ Result<Options> optionsOf(const TrainRecipe &r)
             return makeError("recipe", "options.margin must be in [0, 2]");
         if (o.minCount < 1)
             return makeError("recipe", "options.vocab.min_count must be at least 1");
-        return o;
-    } catch (const std::exception &e) {
-        return makeError("recipe", std::string("options: ") + e.what());
-    }
+        return {};
+    });
 }
 
 Result<GgsaConfig> modelOf(const TrainRecipe &r, int vocabSize)
@@ -69,14 +66,14 @@ Result<GgsaConfig> modelOf(const TrainRecipe &r, int vocabSize)
 
 Status validateRecipe(const TrainRecipe &r)
 {
-    if (r.data.train.empty())
-        return makeError("recipe", "data.train names no pair corpus");
+    if (auto s = requirePairCorpus(r); !s)
+        return s;
     if (auto o = optionsOf(r); !o)
         return o.error();
     if (auto c = modelOf(r, 100); !c)
         return c.error();
-    if (r.batchSize < 1)
-        return makeError("recipe", "training.batch_size must be at least 1");
+    if (auto s = requireBatchSize(r); !s)
+        return s;
     return {};
 }
 
@@ -88,23 +85,21 @@ std::vector<std::string> lowerWords(const Sentence &s)
     return w;
 }
 
-class GgsaTask final : public training::TrainTask {
+class GgsaTask final : public training::RankingTask {
 public:
     explicit GgsaTask(std::string family) : m_family(std::move(family)) {}
 
     Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
                                           const torch::Device &device) override
     {
-        m_recipe = recipe;
-        m_device = device;
-        auto opts = optionsOf(recipe);
-        if (!opts)
-            return opts.error();
-        m_options = *opts;
+        if (auto s = begin(recipe, device, optionsOf(recipe), m_options); !s)
+            return s.error();
+        m_loss = m_options.loss;
         auto train = training::readRankingCorpora(recipe.data.train, "GGSA");
         if (!train)
             return train.error();
         m_train = std::move(*train);
+        m_trainPairs = m_train.pairs.size();
         if (!recipe.data.dev.empty()) {
             auto dev = training::readRankingCorpora(recipe.data.dev, "GGSA");
             if (!dev)
@@ -209,13 +204,6 @@ public:
 
     training::NamedParameters parameters() override { return training::trainableParameters(m_net->named()); }
 
-    long batchesInEpoch(int) override
-    {
-        const long units = m_options.loss == "pointwise" ? static_cast<long>(m_train.pairs.size())
-                                                         : static_cast<long>(m_triples.size());
-        return training::batchesOver(static_cast<std::size_t>(units), m_recipe.batchSize);
-    }
-
     Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &rng) override
     {
         const auto &order = orderFor(epoch);
@@ -257,18 +245,7 @@ public:
         return r;
     }
 
-    Result<training::DevResult> evaluate() override
-    {
-        if (m_dev.pairs.empty())
-            return training::DevResult{};
-        auto dev = training::rankingDev(m_dev, score(m_dev, m_devIds));
-        if (!dev)
-            return dev.error();
-        return training::DevResult{dev->value, dev->json, dev->summary};
-    }
-
-    std::string metricName() const override { return "dev_map"; }
-    std::string unitName() const override { return "pairs"; }
+    std::vector<double> devScores() override { return score(m_dev, m_devIds); }
 
     ModelFile snapshot(const training::SnapshotInfo &info) override
     {
@@ -323,15 +300,6 @@ private:
         m_triples = training::rankingTriples(m_train, all);
     }
 
-    const std::vector<int> &orderFor(int epoch)
-    {
-        if (m_orderEpoch != epoch) {
-            m_order = training::epochOrder(m_options.loss == "pointwise" ? m_train.pairs.size() : m_triples.size(), m_recipe.seed, epoch);
-            m_orderEpoch = epoch;
-        }
-        return m_order;
-    }
-
     std::pair<torch::Tensor, torch::Tensor> pad(const std::vector<const std::vector<std::int64_t> *> &rows) const
     {
         std::size_t L = 1;
@@ -380,18 +348,12 @@ private:
     }
 
     std::string m_family;
-    TrainRecipe m_recipe;
     Options m_options;
-    torch::Device m_device{torch::kCPU};
-    PairCorpus m_train, m_dev;
+    PairCorpus m_train;
     Encoded m_trainIds, m_devIds;
     Vocabulary m_vocab;
     std::unique_ptr<ggsa::Net> m_net;
-    std::vector<std::pair<int, int>> m_triples;
-    std::vector<int> m_order;
-    int m_orderEpoch = -1;
     int m_initialised = 0;
-    json m_summary;
 };
 
 training::TrainerFamily makeTrainer(const std::string &name, bool interaction)

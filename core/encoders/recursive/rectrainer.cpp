@@ -36,32 +36,24 @@ struct Options {
 
 Result<Options> optionsOf(const TrainRecipe &r)
 {
-    try {
-        const auto j = json::parse(r.optionsJson);
-        Options o;
+    return readFamilyOptions<Options>(r, [](const json &j, Options &o) -> Status {
         o.freezeEmbeddings = j.value("freeze_embeddings", o.freezeEmbeddings);
         o.freezeEdgeEmbeddings = j.value("freeze_edge_embeddings", o.freezeEdgeEmbeddings);
         o.maxWords = j.value("max_words", o.maxWords);
-        o.minCount = j.value("vocab", json::object()).value("min_count", o.minCount);
+        o.minCount = vocabMinCount(j, o.minCount);
         o.order = j.value("evaluation_order", o.order);
         if (o.minCount < 1 || o.maxWords < 1 || (o.order != "level" && o.order != "node"))
             return makeError("recipe", "options: vocab.min_count >= 1, max_words >= 1, evaluation_order level or node");
-        return o;
-    } catch (const std::exception &e) {
-        return makeError("recipe", std::string("options: ") + e.what());
-    }
+        return {};
+    });
 }
 
 class RecTask final : public training::ClassifierTask {
 public:
     Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume, const torch::Device &device) override
     {
-        m_recipe = recipe;
-        m_device = device;
-        auto opts = optionsOf(recipe);
-        if (!opts)
-            return opts.error();
-        m_options = *opts;
+        if (auto s = begin(recipe, device, optionsOf(recipe), m_options); !s)
+            return s.error();
         const json data = json::parse(recipe.data.extraJson);
         json model = json::parse(recipe.modelJson);
         m_pairs = data.contains("rte_train") || data.contains("rte_test");
@@ -238,8 +230,8 @@ Status validateRecipe(const TrainRecipe &r)
 {
     if (auto o = optionsOf(r); !o)
         return o.error();
-    if (r.batchSize < 1)
-        return makeError("recipe", "training.batch_size must be at least 1");
+    if (auto s = requireBatchSize(r); !s)
+        return s;
     try {
         const std::string model = json::parse(r.modelJson).value("model", std::string());
         const bool treeLstm = model.rfind("treelstm.", 0) == 0;

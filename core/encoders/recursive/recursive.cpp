@@ -244,13 +244,10 @@ Result<std::unique_ptr<Encoder>> createRecursive(const ModelFile &file, const De
     auto c = recursiveConfigOf(file);
     if (!c)
         return c.error();
-    auto dev = deviceForModel(file, c->vocab, "vocab_size", device);
-    if (!dev)
-        return dev.error();
-    auto net = rec::Net::fromTensors(*c, file.tensors, *dev, modelWhere(file));
-    if (!net)
-        return net.error();
-    EncoderInfo info = commonEncoderInfo(file, kFamily, c->task, dev->str(), device,
+    auto opened = networkFor<rec::Net>(file, *c, c->vocab, "vocab_size", device);
+    if (!opened)
+        return opened.error();
+    EncoderInfo info = commonEncoderInfo(file, kFamily, c->task, opened->second.str(), device,
                                          {1, c->treeLstm() ? 1 : c->branches, c->treeLstm() ? c->memDim : c->dModel, c->dFF, c->vocab, 0});
     info.task = c->task; // the model's own task, whatever the file's top level says
     info.input = c->dependency() ? InputKind::WordsWithDependency : InputKind::WordsWithConstituency;
@@ -261,7 +258,7 @@ Result<std::unique_ptr<Encoder>> createRecursive(const ModelFile &file, const De
     info.outputs.embedding = true;
     info.outputs.prediction = true;
     info.outputs.layerStates = true;
-    return std::unique_ptr<Encoder>(new RecursiveEncoder(std::move(*net), file.vocab, std::move(info), device));
+    return std::unique_ptr<Encoder>(new RecursiveEncoder(std::move(opened->first), file.vocab, std::move(info), device));
 }
 
 // ---- verify-fixture -------------------------------------------------------------------------

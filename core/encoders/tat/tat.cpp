@@ -184,14 +184,11 @@ Result<std::unique_ptr<Encoder>> createTat(const ModelFile &file, const DeviceCo
     auto native = nativeOf(file);
     if (!native)
         return native.error();
-    auto dev = deviceForModel(file, native->config.lmVocab, "lm.vocab_size", device);
-    if (!dev)
-        return dev.error();
-    auto net = tat::Net::fromTensors(native->config, file.tensors, *dev, modelWhere(file));
-    if (!net)
-        return net.error();
     const TatConfig &c = native->config;
-    EncoderInfo info = commonEncoderInfo(file, kFamily, "pair-ranking", dev->str(), device,
+    auto opened = networkFor<tat::Net>(file, c, c.lmVocab, "lm.vocab_size", device);
+    if (!opened)
+        return opened.error();
+    EncoderInfo info = commonEncoderInfo(file, kFamily, "pair-ranking", opened->second.str(), device,
                                          {1, c.heads, c.dSem + c.dSyn, c.dFFSem, c.lmVocab, c.lmMaxPositions});
     info.input = InputKind::WordsWithConstituency;
     info.pairInput = true;
@@ -200,7 +197,7 @@ Result<std::unique_ptr<Encoder>> createTat(const ModelFile &file, const DeviceCo
     info.outputs.nodeAttention = true;
     info.outputs.embedding = true;
     info.outputs.prediction = true;
-    return std::unique_ptr<Encoder>(new TatEncoder(std::move(*net), std::move(*native), file.vocab, std::move(info), device));
+    return std::unique_ptr<Encoder>(new TatEncoder(std::move(opened->first), std::move(*native), file.vocab, std::move(info), device));
 }
 
 /// The side of a fixture pair as TatTree, read from its PTB string with the real reader.

@@ -21,6 +21,7 @@
 #include "core/parsing/parser.h"
 #include "core/training/pretraincorpus.h"
 #include "core/training/pairtraining.h"
+#include "core/training/rankingtask.h"
 #include "core/training/trainer.h"
 
 namespace treelens {
@@ -116,8 +117,8 @@ Status validateLmRecipe(const TrainRecipe &r)
     } catch (const std::exception &e) {
         return makeError("recipe", std::string("model: ") + e.what());
     }
-    if (r.batchSize < 1)
-        return makeError("recipe", "training.batch_size must be at least 1");
+    if (auto s = requireBatchSize(r); !s)
+        return s;
     return {};
 }
 
@@ -126,17 +127,13 @@ struct LmUnit {
     std::vector<std::int64_t> a, b;
 };
 
-class TatLmTask final : public training::TrainTask {
+class TatLmTask final : public training::RecipeTask {
 public:
     Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
                                           const torch::Device &device) override
     {
-        m_recipe = recipe;
-        m_device = device;
-        auto opts = lmOptionsOf(recipe);
-        if (!opts)
-            return opts.error();
-        m_options = *opts;
+        if (auto s = begin(recipe, device, lmOptionsOf(recipe), m_options); !s)
+            return s.error();
         json data;
         try {
             data = json::parse(recipe.data.extraJson);
@@ -419,9 +416,7 @@ private:
         return m_order;
     }
 
-    TrainRecipe m_recipe;
     LmOptions m_options;
-    torch::Device m_device{torch::kCPU};
     TatConfig m_config;
     std::vector<std::string> m_vocabTokens;
     Vocabulary m_vocab;
@@ -444,9 +439,7 @@ struct TatOptions {
 
 Result<TatOptions> tatOptionsOf(const TrainRecipe &r)
 {
-    try {
-        const json j = json::parse(r.optionsJson);
-        TatOptions o;
+    return readFamilyOptions<TatOptions>(r, [](const json &j, TatOptions &o) -> Status {
         for (auto it = j.begin(); it != j.end(); ++it)
             if (it.key() != "loss" && it.key() != "margin" && it.key() != "freeze_lm")
                 return makeError("recipe", "unknown option \"" + it.key() + "\"");
@@ -457,16 +450,14 @@ Result<TatOptions> tatOptionsOf(const TrainRecipe &r)
             return makeError("recipe", "options.loss must be pointwise, pairwise or both");
         if (!(o.margin >= 0.0 && o.margin <= 100.0))
             return makeError("recipe", "options.margin must be in [0, 100]");
-        return o;
-    } catch (const std::exception &e) {
-        return makeError("recipe", std::string("options: ") + e.what());
-    }
+        return {};
+    });
 }
 
 Status validateTatRecipe(const TrainRecipe &r)
 {
-    if (r.data.train.empty())
-        return makeError("recipe", "data.train names no pair corpus");
+    if (auto s = requirePairCorpus(r); !s)
+        return s;
     if (auto o = tatOptionsOf(r); !o)
         return o.error();
     try {
@@ -478,8 +469,8 @@ Status validateTatRecipe(const TrainRecipe &r)
     } catch (const std::exception &e) {
         return makeError("recipe", e.what());
     }
-    if (r.batchSize < 1)
-        return makeError("recipe", "training.batch_size must be at least 1");
+    if (auto s = requireBatchSize(r); !s)
+        return s;
     return {};
 }
 
@@ -505,17 +496,14 @@ Result<TatConfig> mergedConfig(const ModelFile &lmFile, const TrainRecipe &r)
     }
 }
 
-class TatTask final : public training::TrainTask {
+class TatTask final : public training::RankingTask {
 public:
     Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
                                           const torch::Device &device) override
     {
-        m_recipe = recipe;
-        m_device = device;
-        auto opts = tatOptionsOf(recipe);
-        if (!opts)
-            return opts.error();
-        m_options = *opts;
+        if (auto s = begin(recipe, device, tatOptionsOf(recipe), m_options); !s)
+            return s.error();
+        m_loss = m_options.loss;
         const json data = json::parse(recipe.data.extraJson);
         const std::string lmPath = data.value("lm", std::string());
         auto lmFile = loadModelFile(lmPath);
@@ -577,6 +565,7 @@ public:
             if (m_trainInputs[i])
                 m_trainIndex.push_back(static_cast<int>(i));
         m_triples = training::rankingTriples(m_train, m_trainIndex);
+        m_trainPairs = m_trainIndex.size();
         long parameters = 0;
         for (const auto &[name, t] : m_net->named())
             parameters += t.numel();
@@ -604,12 +593,6 @@ public:
             v.push_back({name, t});
         }
         return v;
-    }
-
-    long batchesInEpoch(int) override
-    {
-        const long units = m_options.loss == "pointwise" ? static_cast<long>(m_trainIndex.size()) : static_cast<long>(m_triples.size());
-        return std::max(1L, (units + m_recipe.batchSize - 1) / m_recipe.batchSize);
     }
 
     Result<training::StepResult> trainStep(int epoch, long batch, std::mt19937_64 &) override
@@ -658,18 +641,7 @@ public:
         return r;
     }
 
-    Result<training::DevResult> evaluate() override
-    {
-        if (m_dev.pairs.empty())
-            return training::DevResult{};
-        auto dev = training::rankingDev(m_dev, score(m_devInputs));
-        if (!dev)
-            return dev.error();
-        return training::DevResult{dev->value, dev->json, dev->summary};
-    }
-
-    std::string metricName() const override { return "dev_map"; }
-    std::string unitName() const override { return "pairs"; }
+    std::vector<double> devScores() override { return score(m_devInputs); }
 
     ModelFile snapshot(const training::SnapshotInfo &info) override
     {
@@ -718,31 +690,16 @@ private:
         return out;
     }
 
-    const std::vector<int> &orderFor(int epoch)
-    {
-        if (m_orderEpoch != epoch) {
-            m_order = training::epochOrder(m_options.loss == "pointwise" ? m_trainIndex.size() : m_triples.size(), m_recipe.seed, epoch);
-            m_orderEpoch = epoch;
-        }
-        return m_order;
-    }
-
-    TrainRecipe m_recipe;
     TatOptions m_options;
-    torch::Device m_device{torch::kCPU};
     TatConfig m_config;
     TatTags m_tags;
     std::vector<std::string> m_vocabTokens;
     Vocabulary m_vocab;
     std::unique_ptr<tat::Net> m_net;
-    PairCorpus m_train, m_dev;
+    PairCorpus m_train;
     std::vector<std::optional<tat::PairInput>> m_trainInputs, m_devInputs;
     std::vector<int> m_trainIndex;
     long m_trainDropped = 0, m_devDropped = 0;
-    std::vector<std::pair<int, int>> m_triples;
-    std::vector<int> m_order;
-    int m_orderEpoch = -1;
-    json m_summary;
 };
 
 /// The shipped size (docs/tree-aggregation-transformer.md): an LM of 4 × 128 and a TAT of 64 + 64.

@@ -16,6 +16,7 @@
 #include "core/formats/conllu.h"
 #include "core/model/modelfile.h"
 #include "core/training/pretraincorpus.h"
+#include "core/training/recipetask.h"
 #include "core/training/trainer.h"
 
 namespace treelens {
@@ -180,17 +181,13 @@ Batch makeBatch(const std::vector<const std::vector<int> *> &sents, const Vocabu
     return b;
 }
 
-class MlmTask : public training::TrainTask {
+class MlmTask : public training::RecipeTask {
 public:
     Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
                                           const torch::Device &device) override
     {
-        m_recipe = recipe;
-        m_device = device;
-        auto options = MlmOptions::from(recipe);
-        if (!options)
-            return options.error();
-        m_options = *options;
+        if (auto s = begin(recipe, device, MlmOptions::from(recipe), m_options); !s)
+            return s.error();
         auto corpus = loadPretrainCorpus(m_options.data);
         if (!corpus)
             return corpus.error();
@@ -473,9 +470,7 @@ private:
         return {};
     }
 
-    TrainRecipe m_recipe;
     MlmOptions m_options;
-    torch::Device m_device{torch::kCPU};
     Vocabulary m_vocab;
     TreeTransformerConfig m_cfg;
     std::unique_ptr<tt::Net> m_net;
