@@ -8,6 +8,7 @@
 /// Torch-free, header-only.
 
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
