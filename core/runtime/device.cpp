@@ -114,6 +114,8 @@ void applyComputeContext(const ComputeContext &context)
 
 ThreadScope::ThreadScope(int threads, Gemms gemms)
 {
+    if (threads <= 0 && gemms == Gemms::Any)
+        return; // nothing asked: no lock, no change (every encoder call opens one)
     // at::get_num_threads() first: it gives a thread that has not run LibTorch yet the
     // process's default, which would otherwise overwrite the count set here later.
     const int torchBefore = at::get_num_threads();

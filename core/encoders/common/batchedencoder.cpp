@@ -69,7 +69,11 @@ Result<std::vector<std::vector<Matrix>>> BatchedEncoder::layerStatesByAnalysis(c
     auto r = analyzeFn ? analyzeFn(batch, o, control) : analyze(batch, o, control);
     if (!r)
         return r.error();
-    return takeLayerStates(std::move(*r));
+    std::vector<std::vector<Matrix>> states;
+    states.reserve(r->size());
+    for (auto &a : *r)
+        states.push_back(std::move(a.layerStates));
+    return states;
 }
 
 Result<std::vector<std::vector<float>>> BatchedEncoder::embedByAnalysis(
@@ -83,15 +87,6 @@ Result<std::vector<std::vector<float>>> BatchedEncoder::embedByAnalysis(
     v.reserve(r->size());
     for (const auto &a : *r)
         v.push_back(vectorOf(a));
-    return v;
-}
-
-std::vector<std::vector<Matrix>> BatchedEncoder::takeLayerStates(std::vector<Analysis> analyses)
-{
-    std::vector<std::vector<Matrix>> v;
-    v.reserve(analyses.size());
-    for (auto &a : analyses)
-        v.push_back(std::move(a.layerStates));
     return v;
 }
 

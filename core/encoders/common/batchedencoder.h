@@ -67,8 +67,6 @@ protected:
         const std::vector<EncoderInput> &pairs,
         const std::function<Result<std::vector<Analysis>>(const std::vector<EncoderInput> &)> &analyzeSentences) const;
 
-    /// layerStates() of a family that records them in analyze(): the analyses' layer states, in order.
-    static std::vector<std::vector<Matrix>> takeLayerStates(std::vector<Analysis> analyses);
     /// The mean of rows firstRow.. of `m` (a sentence vector pooled from one layer's states).
     static std::vector<float> meanOfRows(const Matrix &m, int firstRow);
 

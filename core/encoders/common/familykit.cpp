@@ -20,15 +20,6 @@ std::string modelWhere(const ModelFile &file)
     return file.sourcePath.empty() ? "model" : file.sourcePath;
 }
 
-Result<json> treelensConfigOf(const ModelFile &file)
-{
-    try {
-        return json::parse(file.configJson);
-    } catch (const std::exception &e) {
-        return makeError(modelWhere(file), std::string("treelens.config: ") + e.what());
-    }
-}
-
 Status checkVocabularySize(const ModelFile &file, int expected, const std::string &field)
 {
     if (static_cast<int>(file.vocab.size()) == expected)

@@ -24,9 +24,6 @@ struct ImportRequest;
 /// The model file's path for messages ("model" when it has none).
 std::string modelWhere(const ModelFile &file);
 
-/// The model file's treelens.config, parsed ("<where>: treelens.config: <what>" when it is not JSON).
-Result<nlohmann::json> treelensConfigOf(const ModelFile &file);
-
 /// "the vocabulary has N entries but <field> is M" unless the file's vocabulary has `expected` entries.
 Status checkVocabularySize(const ModelFile &file, int expected, const std::string &field = "vocab_size");
 

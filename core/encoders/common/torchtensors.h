@@ -14,6 +14,7 @@
 
 #include "core/base/result.h"
 #include "core/data/analysis.h"
+#include "core/encoders/common/familykit.h"
 #include "core/model/modelfile.h"
 #include "core/model/tensordata.h"
 #include "core/runtime/deviceconfig.h"
@@ -69,7 +70,7 @@ Result<std::pair<Net, torch::Device>> networkFor(const ModelFile &file, const Co
     auto dev = deviceForModel(file, vocabSize, field, device);
     if (!dev)
         return dev.error();
-    auto net = Net::fromTensors(config, file.tensors, *dev, file.sourcePath.empty() ? "model" : file.sourcePath);
+    auto net = Net::fromTensors(config, file.tensors, *dev, modelWhere(file));
     if (!net)
         return net.error();
     return std::make_pair(std::move(*net), *dev);

@@ -120,10 +120,12 @@ int Vocabulary::id(const std::string &word, Match match) const
     case Match::AnyForm:
         break;
     }
-    for (const std::string &form : {word, toLowerAscii(word), normalize(word)})
-        if (const int i = id(form); i >= 0)
-            return i;
-    return -1;
+    // Each form only when the one before is absent (most words are found as written).
+    if (const int i = id(word); i >= 0)
+        return i;
+    if (const int i = id(toLowerAscii(word)); i >= 0)
+        return i;
+    return id(normalize(word));
 }
 
 std::vector<std::int64_t> Vocabulary::ids(const std::vector<std::string> &words, Match match, std::int64_t unkId) const

@@ -33,7 +33,6 @@ struct Native {
     DepTransformerConfig config;
     RelationVocabulary relations;
     std::vector<std::string> classes, pairClasses;
-    json j;
 };
 
 Result<Native> nativeOf(const ModelFile &file)
@@ -41,22 +40,22 @@ Result<Native> nativeOf(const ModelFile &file)
     const std::string where = file.sourcePath.empty() ? "model" : file.sourcePath;
     try {
         Native n;
-        n.j = json::parse(file.configJson);
-        if (!n.j.contains("model") || !n.j["model"].is_object())
+        const json j = json::parse(file.configJson);
+        if (!j.contains("model") || !j["model"].is_object())
             return makeError(where, "treelens.config has no \"model\" object");
-        auto c = DepTransformerConfig::fromJson(n.j["model"].dump());
+        auto c = DepTransformerConfig::fromJson(j["model"].dump());
         if (!c)
             return makeError(where, c.message());
         n.config = *c;
-        auto rel = RelationVocabulary::fromLabels(n.j.at("relations").get<std::vector<std::string>>(), where);
+        auto rel = RelationVocabulary::fromLabels(j.at("relations").get<std::vector<std::string>>(), where);
         if (!rel)
             return rel.error();
         n.relations = std::move(*rel);
         if (n.relations.size() != n.config.relations)
             return makeError(where, "n_relations is " + std::to_string(n.config.relations) + " but \"relations\" lists " +
                                         std::to_string(n.relations.size()));
-        n.classes = n.j.value("classes", std::vector<std::string>{});
-        n.pairClasses = n.j.value("pair_classes", std::vector<std::string>{});
+        n.classes = j.value("classes", std::vector<std::string>{});
+        n.pairClasses = j.value("pair_classes", std::vector<std::string>{});
         return n;
     } catch (const std::exception &e) {
         return makeError(where, std::string("treelens.config: ") + e.what());
