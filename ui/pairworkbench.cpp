@@ -11,6 +11,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -40,8 +41,11 @@
 #include "ui/backgroundjobs.h"
 #include "ui/modelfiledialog.h"
 #include "ui/pairworkbenchparts.h"
+#include "ui/session/analysisdocument.h"
 #include "ui/session/jobrunner.h"
 #include "ui/session/settings.h"
+#include "ui/viewhost.h"
+#include "ui/viewregistry.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/pairviews.h"
@@ -78,7 +82,12 @@ PairWorkbench::PairWorkbench(JobRunner &jobs, QWidget *parent) : QMainWindow(par
 {
     setWindowTitle(tr("TreeLens — Pair workbench"));
     setAcceptDrops(true);
-    m_state.threshold = 0.15;
+    for (AnalysisDocument *&doc : m_sideDocs) {
+        doc = new AnalysisDocument(this);
+        ViewState selection;
+        selection.threshold = 0.15;
+        doc->setSelection(selection);
+    }
     buildUi();
     buildMenus();
     resize(1500, 950);
@@ -144,17 +153,8 @@ void PairWorkbench::buildUi()
     m_head = new QSpinBox;
     m_head->setRange(1, 1);
     bar->addWidget(m_head);
-    auto stateChanged = [this] {
-        m_state.layer = m_layer->value() - 1;
-        m_state.head = m_head->value() - 1;
-        m_bridge->setState(m_state);
-        m_firstTree->setState(m_state);
-        m_secondTree->setState(m_state);
-        m_firstConst->setState(m_state);
-        m_secondConst->setState(m_state);
-    };
-    connect(m_layer, &QSpinBox::valueChanged, this, stateChanged);
-    connect(m_head, &QSpinBox::valueChanged, this, stateChanged);
+    connect(m_layer, &QSpinBox::valueChanged, this, &PairWorkbench::updateSelection);
+    connect(m_head, &QSpinBox::valueChanged, this, &PairWorkbench::updateSelection);
     // The TAT's level-by-level aggregation, stepped or played (deepest level first).
     bar->addSeparator();
     bar->addWidget(new QLabel(tr(" Step ")));
@@ -308,32 +308,34 @@ void PairWorkbench::buildUi()
     auto *pl = new QVBoxLayout(pairPage);
     pl->setContentsMargins(2, 2, 2, 2);
     // Each side: its dependency tree (with the model's attention as arcs) and its
-    // constituency tree (with the attention from the focus word), as tabs.
+    // constituency tree (with the attention from the focus word), as tabs; the views
+    // come from the view registry through each side's ViewHost, the bridge with the first
+    // side's (its document carries the pair).
     auto *trees = new QSplitter(Qt::Horizontal);
-    m_firstTree = new DependencyView;
-    m_secondTree = new DependencyView;
-    m_firstConst = new ConstituencyView;
-    m_secondConst = new ConstituencyView;
-    for (ConstituencyView *v : {m_firstConst, m_secondConst}) {
-        v->setBackgroundWork(backgroundWorkOf(m_jobs, JobRunner::Lane::Layout));
-        v->setMode(ConstituencyView::Mode::Parser);
-        v->setOverlay(ConstituencyView::Overlay::FocusAttention);
-    }
     const QString sideName[2] = {tr("Question / text"), tr("Candidate / hypothesis")};
-    DependencyView *deps[2] = {m_firstTree, m_secondTree};
-    ConstituencyView *consts[2] = {m_firstConst, m_secondConst};
+    ConstituencyView *consts[2] = {nullptr, nullptr};
     for (int i = 0; i < 2; ++i) {
-        deps[i]->setShowAttention(true);
         auto *side = new QTabWidget;
         m_sideTabs[i] = side;
         side->setDocumentMode(true);
-        side->addTab(deps[i], tr("%1: dependency").arg(sideName[i]));
+        QStringList views = {QStringLiteral("dependency"), QStringLiteral("constituency")};
+        if (i == 0)
+            views << QStringLiteral("bridge");
+        auto *host = new ViewHost(m_sideDocs[i], side, views, backgroundWorkOf(m_jobs, JobRunner::Lane::Layout), this);
+        m_sideViews[i] = host;
+        // The pair's sentences are short (kMaxWords) and the views few: all stay current, shown or not.
+        host->setSyncsHiddenViews(true);
+        host->setSavesViewOptions(false); // the main window's tree options stay its own
+        host->setConstituencyMode(static_cast<int>(ConstituencyView::Mode::Parser));
+        host->setConstituencyOverlay(static_cast<int>(ConstituencyView::Overlay::FocusAttention));
+        qobject_cast<DependencyView *>(host->widget(QStringLiteral("dependency")))->setShowAttention(true);
+        consts[i] = qobject_cast<ConstituencyView *>(host->widget(QStringLiteral("constituency")));
+        side->addTab(host->widget(QStringLiteral("dependency")), tr("%1: dependency").arg(sideName[i]));
         side->addTab(consts[i], tr("constituency"));
         trees->addWidget(side);
     }
-    m_bridge = new PairBridgeView;
     auto *bridgeScroll = new QScrollArea;
-    bridgeScroll->setWidget(m_bridge);
+    bridgeScroll->setWidget(m_sideViews[0]->widget(QStringLiteral("bridge")));
     bridgeScroll->setWidgetResizable(true);
     m_tatNode = new TatNodeView;
     auto *nodeScroll = new QScrollArea;
@@ -341,7 +343,7 @@ void PairWorkbench::buildUi()
     nodeScroll->setWidgetResizable(true);
     m_detailTabs = new QTabWidget;
     m_detailTabs->setDocumentMode(true);
-    m_detailTabs->addTab(bridgeScroll, tr("Between the sentences"));
+    m_detailTabs->addTab(bridgeScroll, QCoreApplication::translate("ViewRegistry", findViewSpec(QStringLiteral("bridge"))->tabLabel));
     m_detailTabs->addTab(nodeScroll, tr("Phrase (tree aggregation)"));
     for (int i = 0; i < 2; ++i)
         connect(consts[i], &ConstituencyView::phraseClicked, this, [this, i](int id) {
@@ -423,11 +425,13 @@ void PairWorkbench::buildMenus()
     file->addSeparator();
     file->addAction(tr("Export question table (CSV/JSON)…"), this, [this] { exportTable(true); });
     file->addAction(tr("Export slice table (CSV/JSON)…"), this, [this] { exportTable(false); });
-    file->addAction(tr("Export pair view (PNG/SVG/PDF)…"), this, [this] { exportView(m_bridge); });
-    file->addAction(tr("Export question tree (PNG/SVG/PDF)…"), this, [this] { exportView(m_firstTree); });
-    file->addAction(tr("Export candidate tree (PNG/SVG/PDF)…"), this, [this] { exportView(m_secondTree); });
-    file->addAction(tr("Export question constituency tree (PNG/SVG/PDF)…"), this, [this] { exportView(m_firstConst); });
-    file->addAction(tr("Export candidate constituency tree (PNG/SVG/PDF)…"), this, [this] { exportView(m_secondConst); });
+    file->addAction(tr("Export pair view (PNG/SVG/PDF)…"), this, [this] { exportSideView(0, QStringLiteral("bridge")); });
+    file->addAction(tr("Export question tree (PNG/SVG/PDF)…"), this, [this] { exportSideView(0, QStringLiteral("dependency")); });
+    file->addAction(tr("Export candidate tree (PNG/SVG/PDF)…"), this, [this] { exportSideView(1, QStringLiteral("dependency")); });
+    file->addAction(tr("Export question constituency tree (PNG/SVG/PDF)…"), this,
+                    [this] { exportSideView(0, QStringLiteral("constituency")); });
+    file->addAction(tr("Export candidate constituency tree (PNG/SVG/PDF)…"), this,
+                    [this] { exportSideView(1, QStringLiteral("constituency")); });
     file->addAction(tr("Export phrase view (PNG/SVG/PDF)…"), this, [this] { exportView(m_tatNode); });
     file->addAction(tr("Export slice chart (PNG/SVG/PDF)…"), this, [this] { exportView(m_sliceChart); });
     file->addAction(tr("Export score scatter plot (PNG/SVG/PDF)…"), this, [this] { exportView(m_scatter); });
@@ -564,6 +568,12 @@ void PairWorkbench::exportView(ExportableView *view)
     QString error;
     if (!treelens::exportView(*view, path, &error))
         QMessageBox::warning(this, tr("Export"), error);
+}
+
+void PairWorkbench::exportSideView(int side, const QString &name)
+{
+    if (ExportableView *view = sideViews(side).exportableView(name))
+        exportView(view);
 }
 
 void PairWorkbench::dragEnterEvent(QDragEnterEvent *event)

@@ -12,8 +12,11 @@
 ///    classification (a click shows that cell's pairs);
 ///  - two-system comparison: ΔAP per question, the questions where the top
 ///    answer differs, a score scatter plot (a click opens the pair);
-///  - the pair view: both sentences' dependency trees with the model's
-///    within-group attention, and the bridge between them (PairBridgeView).
+///  - the pair view: both sentences' dependency and constituency trees with the
+///    model's attention, and the bridge between them (PairBridgeView). Each side is
+///    an AnalysisDocument (the sentence and its analysis; the first side's carries
+///    the pair) whose views a ViewHost creates from the view registry, as in the
+///    main window.
 /// Tables export as CSV/JSON, views as PNG/SVG/PDF. All work runs on the
 /// JobRunner (group "pairs"); the window only shows results.
 
@@ -26,7 +29,6 @@
 #include "core/eval/pairtable.h"
 #include "core/formats/pairs.h"
 #include "core/data/analysis.h"
-#include "core/data/viewstate.h"
 #include "ui/pairscoring.h"
 
 class QComboBox;
@@ -40,10 +42,10 @@ class QTabWidget;
 
 namespace treelens {
 
+class AnalysisDocument;
 class ConstituencyView;
-class DependencyView;
 class JobRunner;
-class PairBridgeView;
+class ViewHost;
 class ScoreScatterPlot;
 class SliceBarChart;
 class TatNodeView;
@@ -85,13 +87,17 @@ public:
     QString sliceNoteText() const;
     /// The systems' notes on this corpus ("… was trained on this data …"), one per line; "" when none.
     QString dataNoteText() const;
-    /// The constituency tree view of side 0 (question / text) or 1 (candidate / hypothesis).
-    ConstituencyView *constituencyView(int side) const { return side == 0 ? m_firstConst : m_secondConst; }
+    /// The constituency tree view of side 0 (question / text) or 1 (candidate / hypothesis), up to date.
+    ConstituencyView *constituencyView(int side) const;
+    /// The document of side 0 (question / text: the pair's analysis) or 1 (candidate / hypothesis).
+    const AnalysisDocument &sideDocument(int side) const { return *m_sideDocs[side == 0 ? 0 : 1]; }
+    /// The pair view's views of side 0 or 1 (side 0's also has the bridge).
+    ViewHost &sideViews(int side) const { return *m_sideViews[side == 0 ? 0 : 1]; }
 
     // The Tree Aggregation Transformer's views.
     /// Shows the level-by-level aggregation up to 1-based `step` on both trees (0 = all done).
     void setAggregationStep(int step);
-    int aggregationStep() const { return m_state.aggregationStep; }
+    int aggregationStep() const;
     /// Starts (or stops) stepping through the aggregation, deepest level first.
     void playAggregation(bool on);
     /// Shows phrase `id` of side 0 (question) or 1 (candidate) in the node view.
@@ -124,6 +130,10 @@ private:
     void updateComparison();
     void exportTable(bool questions);
     void exportView(ExportableView *view);
+    /// Side `side`'s view `name` (view registry name), for the export menu.
+    void exportSideView(int side, const QString &name);
+    /// The toolbar's layer, head and step into both sides' selection (each side keeps its focus word).
+    void updateSelection();
     /// Fills the node view from the pair's (and the comparison pair's) analysis.
     void updateNodeView();
     /// Lists the current question's other candidates as comparison choices (the default:
@@ -144,7 +154,6 @@ private:
     int m_currentRow = -1;
     int m_currentPair = -1;
     std::shared_ptr<const Analysis> m_pairAnalysis;
-    ViewState m_state;
     QString m_path;
 
     QComboBox *m_systemA, *m_systemB, *m_sliceKind, *m_sliceMetric;
@@ -158,9 +167,8 @@ private:
     QTabWidget *m_sideTabs[2] = {nullptr, nullptr}; ///< each side: its dependency and constituency tree
     SliceBarChart *m_sliceChart;
     ScoreScatterPlot *m_scatter;
-    PairBridgeView *m_bridge;
-    DependencyView *m_firstTree, *m_secondTree;
-    ConstituencyView *m_firstConst, *m_secondConst;
+    AnalysisDocument *m_sideDocs[2] = {nullptr, nullptr}; ///< children of this window
+    ViewHost *m_sideViews[2] = {nullptr, nullptr};
     QSpinBox *m_layer, *m_head, *m_step;
     QPushButton *m_play;
     QTimer *m_playTimer;

@@ -1,6 +1,7 @@
 // The pair workbench's pair view (see pairworkbench.h): both sentences' trees with the
-// model's analysis of the pair, the Tree Aggregation Transformer's or recursive models'
-// steps, and the phrase view with the question's phrase in a second pair.
+// model's analysis of the pair (each side an AnalysisDocument with its ViewHost), the Tree
+// Aggregation Transformer's or recursive models' steps, and the phrase view with the
+// question's phrase in a second pair.
 #include "ui/pairworkbench.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTimer>
@@ -21,7 +23,9 @@
 #include "core/encoders/encoder.h"
 #include "ui/pairscoring.h"
 #include "ui/pairworkbenchparts.h"
+#include "ui/session/analysisdocument.h"
 #include "ui/session/jobrunner.h"
+#include "ui/viewhost.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/pairviews.h"
@@ -86,7 +90,34 @@ Result<Analysis> analysePair(JobRunner &jobs, const std::string &model, const Se
     return a;
 }
 
+/// The bridge between the sentences (side 0's host has it).
+PairBridgeView *bridgeOf(ViewHost &host)
+{
+    return qobject_cast<PairBridgeView *>(host.widget(QStringLiteral("bridge")));
+}
+
 } // namespace
+
+ConstituencyView *PairWorkbench::constituencyView(int side) const
+{
+    return sideViews(side).constituencyView();
+}
+
+int PairWorkbench::aggregationStep() const
+{
+    return m_sideDocs[0]->selection().aggregationStep;
+}
+
+void PairWorkbench::updateSelection()
+{
+    for (AnalysisDocument *doc : m_sideDocs) {
+        ViewState s = doc->selection();
+        s.layer = m_layer->value() - 1;
+        s.head = m_head->value() - 1;
+        s.aggregationStep = m_step->value();
+        doc->setSelection(s); // clamped to the side's analysis; the views follow
+    }
+}
 
 void PairWorkbench::showPair(int pair)
 {
@@ -105,11 +136,9 @@ void PairWorkbench::showPair(int pair)
     const QString path = systemPath(m_systemA);
     if (path.isEmpty() || path == kIdfSystem) {
         m_pairAnalysis.reset();
-        m_firstTree->setData({first, nullptr});
-        m_secondTree->setData({second, nullptr});
-        m_firstConst->setData({first, nullptr});
-        m_secondConst->setData({second, nullptr});
-        m_bridge->setAnalysis(nullptr, gold);
+        bridgeOf(sideViews(0))->setCaption(gold);
+        m_sideDocs[0]->setResult(first, nullptr);
+        m_sideDocs[1]->setResult(second, nullptr);
         updateNodeView();
         Q_EMIT pairReady();
         return;
@@ -121,27 +150,23 @@ void PairWorkbench::showPair(int pair)
         [jobs, model, first, second](const RunControl &control) { return analysePair(*jobs, model, *first, *second, control); },
         [this, first, second, gold](quint64, std::shared_ptr<const Analysis> a) {
             m_pairAnalysis = a;
-            m_layer->setRange(1, std::max(1, a->layers));
-            m_head->setRange(1, std::max(1, a->heads));
-            m_state.layer = m_layer->value() - 1;
-            m_state.head = m_head->value() - 1;
+            {
+                // The selection follows below, once the documents have the new analysis (its shape).
+                const QSignalBlocker layerBlocker(m_layer), headBlocker(m_head);
+                m_layer->setRange(1, std::max(1, a->layers));
+                m_head->setRange(1, std::max(1, a->heads));
+            }
             auto secondAnalysis = a->second.empty() ? nullptr : std::make_shared<const Analysis>(a->second.front());
             // The TAT: a step aggregates one level on both trees (the pair is one batch), so the deeper tree sets the steps.
             const int tatSteps = tatPairSteps(*a);
-            for (auto *v : {m_firstConst, m_secondConst})
-                v->setAggregationDepth(tatSteps - 1);
+            for (int side = 0; side < 2; ++side)
+                sideViews(side).constituencyView()->setAggregationDepth(tatSteps - 1);
             // The recursive models: a step composes one height on both trees.
             const int steps = tatSteps > 0 ? tatSteps : recursivePairSteps(*a);
-            m_firstTree->setData({first, a});
-            m_secondTree->setData({second, secondAnalysis});
-            m_firstConst->setData({first, a});
-            m_secondConst->setData({second, secondAnalysis});
-            for (auto *v : {m_firstTree, m_secondTree})
-                v->setState(m_state);
-            for (auto *v : {m_firstConst, m_secondConst})
-                v->setState(m_state);
-            m_bridge->setState(m_state);
-            m_bridge->setAnalysis(a, gold + QStringLiteral(" — ") + systemName(systemPath(m_systemA)));
+            bridgeOf(sideViews(0))->setCaption(gold + QStringLiteral(" — ") + systemName(systemPath(m_systemA)));
+            m_sideDocs[0]->setResult(first, a); // the pair: the bridge reads Analysis::second
+            m_sideDocs[1]->setResult(second, secondAnalysis);
+            updateSelection();
             // The TAT: the question's root in the phrase view.
             m_step->setRange(0, steps);
             m_step->setEnabled(steps > 0);
@@ -166,11 +191,7 @@ void PairWorkbench::setAggregationStep(int step)
         m_step->setValue(step); // comes back here through valueChanged
         return;
     }
-    m_state.aggregationStep = step;
-    m_firstConst->setState(m_state);
-    m_secondConst->setState(m_state);
-    m_firstTree->setState(m_state);
-    m_secondTree->setState(m_state);
+    updateSelection();
 }
 
 void PairWorkbench::playAggregation(bool on)
@@ -198,8 +219,8 @@ void PairWorkbench::selectTatNode(int side, int id)
 {
     m_nodeSide = side == 0 ? 0 : 1;
     m_nodeId = id;
-    m_firstConst->setSelectedTatNode(m_nodeSide == 0 ? id : -1);
-    m_secondConst->setSelectedTatNode(m_nodeSide == 1 ? id : -1);
+    constituencyView(0)->setSelectedTatNode(m_nodeSide == 0 ? id : -1);
+    constituencyView(1)->setSelectedTatNode(m_nodeSide == 1 ? id : -1);
     updateNodeView();
 }
 

@@ -30,7 +30,7 @@ QStringList ViewHost::exportableViewNames()
 {
     QStringList names;
     for (const ViewSpec &spec : viewRegistry())
-        if (spec.exportable)
+        if (spec.exportable && inMainWindow(spec))
             names << spec.name;
     return names;
 }
@@ -45,7 +45,8 @@ QStringList ViewHost::allViewNames()
 {
     QStringList names;
     for (const ViewSpec &spec : viewRegistry())
-        names << spec.name;
+        if (inMainWindow(spec))
+            names << spec.name;
     return names;
 }
 
@@ -78,7 +79,8 @@ void ViewHost::setConstituencyMode(int mode)
     m_constituencyMode = mode;
     if (auto *view = qobject_cast<ConstituencyView *>(widget(QStringLiteral("constituency"))))
         view->setMode(static_cast<ConstituencyView::Mode>(mode));
-    Settings::setValue(QStringLiteral("view/constituencyMode"), mode);
+    if (m_savesOptions)
+        Settings::setValue(QStringLiteral("view/constituencyMode"), mode);
 }
 
 void ViewHost::setConstituencyOverlay(int overlay)
@@ -86,7 +88,8 @@ void ViewHost::setConstituencyOverlay(int overlay)
     m_constituencyOverlay = overlay;
     if (auto *view = qobject_cast<ConstituencyView *>(widget(QStringLiteral("constituency"))))
         view->setOverlay(static_cast<ConstituencyView::Overlay>(overlay));
-    Settings::setValue(QStringLiteral("view/constituencyOverlay"), overlay);
+    if (m_savesOptions)
+        Settings::setValue(QStringLiteral("view/constituencyOverlay"), overlay);
 }
 
 void ViewHost::setDependencyLayout(int layout)
@@ -94,7 +97,8 @@ void ViewHost::setDependencyLayout(int layout)
     m_dependencyLayout = layout;
     if (auto *view = qobject_cast<DependencyView *>(widget(QStringLiteral("dependency"))))
         view->setLayout(static_cast<DependencyView::Layout>(layout));
-    Settings::setValue(QStringLiteral("view/dependencyLayout"), layout);
+    if (m_savesOptions)
+        Settings::setValue(QStringLiteral("view/dependencyLayout"), layout);
 }
 
 void ViewHost::restoreViewOptions()
@@ -167,7 +171,7 @@ void ViewHost::syncView(QWidget *view)
 void ViewHost::syncVisibleViews()
 {
     for (ViewSlot &v : m_slots)
-        if (v.widget->isVisible())
+        if (m_syncHidden || v.widget->isVisible())
             syncView(v.widget);
 }
 

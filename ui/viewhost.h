@@ -11,6 +11,7 @@
 /// GUI thread only.
 
 #include <functional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -42,7 +43,8 @@ public:
     ViewHost(AnalysisDocument *document, QWidget *viewParent, const QStringList &views, BackgroundWork work = {},
              QObject *parent = nullptr);
 
-    /// The views that export (PNG/SVG/PDF, trees also LaTeX), in menu order (viewRegistry()).
+    /// The main window's views that export (PNG/SVG/PDF, trees also LaTeX), in menu order
+    /// (viewRegistry(); `--export-view` names).
     static QStringList exportableViewNames();
     /// Every view the main window shows (viewRegistry()): the exportable ones and "text".
     static QStringList allViewNames();
@@ -52,7 +54,7 @@ public:
     static QString viewRefusal(const QString &name, const Sentence *sentence, const Analysis *analysis);
 
     /// Takes `view` (created by its registry entry) as the view `name`: it gets the
-    /// document's data and selection, and its hover text goes out as hovered().
+    /// document's data and selection, and its hover text (if it has any) goes out as hovered().
     template <class View>
     void adopt(View *view, const QString &name)
     {
@@ -63,7 +65,8 @@ public:
         v.setData = [view](const ViewData &d) { view->setData(d); };
         v.setState = [view](const ViewState &s) { view->setState(s); };
         m_slots.push_back(std::move(v));
-        connect(view, &View::hovered, this, &ViewHost::hovered);
+        if constexpr (HasHover<View>::value)
+            connect(view, &View::hovered, this, &ViewHost::hovered);
     }
     /// Takes the text view (kept up to date whether shown or not: it is cheap).
     void setTextView(TreeTextView *view) { m_text = view; }
@@ -88,8 +91,15 @@ public:
 
     /// Gives `view` the document's data and selection if it lacks them.
     void syncView(QWidget *view);
-    /// Syncs every view the user can see now.
+    /// Syncs every view the user can see now (every view with setSyncsHiddenViews()).
     void syncVisibleViews();
+    /// true: every view is given each change at once, shown or not (the pair workbench:
+    /// a few views of short sentences, read by its exports and steps while hidden);
+    /// false (the default): a hidden view when it is shown or asked for.
+    void setSyncsHiddenViews(bool all) { m_syncHidden = all; }
+    /// false: the display options below apply to this host's views only and are not saved
+    /// in the settings (the pair workbench keeps its own); true (the default): saved.
+    void setSavesViewOptions(bool saves) { m_savesOptions = saves; }
 
     /// The tree views' display options (ConstituencyView::Mode, ::Overlay,
     /// DependencyView::Layout as ints): applied to the views and saved in the
@@ -122,6 +132,11 @@ Q_SIGNALS:
     void hovered(const QString &text);
 
 private:
+    template <class View, class = void>
+    struct HasHover : std::false_type {};
+    template <class View>
+    struct HasHover<View, std::void_t<decltype(&View::hovered)>> : std::true_type {};
+
     template <class View>
     View *synced(const char *name)
     {
@@ -150,6 +165,8 @@ private:
     ViewData m_viewData;
     quint64 m_dataGeneration = 0;
     double m_lastUpdateMs = 0.0;
+    bool m_syncHidden = false;
+    bool m_savesOptions = true;
     int m_constituencyMode = 3;    ///< ConstituencyView::Mode::Compare
     int m_constituencyOverlay = 1; ///< ConstituencyView::Overlay::Cohesion
     int m_dependencyLayout = 0;    ///< DependencyView::Layout::Arcs

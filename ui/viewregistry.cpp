@@ -12,6 +12,7 @@
 #include "viz/gateoverview.h"
 #include "viz/heatmapview.h"
 #include "viz/linkstripview.h"
+#include "viz/pairviews.h"
 #include "viz/treetextview.h"
 
 namespace treelens {
@@ -162,6 +163,18 @@ std::vector<ViewSpec> makeRegistry()
         host.adopt(view, QStringLiteral("composition"));
     };
     r.push_back(composition);
+
+    // The pair workbench's: what connects a pair's two sentences (cross attention, bridge
+    // scores); the analysis of the first sentence with the second's in Analysis::second.
+    ViewSpec bridge = entry(QStringLiteral("bridge"), Pane::Pair, QT_TRANSLATE_NOOP("ViewRegistry", "Between the sentences"));
+    bridge.refusal = [](const Sentence *, const Analysis *a) {
+        if (a && !a->second.empty())
+            return QString();
+        return QStringLiteral("the bridge view draws what connects a pair's two sentences, and this is the analysis of one "
+                              "sentence (open the pair in the pair workbench)");
+    };
+    bridge.create = make<PairBridgeView>(bridge.name);
+    r.push_back(bridge);
     return r;
 }
 

@@ -27,9 +27,12 @@ struct Sentence;
 class ViewHost;
 
 struct ViewSpec {
-    enum class Pane { Trees, Plots };
+    /// Where the view is shown: the main window's tree or plot tabs, or only the pair
+    /// workbench's pair view (a view of two sentences; not in the main window, its export
+    /// menu or `--export-view`).
+    enum class Pane { Trees, Plots, Pair };
     QString name;                ///< "prior": the view's name everywhere
-    Pane pane = Pane::Plots;     ///< the main window's tab row
+    Pane pane = Pane::Plots;     ///< the main window's tab row (or the pair workbench's)
     const char *tabLabel = "";   ///< with its accelerator ("&Prior C"); translated in context "ViewRegistry"
     bool exportable = true;      ///< PNG/SVG/PDF (trees also LaTeX); the text view is not
     /// Whether the main window shows the tab for this analysis (null: no model output);
@@ -42,8 +45,11 @@ struct ViewSpec {
     std::function<void(ViewHost &host, QWidget *parent, const BackgroundWork &work)> create;
 };
 
-/// Every view, in the order of the main window's tabs (trees, then plots) and the export menu.
+/// Every view, in the order of the main window's tabs (trees, then plots) and the export menu,
+/// then the pair workbench's.
 const std::vector<ViewSpec> &viewRegistry();
+/// Whether the main window shows the view (its tabs, export menu, `--export-view`).
+inline bool inMainWindow(const ViewSpec &spec) { return spec.pane != ViewSpec::Pane::Pair; }
 /// The entry named `name`, nullptr when there is none.
 const ViewSpec *findViewSpec(const QString &name);
 

@@ -32,6 +32,8 @@ ViewTabs::ViewTabs(AnalysisDocument &document, ViewHost &views, QWidget *parent)
     m_plots = new QTabWidget(parent);
     m_plots->setDocumentMode(true);
     for (const ViewSpec &spec : viewRegistry()) {
+        if (!inMainWindow(spec))
+            continue;
         QTabWidget *tabs = spec.pane == ViewSpec::Pane::Trees ? m_trees : m_plots;
         QWidget *page = spec.name == QLatin1String("composition") ? createCompositionPage(parent) : m_views.widget(spec.name);
         tabs->addTab(page, QCoreApplication::translate("ViewRegistry", spec.tabLabel));

@@ -340,12 +340,13 @@ QRectF ConstituencyView::drawLegends(QPointF topLeft, double width)
                            : QStringLiteral("(no constituent prior for this layer)");
         } else {
             const bool haveFocus = m_state.focusWord >= 0 && m_state.focusWord < static_cast<int>(m_words.size());
+            // Which attention, for a model that has more than one ("after ×C"; none for a plain Transformer's).
+            const QString variant = attentionVariantName(*m_data.analysis, m_state);
             title = haveFocus ? QStringLiteral("Attention from “%1”, layer %2, head %3%4")
                                     .arg(m_words[static_cast<std::size_t>(m_state.focusWord)])
                                     .arg(m_state.layer + 1)
                                     .arg(m_state.head + 1)
-                                    .arg(m_state.weightedAttention ? QStringLiteral(" (weighted by C)")
-                                                                   : QStringLiteral(" (softmax)"))
+                                    .arg(variant.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(variant))
                               : QStringLiteral("Attention from a word");
             unit = QStringLiteral("attention weight; phrases: sum over their words");
             if (!haveFocus)

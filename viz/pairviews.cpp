@@ -158,10 +158,9 @@ void drawBars(QPainter &p, const Row &row, const std::vector<double> &values, do
 
 PairBridgeView::PairBridgeView(QWidget *parent) : PaintedExportView(parent) {}
 
-void PairBridgeView::setAnalysis(std::shared_ptr<const Analysis> analysis, const QString &caption)
+void PairBridgeView::setData(const ViewData &data)
 {
-    m_analysis = std::move(analysis);
-    m_caption = caption;
+    m_analysis = data.analysis;
     updateGeometry();
     setMinimumSize(sizeHint());
     update();
@@ -170,6 +169,12 @@ void PairBridgeView::setAnalysis(std::shared_ptr<const Analysis> analysis, const
 void PairBridgeView::setState(const ViewState &state)
 {
     m_state = state;
+    update();
+}
+
+void PairBridgeView::setCaption(const QString &caption)
+{
+    m_caption = caption;
     update();
 }
 

@@ -34,9 +34,12 @@ class PairBridgeView : public PaintedExportView {
     Q_OBJECT
 public:
     explicit PairBridgeView(QWidget *parent = nullptr);
-    /// The pair's analysis (null: nothing to draw) and a caption (gold label, system).
-    void setAnalysis(std::shared_ptr<const Analysis> analysis, const QString &caption);
+    /// The pair's analysis (`data.analysis`: the first sentence's, with the second's in
+    /// Analysis::second; null: nothing to draw). The view registry's "bridge" entry.
+    void setData(const ViewData &data);
     void setState(const ViewState &state);
+    /// The caption above the drawing (gold label, system); kept across setData().
+    void setCaption(const QString &caption);
 
     QString exportName() const override { return QStringLiteral("pair-bridge"); }
     QSize sizeHint() const override;

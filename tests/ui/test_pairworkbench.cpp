@@ -17,7 +17,10 @@
 #include "core/encoders/tat/tatconfig.h"
 #include "core/model/modelfile.h"
 #include "ui/pairworkbench.h"
+#include "ui/session/analysisdocument.h"
 #include "ui/session/jobrunner.h"
+#include "ui/viewhost.h"
+#include "viz/dependencyview.h"
 #include "viz/constituencyview.h"
 #include "viz/tatnodeview.h"
 #include "viz/viewexport.h"
@@ -248,6 +251,33 @@ TEST(PairWorkbench, ScoresRanksAndShowsPairs)
     wb.showPair(4);
     ASSERT_TRUE(waitFor([&] { return shown; }, 60000));
     EXPECT_EQ(wb.pairAnalysis()->second.front().words.front(), "the");
+    // The pair view is two documents with their views from the view registry, as in the
+    // main window: the question side's document carries the pair, the candidate's its side.
+    EXPECT_EQ(wb.sideDocument(0).analysis(), wb.pairAnalysis());
+    ASSERT_TRUE(wb.sideDocument(1).analysis());
+    EXPECT_EQ(wb.sideDocument(1).analysis()->words, wb.pairAnalysis()->second.front().words);
+    EXPECT_EQ(wb.sideDocument(0).sentence()->text, wb.corpus()->pairs[4].first.text);
+    EXPECT_EQ(wb.sideDocument(1).sentence()->text, wb.corpus()->pairs[4].second.text);
+    EXPECT_DOUBLE_EQ(wb.sideDocument(0).selection().threshold, 0.15);
+    ExportableView *bridge = wb.sideViews(0).exportableView(QStringLiteral("bridge"));
+    ASSERT_NE(bridge, nullptr);
+    EXPECT_EQ(wb.sideViews(1).exportableView(QStringLiteral("bridge")), nullptr);
+    EXPECT_TRUE(ViewHost::viewRefusal(QStringLiteral("bridge"), nullptr, wb.pairAnalysis().get()).isEmpty());
+    EXPECT_FALSE(ViewHost::viewRefusal(QStringLiteral("bridge"), nullptr, wb.sideDocument(1).analysis().get()).isEmpty());
+    {
+        QString err;
+        EXPECT_TRUE(exportView(*bridge, QString::fromStdString(dir + "/pair-bridge.png"), &err, 96)) << err.toStdString();
+    }
+    // A click on a candidate word makes it that side's focus word, and only that side's.
+    Q_EMIT wb.sideViews(1).dependencyView()->wordClicked(1);
+    EXPECT_EQ(wb.sideDocument(1).selection().focusWord, 1);
+    EXPECT_EQ(wb.sideDocument(0).selection().focusWord, -1);
+    {
+        ConstituencyView *v = wb.constituencyView(1); // the attention from the focus word (exported for a look)
+        v->finishPendingLayouts();
+        QString err;
+        EXPECT_TRUE(exportView(*v, QString::fromStdString(dir + "/pair-const-focus.png"), &err, 96)) << err.toStdString();
+    }
     // Both sides' constituency trees are drawn (exported here for a look).
     for (int side = 0; side < 2; ++side) {
         ConstituencyView *v = wb.constituencyView(side);
