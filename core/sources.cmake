@@ -58,5 +58,11 @@ set(TREELENS_CORE_PLAIN_SOURCES
   probing/probetasks.cpp
   formats/pairs.cpp
   eval/paireval.cpp
+  encoders/pretrained/hftokenizer.cpp
+  encoders/pretrained/hftokenizerjson.cpp
+  encoders/pretrained/hfpostprocessorjson.cpp
+  encoders/pretrained/hfnormalize.cpp
+  encoders/pretrained/hfpretokenize.cpp
+  encoders/pretrained/hfmodels.cpp
 )
 list(TRANSFORM TREELENS_CORE_PLAIN_SOURCES PREPEND "${CMAKE_CURRENT_LIST_DIR}/")

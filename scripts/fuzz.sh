@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 30).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree)
+#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer)
 # Seeds come from tests/data; findings are written to build/fuzz/findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree)
+((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer)
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
@@ -85,6 +85,14 @@ for t in "${targets[@]}"; do
         '"\"labels\""' '"\"pairs\""' '"\"group\""' '"\"label\""' '"\"first\""' '"\"second\""' '"\"tokens\""' '"\"text\""' \
         '"\"heads\""' '"\"deprels\""' '"\"start\""' '"\"end\""' >build/fuzz/pairjson.dict
       extra=(-dict=build/fuzz/pairjson.dict) ;;
+    hftokenizer)
+      # The first byte chooses the input (fuzz_hftokenizer.cpp): 0 a tokenizer.json, 1 one with a text, 2 a text
+      # for the built-in tokenizers, 3 vocab.txt + tokenizer_config.json + a text.
+      for d in ../shared/fixtures/hf-transformers-reference/*/; do
+        if [[ -f $d/tokenizer.json ]]; then { printf '\x01'; cat "$d/tokenizer.json"; printf '\x00Caf\xc3\xa9 re-tweeted [MASK] \xe6\x88\x91!'; } >"$corpus/$(basename "$d").seed"; fi
+      done
+      printf '\x02The old man saw a red kite.' >"$corpus"/text.seed
+      printf '\x03[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\n##s\n\x00{"do_lower_case":true}\x00The cats' >"$corpus"/vocab.seed ;;
   esac
   extras[$t]="${extra[*]}"
 done

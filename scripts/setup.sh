@@ -14,7 +14,7 @@ PACKAGES=(
   clang libclang-rt-14-dev iwyu
   wordnet-base
   xvfb xauth imagemagick poppler-utils
-  libzip-dev unzip libpugixml-dev
+  libzip-dev unzip libpugixml-dev libicu-dev
   dpkg-dev file graphviz appstream desktop-file-utils librsvg2-bin
 )
 

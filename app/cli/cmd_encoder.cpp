@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -607,8 +608,9 @@ namespace treelens::cli {
 void addVerifyFixtureCommand(CLI::App &app, Action &action)
 {
     auto *cmd = app.add_subcommand("verify-fixture", "Run a reference fixture directory (config.json, state_dict.pt, "
-                                                     "inputs.json, expected.json) through its family and compare "
-                                                     "every tensor with expected.json");
+                                                     "inputs.json, expected.json; or a Hugging Face model folder with "
+                                                     "expected.json) through its family and compare every tensor with "
+                                                     "expected.json");
     struct Spec {
         std::string dir, out;
         bool quiet = false;
@@ -619,32 +621,48 @@ void addVerifyFixtureCommand(CLI::App &app, Action &action)
         ->type_name("COMPUTED.json");
     cmd->add_flag("-q,--quiet", spec->quiet, "Print only the tensors that fail and the summary");
     cmd->footer("The family comes from config.json's \"family\"; the weights go through the same code as\n"
-                "import-checkpoint --family F state_dict.pt --config config.json. Exit status 1 when a tensor is\n"
-                "missing, has another shape or differs by more than tolerance_abs (expected.json's, else config.json's).");
+                "import-checkpoint --family F state_dict.pt --config config.json. A Hugging Face folder (config.json\n"
+                "with model_type bert or roberta) is opened as --model DIR opens it, and expected.json's sentences\n"
+                "are compared (ids, tokens and offsets exactly). Exit status 1 when a tensor is missing, has another\n"
+                "shape or differs by more than tolerance_abs (expected.json's, else config.json's).");
     cmd->callback([&action, spec]() {
         action = [spec]() {
-            auto request = readFixtureDirectory(spec->dir);
-            if (!request)
-                return fail(request.message());
-            auto family = fixtureFamily(*request);
-            if (!family)
-                return fail(family.message());
-            auto computed = (*family)->computeFixture(*request);
-            if (!computed)
-                return fail(computed.message());
-            const std::string expectedPath = (std::filesystem::path(spec->dir) / "expected.json").string();
-            auto expected = readFileLimited(expectedPath, inputLimits().maxSideFileBytes);
-            if (!expected)
-                return fail(expected.message());
-            auto report = compareWithExpected(*computed, *expected, expectedPath, fixtureTolerance(*request));
-            if (!report)
-                return fail(report.message());
+            std::string familyName, computedJson;
+            std::optional<Result<FixtureReport>> report;
+            // A fixture folder of a family's own layout (a Hugging Face model folder with expected.json).
+            for (const EncoderFamily &f : encoderFamilies())
+                if (f.verifyFolderFixture && !report) {
+                    report = f.verifyFolderFixture(spec->dir, &computedJson);
+                    familyName = f.name;
+                }
+            if (!report) {
+                auto request = readFixtureDirectory(spec->dir);
+                if (!request)
+                    return fail(request.message());
+                auto family = fixtureFamily(*request);
+                if (!family)
+                    return fail(family.message());
+                auto computed = (*family)->computeFixture(*request);
+                if (!computed)
+                    return fail(computed.message());
+                const std::string expectedPath = (std::filesystem::path(spec->dir) / "expected.json").string();
+                auto expected = readFileLimited(expectedPath, inputLimits().maxSideFileBytes);
+                if (!expected)
+                    return fail(expected.message());
+                report = compareWithExpected(*computed, *expected, expectedPath, fixtureTolerance(*request));
+                if (*report)
+                    computedJson = fixtureTensorsJson(*computed, (*report)->tolerance);
+                familyName = (*family)->name;
+            }
+            if (!*report)
+                return fail(report->message());
+            const FixtureReport &r = **report;
             if (!spec->out.empty())
-                if (int rc = writeOutput(spec->out, fixtureTensorsJson(*computed, report->tolerance)); rc != 0)
+                if (int rc = writeOutput(spec->out, computedJson); rc != 0)
                     return rc;
             int failed = 0;
             double worst = 0.0;
-            for (const auto &c : report->checks) {
+            for (const auto &c : r.checks) {
                 if (!c.ok)
                     ++failed;
                 else
@@ -657,13 +675,13 @@ void addVerifyFixtureCommand(CLI::App &app, Action &action)
                 else
                     std::cout << "  max|diff| " << c.maxAbsDiff << (c.integer ? " (exact)" : "") << '\n';
             }
-            for (const auto &name : report->extra)
+            for (const auto &name : r.extra)
                 if (!spec->quiet)
                     std::cout << "note  " << name << "  computed, not in expected.json\n";
-            std::cout << (*family)->name << ": " << report->checks.size() - failed << " of " << report->checks.size()
-                      << " tensors within " << report->tolerance << " (largest difference " << worst << ")"
+            std::cout << familyName << ": " << r.checks.size() - failed << " of " << r.checks.size()
+                      << " tensors within " << r.tolerance << " (largest difference " << worst << ")"
                       << (failed ? ", " + std::to_string(failed) + " failed" : std::string()) << '\n';
-            return report->passed() ? 0 : 1;
+            return r.passed() ? 0 : 1;
         };
     });
 }

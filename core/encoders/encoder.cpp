@@ -74,6 +74,14 @@ Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const Devi
 {
     if (auto s = device.validate(); !s)
         return s.error();
+    // A folder of another library's layout (a Hugging Face model) is opened by the family that reads it.
+    for (const EncoderFamily &f : encoderFamilies())
+        if (f.readFolder && f.create)
+            if (auto folder = f.readFolder(path)) {
+                if (!*folder)
+                    return folder->error();
+                return f.create(**folder, device);
+            }
     auto file = loadModelFile(path);
     if (!file)
         return file.error();

@@ -9,16 +9,18 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/base/result.h"
 #include "core/encoders/encoder.h"
+#include "core/encoders/fixturereport.h"
+#include "core/model/modelfile.h"
 #include "core/model/tensordata.h"
 
 namespace treelens {
 
-struct ModelFile;
 
 /// What `import-checkpoint` hands a family: the checkpoint's tensors (already
 /// read by the restricted unpickler) and the optional side files, as text.
@@ -63,6 +65,15 @@ struct EncoderFamily {
     /// and returns every tensor the fixture's README names, under its names and
     /// shapes (F32 or I64).
     std::function<Result<TensorMap>(const FixtureRequest &)> computeFixture;
+    /// A model folder in another library's layout that this family opens (a Hugging Face
+    /// folder): nullopt when `dir` is not of that layout, else the folder read as a model
+    /// file of this family (or why it cannot be). `--model DIR` and everything that loads
+    /// an encoder ask every family before reading a TreeLens model.
+    std::function<std::optional<Result<ModelFile>>(const std::string &dir)> readFolder;
+    /// `verify-fixture` on a fixture folder of the family's own layout (not config.json +
+    /// state_dict.pt + inputs.json): nullopt when `dir` is not of that layout, else the
+    /// report, with the computed values in expected.json's layout in `computedJson`.
+    std::function<std::optional<Result<FixtureReport>>(const std::string &dir, std::string *computedJson)> verifyFolderFixture;
 };
 
 /// Every family this build knows, in a fixed order.

@@ -14,6 +14,7 @@
 
 #include "core/base/result.h"
 #include "core/encoders/family.h"
+#include "core/encoders/fixturereport.h"
 
 namespace treelens {
 
@@ -24,23 +25,6 @@ Result<FixtureRequest> readFixtureDirectory(const std::string &dir);
 ImportRequest importRequestFor(const FixtureRequest &request);
 /// The family named by config.json's "family".
 Result<const EncoderFamily *> fixtureFamily(const FixtureRequest &request);
-
-/// One expected tensor against what was computed.
-struct FixtureCheck {
-    std::string name;
-    std::vector<std::int64_t> shape;   ///< expected shape
-    bool integer = false;              ///< integer dtype: compared exactly
-    bool ok = false;
-    double maxAbsDiff = 0.0;           ///< NaN/Inf in the computed tensor count as infinite
-    std::string problem;               ///< "missing", "shape [..] expected [..]", "" when the values were compared
-};
-
-struct FixtureReport {
-    double tolerance = 0.0;
-    std::vector<FixtureCheck> checks;  ///< one per expected tensor, sorted by name
-    std::vector<std::string> extra;    ///< computed tensors expected.json does not name
-    bool passed() const;
-};
 
 /// Compares `computed` with expected.json's text ({"tolerance_abs", "tensors":
 /// {name: {"shape", "dtype", "data"}}}); `where` names the file in errors. The

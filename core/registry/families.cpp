@@ -5,6 +5,7 @@
 
 #include "core/encoders/deptransformer/deptransformer.h"
 #include "core/encoders/ggsa/ggsa.h"
+#include "core/encoders/pretrained/pretrained.h"
 #include "core/encoders/recursive/recursive.h"
 #include "core/encoders/tat/tat.h"
 #include "core/encoders/treetransformer/import.h"
@@ -14,7 +15,8 @@ namespace treelens {
 
 const std::vector<EncoderFamily> &encoderFamilies()
 {
-    static const std::vector<EncoderFamily> families = {treeTransformerFamily(), ggsaFamily(), depTransformerFamily(), tatFamily(), recursiveFamily()};
+    static const std::vector<EncoderFamily> families = {treeTransformerFamily(), ggsaFamily(), depTransformerFamily(), tatFamily(), recursiveFamily(),
+                                                        pretrainedTransformerFamily()};
     return families;
 }
 

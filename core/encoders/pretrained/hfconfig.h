@@ -1,0 +1,77 @@
+#pragma once
+/// \file hfconfig.h
+/// A pretrained Transformer as the Hugging Face `transformers` library saves it
+/// (`save_pretrained`): a folder with `config.json` (`model_type` "bert" or
+/// "roberta"), the weights (`model.safetensors`, a sharded
+/// `model.safetensors.index.json`, or `pytorch_model.bin` read by the restricted
+/// unpickler) and the tokenizer (hftokenizer.h). This reads the configuration and
+/// the weights, under the library's parameter names without the `bert.` /
+/// `roberta.` prefix, and checks every tensor's shape against the configuration.
+/// Nothing is keyed to a particular model. Torch-free.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/model/modelfile.h"
+#include "core/model/tensordata.h"
+
+namespace treelens {
+
+/// config.json, the fields the encoder reads.
+struct HfConfig {
+    std::string modelType;       ///< "bert" or "roberta"
+    int vocabSize = 0;
+    int hidden = 0;
+    int layers = 0;
+    int heads = 0;
+    int intermediate = 0;
+    int maxPositions = 0;
+    int typeVocabSize = 0;
+    std::string hiddenAct;       ///< "gelu" (erf), "gelu_new" / "gelu_pytorch_tanh" / "gelu_fast" (tanh), "relu", "silu"
+    double layerNormEps = 1e-12;
+    int padTokenId = 0;
+    /// id2label in id order when the folder has a sequence-classification head (else empty).
+    std::vector<std::string> labels;
+};
+
+/// The weights of the folder, renamed as the encoder reads them.
+struct HfWeights {
+    TensorMap tensors;           ///< "embeddings.word_embeddings.weight", "encoder.layer.0....", "pooler.dense.weight", "classifier...."
+    std::string file;            ///< the file (or index) they came from, for messages
+    std::string note;            ///< what was left out ("the masked-LM head (cls.*) is not used") or the reader's note
+    bool pooler = false;         ///< the folder has pooler.dense.*
+    /// The sequence-classification head: "" none, "linear" (BERT: classifier.weight on the pooled
+    /// output), "roberta" (classifier.dense + classifier.out_proj on h[<s>]).
+    std::string head;
+};
+
+/// Whether `dir` is a folder of this layout (config.json with "model_type", no TreeLens "family").
+bool isHfModelFolder(const std::string &dir);
+
+/// Reads and checks config.json: a model_type this build runs (bert, roberta), the sizes
+/// (positive, hidden divisible by heads), a supported activation and absolute positions;
+/// one line naming the file and the field otherwise.
+Result<HfConfig> readHfConfig(const std::string &dir);
+/// The same from config.json's text (`where` names it in messages).
+Result<HfConfig> parseHfConfig(const std::string &json, const std::string &where);
+
+/// Reads the weights: model.safetensors, else model.safetensors.index.json (every shard
+/// it names), else pytorch_model.bin; renames them (prefix, LayerNorm gamma/beta) and
+/// checks every tensor the encoder uses against `config` (a missing one, another shape,
+/// a vocabulary size that disagrees with the embeddings: one line naming the file and
+/// the tensor).
+Result<HfWeights> readHfWeights(const std::string &dir, const HfConfig &config);
+/// The renaming and checks of readHfWeights on tensors already read from `where`.
+Result<HfWeights> hfWeightsFrom(TensorMap raw, const HfConfig &config, const std::string &where);
+
+/// The folder as a ModelFile of the pretrained-transformer family: treelens.config
+/// {"family": "pretrained-transformer", "name": the folder's name, "task", "hf": config.json},
+/// the checked weights, sourcePath = the folder (the encoder reads the tokenizer there).
+Result<ModelFile> readHfModelFolder(const std::string &dir);
+
+/// The config of a ModelFile made by readHfModelFolder (its "hf" object).
+Result<HfConfig> hfConfigOf(const ModelFile &file);
+
+} // namespace treelens

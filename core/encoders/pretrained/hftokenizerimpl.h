@@ -1,0 +1,191 @@
+#pragma once
+/// \file hftokenizerimpl.h
+/// Internal to hftokenizer*.cpp and hfnormalize.cpp: the pieces of a Hugging Face
+/// tokenizer as the `tokenizers` library models them. A NormString is the library's
+/// NormalizedString at code-point granularity: the normalised characters, each with
+/// the [start, end) code points of the original text it came from. Every operation
+/// reproduces the library's alignment rules (a replacing character keeps the
+/// alignment of the character it replaces, an inserted one takes that of the last
+/// character consumed), so offsets come out as the library reports them.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/encoders/pretrained/hftokenizer.h"
+
+namespace treelens::hf {
+
+using Align = std::pair<int, int>;
+
+/// One (character, change) of a transformation: change 0 replaces the next
+/// character, 1 inserts one, -N replaces the next one and removes N after it.
+using Change = std::pair<char32_t, int>;
+
+struct NormString {
+    std::u32string chars;         ///< the normalised text
+    std::vector<Align> align;     ///< per character: code points of the original text
+    int shift = 0;                ///< where this piece starts in the original text
+
+    static NormString fromOriginal(const std::u32string &text);
+    bool empty() const { return chars.empty(); }
+    /// The library's NormalizedString::transform over the whole string.
+    void transform(const std::vector<Change> &dest, std::size_t initialOffset);
+    /// Characters [a, b) as a piece of their own (NormalizedString::slice).
+    NormString slice(std::size_t a, std::size_t b) const;
+    std::string utf8() const;
+};
+
+/// A piece of the text: either still to tokenize or already tokens (an added token).
+struct Token {
+    std::int64_t id = 0;
+    std::string value;
+    std::size_t start = 0, end = 0;   ///< bytes of the piece's UTF-8 normalised text
+};
+
+struct Split {
+    NormString text;
+    bool hasTokens = false;
+    std::vector<Token> tokens;
+};
+
+// ---- Unicode (hfnormalize.cpp, ICU) ----
+bool isWhitespace(char32_t c);         ///< Rust's char::is_whitespace (White_Space)
+bool isWordChar(char32_t c);           ///< Rust regex \w (Alphabetic, M, Nd, Pc, Join_Control)
+bool isBertPunctuation(char32_t c);    ///< ASCII punctuation or a P* category (as of Unicode 8.0)
+std::u32string toU32(const std::string &utf8);   ///< invalid bytes -> U+FFFD, one per byte
+std::string toUtf8(const std::u32string &s);
+
+// ---- Normalizers (hfnormalize.cpp) ----
+struct NormalizerSpec {
+    enum class Kind { Bert, Lowercase, Nfd, Nfkd, Nfc, Nfkc, StripAccents, Sequence };
+    Kind kind = Kind::Bert;
+    bool cleanText = true, handleChineseChars = true, lowercase = true;
+    std::optional<bool> stripAccents;
+    std::vector<NormalizerSpec> children;
+};
+void normalize(const NormalizerSpec &spec, NormString &s);
+std::string describeNormalizer(const NormalizerSpec &spec);
+
+// ---- Pre-tokenizers (hfpretokenize.cpp) ----
+struct PreTokenizerSpec {
+    enum class Kind { Bert, Whitespace, WhitespaceSplit, ByteLevel, Sequence };
+    Kind kind = Kind::Bert;
+    bool addPrefixSpace = true, useRegex = true;
+    std::vector<PreTokenizerSpec> children;
+};
+void preTokenize(const PreTokenizerSpec &spec, std::vector<Split> &splits);
+std::string describePreTokenizer(const PreTokenizerSpec &spec);
+/// GPT-2's byte -> character table (ByteLevel).
+char32_t byteLevelChar(unsigned char b);
+
+// ---- Models (hfmodels.cpp) ----
+using Vocab = std::unordered_map<std::string, std::int64_t>;
+
+struct WordPieceModel {
+    Vocab vocab;
+    std::string unkToken = "[UNK]";
+    std::int64_t unkId = 0;
+    std::string prefix = "##";
+    std::size_t maxInputCharsPerWord = 100;
+    std::size_t longest = 0;   ///< bytes of the longest vocabulary entry (set by Impl::finish)
+    std::vector<Token> tokenize(const std::string &word) const;
+};
+
+struct BpeModel {
+    Vocab vocab;
+    std::unordered_map<std::int64_t, std::string> tokenOf;   ///< id -> token
+    struct Merge {
+        std::uint32_t rank;
+        std::int64_t newId;
+    };
+    std::unordered_map<std::uint64_t, Merge> merges;       ///< (left id, right id) -> rank, merged id
+    std::optional<std::string> unkToken;
+    std::int64_t unkId = -1;
+    std::string prefix, suffix;                            ///< continuing_subword_prefix, end_of_word_suffix
+    bool fuseUnk = false, ignoreMerges = false;
+    static std::uint64_t key(std::int64_t a, std::int64_t b)
+    {
+        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+    }
+    std::vector<Token> tokenize(const std::string &word) const;
+};
+
+// ---- Post-processors (hftokenizer.cpp) ----
+struct SpecialTokenSpec {
+    std::vector<std::int64_t> ids;
+    std::vector<std::string> tokens;
+};
+struct TemplatePiece {
+    bool special = false;
+    std::string id;   ///< "A"/"B" for a sequence, the special token's name otherwise
+    int typeId = 0;
+};
+struct PostProcessorSpec {
+    enum class Kind { Template, Bert, Roberta, ByteLevel, Sequence };
+    Kind kind = Kind::Template;
+    std::vector<TemplatePiece> single, pair;
+    std::map<std::string, SpecialTokenSpec> specialTokens;
+    std::pair<std::string, std::int64_t> cls, sep;
+    bool trimOffsets = true, addPrefixSpace = true;
+    std::vector<PostProcessorSpec> children;
+};
+
+struct AddedToken {
+    std::string content, pattern;   ///< pattern: what is matched (content, normalised when `normalized`)
+    std::int64_t id = 0;
+    bool singleWord = false, lstrip = false, rstrip = false, normalized = false, special = false;
+};
+
+/// Leftmost-longest matching of the added tokens (a byte trie).
+struct AddedMatcher {
+    struct Node {
+        std::map<unsigned char, int> next;
+        int token = -1;
+    };
+    std::vector<Node> nodes;
+    void add(const std::string &pattern, int token);
+    bool empty() const { return nodes.size() <= 1; }
+};
+
+} // namespace treelens::hf
+
+namespace treelens {
+
+struct HfTokenizer::Impl {
+    enum class ModelKind { WordPiece, Bpe };
+    std::optional<hf::NormalizerSpec> normalizer;
+    std::optional<hf::PreTokenizerSpec> preTokenizer;
+    ModelKind modelKind = ModelKind::WordPiece;
+    hf::WordPieceModel wordPiece;
+    hf::BpeModel bpe;
+    std::optional<hf::PostProcessorSpec> postProcessor;
+    std::vector<hf::AddedToken> added;
+    std::unordered_map<std::string, std::int64_t> addedIds;
+    hf::AddedMatcher rawMatcher, normalizedMatcher;
+    std::int64_t vocabSize = 0;
+    std::string source;   ///< "tokenizer.json" or "vocab.txt"
+
+    const hf::Vocab &vocab() const { return modelKind == ModelKind::WordPiece ? wordPiece.vocab : bpe.vocab; }
+    /// Splits, normalises, pre-tokenises and tokenises one text (no special tokens).
+    TokenEncoding encodeText(const std::string &text, int sequence) const;
+    TokenEncoding postProcess(std::vector<TokenEncoding> encodings) const;
+    /// Builds the matchers and the vocabulary size once everything is read.
+    void finish();
+};
+
+namespace hf {
+/// hftokenizerjson.cpp: a tokenizer.json's text, and BERT's vocab.txt with the text of
+/// tokenizer_config.json ("" for none).
+Result<std::shared_ptr<HfTokenizer::Impl>> readTokenizerJson(const std::string &text, const std::string &where);
+Result<std::shared_ptr<HfTokenizer::Impl>> readBertVocab(const std::string &vocabText, const std::string &configJson,
+                                                         const std::string &where);
+} // namespace hf
+
+} // namespace treelens

@@ -1,0 +1,473 @@
+// The pretrained-transformer family (see pretrained.h): the BERT / RoBERTa network,
+// the encoder over word units, the registry entry and the reference fixture.
+#include "core/encoders/pretrained/pretrained.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/base/inputlimits.h"
+#include "core/encoders/common/batchedencoder.h"
+#include "core/encoders/common/familykit.h"
+#include "core/encoders/common/torchtensors.h"
+#include "core/encoders/pretrained/hfconfig.h"
+#include "core/encoders/pretrained/hffixture.h"
+#include "core/encoders/pretrained/hftokenizer.h"
+#include "core/encoders/pretrained/wordpieces.h"
+#include "core/runtime/device.h"
+
+namespace treelens {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char *const kFamily = "pretrained-transformer";
+
+/// What one forward pass gives, for a batch of B sequences of N pieces.
+struct Forward {
+    std::vector<torch::Tensor> hidden;     ///< layers + 1 of [B, N, D]: the embeddings' output, then each layer's
+    std::vector<torch::Tensor> attention;  ///< layers of [B, H, N, N]
+    torch::Tensor pooled;                  ///< [B, D] tanh(W h[first] + b); undefined without a pooler
+    torch::Tensor logits;                  ///< [B, classes]; undefined without a head
+};
+
+/// BertModel / RobertaModel in eval mode (dropout off), on the folder's weights.
+class HfNet {
+public:
+    HfNet(HfConfig config, TorchParameters p, torch::Device device, std::string head)
+        : m_c(std::move(config)), m_p(std::move(p)), m_device(device), m_head(std::move(head))
+    {
+    }
+    const HfConfig &config() const { return m_c; }
+    torch::Device device() const { return m_device; }
+    bool hasPooler() const { return m_p.count("pooler.dense.weight") > 0; }
+    const std::string &head() const { return m_head; }
+    /// The first position id: RoBERTa counts from pad_token_id + 1.
+    int firstPosition() const { return m_c.modelType == "roberta" ? m_c.padTokenId + 1 : 0; }
+    /// The longest sequence the position table takes.
+    int maxPieces() const { return m_c.maxPositions - firstPosition(); }
+
+    /// ids, types: [B, N] int64; mask: [B, N] bool (true = a real piece).
+    Forward run(const torch::Tensor &ids, const torch::Tensor &types, const torch::Tensor &mask, bool attention) const
+    {
+        torch::NoGradGuard noGrad;
+        const auto B = ids.size(0), N = ids.size(1);
+        const int H = m_c.heads;
+        const int64_t dh = m_c.hidden / H;
+        Forward f;
+        auto positions = torch::arange(N, torch::TensorOptions().dtype(torch::kLong).device(m_device)).unsqueeze(0).expand({B, N});
+        if (m_c.modelType == "roberta") // padding_idx + cumsum of the mask (padded pieces at padding_idx)
+            positions = torch::cumsum(mask.to(torch::kLong), 1) * mask.to(torch::kLong) + m_c.padTokenId;
+        auto x = torch::embedding(w("embeddings.word_embeddings.weight"), ids) +
+                 torch::embedding(w("embeddings.position_embeddings.weight"), positions) +
+                 torch::embedding(w("embeddings.token_type_embeddings.weight"), types);
+        x = layerNorm(x, "embeddings.LayerNorm");
+        f.hidden.push_back(x);
+        // Masked keys: the dtype's lowest value added, as the library does.
+        const auto additive = (1.0 - mask.to(torch::kFloat)).mul(std::numeric_limits<float>::lowest()).view({B, 1, 1, N});
+        const double scale = 1.0 / std::sqrt(static_cast<double>(dh));
+        for (int l = 0; l < m_c.layers; ++l) {
+            const std::string p = "encoder.layer." + std::to_string(l) + ".";
+            auto heads = [&](const torch::Tensor &t) { return t.view({B, N, H, dh}).transpose(1, 2); };
+            const auto q = heads(linear(x, p + "attention.self.query"));
+            const auto k = heads(linear(x, p + "attention.self.key"));
+            const auto v = heads(linear(x, p + "attention.self.value"));
+            auto scores = torch::matmul(q, k.transpose(-1, -2)) * scale + additive;
+            const auto probs = torch::softmax(scores, -1);
+            if (attention)
+                f.attention.push_back(probs);
+            auto ctx = torch::matmul(probs, v).transpose(1, 2).reshape({B, N, m_c.hidden});
+            x = layerNorm(linear(ctx, p + "attention.output.dense") + x, p + "attention.output.LayerNorm");
+            auto inner = activation(linear(x, p + "intermediate.dense"));
+            x = layerNorm(linear(inner, p + "output.dense") + x, p + "output.LayerNorm");
+            f.hidden.push_back(x);
+        }
+        const auto first = x.select(1, 0);
+        if (hasPooler())
+            f.pooled = torch::tanh(linear(first, "pooler.dense"));
+        if (m_head == "linear")
+            f.logits = linear(f.pooled, "classifier");
+        else if (m_head == "roberta")
+            f.logits = linear(torch::tanh(linear(first, "classifier.dense")), "classifier.out_proj");
+        return f;
+    }
+
+private:
+    const torch::Tensor &w(const std::string &name) const { return m_p.at(name); }
+    torch::Tensor linear(const torch::Tensor &x, const std::string &name) const
+    {
+        return torch::linear(x, w(name + ".weight"), w(name + ".bias"));
+    }
+    torch::Tensor layerNorm(const torch::Tensor &x, const std::string &name) const
+    {
+        return torch::layer_norm(x, {m_c.hidden}, w(name + ".weight"), w(name + ".bias"), m_c.layerNormEps);
+    }
+    torch::Tensor activation(const torch::Tensor &x) const
+    {
+        const std::string &a = m_c.hiddenAct;
+        if (a == "gelu")
+            return torch::gelu(x);
+        if (a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast")
+            return torch::gelu(x, "tanh");
+        if (a == "relu")
+            return torch::relu(x);
+        return torch::silu(x); // silu, swish (parseHfConfig admits no other)
+    }
+
+    HfConfig m_c;
+    TorchParameters m_p;
+    torch::Device m_device;
+    std::string m_head;
+};
+
+Result<HfNet> netFor(const ModelFile &file, const HfConfig &config, const torch::Device &device)
+{
+    std::map<std::string, std::vector<std::int64_t>> shapes;
+    for (const auto &[name, t] : file.tensors)
+        shapes[name] = t.shape; // hfWeightsFrom checked every shape against the config
+    auto p = parametersFromTensors(shapes, file.tensors, device, modelWhere(file), "a pretrained Transformer", true);
+    if (!p)
+        return p.error();
+    std::string head;
+    if (p->count("classifier.weight"))
+        head = "linear";
+    else if (p->count("classifier.dense.weight"))
+        head = "roberta";
+    return HfNet(config, std::move(*p), device, head);
+}
+
+/// One input's pieces: the encoding and its word units.
+struct Pieces {
+    TokenEncoding encoding;
+    PieceUnits units;
+    std::vector<std::string> words[2];
+};
+
+Pieces piecesOf(const HfTokenizer &tok, const EncoderInput &in, bool pair)
+{
+    Pieces p;
+    p.words[0] = in.words;
+    std::vector<std::pair<int, int>> spans[2];
+    const std::string a = joinWords(in.words, spans[0]);
+    if (pair && !in.secondWords.empty()) {
+        p.words[1] = in.secondWords;
+        const std::string b = joinWords(in.secondWords, spans[1]);
+        p.encoding = tok.encodePair(a, b);
+    } else {
+        p.encoding = tok.encode(a);
+    }
+    const std::vector<std::string> *words[2] = {&p.words[0], p.words[1].empty() ? nullptr : &p.words[1]};
+    const std::vector<std::pair<int, int>> *sp[2] = {&spans[0], p.words[1].empty() ? nullptr : &spans[1]};
+    p.units = groupPieces(p.encoding, words, sp);
+    return p;
+}
+
+/// R [U, N]: a unit's row averages its pieces; S [N, U]: a piece's row sums into its unit.
+std::pair<torch::Tensor, torch::Tensor> poolingOf(const PieceUnits &u, int64_t pieces)
+{
+    const auto U = static_cast<int64_t>(u.names.size());
+    auto mean = torch::zeros({U, pieces});
+    auto sum = torch::zeros({pieces, U});
+    for (int64_t i = 0; i < U; ++i) {
+        const auto &ps = u.pieces[static_cast<std::size_t>(i)];
+        for (int p : ps) {
+            mean[i][p] = 1.0f / static_cast<float>(ps.size());
+            sum[p][i] = 1.0f;
+        }
+    }
+    return {mean, sum};
+}
+
+class PretrainedEncoder : public BatchedEncoder {
+public:
+    PretrainedEncoder(HfNet net, HfTokenizer tok, EncoderInfo info, const DeviceConfig &device)
+        : BatchedEncoder(std::move(info), device), m_net(std::move(net)), m_tok(std::move(tok))
+    {
+        // The unknown piece, by the names BERT and RoBERTa give it.
+        m_unk = m_tok.tokenId("[UNK]");
+        if (!m_unk)
+            m_unk = m_tok.tokenId("<unk>");
+    }
+
+    Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
+                                          const RunControl *control) override
+    {
+        std::vector<Pieces> pieces;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            pieces.push_back(piecesOf(m_tok, batch[i], false));
+            const auto n = static_cast<int>(pieces.back().encoding.ids.size());
+            if (n > m_net.maxPieces())
+                return makeError("sentence " + std::to_string(i + 1),
+                                 std::to_string(n) + " word pieces, the model takes at most " + std::to_string(m_net.maxPieces()));
+        }
+        // Batches of similar length: the inputs in order of their piece counts.
+        std::vector<std::size_t> order(batch.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return pieces[a].encoding.ids.size() < pieces[b].encoding.ids.size();
+        });
+        std::vector<Analysis> out(batch.size());
+        auto s = forEachBatch(order.size(), control, [&](std::size_t start, std::size_t end) -> Status {
+            std::vector<std::size_t> which(order.begin() + static_cast<std::ptrdiff_t>(start), order.begin() + static_cast<std::ptrdiff_t>(end));
+            runBatch(batch, pieces, which, options, out);
+            return {};
+        });
+        if (!s)
+            return s.error();
+        return out;
+    }
+
+    Result<std::vector<std::vector<float>>> embed(const std::vector<EncoderInput> &batch, const EmbedOptions &options,
+                                                  const RunControl *control) override
+    {
+        AnalyzeOptions o;
+        o.attention = false;
+        o.layerStates = options.layer >= 0;
+        return embedByAnalysis(batch, control, o, [&](const Analysis &a) {
+            if (options.layer < 0)
+                return options.pooling == EmbedOptions::Pooling::Mean ? a.meanEmbedding : a.embedding;
+            const int l = std::min<int>(options.layer, static_cast<int>(a.layerStates.size()) - 1);
+            return meanOfRows(a.layerStates[static_cast<std::size_t>(l)], 1);
+        });
+    }
+
+    Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &batch, const RunControl *control) override
+    {
+        return layerStatesByAnalysis(batch, control);
+    }
+
+private:
+    void runBatch(const std::vector<EncoderInput> &batch, const std::vector<Pieces> &pieces, const std::vector<std::size_t> &which,
+                  const AnalyzeOptions &options, std::vector<Analysis> &out) const
+    {
+        const auto B = static_cast<int64_t>(which.size());
+        int64_t N = 1;
+        for (std::size_t i : which)
+            N = std::max<int64_t>(N, static_cast<int64_t>(pieces[i].encoding.ids.size()));
+        auto ids = torch::full({B, N}, static_cast<int64_t>(m_net.config().padTokenId), torch::kLong);
+        auto types = torch::zeros({B, N}, torch::kLong);
+        auto mask = torch::zeros({B, N}, torch::kBool);
+        for (int64_t b = 0; b < B; ++b) {
+            const auto &e = pieces[which[static_cast<std::size_t>(b)]].encoding;
+            for (std::size_t p = 0; p < e.ids.size(); ++p) {
+                ids[b][static_cast<int64_t>(p)] = e.ids[p];
+                types[b][static_cast<int64_t>(p)] = p < e.typeIds.size() ? e.typeIds[p] : 0;
+                mask[b][static_cast<int64_t>(p)] = true;
+            }
+        }
+        const auto dev = m_net.device();
+        const Forward f = m_net.run(ids.to(dev), types.to(dev), mask.to(dev), options.attention);
+        for (int64_t b = 0; b < B; ++b) {
+            const std::size_t i = which[static_cast<std::size_t>(b)];
+            const Pieces &p = pieces[i];
+            const auto n = static_cast<int64_t>(p.encoding.ids.size());
+            const auto [mean, sum] = poolingOf(p.units, n);
+            Analysis a;
+            a.family = kFamily;
+            a.architecture = m_net.config().modelType == "roberta" ? "a pretrained RoBERTa" : "a pretrained BERT";
+            a.words = batch[i].words;
+            a.tokens = p.units.names;
+            a.wordToken = p.units.unitOfWord[0];
+            a.layers = m_net.config().layers;
+            a.heads = m_net.config().heads;
+            std::vector<int> unknown = p.units.pieceless[0];
+            if (const auto &unk = m_unk)
+                for (std::size_t w = 0; w < a.wordToken.size(); ++w)
+                    for (int piece : p.units.pieces[static_cast<std::size_t>(a.wordToken[w])])
+                        if (p.encoding.ids[static_cast<std::size_t>(piece)] == *unk) {
+                            unknown.push_back(static_cast<int>(w));
+                            break;
+                        }
+            std::sort(unknown.begin(), unknown.end());
+            a.unknownWords = unknown;
+            if (options.attention)
+                for (const auto &layer : f.attention) {
+                    // Clark et al.: mean over the attending word's pieces, sum over the attended word's.
+                    const auto words = torch::matmul(torch::matmul(mean, layer[b].slice(1, 0, n).slice(2, 0, n).to(torch::kCPU)), sum);
+                    std::vector<Matrix> heads;
+                    for (int64_t h = 0; h < words.size(0); ++h)
+                        heads.push_back(matrixOf(words[h]));
+                    a.attention.push_back(std::move(heads));
+                }
+            const auto last = torch::matmul(mean, f.hidden.back()[b].slice(0, 0, n).to(torch::kCPU));
+            a.embedding = std::vector<float>(f.hidden.back()[b][0].to(torch::kCPU).data_ptr<float>(),
+                                             f.hidden.back()[b][0].to(torch::kCPU).data_ptr<float>() + m_net.config().hidden);
+            std::vector<int> wordUnits;
+            for (std::size_t u = 0; u < p.units.special.size(); ++u)
+                if (!p.units.special[u])
+                    wordUnits.push_back(static_cast<int>(u));
+            if (!wordUnits.empty()) {
+                const auto m = last.index_select(0, torch::tensor(std::vector<int64_t>(wordUnits.begin(), wordUnits.end()))).mean(0).contiguous();
+                a.meanEmbedding.assign(m.data_ptr<float>(), m.data_ptr<float>() + m.numel());
+            }
+            if (options.layerStates)
+                for (const auto &h : f.hidden)
+                    a.layerStates.push_back(matrixOf(torch::matmul(mean, h[b].slice(0, 0, n).to(torch::kCPU))));
+            if (f.logits.defined()) {
+                const auto logits = f.logits[b].to(torch::kCPU);
+                std::vector<float> probs;
+                if (logits.numel() == 1) { // one output: a relevance score, as a probability
+                    probs = {torch::sigmoid(logits).item<float>()};
+                } else {
+                    const auto sm = torch::softmax(logits, 0).contiguous();
+                    probs.assign(sm.data_ptr<float>(), sm.data_ptr<float>() + sm.numel());
+                }
+                a.prediction = predictionOf(probs, info().labels, PredictionScore::Positive);
+            }
+            out[i] = std::move(a);
+        }
+    }
+
+    HfNet m_net;
+    HfTokenizer m_tok;
+    std::optional<std::int64_t> m_unk;
+};
+
+Result<std::unique_ptr<Encoder>> createPretrained(const ModelFile &file, const DeviceConfig &device)
+{
+    auto config = hfConfigOf(file);
+    if (!config)
+        return config.error();
+    auto tok = HfTokenizer::fromFolder(file.sourcePath);
+    if (!tok)
+        return tok.error();
+    if (tok->vocabSize() > config->vocabSize)
+        return makeError(file.sourcePath, "the tokenizer has ids up to " + std::to_string(tok->vocabSize() - 1) +
+                                              " but config.json's vocab_size is " + std::to_string(config->vocabSize));
+    auto dev = resolveDevice(device);
+    if (!dev)
+        return dev.error();
+    auto net = netFor(file, *config, *dev);
+    if (!net)
+        return net.error();
+    EncoderInfo info = commonEncoderInfo(file, kFamily, "encoder", dev->str(), device,
+                                         {config->layers, config->heads, config->hidden, config->intermediate, config->vocabSize,
+                                          net->maxPieces()});
+    info.input = InputKind::Words;
+    info.hasClsToken = true;
+    if (!net->head().empty())
+        info.labels = config->labels.empty() ? std::vector<std::string>{"score"} : config->labels;
+    info.outputs.attention = true;
+    info.outputs.embedding = true;
+    info.outputs.layerStates = true;
+    info.outputs.prediction = !net->head().empty();
+    return std::unique_ptr<Encoder>(new PretrainedEncoder(std::move(*net), std::move(*tok), std::move(info), device));
+}
+
+/// 3-d / 4-d tensors as nested JSON lists (shortest decimals that round-trip the f32).
+json nested(const torch::Tensor &t)
+{
+    const auto c = t.to(torch::kCPU).contiguous();
+    if (c.dim() == 1) {
+        json a = json::array();
+        const float *d = c.data_ptr<float>();
+        for (int64_t i = 0; i < c.size(0); ++i)
+            a.push_back(d[i]);
+        return a;
+    }
+    json a = json::array();
+    for (int64_t i = 0; i < c.size(0); ++i)
+        a.push_back(nested(c[i]));
+    return a;
+}
+
+/// verify-fixture on a folder of the reference layout: each sentence of expected.json
+/// through the tokenizer and the network (one at a time, unpadded), in its layout.
+std::optional<Result<FixtureReport>> verifyHfFixture(const std::string &dir, std::string *computedJson)
+{
+    if (!isHfFixtureFolder(dir))
+        return std::nullopt;
+    const std::string expectedPath = (fs::path(dir) / "expected.json").string();
+    auto expected = readFileLimited(expectedPath, inputLimits().maxSideFileBytes * 8);
+    if (!expected)
+        return Result<FixtureReport>(expected.error());
+    const json e = json::parse(*expected, nullptr, false);
+    if (!e.is_object() || !e.contains("sentences") || !e["sentences"].is_array())
+        return Result<FixtureReport>(makeError(expectedPath, "no \"sentences\" array"));
+    auto file = readHfModelFolder(dir);
+    if (!file)
+        return Result<FixtureReport>(file.error());
+    auto config = hfConfigOf(*file);
+    if (!config)
+        return Result<FixtureReport>(config.error());
+    auto tok = HfTokenizer::fromFolder(dir);
+    if (!tok)
+        return Result<FixtureReport>(tok.error());
+    auto net = netFor(*file, *config, torch::Device(torch::kCPU));
+    if (!net)
+        return Result<FixtureReport>(net.error());
+    json sentences = json::array();
+    for (const auto &s : e["sentences"]) {
+        if (!s.is_object() || !s.contains("text") || !s["text"].is_string())
+            return Result<FixtureReport>(makeError(expectedPath, "a sentence without \"text\""));
+        const std::string text = s["text"].get<std::string>();
+        const TokenEncoding enc = s.contains("text_pair") && s["text_pair"].is_string()
+                                      ? tok->encodePair(text, s["text_pair"].get<std::string>())
+                                      : tok->encode(text);
+        json out = {{"text", text}, {"input_ids", enc.ids}, {"tokens", enc.tokens}};
+        if (s.contains("text_pair"))
+            out["text_pair"] = s["text_pair"];
+        json offsets = json::array();
+        for (const auto &[a, b] : enc.offsets)
+            offsets.push_back({a, b});
+        out["offsets"] = offsets;
+        if (s.contains("token_type_ids"))
+            out["token_type_ids"] = enc.typeIds;
+        const auto n = static_cast<int64_t>(enc.ids.size());
+        if (n > net->maxPieces())
+            return Result<FixtureReport>(makeError(expectedPath, "\"" + text + "\": " + std::to_string(n) +
+                                                                      " pieces, the model takes at most " + std::to_string(net->maxPieces())));
+        auto ids = torch::tensor(enc.ids, torch::kLong).view({1, n});
+        std::vector<int64_t> types(enc.typeIds.begin(), enc.typeIds.end());
+        types.resize(static_cast<std::size_t>(n), 0);
+        const Forward f = net->run(ids, torch::tensor(types, torch::kLong).view({1, n}), torch::ones({1, n}, torch::kBool), true);
+        json attentions = json::array();
+        for (const auto &a : f.attention)
+            attentions.push_back(nested(a[0]));
+        out["attentions"] = attentions;
+        json hidden = json::array();
+        for (const auto &h : f.hidden)
+            hidden.push_back(nested(h[0]));
+        out["hidden_states"] = hidden;
+        if (f.pooled.defined())
+            out["pooler_output"] = nested(f.pooled[0]);
+        if (f.logits.defined())
+            out["logits"] = nested(f.logits[0]);
+        sentences.push_back(std::move(out));
+    }
+    json computed = {{"family", config->modelType}, {"tolerance_abs", e.value("tolerance_abs", 1e-5)}, {"sentences", sentences}};
+    *computedJson = computed.dump();
+    return compareHfFixture(*computedJson, *expected, expectedPath);
+}
+
+} // namespace
+
+EncoderFamily pretrainedTransformerFamily()
+{
+    EncoderFamily f;
+    f.name = kFamily;
+    f.create = createPretrained;
+    f.readFolder = [](const std::string &dir) -> std::optional<Result<ModelFile>> {
+        if (!isHfModelFolder(dir))
+            return std::nullopt;
+        return readHfModelFolder(dir);
+    };
+    f.summary = [](const ModelFile &file) -> std::string {
+        auto c = hfConfigOf(file);
+        if (!c)
+            return c.message();
+        return c->modelType + ": " + std::to_string(c->layers) + " layers, " + std::to_string(c->heads) + " heads, hidden " +
+               std::to_string(c->hidden) + ", vocabulary " + std::to_string(c->vocabSize);
+    };
+    f.verifyFolderFixture = verifyHfFixture;
+    return f;
+}
+
+} // namespace treelens

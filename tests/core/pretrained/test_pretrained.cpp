@@ -1,0 +1,272 @@
+// The pretrained-transformer family: Hugging Face BERT / RoBERTa folders against the
+// reference fixture (written by transformers itself), the same folder with
+// pytorch_model.bin or sharded safetensors, bad folders (one line naming the file and
+// the tensor or field), and the word-level analysis against the fixture's piece-level
+// attention pooled by hand (Clark et al. 2019).
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/encoders/encoder.h"
+#include "core/encoders/family.h"
+#include "core/encoders/pretrained/hfconfig.h"
+#include "core/encoders/pretrained/wordpieces.h"
+#include "core/model/safetensors.h"
+#include "testutil.h"
+#include "torchsave.h"
+
+using namespace treelens;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const char *kBert = "fixtures/hf-transformers-reference/bert-tiny-random";
+const char *kRoberta = "fixtures/hf-transformers-reference/roberta-tiny-random";
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+const EncoderFamily &family()
+{
+    const EncoderFamily *f = findEncoderFamily("pretrained-transformer");
+    EXPECT_NE(f, nullptr);
+    return *f;
+}
+
+/// A copy of a reference folder in a fresh temporary folder (without expected.json unless asked).
+std::string copyFolder(const std::string &from, const std::string &name, bool withExpected = false)
+{
+    const fs::path to = fs::path(::testing::TempDir()) / ("pretrained-" + name);
+    fs::remove_all(to);
+    fs::create_directories(to);
+    for (const auto &e : fs::directory_iterator(from))
+        if (withExpected || e.path().filename() != "expected.json") {
+            fs::copy_file(e.path(), to / e.path().filename());
+            fs::permissions(to / e.path().filename(), fs::perms::owner_read | fs::perms::owner_write);
+        }
+    return to.string();
+}
+
+/// The largest difference of every float check, all checks passed.
+void expectFixturePasses(const std::string &dir)
+{
+    std::string computed;
+    auto report = family().verifyFolderFixture(dir, &computed);
+    ASSERT_TRUE(report.has_value()) << dir << " is not taken as a fixture folder";
+    ASSERT_TRUE(*report) << report->message();
+    ASSERT_FALSE((*report)->checks.empty());
+    for (const auto &c : (*report)->checks)
+        EXPECT_TRUE(c.ok) << c.name << ": " << c.problem << " max|diff| " << c.maxAbsDiff;
+    EXPECT_LE((*report)->tolerance, 1e-5);
+}
+
+} // namespace
+
+TEST(PretrainedTransformer, BertReferenceFolderMatchesTheLibrary)
+{
+    TREELENS_REQUIRE_SHARED(kBert);
+    expectFixturePasses(test::sharedPath(kBert));
+}
+
+TEST(PretrainedTransformer, RobertaReferenceFolderMatchesTheLibrary)
+{
+    TREELENS_REQUIRE_SHARED(kRoberta);
+    expectFixturePasses(test::sharedPath(kRoberta));
+}
+
+TEST(PretrainedTransformer, PytorchModelBinGivesTheSameNumbers)
+{
+    TREELENS_REQUIRE_SHARED(kBert);
+    const std::string dir = copyFolder(test::sharedPath(kBert), "bin", true);
+    auto file = readSafetensors(dir + "/model.safetensors");
+    ASSERT_TRUE(file) << file.message();
+    // torch.save's layout (as save_pretrained(safe_serialization=False) writes it): an
+    // OrderedDict of tensors in archive/data.pkl, each tensor's storage in archive/data/K.
+    test::Pickle p;
+    p.global("collections", "OrderedDict").op(')').op('R').mark();
+    std::vector<std::pair<std::string, std::string>> entries;
+    int key = 0;
+    for (const auto &[name, t] : file->tensors) {
+        const std::vector<float> values = t.toFloat();
+        std::vector<std::int64_t> stride(t.shape.size(), 1);
+        for (int d = static_cast<int>(t.shape.size()) - 2; d >= 0; --d)
+            stride[static_cast<std::size_t>(d)] = stride[static_cast<std::size_t>(d) + 1] * t.shape[static_cast<std::size_t>(d) + 1];
+        p.str(name).tensor("FloatStorage", std::to_string(key), static_cast<std::int64_t>(values.size()), 0, t.shape, stride);
+        entries.emplace_back("archive/data/" + std::to_string(key++),
+                             std::string(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(float)));
+    }
+    p.op('u').stop();
+    entries.emplace_back("archive/data.pkl", p.b);
+    entries.emplace_back("archive/version", "3\n");
+    test::makeZip(dir + "/pytorch_model.bin", entries);
+    fs::remove(dir + "/model.safetensors");
+    expectFixturePasses(dir);
+}
+
+TEST(PretrainedTransformer, ShardedSafetensorsGiveTheSameNumbers)
+{
+    TREELENS_REQUIRE_SHARED(kBert);
+    const std::string dir = copyFolder(test::sharedPath(kBert), "sharded", true);
+    auto file = readSafetensors(dir + "/model.safetensors");
+    ASSERT_TRUE(file) << file.message();
+    TensorMap shard[2];
+    json map = json::object();
+    int i = 0;
+    for (const auto &[name, t] : file->tensors) {
+        const int k = i++ % 2;
+        shard[k][name] = t;
+        map[name] = "model-0000" + std::to_string(k + 1) + "-of-00002.safetensors";
+    }
+    for (int k = 0; k < 2; ++k)
+        ASSERT_TRUE(writeSafetensors(dir + "/model-0000" + std::to_string(k + 1) + "-of-00002.safetensors", shard[k], {}));
+    std::ofstream(dir + "/model.safetensors.index.json") << json{{"metadata", json::object()}, {"weight_map", map}}.dump();
+    fs::remove(dir + "/model.safetensors");
+    expectFixturePasses(dir);
+}
+
+TEST(PretrainedTransformer, BadFoldersAreRefusedWithOneLineNamingWhat)
+{
+    TREELENS_REQUIRE_SHARED(kBert);
+    const std::string src = test::sharedPath(kBert);
+    auto configWith = [&](const std::string &name, const std::function<void(json &)> &edit) {
+        const std::string dir = copyFolder(src, name);
+        json c = json::parse(slurp(dir + "/config.json"));
+        edit(c);
+        std::ofstream(dir + "/config.json") << c.dump(2);
+        return dir;
+    };
+    auto message = [](const std::string &dir) {
+        auto enc = loadEncoder(dir);
+        EXPECT_FALSE(enc) << dir << " opened";
+        return enc ? std::string() : enc.message();
+    };
+    std::string m = message(configWith("gpt2", [](json &c) { c["model_type"] = "gpt2"; }));
+    EXPECT_NE(m.find("model_type \"gpt2\""), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    m = message(configWith("act", [](json &c) { c["hidden_act"] = "quick_gelu"; }));
+    EXPECT_NE(m.find("quick_gelu"), std::string::npos) << m;
+    m = message(configWith("vocab", [](json &c) { c["vocab_size"] = 3000; }));
+    EXPECT_NE(m.find("embeddings.word_embeddings.weight"), std::string::npos) << m;
+    EXPECT_NE(m.find("3000"), std::string::npos) << m;
+    m = message(configWith("layers", [](json &c) { c["num_hidden_layers"] = 4; }));
+    EXPECT_NE(m.find("encoder.layer.3."), std::string::npos) << m;
+    EXPECT_NE(m.find("model.safetensors"), std::string::npos) << m;
+    // A tensor missing from the weights: named, with the file.
+    const std::string dir = copyFolder(src, "missing");
+    auto file = readSafetensors(dir + "/model.safetensors");
+    ASSERT_TRUE(file);
+    file->tensors.erase("encoder.layer.1.output.dense.weight");
+    ASSERT_TRUE(writeSafetensors(dir + "/model.safetensors", file->tensors, {}));
+    m = message(dir);
+    EXPECT_NE(m.find("encoder.layer.1.output.dense.weight"), std::string::npos) << m;
+    // No weights at all.
+    fs::remove(dir + "/model.safetensors");
+    m = message(dir);
+    EXPECT_NE(m.find("no weights"), std::string::npos) << m;
+}
+
+TEST(PretrainedTransformer, WordAttentionIsThePiecesPooledAsClarkEtAlDefineIt)
+{
+    TREELENS_REQUIRE_SHARED(kBert);
+    const std::string dir = test::sharedPath(kBert);
+    const json expected = json::parse(slurp(dir + "/expected.json"));
+    const json &s = expected["sentences"][0]; // "The old man saw a red kite."
+    auto enc = loadEncoder(dir);
+    ASSERT_TRUE(enc) << enc.message();
+    EXPECT_EQ((*enc)->info().family, "pretrained-transformer");
+    EXPECT_EQ((*enc)->info().layers, 3);
+    EXPECT_EQ((*enc)->info().heads, 4);
+    EncoderInput in;
+    in.words = {"The", "old", "man", "saw", "a", "red", "kite", "."};
+    auto r = (*enc)->analyze({in});
+    ASSERT_TRUE(r) << r.message();
+    const Analysis &a = r->front();
+    // [CLS], the eight words, [SEP]; "red" is re ##d and "kite" k ##i ##t ##e in this vocabulary.
+    ASSERT_EQ(a.tokens, (std::vector<std::string>{"[CLS]", "The", "old", "man", "saw", "a", "red", "kite", ".", "[SEP]"}));
+    ASSERT_EQ(a.wordToken, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+    // The pieces of each unit, by the fixture's tokens: [CLS] the old man saw a re ##d k ##i ##t ##e . [SEP]
+    const std::vector<std::vector<int>> unitPieces = {{0}, {1}, {2}, {3}, {4}, {5}, {6, 7}, {8, 9, 10, 11}, {12}, {13}};
+    ASSERT_EQ(s["tokens"].size(), 14u);
+    double worst = 0;
+    for (int l = 0; l < 3; ++l)
+        for (int h = 0; h < 4; ++h) {
+            const json &A = s["attentions"][l][h];
+            const Matrix &m = a.attention[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+            ASSERT_EQ(m.rows, 10);
+            for (int i = 0; i < 10; ++i) {
+                double rowSum = 0;
+                for (int j = 0; j < 10; ++j) {
+                    double v = 0; // mean over i's pieces of the sum over j's pieces
+                    for (int p : unitPieces[static_cast<std::size_t>(i)])
+                        for (int q : unitPieces[static_cast<std::size_t>(j)])
+                            v += A[p][q].get<double>();
+                    v /= static_cast<double>(unitPieces[static_cast<std::size_t>(i)].size());
+                    worst = std::max(worst, std::fabs(v - m.at(i, j)));
+                    rowSum += m.at(i, j);
+                }
+                EXPECT_NEAR(rowSum, 1.0, 1e-5);
+            }
+        }
+    EXPECT_LT(worst, 1e-5);
+    // The [CLS] vector is the last hidden state's first row.
+    const json &last = s["hidden_states"][3][0];
+    ASSERT_EQ(a.embedding.size(), last.size());
+    for (std::size_t d = 0; d < last.size(); ++d)
+        EXPECT_NEAR(a.embedding[d], last[d].get<double>(), 1e-5);
+}
+
+TEST(PretrainedTransformer, WordsTheTokenizerDropsKeepTheirPlace)
+{
+    // The RoBERTa reference vocabulary has only its five special tokens and no merges: every
+    // character is dropped, so the words are units without pieces between <s> and </s>.
+    TREELENS_REQUIRE_SHARED(kRoberta);
+    auto enc = loadEncoder(test::sharedPath(kRoberta));
+    ASSERT_TRUE(enc) << enc.message();
+    EncoderInput in;
+    in.words = {"The", "old", "man"};
+    auto r = (*enc)->analyze({in});
+    ASSERT_TRUE(r) << r.message();
+    const Analysis &a = r->front();
+    EXPECT_EQ(a.tokens, (std::vector<std::string>{"<s>", "The", "old", "man", "</s>"}));
+    ASSERT_TRUE(a.unknownWords.has_value());
+    EXPECT_EQ(*a.unknownWords, (std::vector<int>{0, 1, 2}));
+    const Matrix &m = a.attention[0][0];
+    for (int j = 0; j < 5; ++j)
+        EXPECT_EQ(m.at(1, j), 0.0f); // a word without pieces attends nowhere ...
+    EXPECT_EQ(m.at(0, 2), 0.0f);     // ... and is attended by nothing
+    EXPECT_NEAR(m.at(0, 0) + m.at(0, 4), 1.0, 1e-6);
+}
+
+TEST(PretrainedTransformer, GroupsPiecesByOffsets)
+{
+    // Hand-made: "un ##believ ##able" for word 0, nothing for word 1, "x" for word 2.
+    TokenEncoding e;
+    e.tokens = {"[CLS]", "un", "##believ", "##able", "x", "[SEP]"};
+    e.ids = {2, 10, 11, 12, 13, 3};
+    e.sequence = {-1, 0, 0, 0, 0, -1};
+    e.typeIds = {0, 0, 0, 0, 0, 0};
+    std::vector<std::pair<int, int>> spans;
+    const std::vector<std::string> words = {"unbelievable", "\xe2\x80\x8b", "x"};
+    EXPECT_EQ(joinWords(words, spans), "unbelievable \xe2\x80\x8b x");
+    ASSERT_EQ(spans, (std::vector<std::pair<int, int>>{{0, 12}, {13, 14}, {15, 16}}));
+    e.offsets = {{0, 0}, {0, 2}, {2, 8}, {8, 12}, {15, 16}, {0, 0}};
+    const std::vector<std::string> *w[2] = {&words, nullptr};
+    const std::vector<std::pair<int, int>> *sp[2] = {&spans, nullptr};
+    const PieceUnits u = groupPieces(e, w, sp);
+    EXPECT_EQ(u.names, (std::vector<std::string>{"[CLS]", "unbelievable", "\xe2\x80\x8b", "x", "[SEP]"}));
+    EXPECT_EQ(u.pieces[1], (std::vector<int>{1, 2, 3}));
+    EXPECT_TRUE(u.pieces[2].empty());
+    EXPECT_EQ(u.unitOfWord[0], (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(u.pieceless[0], (std::vector<int>{1}));
+}
