@@ -32,7 +32,10 @@ private:
     mutable QHash<QString, bool> m_listed;
 };
 
-/// Asks for an encoder file; "" when the user cancels.
+/// The model path for a chosen file: the folder when the file is part of a folder a family
+/// opens as a whole (a Hugging Face folder's config.json, model.safetensors, ...), else the file.
+QString encoderPathOf(const QString &chosen);
+/// Asks for an encoder file (or a Hugging Face folder, by any of its files); "" when the user cancels.
 QString chooseEncoderFile(QWidget *parent, const QString &title, const QString &directory);
 
 } // namespace treelens

@@ -257,7 +257,44 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
     // Composition attention: question vector -> answer words.
     const double vx = qRow.boxes.empty() ? size.width() / 2 : (qRow.boxes.front().left() + qRow.boxes.back().right()) / 2;
     const QPointF v(vx, barTop + kBarSpace + 14);
-    if (!q.crossAttention.empty() && q.crossAttention.front().rows == 1) {
+    // One Transformer over both sentences (a cross-encoder): one word-to-word matrix per layer and head.
+    const bool crossEncoder = q.layers > 0 && q.heads > 0 && static_cast<int>(q.crossAttention.size()) == q.layers * q.heads &&
+                              q.crossAttention.front().rows == static_cast<int>(q.words.size()) &&
+                              q.crossAttention.front().cols == static_cast<int>(a.words.size());
+    if (crossEncoder) {
+        const int k = std::clamp(layer, 0, q.layers - 1) * q.heads + std::clamp(h, 0, q.heads - 1);
+        const Matrix &cross = q.crossAttention[static_cast<std::size_t>(k)];
+        const double top = barTop + kBarSpace - 6, bottom = interTop - 4;
+        // Each weight is a share of a row spread over both sentences (about 1/n each when even):
+        // drawn relative to the largest, as the pooled vector's weights are.
+        double maxW = 0;
+        for (int i = 0; i < cross.rows; ++i)
+            for (int j = 0; j < cross.cols; ++j)
+                maxW = std::max<double>(maxW, cross.at(i, j));
+        for (int i = 0; i < cross.rows && i < static_cast<int>(qRow.boxes.size()); ++i)
+            for (int j = 0; j < cross.cols && j < static_cast<int>(aRow.boxes.size()); ++j) {
+                const double w = maxW > 0 ? cross.at(i, j) / maxW : 0.0;
+                if (w < 0.3)
+                    continue;
+                QColor c = sequentialColor(w);
+                c.setAlphaF(0.25 + 0.75 * w);
+                p.setPen(QPen(c, 0.5 + 3.5 * w));
+                p.drawLine(QPointF(qRow.boxes[static_cast<std::size_t>(i)].center().x(), top),
+                           QPointF(aRow.boxes[static_cast<std::size_t>(j)].center().x(), bottom));
+            }
+        p.setPen(Qt::darkGray);
+        // Beside the lines, not over them.
+        double right = kMargin;
+        for (const Row *row : {&qRow, &aRow})
+            if (!row->boxes.empty())
+                right = std::max(right, row->boxes.back().right());
+        p.drawText(QPointF(right + 24, (top + bottom) / 2 + 4),
+                   tr("one Transformer reads both sentences: lines = layer %1 head %2's attention from the first sentence's words "
+                      "to the second's, relative to the largest (%3); under 30% of it not drawn")
+                       .arg(layer + 1)
+                       .arg(h + 1)
+                       .arg(maxW, 0, 'f', 3));
+    } else if (!q.crossAttention.empty() && q.crossAttention.front().rows == 1) {
         const Matrix &alpha = q.crossAttention.front();
         double maxA = 0;
         for (int j = 0; j < alpha.cols; ++j)
@@ -293,10 +330,12 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
         p.setPen(Qt::gray);
         p.drawText(QPointF(v.x() + 10, v.y() + 4), tr("v_q (max pooling: no question-to-answer attention)"));
     }
-    p.setBrush(QColor(80, 80, 80));
-    p.setPen(Qt::NoPen);
-    p.drawEllipse(v, 5, 5);
-    p.setBrush(Qt::NoBrush);
+    if (!crossEncoder) { // the pooled question vector the other models compare
+        p.setBrush(QColor(80, 80, 80));
+        p.setPen(Qt::NoPen);
+        p.drawEllipse(v, 5, 5);
+        p.setBrush(Qt::NoBrush);
+    }
 
     drawGroups(p, a, aRow, h);
     drawArcs(p, a, aRow, m_state, false);
@@ -314,6 +353,12 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
         : relationGates
         ? tr("layer %1, head %2: arcs = attention ≥ %3 (softmax of the gated score); orange bars = the word's mean "
              "relation gate g (0 plain, 1 relation score)")
+              .arg(layer + 1)
+              .arg(h + 1)
+              .arg(m_state.threshold, 0, 'f', 2)
+        : crossEncoder
+        ? tr("layer %1, head %2: arcs = attention within each sentence ≥ %3 (each word's row also attends to the other "
+             "sentence: the lines between them)")
               .arg(layer + 1)
               .arg(h + 1)
               .arg(m_state.threshold, 0, 'f', 2)

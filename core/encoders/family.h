@@ -70,6 +70,8 @@ struct EncoderFamily {
     /// file of this family (or why it cannot be). `--model DIR` and everything that loads
     /// an encoder ask every family before reading a TreeLens model.
     std::function<std::optional<Result<ModelFile>>(const std::string &dir)> readFolder;
+    /// Whether `dir` is a folder of the layout readFolder reads (its config only, no weights).
+    std::function<bool(const std::string &dir)> claimsFolder;
     /// `verify-fixture` on a fixture folder of the family's own layout (not config.json +
     /// state_dict.pt + inputs.json): nullopt when `dir` is not of that layout, else the
     /// report, with the computed values in expected.json's layout in `computedJson`.
@@ -80,6 +82,9 @@ struct EncoderFamily {
 const std::vector<EncoderFamily> &encoderFamilies();
 /// nullptr for an unknown name.
 const EncoderFamily *findEncoderFamily(const std::string &name);
+/// The family that opens `dir` as a folder of another library's layout (claimsFolder),
+/// nullptr when none does (a TreeLens model directory, a plain folder, a file).
+const EncoderFamily *folderFamily(const std::string &dir);
 /// The "family" value of a model file's treelens.config ("" when absent; an error when it is not JSON).
 Result<std::string> modelFamilyOf(const ModelFile &file);
 

@@ -377,8 +377,16 @@ Result<AttentionStageResult> runAttentionTasks(const ProbeRunContext &ctx, Encod
         ProgressLine(ctx) << "attention of " << corpus.sentences.size() << " sentences in "
                           << probeFixed(timing.attention["analysis"], 1) << " s";
     }
-    AttentionJob job{corpus, trees, {}, config.rawAttention ? "raw softmax attention (before the constituent prior)"
-                                                            : "attention after the constituent prior (softmax x C)"};
+    // Which attention, in words: only a model with a constituent prior (C, or the link
+    // probabilities it is made of) has a second one.
+    const bool prior = encoder.info().outputs.constituentPrior || encoder.info().outputs.linkProbs;
+    const bool twoKinds = encoder.info().outputs.attentionRaw; // the Dependency-Transformer's gated and plain softmax
+    AttentionJob job{corpus, trees, {},
+                     prior       ? (config.rawAttention ? "raw softmax attention (before the constituent prior)"
+                                                        : "attention after the constituent prior (softmax x C)")
+                     : twoKinds ? (config.rawAttention ? "plain softmax attention (before the model's relation weighting)"
+                                                        : "the model's attention (after its relation weighting)")
+                                 : "softmax attention"};
     job.options.raw = config.rawAttention;
     job.options.spans = trees.tree == "dependency" ? AttentionTreeOptions::Spans::Dependency
                                                    : AttentionTreeOptions::Spans::Constituency;

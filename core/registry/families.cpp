@@ -28,6 +28,14 @@ const EncoderFamily *findEncoderFamily(const std::string &name)
     return nullptr;
 }
 
+const EncoderFamily *folderFamily(const std::string &dir)
+{
+    for (const auto &f : encoderFamilies())
+        if (f.claimsFolder && f.claimsFolder(dir))
+            return &f;
+    return nullptr;
+}
+
 Result<std::string> modelFamilyOf(const ModelFile &file)
 {
     try {

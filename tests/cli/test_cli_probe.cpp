@@ -518,3 +518,50 @@ TEST(CliProbe, RunsOnTheShippedRecursiveModelsNodeStates)
         EXPECT_EQ(j["tasks"]["sentlen"]["layers"].size(), 2u) << model; // the leaves and the node states
     }
 }
+
+// Issue 32: Clark et al.'s per-relation head accuracy on a Hugging Face BERT folder
+// opened in place: the table over its 3 x 4 heads, both directions, the best fixed
+// offset, and every arc of the gold trees counted once.
+TEST(CliProbe, HeadAccuracyOnAHuggingFaceFolder)
+{
+    TREELENS_REQUIRE_SHARED("fixtures/hf-transformers-reference/bert-tiny-random");
+    const std::string model = test::sharedPath("fixtures/hf-transformers-reference/bert-tiny-random");
+    const std::string gold = test::testData("conformance/gold.conllu");
+    // The arcs of the gold trees (every word but the root), counted from the file.
+    int arcs = 0, sentences = 0;
+    std::ifstream in(gold);
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty())
+            ++sentences;
+        if (line.empty() || line[0] == '#')
+            continue;
+        std::vector<std::string> cols;
+        std::stringstream ss(line);
+        for (std::string c; std::getline(ss, c, '\t');)
+            cols.push_back(c);
+        if (cols.size() >= 7 && cols[0].find_first_of("-.") == std::string::npos && cols[6] != "0")
+            ++arcs;
+    }
+    const CliRun r = cli("probe --task head-accuracy --json --model " + quote(model) + " --train " + quote(gold) + " --test " +
+                         quote(gold));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    const json &ha = j.at("tasks").at("head-accuracy");
+    EXPECT_EQ(ha.at("attention"), "softmax attention");
+    EXPECT_EQ(ha.at("layers"), 3);
+    EXPECT_EQ(ha.at("heads"), 4);
+    const json &all = ha.at("relations").at(0);
+    EXPECT_EQ(all.at("relation"), "all");
+    EXPECT_EQ(all.at("count").get<int>(), 2 * arcs); // train and test are the same file: the whole corpus, twice
+    EXPECT_EQ(all.at("dep_to_head").size(), 3u);
+    EXPECT_EQ(all.at("head_to_dep").at(0).size(), 4u);
+    EXPECT_TRUE(all.at("best_offset").contains("offset"));
+    bool det = false;
+    for (const auto &rel : ha.at("relations"))
+        det = det || rel.at("relation") == "det";
+    EXPECT_TRUE(det);
+    const CliRun text = cli("probe --task head-accuracy --model " + quote(model) + " --train " + quote(gold) + " --test " + quote(gold));
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_NE(text.out.find("best offset"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("pretrained-transformer"), std::string::npos) << text.out;
+}

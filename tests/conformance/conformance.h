@@ -19,7 +19,9 @@ enum class Kind {
 
 struct ModelLine {
     const char *name;    ///< the test name (letters, digits, underscores)
-    const char *file;    ///< "shipped/FILE" (resources/models) or "fixture/FILE" (made by make_models.sh)
+    /// "shipped/FILE" (resources/models), "fixture/FILE" (made by make_models.sh) or "hf/DIR" (a Hugging Face
+    /// folder of ../shared/fixtures/hf-transformers-reference, opened as it is)
+    const char *file;
     Kind kind;
     /// What `analyze TEXT` prints for it (a line's start), for a sentence model.
     const char *text;
@@ -67,6 +69,9 @@ inline const std::vector<ModelLine> &models()
          "is not in the model's edge-label table"},
         {"fixture_rec_treelstm_cs", "fixture/fixture-rec-treelstm.cs.safetensors", Kind::Pair, "", ""},
         {"fixture_rec_treelstm_bin", "fixture/fixture-rec-treelstm.bin.safetensors", Kind::Pair, "", ""},
+        // Hugging Face folders as the library writes them (the pretrained-transformer family), opened in place.
+        {"hf_bert_tiny_random", "hf/bert-tiny-random", Kind::Sentence, "holds:", "constituency,dependency,attention,overview"},
+        {"hf_roberta_tiny_random", "hf/roberta-tiny-random", Kind::Sentence, "holds:", "constituency,dependency,attention,overview"},
     };
     return lines;
 }
@@ -75,6 +80,10 @@ inline const std::vector<ModelLine> &models()
 inline std::string modelPath(const ModelLine &m)
 {
     const std::string f = m.file;
+    if (f.rfind("hf/", 0) == 0) {
+        const std::string p = test::sharedPath("fixtures/hf-transformers-reference/" + f.substr(3));
+        return !p.empty() && test::pathExists(p) ? p : std::string();
+    }
     const std::string p = f.rfind("shipped/", 0) == 0 ? std::string(TREELENS_SOURCE_DIR) + "/resources/models/" + f.substr(8)
                                                        : std::string(TREELENS_CONFORMANCE_MODELS) + "/" + f.substr(8);
     return test::pathExists(p) ? p : std::string();

@@ -135,4 +135,13 @@ TEST(ModelFileDialog, ListsEncodersAndFoldersButNotTheParsers)
     // Other files are left to the name filter; an unreadable one is listed (opening it says why).
     EXPECT_TRUE(treelens::EncoderFileFilter::listed(dir + QStringLiteral("tree-transformer-en-small.md")));
     EXPECT_TRUE(treelens::EncoderFileFilter::listed(QStringLiteral("/nonexistent/broken.safetensors")));
+    // A Hugging Face folder (issue 32): its weights are listed, and choosing any of its files opens the folder.
+    const std::string hf = treelens::test::sharedPath("fixtures/hf-transformers-reference/bert-tiny-random");
+    if (!hf.empty() && treelens::test::pathExists(hf)) {
+        const QString folder = QString::fromStdString(hf);
+        EXPECT_TRUE(treelens::EncoderFileFilter::listed(folder + QStringLiteral("/model.safetensors")));
+        for (const char *file : {"/config.json", "/model.safetensors", "/tokenizer.json"})
+            EXPECT_EQ(treelens::encoderPathOf(folder + QString::fromLatin1(file)), folder) << file;
+    }
+    EXPECT_EQ(treelens::encoderPathOf(dir + QStringLiteral("ggsa-en-wikiqa.safetensors")), dir + QStringLiteral("ggsa-en-wikiqa.safetensors"));
 }

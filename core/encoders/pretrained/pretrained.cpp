@@ -201,7 +201,9 @@ public:
     {
         std::vector<Pieces> pieces;
         for (std::size_t i = 0; i < batch.size(); ++i) {
-            pieces.push_back(piecesOf(m_tok, batch[i], false));
+            if (info().pairInput && batch[i].secondWords.empty())
+                return makeError("sentence " + std::to_string(i + 1), singleSentenceRefusal(info()));
+            pieces.push_back(piecesOf(m_tok, batch[i], info().pairInput));
             const auto n = static_cast<int>(pieces.back().encoding.ids.size());
             if (n > m_net.maxPieces())
                 return makeError("sentence " + std::to_string(i + 1),
@@ -233,14 +235,43 @@ public:
         return embedByAnalysis(batch, control, o, [&](const Analysis &a) {
             if (options.layer < 0)
                 return options.pooling == EmbedOptions::Pooling::Mean ? a.meanEmbedding : a.embedding;
+            // The mean of the words' rows (not the special tokens').
             const int l = std::min<int>(options.layer, static_cast<int>(a.layerStates.size()) - 1);
-            return meanOfRows(a.layerStates[static_cast<std::size_t>(l)], 1);
+            const Matrix &m = a.layerStates[static_cast<std::size_t>(l)];
+            std::vector<float> mean(static_cast<std::size_t>(m.cols), 0.0f);
+            for (int row : a.wordToken)
+                for (int c = 0; c < m.cols; ++c)
+                    mean[static_cast<std::size_t>(c)] += m.at(row, c) / static_cast<float>(a.wordToken.size());
+            return mean;
         });
     }
 
+    /// For word-level probing: per layer, the first special token's state ([CLS], <s>) and
+    /// one row per word (the mean of its pieces; 0 for a word without pieces), as the
+    /// probes read every family's states. The analysis' own layerStates keep every unit.
     Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &batch, const RunControl *control) override
     {
-        return layerStatesByAnalysis(batch, control);
+        AnalyzeOptions o;
+        o.attention = false;
+        o.layerStates = true;
+        auto analysed = analyze(batch, o, control);
+        if (!analysed)
+            return analysed.error();
+        std::vector<std::vector<Matrix>> out;
+        for (const Analysis &a : *analysed) {
+            std::vector<int> rows = {0};
+            rows.insert(rows.end(), a.wordToken.begin(), a.wordToken.end());
+            std::vector<Matrix> layers;
+            for (const Matrix &m : a.layerStates) {
+                Matrix words(static_cast<int>(rows.size()), m.cols);
+                for (std::size_t r = 0; r < rows.size(); ++r)
+                    std::copy_n(m.data.begin() + static_cast<std::ptrdiff_t>(rows[r]) * m.cols, m.cols,
+                                words.data.begin() + static_cast<std::ptrdiff_t>(r) * m.cols);
+                layers.push_back(std::move(words));
+            }
+            out.push_back(std::move(layers));
+        }
+        return out;
     }
 
 private:
@@ -269,47 +300,46 @@ private:
             const Pieces &p = pieces[i];
             const auto n = static_cast<int64_t>(p.encoding.ids.size());
             const auto [mean, sum] = poolingOf(p.units, n);
-            Analysis a;
-            a.family = kFamily;
-            a.architecture = m_net.config().modelType == "roberta" ? "a pretrained RoBERTa" : "a pretrained BERT";
-            a.words = batch[i].words;
-            a.tokens = p.units.names;
-            a.wordToken = p.units.unitOfWord[0];
-            a.layers = m_net.config().layers;
-            a.heads = m_net.config().heads;
-            std::vector<int> unknown = p.units.pieceless[0];
-            if (const auto &unk = m_unk)
-                for (std::size_t w = 0; w < a.wordToken.size(); ++w)
-                    for (int piece : p.units.pieces[static_cast<std::size_t>(a.wordToken[w])])
-                        if (p.encoding.ids[static_cast<std::size_t>(piece)] == *unk) {
-                            unknown.push_back(static_cast<int>(w));
-                            break;
-                        }
-            std::sort(unknown.begin(), unknown.end());
-            a.unknownWords = unknown;
+            // Word-level attention of every layer: [L][H, U, U] (Clark et al.: mean over the
+            // attending word's pieces, sum over the attended word's).
+            std::vector<torch::Tensor> unitAttention;
             if (options.attention)
-                for (const auto &layer : f.attention) {
-                    // Clark et al.: mean over the attending word's pieces, sum over the attended word's.
-                    const auto words = torch::matmul(torch::matmul(mean, layer[b].slice(1, 0, n).slice(2, 0, n).to(torch::kCPU)), sum);
-                    std::vector<Matrix> heads;
-                    for (int64_t h = 0; h < words.size(0); ++h)
-                        heads.push_back(matrixOf(words[h]));
-                    a.attention.push_back(std::move(heads));
-                }
-            const auto last = torch::matmul(mean, f.hidden.back()[b].slice(0, 0, n).to(torch::kCPU));
-            a.embedding = std::vector<float>(f.hidden.back()[b][0].to(torch::kCPU).data_ptr<float>(),
-                                             f.hidden.back()[b][0].to(torch::kCPU).data_ptr<float>() + m_net.config().hidden);
-            std::vector<int> wordUnits;
-            for (std::size_t u = 0; u < p.units.special.size(); ++u)
-                if (!p.units.special[u])
-                    wordUnits.push_back(static_cast<int>(u));
-            if (!wordUnits.empty()) {
-                const auto m = last.index_select(0, torch::tensor(std::vector<int64_t>(wordUnits.begin(), wordUnits.end()))).mean(0).contiguous();
-                a.meanEmbedding.assign(m.data_ptr<float>(), m.data_ptr<float>() + m.numel());
+                for (const auto &layer : f.attention)
+                    unitAttention.push_back(
+                        torch::matmul(torch::matmul(mean, layer[b].slice(1, 0, n).slice(2, 0, n).to(torch::kCPU)), sum));
+            std::vector<torch::Tensor> unitStates; // [U, D] per layer (embeddings first)
+            for (const auto &h : f.hidden)
+                unitStates.push_back(torch::matmul(mean, h[b].slice(0, 0, n).to(torch::kCPU)));
+            const auto first = f.hidden.back()[b][0].to(torch::kCPU).contiguous();
+            // The units of each side: the first sentence's from the start through the special
+            // token after its words; the second sentence's the rest.
+            const auto U = static_cast<int>(p.units.names.size());
+            int split = U;
+            if (!p.words[1].empty()) {
+                int lastWord = 0;
+                for (int u : p.units.unitOfWord[0])
+                    lastWord = std::max(lastWord, u);
+                split = lastWord + 1;
+                while (split < U && !p.units.special[static_cast<std::size_t>(split)])
+                    ++split;
+                split = std::min(U, split + 1);
             }
-            if (options.layerStates)
-                for (const auto &h : f.hidden)
-                    a.layerStates.push_back(matrixOf(torch::matmul(mean, h[b].slice(0, 0, n).to(torch::kCPU))));
+            Analysis a = sideAnalysis(p, 0, 0, split, unitAttention, unitStates, options);
+            a.embedding.assign(first.data_ptr<float>(), first.data_ptr<float>() + m_net.config().hidden);
+            if (!p.words[1].empty()) {
+                a.second.push_back(sideAnalysis(p, 1, split, U, unitAttention, unitStates, options));
+                // The attention from the first sentence's words to the second's, per layer and head
+                // (layer * heads + head), as the bridge between the trees draws it.
+                const auto rows = torch::tensor(std::vector<int64_t>(p.units.unitOfWord[0].begin(), p.units.unitOfWord[0].end()),
+                                                torch::kLong);
+                const auto cols = torch::tensor(std::vector<int64_t>(p.units.unitOfWord[1].begin(), p.units.unitOfWord[1].end()),
+                                                torch::kLong);
+                for (const auto &layer : unitAttention) {
+                    const auto block = layer.index_select(1, rows).index_select(2, cols).contiguous();
+                    for (int64_t h = 0; h < block.size(0); ++h)
+                        a.crossAttention.push_back(matrixOf(block[h]));
+                }
+            }
             if (f.logits.defined()) {
                 const auto logits = f.logits[b].to(torch::kCPU);
                 std::vector<float> probs;
@@ -323,6 +353,51 @@ private:
             }
             out[i] = std::move(a);
         }
+    }
+
+    /// The analysis of text `side` over units [from, to) of the encoding: its words, its
+    /// units, the word-level attention among them (within one sentence of a pair, rows sum
+    /// to what stays in that sentence), the states, the mean word vector.
+    Analysis sideAnalysis(const Pieces &p, int side, int from, int to, const std::vector<torch::Tensor> &unitAttention,
+                          const std::vector<torch::Tensor> &unitStates, const AnalyzeOptions &options) const
+    {
+        Analysis a;
+        a.family = kFamily;
+        a.architecture = m_net.config().modelType == "roberta" ? "a pretrained RoBERTa" : "a pretrained BERT";
+        a.words = p.words[side];
+        a.layers = m_net.config().layers;
+        a.heads = m_net.config().heads;
+        for (int u = from; u < to; ++u)
+            a.tokens.push_back(p.units.names[static_cast<std::size_t>(u)]);
+        for (int u : p.units.unitOfWord[side])
+            a.wordToken.push_back(u - from);
+        std::vector<int> unknown = p.units.pieceless[side];
+        if (m_unk)
+            for (std::size_t w = 0; w < a.wordToken.size(); ++w)
+                for (int piece : p.units.pieces[static_cast<std::size_t>(p.units.unitOfWord[side][w])])
+                    if (p.encoding.ids[static_cast<std::size_t>(piece)] == *m_unk) {
+                        unknown.push_back(static_cast<int>(w));
+                        break;
+                    }
+        std::sort(unknown.begin(), unknown.end());
+        a.unknownWords = unknown;
+        for (const auto &layer : unitAttention) {
+            const auto block = layer.slice(1, from, to).slice(2, from, to).contiguous();
+            std::vector<Matrix> heads;
+            for (int64_t h = 0; h < block.size(0); ++h)
+                heads.push_back(matrixOf(block[h]));
+            a.attention.push_back(std::move(heads));
+        }
+        const torch::Tensor &last = unitStates.back();
+        if (!p.units.unitOfWord[side].empty()) {
+            const std::vector<int64_t> rows(p.units.unitOfWord[side].begin(), p.units.unitOfWord[side].end());
+            const auto m = last.index_select(0, torch::tensor(rows)).mean(0).contiguous();
+            a.meanEmbedding.assign(m.data_ptr<float>(), m.data_ptr<float>() + m.numel());
+        }
+        if (options.layerStates)
+            for (const auto &h : unitStates)
+                a.layerStates.push_back(matrixOf(h.slice(0, from, to)));
+        return a;
     }
 
     HfNet m_net;
@@ -352,8 +427,14 @@ Result<std::unique_ptr<Encoder>> createPretrained(const ModelFile &file, const D
                                           net->maxPieces()});
     info.input = InputKind::Words;
     info.hasClsToken = true;
-    if (!net->head().empty())
+    // A folder with a sequence-classification head is read as a cross-encoder: it scores
+    // sentence pairs ([CLS] A [SEP] B [SEP], <s> A </s></s> B </s>).
+    if (!net->head().empty()) {
         info.labels = config->labels.empty() ? std::vector<std::string>{"score"} : config->labels;
+        info.pairInput = true;
+        info.task = "pair-classification";
+        info.outputs.crossAttention = true;
+    }
     info.outputs.attention = true;
     info.outputs.embedding = true;
     info.outputs.layerStates = true;
@@ -454,6 +535,7 @@ EncoderFamily pretrainedTransformerFamily()
     EncoderFamily f;
     f.name = kFamily;
     f.create = createPretrained;
+    f.claimsFolder = isHfModelFolder;
     f.readFolder = [](const std::string &dir) -> std::optional<Result<ModelFile>> {
         if (!isHfModelFolder(dir))
             return std::nullopt;

@@ -270,3 +270,73 @@ TEST(PretrainedTransformer, GroupsPiecesByOffsets)
     EXPECT_EQ(u.unitOfWord[0], (std::vector<int>{1, 2, 3}));
     EXPECT_EQ(u.pieceless[0], (std::vector<int>{1}));
 }
+
+TEST(PretrainedTransformer, AClassificationHeadScoresPairsAsACrossEncoder)
+{
+    // The bert reference folder with a head added by scripts/add_hf_head.py (seeded weights,
+    // labels irrelevant/relevant): a cross-encoder over [CLS] A [SEP] B [SEP].
+    TREELENS_REQUIRE_SHARED(kBert);
+    if (std::system("python3 -c '' 2>/dev/null") != 0)
+        GTEST_SKIP() << "SKIPPED: python3 is not installed (scripts/add_hf_head.py)";
+    const std::string dir = ::testing::TempDir() + "/pretrained-head";
+    const std::string cmd = "python3 '" + std::string(TREELENS_SOURCE_DIR) + "/scripts/add_hf_head.py' '" + test::sharedPath(kBert) +
+                            "' '" + dir + "' > /dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    auto enc = loadEncoder(dir);
+    ASSERT_TRUE(enc) << enc.message();
+    const EncoderInfo &info = (*enc)->info();
+    EXPECT_TRUE(info.pairInput);
+    EXPECT_EQ(info.labels, (std::vector<std::string>{"irrelevant", "relevant"}));
+    EncoderInput single;
+    single.words = {"who", "wrote", "hamlet", "?"};
+    EXPECT_FALSE((*enc)->analyze({single})); // one sentence: refused, naming where pairs go
+    EncoderInput pair = single;
+    pair.secondWords = {"shakespeare", "wrote", "hamlet", "."};
+    auto r = (*enc)->analyze({pair});
+    ASSERT_TRUE(r) << r.message();
+    const Analysis &a = r->front();
+    ASSERT_TRUE(a.prediction.has_value());
+    ASSERT_EQ(a.second.size(), 1u);
+    EXPECT_EQ(a.tokens, (std::vector<std::string>{"[CLS]", "who", "wrote", "hamlet", "?", "[SEP]"}));
+    EXPECT_EQ(a.second.front().tokens, (std::vector<std::string>{"shakespeare", "wrote", "hamlet", ".", "[SEP]"}));
+    // The head, computed here from the folder's tensors: softmax(W tanh(Wp h[CLS] + bp) + b).
+    auto file = readSafetensors(dir + "/model.safetensors");
+    ASSERT_TRUE(file);
+    auto vec = [&](const std::string &name) { return file->tensors.at(name).toFloat(); };
+    const auto wp = vec("pooler.dense.weight"), bp = vec("pooler.dense.bias"), wc = vec("classifier.weight"), bc = vec("classifier.bias");
+    const std::size_t d = a.embedding.size();
+    std::vector<double> pooled(d);
+    for (std::size_t i = 0; i < d; ++i) {
+        double s = bp[i];
+        for (std::size_t j = 0; j < d; ++j)
+            s += wp[i * d + j] * a.embedding[j];
+        pooled[i] = std::tanh(s);
+    }
+    double logit[2];
+    for (std::size_t k = 0; k < 2; ++k) {
+        logit[k] = bc[k];
+        for (std::size_t j = 0; j < d; ++j)
+            logit[k] += wc[k * d + j] * pooled[j];
+    }
+    const double relevant = 1.0 / (1.0 + std::exp(logit[0] - logit[1]));
+    EXPECT_NEAR(a.prediction->score, relevant, 1e-5);
+    ASSERT_EQ(a.prediction->probabilities.size(), 2u);
+    EXPECT_NEAR(a.prediction->probabilities[1], relevant, 1e-5);
+    // Attention from each first-sentence word: within its sentence + to the other sentence's words <= 1.
+    ASSERT_EQ(a.crossAttention.size(), 12u); // 3 layers x 4 heads
+    for (int k = 0; k < 12; ++k) {
+        const Matrix &within = a.attention[static_cast<std::size_t>(k / 4)][static_cast<std::size_t>(k % 4)];
+        const Matrix &cross = a.crossAttention[static_cast<std::size_t>(k)];
+        ASSERT_EQ(cross.rows, 4);
+        ASSERT_EQ(cross.cols, 4);
+        for (int w = 0; w < 4; ++w) {
+            double s = 0;
+            for (int j = 0; j < within.cols; ++j)
+                s += within.at(a.wordToken[static_cast<std::size_t>(w)], j);
+            for (int j = 0; j < cross.cols; ++j)
+                s += cross.at(w, j);
+            EXPECT_LE(s, 1.0 + 1e-5);
+            EXPECT_GT(s, 0.5); // only the final [SEP] is outside both
+        }
+    }
+}
