@@ -111,6 +111,14 @@ std::vector<ViewSpec> makeRegistry()
     attention.create = make<HeatmapView>(attention.name, HeatmapView::Kind::Attention);
     r.push_back(attention);
 
+    // A word-piece model's attention as it computed it, between the pieces (the other views show it per word).
+    ViewSpec pieces = entry(QStringLiteral("pieces"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Word pieces"));
+    pieces.tabShown = [](const Analysis *a) { return a && !a->pieceAttention.empty(); };
+    pieces.refusal = needs(pieces.name, QStringLiteral("the attention between word pieces"),
+                           [](const Analysis &a) { return !a.pieceAttention.empty(); });
+    pieces.create = make<HeatmapView>(pieces.name, HeatmapView::Kind::Pieces);
+    r.push_back(pieces);
+
     ViewSpec overview = entry(QStringLiteral("overview"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Heads overview"));
     overview.refusal = needs(overview.name, QStringLiteral("attention matrices"), hasAttention);
     overview.create = [](ViewHost &host, QWidget *parent, const BackgroundWork &) {

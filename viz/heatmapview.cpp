@@ -262,6 +262,8 @@ const Matrix *HeatmapView::currentMatrix() const
     const Analysis &a = *m_data.analysis;
     if (m_kind == Kind::Attention)
         return selectedAttention(a, m_state);
+    if (m_kind == Kind::Pieces)
+        return headMatrix(a.pieceAttention, m_state.layer, m_state.head);
     if (m_kind == Kind::Relation)
         return m_distance.empty() ? nullptr : &m_distance;
     if (m_kind == Kind::Gate)
@@ -270,6 +272,11 @@ const Matrix *HeatmapView::currentMatrix() const
         return nullptr;
     const Matrix &m = a.constituentPrior[static_cast<std::size_t>(m_state.layer)];
     return m.empty() ? nullptr : &m;
+}
+
+const std::vector<std::string> &HeatmapView::axisTokens() const
+{
+    return m_kind == Kind::Pieces ? m_data.analysis->pieces : m_data.analysis->tokens;
 }
 
 QString HeatmapView::attentionVariant() const
@@ -353,12 +360,13 @@ void HeatmapView::rebuild()
         m_plot->xAxis->setLabel(QStringLiteral("key token j"));
         m_plot->yAxis->setLabel(QStringLiteral("query token i (the gate's word)"));
     } else {
-        QString title = QStringLiteral("Attention \u2014 layer %1, head %2").arg(m_state.layer + 1).arg(m_state.head + 1);
-        const QString variant = attentionVariant();
+        const QString what = m_kind == Kind::Pieces ? QStringLiteral("Attention between word pieces") : QStringLiteral("Attention");
+        QString title = QStringLiteral("%1 \u2014 layer %2, head %3").arg(what).arg(m_state.layer + 1).arg(m_state.head + 1);
+        const QString variant = m_kind == Kind::Pieces ? QString() : attentionVariant();
         if (!variant.isEmpty())
             title += QStringLiteral(", ") + variant;
         if (!m)
-            title = QStringLiteral("Attention \u2014 not available");
+            title = what + QStringLiteral(" \u2014 not available");
         m_title->setText(title);
         // Attention rows sum to at most 1, so in long sentences every weight is
         // small: scale the colours to the 99.5th percentile (larger values saturate).
@@ -377,9 +385,13 @@ void HeatmapView::rebuild()
             lines.push_back({attentionScaleNote(afterC, upper, false), QColor(60, 60, 60)});
             if (const QString groups = groupAttentionNote(*m_data.analysis, m_state.head); !groups.isEmpty())
                 lines.push_back({groups, QColor(60, 60, 60)});
+            if (m_kind == Kind::Pieces)
+                lines.push_back({QStringLiteral("as the model computed it; the trees and the Attention tab pool it per word"),
+                                 QColor(60, 60, 60)});
         }
-        m_plot->xAxis->setLabel(QStringLiteral("key token (attended to)"));
-        m_plot->yAxis->setLabel(QStringLiteral("query token (attending)"));
+        const QString unit = m_kind == Kind::Pieces ? QStringLiteral("piece") : QStringLiteral("token");
+        m_plot->xAxis->setLabel(QStringLiteral("key %1 (attended to)").arg(unit));
+        m_plot->yAxis->setLabel(QStringLiteral("query %1 (attending)").arg(unit));
     }
 
     // Cell (key = column c, value = row r) sits at coordinate (c, r).
@@ -498,7 +510,7 @@ bool HeatmapView::updateTicks(double axisPixels)
         m_plot->yAxis->setTicker(empty);
         return true;
     }
-    const std::vector<std::string> &tokens = m_data.analysis->tokens;
+    const std::vector<std::string> &tokens = axisTokens();
     const double perCell = axisPixels / n;
     // A small pane (the plots' tab under the trees) first gets smaller labels, down to
     // kMinTickPt; only below that are labels thinned (8 words once lost every other one).
@@ -565,7 +577,7 @@ QString HeatmapView::cellText(int r, int c) const
 {
     if (r < 0 || c < 0 || r >= m_rows || c >= m_rows || !m_data.analysis)
         return QString();
-    const auto &tokens = m_data.analysis->tokens;
+    const auto &tokens = axisTokens();
     const QString value = QString::number(cellValue(r, c), 'f', 4);
     QString text;
     if (m_kind == Kind::Relation || m_kind == Kind::Gate) {
@@ -644,6 +656,7 @@ QString HeatmapView::exportName() const
     case Kind::Attention: return QStringLiteral("attention");
     case Kind::Relation: return QStringLiteral("relations");
     case Kind::Gate: return QStringLiteral("gate");
+    case Kind::Pieces: return QStringLiteral("pieces");
     }
     return QString();
 }

@@ -11,6 +11,7 @@
 /// and notes on what the figure cannot show (viewcommon.h).
 /// Handles 256×256 smoothly (one QCPColorMap, no per-cell items).
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -40,7 +41,9 @@ public:
     /// tree distance a + b, each cell labelled with its relation (arc label, `a:b`,
     /// `·` for [none]) while the cells are large enough; Gate: the gate g of the
     /// selected layer/head, the tree's arcs boxed.
-    enum class Kind { Prior, Attention, Relation, Gate };
+    /// Pieces: the attention between word pieces (Analysis::pieceAttention) of a
+    /// word-piece model, labelled with the pieces.
+    enum class Kind { Prior, Attention, Relation, Gate, Pieces };
 
     explicit HeatmapView(Kind kind, QWidget *parent = nullptr);
 
@@ -80,6 +83,8 @@ Q_SIGNALS:
 private:
     void rebuild();
     /// The matrix the kind and state select (nullptr: nothing to show).
+    /// The labels of the rows and columns: the analysis' tokens, or its pieces (Kind::Pieces).
+    const std::vector<std::string> &axisTokens() const;
     const Matrix *currentMatrix() const;
     /// "after ×C" / "softmax before ×C", empty for models without a prior.
     QString attentionVariant() const;

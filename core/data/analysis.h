@@ -173,6 +173,15 @@ struct Analysis {
     /// one row when it attends from a pooled vector (GGSA's attentive composition:
     /// 1 x second-tokens weights of the question vector over the answer words).
     std::vector<Matrix> crossAttention;
+    /// Word-piece models (pretrained Transformers): the pieces the tokenizer made of
+    /// this sentence ("[CLS]", "re", "##d", ...), the unit of `tokens` each piece
+    /// belongs to, and the attention between the pieces ([layer][head], pieces×pieces;
+    /// within this sentence for one side of a pair). `attention` is the same pooled to
+    /// `tokens` (Clark et al.: mean over the attending word's pieces, sum over the
+    /// attended word's). Empty for models whose units are words.
+    std::vector<std::string> pieces;
+    std::vector<int> pieceToken;
+    std::vector<std::vector<Matrix>> pieceAttention;
     /// Sentence-pair models: the second sentence (answer, hypothesis) as the
     /// model's second encoder saw it, with its own tokens, attention, gates and
     /// states; empty for a single sentence. `prediction` and `crossAttention`

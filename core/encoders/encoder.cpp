@@ -46,8 +46,10 @@ std::string singleSentenceRefusal(const EncoderInfo &info)
 
 void keepDeclaredOutputs(Analysis &a, const EncoderOutputs &o)
 {
-    if (!o.attention)
+    if (!o.attention) {
         a.attention.clear();
+        a.pieceAttention.clear();
+    }
     if (!o.attentionRaw)
         a.attentionRaw.clear();
     if (!o.constituentPrior)

@@ -52,6 +52,10 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
     nlohmann::json j;
     j["tokens"] = a.tokens;
     j["family"] = a.family;
+    if (!a.pieces.empty()) {
+        j["pieces"] = a.pieces;
+        j["piece_token"] = a.pieceToken;
+    }
     j["layers"] = a.layers;
     j["heads"] = a.heads;
     if (!a.linkProbs.empty())
@@ -75,6 +79,16 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
             raw.push_back(rawHeads);
         }
         j["attention"] = at;
+        if (!a.pieceAttention.empty()) {
+            nlohmann::json pa = nlohmann::json::array();
+            for (const auto &heads : a.pieceAttention) {
+                nlohmann::json hs = nlohmann::json::array();
+                for (const auto &m : heads)
+                    hs.push_back(matrixJson(m));
+                pa.push_back(hs);
+            }
+            j["piece_attention"] = pa;
+        }
         if (!a.attentionRaw.empty())
             j["attention_raw"] = raw;
         if (!a.attentionRelation.empty()) {

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -452,4 +455,89 @@ TEST(CliEvalPairs, SlicesThatSplitAQuestionSayWhyTheyRunHigh)
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_TRUE(j["slice_notes"].contains("candidate-length")) << j.dump().substr(0, 400);
     EXPECT_FALSE(j["slice_notes"].contains("question-word"));
+}
+
+// Issue 32: a Hugging Face BERT folder with a classification head (scripts/add_hf_head.py on
+// the tiny reference folder) ranks WikiQA candidates as a cross-encoder; a pair over its
+// position table is refused naming it.
+TEST(CliPairs, HuggingFaceCrossEncoderScoresWikiQa)
+{
+    TREELENS_REQUIRE_SHARED("fixtures/hf-transformers-reference/bert-tiny-random");
+    TREELENS_REQUIRE_SHARED("data/wikiqa/test/a.toks");
+    if (std::system("python3 -c '' 2>/dev/null") != 0)
+        GTEST_SKIP() << "SKIPPED: python3 is not installed (scripts/add_hf_head.py)";
+    const std::string model = test::cliTempDir() + "/bert-cross-encoder";
+    const std::string make = "python3 " + q(std::string(TREELENS_SOURCE_DIR) + "/scripts/add_hf_head.py") + " " +
+                             q(test::sharedPath("fixtures/hf-transformers-reference/bert-tiny-random")) + " " + q(model) + " > /dev/null";
+    ASSERT_EQ(std::system(make.c_str()), 0) << make;
+    // The WikiQA test questions whose pairs are short enough for the tiny model's 128 positions.
+    const std::string src = test::sharedPath("data/wikiqa/test");
+    auto lines = [&](const char *file) {
+        std::vector<std::string> v;
+        std::ifstream in(src + "/" + file);
+        for (std::string l; std::getline(in, l);)
+            v.push_back(l);
+        return v;
+    };
+    const auto a = lines("a.toks"), b = lines("b.toks"), id = lines("id.txt"), sim = lines("sim.txt");
+    ASSERT_EQ(a.size(), b.size());
+    auto words = [](const std::string &s) {
+        std::istringstream in(s);
+        int n = 0;
+        for (std::string w; in >> w;)
+            ++n;
+        return n;
+    };
+    std::map<std::string, std::vector<std::size_t>> byQuestion;
+    std::vector<std::string> order;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!byQuestion.count(id[i]))
+            order.push_back(id[i]);
+        byQuestion[id[i]].push_back(i);
+    }
+    const std::string dir = test::cliTempDir() + "/wikiqa-short";
+    std::filesystem::create_directories(dir);
+    std::ofstream oa(dir + "/a.toks"), ob(dir + "/b.toks"), oi(dir + "/id.txt"), os(dir + "/sim.txt");
+    int pairs = 0, questions = 0;
+    for (const auto &question : order) {
+        const auto &rows = byQuestion[question];
+        bool fits = true, correct = false, wrong = false;
+        for (std::size_t i : rows) {
+            fits = fits && words(a[i]) + words(b[i]) <= 24;
+            (sim[i] == "1" ? correct : wrong) = true;
+        }
+        if (!fits || !correct || !wrong)
+            continue;
+        for (std::size_t i : rows) {
+            oa << a[i] << '\n';
+            ob << b[i] << '\n';
+            oi << id[i] << '\n';
+            os << sim[i] << '\n';
+            ++pairs;
+        }
+        if (++questions == 5)
+            break;
+    }
+    oa.close(), ob.close(), oi.close(), os.close();
+    ASSERT_GE(questions, 2);
+    const std::string scores = test::cliTempDir() + "/cross-encoder-scores.tsv";
+    const auto r = cli("score-pairs --model " + q(model) + " --input " + q(dir) + " -o " + q(scores));
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream in(scores);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const auto rows = tsvRows(ss.str());
+    ASSERT_EQ(static_cast<int>(rows.size()), pairs + 1);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        const double s = std::stod(rows[i].at(3));
+        EXPECT_GT(s, 0.0);
+        EXPECT_LT(s, 1.0);
+    }
+    const auto e = cli("eval-pairs --model " + q(model) + " --input " + q(dir));
+    ASSERT_EQ(e.code, 0) << e.err;
+    EXPECT_NE(e.out.find("MAP"), std::string::npos) << e.out;
+    // The whole test set has pairs over 128 pieces: refused, naming the pair and the limit.
+    const auto whole = cli("score-pairs --model " + q(model) + " --input " + q(src));
+    EXPECT_EQ(whole.code, 1);
+    EXPECT_NE(whole.err.find("word pieces, the model takes at most 128"), std::string::npos) << whole.err;
 }

@@ -70,8 +70,8 @@ inline const std::vector<ModelLine> &models()
         {"fixture_rec_treelstm_cs", "fixture/fixture-rec-treelstm.cs.safetensors", Kind::Pair, "", ""},
         {"fixture_rec_treelstm_bin", "fixture/fixture-rec-treelstm.bin.safetensors", Kind::Pair, "", ""},
         // Hugging Face folders as the library writes them (the pretrained-transformer family), opened in place.
-        {"hf_bert_tiny_random", "hf/bert-tiny-random", Kind::Sentence, "holds:", "constituency,dependency,attention,overview"},
-        {"hf_roberta_tiny_random", "hf/roberta-tiny-random", Kind::Sentence, "holds:", "constituency,dependency,attention,overview"},
+        {"hf_bert_tiny_random", "hf/bert-tiny-random", Kind::Sentence, "holds:", "constituency,dependency,attention,pieces,overview"},
+        {"hf_roberta_tiny_random", "hf/roberta-tiny-random", Kind::Sentence, "holds:", "constituency,dependency,attention,pieces,overview"},
     };
     return lines;
 }

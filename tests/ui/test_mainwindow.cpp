@@ -386,10 +386,11 @@ TEST_F(MainWindowTest, ExportViewWritesValidFilesForEveryView)
 {
     QTemporaryDir dir;
     const QString sentence = QStringLiteral("The old man saw a red kite near the river.");
-    // The default model (a Tree Transformer) draws no relation matrix, gate or composition:
-    // those are refused with one line and no file (the conformance matrix checks every model).
-    const QStringList notDrawn = {QStringLiteral("relations"), QStringLiteral("gate"), QStringLiteral("gates"),
-                                  QStringLiteral("composition")};
+    // The default model (a Tree Transformer) draws no word pieces, relation matrix, gate or
+    // composition: those are refused with one line and no file (the conformance matrix checks
+    // every model).
+    const QStringList notDrawn = {QStringLiteral("pieces"), QStringLiteral("relations"), QStringLiteral("gate"),
+                                  QStringLiteral("gates"), QStringLiteral("composition")};
     for (const QString &view : notDrawn) {
         const QString out = dir.filePath(view + QStringLiteral(".svg"));
         QString err;
@@ -959,7 +960,8 @@ TEST_F(MainWindowTest, EveryRegisteredViewHasItsTabAndExportName)
     EXPECT_EQ(names.size(), w.treeTabs()->count() + w.plotTabs()->count());
     EXPECT_EQ(MainWindow::exportableViewNames(), exportable);
     const QStringList documented = {QStringLiteral("constituency"), QStringLiteral("dependency"), QStringLiteral("prior"),
-                                    QStringLiteral("attention"),    QStringLiteral("overview"),   QStringLiteral("links"),
+                                    QStringLiteral("attention"),    QStringLiteral("pieces"),     QStringLiteral("overview"),
+                                    QStringLiteral("links"),
                                     QStringLiteral("relations"),    QStringLiteral("gate"),       QStringLiteral("gates"),
                                     QStringLiteral("composition")};
     EXPECT_EQ(exportable, documented);

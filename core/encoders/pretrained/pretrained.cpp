@@ -302,11 +302,12 @@ private:
             const auto [mean, sum] = poolingOf(p.units, n);
             // Word-level attention of every layer: [L][H, U, U] (Clark et al.: mean over the
             // attending word's pieces, sum over the attended word's).
-            std::vector<torch::Tensor> unitAttention;
+            std::vector<torch::Tensor> pieceAttention, unitAttention; // [H, n, n] and [H, U, U] per layer
             if (options.attention)
-                for (const auto &layer : f.attention)
-                    unitAttention.push_back(
-                        torch::matmul(torch::matmul(mean, layer[b].slice(1, 0, n).slice(2, 0, n).to(torch::kCPU)), sum));
+                for (const auto &layer : f.attention) {
+                    pieceAttention.push_back(layer[b].slice(1, 0, n).slice(2, 0, n).to(torch::kCPU));
+                    unitAttention.push_back(torch::matmul(torch::matmul(mean, pieceAttention.back()), sum));
+                }
             std::vector<torch::Tensor> unitStates; // [U, D] per layer (embeddings first)
             for (const auto &h : f.hidden)
                 unitStates.push_back(torch::matmul(mean, h[b].slice(0, 0, n).to(torch::kCPU)));
@@ -324,10 +325,10 @@ private:
                     ++split;
                 split = std::min(U, split + 1);
             }
-            Analysis a = sideAnalysis(p, 0, 0, split, unitAttention, unitStates, options);
+            Analysis a = sideAnalysis(p, 0, 0, split, pieceAttention, unitAttention, unitStates, options);
             a.embedding.assign(first.data_ptr<float>(), first.data_ptr<float>() + m_net.config().hidden);
             if (!p.words[1].empty()) {
-                a.second.push_back(sideAnalysis(p, 1, split, U, unitAttention, unitStates, options));
+                a.second.push_back(sideAnalysis(p, 1, split, U, pieceAttention, unitAttention, unitStates, options));
                 // The attention from the first sentence's words to the second's, per layer and head
                 // (layer * heads + head), as the bridge between the trees draws it.
                 const auto rows = torch::tensor(std::vector<int64_t>(p.units.unitOfWord[0].begin(), p.units.unitOfWord[0].end()),
@@ -358,8 +359,9 @@ private:
     /// The analysis of text `side` over units [from, to) of the encoding: its words, its
     /// units, the word-level attention among them (within one sentence of a pair, rows sum
     /// to what stays in that sentence), the states, the mean word vector.
-    Analysis sideAnalysis(const Pieces &p, int side, int from, int to, const std::vector<torch::Tensor> &unitAttention,
-                          const std::vector<torch::Tensor> &unitStates, const AnalyzeOptions &options) const
+    Analysis sideAnalysis(const Pieces &p, int side, int from, int to, const std::vector<torch::Tensor> &pieceAttention,
+                          const std::vector<torch::Tensor> &unitAttention, const std::vector<torch::Tensor> &unitStates,
+                          const AnalyzeOptions &options) const
     {
         Analysis a;
         a.family = kFamily;
@@ -381,6 +383,28 @@ private:
                     }
         std::sort(unknown.begin(), unknown.end());
         a.unknownWords = unknown;
+        // The side's pieces in order, each with its unit, and the attention among them.
+        std::vector<int64_t> pieceRows;
+        for (int u = from; u < to; ++u)
+            for (int piece : p.units.pieces[static_cast<std::size_t>(u)])
+                pieceRows.push_back(piece);
+        std::sort(pieceRows.begin(), pieceRows.end());
+        for (int64_t piece : pieceRows) {
+            a.pieces.push_back(p.encoding.tokens[static_cast<std::size_t>(piece)]);
+            for (int u = from; u < to; ++u) {
+                const auto &ps = p.units.pieces[static_cast<std::size_t>(u)];
+                if (std::find(ps.begin(), ps.end(), static_cast<int>(piece)) != ps.end())
+                    a.pieceToken.push_back(u - from);
+            }
+        }
+        const auto rows = torch::tensor(pieceRows, torch::kLong);
+        for (const auto &layer : pieceAttention) {
+            const auto block = layer.index_select(1, rows).index_select(2, rows).contiguous();
+            std::vector<Matrix> heads;
+            for (int64_t h = 0; h < block.size(0); ++h)
+                heads.push_back(matrixOf(block[h]));
+            a.pieceAttention.push_back(std::move(heads));
+        }
         for (const auto &layer : unitAttention) {
             const auto block = layer.slice(1, from, to).slice(2, from, to).contiguous();
             std::vector<Matrix> heads;

@@ -16,6 +16,7 @@
 #include "core/encoders/family.h"
 #include "core/encoders/pretrained/hfconfig.h"
 #include "core/encoders/pretrained/wordpieces.h"
+#include "core/formats/analysisjson.h"
 #include "core/model/safetensors.h"
 #include "testutil.h"
 #include "torchsave.h"
@@ -133,6 +134,12 @@ TEST(PretrainedTransformer, ShardedSafetensorsGiveTheSameNumbers)
     std::ofstream(dir + "/model.safetensors.index.json") << json{{"metadata", json::object()}, {"weight_map", map}}.dump();
     fs::remove(dir + "/model.safetensors");
     expectFixturePasses(dir);
+    // A shard the index names that cannot be read: one line naming that file, nothing loaded.
+    fs::remove(dir + "/model-00002-of-00002.safetensors");
+    auto enc = loadEncoder(dir);
+    ASSERT_FALSE(enc);
+    EXPECT_NE(enc.message().find("model-00002-of-00002.safetensors"), std::string::npos) << enc.message();
+    EXPECT_EQ(enc.message().find('\n'), std::string::npos) << enc.message();
 }
 
 TEST(PretrainedTransformer, BadFoldersAreRefusedWithOneLineNamingWhat)
@@ -339,4 +346,42 @@ TEST(PretrainedTransformer, AClassificationHeadScoresPairsAsACrossEncoder)
             EXPECT_GT(s, 0.5); // only the final [SEP] is outside both
         }
     }
+}
+
+TEST(PretrainedTransformer, ThePieceLevelAttentionIsTheLibrarysOwn)
+{
+    // The analysis keeps the attention between pieces as the model computed it: for the
+    // fixture's first sentence it is the library's `attentions`, piece for piece.
+    TREELENS_REQUIRE_SHARED(kBert);
+    const std::string dir = test::sharedPath(kBert);
+    const json expected = json::parse(slurp(dir + "/expected.json"));
+    const json &s = expected["sentences"][0]; // "The old man saw a red kite."
+    auto enc = loadEncoder(dir);
+    ASSERT_TRUE(enc) << enc.message();
+    EncoderInput in;
+    in.words = {"The", "old", "man", "saw", "a", "red", "kite", "."};
+    auto r = (*enc)->analyze({in});
+    ASSERT_TRUE(r) << r.message();
+    const Analysis &a = r->front();
+    EXPECT_EQ(a.pieces, s["tokens"].get<std::vector<std::string>>());
+    // [CLS] the old man saw a re ##d k ##i ##t ##e . [SEP] -> the units [CLS] The old man saw a red kite . [SEP]
+    EXPECT_EQ(a.pieceToken, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 6, 7, 7, 7, 7, 8, 9}));
+    ASSERT_EQ(a.pieceAttention.size(), 3u);
+    double worst = 0;
+    for (int l = 0; l < 3; ++l)
+        for (int h = 0; h < 4; ++h) {
+            const Matrix &m = a.pieceAttention[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+            ASSERT_EQ(m.rows, 14);
+            for (int i = 0; i < 14; ++i)
+                for (int j = 0; j < 14; ++j)
+                    worst = std::max(worst, std::fabs(m.at(i, j) - s["attentions"][l][h][i][j].get<double>()));
+        }
+    EXPECT_LT(worst, 1e-5);
+    // analyze --json writes them (docs/cli.md).
+    const json j = json::parse(analysisToJson(a, true));
+    EXPECT_EQ(j.at("pieces").size(), 14u);
+    EXPECT_EQ(j.at("piece_token").at(7), 6);
+    EXPECT_EQ(j.at("piece_attention").size(), 3u);
+    EXPECT_EQ(j.at("piece_attention").at(0).at(0).size(), 14u);
+    EXPECT_FALSE(json::parse(analysisToJson(a, false)).contains("piece_attention"));
 }
