@@ -43,6 +43,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   model/trainingdata.cpp
   data/induction.cpp
   data/phraseorder.cpp
+  data/specialtokens.cpp
   text/punctuation.cpp
   runtime/deviceconfig.cpp
   encoders/common/vocabulary.cpp

@@ -65,6 +65,12 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     m_depLayout = new QComboBox(this);
     m_depLayout->addItems({tr("Arcs (displaCy)"), tr("Hierarchical")});
     form->addRow(tr("Dependency:"), m_depLayout);
+    m_specialTokens = new QComboBox(this);
+    m_specialTokens->addItems({tr("Their own rows"), tr("Folded away")});
+    m_specialTokens->setToolTip(tr("A word-piece model's [CLS], [SEP], <s>, </s>: as rows and columns of their own in the "
+                                   "trees and heatmaps, or left out (the rows then show the share of each word's attention "
+                                   "that went to the other words)"));
+    form->addRow(tr("Special tokens:"), m_specialTokens);
 
     connect(m_parser, &QComboBox::activated, this, [this](int) { Q_EMIT parserChosen(m_parser->currentText()); });
     connect(m_layerSlider, &QSlider::valueChanged, m_layer, &QSpinBox::setValue);
@@ -80,6 +86,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     connect(m_constMode, &QComboBox::currentIndexChanged, this, &ControlPanel::constituencyModeChanged);
     connect(m_constOverlay, &QComboBox::currentIndexChanged, this, &ControlPanel::constituencyOverlayChanged);
     connect(m_depLayout, &QComboBox::currentIndexChanged, this, &ControlPanel::dependencyLayoutChanged);
+    connect(m_specialTokens, &QComboBox::currentIndexChanged, this, [this](int i) { Q_EMIT foldSpecialTokensChanged(i == 1); });
     setAttentionKinds(AttentionKinds::Prior); // the default model's
 }
 
@@ -167,6 +174,8 @@ void ControlPanel::setParsers(const QStringList &names, const QString &current)
 int ControlPanel::constituencyMode() const { return m_constMode->currentIndex(); }
 int ControlPanel::constituencyOverlay() const { return m_constOverlay->currentIndex(); }
 int ControlPanel::dependencyLayout() const { return m_depLayout->currentIndex(); }
+bool ControlPanel::foldSpecialTokens() const { return m_specialTokens->currentIndex() == 1; }
+void ControlPanel::setFoldSpecialTokens(bool fold) { m_specialTokens->setCurrentIndex(fold ? 1 : 0); }
 void ControlPanel::setConstituencyMode(int mode) { m_constMode->setCurrentIndex(mode); }
 void ControlPanel::setConstituencyOverlay(int overlay) { m_constOverlay->setCurrentIndex(overlay); }
 void ControlPanel::setDependencyLayout(int layout) { m_depLayout->setCurrentIndex(layout); }

@@ -43,6 +43,9 @@ public:
     void setConstituencyMode(int mode);
     void setConstituencyOverlay(int overlay);
     void setDependencyLayout(int layout);
+    /// A word-piece model's special tokens folded away (true) or as their own rows (false).
+    bool foldSpecialTokens() const;
+    void setFoldSpecialTokens(bool fold);
 
     // Keyboard steps (wrap-around free: clamped to the ranges).
     void stepLayer(int delta);
@@ -54,6 +57,7 @@ Q_SIGNALS:
     void constituencyModeChanged(int mode);
     void constituencyOverlayChanged(int overlay);
     void dependencyLayoutChanged(int layout);
+    void foldSpecialTokensChanged(bool fold);
 
 private:
     void readWidgets();
@@ -72,6 +76,7 @@ private:
     QComboBox *m_constMode = nullptr;
     QComboBox *m_constOverlay = nullptr;
     QComboBox *m_depLayout = nullptr;
+    QComboBox *m_specialTokens = nullptr;
 };
 
 } // namespace treelens

@@ -3,6 +3,7 @@
 #include <QElapsedTimer>
 #include <QWidget>
 
+#include "core/data/specialtokens.h"
 #include "ui/session/settings.h"
 #include "ui/viewregistry.h"
 #include "viz/constituencyview.h"
@@ -101,8 +102,20 @@ void ViewHost::setDependencyLayout(int layout)
         Settings::setValue(QStringLiteral("view/dependencyLayout"), layout);
 }
 
+void ViewHost::setFoldSpecialTokens(bool fold)
+{
+    if (m_savesOptions)
+        Settings::setValue(QStringLiteral("view/foldSpecialTokens"), fold);
+    if (fold == m_foldSpecial)
+        return;
+    m_foldSpecial = fold;
+    if (m_document->sentence())
+        updateData(); // the views draw the folded (or whole) analysis
+}
+
 void ViewHost::restoreViewOptions()
 {
+    m_foldSpecial = Settings::value(QStringLiteral("view/foldSpecialTokens"), false).toBool();
     m_constituencyMode = Settings::value(QStringLiteral("view/constituencyMode"), 3).toInt();
     m_constituencyOverlay = Settings::value(QStringLiteral("view/constituencyOverlay"), 1).toInt();
     m_dependencyLayout = Settings::value(QStringLiteral("view/dependencyLayout"), 0).toInt();
@@ -140,6 +153,8 @@ void ViewHost::updateData()
     // Views must not index out of range (see AnalysisDocument::analysisFits).
     if (!m_document->analysisFits())
         data.analysis.reset();
+    else if (m_foldSpecial && data.analysis && hasFoldableSpecialTokens(*data.analysis))
+        data.analysis = std::make_shared<const Analysis>(treelens::foldSpecialTokens(*data.analysis));
     m_viewData = data;
     ++m_dataGeneration;
     if (m_text && data.sentence)

@@ -110,6 +110,10 @@ public:
     int constituencyMode() const { return m_constituencyMode; }
     int constituencyOverlay() const { return m_constituencyOverlay; }
     int dependencyLayout() const { return m_dependencyLayout; }
+    /// A word-piece model's special tokens folded away from what the views draw
+    /// (foldSpecialTokens(), core/data/specialtokens.h); saved as "view/foldSpecialTokens".
+    void setFoldSpecialTokens(bool fold);
+    bool foldSpecialTokens() const { return m_foldSpecial; }
     void restoreViewOptions();
 
     /// Milliseconds the GUI thread spent giving the latest sentence to the views.
@@ -170,6 +174,7 @@ private:
     int m_constituencyMode = 3;    ///< ConstituencyView::Mode::Compare
     int m_constituencyOverlay = 1; ///< ConstituencyView::Overlay::Cohesion
     int m_dependencyLayout = 0;    ///< DependencyView::Layout::Arcs
+    bool m_foldSpecial = false;
 };
 
 } // namespace treelens

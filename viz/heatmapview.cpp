@@ -161,10 +161,12 @@ QString attentionScaleLabel(bool afterC)
     return afterC ? QStringLiteral("attention \u00d7 C") : QStringLiteral("attention weight");
 }
 
-QString attentionScaleNote(bool afterC, double upper, bool shared)
+/// `rowsWhole`: the rows shown sum to 1 (false: a part of each row is elsewhere, e.g. a
+/// word-piece model's special tokens folded away, or the other sentence of a pair).
+QString attentionScaleNote(bool afterC, double upper, bool shared, bool rowsWhole = true)
 {
     QString note = QStringLiteral("colour: ") + attentionScaleLabel(afterC) +
-                   (afterC ? QStringLiteral(" (rows sum to less than 1)") : QStringLiteral(" (rows sum to 1)"));
+                   (afterC || !rowsWhole ? QStringLiteral(" (rows sum to less than 1)") : QStringLiteral(" (rows sum to 1)"));
     if (shared)
         note += QStringLiteral("; one scale for every map");
     if (upper < 1.0)
@@ -382,7 +384,16 @@ void HeatmapView::rebuild()
         const bool afterC = m_data.analysis && !m_data.analysis->constituentPrior.empty() && m_state.weightedAttention;
         m_scale->axis()->setLabel(attentionScaleLabel(afterC));
         if (m) {
-            lines.push_back({attentionScaleNote(afterC, upper, false), QColor(60, 60, 60)});
+            // A word-piece model's word matrix loses part of each row when its special tokens
+            // are folded away or when it is one sentence of a pair: said from the rows themselves.
+            bool rowsWhole = true;
+            for (int r = 0; r < m->rows && rowsWhole && !m_data.analysis->pieces.empty(); ++r) {
+                double sum = 0.0;
+                for (int c = 0; c < m->cols; ++c)
+                    sum += static_cast<double>(m->at(r, c));
+                rowsWhole = sum == 0.0 || std::abs(sum - 1.0) < 1e-3; // an empty row: a word without pieces
+            }
+            lines.push_back({attentionScaleNote(afterC, upper, false, rowsWhole), QColor(60, 60, 60)});
             if (const QString groups = groupAttentionNote(*m_data.analysis, m_state.head); !groups.isEmpty())
                 lines.push_back({groups, QColor(60, 60, 60)});
             if (m_kind == Kind::Pieces)

@@ -19,6 +19,7 @@
 #include "core/base/jsonstrict.h"
 #include "core/base/numbering.h"
 #include "core/base/strings.h"
+#include "core/data/specialtokens.h"
 #include "core/encoders/encoder.h"
 #include "core/encoders/treetransformer/encoderbench.h"
 #include "core/eval/inductioneval.h"
@@ -82,7 +83,7 @@ Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
 /// analyze --pairs: one JSON object per pair. A pair model analyses the pair
 /// (the second sentence under "second", the pair's score in "prediction"); a
 /// single-sentence encoder analyses each side on its own.
-int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool attention, const std::string &out)
+int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool attention, bool foldSpecial, const std::string &out)
 {
     auto corpus = readPairCorpus(path);
     if (!corpus)
@@ -131,6 +132,8 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool
             Analysis a = std::move((*res)[k++]);
             if (!pairModel)
                 a.second.push_back(std::move((*res)[k++]));
+            if (foldSpecial)
+                a = foldSpecialTokens(a);
             const auto &p = corpus->pairs[i];
             if (!json) {
                 text += "pair " + std::to_string(i + 1) + (p.group.empty() ? "" : " (group " + p.group) +
@@ -163,7 +166,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
         DeviceSpec dev;
         bool json = false;
         bool noAttention = false;
-        std::string out, pairs;
+        std::string out, pairs, specialTokens = "show";
     };
     auto spec = std::make_shared<Spec>();
     cmd->add_option("text", spec->input.text, "Sentence text, or - for stdin")->type_name("TEXT");
@@ -174,11 +177,17 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
     addModelOptions(cmd, spec->dev);
     cmd->add_flag("--json", spec->json, "JSON Lines: one object per sentence (keys in docs/cli.md)");
     cmd->add_flag("--no-attention", spec->noAttention, "Leave the per-head attention matrices out of --json");
+    cmd->add_option("--special-tokens", spec->specialTokens,
+                    "A word-piece model's [CLS]/[SEP] (<s>/</s>): show (their own rows and columns) or fold (left out; "
+                    "rows not renormalised)")
+        ->check(CLI::IsMember({"show", "fold"}))
+        ->capture_default_str();
     cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
     cmd->callback([&action, spec]() {
         action = [spec]() {
+            const bool fold = spec->specialTokens == "fold";
             if (!spec->pairs.empty())
-                return analyzePairs(spec->pairs, spec->dev, spec->json, spec->json && !spec->noAttention, spec->out);
+                return analyzePairs(spec->pairs, spec->dev, spec->json, spec->json && !spec->noAttention, fold, spec->out);
             auto input = InputChunks::open(spec->input);
             if (!input)
                 return fail(input.message());
@@ -236,7 +245,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                     return res.error();
                 std::string out;
                 for (std::size_t k = 0; k < res->size(); ++k) {
-                    const Analysis &a = (*res)[k];
+                    const Analysis a = fold ? foldSpecialTokens((*res)[k]) : std::move((*res)[k]);
                     if (spec->json) {
                         out += analysisToJson(a, opt.attention);
                         out += '\n';

@@ -541,3 +541,24 @@ TEST(CliPairs, HuggingFaceCrossEncoderScoresWikiQa)
     EXPECT_EQ(whole.code, 1);
     EXPECT_NE(whole.err.find("word pieces, the model takes at most 128"), std::string::npos) << whole.err;
 }
+
+// Issue 32: analyze --special-tokens fold leaves [CLS]/[SEP] out of a word-piece model's units.
+TEST(CliPairs, SpecialTokensFoldAwayInAnalyze)
+{
+    TREELENS_REQUIRE_SHARED("fixtures/hf-transformers-reference/bert-tiny-random");
+    const std::string model = test::sharedPath("fixtures/hf-transformers-reference/bert-tiny-random");
+    const auto shown = cli("analyze --json --model " + q(model) + " " + q("The old man saw a red kite ."));
+    ASSERT_EQ(shown.code, 0) << shown.err;
+    const auto folded = cli("analyze --json --special-tokens fold --model " + q(model) + " " + q("The old man saw a red kite ."));
+    ASSERT_EQ(folded.code, 0) << folded.err;
+    const auto s = nlohmann::json::parse(shown.out), f = nlohmann::json::parse(folded.out);
+    EXPECT_EQ(s.at("tokens").front(), "[CLS]");
+    EXPECT_EQ(s.at("tokens").back(), "[SEP]");
+    EXPECT_EQ(f.at("tokens"), nlohmann::json({"The", "old", "man", "saw", "a", "red", "kite", "."}));
+    // The words' rows and columns as they were: word 2 -> word 3 of the shown matrix is word 1 -> word 2 folded.
+    EXPECT_EQ(f.at("attention")[1][2][1][2], s.at("attention")[1][2][2][3]);
+    EXPECT_EQ(f.at("pieces").size(), s.at("pieces").size()); // the pieces stay, their specials mapped to -1
+    EXPECT_EQ(f.at("piece_token").front(), -1);
+    const auto bad = cli("analyze --special-tokens hide --model " + q(model) + " x");
+    EXPECT_NE(bad.code, 0);
+}

@@ -530,3 +530,27 @@ TEST(HeatmapView, AShortSentencesFigureIsWideEnoughForItsTitleLines)
     const QImage img = renderImage(overview);
     EXPECT_EQ(edgeInk(img), 0) << "overview: " << img.width() << " px wide";
 }
+
+TEST(HeatmapView, AWordPieceModelsRowsSayWhenPartOfThemIsElsewhere)
+{
+    // Issue 32: a word-piece model's word matrix with its special tokens folded away (or one
+    // sentence of a pair) keeps only part of each row; the note says so, from the rows.
+    ensureApp();
+    auto a = std::make_shared<Analysis>();
+    a->tokens = {"a", "b"};
+    a->words = {"a", "b"};
+    a->wordToken = {0, 1};
+    a->pieces = {"[CLS]", "a", "b", "[SEP]"};
+    a->pieceToken = {-1, 0, 1, -1};
+    a->layers = a->heads = 1;
+    Matrix whole(2, 2, 0.5f), part(2, 2, 0.25f);
+    a->attention = {{whole}};
+    HeatmapView attention(HeatmapView::Kind::Attention);
+    attention.setData({nullptr, a});
+    EXPECT_TRUE(attention.titleLines().value(0).startsWith(QStringLiteral("colour: attention weight (rows sum to 1)")))
+        << attention.titleLines().join(QLatin1Char('|')).toStdString();
+    a->attention = {{part}};
+    attention.setData({nullptr, a});
+    EXPECT_TRUE(attention.titleLines().value(0).startsWith(QStringLiteral("colour: attention weight (rows sum to less than 1)")))
+        << attention.titleLines().join(QLatin1Char('|')).toStdString();
+}

@@ -16,6 +16,7 @@
 #include "core/encoders/family.h"
 #include "core/encoders/pretrained/hfconfig.h"
 #include "core/encoders/pretrained/wordpieces.h"
+#include "core/data/specialtokens.h"
 #include "core/formats/analysisjson.h"
 #include "core/model/safetensors.h"
 #include "testutil.h"
@@ -384,4 +385,41 @@ TEST(PretrainedTransformer, ThePieceLevelAttentionIsTheLibrarysOwn)
     EXPECT_EQ(j.at("piece_attention").size(), 3u);
     EXPECT_EQ(j.at("piece_attention").at(0).at(0).size(), 14u);
     EXPECT_FALSE(json::parse(analysisToJson(a, false)).contains("piece_attention"));
+}
+
+TEST(PretrainedTransformer, SpecialTokensFoldAway)
+{
+    // A hand-made analysis: [CLS] a b [SEP], one head; folding keeps the words' rows and columns as they were.
+    Analysis a;
+    a.tokens = {"[CLS]", "a", "b", "[SEP]"};
+    a.words = {"a", "b"};
+    a.wordToken = {1, 2};
+    a.pieces = {"[CLS]", "a", "b", "[SEP]"};
+    a.pieceToken = {0, 1, 2, 3};
+    Matrix m(4, 4);
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j)
+            m.at(i, j) = static_cast<float>(10 * i + j);
+    a.attention = {{m}};
+    a.layerStates = {Matrix(4, 2, 1.0f)};
+    a.layerStates[0].at(2, 1) = 7.0f;
+    ASSERT_TRUE(hasFoldableSpecialTokens(a));
+    const Analysis f = foldSpecialTokens(a);
+    EXPECT_EQ(f.tokens, (std::vector<std::string>{"a", "b"}));
+    EXPECT_EQ(f.wordToken, (std::vector<int>{0, 1}));
+    EXPECT_EQ(f.pieceToken, (std::vector<int>{-1, 0, 1, -1}));
+    const Matrix &g = f.attention[0][0];
+    ASSERT_EQ(g.rows, 2);
+    EXPECT_EQ(g.at(0, 0), 11.0f);
+    EXPECT_EQ(g.at(0, 1), 12.0f);
+    EXPECT_EQ(g.at(1, 0), 21.0f);
+    EXPECT_EQ(g.at(1, 1), 22.0f);
+    EXPECT_EQ(f.layerStates[0].rows, 2);
+    EXPECT_EQ(f.layerStates[0].at(1, 1), 7.0f);
+    EXPECT_FALSE(hasFoldableSpecialTokens(f));
+    // A model whose units are words (no pieces): nothing to fold.
+    Analysis plain = a;
+    plain.pieces.clear();
+    EXPECT_FALSE(hasFoldableSpecialTokens(plain));
+    EXPECT_EQ(foldSpecialTokens(plain).tokens.size(), 4u);
 }
