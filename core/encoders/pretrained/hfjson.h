@@ -125,8 +125,12 @@ inline bool readId(const json &v, std::int64_t &out)
     return true;
 }
 
-inline Status typeOf(const json &j, const std::string &path, const std::string &where, std::string &type)
+/// The "type" of the component at `path` (a normalizer, pre-tokenizer, post-processor, ...),
+/// `depth` levels inside Sequences (more than kMaxNesting is refused).
+inline Status typeOf(const json &j, const std::string &path, const std::string &where, int depth, std::string &type)
 {
+    if (depth > kMaxNesting)
+        return makeError(where, path + ": nested deeper than " + std::to_string(kMaxNesting) + " levels");
     if (!j.is_object())
         return makeError(where, path + ": expected an object or null");
     auto it = j.find("type");

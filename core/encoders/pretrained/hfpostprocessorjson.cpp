@@ -117,10 +117,8 @@ Status readTemplate(const Fields &f, const char *key, std::vector<TemplatePiece>
 
 Status readPostProcessor(const json &j, const std::string &path, const std::string &where, int depth, PostProcessorSpec &out)
 {
-    if (depth > kMaxNesting)
-        return makeError(where, path + ": nested deeper than " + std::to_string(kMaxNesting) + " levels");
     std::string type;
-    if (auto st = typeOf(j, path, where, type); !st)
+    if (auto st = typeOf(j, path, where, depth, type); !st)
         return st;
     using K = PostProcessorSpec::Kind;
     Fields f(j, path, where);

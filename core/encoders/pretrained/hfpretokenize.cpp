@@ -54,18 +54,11 @@ std::vector<NormString> splitPieces(const NormString &s, const std::vector<Piece
 template <class Fn>
 void splitEach(std::vector<Split> &splits, Fn fn)
 {
-    std::vector<Split> out;
-    out.reserve(splits.size());
-    for (Split &split : splits) {
-        if (split.hasTokens) {
-            out.push_back(std::move(split));
-            continue;
-        }
+    forEachUntokenized(splits, [&](Split &split, std::vector<Split> &out) {
         for (NormString &piece : fn(split.text))
             if (!piece.empty())
                 out.push_back(Split{std::move(piece), false, {}});
-    }
-    splits = std::move(out);
+    });
 }
 
 /// \w+|[^\w\s]+ (Rust's regex classes): the matches are kept, the rest removed.

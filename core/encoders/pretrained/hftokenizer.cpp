@@ -151,19 +151,13 @@ std::vector<std::size_t> charOfByte(const std::string &bytes)
 void splitOnAdded(std::vector<Split> &splits, const AddedMatcher &matcher, const std::vector<AddedToken> &added,
                   const NormalizerSpec *normalizer)
 {
-    std::vector<Split> out;
-    out.reserve(splits.size());
-    for (Split &split : splits) {
-        if (split.hasTokens) {
-            out.push_back(std::move(split));
-            continue;
-        }
+    forEachUntokenized(splits, [&](Split &split, std::vector<Split> &out) {
         if (normalizer)
             normalize(*normalizer, split.text);
         if (matcher.empty()) {
             if (!split.text.empty())
                 out.push_back(std::move(split));
-            continue;
+            return;
         }
         const std::string bytes = split.text.utf8();
         const std::vector<std::size_t> charAt = charOfByte(bytes);
@@ -178,8 +172,7 @@ void splitOnAdded(std::vector<Split> &splits, const AddedMatcher &matcher, const
             }
             out.push_back(std::move(piece));
         }
-    }
-    splits = std::move(out);
+    });
 }
 
 std::string withThousands(std::int64_t n)

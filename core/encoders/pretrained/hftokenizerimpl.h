@@ -55,6 +55,22 @@ struct Split {
     std::vector<Token> tokens;
 };
 
+/// Replaces every split not yet made into tokens by what `fn(split, out)` appends to `out`;
+/// a split with tokens (an added token) is kept as it is.
+template <class Fn>
+void forEachUntokenized(std::vector<Split> &splits, Fn fn)
+{
+    std::vector<Split> out;
+    out.reserve(splits.size());
+    for (Split &split : splits) {
+        if (split.hasTokens)
+            out.push_back(std::move(split));
+        else
+            fn(split, out);
+    }
+    splits = std::move(out);
+}
+
 // ---- Unicode (hfnormalize.cpp, ICU) ----
 bool isWhitespace(char32_t c);         ///< Rust's char::is_whitespace (White_Space)
 bool isWordChar(char32_t c);           ///< Rust regex \w (Alphabetic, M, Nd, Pc, Join_Control)

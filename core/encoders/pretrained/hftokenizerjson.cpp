@@ -16,10 +16,8 @@ using namespace treelens::hf::jsonread;
 
 Status readNormalizer(const json &j, const std::string &path, const std::string &where, int depth, NormalizerSpec &out)
 {
-    if (depth > kMaxNesting)
-        return makeError(where, path + ": nested deeper than " + std::to_string(kMaxNesting) + " levels");
     std::string type;
-    if (auto st = typeOf(j, path, where, type); !st)
+    if (auto st = typeOf(j, path, where, depth, type); !st)
         return st;
     using K = NormalizerSpec::Kind;
     Fields f(j, path, where);
@@ -61,10 +59,8 @@ Status readNormalizer(const json &j, const std::string &path, const std::string 
 
 Status readPreTokenizer(const json &j, const std::string &path, const std::string &where, int depth, PreTokenizerSpec &out)
 {
-    if (depth > kMaxNesting)
-        return makeError(where, path + ": nested deeper than " + std::to_string(kMaxNesting) + " levels");
     std::string type;
-    if (auto st = typeOf(j, path, where, type); !st)
+    if (auto st = typeOf(j, path, where, depth, type); !st)
         return st;
     using K = PreTokenizerSpec::Kind;
     Fields f(j, path, where);

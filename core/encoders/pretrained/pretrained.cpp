@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <numeric>
 #include <utility>
 
@@ -172,17 +173,17 @@ Pieces piecesOf(const HfTokenizer &tok, const EncoderInput &in, bool pair)
 /// R [U, N]: a unit's row averages its pieces; S [N, U]: a piece's row sums into its unit.
 std::pair<torch::Tensor, torch::Tensor> poolingOf(const PieceUnits &u, int64_t pieces)
 {
+    // Filled as plain arrays: one tensor op per element would cost a dispatch each.
     const auto U = static_cast<int64_t>(u.names.size());
-    auto mean = torch::zeros({U, pieces});
-    auto sum = torch::zeros({pieces, U});
+    std::vector<float> mean(static_cast<std::size_t>(U * pieces), 0.0f), sum(static_cast<std::size_t>(pieces * U), 0.0f);
     for (int64_t i = 0; i < U; ++i) {
         const auto &ps = u.pieces[static_cast<std::size_t>(i)];
         for (int p : ps) {
-            mean[i][p] = 1.0f / static_cast<float>(ps.size());
-            sum[p][i] = 1.0f;
+            mean[static_cast<std::size_t>(i * pieces + p)] = 1.0f / static_cast<float>(ps.size());
+            sum[static_cast<std::size_t>(p * U + i)] = 1.0f;
         }
     }
-    return {mean, sum};
+    return {torch::tensor(mean).view({U, pieces}), torch::tensor(sum).view({pieces, U})};
 }
 
 class PretrainedEncoder : public BatchedEncoder {
@@ -282,19 +283,20 @@ private:
         int64_t N = 1;
         for (std::size_t i : which)
             N = std::max<int64_t>(N, static_cast<int64_t>(pieces[i].encoding.ids.size()));
-        auto ids = torch::full({B, N}, static_cast<int64_t>(m_net.config().padTokenId), torch::kLong);
-        auto types = torch::zeros({B, N}, torch::kLong);
-        auto mask = torch::zeros({B, N}, torch::kBool);
+        // The batch padded to its longest input, as plain arrays first.
+        std::vector<int64_t> ids(static_cast<std::size_t>(B * N), m_net.config().padTokenId), types(ids.size(), 0), real(ids.size(), 0);
         for (int64_t b = 0; b < B; ++b) {
             const auto &e = pieces[which[static_cast<std::size_t>(b)]].encoding;
             for (std::size_t p = 0; p < e.ids.size(); ++p) {
-                ids[b][static_cast<int64_t>(p)] = e.ids[p];
-                types[b][static_cast<int64_t>(p)] = p < e.typeIds.size() ? e.typeIds[p] : 0;
-                mask[b][static_cast<int64_t>(p)] = true;
+                const auto k = static_cast<std::size_t>(b * N) + p;
+                ids[k] = e.ids[p];
+                types[k] = p < e.typeIds.size() ? e.typeIds[p] : 0;
+                real[k] = 1;
             }
         }
         const auto dev = m_net.device();
-        const Forward f = m_net.run(ids.to(dev), types.to(dev), mask.to(dev), options.attention);
+        auto tensorOf = [&](const std::vector<int64_t> &v) { return torch::tensor(v, torch::kLong).view({B, N}).to(dev); };
+        const Forward f = m_net.run(tensorOf(ids), tensorOf(types), tensorOf(real).to(torch::kBool), options.attention);
         for (int64_t b = 0; b < B; ++b) {
             const std::size_t i = which[static_cast<std::size_t>(b)];
             const Pieces &p = pieces[i];
@@ -384,18 +386,15 @@ private:
         std::sort(unknown.begin(), unknown.end());
         a.unknownWords = unknown;
         // The side's pieces in order, each with its unit, and the attention among them.
-        std::vector<int64_t> pieceRows;
+        std::map<int64_t, int> unitOfPiece;
         for (int u = from; u < to; ++u)
             for (int piece : p.units.pieces[static_cast<std::size_t>(u)])
-                pieceRows.push_back(piece);
-        std::sort(pieceRows.begin(), pieceRows.end());
-        for (int64_t piece : pieceRows) {
+                unitOfPiece[piece] = u - from;
+        std::vector<int64_t> pieceRows;
+        for (const auto &[piece, unit] : unitOfPiece) {
+            pieceRows.push_back(piece);
             a.pieces.push_back(p.encoding.tokens[static_cast<std::size_t>(piece)]);
-            for (int u = from; u < to; ++u) {
-                const auto &ps = p.units.pieces[static_cast<std::size_t>(u)];
-                if (std::find(ps.begin(), ps.end(), static_cast<int>(piece)) != ps.end())
-                    a.pieceToken.push_back(u - from);
-            }
+            a.pieceToken.push_back(unit);
         }
         const auto rows = torch::tensor(pieceRows, torch::kLong);
         for (const auto &layer : pieceAttention) {

@@ -66,13 +66,11 @@ PieceUnits groupPieces(const TokenEncoding &enc, const std::vector<std::string> 
         }
         const int start = enc.offsets[static_cast<std::size_t>(p)].first;
         const auto &sp = *spans[seq];
-        // The word whose span holds the piece's first character (else the last word starting before it).
-        int w = -1;
-        for (int i = 0; i < static_cast<int>(sp.size()); ++i)
-            if (sp[static_cast<std::size_t>(i)].first <= start)
-                w = i;
-        if (w < 0)
-            w = 0;
+        // The word whose span holds the piece's first character (else the last word starting before it):
+        // the spans are in order.
+        const auto after = std::upper_bound(sp.begin(), sp.end(), start,
+                                            [](int s, const std::pair<int, int> &span) { return s < span.first; });
+        const int w = after == sp.begin() ? 0 : static_cast<int>(after - sp.begin()) - 1;
         if (w >= static_cast<int>(sp.size()))
             continue;
         int &u = wordUnit[seq][static_cast<std::size_t>(w)];

@@ -73,6 +73,22 @@ void expectFixturePasses(const std::string &dir)
     EXPECT_LE((*report)->tolerance, 1e-5);
 }
 
+/// The bert reference folder's first sentence, "The old man saw a red kite.": as the
+/// library computed it (`sentence`, from expected.json) and as the encoder analyses its words.
+void analyseFirstBertSentence(json &sentence, Analysis &analysis, EncoderInfo &info)
+{
+    const std::string dir = test::sharedPath(kBert);
+    sentence = json::parse(slurp(dir + "/expected.json"))["sentences"][0];
+    auto enc = loadEncoder(dir);
+    ASSERT_TRUE(enc) << enc.message();
+    info = (*enc)->info();
+    EncoderInput in;
+    in.words = {"The", "old", "man", "saw", "a", "red", "kite", "."};
+    auto r = (*enc)->analyze({in});
+    ASSERT_TRUE(r) << r.message();
+    analysis = std::move(r->front());
+}
+
 } // namespace
 
 TEST(PretrainedTransformer, BertReferenceFolderMatchesTheLibrary)
@@ -187,19 +203,13 @@ TEST(PretrainedTransformer, BadFoldersAreRefusedWithOneLineNamingWhat)
 TEST(PretrainedTransformer, WordAttentionIsThePiecesPooledAsClarkEtAlDefineIt)
 {
     TREELENS_REQUIRE_SHARED(kBert);
-    const std::string dir = test::sharedPath(kBert);
-    const json expected = json::parse(slurp(dir + "/expected.json"));
-    const json &s = expected["sentences"][0]; // "The old man saw a red kite."
-    auto enc = loadEncoder(dir);
-    ASSERT_TRUE(enc) << enc.message();
-    EXPECT_EQ((*enc)->info().family, "pretrained-transformer");
-    EXPECT_EQ((*enc)->info().layers, 3);
-    EXPECT_EQ((*enc)->info().heads, 4);
-    EncoderInput in;
-    in.words = {"The", "old", "man", "saw", "a", "red", "kite", "."};
-    auto r = (*enc)->analyze({in});
-    ASSERT_TRUE(r) << r.message();
-    const Analysis &a = r->front();
+    json s;
+    Analysis a;
+    EncoderInfo info;
+    ASSERT_NO_FATAL_FAILURE(analyseFirstBertSentence(s, a, info));
+    EXPECT_EQ(info.family, "pretrained-transformer");
+    EXPECT_EQ(info.layers, 3);
+    EXPECT_EQ(info.heads, 4);
     // [CLS], the eight words, [SEP]; "red" is re ##d and "kite" k ##i ##t ##e in this vocabulary.
     ASSERT_EQ(a.tokens, (std::vector<std::string>{"[CLS]", "The", "old", "man", "saw", "a", "red", "kite", ".", "[SEP]"}));
     ASSERT_EQ(a.wordToken, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
@@ -354,16 +364,10 @@ TEST(PretrainedTransformer, ThePieceLevelAttentionIsTheLibrarysOwn)
     // The analysis keeps the attention between pieces as the model computed it: for the
     // fixture's first sentence it is the library's `attentions`, piece for piece.
     TREELENS_REQUIRE_SHARED(kBert);
-    const std::string dir = test::sharedPath(kBert);
-    const json expected = json::parse(slurp(dir + "/expected.json"));
-    const json &s = expected["sentences"][0]; // "The old man saw a red kite."
-    auto enc = loadEncoder(dir);
-    ASSERT_TRUE(enc) << enc.message();
-    EncoderInput in;
-    in.words = {"The", "old", "man", "saw", "a", "red", "kite", "."};
-    auto r = (*enc)->analyze({in});
-    ASSERT_TRUE(r) << r.message();
-    const Analysis &a = r->front();
+    json s;
+    Analysis a;
+    EncoderInfo info;
+    ASSERT_NO_FATAL_FAILURE(analyseFirstBertSentence(s, a, info));
     EXPECT_EQ(a.pieces, s["tokens"].get<std::vector<std::string>>());
     // [CLS] the old man saw a re ##d k ##i ##t ##e . [SEP] -> the units [CLS] The old man saw a red kite . [SEP]
     EXPECT_EQ(a.pieceToken, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 6, 7, 7, 7, 7, 8, 9}));
