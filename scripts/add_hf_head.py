@@ -4,10 +4,13 @@
 seeded random weights: the folder a user's fine-tuned cross-encoder would be, for
 tests of the pretrained-transformer family's pair scoring (docs/pretrained-transformers.md).
 
-    scripts/add_hf_head.py SRC_DIR OUT_DIR [--labels irrelevant,relevant] [--seed 1]
+    scripts/add_hf_head.py SRC_DIR OUT_DIR [--labels irrelevant,relevant] [--task wikiqa] [--seed 1]
 
 BERT gets classifier.weight/bias on the pooled output; RoBERTa classifier.dense and
-classifier.out_proj on <s>. config.json gets id2label/label2id and the architecture.
+classifier.out_proj on <s>. config.json gets id2label/label2id, the architecture and
+"finetuning_task" (as the library's run_glue wrote it): a sentence-pair task (wikiqa,
+the default; qnli, mnli, ...) makes TreeLens read the folder as a cross-encoder, any
+other (sst2) as a one-sentence classifier.
 Reads and writes model.safetensors with the standard library only (no torch).
 """
 import argparse
@@ -59,6 +62,7 @@ def main():
     ap.add_argument("src")
     ap.add_argument("out")
     ap.add_argument("--labels", default="irrelevant,relevant")
+    ap.add_argument("--task", default="wikiqa")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     labels = args.labels.split(",")
@@ -89,10 +93,11 @@ def main():
         raise SystemExit("add_hf_head.py: model_type %r is neither bert nor roberta" % config["model_type"])
     config["id2label"] = {str(i): l for i, l in enumerate(labels)}
     config["label2id"] = {l: i for i, l in enumerate(labels)}
+    config["finetuning_task"] = args.task
     write_safetensors(os.path.join(args.out, "model.safetensors"), tensors, meta)
     with open(os.path.join(args.out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
-    print("add_hf_head.py: %s -> %s (%s head, labels %s)" % (args.src, args.out, config["model_type"], ",".join(labels)))
+    print("add_hf_head.py: %s -> %s (%s head, labels %s, task %s)" % (args.src, args.out, config["model_type"], ",".join(labels), args.task))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "core/data/overlays.h"
+#include "core/probing/attentiontree.h"
 #include "viz/plotstyle.h"
 
 namespace treelens {
@@ -151,6 +152,53 @@ public:
     {
         return QSize(QCPTextElement::maximumOuterSizeHint().width(), QWIDGETSIZE_MAX);
     }
+};
+
+/// The height of the band under each map of the heads overview (pixels).
+constexpr int kSyntaxBandHeight = 13;
+
+/// How syntactic a head is, in [0, 1]: white to dark orange, apart from the
+/// maps' viridis so the two scales cannot be mistaken for each other.
+QColor syntaxColor(double share)
+{
+    const double t = std::clamp(share, 0.0, 1.0);
+    const QColor lo(255, 245, 235), hi(166, 54, 3);
+    auto mix = [t](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * t)); };
+    return QColor(mix(lo.red(), hi.red()), mix(lo.green(), hi.green()), mix(lo.blue(), hi.blue()));
+}
+
+/// The band under one map of the heads overview: filled by how syntactic the head
+/// is, with its share and direction as text (the share alone when narrow).
+class SyntaxBand : public QCPLayoutElement {
+public:
+    SyntaxBand(QCustomPlot *plot, double share, const QString &text, bool bold)
+        : QCPLayoutElement(plot), m_share(share), m_text(text), m_bold(bold)
+    {
+    }
+    QSize minimumOuterSizeHint() const override { return QSize(20, kSyntaxBandHeight); }
+    QSize maximumOuterSizeHint() const override { return QSize(QWIDGETSIZE_MAX, kSyntaxBandHeight); }
+
+protected:
+    void draw(QCPPainter *painter) override
+    {
+        const QRectF r = QRectF(mRect).adjusted(1, 1, -1, 0);
+        const QColor fill = syntaxColor(m_share);
+        painter->setPen(QPen(QColor(190, 190, 190), 0.8));
+        painter->setBrush(fill);
+        painter->drawRect(r);
+        QFont font = plotFont(kPlotTickPt - 1.0, m_bold);
+        painter->setFont(font);
+        painter->setPen(textOnColor(fill));
+        QString text = m_text;
+        if (QFontMetricsF(font).horizontalAdvance(text) > r.width() - 2)
+            text = text.section(QLatin1Char(' '), 0, 0); // "67%"
+        painter->drawText(r, Qt::AlignCenter, text);
+    }
+
+private:
+    double m_share;
+    QString m_text;
+    bool m_bold;
 };
 
 /// What the attention colours measure: a short name for the colour scale (a long one
@@ -719,6 +767,35 @@ QStringList AttentionOverview::titleLines() const
     return m_title ? m_title->lineTexts() : QStringList();
 }
 
+double AttentionOverview::syntacticScore(int layer, int head) const
+{
+    if (!m_bands || layer < 0 || head < 0 || layer >= m_layers || head >= m_heads)
+        return std::nan("");
+    const Cell &cell = m_cells[static_cast<std::size_t>(layer * m_heads + head)];
+    if (cell.arcs == 0)
+        return std::nan("");
+    return static_cast<double>(std::max(cell.depToHead, cell.headToDep)) / cell.arcs;
+}
+
+QString AttentionOverview::syntacticLabel(int layer, int head) const
+{
+    const double share = syntacticScore(layer, head);
+    if (std::isnan(share))
+        return QString();
+    const Cell &cell = m_cells[static_cast<std::size_t>(layer * m_heads + head)];
+    return QStringLiteral("%1% %2")
+        .arg(std::lround(100.0 * share))
+        .arg(cell.depToHead >= cell.headToDep ? QStringLiteral("d\u2192h") : QStringLiteral("h\u2192d"));
+}
+
+double AttentionOverview::offsetBaseline() const
+{
+    for (const Cell &cell : m_cells)
+        if (cell.arcs > 0)
+            return static_cast<double>(m_offsetHits) / cell.arcs;
+    return std::nan("");
+}
+
 int AttentionOverview::gridLayers() const
 {
     return m_layers;
@@ -756,6 +833,9 @@ void AttentionOverview::rebuild()
     m_cells.clear();
     m_layers = 0;
     m_heads = 0;
+    m_bands = false;
+    m_offsetHits = 0;
+    m_bestOffset = 0;
 
     const Analysis *a = m_data.analysis.get();
     if (a) {
@@ -807,8 +887,48 @@ void AttentionOverview::rebuild()
         }
     }
     m_upper = upper;
+    // How syntactic each head is on the sentence's dependency tree (when it has one of its words).
+    m_cells.resize(static_cast<std::size_t>(m_layers * m_heads));
+    const Sentence *sentence = m_data.sentence.get();
+    int arcs = 0;
+    if (sentence && sentence->dependency && sentence->dependency->size() == a->wordToken.size() &&
+        a->wordToken.size() >= 2) {
+        for (int l = 0; l < m_layers; ++l)
+            for (int h = 0; h < m_heads; ++h) {
+                ViewState s = m_state;
+                s.layer = l;
+                s.head = h;
+                const Matrix *m = selectedAttention(*a, s);
+                if (!m)
+                    continue;
+                auto hits = arcHits(*sentence->dependency, *m, a->wordToken);
+                if (!hits || hits->arcs == 0)
+                    continue;
+                Cell &cell = m_cells[static_cast<std::size_t>(l * m_heads + h)];
+                cell.arcs = arcs = hits->arcs;
+                cell.depToHead = hits->depToHead;
+                cell.headToDep = hits->headToDep;
+                m_offsetHits = hits->offsetHits;
+                m_bestOffset = hits->bestOffset;
+                m_bands = true;
+            }
+    }
+
     const bool afterC = !a->constituentPrior.empty() && m_state.weightedAttention;
     std::vector<PlotTitle::Line> titleLines{{attentionScaleNote(afterC, upper, true), QColor(60, 60, 60)}};
+    if (m_bands) {
+        const bool gold = sentence->metadataValue("dependency_source") == "gold";
+        titleLines.push_back(
+            {QStringLiteral("bands: how syntactic each head is: of the %2 arcs of the %1 dependency tree, the share whose "
+                            "dependent attends most to its head (d\u2192h) or head to the dependent (h\u2192d), the better; "
+                            "bold: above the best fixed offset (%3%4: %5%)")
+                 .arg(gold ? QStringLiteral("gold") : QStringLiteral("parsed"))
+                 .arg(arcs)
+                 .arg(m_bestOffset > 0 ? QStringLiteral("+") : QString())
+                 .arg(m_bestOffset)
+                 .arg(std::lround(100.0 * m_offsetHits / arcs)),
+             QColor(60, 60, 60)});
+    }
     if (const QString note = unknownWordsNote(a); !note.isEmpty())
         titleLines.push_back({note, noteColor()});
     titleElement->setLines(std::move(titleLines));
@@ -827,12 +947,13 @@ void AttentionOverview::rebuild()
     // Head titles in row 0, layer titles in column 0: small and fixed.
     for (int h = 0; h < m_heads; ++h)
         grid->addElement(0, h + 1, new QCPTextElement(m_plot, QStringLiteral("H%1").arg(h + 1), plotFont(kTickPt)));
+    // A layer's maps in grid row mapRow(l), their bands (if any) in the row under it.
+    auto mapRow = [this](int l) { return m_bands ? 2 * l + 1 : l + 1; };
     for (int l = 0; l < m_layers; ++l)
-        grid->addElement(l + 1, 0, new RowLabel(m_plot, QStringLiteral("L%1").arg(l + 1), plotFont(kTickPt)));
+        grid->addElement(mapRow(l), 0, new RowLabel(m_plot, QStringLiteral("L%1").arg(l + 1), plotFont(kTickPt)));
     grid->setRowStretchFactor(0, 0.001);
     grid->setColumnStretchFactor(0, 0.001);
 
-    m_cells.resize(static_cast<std::size_t>(m_layers * m_heads));
     for (int l = 0; l < m_layers; ++l) {
         for (int h = 0; h < m_heads; ++h) {
             ViewState s = m_state;
@@ -840,7 +961,14 @@ void AttentionOverview::rebuild()
             s.head = h;
             const Matrix *m = selectedAttention(*a, s);
             auto *rect = new QCPAxisRect(m_plot, true);
-            grid->addElement(l + 1, h + 1, rect);
+            grid->addElement(mapRow(l), h + 1, rect);
+            Cell &cell = m_cells[static_cast<std::size_t>(l * m_heads + h)];
+            if (m_bands) {
+                const double share = syntacticScore(l, h);
+                grid->addElement(mapRow(l) + 1, h + 1,
+                                 new SyntaxBand(m_plot, std::isnan(share) ? 0.0 : share, syntacticLabel(l, h),
+                                                std::max(cell.depToHead, cell.headToDep) > m_offsetHits));
+            }
             rect->setAutoMargins(QCP::msNone);
             rect->setMargins(QMargins(1, 1, 1, 1));
             rect->setMinimumSize(24, 24);
@@ -851,7 +979,6 @@ void AttentionOverview::rebuild()
             QCPAxis *x = rect->axis(QCPAxis::atBottom);
             QCPAxis *y = rect->axis(QCPAxis::atLeft);
             y->setRangeReversed(true);
-            Cell &cell = m_cells[static_cast<std::size_t>(l * m_heads + h)];
             cell.rect = rect;
             cell.n = m ? std::min(m->rows, m->cols) : 0;
             const int n = std::max(cell.n, 1);
@@ -953,6 +1080,8 @@ void AttentionOverview::handleHover(const QPointF &pos, const QPoint &globalPos)
                         .arg(cellValue(l, h, r, c), 0, 'f', 4);
         }
     }
+    if (cell->arcs > 0)
+        text += QStringLiteral("; on the tree: d\u2192h %1/%3, h\u2192d %2/%3").arg(cell->depToHead).arg(cell->headToDep).arg(cell->arcs);
     text += QStringLiteral(" (click to select)");
     Q_EMIT hovered(text);
     QToolTip::showText(globalPos, text, m_plot);
@@ -963,8 +1092,9 @@ QSizeF AttentionOverview::exportSize() const
     if (m_layers == 0 || m_heads == 0)
         return QSizeF(240, 120);
     const double cell = m_heads <= 6 ? 80.0 : (m_heads <= 12 ? 60.0 : 44.0);
+    const double band = m_bands ? kSyntaxBandHeight + 4.0 : 0.0;
     return QSizeF(std::max(m_heads * (cell + 4) + 130.0, m_title ? static_cast<double>(m_title->neededWidth()) : 0.0),
-                  m_layers * (cell + 4) + 60.0 + (m_title ? m_title->linesHeight() : 0));
+                  m_layers * (cell + 4 + band) + 60.0 + (m_title ? m_title->linesHeight() : 0));
 }
 
 void AttentionOverview::renderTo(QPainter *painter, const QRectF &target)

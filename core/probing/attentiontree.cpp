@@ -432,6 +432,45 @@ Result<HeadAccuracyReport> headAccuracy(const std::vector<Sentence> &gold, const
     return report;
 }
 
+Result<ArcHits> arcHits(const DependencyTree &tree, const Matrix &attention, const std::vector<int> &wordToken,
+                        int maxOffset)
+{
+    const int n = static_cast<int>(wordToken.size());
+    if (static_cast<int>(tree.heads.size()) != n)
+        return Error{"the dependency tree has " + std::to_string(tree.heads.size()) + " words but the analysis has " +
+                     std::to_string(n)};
+    for (int t : wordToken)
+        if (t < 0 || t >= attention.rows || t >= attention.cols)
+            return Error{"word token " + std::to_string(t) + " is outside the " + std::to_string(attention.rows) + "x" +
+                         std::to_string(attention.cols) + " attention matrix"};
+    std::vector<double> w;
+    wordMatrix(attention, wordToken, w);
+    std::vector<int> argmax(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i)
+        argmax[static_cast<std::size_t>(i)] = argmaxOther(w, n, i);
+    ArcHits hits;
+    const int maxOff = std::max(2, maxOffset);
+    std::map<int, int> offsets;
+    for (int d = 0; d < n; ++d) {
+        const int head = tree.heads[static_cast<std::size_t>(d)] - 1;
+        if (head < 0 || head >= n)
+            continue;
+        ++hits.arcs;
+        hits.depToHead += argmax[static_cast<std::size_t>(d)] == head;
+        hits.headToDep += argmax[static_cast<std::size_t>(head)] == d;
+        if (head != d && std::abs(head - d) <= maxOff)
+            ++offsets[head - d];
+    }
+    // Offsets in the order of the ties rule: |offset| ascending, negative first.
+    for (int k = 1; k <= maxOff && hits.arcs > 0; ++k)
+        for (int off : {-k, k})
+            if (hits.bestOffset == 0 || offsets[off] > hits.offsetHits) {
+                hits.offsetHits = offsets[off];
+                hits.bestOffset = off;
+            }
+    return hits;
+}
+
 std::vector<int> sentencesForCell(const HeadAccuracyReport &report, int layer, int head, const std::string &relation,
                                   ArcDirection direction)
 {

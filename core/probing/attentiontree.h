@@ -274,4 +274,22 @@ double spearmanCorrelation(const std::vector<double> &x, const std::vector<doubl
 Result<std::vector<std::pair<int, int>>> goldConstituentSpans(const Sentence &sentence, int words,
                                                               const AttentionTreeOptions &options = {});
 
+/// One sentence, one matrix: (a)'s two criteria counted over the tree's non-root
+/// arcs, as headAccuracy counts them (word d attends most among the other words
+/// to its head; the head attends most to d). What the heads overview colours
+/// each head by. `offsetHits` is the best fixed-offset baseline on the same arcs
+/// (offsets ±1 .. ±maxOffset, the best count; ties to the smaller |offset|, then
+/// negative), `bestOffset` its offset (0 when the tree has no arc).
+struct ArcHits {
+    int arcs = 0;
+    int depToHead = 0;
+    int headToDep = 0;
+    int offsetHits = 0;
+    int bestOffset = 0;
+};
+/// `tree` has one head per word of `wordToken` (errors otherwise, or when a word
+/// token lies outside `attention`).
+Result<ArcHits> arcHits(const DependencyTree &tree, const Matrix &attention, const std::vector<int> &wordToken,
+                        int maxOffset = 5);
+
 } // namespace treelens

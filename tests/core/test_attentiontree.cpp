@@ -210,6 +210,42 @@ TEST(AttentionTree, HeadAccuracyHandComputed)
     EXPECT_TRUE(sentencesForCell(*rep, 0, 2).empty());
 }
 
+// One sentence at a time (what the heads overview colours by): the same counts as
+// the corpus report's per-sentence numbers, and the best offset on its arcs.
+TEST(AttentionTree, ArcHitsOfOneSentence)
+{
+    const Corpus c = handCorpus();
+    // s0, head 0: d2h 2 of 3, h2d 1 (see HeadAccuracyHandComputed); head 1: d2h 1, h2d 2.
+    // Offsets of s0's arcs: the→cat +1, cat→sat +1, down→sat −1: best +1 with 2.
+    auto h0 = arcHits(*c.gold[0].dependency, c.analyses[0].attention[0][0], c.analyses[0].wordToken);
+    ASSERT_TRUE(h0.ok()) << h0.message();
+    EXPECT_EQ(h0->arcs, 3);
+    EXPECT_EQ(h0->depToHead, 2);
+    EXPECT_EQ(h0->headToDep, 1);
+    EXPECT_EQ(h0->bestOffset, 1);
+    EXPECT_EQ(h0->offsetHits, 2);
+    auto h1 = arcHits(*c.gold[0].dependency, c.analyses[0].attention[0][1], c.analyses[0].wordToken);
+    ASSERT_TRUE(h1.ok());
+    EXPECT_EQ(h1->depToHead, 1);
+    EXPECT_EQ(h1->headToDep, 2);
+    // s1: dogs→bark +1, loudly→bark −1: a tie, the negative offset wins.
+    auto s1 = arcHits(*c.gold[1].dependency, c.analyses[1].attention[0][1], c.analyses[1].wordToken);
+    ASSERT_TRUE(s1.ok());
+    EXPECT_EQ(s1->arcs, 2);
+    EXPECT_EQ(s1->depToHead, 1);
+    EXPECT_EQ(s1->headToDep, 1);
+    EXPECT_EQ(s1->bestOffset, -1);
+    EXPECT_EQ(s1->offsetHits, 1);
+    // The one-word sentence has no arc and no offset.
+    auto s2 = arcHits(*c.gold[2].dependency, c.analyses[2].attention[0][0], c.analyses[2].wordToken);
+    ASSERT_TRUE(s2.ok());
+    EXPECT_EQ(s2->arcs, 0);
+    EXPECT_EQ(s2->bestOffset, 0);
+    // A tree of another length, a word outside the matrix: errors.
+    EXPECT_FALSE(arcHits(*c.gold[1].dependency, c.analyses[0].attention[0][0], c.analyses[0].wordToken).ok());
+    EXPECT_FALSE(arcHits(*c.gold[2].dependency, Matrix(1, 1, 0.5f), {1}).ok());
+}
+
 TEST(AttentionTree, FixedOffsetBaselines)
 {
     const Corpus c = handCorpus();

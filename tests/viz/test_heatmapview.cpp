@@ -352,6 +352,63 @@ TEST(AttentionOverview, RenderToPaints)
         view.grab().save(QStringLiteral("/tmp/heatmap-overview-widget-%1.png").arg(words));
     }
 }
+// The band under each map: how syntactic the head is on the sentence's tree, worked
+// out by hand. "the cat sat down ." with the arcs the→cat, cat→sat, down→sat, .→sat
+// (sat is the root). Head 0: every word attends to its head, sat to down: d→h 4 of 4
+// (100%), h→d 1 (sat→down). Head 1: every word attends to the next, . to the:
+// d→h the→cat, cat→sat = 2 of 4 (50%); h→d only sat→down = 1. Fixed offsets of the
+// arcs: +1, +1, −1, −2: the best is +1 with 2 of 4 (50%).
+TEST(AttentionOverview, BandsSayHowSyntacticEachHeadIs)
+{
+    ensureApp();
+    auto sentence = std::make_shared<Sentence>();
+    for (const char *w : {"the", "cat", "sat", "down", "."}) {
+        Token t;
+        t.text = w;
+        sentence->tokens.push_back(t);
+    }
+    sentence->dependency = DependencyTree{{2, 3, 0, 3, 3}, {"det", "nsubj", "root", "compound:prt", "punct"}};
+    auto a = std::make_shared<Analysis>();
+    a->words = sentence->words();
+    a->tokens = a->words;
+    a->wordToken = {0, 1, 2, 3, 4};
+    a->layers = 1;
+    a->heads = 2;
+    Matrix toHead(5, 5, 0.0f), toNext(5, 5, 0.0f);
+    const int head[] = {1, 2, 3, 2, 2};
+    for (int i = 0; i < 5; ++i) {
+        toHead.at(i, head[i]) = 1.0f;
+        toNext.at(i, (i + 1) % 5) = 1.0f;
+    }
+    a->attention = {{toHead, toNext}};
+    AttentionOverview view;
+    view.setData({sentence, a});
+    EXPECT_DOUBLE_EQ(view.syntacticScore(0, 0), 1.0);
+    EXPECT_EQ(view.syntacticLabel(0, 0), QStringLiteral("100% d\u2192h"));
+    EXPECT_DOUBLE_EQ(view.syntacticScore(0, 1), 0.5);
+    EXPECT_EQ(view.syntacticLabel(0, 1), QStringLiteral("50% d\u2192h"));
+    EXPECT_DOUBLE_EQ(view.offsetBaseline(), 0.5);
+    const QString note = view.titleLines().join(QLatin1Char('\n'));
+    EXPECT_TRUE(note.contains(QStringLiteral("of the 4 arcs of the parsed dependency tree"))) << note.toStdString();
+    EXPECT_TRUE(note.contains(QStringLiteral("best fixed offset (+1: 50%)"))) << note.toStdString();
+    sentence->setMetadata("dependency_source", "gold");
+    view.setData({sentence, a});
+    EXPECT_TRUE(view.titleLines().join(QLatin1Char('\n')).contains(QStringLiteral("gold dependency tree")));
+    renderImage(view).save(QStringLiteral("/tmp/overview-bands.png"));
+
+    // Without a tree, or with one of other words, there is no band.
+    auto bare = std::make_shared<Sentence>(*sentence);
+    bare->dependency.reset();
+    view.setData({bare, a});
+    EXPECT_TRUE(std::isnan(view.syntacticScore(0, 0)));
+    EXPECT_TRUE(view.syntacticLabel(0, 0).isEmpty());
+    auto shorter = std::make_shared<Sentence>(*sentence);
+    shorter->dependency = DependencyTree{{2, 0}, {"det", "root"}};
+    view.setData({shorter, a});
+    EXPECT_TRUE(std::isnan(view.syntacticScore(0, 1)));
+    EXPECT_TRUE(std::isnan(view.offsetBaseline()));
+}
+
 namespace {
 /// Bottom-right corner of the painted content.
 QPoint paintedExtent(ExportableView &view, int dpi)

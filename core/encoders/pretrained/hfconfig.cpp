@@ -1,7 +1,9 @@
 #include "core/encoders/pretrained/hfconfig.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <set>
 #include <utility>
@@ -71,6 +73,52 @@ bool isHfModelFolder(const std::string &dir)
     return j.is_object() && j.contains("model_type") && !j.contains("family");
 }
 
+namespace {
+
+/// HfConfig::pairInput and inputReason, by the rules its comment lists.
+Status decideInput(const json &j, const std::string &where, HfConfig &c)
+{
+    if (j.contains("treelens_input")) {
+        const json &v = j["treelens_input"];
+        if (!v.is_string() || (v.get<std::string>() != "pair" && v.get<std::string>() != "single"))
+            return makeError(where, "\"treelens_input\" must be \"pair\" or \"single\"");
+        c.pairInput = v.get<std::string>() == "pair";
+        c.inputReason = "config.json's \"treelens_input\" says " + v.get<std::string>();
+        return {};
+    }
+    for (const char *key : {"sentence_transformers", "sbert_ce_default_activation_function"})
+        if (j.contains(key)) {
+            c.pairInput = true;
+            c.inputReason = std::string("a sentence-transformers cross-encoder (config.json has \"") + key + "\")";
+            return {};
+        }
+    if (j.contains("finetuning_task") && j["finetuning_task"].is_string()) {
+        std::string task = j["finetuning_task"].get<std::string>();
+        std::transform(task.begin(), task.end(), task.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        static const char *const pairTasks[] = {"mnli", "mnli-mm", "qnli", "qqp", "rte", "mrpc", "wnli", "stsb", "sts-b", "ax",
+                                                "snli", "xnli", "anli", "scitail", "wikiqa", "trecqa", "msmarco", "ms_marco",
+                                                "ms-marco", "paws", "boolq"};
+        c.pairInput = std::find(std::begin(pairTasks), std::end(pairTasks), task) != std::end(pairTasks);
+        c.inputReason = "config.json's \"finetuning_task\" is \"" + j["finetuning_task"].get<std::string>() + "\", " +
+                        (c.pairInput ? "a sentence-pair task" : "not a sentence-pair task TreeLens knows");
+        return {};
+    }
+    for (const std::string &label : c.labels) {
+        std::string l = label;
+        std::transform(l.begin(), l.end(), l.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        if (l.find("entail") != std::string::npos) {
+            c.pairInput = true;
+            c.inputReason = "its labels name entailment (\"" + label + "\")";
+            return {};
+        }
+    }
+    c.pairInput = false;
+    c.inputReason = "config.json names no sentence-pair task (\"treelens_input\": \"pair\" makes it read pairs)";
+    return {};
+}
+
+} // namespace
+
 Result<HfConfig> parseHfConfig(const std::string &text, const std::string &where)
 {
     auto parsed = parseJsonStrict(text, where);
@@ -136,6 +184,8 @@ Result<HfConfig> parseHfConfig(const std::string &text, const std::string &where
             c.labels.push_back(byId[i]);
         }
     }
+    if (auto st = decideInput(j, where, c); !st)
+        return st.error();
     return c;
 }
 

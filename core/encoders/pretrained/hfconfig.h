@@ -34,6 +34,16 @@ struct HfConfig {
     int padTokenId = 0;
     /// id2label in id order when the folder has a sequence-classification head (else empty).
     std::vector<std::string> labels;
+    /// What a classification head reads: two sentences together (a cross-encoder:
+    /// [CLS] A [SEP] B [SEP]) or one. config.json does not say it in one field; in
+    /// order: "treelens_input": "pair" | "single" (a user's explicit word); a
+    /// sentence-transformers CrossEncoder's keys ("sentence_transformers",
+    /// "sbert_ce_default_activation_function") → pair; "finetuning_task" naming a
+    /// sentence-pair task (mnli, qnli, qqp, rte, mrpc, wnli, stsb, snli, xnli, wikiqa,
+    /// msmarco, ...) → pair, any other → single; labels naming entailment → pair;
+    /// else single. `inputReason` says which rule decided (for messages and docs).
+    bool pairInput = false;
+    std::string inputReason;
 };
 
 /// The weights of the folder, renamed as the encoder reads them.

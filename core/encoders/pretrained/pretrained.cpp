@@ -450,13 +450,14 @@ Result<std::unique_ptr<Encoder>> createPretrained(const ModelFile &file, const D
                                           net->maxPieces()});
     info.input = InputKind::Words;
     info.hasClsToken = true;
-    // A folder with a sequence-classification head is read as a cross-encoder: it scores
-    // sentence pairs ([CLS] A [SEP] B [SEP], <s> A </s></s> B </s>).
+    // A folder with a sequence-classification head classifies one sentence, or is a
+    // cross-encoder that scores sentence pairs ([CLS] A [SEP] B [SEP], <s> A </s></s> B </s>)
+    // when its config.json says so (HfConfig::pairInput).
     if (!net->head().empty()) {
         info.labels = config->labels.empty() ? std::vector<std::string>{"score"} : config->labels;
-        info.pairInput = true;
-        info.task = "pair-classification";
-        info.outputs.crossAttention = true;
+        info.pairInput = config->pairInput;
+        info.task = config->pairInput ? "pair-classification" : "classification";
+        info.outputs.crossAttention = config->pairInput;
     }
     info.outputs.attention = true;
     info.outputs.embedding = true;

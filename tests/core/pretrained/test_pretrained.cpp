@@ -289,6 +289,74 @@ TEST(PretrainedTransformer, GroupsPiecesByOffsets)
     EXPECT_EQ(u.pieceless[0], (std::vector<int>{1}));
 }
 
+// What a classification head reads, by config.json (HfConfig::pairInput): each rule once.
+TEST(PretrainedTransformer, ConfigSaysWhetherAHeadReadsPairs)
+{
+    const std::string base = R"({"model_type":"bert","vocab_size":10,"hidden_size":8,"num_hidden_layers":1,
+        "num_attention_heads":2,"intermediate_size":16,"max_position_embeddings":16,"type_vocab_size":2)";
+    auto input = [&](const std::string &extra) {
+        auto c = parseHfConfig(base + extra + "}", "config.json");
+        EXPECT_TRUE(c) << extra << ": " << c.message();
+        return c ? std::make_pair(c->pairInput, c->inputReason) : std::make_pair(false, std::string());
+    };
+    EXPECT_FALSE(input(R"(,"id2label":{"0":"negative","1":"positive"})").first);
+    EXPECT_TRUE(input(R"(,"id2label":{"0":"negative","1":"positive"},"treelens_input":"pair")").first);
+    EXPECT_FALSE(input(R"(,"finetuning_task":"qnli","treelens_input":"single")").first) << "the user's word first";
+    EXPECT_TRUE(input(R"(,"sbert_ce_default_activation_function":"torch.nn.modules.linear.Identity")").first);
+    EXPECT_TRUE(input(R"(,"sentence_transformers":{"activation_fn":"torch.nn.modules.activation.Sigmoid"})").first);
+    EXPECT_TRUE(input(R"(,"finetuning_task":"MNLI")").first);
+    const auto sst = input(R"(,"finetuning_task":"sst2")");
+    EXPECT_FALSE(sst.first);
+    EXPECT_NE(sst.second.find("\"sst2\", not a sentence-pair task"), std::string::npos) << sst.second;
+    EXPECT_TRUE(input(R"(,"id2label":{"0":"CONTRADICTION","1":"NEUTRAL","2":"ENTAILMENT"})").first);
+    auto bad = parseHfConfig(base + R"(,"treelens_input":"both"})", "config.json");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.message().find("\"treelens_input\" must be \"pair\" or \"single\""), std::string::npos) << bad.message();
+}
+
+// A head fine-tuned on a one-sentence task (sst2) classifies one sentence: its
+// prediction is the head on [CLS] A [SEP], computed here from the folder's tensors.
+TEST(PretrainedTransformer, AOneSentenceClassifierPredictsForOneSentence)
+{
+    TREELENS_REQUIRE_SHARED(kBert);
+    if (std::system("python3 -c '' 2>/dev/null") != 0)
+        GTEST_SKIP() << "SKIPPED: python3 is not installed (scripts/add_hf_head.py)";
+    const std::string dir = ::testing::TempDir() + "/pretrained-sst2";
+    const std::string cmd = "python3 '" + std::string(TREELENS_SOURCE_DIR) + "/scripts/add_hf_head.py' '" + test::sharedPath(kBert) +
+                            "' '" + dir + "' --labels negative,positive --task sst2 > /dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    auto enc = loadEncoder(dir);
+    ASSERT_TRUE(enc) << enc.message();
+    EXPECT_FALSE((*enc)->info().pairInput);
+    EXPECT_EQ((*enc)->info().task, "classification");
+    EXPECT_FALSE((*enc)->info().outputs.crossAttention);
+    EncoderInput single;
+    single.words = {"a", "fine", "film", "."};
+    auto r = (*enc)->analyze({single});
+    ASSERT_TRUE(r) << r.message();
+    const Analysis &a = r->front();
+    ASSERT_TRUE(a.prediction.has_value());
+    EXPECT_TRUE(a.second.empty());
+    EXPECT_EQ(a.tokens, (std::vector<std::string>{"[CLS]", "a", "fine", "film", ".", "[SEP]"}));
+    auto file = readSafetensors(dir + "/model.safetensors");
+    ASSERT_TRUE(file);
+    auto vec = [&](const std::string &name) { return file->tensors.at(name).toFloat(); };
+    const auto wp = vec("pooler.dense.weight"), bp = vec("pooler.dense.bias"), wc = vec("classifier.weight"), bc = vec("classifier.bias");
+    const std::size_t d = a.embedding.size();
+    double logit[2] = {bc[0], bc[1]};
+    for (std::size_t i = 0; i < d; ++i) {
+        double s = bp[i];
+        for (std::size_t j = 0; j < d; ++j)
+            s += wp[i * d + j] * a.embedding[j];
+        for (std::size_t k = 0; k < 2; ++k)
+            logit[k] += wc[k * d + i] * std::tanh(s);
+    }
+    const double positive = 1.0 / (1.0 + std::exp(logit[0] - logit[1]));
+    ASSERT_EQ(a.prediction->probabilities.size(), 2u);
+    EXPECT_NEAR(a.prediction->probabilities[1], positive, 1e-5);
+    EXPECT_NEAR(a.prediction->probabilities[0], 1.0 - positive, 1e-5);
+}
+
 TEST(PretrainedTransformer, AClassificationHeadScoresPairsAsACrossEncoder)
 {
     // The bert reference folder with a head added by scripts/add_hf_head.py (seeded weights,
