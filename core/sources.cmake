@@ -33,6 +33,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   parsing/externalparser.cpp
   eval/bracketeval.cpp
   eval/depeval.cpp
+  eval/analysisdelta.cpp
   eval/tokeneval.cpp
   eval/textspans.cpp
   eval/rawtexteval.cpp
@@ -44,6 +45,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   data/induction.cpp
   data/phraseorder.cpp
   data/specialtokens.cpp
+  data/treeedit.cpp
   text/punctuation.cpp
   runtime/deviceconfig.cpp
   encoders/common/vocabulary.cpp

@@ -7,6 +7,7 @@
 
 #include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
+#include "core/runtime/computecontext.h"
 #include "core/formats/plaintext.h"
 
 namespace treelens::cli {
@@ -259,6 +260,44 @@ int writeOutput(const std::string &out, const std::string &data)
 {
     const Status st = writeFileAtomic(out.empty() ? std::string("-") : out, data);
     return st.ok() ? 0 : fail(st.message());
+}
+
+void addModelOptions(CLI::App *cmd, DeviceSpec &spec)
+{
+    cmd->add_option("--model,-m", spec.model, "Model file (.safetensors) or model directory; default: the shipped "
+                                              "tree-transformer-en-small")
+        ->type_name("M");
+    cmd->add_option("--device", spec.device, "auto (CUDA when available), cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--threads", spec.threads, "CPU threads for LibTorch (0 = its default)")->capture_default_str();
+    cmd->add_option("--batch", spec.batch, "Sentences per forward pass")->capture_default_str();
+    cmd->add_option("--precision", spec.precision, "Tree Transformer projections: fp32 (reference numerics), int8 (dynamic "
+                                                   "quantization, CPU), bf16 (fast with AVX512_BF16/AMX or on a GPU) or auto "
+                                                   "(the fastest measured here; says which on stderr)")
+        ->check(CLI::IsMember({"fp32", "bf16", "int8", "auto"}))->capture_default_str();
+}
+
+Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
+{
+    std::string path = spec.model;
+    if (path.empty()) {
+        path = defaultModelPath();
+        if (path.empty())
+            return Error{"no --model given and the shipped default model (resources/models/"
+                         "tree-transformer-en-small.safetensors) was not found"};
+    }
+    ComputeContext compute; // the process's threads, set here once; the encoder gets them too
+    compute.threads = spec.threads;
+    applyComputeContext(compute);
+    DeviceConfig dc;
+    dc.device = spec.device;
+    dc.threads = spec.threads;
+    dc.batchSize = spec.batch;
+    dc.precision = spec.precision;
+    auto enc = loadEncoder(path, dc);
+    // Which arithmetic runs, when it is not the plain fp32 asked for (auto's choice, emulated bf16, ...).
+    if (enc && !(*enc)->info().precisionNote.empty())
+        std::cerr << "treelens-cli: precision " << (*enc)->info().precision << ": " << (*enc)->info().precisionNote << std::endl;
+    return enc;
 }
 
 } // namespace treelens::cli

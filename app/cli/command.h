@@ -11,6 +11,7 @@
 
 #include "core/base/result.h"
 #include "core/data/sentence.h"
+#include "core/encoders/encoder.h"
 #include "core/formats/corpus.h"
 #include "core/formats/corpusstream.h"
 #include "core/parsing/parser.h"
@@ -42,6 +43,7 @@ void addTrainParserCommand(CLI::App &app, Action &action);
 void addBenchParseCommand(CLI::App &app, Action &action);
 void addProbeCommand(CLI::App &app, Action &action);
 void addProbeTablesCommand(CLI::App &app, Action &action);
+void addWhatifCommand(CLI::App &app, Action &action);
 
 /// Progress of a long run on stderr ("analyze: 1200 sentences"): a line
 /// updated in place on a terminal (at most 4 times a second), otherwise a line
@@ -129,6 +131,20 @@ Result<std::vector<Sentence>> parseSentences(Parser &parser, const ParserSpec &s
 /// when it needs it), recorded by main() for reports that echo their invocation.
 void setCommandLine(int argc, char **argv);
 const std::string &commandLine();
+
+/// The options of every command that opens an encoder: --model, --device, --threads,
+/// --batch, --precision.
+struct DeviceSpec {
+    std::string model;
+    std::string device = "auto";
+    int threads = 0;
+    int batch = 32;
+    std::string precision = "fp32";
+};
+void addModelOptions(CLI::App *cmd, DeviceSpec &spec);
+/// Opens the encoder those options name (the shipped default model without --model);
+/// a precision other than plain fp32 is said on stderr.
+Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec);
 
 /// Writes to OUT atomically, or stdout when OUT is empty or "-".
 int writeOutput(const std::string &out, const std::string &data);

@@ -40,6 +40,7 @@ int main(int argc, char **argv)
     addBenchParseCommand(app, action);
     addProbeCommand(app, action);
     addProbeTablesCommand(app, action);
+    addWhatifCommand(app, action);
 
     try {
         app.parse(argc, argv);
