@@ -51,6 +51,14 @@ const std::vector<CliDoor> &cliDoors()
         {"score_pairs", "score-pairs --model {M} --input {PAIRS}", refusal("reads single sentences, not pairs"),
          result("qid\tindex\tlabel\tscore")},
         {"eval_pairs", "eval-pairs --model {M} --input {PAIRS}", refusal("reads single sentences, not pairs"), result("MAP")},
+        // What if the tree were different (issue 33): a dependency edit and a constituency edit of
+        // the gold corpus's first sentence, and a pair's second sentence edited (parsed first).
+        {"whatif_dependency", "whatif --input {GOLD} --model {M} --edit 'head 7=3' --edit 'label 7=nmod'",
+         result("edits: head 7=3; label 7=nmod"), refusal("--pairs")},
+        {"whatif_constituency", "whatif --input {GOLD} --model {M} --edit 'unbracket 5-7'",
+         result("constituency tree: edited (from the "), refusal("--pairs")},
+        {"whatif_pairs", "whatif --pairs {PAIRS} --side second --model {M} --edit 'label 2=dep'",
+         result("pair 1, second sentence:"), result("pair 1, second sentence:")},
         // Probing reads each sentence as the model's encoder reads one (a pair model: one side).
         {"probe", "probe --task sentlen,structural-depth --epochs 1 --json --train {GOLD} --test {GOLD} --model {M}",
          result("\"tasks\""), result("\"tasks\"")},
