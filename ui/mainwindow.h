@@ -34,8 +34,10 @@ class PairWorkbench;
 class ProbingPanel;
 class SentencePanel;
 class StatusLine;
+class TreeEditor;
 class TreeTextView;
 class ViewTabs;
+class WhatIfPanel;
 class ViewHost;
 
 class MainWindow : public QMainWindow {
@@ -68,6 +70,9 @@ public:
     /// The tabs of the trees (constituency, dependency, text, composition).
     QTabWidget *treeTabs();
     ProbingPanel *probingPanel() { return m_probing; }
+    /// Tree editing (issue 33): the editor of the shown sentence's trees and the What-if dock.
+    TreeEditor *treeEditor() { return m_editor; }
+    WhatIfPanel *whatIfPanel() { return m_whatIf; }
     /// The view exported as `name` (constituency, dependency, prior, attention,
     /// overview, links), brought up to date; nullptr for an unknown name.
     ExportableView *exportableView(const QString &name);
@@ -139,6 +144,8 @@ private:
     CorpusPanel *m_corpus = nullptr;
     ModelPanel *m_model = nullptr;
     ProbingPanel *m_probing = nullptr;
+    TreeEditor *m_editor = nullptr;
+    WhatIfPanel *m_whatIf = nullptr;
     QTextBrowser *m_inspector = nullptr;
     StatusLine *m_status = nullptr;
     bool m_waitingForAnalysis = false;

@@ -10,6 +10,8 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QDockWidget>
+#include <QLineEdit>
+#include <QUndoStack>
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QKeySequence>
@@ -31,8 +33,10 @@
 #include "ui/sentencepanel.h"
 #include "ui/session/settings.h"
 #include "ui/statusline.h"
+#include "ui/treeeditor.h"
 #include "ui/viewhost.h"
 #include "ui/viewtabs.h"
+#include "ui/whatifpanel.h"
 #include "viz/linkstripview.h"
 
 namespace treelens {
@@ -129,6 +133,23 @@ void MainWindow::createDocks()
         if (!text.isEmpty())
             m_inspector->setPlainText(text);
     });
+
+    // What if the tree were different (issue 33): the tree views edit, the editor checks
+    // and re-analyses, the dock compares. Hidden until the first edit or the Edit menu.
+    m_editor = new TreeEditor(&m_document, this);
+    m_views->setTreesEditable(true);
+    connect(m_views.get(), &ViewHost::treeEditRequested, m_editor, [this](const QString &edit) { m_editor->edit(edit); });
+    connect(m_editor, &TreeEditor::analysisRequested, this, [this](std::shared_ptr<const Sentence> s) { analyseSentence(std::move(s)); });
+    auto *whatIfDock = newDock(this, tr("What if"), QStringLiteral("whatIfDock"));
+    m_whatIf = new WhatIfPanel(m_editor, &m_document, whatIfDock);
+    whatIfDock->setWidget(m_whatIf);
+    addDockWidget(Qt::BottomDockWidgetArea, whatIfDock);
+    whatIfDock->hide();
+    connect(m_editor, &TreeEditor::refused, this, [this, whatIfDock](const QString &message) {
+        m_status->setText(tr("Edit refused: %1").arg(message));
+        whatIfDock->show();
+    });
+    connect(m_editor->undoStack(), &QUndoStack::indexChanged, whatIfDock, [whatIfDock] { whatIfDock->show(); whatIfDock->raise(); });
 }
 
 void MainWindow::createActions()
@@ -174,6 +195,22 @@ void MainWindow::createActions()
     connect(exports, &ExportActions::statusMessage, this, [this](const QString &text) { m_status->setText(text); });
     fileMenu->addSeparator();
     fileMenu->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
+
+    auto *edit = menuBar()->addMenu(tr("&Edit"));
+    QAction *undo = m_editor->undoStack()->createUndoAction(this, tr("&Undo tree edit"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction *redo = m_editor->undoStack()->createRedoAction(this, tr("&Redo tree edit"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addAction(tr("&Edit the tree…"), QKeySequence(tr("Ctrl+T")), this, [this] {
+        if (auto *dock = qobject_cast<QDockWidget *>(m_whatIf->parentWidget())) {
+            dock->show();
+            dock->raise();
+        }
+        m_whatIf->editLine()->setFocus();
+    });
+    edit->addAction(tr("Re&vert the tree edits"), this, [this] { m_editor->revert(); });
 
     auto *nav = menuBar()->addMenu(tr("&Navigate"));
     nav->addAction(tr("&Next sentence"), QKeySequence(tr("Alt+Down")), this, [this] { m_corpus->step(+1); });

@@ -194,6 +194,15 @@ ConstituencyView *ViewHost::constituencyView() { return synced<ConstituencyView>
 DependencyView *ViewHost::dependencyView() { return synced<DependencyView>("dependency"); }
 HeatmapView *ViewHost::priorView() { return synced<HeatmapView>("prior"); }
 HeatmapView *ViewHost::attentionView() { return synced<HeatmapView>("attention"); }
+void ViewHost::setTreesEditable(bool editable)
+{
+    m_treesEditable = editable;
+    if (auto *v = qobject_cast<DependencyView *>(widget(QStringLiteral("dependency"))))
+        v->setEditable(editable);
+    if (auto *v = qobject_cast<ConstituencyView *>(widget(QStringLiteral("constituency"))))
+        v->setEditable(editable);
+}
+
 AttentionOverview *ViewHost::overviewView() { return synced<AttentionOverview>("overview"); }
 LinkStripView *ViewHost::linkView() { return synced<LinkStripView>("links"); }
 HeatmapView *ViewHost::relationView() { return synced<HeatmapView>("relations"); }

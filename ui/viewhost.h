@@ -110,6 +110,11 @@ public:
     int constituencyMode() const { return m_constituencyMode; }
     int constituencyOverlay() const { return m_constituencyOverlay; }
     int dependencyLayout() const { return m_dependencyLayout; }
+    /// Whether the tree views let the user edit the tree (DependencyView::setEditable,
+    /// ConstituencyView::setEditable); their requests come out as treeEditRequested().
+    /// Off by default (the pair workbench); the main window turns it on.
+    void setTreesEditable(bool editable);
+    bool treesEditable() const { return m_treesEditable; }
     /// A word-piece model's special tokens folded away from what the views draw
     /// (foldSpecialTokens(), core/data/specialtokens.h); saved as "view/foldSpecialTokens".
     void setFoldSpecialTokens(bool fold);
@@ -132,6 +137,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     /// Every visible view has been given the document's new sentence/analysis.
     void viewsUpdated();
+    /// A tree view asks for an edit of the tree, in the edit language of core/data/treeedit.h.
+    void treeEditRequested(const QString &edit);
     /// Text for the inspector: exact values under the mouse in any view.
     void hovered(const QString &text);
 
@@ -175,6 +182,7 @@ private:
     int m_constituencyOverlay = 1; ///< ConstituencyView::Overlay::Cohesion
     int m_dependencyLayout = 0;    ///< DependencyView::Layout::Arcs
     bool m_foldSpecial = false;
+    bool m_treesEditable = false;
 };
 
 } // namespace treelens

@@ -77,6 +77,7 @@ std::vector<ViewSpec> makeRegistry()
         auto *view = new ConstituencyView(parent);
         view->setBackgroundWork(work); // long trees' dot layout off the GUI thread
         QObject::connect(view, &ConstituencyView::wordClicked, &host, &ViewHost::focusWord);
+        QObject::connect(view, &ConstituencyView::treeEditRequested, &host, &ViewHost::treeEditRequested);
         host.adopt(view, QStringLiteral("constituency"));
     };
     r.push_back(constituency);
@@ -90,6 +91,7 @@ std::vector<ViewSpec> makeRegistry()
     dependency.create = [](ViewHost &host, QWidget *parent, const BackgroundWork &) {
         auto *view = new DependencyView(parent);
         QObject::connect(view, &DependencyView::wordClicked, &host, &ViewHost::focusWord);
+        QObject::connect(view, &DependencyView::treeEditRequested, &host, &ViewHost::treeEditRequested);
         host.adopt(view, QStringLiteral("dependency"));
     };
     r.push_back(dependency);

@@ -6,16 +6,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
+#include <QContextMenuEvent>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
+#include <QInputDialog>
 #include <QKeyEvent>
+#include <QLineEdit>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
 #include <QWheelEvent>
 
 #include "core/data/induction.h"
+#include "core/data/treeedit.h"
 #include "viz/constituencystyle.h"
 #include "viz/viewzoom.h"
 
@@ -394,6 +400,102 @@ void ConstituencyView::mouseReleaseEvent(QMouseEvent *event)
         Q_EMIT phraseClicked(m_pressTat);
     m_pressWord = -1;
     m_pressTat = -1;
+}
+
+void ConstituencyView::setEditable(bool editable)
+{
+    m_editable = editable;
+}
+
+QStringList ConstituencyView::phraseLabels() const
+{
+    QStringList labels{QStringLiteral("ADJP"), QStringLiteral("ADVP"), QStringLiteral("CONJP"), QStringLiteral("FRAG"),
+                       QStringLiteral("INTJ"), QStringLiteral("NP"),   QStringLiteral("NX"),    QStringLiteral("PP"),
+                       QStringLiteral("PRN"),  QStringLiteral("PRT"),  QStringLiteral("QP"),    QStringLiteral("S"),
+                       QStringLiteral("SBAR"), QStringLiteral("SBARQ"), QStringLiteral("SINV"), QStringLiteral("SQ"),
+                       QStringLiteral("UCP"),  QStringLiteral("VP"),   QStringLiteral("WHADVP"), QStringLiteral("WHNP"),
+                       QStringLiteral("WHPP"), QStringLiteral("X")};
+    if (const ConstituencyTree *t = parserTree())
+        for (const LabeledSpan &span : t->spans())
+            if (!labels.contains(QString::fromStdString(span.label)))
+                labels << QString::fromStdString(span.label);
+    labels.sort();
+    return labels;
+}
+
+QMenu *ConstituencyView::editMenu(std::pair<int, int> span, int word, QWidget *parent)
+{
+    const ConstituencyTree *tree = parserTree();
+    if (!m_editable || !tree || m_mode == Mode::Induced || (span.first < 0 && word < 0))
+        return nullptr;
+    auto *menu = new QMenu(parent);
+    auto ask = [this](const QString &edit) { Q_EMIT treeEditRequested(edit); };
+    // A label chosen from the list, or typed ("Other…").
+    auto addLabels = [this, ask](QMenu *into, const QString &prefix, const QString &current) {
+        for (const QString &label : phraseLabels()) {
+            QAction *a = into->addAction(label);
+            a->setCheckable(!current.isEmpty());
+            a->setChecked(label == current);
+            connect(a, &QAction::triggered, this, [ask, prefix, label] { ask(prefix + label); });
+        }
+        into->addSeparator();
+        connect(into->addAction(tr("Other\u2026")), &QAction::triggered, this, [this, ask, prefix] {
+            bool ok = false;
+            const QString label = QInputDialog::getText(this, tr("Phrase label"), tr("Label:"), QLineEdit::Normal, QString(), &ok);
+            if (ok && !label.trimmed().isEmpty())
+                ask(prefix + label.trimmed());
+        });
+    };
+    const auto words = m_data.sentence->words();
+    if (span.first >= 0) {
+        const QString range = QStringLiteral("%1-%2").arg(span.first + 1).arg(span.second);
+        const int node = constituentOver(*tree, span.first + 1, span.second);
+        const QString current = node >= 0 ? QString::fromStdString(tree->node(node).label) : QString();
+        QAction *remove = menu->addAction(tr("&Remove the bracket (%1 %2)").arg(current, range));
+        remove->setEnabled(node >= 0 && node != tree->root() && node != tree->contentRoot());
+        connect(remove, &QAction::triggered, this, [ask, range] { ask(QStringLiteral("unbracket %1").arg(range)); });
+        addLabels(menu->addMenu(tr("Re&label (%1 %2) as").arg(current, range)), QStringLiteral("relabel %1 ").arg(range), current);
+        return menu;
+    }
+    // A word: bracket it alone, or the words from the focus word to it.
+    auto spanName = [&words](int a, int b) {
+        return a == b ? QStringLiteral("\u201c%1\u201d").arg(QString::fromStdString(words[static_cast<std::size_t>(a)]))
+                      : QStringLiteral("words %1\u2013%2").arg(a + 1).arg(b + 1);
+    };
+    addLabels(menu->addMenu(tr("&Bracket %1 as").arg(spanName(word, word))), QStringLiteral("bracket %1-%1 ").arg(word + 1), QString());
+    const int focus = m_state.focusWord;
+    if (focus >= 0 && focus != word && focus < static_cast<int>(words.size())) {
+        const int a = std::min(focus, word), b = std::max(focus, word);
+        addLabels(menu->addMenu(tr("Bracket %1 (from the focus word) as").arg(spanName(a, b))),
+                  QStringLiteral("bracket %1-%2 ").arg(a + 1).arg(b + 1), QString());
+    }
+    return menu;
+}
+
+QMenu *ConstituencyView::editMenuAt(const QPoint &viewPos, QWidget *parent)
+{
+    int word = -1;
+    hoverTextAt(viewPos, &word);
+    if (word >= 0)
+        return editMenu({-1, -1}, word, parent);
+    for (QGraphicsItem *item : items(viewPos))
+        for (QGraphicsItem *it = item; it; it = it->parentItem())
+            for (const auto &[phrase, span] : m_primary.phrases)
+                if (phrase == it)
+                    return editMenu(span, -1, parent);
+    return nullptr;
+}
+
+void ConstituencyView::contextMenuEvent(QContextMenuEvent *event)
+{
+    std::unique_ptr<QMenu> menu(event->reason() == QContextMenuEvent::Keyboard && m_state.focusWord >= 0
+                                    ? editMenu({-1, -1}, m_state.focusWord, this)
+                                    : editMenuAt(event->pos(), this));
+    if (!menu) {
+        QGraphicsView::contextMenuEvent(event);
+        return;
+    }
+    menu->exec(event->globalPos());
 }
 
 int ConstituencyView::tatNodeAt(const QPoint &viewPos) const

@@ -40,6 +40,7 @@
 
 class QGraphicsItem;
 class QGraphicsPathItem;
+class QMenu;
 
 namespace treelens {
 
@@ -71,6 +72,20 @@ public:
     /// Zooms so the whole tree is visible, between 45% and 100% of print size.
     void fitToViewport();
     void setOverlay(Overlay overlay);
+    /// Editing (issue 33, off by default): the context menu of a phrase removes or
+    /// relabels its bracket; of a word, brackets that word, or the words from the focus
+    /// word to it, with a label. Only the sentence's own tree is edited (not the
+    /// induced one: the menu is empty in the Induced mode). Each asks with
+    /// treeEditRequested() in the edit language of core/data/treeedit.h.
+    void setEditable(bool editable);
+    bool isEditable() const { return m_editable; }
+    /// The phrase labels the menus offer: the tree's own and the Penn Treebank's.
+    QStringList phraseLabels() const;
+    /// The context menu at `viewPos` (viewport coordinates), owned by the caller;
+    /// nullptr when not editable or nothing to edit there.
+    QMenu *editMenuAt(const QPoint &viewPos, QWidget *parent = nullptr);
+    /// The same for a phrase of span [start, end) (words), or word `word` (span {-1, -1}).
+    QMenu *editMenu(std::pair<int, int> span, int word, QWidget *parent = nullptr);
     Mode mode() const { return m_mode; }
     Overlay overlay() const { return m_overlay; }
 
@@ -112,6 +127,8 @@ Q_SIGNALS:
     void layoutFinished();
     /// A Tree Aggregation Transformer phrase was clicked (its post-order node id).
     void phraseClicked(int tatNode);
+    /// An edit of the tree the user asked for, in the edit language ("bracket 3-4 NP").
+    void treeEditRequested(const QString &edit);
 
 protected:
     void wheelEvent(QWheelEvent *event) override;
@@ -121,6 +138,7 @@ private:
     void mousePressEvent(QMouseEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
 
     /// A tree prepared for drawing: the visible nodes and their dot layout.
     /// Cached per tree, since only the colours change with layer/head/overlay.
@@ -188,6 +206,7 @@ private:
 
     ViewData m_data;
     ViewState m_state;
+    bool m_editable = false;
     Mode m_mode = Mode::Compare;
     Overlay m_overlay = Overlay::Cohesion;
 

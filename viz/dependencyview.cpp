@@ -6,11 +6,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
+#include <QContextMenuEvent>
+#include <QGraphicsLineItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QKeyEvent>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QRegularExpression>
 #include <QPainter>
 #include <QScrollBar>
 #include <QWheelEvent>
@@ -123,8 +129,167 @@ void DependencyView::keyPressEvent(QKeyEvent *event)
     QGraphicsView::keyPressEvent(event);
 }
 
+void DependencyView::setEditable(bool editable)
+{
+    m_editable = editable;
+}
+
+int DependencyView::wordAt(const QPoint &viewPos) const
+{
+    for (QGraphicsItem *item : items(viewPos))
+        for (QGraphicsItem *it = item; it; it = it->parentItem()) {
+            const auto found = std::find(m_wordItems.begin(), m_wordItems.end(), it);
+            if (found != m_wordItems.end())
+                return static_cast<int>(found - m_wordItems.begin());
+        }
+    return -1;
+}
+
+QStringList DependencyView::relationLabels() const
+{
+    QStringList labels;
+    // A relation-aware model's own arc labels (not its distance relations a:b or [specials]).
+    if (m_data.analysis && m_data.analysis->relations) {
+        static const QRegularExpression distance(QStringLiteral("^\\d+:\\d+$"));
+        for (const std::string &name : m_data.analysis->relations->names) {
+            const QString n = QString::fromStdString(name);
+            if (!n.isEmpty() && !n.startsWith(QLatin1Char('[')) && !distance.match(n).hasMatch() && n != QLatin1String("root"))
+                labels << n;
+        }
+    }
+    if (labels.isEmpty()) {
+        // The UD v2 universal relations, and the subtypes the sentence uses.
+        labels = QStringList{QStringLiteral("acl"),        QStringLiteral("advcl"),    QStringLiteral("advmod"),
+                             QStringLiteral("amod"),       QStringLiteral("appos"),    QStringLiteral("aux"),
+                             QStringLiteral("case"),       QStringLiteral("cc"),       QStringLiteral("ccomp"),
+                             QStringLiteral("clf"),        QStringLiteral("compound"), QStringLiteral("conj"),
+                             QStringLiteral("cop"),        QStringLiteral("csubj"),    QStringLiteral("dep"),
+                             QStringLiteral("det"),        QStringLiteral("discourse"), QStringLiteral("dislocated"),
+                             QStringLiteral("expl"),       QStringLiteral("fixed"),    QStringLiteral("flat"),
+                             QStringLiteral("goeswith"),   QStringLiteral("iobj"),     QStringLiteral("list"),
+                             QStringLiteral("mark"),       QStringLiteral("nmod"),     QStringLiteral("nsubj"),
+                             QStringLiteral("nummod"),     QStringLiteral("obj"),      QStringLiteral("obl"),
+                             QStringLiteral("orphan"),     QStringLiteral("parataxis"), QStringLiteral("punct"),
+                             QStringLiteral("reparandum"), QStringLiteral("vocative"), QStringLiteral("xcomp")};
+        if (m_data.sentence && m_data.sentence->dependency)
+            for (const std::string &r : m_data.sentence->dependency->deprels)
+                if (r != "root" && !labels.contains(QString::fromStdString(r)))
+                    labels << QString::fromStdString(r);
+        labels.sort();
+    }
+    labels.removeDuplicates();
+    return labels;
+}
+
+QMenu *DependencyView::editMenu(int word, QWidget *parent)
+{
+    if (!m_editable || !m_data.sentence || !m_data.sentence->dependency || word < 0 ||
+        word >= static_cast<int>(m_data.sentence->dependency->size()))
+        return nullptr;
+    const DependencyTree &tree = *m_data.sentence->dependency;
+    const auto words = m_data.sentence->words();
+    auto name = [&words](int w) { return QString::fromStdString(words[static_cast<std::size_t>(w)]); };
+    const int w = word + 1;
+    auto *menu = new QMenu(parent);
+    auto ask = [this](const QString &edit) { Q_EMIT treeEditRequested(edit); };
+    QAction *root = menu->addAction(tr("Make \u201c%1\u201d the &root").arg(name(word)));
+    root->setEnabled(tree.heads[static_cast<std::size_t>(word)] != 0);
+    connect(root, &QAction::triggered, this, [ask, w] { ask(QStringLiteral("head %1=0").arg(w)); });
+    QMenu *attach = menu->addMenu(tr("&Attach \u201c%1\u201d to").arg(name(word)));
+    for (int h = 0; h < static_cast<int>(words.size()); ++h) {
+        if (h == word)
+            continue;
+        QAction *a = attach->addAction(QStringLiteral("%1 %2").arg(h + 1).arg(name(h)));
+        a->setCheckable(true);
+        a->setChecked(tree.heads[static_cast<std::size_t>(word)] == h + 1);
+        connect(a, &QAction::triggered, this, [ask, w, h] { ask(QStringLiteral("head %1=%2").arg(w).arg(h + 1)); });
+    }
+    QMenu *relation = menu->addMenu(tr("Re&lation of \u201c%1\u201d").arg(name(word)));
+    relation->setEnabled(tree.heads[static_cast<std::size_t>(word)] != 0);
+    const QString current = QString::fromStdString(tree.deprels[static_cast<std::size_t>(word)]);
+    for (const QString &label : relationLabels()) {
+        QAction *a = relation->addAction(label);
+        a->setCheckable(true);
+        a->setChecked(label == current);
+        connect(a, &QAction::triggered, this, [ask, w, label] { ask(QStringLiteral("label %1=%2").arg(w).arg(label)); });
+    }
+    return menu;
+}
+
+void DependencyView::mousePressEvent(QMouseEvent *event)
+{
+    // Editing: a press on a word starts dragging it onto its new head (no hand-drag).
+    if (m_editable && event->button() == Qt::LeftButton) {
+        const int w = wordAt(event->pos());
+        if (w >= 0) {
+            m_dragFrom = w;
+            m_pressPos = event->pos();
+            event->accept();
+            return;
+        }
+    }
+    QGraphicsView::mousePressEvent(event);
+}
+
+void DependencyView::mouseMoveEvent(QMouseEvent *event)
+{
+    if (m_dragFrom >= 0) {
+        if ((event->pos() - m_pressPos).manhattanLength() >= 5) {
+            const QRectF from = m_wordItems[static_cast<std::size_t>(m_dragFrom)]->sceneBoundingRect();
+            const QLineF line(QPointF(from.center().x(), from.top()), mapToScene(event->pos()));
+            if (!m_dragLine) {
+                m_dragLine = m_scene->addLine(line, QPen(QColor(0xd9, 0x5f, 0x02), 2.0, Qt::DashLine));
+                m_dragLine->setZValue(100);
+            } else {
+                m_dragLine->setLine(line);
+            }
+            const int over = wordAt(event->pos());
+            Q_EMIT hovered(over >= 0 && over != m_dragFrom ? tr("Drop to make word %1 the head of word %2").arg(over + 1).arg(m_dragFrom + 1)
+                                                           : tr("Drop on another word to make it the head"));
+        }
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseMoveEvent(event);
+}
+
+void DependencyView::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (m_dragFrom >= 0 && event->button() == Qt::LeftButton) {
+        const int from = m_dragFrom;
+        const bool dragged = (event->pos() - m_pressPos).manhattanLength() >= 5;
+        m_dragFrom = -1;
+        if (m_dragLine) {
+            m_scene->removeItem(m_dragLine);
+            delete m_dragLine;
+            m_dragLine = nullptr;
+        }
+        const int to = wordAt(event->pos());
+        event->accept();
+        if (!dragged && to == from)
+            Q_EMIT wordClicked(from); // a click, as without editing
+        else if (dragged && to >= 0 && to != from)
+            Q_EMIT treeEditRequested(QStringLiteral("head %1=%2").arg(from + 1).arg(to + 1));
+        return;
+    }
+    QGraphicsView::mouseReleaseEvent(event);
+}
+
+void DependencyView::contextMenuEvent(QContextMenuEvent *event)
+{
+    // The menu key: the focus word's menu.
+    const int w = event->reason() == QContextMenuEvent::Keyboard ? m_state.focusWord : wordAt(event->pos());
+    std::unique_ptr<QMenu> menu(editMenu(w, this));
+    if (!menu) {
+        QGraphicsView::contextMenuEvent(event);
+        return;
+    }
+    menu->exec(event->globalPos());
+}
+
 void DependencyView::rebuild()
 {
+    m_dragLine = nullptr; // the scene's items go
     m_scene->clear();
     m_wordItems.clear();
     m_treeArcs.clear();

@@ -28,6 +28,13 @@
 /// model reads `[none]` (farther than T), solid for infilled `a:b` pairs and head →
 /// dependent. Tooltips name the relation, the tree distance, the weight and the gate.
 ///
+/// Editing (issue 33, off by default: setEditable): drag a word onto another word to
+/// make that its head; a word's context menu (also from the keyboard's menu key, for
+/// the focus word) makes it the root, attaches it to any other word, or gives it
+/// another relation (the model's arc labels for a relation-aware model, else the UD
+/// relations and the sentence's own). Each asks with treeEditRequested() in the edit
+/// language of core/data/treeedit.h ("head 4=14"); whoever applies it checks it.
+///
 /// Scene items carry data(0) = kind ("word", "tree-arc", "relation-label",
 /// "attention-arc", "legend", "note") and data(1) = the word index / relation, for tests
 /// and tools. Arc items are QGraphicsPathItems whose pen colour is the arc colour.
@@ -41,8 +48,10 @@
 #include "viz/viewcommon.h"
 
 class QGraphicsItem;
+class QGraphicsLineItem;
 class QGraphicsSimpleTextItem;
 class QGraphicsScene;
+class QMenu;
 
 namespace treelens {
 
@@ -63,6 +72,16 @@ public:
     void setLayout(Layout layout);
     Layout layoutMode() const { return m_layout; }
     void setShowAttention(bool show);
+    /// Whether the user may edit the tree (drag, context menu); see the file comment.
+    void setEditable(bool editable);
+    bool isEditable() const { return m_editable; }
+    /// The relations the context menu offers (see the file comment).
+    QStringList relationLabels() const;
+    /// The context menu of word `word` (0-based), owned by the caller; nullptr when the
+    /// view is not editable or there is no such word.
+    QMenu *editMenu(int word, QWidget *parent = nullptr);
+    /// The word under `viewPos` (viewport coordinates), -1 when none.
+    int wordAt(const QPoint &viewPos) const;
 
     // For tests: what is in the scene.
     std::vector<QGraphicsItem *> wordItems() const;   ///< left to right
@@ -81,10 +100,16 @@ public:
 Q_SIGNALS:
     void hovered(const QString &text);
     void wordClicked(int word);
+    /// An edit of the tree the user asked for, in the edit language ("head 4=14").
+    void treeEditRequested(const QString &edit);
 
 protected:
     void wheelEvent(QWheelEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
 
 private:
     struct Arc;        // one tree arc being laid out (defined in the .cpp)
@@ -139,6 +164,10 @@ private:
     std::vector<AttentionArc> m_attentionArcs;
     bool m_topKApplied = false; ///< the last rebuild kept only the top-k per row
     QStringList m_notes;
+    bool m_editable = false;
+    int m_dragFrom = -1;                      ///< the word being dragged onto its new head
+    QPoint m_pressPos;
+    QGraphicsLineItem *m_dragLine = nullptr;  ///< from the dragged word to the mouse
 };
 
 } // namespace treelens

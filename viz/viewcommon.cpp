@@ -1,5 +1,7 @@
 #include "viz/viewcommon.h"
 
+#include "core/data/treeedit.h"
+
 #include <QPainter>
 
 #include <algorithm>
@@ -145,6 +147,12 @@ QString treeSourceNote(const Sentence &sentence, TreeKind kind)
     if (constituency ? !sentence.constituency : !sentence.dependency)
         return QString();
     const QString what = constituency ? QStringLiteral("Tree") : QStringLiteral("Dependency tree");
+    if (const std::string edited = editedTreeNote(sentence, constituency); !edited.empty()) {
+        QString text = QStringLiteral("%1: %2").arg(what, QString::fromStdString(edited));
+        if (!constituency && !sentence.dependency->isProjective())
+            text += QStringLiteral("; non-projective (arcs cross)");
+        return text;
+    }
     if (sentence.metadataValue(constituency ? "constituency_source" : "dependency_source") == "gold") {
         QString text = QStringLiteral("%1: gold, from the corpus file").arg(what);
         if (constituency) {
