@@ -44,6 +44,7 @@ void addBenchParseCommand(CLI::App &app, Action &action);
 void addProbeCommand(CLI::App &app, Action &action);
 void addProbeTablesCommand(CLI::App &app, Action &action);
 void addWhatifCommand(CLI::App &app, Action &action);
+void addExplainCommand(CLI::App &app, Action &action);
 
 /// Progress of a long run on stderr ("analyze: 1200 sentences"): a line
 /// updated in place on a terminal (at most 4 times a second), otherwise a line

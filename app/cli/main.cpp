@@ -41,6 +41,7 @@ int main(int argc, char **argv)
     addProbeCommand(app, action);
     addProbeTablesCommand(app, action);
     addWhatifCommand(app, action);
+    addExplainCommand(app, action);
 
     try {
         app.parse(argc, argv);

@@ -35,6 +35,28 @@ std::vector<std::string> availableEncoderFamilies()
     return out;
 }
 
+Result<std::vector<Attribution>> Encoder::explain(const std::vector<EncoderInput> &, const ExplainOptions &options,
+                                                  const RunControl *)
+{
+    const EncoderInfo &i = info();
+    const std::string name = i.name.empty() ? "this " + i.family + " model" : i.name;
+    if (!i.outputs.prediction)
+        return Error{name + " makes no prediction to explain (" + std::string(methodName(options.method)) +
+                     " attributes a classifier's or a pair scorer's output)"};
+    return Error{name + ": " + methodName(options.method) + " attributions are not available for the " + i.family +
+                 " family yet (attention rollout is: --method rollout)"};
+}
+
+const char *methodName(ExplainOptions::Method method)
+{
+    switch (method) {
+    case ExplainOptions::Method::IntegratedGradients: return "ig";
+    case ExplainOptions::Method::GradientInput: return "grad-input";
+    case ExplainOptions::Method::Rollout: return "rollout";
+    }
+    return "";
+}
+
 std::string singleSentenceRefusal(const EncoderInfo &info)
 {
     if (!info.pairInput)

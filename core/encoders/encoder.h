@@ -17,6 +17,7 @@
 #include "core/base/result.h"
 #include "core/base/runcontrol.h"
 #include "core/data/analysis.h"
+#include "core/encoders/explain.h"
 #include "core/data/dependencytree.h"
 #include "core/data/constituencytree.h"
 #include "core/data/induction.h"
@@ -114,6 +115,12 @@ public:
     /// result[input][layer] is tokens×d_model. For word-level probing.
     virtual Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &batch,
                                                                  const RunControl *control = nullptr) = 0;
+    /// Gradient attributions of the prediction over the input tokens (explain.h;
+    /// methods IntegratedGradients and GradientInput), one per input (a pair model's
+    /// input: both sentences). The default refuses with one line naming the family:
+    /// a family without a prediction, or whose attributions are not built yet.
+    virtual Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
+                                                     const RunControl *control = nullptr);
 };
 
 /// Clears the fields of `analysis` that `outputs` does not declare. A plain

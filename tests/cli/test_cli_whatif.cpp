@@ -1,6 +1,7 @@
 // whatif (issue 33) end to end: the edited tree's `after` equals `analyze` on a file
 // edited by hand here (the CoNLL-U HEAD/DEPREL columns, a PTB bracket), for the shipped
 // tree-reading models; a cycle is refused naming it.
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -226,4 +227,78 @@ TEST(CliWhatif, AModelThatDoesNotReadTheTreeSaysSo)
     ASSERT_TRUE(j["delta"]["comparisons"].contains("head_share"));
     const auto t = cli("whatif --input " + q(input) + " --edit 'head 3=1'");
     EXPECT_NE(t.out.find("does not read the edited tree"), std::string::npos) << t.out;
+}
+
+// explain (issue 34): f(input) is analyze's log-probability (classifier) and score-pairs'
+// score (pair scorer); every subtree's attribution is the sum of its words'; Integrated
+// Gradients with 256 steps closes the completeness gap to 2%.
+TEST(CliExplain, MatchesAnalyzeAndScorePairsAndSubtreesSumTheirWords)
+{
+    const std::string dt = q(model("dependency-transformer-en-polarity.safetensors"));
+    const std::string input = writeTemp("explain.conllu", "1\tthe\t_\tDET\t_\t_\t2\tdet\t_\t_\n"
+                                                          "2\tfilm\t_\tNOUN\t_\t_\t5\tnsubj\t_\t_\n"
+                                                          "3\tis\t_\tAUX\t_\t_\t5\tcop\t_\t_\n"
+                                                          "4\tnot\t_\tPART\t_\t_\t5\tadvmod\t_\t_\n"
+                                                          "5\tfunny\t_\tADJ\t_\t_\t0\troot\t_\t_\n"
+                                                          "6\t.\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n\n");
+    const auto r = cli("explain --model " + dt + " --input " + q(input) + " --steps 256 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    const json byAnalyze = analyzeJson("--model " + dt + " --input " + q(input));
+    const auto &labels = byAnalyze["prediction"]["labels"];
+    const std::string label = byAnalyze["prediction"]["label"];
+    std::size_t k = 0;
+    while (labels[k] != label)
+        ++k;
+    EXPECT_EQ(j["target"], label);
+    EXPECT_NEAR(j["f_input"].get<double>(), std::log(byAnalyze["prediction"]["probabilities"][k].get<double>()), 1e-4);
+    const double delta = j["f_input"].get<double>() - j["f_baseline"].get<double>();
+    EXPECT_LT(std::abs(j["completeness_gap"].get<double>()), 0.02 * std::abs(delta));
+    ASSERT_EQ(j["words"].size(), 6u);
+    ASSERT_FALSE(j["subtrees"].empty());
+    for (const auto &s : j["subtrees"]) {
+        double sum = 0.0;
+        for (const auto &w : s["words"])
+            sum += j["words"][w.get<std::size_t>() - 1]["attribution"].get<double>();
+        EXPECT_NEAR(s["attribution"].get<double>(), sum, 1e-9) << s.dump();
+    }
+
+    // GGSA on pairs: f(input) is the score score-pairs writes.
+    const std::string ggsa = q(model("ggsa-en-wikiqa.safetensors"));
+    const std::string pairs = writeTemp("explain-pairs.tsv", "q1\twho wrote hamlet ?\tshakespeare wrote hamlet .\t1\n"
+                                                             "q1\twho wrote hamlet ?\tthe river is wide .\t0\n");
+    const auto e = cli("explain --model " + ggsa + " --pairs " + q(pairs) + " --steps 256 --json");
+    ASSERT_EQ(e.code, 0) << e.err;
+    const auto s = cli("score-pairs --model " + ggsa + " --input " + q(pairs));
+    ASSERT_EQ(s.code, 0) << s.err;
+    std::istringstream lines(e.out), scores(s.out);
+    std::string line, row;
+    std::getline(scores, row); // header
+    int n = 0;
+    while (std::getline(lines, line) && std::getline(scores, row)) {
+        const json p = json::parse(line);
+        const double score = std::stod(row.substr(row.rfind('\t') + 1));
+        EXPECT_NEAR(p["f_input"].get<double>(), score, 1e-4) << row;
+        // Within 2% of f(input) - f(baseline); where the score hardly moves between the
+        // baseline and the input (|delta| < 0.01) the relative gap is noise over a tiny
+        // denominator, and the absolute gap stays under 1e-3 (docs/explanations.md).
+        const double delta = p["f_input"].get<double>() - p["f_baseline"].get<double>();
+        const double gap = std::abs(p["completeness_gap"].get<double>());
+        if (std::abs(delta) >= 0.01)
+            EXPECT_LT(gap, 0.02 * std::abs(delta)) << row;
+        else
+            EXPECT_LT(gap, 1e-3) << row;
+        ASSERT_TRUE(p.contains("first") && p.contains("second"));
+        EXPECT_EQ(p["second"]["words"].size(), p["pair"] == 1 ? 4u : 5u);
+        ++n;
+    }
+    EXPECT_EQ(n, 2);
+    // A model without a prediction says so.
+    const auto none = cli("explain --input " + q(input));
+    EXPECT_EQ(none.code, 1);
+    EXPECT_NE(none.err.find("makes no prediction to explain"), std::string::npos) << none.err;
+    // Rollout runs on any model with attention and says what it is.
+    const auto ro = cli("explain --method rollout --input " + q(input));
+    EXPECT_EQ(ro.code, 0) << ro.err;
+    EXPECT_NE(ro.out.find("rollout, attention rolled out"), std::string::npos) << ro.out;
 }

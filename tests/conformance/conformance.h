@@ -33,45 +33,54 @@ struct ModelLine {
     /// `probe`'s refusal, or "" when it probes the model (a pair model whose encoder reads
     /// both sentences together has no states of one sentence).
     const char *probeRefuses = "";
+    /// `explain`'s refusal (Integrated Gradients), or "" when it explains the model's
+    /// prediction: a model without one, or a family without gradient attributions yet.
+    const char *explainRefuses = "";
 };
+
+inline constexpr const char *kNoPrediction = "makes no prediction to explain";
+inline constexpr const char *kNoAttributionsYet = "attributions are not available for the";
 
 inline const std::vector<ModelLine> &models()
 {
     static const std::vector<ModelLine> lines = {
         // The shipped models.
         {"tree_transformer_en_small", "shipped/tree-transformer-en-small.safetensors", Kind::Sentence, "tree:",
-         "constituency,dependency,prior,attention,overview,links"},
+         "constituency,dependency,prior,attention,overview,links", "", "", kNoPrediction},
         {"transformer_en_small", "shipped/transformer-en-small.safetensors", Kind::Sentence, "no constituent prior",
-         "constituency,dependency,attention,overview"},
+         "constituency,dependency,attention,overview", "", "", kNoPrediction},
         {"dependency_transformer_en_polarity", "shipped/dependency-transformer-en-polarity.safetensors", Kind::Sentence,
          "prediction:", "constituency,dependency,attention,overview,relations,gate,gates"},
         {"dependency_transformer_en_trec", "shipped/dependency-transformer-en-trec.safetensors", Kind::Sentence, "prediction:",
          "constituency,dependency,attention,overview,relations,gate,gates"},
         {"dependency_transformer_en_rte", "shipped/dependency-transformer-en-rte.safetensors", Kind::Pair, "", ""},
         {"dtt_edges_en_polarity", "shipped/dtt-edges-en-polarity.safetensors", Kind::Sentence, "prediction:",
-         "constituency,dependency,composition"},
+         "constituency,dependency,composition", "", "", kNoAttributionsYet},
         {"ggsa_en_wikiqa", "shipped/ggsa-en-wikiqa.safetensors", Kind::Pair, "", ""},
         {"iggsa_en_wikiqa", "shipped/iggsa-en-wikiqa.safetensors", Kind::Pair, "", ""},
-        {"tat_en_wikiqa", "shipped/tat-en-wikiqa.safetensors", Kind::Pair, "", "", "", "probe its pair vectors with treelens-cli probe-pairs"},
-        {"tree_lstm_attention_en_rte", "shipped/tree-lstm-attention-en-rte.safetensors", Kind::Pair, "", ""},
+        {"tat_en_wikiqa", "shipped/tat-en-wikiqa.safetensors", Kind::Pair, "", "", "", "probe its pair vectors with treelens-cli probe-pairs",
+         kNoAttributionsYet},
+        {"tree_lstm_attention_en_rte", "shipped/tree-lstm-attention-en-rte.safetensors", Kind::Pair, "", "", "", "", kNoAttributionsYet},
         // One model per family from each reference fixture (import-checkpoint; make_models.sh).
         {"fixture_tree_transformer", "fixture/fixture-tree-transformer.safetensors", Kind::Sentence, "tree:",
-         "constituency,dependency,prior,attention,overview,links"},
+         "constituency,dependency,prior,attention,overview,links", "", "", kNoPrediction},
         {"fixture_dependency_transformer", "fixture/fixture-dependency-transformer.safetensors", Kind::Sentence,
          "prediction:", "constituency,dependency,attention,overview,relations,gate,gates"},
         {"fixture_ggsa", "fixture/fixture-ggsa.safetensors", Kind::Pair, "", ""},
         {"fixture_iggsa", "fixture/fixture-iggsa.safetensors", Kind::Pair, "", ""},
         {"fixture_tree_aggregation_transformer", "fixture/fixture-tree-aggregation-transformer.safetensors", Kind::Pair, "",
-         "", "", "probe its pair vectors with treelens-cli probe-pairs"},
-        {"fixture_rec_ctt", "fixture/fixture-rec-ctt.safetensors", Kind::Pair, "", ""},
-        {"fixture_rec_dtt", "fixture/fixture-rec-dtt.safetensors", Kind::Pair, "", ""},
+         "", "", "probe its pair vectors with treelens-cli probe-pairs", kNoAttributionsYet},
+        {"fixture_rec_ctt", "fixture/fixture-rec-ctt.safetensors", Kind::Pair, "", "", "", "", kNoAttributionsYet},
+        {"fixture_rec_dtt", "fixture/fixture-rec-dtt.safetensors", Kind::Pair, "", "", "", "", kNoAttributionsYet},
         {"fixture_rec_dtte", "fixture/fixture-rec-dtte.safetensors", Kind::Pair, "", "",
-         "is not in the model's edge-label table"},
-        {"fixture_rec_treelstm_cs", "fixture/fixture-rec-treelstm.cs.safetensors", Kind::Pair, "", ""},
-        {"fixture_rec_treelstm_bin", "fixture/fixture-rec-treelstm.bin.safetensors", Kind::Pair, "", ""},
+         "is not in the model's edge-label table", "", kNoAttributionsYet},
+        {"fixture_rec_treelstm_cs", "fixture/fixture-rec-treelstm.cs.safetensors", Kind::Pair, "", "", "", "", kNoAttributionsYet},
+        {"fixture_rec_treelstm_bin", "fixture/fixture-rec-treelstm.bin.safetensors", Kind::Pair, "", "", "", "", kNoAttributionsYet},
         // Hugging Face folders as the library writes them (the pretrained-transformer family), opened in place.
-        {"hf_bert_tiny_random", "hf/bert-tiny-random", Kind::Sentence, "holds:", "constituency,dependency,attention,pieces,overview"},
-        {"hf_roberta_tiny_random", "hf/roberta-tiny-random", Kind::Sentence, "holds:", "constituency,dependency,attention,pieces,overview"},
+        {"hf_bert_tiny_random", "hf/bert-tiny-random", Kind::Sentence, "holds:", "constituency,dependency,attention,pieces,overview",
+         "", "", kNoPrediction},
+        {"hf_roberta_tiny_random", "hf/roberta-tiny-random", Kind::Sentence, "holds:",
+         "constituency,dependency,attention,pieces,overview", "", "", kNoPrediction},
     };
     return lines;
 }

@@ -2,6 +2,7 @@
 // through every treelens-cli command that opens a model (docs/conformance.md).
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -59,6 +60,14 @@ const std::vector<CliDoor> &cliDoors()
          result("constituency tree: edited (from the "), refusal("--pairs")},
         {"whatif_pairs", "whatif --pairs {PAIRS} --side second --model {M} --edit 'label 2=dep'",
          result("pair 1, second sentence:"), result("pair 1, second sentence:")},
+        // Attributions (issue 34): Integrated Gradients (few steps: the cell checks the door, the
+        // tests check the numbers) on a sentence and on pairs, and attention rollout.
+        {"explain_text", "explain --steps 4 --model {M} \"The old man saw a red kite .\"", result("sentence 1: ig"),
+         refusal("--pairs")},
+        {"explain_pairs", "explain --steps 4 --json --pairs {PAIRS} --model {M}", result("\"completeness_gap\""),
+         result("\"completeness_gap\"")},
+        {"explain_rollout", "explain --method rollout --model {M} \"The old man saw a red kite .\"", result("sentence 1: rollout"),
+         refusal("--pairs")},
         // Probing reads each sentence as the model's encoder reads one (a pair model: one side).
         {"probe", "probe --task sentlen,structural-depth --epochs 1 --json --train {GOLD} --test {GOLD} --model {M}",
          result("\"tasks\""), result("\"tasks\"")},
@@ -115,8 +124,15 @@ TEST_P(CliMatrix, Cell)
     ASSERT_NE(r.code, -1) << cell << ": killed by a signal\n" << r.err;
     ASSERT_NE(r.code, 124) << cell << ": did not finish in 600 s";
     Expect e = m.kind == Kind::Pair ? d.pairModel : d.sentenceModel;
+    const std::string door = d.name;
+    if (e.result && *m.explainRefuses && (door == "explain_text" || door == "explain_pairs"))
+        e = refusal(m.explainRefuses);
     if (e.result && *m.refuses)
         e = refusal(m.refuses);
+    // Rollout needs attention matrices (a recursive model composes nodes instead).
+    const auto views = split(m.views);
+    if (e.result && door == "explain_rollout" && std::find(views.begin(), views.end(), "attention") == views.end())
+        e = refusal("needs the model's attention matrices");
     if (e.result && *m.probeRefuses && std::string(d.name) == "probe")
         e = refusal(m.probeRefuses);
     const std::string needle = replaceAll(e.needle, "{TEXT}", m.text);

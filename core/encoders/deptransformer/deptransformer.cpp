@@ -10,6 +10,7 @@
 
 #include "core/base/strings.h"
 #include "core/data/overlays.h"
+#include "core/encoders/common/attribution.h"
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
 #include "core/encoders/common/fixturerunner.h"
@@ -99,6 +100,106 @@ public:
             a.prediction = predictionOf(floatTensorData(probs[static_cast<std::int64_t>(i)]).toFloat(), m_native.pairClasses,
                                         PredictionScore::Last);
             a.second.push_back(std::move((*analysed)[2 * i + 1]));
+            out.push_back(std::move(a));
+        }
+        return out;
+    }
+
+    /// Integrated Gradients / gradient x input over the word embeddings (Encoder::explain):
+    /// a classifier's log p(target); a pair model's score p(last label) through its pair
+    /// head on both sentences' [root] vectors (log p(target) with a target).
+    Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
+                                             const RunControl *control) override
+    {
+        if (options.method == ExplainOptions::Method::Rollout)
+            return Error{"attention rollout is computed from the analysis, not by the family"};
+        const auto &weight = m_net.named().at("emb.word.weight");
+        auto baseline = baselineEmbedding(options.baseline, weight, m_native.config.padId, m_vocab);
+        if (!baseline)
+            return baseline.error();
+        const bool pair = m_info.pairInput;
+        const auto &labels = pair ? m_native.pairClasses : m_native.classes;
+        if (labels.empty())
+            return Error{(m_info.name.empty() ? std::string("this model") : m_info.name) + " has no classifier to explain"};
+        std::vector<Attribution> out;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const EncoderInput &in = batch[i];
+            if (pair && in.secondWords.empty())
+                return makeError("sentence " + std::to_string(i + 1), singleSentenceRefusal(m_info));
+            std::vector<deptrans::Prepared> prepared;
+            const int sides = pair ? 2 : 1;
+            for (int side = 0; side < sides; ++side) {
+                const auto &words = side == 0 ? in.words : in.secondWords;
+                const auto &tree = side == 0 ? in.dependency : in.secondDependency;
+                if (!tree || tree->size() != words.size())
+                    return makeError("sentence " + std::to_string(i + 1),
+                                     "the dependency-transformer needs a dependency tree of the words (parse the sentence first)");
+                auto p = deptrans::prepareSentence(m_vocab.ids(words, Vocabulary::Match::Lowercase, m_native.config.unkId), *tree,
+                                                   m_native.config, m_native.relations);
+                if (!p)
+                    return makeError("sentence " + std::to_string(i + 1), p.message());
+                prepared.push_back(std::move(*p));
+            }
+            auto tensorsFor = [&](int side, std::int64_t copies) {
+                std::vector<const deptrans::Prepared *> items(static_cast<std::size_t>(copies), &prepared[static_cast<std::size_t>(side)]);
+                return deptrans::batchTensors(items, m_native.config, m_native.relations.padId(), m_net.device());
+            };
+            auto logitsOf = [&](std::int64_t copies) {
+                if (!pair) {
+                    auto t = tensorsFor(0, copies);
+                    return m_net.forward(t[0], t[1], t[2], t[3], t[4], false).logits;
+                }
+                AttributionScope *scope = AttributionScope::current();
+                if (scope)
+                    scope->setSide(0);
+                auto ta = tensorsFor(0, copies);
+                auto va = m_net.forward(ta[0], ta[1], ta[2], ta[3], ta[4], false).sentence;
+                if (scope)
+                    scope->setSide(1);
+                auto tb = tensorsFor(1, copies);
+                auto vb = m_net.forward(tb[0], tb[1], tb[2], tb[3], tb[4], false).sentence;
+                return m_net.pairHead(va, vb).back();
+            };
+            // The target: the one asked for, else the predicted label (a pair model: its score).
+            std::int64_t target = -1;
+            if (!options.target.empty()) {
+                const auto it = std::find(labels.begin(), labels.end(), options.target);
+                if (it == labels.end())
+                    return Error{"--target '" + options.target + "' is not a label of the model (" + join(labels, ", ") + ")"};
+                target = it - labels.begin();
+            }
+            bool score = false;
+            if (target < 0) {
+                if (pair) {
+                    score = true;
+                    target = static_cast<std::int64_t>(labels.size()) - 1;
+                } else {
+                    torch::NoGradGuard ng;
+                    target = logitsOf(1).argmax(-1).item<std::int64_t>();
+                }
+            }
+            Attribution a;
+            a.target = score ? "score" : labels[static_cast<std::size_t>(target)];
+            a.quantity = score ? "pair score p(" + labels.back() + ")" : "log p(" + labels[static_cast<std::size_t>(target)] + ")";
+            auto per = integrateGradients(
+                [&](std::int64_t copies) {
+                    const auto logits = logitsOf(copies);
+                    return score ? torch::softmax(logits, -1).select(1, target) : torch::log_softmax(logits, -1).select(1, target);
+                },
+                std::vector<torch::Tensor>(static_cast<std::size_t>(sides), *baseline), options, a, control);
+            if (!per)
+                return per.error();
+            for (int side = 0; side < sides; ++side) {
+                SideAttribution sa;
+                sa.words = side == 0 ? in.words : in.secondWords;
+                sa.tokens = {"[root]"};
+                sa.tokens.insert(sa.tokens.end(), sa.words.begin(), sa.words.end());
+                sa.token = (*per)[static_cast<std::size_t>(side)];
+                sa.token.resize(sa.tokens.size(), 0.0);
+                sa.specials = sa.token[0];
+                sa.word.assign(sa.token.begin() + 1, sa.token.end());
+                a.sides.push_back(std::move(sa));
+            }
             out.push_back(std::move(a));
         }
         return out;

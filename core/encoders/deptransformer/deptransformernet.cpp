@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "core/encoders/common/attribution.h"
 #include "core/encoders/common/torchtensors.h"
 
 namespace treelens::deptrans {
@@ -134,7 +135,8 @@ Output Net::forward(const torch::Tensor &ids, const torch::Tensor &positions, co
     const auto B = ids.size(0), L = ids.size(1);
     const std::int64_t H = m_config.heads, dk = m_config.dHead();
     const float ninf = -std::numeric_limits<float>::infinity();
-    auto x = torch::embedding(p("emb.word.weight"), ids) + torch::embedding(p("emb.pos.weight"), positions);
+    // The word embeddings through inputEmbedding: what attributions differentiate (common/attribution.h).
+    auto x = inputEmbedding(p("emb.word.weight"), ids) + torch::embedding(p("emb.pos.weight"), positions);
     if (c.levelEmbedding)
         x = x + torch::embedding(p("emb.level.weight"), levels);
     x = drop(x);

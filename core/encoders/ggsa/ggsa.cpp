@@ -9,6 +9,7 @@
 
 #include "core/base/strings.h"
 #include "core/data/overlays.h"
+#include "core/encoders/common/attribution.h"
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
 #include "core/encoders/common/fixturerunner.h"
@@ -180,6 +181,62 @@ public:
                                                          const RunControl *control) override
     {
         return layerStatesByAnalysis(batch, control);
+    }
+
+    /// Integrated Gradients / gradient x input over both sentences' word embeddings: the
+    /// pair's score (cosine or p[relevant], what score-pairs ranks by), or log p(target).
+    Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
+                                             const RunControl *control) override
+    {
+        if (options.method == ExplainOptions::Method::Rollout)
+            return Error{"attention rollout is computed from the analysis, not by the family"};
+        const auto &cfg = m_net.config();
+        auto baseline = baselineEmbedding(options.baseline, m_net.named().at("embed.weight"), cfg.padId, m_vocab);
+        if (!baseline)
+            return baseline.error();
+        std::int64_t target = -1;
+        if (!options.target.empty()) {
+            const auto it = std::find(kLabels.begin(), kLabels.end(), options.target);
+            if (it == kLabels.end())
+                return Error{"--target '" + options.target + "' is not a label of the model (" + join(kLabels, ", ") + ")"};
+            target = it - kLabels.begin();
+        }
+        std::vector<Attribution> out;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const EncoderInput &in = batch[i];
+            if (in.secondWords.empty())
+                return makeError("input " + std::to_string(i + 1), singleSentenceRefusal(m_info));
+            if (auto s = checkLength(in.words, i, "first"); !s)
+                return s.error();
+            if (auto s = checkLength(in.secondWords, i, "second"); !s)
+                return s.error();
+            const auto q = ids(in.words), a = ids(in.secondWords);
+            Attribution at;
+            at.target = target < 0 ? "score" : kLabels[static_cast<std::size_t>(target)];
+            at.quantity = target >= 0 ? "log p(" + kLabels[static_cast<std::size_t>(target)] + ")"
+                                      : (cfg.score == "mlp" ? "pair score p(relevant)" : "pair score (cosine)");
+            auto per = integrateGradients(
+                [&](std::int64_t copies) {
+                    auto [qIds, qMask] = padIds(std::vector<std::vector<std::int64_t>>(static_cast<std::size_t>(copies), q), cfg.padId, m_net.device());
+                    auto [aIds, aMask] = padIds(std::vector<std::vector<std::int64_t>>(static_cast<std::size_t>(copies), a), cfg.padId, m_net.device());
+                    auto res = m_net.forward(qIds, qMask, aIds, aMask, ggsa::AttentionKernel::Blocked, false, false);
+                    return target < 0 ? res.score : torch::log_softmax(res.logits, 1).select(1, target);
+                },
+                {*baseline, *baseline}, options, at, control);
+            if (!per)
+                return per.error();
+            for (int side = 0; side < 2; ++side) {
+                SideAttribution sa;
+                sa.words = side == 0 ? in.words : in.secondWords;
+                sa.tokens = sa.words;
+                sa.token = (*per)[static_cast<std::size_t>(side)];
+                sa.token.resize(sa.tokens.size(), 0.0);
+                sa.word = sa.token;
+                at.sides.push_back(std::move(sa));
+            }
+            out.push_back(std::move(at));
+        }
+        return out;
     }
 
 private:

@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include "core/encoders/common/attribution.h"
 #include "core/encoders/common/torchtensors.h"
 
 namespace treelens::ggsa {
@@ -250,7 +251,8 @@ torch::Tensor Net::encode(const std::string &side, const torch::Tensor &ids, con
 {
     const auto &c = m_config;
     const auto L = ids.size(1);
-    auto x = torch::embedding(p("embed.weight"), ids);
+    // Through inputEmbedding: what attributions differentiate (the question side 0, the answer 1).
+    auto x = inputEmbedding(p("embed.weight"), ids, side == "q_enc" ? 0 : 1);
     if (c.embeddingScale != 1.0)
         x = x * c.embeddingScale;
     if (c.overlapFeature && overlap.defined())

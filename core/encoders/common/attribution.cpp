@@ -1,0 +1,151 @@
+#include "core/encoders/common/attribution.h"
+
+#include <algorithm>
+
+#include <torch/autograd.h>
+#include <torch/torch.h>
+
+#include "core/encoders/common/vocabulary.h"
+
+namespace treelens {
+
+namespace {
+thread_local AttributionScope *g_scope = nullptr;
+}
+
+AttributionScope::AttributionScope(torch::Tensor alphas, std::vector<torch::Tensor> baselines)
+    : m_alphas(std::move(alphas)), m_baselines(std::move(baselines)), m_outer(g_scope)
+{
+    leaves.resize(m_baselines.size());
+    differences.resize(m_baselines.size());
+    g_scope = this;
+}
+
+AttributionScope::~AttributionScope() { g_scope = m_outer; }
+
+AttributionScope *AttributionScope::current() { return g_scope; }
+
+torch::Tensor AttributionScope::apply(const torch::Tensor &embedded, int side)
+{
+    if (side < 0)
+        side = m_side;
+    if (side >= static_cast<int>(m_baselines.size()))
+        return embedded;
+    const auto e = embedded.detach();
+    auto base = m_baselines[static_cast<std::size_t>(side)].to(e.device(), e.scalar_type());
+    if (base.dim() == 1)
+        base = base.view({1, 1, -1});
+    else
+        base = base.unsqueeze(0);
+    const auto diff = e - base;                                      // [S, L, d]
+    const auto alpha = m_alphas.to(e.device(), e.scalar_type()).view({-1, 1, 1});
+    auto x = (base + alpha * diff).detach().requires_grad_(true);
+    leaves[static_cast<std::size_t>(side)] = x;
+    differences[static_cast<std::size_t>(side)] = diff;
+    return x;
+}
+
+Result<torch::Tensor> baselineEmbedding(const std::string &baseline, const torch::Tensor &weight, int padId,
+                                        const Vocabulary &vocab)
+{
+    if (baseline.empty() || baseline == "zero")
+        return torch::zeros({weight.size(1)}, weight.options());
+    int id = baseline == "pad" ? padId : vocab.id(baseline);
+    if (id < 0 || id >= weight.size(0))
+        return Error{"the baseline token '" + baseline + "' is not in the model's vocabulary (or use zero, pad)"};
+    return weight[id].detach().clone();
+}
+
+torch::Tensor inputEmbedding(const torch::Tensor &weight, const torch::Tensor &ids, int side)
+{
+    auto e = torch::embedding(weight, ids);
+    if (AttributionScope *s = AttributionScope::current())
+        return s->apply(e, side);
+    return e;
+}
+
+Result<std::vector<std::vector<double>>> integrateGradients(const std::function<torch::Tensor(std::int64_t)> &forward,
+                                                            const std::vector<torch::Tensor> &baselines,
+                                                            const ExplainOptions &options, Attribution &out,
+                                                            const RunControl *control)
+{
+    torch::AutoGradMode grad(true);
+    // f(input) and f(baseline), one copy each.
+    for (double alpha : {1.0, 0.0}) {
+        AttributionScope scope(torch::tensor({static_cast<float>(alpha)}), baselines);
+        const double f = forward(1).detach().to(torch::kCPU).to(torch::kDouble).item<double>();
+        (alpha == 1.0 ? out.fInput : out.fBaseline) = f;
+    }
+    const bool ig = options.method == ExplainOptions::Method::IntegratedGradients;
+    const int steps = ig ? std::max(1, options.steps) : 1;
+    const int chunk = std::max(1, options.stepBatch);
+    std::vector<torch::Tensor> sums(baselines.size()), diffs(baselines.size());
+    // Evaluates the gradients at `alphas`, adds them weighted by `weights` to `sums`, and
+    // returns each point's directional derivative f'(alpha) = sum_s grad . (input - baseline).
+    auto evaluate = [&](const std::vector<double> &alphas, const std::vector<double> &weights) -> Result<std::vector<double>> {
+        std::vector<double> slope;
+        for (std::size_t start = 0; start < alphas.size(); start += static_cast<std::size_t>(chunk)) {
+            if (control && control->isCancelled())
+                return Error{"cancelled"};
+            const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(chunk), alphas.size() - start);
+            std::vector<float> a(alphas.begin() + static_cast<std::ptrdiff_t>(start), alphas.begin() + static_cast<std::ptrdiff_t>(start + n));
+            std::vector<float> w(weights.begin() + static_cast<std::ptrdiff_t>(start), weights.begin() + static_cast<std::ptrdiff_t>(start + n));
+            AttributionScope scope(torch::tensor(a), baselines);
+            const auto value = forward(static_cast<std::int64_t>(n));
+            std::vector<torch::Tensor> inputs;
+            std::vector<std::size_t> which;
+            for (std::size_t s = 0; s < scope.leaves.size(); ++s)
+                if (scope.leaves[s].defined()) {
+                    inputs.push_back(scope.leaves[s]);
+                    which.push_back(s);
+                }
+            if (inputs.empty())
+                return Error{"the model's forward never looked its input words up (no embeddings to attribute)"};
+            const auto grads = torch::autograd::grad({value.sum()}, inputs, {}, false, false, true);
+            auto rowSlope = torch::zeros({static_cast<std::int64_t>(n)}, torch::kDouble);
+            const auto wt = torch::tensor(w).view({-1, 1, 1});
+            for (std::size_t k = 0; k < which.size(); ++k) {
+                const std::size_t s = which[k];
+                if (!grads[k].defined())
+                    continue;
+                const auto g = grads[k].detach().to(torch::kCPU);
+                const auto d = scope.differences[s].detach().to(torch::kCPU);
+                rowSlope += (g * d).sum({1, 2}).to(torch::kDouble);
+                const auto weighted = (g * wt.to(g.scalar_type())).sum(0);
+                sums[s] = sums[s].defined() ? sums[s] + weighted : weighted;
+                diffs[s] = d[0];
+            }
+            const auto rs = rowSlope.contiguous();
+            slope.insert(slope.end(), rs.data_ptr<double>(), rs.data_ptr<double>() + rs.numel());
+        }
+        return slope;
+    };
+    if (!ig) {
+        if (auto r = evaluate({1.0}, {1.0}); !r)
+            return r.error();
+    } else {
+        // The midpoint rule: exact for a linear integrand; the path's slope changes
+        // abruptly where ReLUs, max-pooling or softmax switch, and the completeness gap
+        // says how far the sum is from f(input) - f(baseline) then (docs/explanations.md).
+        std::vector<double> alphas, weights;
+        for (int k = 0; k < steps; ++k) {
+            alphas.push_back((k + 0.5) / steps);
+            weights.push_back(1.0 / steps);
+        }
+        if (auto r = evaluate(alphas, weights); !r)
+            return r.error();
+    }
+    std::vector<std::vector<double>> perSide(baselines.size());
+    for (std::size_t s = 0; s < baselines.size(); ++s) {
+        if (!sums[s].defined())
+            continue;
+        const auto a = (sums[s] * diffs[s]).sum(-1).to(torch::kDouble).contiguous();
+        perSide[s].assign(a.data_ptr<double>(), a.data_ptr<double>() + a.numel());
+    }
+    out.method = methodName(options.method);
+    out.steps = ig ? steps : 0;
+    out.baseline = options.baseline;
+    return perSide;
+}
+
+} // namespace treelens

@@ -1,0 +1,155 @@
+#include "core/eval/attribution.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace treelens {
+
+namespace {
+
+/// Rollout of one analysis' attention over its tokens: R (n x n, row-major).
+std::vector<double> rollout(const std::vector<std::vector<Matrix>> &attention, int n)
+{
+    std::vector<double> r(static_cast<std::size_t>(n) * n, 0.0);
+    for (int i = 0; i < n; ++i)
+        r[static_cast<std::size_t>(i) * n + i] = 1.0;
+    std::vector<double> a(r.size()), next(r.size());
+    for (const auto &layer : attention) {
+        std::fill(a.begin(), a.end(), 0.0);
+        int heads = 0;
+        for (const Matrix &m : layer) {
+            if (m.rows != n || m.cols != n)
+                continue;
+            ++heads;
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j)
+                    a[static_cast<std::size_t>(i) * n + j] += m.at(i, j);
+        }
+        if (heads == 0)
+            continue;
+        for (int i = 0; i < n; ++i) {
+            double sum = 0.0;
+            for (int j = 0; j < n; ++j) {
+                double &v = a[static_cast<std::size_t>(i) * n + j];
+                v = 0.5 * v / heads + (i == j ? 0.5 : 0.0);
+                sum += v;
+            }
+            for (int j = 0; j < n && sum > 0; ++j)
+                a[static_cast<std::size_t>(i) * n + j] /= sum;
+        }
+        // R <- Â R (the new layer on the left: R maps layer-0 tokens to the top's).
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) {
+                double s = 0.0;
+                for (int k = 0; k < n; ++k)
+                    s += a[static_cast<std::size_t>(i) * n + k] * r[static_cast<std::size_t>(k) * n + j];
+                next[static_cast<std::size_t>(i) * n + j] = s;
+            }
+        r.swap(next);
+    }
+    return r;
+}
+
+SideAttribution rolloutSide(const Analysis &a, bool clsToken)
+{
+    SideAttribution side;
+    side.tokens = a.tokens;
+    side.words = a.words;
+    const int n = static_cast<int>(a.tokens.size());
+    const auto r = rollout(a.attention, n);
+    side.token.assign(static_cast<std::size_t>(n), 0.0);
+    if (clsToken) {
+        for (int j = 0; j < n; ++j)
+            side.token[static_cast<std::size_t>(j)] = r[static_cast<std::size_t>(j)];
+    } else if (!a.wordToken.empty()) {
+        for (int w : a.wordToken)
+            for (int j = 0; j < n; ++j)
+                side.token[static_cast<std::size_t>(j)] += r[static_cast<std::size_t>(w) * n + j] / static_cast<double>(a.wordToken.size());
+    }
+    std::vector<bool> isWord(static_cast<std::size_t>(n), false);
+    for (int t : a.wordToken) {
+        side.word.push_back(t >= 0 && t < n ? side.token[static_cast<std::size_t>(t)] : 0.0);
+        if (t >= 0 && t < n)
+            isWord[static_cast<std::size_t>(t)] = true;
+    }
+    for (int j = 0; j < n; ++j)
+        if (!isWord[static_cast<std::size_t>(j)])
+            side.specials += side.token[static_cast<std::size_t>(j)];
+    return side;
+}
+
+} // namespace
+
+Result<Attribution> attentionRollout(const Analysis &analysis, bool clsToken)
+{
+    if (analysis.attention.empty())
+        return Error{"attention rollout needs the model's attention matrices, and this analysis has none"};
+    Attribution out;
+    out.method = "rollout";
+    out.target = "attention";
+    out.quantity = clsToken ? "attention rolled out from the " + (analysis.tokens.empty() ? std::string("first") : "'" + analysis.tokens.front() + "'") + " token"
+                            : "attention rolled out, mean over the words";
+    out.sides.push_back(rolloutSide(analysis, clsToken));
+    for (const Analysis &second : analysis.second)
+        if (!second.attention.empty())
+            out.sides.push_back(rolloutSide(second, clsToken));
+    return out;
+}
+
+Result<std::vector<SubtreeAttribution>> subtreeAttributions(const Sentence &sentence, const std::vector<double> &wordAttribution)
+{
+    const int n = static_cast<int>(wordAttribution.size());
+    std::vector<SubtreeAttribution> out;
+    if (sentence.dependency) {
+        const DependencyTree &t = *sentence.dependency;
+        if (static_cast<int>(t.size()) != n)
+            return Error{"the dependency tree has " + std::to_string(t.size()) + " words but there are " + std::to_string(n) +
+                         " attributions"};
+        for (int h = 0; h < n; ++h) {
+            std::vector<int> words;
+            for (int w = 0; w < n; ++w) {
+                // w is in h's subtree when h is on its path to the root.
+                int cur = w, guard = 0;
+                while (cur >= 0 && cur != h && guard++ <= n)
+                    cur = t.heads[static_cast<std::size_t>(cur)] - 1;
+                if (cur == h)
+                    words.push_back(w);
+            }
+            if (words.size() < 2)
+                continue;
+            SubtreeAttribution s;
+            s.kind = "dependency";
+            s.head = h;
+            s.label = h < static_cast<int>(t.deprels.size()) ? t.deprels[static_cast<std::size_t>(h)] : "";
+            s.start = words.front();
+            s.end = words.back() + 1;
+            for (int w : words)
+                s.attribution += wordAttribution[static_cast<std::size_t>(w)];
+            s.words = std::move(words);
+            out.push_back(std::move(s));
+        }
+    }
+    if (sentence.constituency && !sentence.constituency->empty()) {
+        const ConstituencyTree &t = *sentence.constituency;
+        if (t.wordCount() != n)
+            return Error{"the constituency tree has " + std::to_string(t.wordCount()) + " words but there are " +
+                         std::to_string(n) + " attributions"};
+        for (const LabeledSpan &span : t.spans(true)) {
+            if (span.end - span.start < 2)
+                continue;
+            SubtreeAttribution s;
+            s.kind = "constituent";
+            s.label = span.label;
+            s.start = span.start;
+            s.end = span.end;
+            for (int w = span.start; w < span.end; ++w) {
+                s.words.push_back(w);
+                s.attribution += wordAttribution[static_cast<std::size_t>(w)];
+            }
+            out.push_back(std::move(s));
+        }
+    }
+    return out;
+}
+
+} // namespace treelens

@@ -1,0 +1,43 @@
+#pragma once
+/// \file attribution.h
+/// Attributions on words and subtrees (issue 34), plain C++: attention rollout from an
+/// analysis, and the sums of word attributions over the subtrees of a sentence's trees.
+/// The gradient methods are the families' (Encoder::explain, core/encoders/explain.h).
+
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/data/analysis.h"
+#include "core/data/sentence.h"
+#include "core/encoders/explain.h"
+
+namespace treelens {
+
+/// Attention rollout (Abnar & Zuidema 2020) over Analysis::attention: per layer the
+/// mean over its heads mixed with the identity for the residual, Â = ½A + ½I with each
+/// row renormalised, multiplied from the first layer up, R = Â_L ⋯ Â_1; the relevance
+/// of token j is R[0][j] for a model that reads its prediction at a [root]/[CLS] token
+/// (`clsToken`), else the mean of R's rows over the words. A propagation of attention,
+/// not a gradient: it says which tokens the prediction's token drew on, not in which
+/// direction; its values are >= 0 and sum to 1 over the tokens. A pair analysis: each
+/// side's attention within its sentence (one side each). Errors without attention.
+Result<Attribution> attentionRollout(const Analysis &analysis, bool clsToken);
+
+/// One subtree's attribution: the sum over its words.
+struct SubtreeAttribution {
+    std::string kind;          ///< "dependency" (a word and all its dependents) or "constituent"
+    std::string label;         ///< the head word's relation, or the phrase label
+    int head = -1;             ///< dependency: the head word (0-based)
+    int start = 0, end = 0;    ///< the words' extent [start, end) (a non-projective subtree has gaps)
+    std::vector<int> words;    ///< 0-based, in order
+    double attribution = 0.0;
+};
+
+/// Every dependency subtree of two words or more (each word with dependents: the word and
+/// its descendants) and every constituent of two words or more (phrases, the whole sentence
+/// included), each with the sum of `wordAttribution` over its words. The trees the sentence
+/// has (gold, parsed or edited); word counts must match (errors otherwise).
+Result<std::vector<SubtreeAttribution>> subtreeAttributions(const Sentence &sentence, const std::vector<double> &wordAttribution);
+
+} // namespace treelens
