@@ -26,6 +26,7 @@ class ConstituencyView;
 class ControlPanel;
 class CorpusPanel;
 class DependencyView;
+class ExplainPanel;
 class ExportService;
 class HeatmapView;
 class LinkStripView;
@@ -73,6 +74,8 @@ public:
     /// Tree editing (issue 33): the editor of the shown sentence's trees and the What-if dock.
     TreeEditor *treeEditor() { return m_editor; }
     WhatIfPanel *whatIfPanel() { return m_whatIf; }
+    /// The Explain dock (issue 34): attributions of the shown prediction.
+    ExplainPanel *explainPanel() { return m_explain; }
     /// The view exported as `name` (constituency, dependency, prior, attention,
     /// overview, links), brought up to date; nullptr for an unknown name.
     ExportableView *exportableView(const QString &name);
@@ -146,6 +149,7 @@ private:
     ProbingPanel *m_probing = nullptr;
     TreeEditor *m_editor = nullptr;
     WhatIfPanel *m_whatIf = nullptr;
+    ExplainPanel *m_explain = nullptr;
     QTextBrowser *m_inspector = nullptr;
     StatusLine *m_status = nullptr;
     bool m_waitingForAnalysis = false;

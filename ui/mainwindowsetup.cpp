@@ -27,6 +27,7 @@
 #include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
 #include "ui/exportactions.h"
+#include "ui/explainpanel.h"
 #include "ui/exportservice.h"
 #include "ui/modelpanel.h"
 #include "ui/probingpanel.h"
@@ -150,6 +151,14 @@ void MainWindow::createDocks()
         whatIfDock->show();
     });
     connect(m_editor->undoStack(), &QUndoStack::indexChanged, whatIfDock, [whatIfDock] { whatIfDock->show(); whatIfDock->raise(); });
+
+    // Why did the model decide (issue 34): attributions on the words and subtrees.
+    auto *explainDock = newDock(this, tr("Explain"), QStringLiteral("explainDock"));
+    m_explain = new ExplainPanel(&m_document, &m_jobs, explainDock);
+    explainDock->setWidget(m_explain);
+    addDockWidget(Qt::RightDockWidgetArea, explainDock);
+    tabifyDockWidget(inspectorDock, explainDock);
+    inspectorDock->raise();
 }
 
 void MainWindow::createActions()

@@ -92,6 +92,9 @@ public:
     std::vector<AttentionArc> attentionArcItems() const;
     /// The notes drawn above the tree: where it came from (gold or predicted), unknown words.
     QStringList notes() const { return m_notes; }
+    /// The attribution bands under the words (one per word; empty without attributions:
+    /// overlay::kAttributionWord), data(1) = the word.
+    std::vector<QGraphicsItem *> attributionBands() const { return m_attributionBands; }
 
     QSizeF exportSize() const override;
     void renderTo(QPainter *painter, const QRectF &target) override;
@@ -168,6 +171,7 @@ private:
     int m_dragFrom = -1;                      ///< the word being dragged onto its new head
     QPoint m_pressPos;
     QGraphicsLineItem *m_dragLine = nullptr;  ///< from the dragged word to the mouse
+    std::vector<QGraphicsItem *> m_attributionBands;
 };
 
 } // namespace treelens

@@ -40,6 +40,9 @@ inline bool recursivePending(int height, int step) { return step > 0 && height >
 /// A colour-blind-safe sequential colour map (viridis) for values in [0, 1]
 /// (clamped). Used for probabilities everywhere so views agree.
 QColor sequentialColor(double value);
+/// A diverging colour map for signed values in [-1, 1] (clamped): blue below 0, white
+/// at 0, red above (differences, attributions).
+QColor divergingColor(double value);
 /// White or `ink`, whichever reads better on `fill` (labels on coloured cells).
 QColor textOnColor(const QColor &fill, const QColor &ink = QColor(0x22, 0x22, 0x22));
 

@@ -70,12 +70,7 @@ std::vector<std::vector<double>> headShares(const Sentence &s, const Analysis &a
 
 QColor WhatIfView::divergingColor(double value)
 {
-    const double t = std::clamp(value, -1.0, 1.0);
-    const QColor lo(33, 102, 172), mid(247, 247, 247), hi(178, 24, 43);
-    const QColor &end = t < 0 ? lo : hi;
-    const double k = std::abs(t);
-    auto mix = [k](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * k)); };
-    return QColor(mix(mid.red(), end.red()), mix(mid.green(), end.green()), mix(mid.blue(), end.blue()));
+    return treelens::divergingColor(value);
 }
 
 WhatIfView::WhatIfView(QWidget *parent) : QGraphicsView(parent)

@@ -67,4 +67,15 @@ inline bool hasAggregationNodes(const Analysis &a)
     return !a.nodeAttention.empty() && a.gates.count(kTatNodeLevel) != 0;
 }
 
+// Attributions of the prediction (issue 34; the app's Explain dock writes them into a
+// copy of the analysis it shows): per word of this sentence [words], signed (a gradient
+// method) or >= 0 (rollout).
+inline constexpr const char *kAttributionWord = "attribution.word";
+
+inline const NamedArray *wordAttribution(const Analysis &a)
+{
+    const auto it = a.gates.find(kAttributionWord);
+    return it == a.gates.end() || it->second.data.size() != a.words.size() ? nullptr : &it->second;
+}
+
 } // namespace treelens::overlay

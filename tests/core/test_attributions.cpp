@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "core/encoders/common/attribution.h"
+#include "core/encoders/common/encodercache.h"
 #include "core/encoders/encoder.h"
 #include "core/eval/attribution.h"
 #include "core/eval/pairtable.h"
@@ -217,4 +218,20 @@ TEST(Attributions, AFamilyWithoutAPredictionSaysSo)
     auto r = (*enc)->explain({in}, ExplainOptions{});
     ASSERT_FALSE(r);
     EXPECT_NE(r.message().find("makes no prediction to explain"), std::string::npos) << r.message();
+}
+
+// The app reaches encoders through the cache, whose wrapper forwards explain too.
+TEST(Attributions, TheEncoderCacheForwardsExplain)
+{
+    EncoderCache cache;
+    auto enc = cache.get(shipped("dependency-transformer-en-polarity.safetensors"));
+    ASSERT_TRUE(enc) << enc.message();
+    EncoderInput in;
+    in.words = {"a", "fine", "film"};
+    in.dependency = DependencyTree{{3, 3, 0}, {"det", "amod", "root"}};
+    ExplainOptions o;
+    o.steps = 8;
+    auto r = (*enc)->explain({in}, o);
+    ASSERT_TRUE(r) << r.message();
+    EXPECT_EQ(r->front().sides.front().word.size(), 3u);
 }

@@ -2,17 +2,22 @@
 // the views' own events: a drag in the dependency view reattaches a word, its context
 // menu relabels one, a cycle is refused on the spot, undo goes back, and the What-if
 // dock compares the analyses before and after.
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include <QAction>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QApplication>
 #include <QGraphicsItem>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QTreeWidget>
 #include <QUndoStack>
 
 #include "core/encoders/encoder.h"
+#include "ui/explainpanel.h"
 #include "ui/mainwindow.h"
 #include "ui/treeeditor.h"
 #include "ui/whatifpanel.h"
@@ -272,4 +277,65 @@ TEST(TreeEditing, ARecursiveModelsNodesChange)
     EXPECT_FALSE(w.whatIfPanel()->quantityBox()->isEnabled()) << "no relation gates";
     QString error;
     EXPECT_TRUE(exportView(*cmp, QStringLiteral("/tmp/treelens-whatif-dtt.png"), &error)) << error.toStdString();
+}
+
+// The Explain dock (issue 34): Integrated Gradients on the shown sentence, the bands under
+// the dependency view's words, the ranked subtrees; rollout for a model without a prediction.
+TEST(Explaining, TheDockExplainsTheShownPredictionAndTheTreeDrawsIt)
+{
+    test::uiApp();
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(polarityModel()));
+    w.resize(1500, 950);
+    w.show();
+    ASSERT_TRUE(analyseAndWait(w, QString::fromLatin1(kReview)));
+    ExplainPanel *panel = w.explainPanel();
+    ASSERT_NE(panel, nullptr);
+    panel->setSteps(128);
+    bool done = false, ok = false;
+    QObject::connect(panel, &ExplainPanel::explained, [&](bool r) {
+        done = true;
+        ok = r;
+    });
+    panel->explain();
+    ASSERT_TRUE(waitFor([&] { return done; }, 60000));
+    ASSERT_TRUE(ok) << panel->summary().toStdString();
+    const auto result = panel->result();
+    ASSERT_TRUE(result);
+    const Prediction &p = *w.document()->analysis()->prediction;
+    const auto k = static_cast<std::size_t>(std::find(p.labels.begin(), p.labels.end(), p.label) - p.labels.begin());
+    EXPECT_NEAR(result->fInput, std::log(p.probabilities[k]), 1e-4);
+    EXPECT_TRUE(panel->summary().contains(QStringLiteral("completeness gap"))) << panel->summary().toStdString();
+    // The words and every subtree, most positive first.
+    ASSERT_GT(panel->rankedList()->topLevelItemCount(), 16);
+    EXPECT_GE(panel->rankedList()->topLevelItem(0)->text(0).toDouble(),
+              panel->rankedList()->topLevelItem(panel->rankedList()->topLevelItemCount() - 1)->text(0).toDouble());
+    DependencyView *v = w.dependencyView();
+    ASSERT_EQ(v->attributionBands().size(), 16u);
+    EXPECT_TRUE(v->notes().join(QLatin1Char('\n')).contains(QStringLiteral("red raises it, blue lowers it")));
+    QString error;
+    EXPECT_TRUE(exportView(*v, QStringLiteral("/tmp/treelens-explain-dt.png"), &error)) << error.toStdString();
+    if (auto *dock = qobject_cast<QDockWidget *>(panel->parentWidget())) {
+        dock->show();
+        dock->raise();
+    }
+    QApplication::processEvents();
+    w.grab().save(QStringLiteral("/tmp/treelens-explain-window.png"));
+
+    // Attention rollout on the default model (no prediction to explain by gradients).
+    w.setModelPath(QString::fromStdString(defaultModelPath()));
+    ASSERT_TRUE(analyseAndWait(w, QStringLiteral("The old man saw a red kite .")));
+    panel->setMethod(ExplainOptions::Method::IntegratedGradients);
+    done = false;
+    panel->explain();
+    ASSERT_TRUE(waitFor([&] { return done; }, 60000));
+    EXPECT_FALSE(ok);
+    EXPECT_TRUE(panel->summary().contains(QStringLiteral("makes no prediction to explain"))) << panel->summary().toStdString();
+    panel->setMethod(ExplainOptions::Method::Rollout);
+    done = false;
+    panel->explain();
+    ASSERT_TRUE(waitFor([&] { return done; }, 60000));
+    ASSERT_TRUE(ok) << panel->summary().toStdString();
+    EXPECT_EQ(w.dependencyView()->attributionBands().size(), 8u);
+    EXPECT_TRUE(w.dependencyView()->notes().join(QLatin1Char('\n')).contains(QStringLiteral("not a gradient")));
 }

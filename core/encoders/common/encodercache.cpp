@@ -28,6 +28,12 @@ public:
         std::lock_guard<std::mutex> lock(m_mutex);
         return m_inner->layerStates(batch, control);
     }
+    Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
+                                             const RunControl *control) override
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_inner->explain(batch, options, control);
+    }
 
 private:
     std::mutex m_mutex;

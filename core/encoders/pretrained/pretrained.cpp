@@ -7,12 +7,15 @@
 #include <filesystem>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "core/base/inputlimits.h"
+#include "core/base/strings.h"
+#include "core/encoders/common/attribution.h"
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
 #include "core/encoders/common/torchtensors.h"
@@ -52,13 +55,18 @@ public:
     const std::string &head() const { return m_head; }
     /// The first position id: RoBERTa counts from pad_token_id + 1.
     int firstPosition() const { return m_c.modelType == "roberta" ? m_c.padTokenId + 1 : 0; }
+    const torch::Tensor &wordEmbeddings() const { return w("embeddings.word_embeddings.weight"); }
     /// The longest sequence the position table takes.
     int maxPieces() const { return m_c.maxPositions - firstPosition(); }
 
     /// ids, types: [B, N] int64; mask: [B, N] bool (true = a real piece).
-    Forward run(const torch::Tensor &ids, const torch::Tensor &types, const torch::Tensor &mask, bool attention) const
+    /// `grad`: keep the autograd graph (attributions); else none is built.
+    Forward run(const torch::Tensor &ids, const torch::Tensor &types, const torch::Tensor &mask, bool attention,
+                bool grad = false) const
     {
-        torch::NoGradGuard noGrad;
+        std::optional<torch::NoGradGuard> noGrad;
+        if (!grad)
+            noGrad.emplace();
         const auto B = ids.size(0), N = ids.size(1);
         const int H = m_c.heads;
         const int64_t dh = m_c.hidden / H;
@@ -66,7 +74,7 @@ public:
         auto positions = torch::arange(N, torch::TensorOptions().dtype(torch::kLong).device(m_device)).unsqueeze(0).expand({B, N});
         if (m_c.modelType == "roberta") // padding_idx + cumsum of the mask (padded pieces at padding_idx)
             positions = torch::cumsum(mask.to(torch::kLong), 1) * mask.to(torch::kLong) + m_c.padTokenId;
-        auto x = torch::embedding(w("embeddings.word_embeddings.weight"), ids) +
+        auto x = inputEmbedding(w("embeddings.word_embeddings.weight"), ids) +
                  torch::embedding(w("embeddings.position_embeddings.weight"), positions) +
                  torch::embedding(w("embeddings.token_type_embeddings.weight"), types);
         x = layerNorm(x, "embeddings.LayerNorm");
@@ -271,6 +279,112 @@ public:
                 layers.push_back(std::move(words));
             }
             out.push_back(std::move(layers));
+        }
+        return out;
+    }
+
+    /// Integrated Gradients / gradient x input over the pieces' embeddings, for a folder with
+    /// a classification head: log p(target) (default: the predicted label), or for a
+    /// cross-encoder its pair score (p of label 1, or the sigmoid of a single output).
+    /// A word's attribution is the sum of its pieces'; [CLS]/[SEP] are the specials of the
+    /// sentence they close.
+    Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
+                                             const RunControl *control) override
+    {
+        if (options.method == ExplainOptions::Method::Rollout)
+            return Error{"attention rollout is computed from the analysis, not by the family"};
+        if (!info().outputs.prediction)
+            return Encoder::explain(batch, options, control);
+        const torch::Tensor &weight = m_net.wordEmbeddings();
+        torch::Tensor baseline;
+        if (options.baseline.empty() || options.baseline == "zero")
+            baseline = torch::zeros({weight.size(1)}, weight.options());
+        else {
+            const auto id = options.baseline == "pad" ? std::optional<std::int64_t>(m_net.config().padTokenId) : m_tok.tokenId(options.baseline);
+            if (!id || *id < 0 || *id >= weight.size(0))
+                return Error{"the baseline token '" + options.baseline + "' is not in the model's vocabulary (or use zero, pad)"};
+            baseline = weight[*id].detach().clone();
+        }
+        const auto &labels = info().labels;
+        const bool pair = info().pairInput;
+        std::vector<Attribution> out;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const EncoderInput &in = batch[i];
+            if (pair && in.secondWords.empty())
+                return makeError("sentence " + std::to_string(i + 1), singleSentenceRefusal(info()));
+            const Pieces p = piecesOf(m_tok, in, pair);
+            const auto n = static_cast<std::int64_t>(p.encoding.ids.size());
+            if (n > m_net.maxPieces())
+                return makeError("sentence " + std::to_string(i + 1),
+                                 std::to_string(n) + " word pieces, the model takes at most " + std::to_string(m_net.maxPieces()));
+            std::vector<std::int64_t> ids(p.encoding.ids.begin(), p.encoding.ids.end()), types(static_cast<std::size_t>(n), 0);
+            for (std::size_t k = 0; k < types.size() && k < p.encoding.typeIds.size(); ++k)
+                types[k] = p.encoding.typeIds[k];
+            const auto dev = m_net.device();
+            const auto idT = torch::tensor(ids, torch::kLong).view({1, n}).to(dev), typeT = torch::tensor(types, torch::kLong).view({1, n}).to(dev);
+            const auto maskT = torch::ones({1, n}, torch::TensorOptions().dtype(torch::kBool).device(dev));
+            auto logitsOf = [&](std::int64_t copies, bool grad) {
+                return m_net.run(idT.expand({copies, n}), typeT.expand({copies, n}), maskT.expand({copies, n}), false, grad).logits;
+            };
+            std::int64_t target = -1;
+            if (!options.target.empty()) {
+                const auto it = std::find(labels.begin(), labels.end(), options.target);
+                if (it == labels.end())
+                    return Error{"--target '" + options.target + "' is not a label of the model (" + join(labels, ", ") + ")"};
+                target = it - labels.begin();
+            }
+            const bool single = logitsOf(1, false).size(1) == 1;
+            const bool score = target < 0 && (pair || single);
+            if (target < 0 && !score)
+                target = logitsOf(1, false).argmax(-1).item<std::int64_t>();
+            Attribution a;
+            a.target = score ? "score" : labels[static_cast<std::size_t>(target)];
+            a.quantity = score ? (single ? "pair score (sigmoid)" : "pair score p(" + labels[labels.size() > 1 ? 1 : 0] + ")")
+                               : "log p(" + labels[static_cast<std::size_t>(target)] + ")";
+            auto per = integrateGradients(
+                [&](std::int64_t copies) {
+                    const auto logits = logitsOf(copies, true);
+                    if (score)
+                        return single ? torch::sigmoid(logits.select(1, 0)) : torch::softmax(logits, -1).select(1, logits.size(1) > 1 ? 1 : 0);
+                    return torch::log_softmax(logits, -1).select(1, target);
+                },
+                {baseline}, options, a, control);
+            if (!per)
+                return per.error();
+            const std::vector<double> &piece = per->front();
+            // The units of each side, as runBatch splits them: side 0 through the special
+            // token after its last word.
+            const auto U = static_cast<int>(p.units.names.size());
+            int split = U;
+            if (!p.words[1].empty()) {
+                int lastWord = 0;
+                for (int u : p.units.unitOfWord[0])
+                    lastWord = std::max(lastWord, u);
+                split = lastWord + 1;
+                while (split < U && !p.units.special[static_cast<std::size_t>(split)])
+                    ++split;
+                split = std::min(U, split + 1);
+            }
+            for (int side = 0; side < (p.words[1].empty() ? 1 : 2); ++side) {
+                SideAttribution sa;
+                sa.words = p.words[side];
+                const int from = side == 0 ? 0 : split, to = side == 0 ? split : U;
+                for (int u = from; u < to; ++u)
+                    for (int k : p.units.pieces[static_cast<std::size_t>(u)]) {
+                        sa.tokens.push_back(p.encoding.tokens[static_cast<std::size_t>(k)]);
+                        sa.token.push_back(piece[static_cast<std::size_t>(k)]);
+                        if (p.units.special[static_cast<std::size_t>(u)])
+                            sa.specials += piece[static_cast<std::size_t>(k)];
+                    }
+                for (int u : p.units.unitOfWord[side]) {
+                    double sum = 0.0;
+                    for (int k : p.units.pieces[static_cast<std::size_t>(u)])
+                        sum += piece[static_cast<std::size_t>(k)];
+                    sa.word.push_back(sum);
+                }
+                a.sides.push_back(std::move(sa));
+            }
+            out.push_back(std::move(a));
         }
         return out;
     }

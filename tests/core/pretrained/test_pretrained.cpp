@@ -3,6 +3,7 @@
 // pytorch_model.bin or sharded safetensors, bad folders (one line naming the file and
 // the tensor or field), and the word-level analysis against the fixture's piece-level
 // attention pooled by hand (Clark et al. 2019).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -494,4 +495,66 @@ TEST(PretrainedTransformer, SpecialTokensFoldAway)
     plain.pieces.clear();
     EXPECT_FALSE(hasFoldableSpecialTokens(plain));
     EXPECT_EQ(foldSpecialTokens(plain).tokens.size(), 4u);
+}
+
+// Attributions (issue 34) of a folder with a classification head: the one-sentence
+// classifier's log p(predicted) and the cross-encoder's pair score, complete to 2% at 256
+// steps, f(input) equal to the analysis' prediction; a word's attribution is its pieces' sum.
+TEST(PretrainedTransformer, AClassificationHeadIsExplainedOverItsPieces)
+{
+    TREELENS_REQUIRE_SHARED(kBert);
+    if (std::system("python3 -c '' 2>/dev/null") != 0)
+        GTEST_SKIP() << "SKIPPED: python3 is not installed (scripts/add_hf_head.py)";
+    for (const char *task : {"sst2", "wikiqa"}) {
+        const std::string dir = ::testing::TempDir() + "/pretrained-explain-" + task;
+        const std::string cmd = "python3 '" + std::string(TREELENS_SOURCE_DIR) + "/scripts/add_hf_head.py' '" +
+                                test::sharedPath(kBert) + "' '" + dir + "' --task " + task + " > /dev/null";
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        auto enc = loadEncoder(dir);
+        ASSERT_TRUE(enc) << enc.message();
+        const bool pair = (*enc)->info().pairInput;
+        EncoderInput in;
+        in.words = {"an", "unbelievably", "fine", "film", "."};
+        if (pair)
+            in.secondWords = {"who", "made", "it", "?"};
+        auto analysed = (*enc)->analyze({in});
+        ASSERT_TRUE(analysed) << analysed.message();
+        const Prediction &p = *analysed->front().prediction;
+        ExplainOptions o;
+        o.steps = 256;
+        auto r = (*enc)->explain({in}, o);
+        ASSERT_TRUE(r) << r.message();
+        const Attribution &a = r->front();
+        if (pair) {
+            EXPECT_EQ(a.target, "score");
+            EXPECT_NEAR(a.fInput, p.score, 1e-5);
+            ASSERT_EQ(a.sides.size(), 2u);
+        } else {
+            const auto k = static_cast<std::size_t>(std::find(p.labels.begin(), p.labels.end(), p.label) - p.labels.begin());
+            EXPECT_EQ(a.target, p.label);
+            EXPECT_NEAR(a.fInput, std::log(p.probabilities[k]), 1e-5);
+            ASSERT_EQ(a.sides.size(), 1u);
+        }
+        const double delta = a.fInput - a.fBaseline;
+        EXPECT_LT(std::abs(a.completenessGap()), std::max(0.02 * std::abs(delta), 1e-4)) << task << ": " << a.total() << " vs " << delta;
+        // "unbelievably" is several pieces: its attribution is their sum; [CLS] and [SEP] are specials.
+        const SideAttribution &s = a.sides.front();
+        ASSERT_EQ(s.word.size(), 5u);
+        double pieces = 0.0, words = 0.0;
+        for (double v : s.token)
+            pieces += v;
+        for (double v : s.word)
+            words += v;
+        EXPECT_NEAR(pieces, words + s.specials, 1e-9);
+        EXPECT_GT(s.tokens.size(), 7u) << "more pieces than words and specials";
+        EXPECT_EQ(s.tokens.front(), "[CLS]");
+    }
+    // A folder without a head has nothing to explain.
+    auto plain = loadEncoder(test::sharedPath(kBert));
+    ASSERT_TRUE(plain);
+    EncoderInput in;
+    in.words = {"a", "film"};
+    auto r = (*plain)->explain({in}, ExplainOptions{});
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.message().find("makes no prediction to explain"), std::string::npos) << r.message();
 }
