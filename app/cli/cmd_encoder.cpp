@@ -174,17 +174,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
             // batches of similar sentences (little padding), few enough to keep memory flat.
             constexpr std::size_t kChunk = 512;
             auto done = forEachChunk(*input, kChunk, "analyze", [&](std::vector<Sentence> &chunk) -> Status {
-                if (auto st = completeTrees(chunk, needsDep, needsConst, source,
-                                            [&parser]() -> Result<Parser *> {
-                                                if (!parser) {
-                                                    auto p = createParser(ParserConfig{});
-                                                    if (!p)
-                                                        return p.error();
-                                                    parser = std::move(*p);
-                                                }
-                                                return parser.get();
-                                            });
-                    !st)
+                if (auto st = completeTrees(chunk, needsDep, needsConst, source, parserOnDemand(parser)); !st)
                     return st;
                 std::vector<EncoderInput> batch;
                 for (const Sentence &s : chunk) {

@@ -156,15 +156,7 @@ void addExplainCommand(CLI::App &app, Action &action)
                 firsts = std::move(*read);
             }
             std::unique_ptr<Parser> parser;
-            auto openParser = [&parser]() -> Result<Parser *> {
-                if (!parser) {
-                    auto p = createParser(ParserConfig{});
-                    if (!p)
-                        return p.error();
-                    parser = std::move(*p);
-                }
-                return parser.get();
-            };
+            const auto openParser = parserOnDemand(parser);
             for (auto *side : {&firsts, &seconds})
                 if (!side->empty())
                     if (auto st = completeTrees(*side, true, true, source, openParser); !st)

@@ -165,15 +165,7 @@ void addWhatifCommand(CLI::App &app, Action &action)
                 sentences = {(*read)[static_cast<std::size_t>(spec->sentence - 1)]};
             }
             std::unique_ptr<Parser> parser;
-            auto openParser = [&parser]() -> Result<Parser *> {
-                if (!parser) {
-                    auto p = createParser(ParserConfig{});
-                    if (!p)
-                        return p.error();
-                    parser = std::move(*p);
-                }
-                return parser.get();
-            };
+            const auto openParser = parserOnDemand(parser);
             if (auto st = completeTrees(sentences, depEdits || info.input == InputKind::WordsWithDependency,
                                         constEdits || info.input == InputKind::WordsWithConstituency, source, openParser);
                 !st)

@@ -56,6 +56,20 @@ Result<torch::Tensor> baselineEmbedding(const std::string &baseline, const torch
     return weight[id].detach().clone();
 }
 
+Result<std::int64_t> targetIndex(const std::vector<std::string> &labels, const std::string &target)
+{
+    if (target.empty())
+        return std::int64_t{-1};
+    const auto it = std::find(labels.begin(), labels.end(), target);
+    if (it == labels.end()) {
+        std::string list;
+        for (const auto &l : labels)
+            list += (list.empty() ? "" : ", ") + l;
+        return Error{"--target '" + target + "' is not a label of the model (" + list + ")"};
+    }
+    return static_cast<std::int64_t>(it - labels.begin());
+}
+
 torch::Tensor inputEmbedding(const torch::Tensor &weight, const torch::Tensor &ids, int side)
 {
     auto e = torch::embedding(weight, ids);

@@ -57,6 +57,10 @@ class Vocabulary;
 Result<torch::Tensor> baselineEmbedding(const std::string &baseline, const torch::Tensor &weight, int padId,
                                         const Vocabulary &vocab);
 
+/// The index of ExplainOptions::target among `labels`: -1 for "" (the family's
+/// default), an error listing the labels for one the model lacks.
+Result<std::int64_t> targetIndex(const std::vector<std::string> &labels, const std::string &target);
+
 /// torch::embedding(weight, ids), or inside an AttributionScope its interpolation for
 /// `side` (-1: the scope's current side).
 torch::Tensor inputEmbedding(const torch::Tensor &weight, const torch::Tensor &ids, int side = -1);

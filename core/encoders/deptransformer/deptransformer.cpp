@@ -161,13 +161,10 @@ public:
                 return m_net.pairHead(va, vb).back();
             };
             // The target: the one asked for, else the predicted label (a pair model: its score).
-            std::int64_t target = -1;
-            if (!options.target.empty()) {
-                const auto it = std::find(labels.begin(), labels.end(), options.target);
-                if (it == labels.end())
-                    return Error{"--target '" + options.target + "' is not a label of the model (" + join(labels, ", ") + ")"};
-                target = it - labels.begin();
-            }
+            auto targetOrError = targetIndex(labels, options.target);
+            if (!targetOrError)
+                return targetOrError.error();
+            std::int64_t target = *targetOrError;
             bool score = false;
             if (target < 0) {
                 if (pair) {

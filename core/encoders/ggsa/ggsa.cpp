@@ -194,13 +194,10 @@ public:
         auto baseline = baselineEmbedding(options.baseline, m_net.named().at("embed.weight"), cfg.padId, m_vocab);
         if (!baseline)
             return baseline.error();
-        std::int64_t target = -1;
-        if (!options.target.empty()) {
-            const auto it = std::find(kLabels.begin(), kLabels.end(), options.target);
-            if (it == kLabels.end())
-                return Error{"--target '" + options.target + "' is not a label of the model (" + join(kLabels, ", ") + ")"};
-            target = it - kLabels.begin();
-        }
+        auto targetOrError = targetIndex(kLabels, options.target);
+        if (!targetOrError)
+            return targetOrError.error();
+        std::int64_t target = *targetOrError;
         std::vector<Attribution> out;
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const EncoderInput &in = batch[i];

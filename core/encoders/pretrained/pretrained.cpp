@@ -178,6 +178,22 @@ Pieces piecesOf(const HfTokenizer &tok, const EncoderInput &in, bool pair)
     return p;
 }
 
+/// Where the second text's units start: the first text's run from the start through the
+/// special token after its last word (all units for one text).
+int sideSplit(const Pieces &p)
+{
+    const auto U = static_cast<int>(p.units.names.size());
+    if (p.words[1].empty())
+        return U;
+    int lastWord = 0;
+    for (int u : p.units.unitOfWord[0])
+        lastWord = std::max(lastWord, u);
+    int split = lastWord + 1;
+    while (split < U && !p.units.special[static_cast<std::size_t>(split)])
+        ++split;
+    return std::min(U, split + 1);
+}
+
 /// R [U, N]: a unit's row averages its pieces; S [N, U]: a piece's row sums into its unit.
 std::pair<torch::Tensor, torch::Tensor> poolingOf(const PieceUnits &u, int64_t pieces)
 {
@@ -326,13 +342,10 @@ public:
             auto logitsOf = [&](std::int64_t copies, bool grad) {
                 return m_net.run(idT.expand({copies, n}), typeT.expand({copies, n}), maskT.expand({copies, n}), false, grad).logits;
             };
-            std::int64_t target = -1;
-            if (!options.target.empty()) {
-                const auto it = std::find(labels.begin(), labels.end(), options.target);
-                if (it == labels.end())
-                    return Error{"--target '" + options.target + "' is not a label of the model (" + join(labels, ", ") + ")"};
-                target = it - labels.begin();
-            }
+            auto targetOrError = targetIndex(labels, options.target);
+            if (!targetOrError)
+                return targetOrError.error();
+            std::int64_t target = *targetOrError;
             const bool single = logitsOf(1, false).size(1) == 1;
             const bool score = target < 0 && (pair || single);
             if (target < 0 && !score)
@@ -355,16 +368,7 @@ public:
             // The units of each side, as runBatch splits them: side 0 through the special
             // token after its last word.
             const auto U = static_cast<int>(p.units.names.size());
-            int split = U;
-            if (!p.words[1].empty()) {
-                int lastWord = 0;
-                for (int u : p.units.unitOfWord[0])
-                    lastWord = std::max(lastWord, u);
-                split = lastWord + 1;
-                while (split < U && !p.units.special[static_cast<std::size_t>(split)])
-                    ++split;
-                split = std::min(U, split + 1);
-            }
+            const int split = sideSplit(p);
             for (int side = 0; side < (p.words[1].empty() ? 1 : 2); ++side) {
                 SideAttribution sa;
                 sa.words = p.words[side];
@@ -431,16 +435,7 @@ private:
             // The units of each side: the first sentence's from the start through the special
             // token after its words; the second sentence's the rest.
             const auto U = static_cast<int>(p.units.names.size());
-            int split = U;
-            if (!p.words[1].empty()) {
-                int lastWord = 0;
-                for (int u : p.units.unitOfWord[0])
-                    lastWord = std::max(lastWord, u);
-                split = lastWord + 1;
-                while (split < U && !p.units.special[static_cast<std::size_t>(split)])
-                    ++split;
-                split = std::min(U, split + 1);
-            }
+            const int split = sideSplit(p);
             Analysis a = sideAnalysis(p, 0, 0, split, pieceAttention, unitAttention, unitStates, options);
             a.embedding.assign(first.data_ptr<float>(), first.data_ptr<float>() + m_net.config().hidden);
             if (!p.words[1].empty()) {
