@@ -272,6 +272,9 @@ QStringList ConstituencyView::collectNotes() const
                      .arg(here)
                      .arg(here == 1 ? QString() : QStringLiteral("s"));
     }
+    if (m_data.analysis && overlay::wordAttribution(*m_data.analysis))
+        notes << QStringLiteral("Badges on the nodes: the attribution to the prediction summed over each node's words "
+                                "(Explain dock): red raises it, blue lowers it");
     notes.removeAll(QString());
     return notes;
 }

@@ -5,14 +5,17 @@
 #include "viz/constituencyview.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QFontMetricsF>
+#include <QGraphicsEllipseItem>
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QPainterPath>
 
 #include "core/base/numbering.h"
+#include "core/data/overlays.h"
 #include "viz/constituencystyle.h"
 
 namespace treelens {
@@ -71,6 +74,21 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
     drawn.words.assign(m_words.size(), nullptr);
 
     const bool overlay = overlayActive();
+    // Attributions (the Explain dock): every node gets a badge with the sum over its words.
+    const NamedArray *attribution = m_data.analysis ? overlay::wordAttribution(*m_data.analysis) : nullptr;
+    double largestTotal = 0.0;
+    auto totalOver = [attribution](std::pair<int, int> span) {
+        double sum = 0.0;
+        for (int w = std::max(0, span.first); attribution && w < span.second && w < static_cast<int>(attribution->data.size()); ++w)
+            sum += attribution->data[static_cast<std::size_t>(w)];
+        return sum;
+    };
+    if (attribution)
+        for (const auto &node : graph.nodes)
+            if (node.kind != TreeGraph::Kind::Word || node.word >= 0)
+                largestTotal = std::max(largestTotal, std::abs(totalOver(node.kind == TreeGraph::Kind::Word
+                                                                             ? std::make_pair(node.word, node.word + 1)
+                                                                             : node.span)));
     const QString layerText = QStringLiteral("layer %1").arg(m_state.layer + 1);
     const QString focusName = (m_state.focusWord >= 0 && m_state.focusWord < static_cast<int>(m_words.size()))
                                   ? m_words[static_cast<std::size_t>(m_state.focusWord)]
@@ -253,8 +271,23 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
         }
         item->setPos(at);
         item->setZValue(1);
-        item->setData(kHoverKey, hoverText);
-        item->setToolTip(hoverText);
+        QString itemHover = hoverText;
+        if (attribution && largestTotal > 0 && (node.kind != TreeGraph::Kind::Word || node.word >= 0)) {
+            const auto span = node.kind == TreeGraph::Kind::Word ? std::make_pair(node.word, node.word + 1) : node.span;
+            const double total = totalOver(span);
+            // A badge at the node's top-right corner: the total over its words, diverging colours.
+            const QRectF box = item->shape().boundingRect();
+            auto *badge = new QGraphicsEllipseItem(QRectF(box.right() - 4.0, box.top() - 5.0, 9.0, 9.0), item);
+            badge->setBrush(divergingColor(total / largestTotal));
+            badge->setPen(QPen(QColor(120, 120, 120), 0.5));
+            badge->setData(0, QStringLiteral("attribution"));
+            badge->setData(1, QVariant::fromValue(total));
+            itemHover += (itemHover.isEmpty() ? QString() : QStringLiteral("\n")) +
+                         QStringLiteral("attribution over its words: %1").arg(total, 0, 'f', 5);
+            drawn.attributionBadges.push_back({badge, span});
+        }
+        item->setData(kHoverKey, itemHover);
+        item->setToolTip(itemHover);
         s->addItem(item);
     }
     return drawn;

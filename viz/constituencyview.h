@@ -95,6 +95,9 @@ public:
     std::vector<QGraphicsItem *> leafItems() const;
     /// Phrase-node items of the primary tree with their spans ([start, end) over words).
     std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> phraseItems() const;
+    /// With word attributions (the Explain dock, overlay::kAttributionWord): the badge on
+    /// each node of the primary tree (its data(1) the sum over the node's words) and the span.
+    std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> attributionBadges() const { return m_primary.attributionBadges; }
     /// Compare mode: spans classified as shared / parser-only (missing) / induced-only (extra).
     std::vector<std::pair<int, int>> sharedSpans() const;
     std::vector<std::pair<int, int>> missingSpans() const;
@@ -178,6 +181,8 @@ private:
     struct DrawnTree {
         std::vector<QGraphicsPathItem *> words;  ///< by word index (null for missing words)
         std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> phrases;
+        /// With word attributions (overlay::kAttributionWord): each node's badge and its span.
+        std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> attributionBadges;
         QRectF rect;                             ///< scene rect of the tree
     };
 

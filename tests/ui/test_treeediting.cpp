@@ -315,6 +315,18 @@ TEST(Explaining, TheDockExplainsTheShownPredictionAndTheTreeDrawsIt)
     EXPECT_TRUE(v->notes().join(QLatin1Char('\n')).contains(QStringLiteral("red raises it, blue lowers it")));
     QString error;
     EXPECT_TRUE(exportView(*v, QStringLiteral("/tmp/treelens-explain-dt.png"), &error)) << error.toStdString();
+    // The constituency view: a badge on every node, the sum over its words.
+    ConstituencyView *cv = w.constituencyView();
+    const auto badges = cv->attributionBadges();
+    ASSERT_FALSE(badges.empty());
+    for (const auto &[badge, span] : badges) {
+        double sum = 0.0;
+        for (int x = span.first; x < span.second; ++x)
+            sum += result->sides.front().word[static_cast<std::size_t>(x)];
+        EXPECT_NEAR(badge->data(1).toDouble(), sum, 1e-5);
+    }
+    EXPECT_TRUE(cv->notes().join(QLatin1Char('\n')).contains(QStringLiteral("Badges on the nodes")));
+    EXPECT_TRUE(exportView(*cv, QStringLiteral("/tmp/treelens-explain-dt-constituency.png"), &error)) << error.toStdString();
     if (auto *dock = qobject_cast<QDockWidget *>(panel->parentWidget())) {
         dock->show();
         dock->raise();
