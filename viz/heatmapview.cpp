@@ -771,10 +771,8 @@ double AttentionOverview::syntacticScore(int layer, int head) const
 {
     if (!m_bands || layer < 0 || head < 0 || layer >= m_layers || head >= m_heads)
         return std::nan("");
-    const Cell &cell = m_cells[static_cast<std::size_t>(layer * m_heads + head)];
-    if (cell.arcs == 0)
-        return std::nan("");
-    return static_cast<double>(std::max(cell.depToHead, cell.headToDep)) / cell.arcs;
+    const ArcHits &hits = m_cells[static_cast<std::size_t>(layer * m_heads + head)].hits;
+    return hits.arcs == 0 ? std::nan("") : hits.share();
 }
 
 QString AttentionOverview::syntacticLabel(int layer, int head) const
@@ -782,18 +780,15 @@ QString AttentionOverview::syntacticLabel(int layer, int head) const
     const double share = syntacticScore(layer, head);
     if (std::isnan(share))
         return QString();
-    const Cell &cell = m_cells[static_cast<std::size_t>(layer * m_heads + head)];
+    const ArcHits &hits = m_cells[static_cast<std::size_t>(layer * m_heads + head)].hits;
     return QStringLiteral("%1% %2")
         .arg(std::lround(100.0 * share))
-        .arg(cell.depToHead >= cell.headToDep ? QStringLiteral("d\u2192h") : QStringLiteral("h\u2192d"));
+        .arg(hits.depToHead >= hits.headToDep ? QStringLiteral("d\u2192h") : QStringLiteral("h\u2192d"));
 }
 
 double AttentionOverview::offsetBaseline() const
 {
-    for (const Cell &cell : m_cells)
-        if (cell.arcs > 0)
-            return static_cast<double>(m_offsetHits) / cell.arcs;
-    return std::nan("");
+    return m_tree.arcs > 0 ? static_cast<double>(m_tree.offsetHits) / m_tree.arcs : std::nan("");
 }
 
 int AttentionOverview::gridLayers() const
@@ -834,8 +829,7 @@ void AttentionOverview::rebuild()
     m_layers = 0;
     m_heads = 0;
     m_bands = false;
-    m_offsetHits = 0;
-    m_bestOffset = 0;
+    m_tree = ArcHits();
 
     const Analysis *a = m_data.analysis.get();
     if (a) {
@@ -890,7 +884,6 @@ void AttentionOverview::rebuild()
     // How syntactic each head is on the sentence's dependency tree (when it has one of its words).
     m_cells.resize(static_cast<std::size_t>(m_layers * m_heads));
     const Sentence *sentence = m_data.sentence.get();
-    int arcs = 0;
     if (sentence && sentence->dependency && sentence->dependency->size() == a->wordToken.size() &&
         a->wordToken.size() >= 2) {
         for (int l = 0; l < m_layers; ++l)
@@ -904,12 +897,8 @@ void AttentionOverview::rebuild()
                 auto hits = arcHits(*sentence->dependency, *m, a->wordToken);
                 if (!hits || hits->arcs == 0)
                     continue;
-                Cell &cell = m_cells[static_cast<std::size_t>(l * m_heads + h)];
-                cell.arcs = arcs = hits->arcs;
-                cell.depToHead = hits->depToHead;
-                cell.headToDep = hits->headToDep;
-                m_offsetHits = hits->offsetHits;
-                m_bestOffset = hits->bestOffset;
+                m_cells[static_cast<std::size_t>(l * m_heads + h)].hits = *hits;
+                m_tree = *hits;
                 m_bands = true;
             }
     }
@@ -917,16 +906,16 @@ void AttentionOverview::rebuild()
     const bool afterC = !a->constituentPrior.empty() && m_state.weightedAttention;
     std::vector<PlotTitle::Line> titleLines{{attentionScaleNote(afterC, upper, true), QColor(60, 60, 60)}};
     if (m_bands) {
-        const bool gold = sentence->metadataValue("dependency_source") == "gold";
+        const std::string source = sentence->metadataValue("dependency_source");
         titleLines.push_back(
             {QStringLiteral("bands: how syntactic each head is: of the %2 arcs of the %1 dependency tree, the share whose "
                             "dependent attends most to its head (d\u2192h) or head to the dependent (h\u2192d), the better; "
                             "bold: above the best fixed offset (%3%4: %5%)")
-                 .arg(gold ? QStringLiteral("gold") : QStringLiteral("parsed"))
-                 .arg(arcs)
-                 .arg(m_bestOffset > 0 ? QStringLiteral("+") : QString())
-                 .arg(m_bestOffset)
-                 .arg(std::lround(100.0 * m_offsetHits / arcs)),
+                 .arg(source == "gold" ? QStringLiteral("gold") : QStringLiteral("parsed"))
+                 .arg(m_tree.arcs)
+                 .arg(m_tree.bestOffset > 0 ? QStringLiteral("+") : QString())
+                 .arg(m_tree.bestOffset)
+                 .arg(std::lround(100.0 * m_tree.offsetHits / m_tree.arcs)),
              QColor(60, 60, 60)});
     }
     if (const QString note = unknownWordsNote(a); !note.isEmpty())
@@ -967,7 +956,7 @@ void AttentionOverview::rebuild()
                 const double share = syntacticScore(l, h);
                 grid->addElement(mapRow(l) + 1, h + 1,
                                  new SyntaxBand(m_plot, std::isnan(share) ? 0.0 : share, syntacticLabel(l, h),
-                                                std::max(cell.depToHead, cell.headToDep) > m_offsetHits));
+                                                std::max(cell.hits.depToHead, cell.hits.headToDep) > m_tree.offsetHits));
             }
             rect->setAutoMargins(QCP::msNone);
             rect->setMargins(QMargins(1, 1, 1, 1));
@@ -1080,8 +1069,11 @@ void AttentionOverview::handleHover(const QPointF &pos, const QPoint &globalPos)
                         .arg(cellValue(l, h, r, c), 0, 'f', 4);
         }
     }
-    if (cell->arcs > 0)
-        text += QStringLiteral("; on the tree: d\u2192h %1/%3, h\u2192d %2/%3").arg(cell->depToHead).arg(cell->headToDep).arg(cell->arcs);
+    if (cell->hits.arcs > 0)
+        text += QStringLiteral("; on the tree: d\u2192h %1/%3, h\u2192d %2/%3")
+                    .arg(cell->hits.depToHead)
+                    .arg(cell->hits.headToDep)
+                    .arg(cell->hits.arcs);
     text += QStringLiteral(" (click to select)");
     Q_EMIT hovered(text);
     QToolTip::showText(globalPos, text, m_plot);

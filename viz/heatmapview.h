@@ -18,6 +18,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include "core/probing/attentiontree.h"
 #include "viz/viewcommon.h"
 
 class QCustomPlot;
@@ -156,9 +157,7 @@ private:
         QCPAxisRect *rect = nullptr;
         QCPColorMap *map = nullptr; ///< nullptr when the analysis has no matrix there
         int n = 0;
-        int arcs = 0;      ///< the tree's arcs scored (0: no band)
-        int depToHead = 0; ///< arcs whose dependent attends most to its head
-        int headToDep = 0; ///< arcs whose head attends most to the dependent
+        ArcHits hits;      ///< the head on the sentence's tree (hits.arcs 0: no band)
     };
     void rebuild();
     void updateSelection();
@@ -177,8 +176,7 @@ private:
     int m_layers = 0;
     int m_heads = 0;
     bool m_bands = false;   ///< a band under every map (the sentence has a usable tree)
-    int m_offsetHits = 0;   ///< the best fixed offset's right arcs
-    int m_bestOffset = 0;
+    ArcHits m_tree;         ///< the tree's arcs and best fixed offset (the same for every head)
 };
 
 } // namespace treelens

@@ -48,30 +48,7 @@ QPainterPath arcPath(double x0, double x1, double y, double height, int dir)
     return p;
 }
 
-/// Each head's share of the tree's arcs (the better direction), [layer][head]; empty without.
-std::vector<std::vector<double>> headShares(const Sentence &s, const Analysis &a)
-{
-    std::vector<std::vector<double>> out;
-    if (!s.dependency || s.dependency->size() != a.wordToken.size())
-        return out;
-    for (const auto &layer : a.attention) {
-        out.emplace_back();
-        for (const Matrix &m : layer) {
-            auto hits = arcHits(*s.dependency, m, a.wordToken);
-            out.back().push_back(hits && hits->arcs > 0
-                                     ? static_cast<double>(std::max(hits->depToHead, hits->headToDep)) / hits->arcs
-                                     : 0.0);
-        }
-    }
-    return out;
-}
-
 } // namespace
-
-QColor WhatIfView::divergingColor(double value)
-{
-    return treelens::divergingColor(value);
-}
 
 WhatIfView::WhatIfView(QWidget *parent) : QGraphicsView(parent)
 {
@@ -182,7 +159,7 @@ void WhatIfView::rebuild()
         addLine(tr("%1 does not read the edited tree: its analysis is the same; only comparisons with the tree change.")
                     .arg(c.model.isEmpty() ? tr("This model") : c.model),
                 text, noteColor(), "note");
-        const auto sb = headShares(*c.before, *c.beforeAnalysis), sa = headShares(*c.after, *c.afterAnalysis);
+        const auto sb = arcShares(*c.before, *c.beforeAnalysis), sa = arcShares(*c.after, *c.afterAnalysis);
         if (!sb.empty() && sb.size() == sa.size()) {
             int bl = 0, bh = 0;
             for (std::size_t l = 0; l < sa.size(); ++l)

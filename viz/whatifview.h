@@ -81,9 +81,6 @@ public:
     void renderTo(QPainter *painter, const QRectF &target) override;
     QString exportName() const override { return QStringLiteral("whatif"); }
 
-    /// The diverging colour of a change in [-1, 1] (blue below 0, white at 0, red above).
-    static QColor divergingColor(double value);
-
 private:
     void rebuild();
     Comparison m_comparison;

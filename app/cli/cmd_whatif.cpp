@@ -29,25 +29,6 @@ namespace {
 
 using nlohmann::json;
 
-/// The better direction's share of the tree's arcs per layer and head ([layer][head]),
-/// as the heads overview's bands; empty without a usable tree or attention.
-json headShares(const Sentence &s, const Analysis &a)
-{
-    json out = json::array();
-    if (!s.dependency || s.dependency->size() != a.wordToken.size())
-        return out;
-    for (const auto &layer : a.attention) {
-        json row = json::array();
-        for (const Matrix &m : layer) {
-            auto hits = arcHits(*s.dependency, m, a.wordToken);
-            row.push_back(hits && hits->arcs > 0 ? static_cast<double>(std::max(hits->depToHead, hits->headToDep)) / hits->arcs
-                                                 : 0.0);
-        }
-        out.push_back(std::move(row));
-    }
-    return out;
-}
-
 json headDeltasJson(const std::vector<HeadDelta> &deltas, const Analysis &a)
 {
     json out = json::array();
@@ -217,8 +198,8 @@ void addWhatifCommand(CLI::App &app, Action &action)
             // What changes for a model that does not read the edited tree: the comparisons with it.
             json comparisons = json::object();
             if (depEdits && !sideOf(before).attention.empty())
-                comparisons["head_share"] = {{"before", headShares(original, sideOf(before))},
-                                             {"after", headShares(edited, sideOf(after))}};
+                comparisons["head_share"] = {{"before", arcShares(original, sideOf(before))},
+                                             {"after", arcShares(edited, sideOf(after))}};
             if (constEdits && sideOf(before).inducedTree && original.constituency && edited.constituency) {
                 const auto f1 = [](const ConstituencyTree &gold, const ConstituencyTree &induced) {
                     return compareTrees(gold, induced, false).f1();

@@ -471,6 +471,21 @@ Result<ArcHits> arcHits(const DependencyTree &tree, const Matrix &attention, con
     return hits;
 }
 
+std::vector<std::vector<double>> arcShares(const Sentence &sentence, const Analysis &analysis)
+{
+    std::vector<std::vector<double>> out;
+    if (!sentence.dependency || sentence.dependency->size() != analysis.wordToken.size())
+        return out;
+    for (const auto &layer : analysis.attention) {
+        out.emplace_back();
+        for (const Matrix &m : layer) {
+            auto hits = arcHits(*sentence.dependency, m, analysis.wordToken);
+            out.back().push_back(hits ? hits->share() : 0.0);
+        }
+    }
+    return out;
+}
+
 std::vector<int> sentencesForCell(const HeadAccuracyReport &report, int layer, int head, const std::string &relation,
                                   ArcDirection direction)
 {

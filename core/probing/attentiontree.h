@@ -286,10 +286,16 @@ struct ArcHits {
     int headToDep = 0;
     int offsetHits = 0;
     int bestOffset = 0;
+
+    /// The better direction's share of the arcs in [0, 1] (0 without arcs).
+    double share() const { return arcs > 0 ? static_cast<double>(depToHead > headToDep ? depToHead : headToDep) / arcs : 0.0; }
 };
 /// `tree` has one head per word of `wordToken` (errors otherwise, or when a word
 /// token lies outside `attention`).
 Result<ArcHits> arcHits(const DependencyTree &tree, const Matrix &attention, const std::vector<int> &wordToken,
                         int maxOffset = 5);
+/// ArcHits::share() of every head of `analysis`' attention on `sentence`'s dependency
+/// tree, [layer][head]; empty when the sentence has no tree of the analysis' words.
+std::vector<std::vector<double>> arcShares(const Sentence &sentence, const Analysis &analysis);
 
 } // namespace treelens

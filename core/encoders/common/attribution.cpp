@@ -94,17 +94,15 @@ Result<std::vector<std::vector<double>>> integrateGradients(const std::function<
     const int steps = ig ? std::max(1, options.steps) : 1;
     const int chunk = std::max(1, options.stepBatch);
     std::vector<torch::Tensor> sums(baselines.size()), diffs(baselines.size());
-    // Evaluates the gradients at `alphas`, adds them weighted by `weights` to `sums`, and
-    // returns each point's directional derivative f'(alpha) = sum_s grad . (input - baseline).
-    auto evaluate = [&](const std::vector<double> &alphas, const std::vector<double> &weights) -> Result<std::vector<double>> {
-        std::vector<double> slope;
+    // Adds the gradients at the points `alphas`, each weighted by `weight`, to `sums`.
+    auto evaluate = [&](const std::vector<float> &alphas, float weight) -> Status {
         for (std::size_t start = 0; start < alphas.size(); start += static_cast<std::size_t>(chunk)) {
             if (control && control->isCancelled())
                 return Error{"cancelled"};
             const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(chunk), alphas.size() - start);
-            std::vector<float> a(alphas.begin() + static_cast<std::ptrdiff_t>(start), alphas.begin() + static_cast<std::ptrdiff_t>(start + n));
-            std::vector<float> w(weights.begin() + static_cast<std::ptrdiff_t>(start), weights.begin() + static_cast<std::ptrdiff_t>(start + n));
-            AttributionScope scope(torch::tensor(a), baselines);
+            AttributionScope scope(torch::tensor(std::vector<float>(alphas.begin() + static_cast<std::ptrdiff_t>(start),
+                                                                    alphas.begin() + static_cast<std::ptrdiff_t>(start + n))),
+                                   baselines);
             const auto value = forward(static_cast<std::int64_t>(n));
             std::vector<torch::Tensor> inputs;
             std::vector<std::size_t> which;
@@ -116,39 +114,26 @@ Result<std::vector<std::vector<double>>> integrateGradients(const std::function<
             if (inputs.empty())
                 return Error{"the model's forward never looked its input words up (no embeddings to attribute)"};
             const auto grads = torch::autograd::grad({value.sum()}, inputs, {}, false, false, true);
-            auto rowSlope = torch::zeros({static_cast<std::int64_t>(n)}, torch::kDouble);
-            const auto wt = torch::tensor(w).view({-1, 1, 1});
             for (std::size_t k = 0; k < which.size(); ++k) {
                 const std::size_t s = which[k];
                 if (!grads[k].defined())
                     continue;
-                const auto g = grads[k].detach().to(torch::kCPU);
-                const auto d = scope.differences[s].detach().to(torch::kCPU);
-                rowSlope += (g * d).sum({1, 2}).to(torch::kDouble);
-                const auto weighted = (g * wt.to(g.scalar_type())).sum(0);
-                sums[s] = sums[s].defined() ? sums[s] + weighted : weighted;
-                diffs[s] = d[0];
+                const auto g = grads[k].detach().sum(0).to(torch::kCPU) * weight;
+                sums[s] = sums[s].defined() ? sums[s] + g : g;
+                diffs[s] = scope.differences[s][0].detach().to(torch::kCPU);
             }
-            const auto rs = rowSlope.contiguous();
-            slope.insert(slope.end(), rs.data_ptr<double>(), rs.data_ptr<double>() + rs.numel());
         }
-        return slope;
+        return {};
     };
-    if (!ig) {
-        if (auto r = evaluate({1.0}, {1.0}); !r)
-            return r.error();
-    } else {
-        // The midpoint rule: exact for a linear integrand; the path's slope changes
-        // abruptly where ReLUs, max-pooling or softmax switch, and the completeness gap
-        // says how far the sum is from f(input) - f(baseline) then (docs/explanations.md).
-        std::vector<double> alphas, weights;
-        for (int k = 0; k < steps; ++k) {
-            alphas.push_back((k + 0.5) / steps);
-            weights.push_back(1.0 / steps);
-        }
-        if (auto r = evaluate(alphas, weights); !r)
-            return r.error();
-    }
+    // Gradient x input: the one point at the input. Integrated Gradients: the midpoint rule,
+    // exact for a linear integrand; the path's slope changes abruptly where ReLUs,
+    // max-pooling or softmax switch, and the completeness gap says how far the sum is from
+    // f(input) - f(baseline) then (docs/explanations.md).
+    std::vector<float> alphas;
+    for (int k = 0; k < steps; ++k)
+        alphas.push_back(ig ? (static_cast<float>(k) + 0.5f) / static_cast<float>(steps) : 1.0f);
+    if (auto st = evaluate(alphas, 1.0f / static_cast<float>(steps)); !st)
+        return st.error();
     std::vector<std::vector<double>> perSide(baselines.size());
     for (std::size_t s = 0; s < baselines.size(); ++s) {
         if (!sums[s].defined())
