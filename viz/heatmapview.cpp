@@ -911,7 +911,7 @@ void AttentionOverview::rebuild()
             {QStringLiteral("bands: how syntactic each head is: of the %2 arcs of the %1 dependency tree, the share whose "
                             "dependent attends most to its head (d\u2192h) or head to the dependent (h\u2192d), the better; "
                             "bold: above the best fixed offset (%3%4: %5%)")
-                 .arg(source == "gold" ? QStringLiteral("gold") : QStringLiteral("parsed"))
+                 .arg(source == "gold" || source == "edited" ? QString::fromStdString(source) : QStringLiteral("parsed"))
                  .arg(m_tree.arcs)
                  .arg(m_tree.bestOffset > 0 ? QStringLiteral("+") : QString())
                  .arg(m_tree.bestOffset)

@@ -394,6 +394,9 @@ TEST(AttentionOverview, BandsSayHowSyntacticEachHeadIs)
     sentence->setMetadata("dependency_source", "gold");
     view.setData({sentence, a});
     EXPECT_TRUE(view.titleLines().join(QLatin1Char('\n')).contains(QStringLiteral("gold dependency tree")));
+    sentence->setMetadata("dependency_source", "edited");
+    view.setData({sentence, a});
+    EXPECT_TRUE(view.titleLines().join(QLatin1Char('\n')).contains(QStringLiteral("edited dependency tree")));
     renderImage(view).save(QStringLiteral("/tmp/overview-bands.png"));
 
     // Without a tree, or with one of other words, there is no band.
