@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """How closely Integrated Gradients' attributions add up (issue 34): runs
 `treelens-cli explain --json` over the first N/2 sentences of rt-polarity.neg and .pos
-(Dependency-Transformer) and the first N pairs of WikiQA dev (GGSA) and prints, per
-model, the relative completeness gap |sum - (f(input) - f(baseline))| / |f(input) -
-f(baseline)| as JSON: count, median, 90th percentile, max, the share within 2%, and the
-worst input. Needs ../shared/data (the sentence-polarity and wikiqa folders).
+(the Dependency-Transformer and DTT + edges polarity classifiers), the first N pairs of
+WikiQA dev (GGSA, the Tree Aggregation Transformer) and the first N pairs of RTE-3 dev
+(the attentive Tree-LSTM) and prints, per model, the relative completeness gap
+|sum - (f(input) - f(baseline))| / |f(input) - f(baseline)| as JSON: count, median, 90th
+percentile, max, the share within 2%, and the inputs over 2%. Needs ../shared/data (the
+sentence-polarity, wikiqa and rte folders).
 
-    bench/explain_completeness.py [--cli build/ci/app/treelens-cli] [--n 60] [--steps 256]
+    bench/explain_completeness.py [--cli build/ci/app/treelens-cli] [--n 60] [--steps 256] [--models a,b]
 """
 import argparse
 import json
@@ -14,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "..", "shared", "data")
@@ -30,6 +33,8 @@ def stats(name, rows):
         "max": vals[-1],
         "within_2_percent": sum(v <= 0.02 for v in vals) / len(vals),
         "max_abs_gap": max(abs(r["completeness_gap"]) for r in rows),
+        "baseline": rows[0].get("baseline", "") if rows else "",
+        "warnings": sum(1 for r in rows if r.get("warning")),
         # The inputs over 2%: their f(input) - f(baseline) and gap.
         "over_2_percent": [{"input": i + 1, "delta": rows[i]["f_input"] - rows[i]["f_baseline"], "gap": rows[i]["completeness_gap"]}
                            for v, i in rel if v > 0.02],
@@ -46,7 +51,10 @@ def main():
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "ci", "app", "treelens-cli"))
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--steps", type=int, default=256)
+    ap.add_argument("--models", default="dependency-transformer-en-polarity,dtt-edges-en-polarity,ggsa-en-wikiqa,tat-en-wikiqa,"
+                    "tree-lstm-attention-en-rte", help="comma-separated shipped models (default: all five)")
     a = ap.parse_args()
+    chosen = a.models.split(",")
     polarity = os.path.join(DATA, "sentence-polarity")
     wikiqa = os.path.join(DATA, "wikiqa", "dev")
     if not os.path.isdir(polarity) or not os.path.isdir(wikiqa):
@@ -65,16 +73,33 @@ def main():
         path = os.path.join(tmp, "polarity.txt")
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(sentences) + "\n")
-        rows = run(a.cli, ["--model", os.path.join(models, "dependency-transformer-en-polarity.safetensors"), "--input", path,
-                           "--steps", str(a.steps)])
-        results.append(stats("dependency-transformer-en-polarity", rows))
+        polarityInput = path
         cols = [open(os.path.join(wikiqa, n), encoding="utf-8").read().split("\n") for n in ("id.txt", "a.toks", "b.toks", "sim.txt")]
-        path = os.path.join(tmp, "pairs.tsv")
-        with open(path, "w", encoding="utf-8") as f:
+        pairs = os.path.join(tmp, "pairs.tsv")
+        with open(pairs, "w", encoding="utf-8") as f:
             for i in range(a.n):
                 f.write("\t".join(c[i] for c in cols) + "\n")
-        rows = run(a.cli, ["--model", os.path.join(models, "ggsa-en-wikiqa.safetensors"), "--pairs", path, "--steps", str(a.steps)])
-        results.append(stats("ggsa-en-wikiqa", rows))
+        # RTE-3 dev: its first N pairs as an RTE XML file of their own.
+        rte = os.path.join(tmp, "rte.xml")
+        source = os.path.join(DATA, "rte", "rte3_dev.xml")
+        if os.path.exists(source):
+            root = ET.parse(source).getroot()
+            for extra in list(root)[a.n:]:
+                root.remove(extra)
+            ET.ElementTree(root).write(rte, encoding="utf-8", xml_declaration=True)
+        inputs = {"dependency-transformer-en-polarity": ["--input", polarityInput],
+                  "dtt-edges-en-polarity": ["--input", polarityInput],
+                  "ggsa-en-wikiqa": ["--pairs", pairs], "tat-en-wikiqa": ["--pairs", pairs],
+                  "tree-lstm-attention-en-rte": ["--pairs", rte]}
+        for name in chosen:
+            if name not in inputs:
+                print("explain_completeness: unknown model " + name, file=sys.stderr)
+                return 2
+            if inputs[name][1] == rte and not os.path.exists(rte):
+                print("explain_completeness: SKIPPED " + name + ": ../shared/data/rte not found", file=sys.stderr)
+                continue
+            rows = run(a.cli, ["--model", os.path.join(models, name + ".safetensors"), "--steps", str(a.steps)] + inputs[name])
+            results.append(stats(name, rows))
     print(json.dumps({"steps": a.steps, "results": results}, indent=1))
     return 0
 

@@ -34,6 +34,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   eval/bracketeval.cpp
   eval/depeval.cpp
   eval/analysisdelta.cpp
+  eval/rankcontrast.cpp
   eval/attribution.cpp
   eval/tokeneval.cpp
   eval/textspans.cpp

@@ -31,7 +31,8 @@ ExplainPanel::ExplainPanel(AnalysisDocument *document, JobRunner *jobs, QWidget 
     m_steps = new QSpinBox(this);
     m_steps->setRange(1, 4096);
     m_steps->setValue(64);
-    m_steps->setToolTip(tr("Integrated Gradients: points along the path from the baseline (zero embeddings) to the input"));
+    m_steps->setToolTip(tr("Integrated Gradients: points along the path from the baseline (zero embeddings, or the unknown word for "
+                            "the models that layer-normalise their word vectors) to the input"));
     m_target = new QComboBox(this);
     m_target->setToolTip(tr("The label whose log-probability is explained; a pair scorer's score by default"));
     form->addRow(tr("Method:"), m_method);
@@ -142,7 +143,10 @@ void ExplainPanel::show(std::shared_ptr<const Attribution> result)
                     .arg(result->total(), 0, 'f', 4)
                     .arg(result->completenessGap(), 0, 'f', 5)
                     .arg(100.0 * std::abs(result->completenessGap()) / std::max(1e-12, std::abs(delta)), 0, 'f', 1);
+        text += tr(" [baseline: %1]").arg(QString::fromStdString(result->baseline));
     }
+    if (!result->warning.empty())
+        text += tr("\nWarning: %1").arg(QString::fromStdString(result->warning));
     m_summary->setText(text);
     m_list->clear();
     if (!sentence || !analysis || result->sides.empty())

@@ -41,6 +41,7 @@
 #include "ui/backgroundjobs.h"
 #include "ui/modelfiledialog.h"
 #include "ui/pairworkbenchparts.h"
+#include "ui/rankexplainpanel.h"
 #include "ui/session/analysisdocument.h"
 #include "ui/session/jobrunner.h"
 #include "ui/session/settings.h"
@@ -345,6 +346,15 @@ void PairWorkbench::buildUi()
     m_detailTabs->setDocumentMode(true);
     m_detailTabs->addTab(bridgeScroll, QCoreApplication::translate("ViewRegistry", findViewSpec(QStringLiteral("bridge"))->tabLabel));
     m_detailTabs->addTab(nodeScroll, tr("Phrase (tree aggregation)"));
+    m_rankPanel = new RankExplainPanel(m_jobs);
+    m_detailTabs->addTab(m_rankPanel, tr("Why this rank"));
+    connect(m_rankPanel, &RankExplainPanel::attributionsReady, this, [this](int pair) { applyAttributions(pair); });
+    connect(m_rankPanel, &RankExplainPanel::showPairRequested, this, [this](int pair) {
+        if (m_currentRow >= 0)
+            selectQuestion(m_currentRow, pair); // the candidate list follows, and shows the pair
+        else
+            showPair(pair);
+    });
     for (int i = 0; i < 2; ++i)
         connect(consts[i], &ConstituencyView::phraseClicked, this, [this, i](int id) {
             selectTatNode(i, id);
@@ -537,6 +547,7 @@ void PairWorkbench::score()
         },
         [this](quint64, std::shared_ptr<const PairScores> scores) {
             m_scores = std::move(scores);
+            m_rankPanel->setCorpus(m_corpus, systemPath(m_systemA));
             setBusy(false);
             m_selectedPairs.clear();
             rebuildTables();

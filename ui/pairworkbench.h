@@ -13,7 +13,9 @@
 ///  - two-system comparison: ΔAP per question, the questions where the top
 ///    answer differs, a score scatter plot (a click opens the pair);
 ///  - the pair view: both sentences' dependency and constituency trees with the
-///    model's attention, and the bridge between them (PairBridgeView). Each side is
+///    model's attention, and the bridge between them (PairBridgeView), and the "Why
+///    this rank" tab (RankExplainPanel: attributions of the shown pair drawn on both
+///    trees; the top candidate against the correct one). Each side is
 ///    an AnalysisDocument (the sentence and its analysis; the first side's carries
 ///    the pair) whose views a ViewHost creates from the view registry, as in the
 ///    main window.
@@ -50,6 +52,7 @@ class ScoreScatterPlot;
 class SliceBarChart;
 class TatNodeView;
 class ExportableView;
+class RankExplainPanel;
 
 class PairWorkbench : public QMainWindow {
     Q_OBJECT
@@ -108,6 +111,10 @@ public:
     /// Shows the node view (true) or the bridge (false) below the trees.
     void showNodeView(bool on);
     TatNodeView *tatNodeView() const { return m_tatNode; }
+    /// The "Why this rank" tab.
+    RankExplainPanel *rankPanel() const { return m_rankPanel; }
+    /// Shows the "Why this rank" tab below the trees.
+    void showRankPanel();
 
 Q_SIGNALS:
     void corpusReady();
@@ -141,6 +148,10 @@ private:
     void fillCompareChoices();
     /// Analyses the comparison pair in the background, then says pairReady.
     void analyseComparePair();
+    /// Draws the rank panel's attributions of `pair` on both trees when the pair view shows it.
+    void applyAttributions(int pair);
+    /// The shown question's candidates best first by system A (empty for a classification corpus).
+    std::vector<int> shownRanking(int pair) const;
     QString systemPath(const QComboBox *box) const;
     QString systemName(const QString &path) const;
     QString dataNotesHtml() const;
@@ -175,6 +186,7 @@ private:
     QComboBox *m_compare;
     QTabWidget *m_detailTabs;
     TatNodeView *m_tatNode;
+    RankExplainPanel *m_rankPanel = nullptr;
     int m_nodeSide = 0, m_nodeId = -1;
     int m_comparePair = -1;
     std::shared_ptr<const Analysis> m_compareAnalysis;

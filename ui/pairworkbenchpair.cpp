@@ -23,6 +23,7 @@
 #include "core/encoders/encoder.h"
 #include "ui/pairscoring.h"
 #include "ui/pairworkbenchparts.h"
+#include "ui/rankexplainpanel.h"
 #include "ui/session/analysisdocument.h"
 #include "ui/session/jobrunner.h"
 #include "ui/viewhost.h"
@@ -125,6 +126,7 @@ void PairWorkbench::showPair(int pair)
         return;
     m_currentPair = pair;
     m_jobs.cancelGroup(kCompareGroup); // a comparison of the previous pair is no longer wanted
+    m_rankPanel->setQuestion(shownRanking(pair), pair);
     const SentencePair &p = m_corpus->pairs[static_cast<std::size_t>(pair)];
     auto first = std::make_shared<const Sentence>(p.first);
     auto second = std::make_shared<const Sentence>(p.second);
@@ -166,6 +168,7 @@ void PairWorkbench::showPair(int pair)
             bridgeOf(sideViews(0))->setCaption(gold + QStringLiteral(" — ") + systemName(systemPath(m_systemA)));
             m_sideDocs[0]->setResult(first, a); // the pair: the bridge reads Analysis::second
             m_sideDocs[1]->setResult(second, secondAnalysis);
+            applyAttributions(m_currentPair); // explained before: its attributions on the trees again
             updateSelection();
             // The TAT: the question's root in the phrase view.
             m_step->setRange(0, steps);
@@ -183,6 +186,41 @@ void PairWorkbench::showPair(int pair)
                 Q_EMIT pairReady();
         },
         [this](quint64, const QString &message) { m_status->setText(tr("Error: %1").arg(message)); });
+}
+
+std::vector<int> PairWorkbench::shownRanking(int pair) const
+{
+    if (m_currentRow < 0 || m_currentRow >= static_cast<int>(m_rows.size()))
+        return {};
+    const std::vector<int> &ranked = m_rows[static_cast<std::size_t>(m_currentRow)].ranked;
+    return std::find(ranked.begin(), ranked.end(), pair) != ranked.end() ? ranked : std::vector<int>{};
+}
+
+void PairWorkbench::showRankPanel() { m_detailTabs->setCurrentWidget(m_rankPanel); }
+
+void PairWorkbench::applyAttributions(int pair)
+{
+    if (pair != m_currentPair)
+        return;
+    const auto attribution = m_rankPanel->attributionFor(pair);
+    if (!attribution)
+        return;
+    for (int side = 0; side < 2 && side < static_cast<int>(attribution->sides.size()); ++side) {
+        AnalysisDocument &doc = *m_sideDocs[side];
+        const auto analysis = doc.analysis();
+        const std::vector<double> &word = attribution->sides[static_cast<std::size_t>(side)].word;
+        if (!analysis || analysis->words.size() != word.size())
+            continue;
+        // The views draw overlay::kAttributionWord: bands under the words, badges on the constituents.
+        auto copy = std::make_shared<Analysis>(*analysis);
+        NamedArray values{{static_cast<int>(word.size())}, {}};
+        for (double v : word)
+            values.data.push_back(static_cast<float>(v));
+        copy->gates[overlay::kAttributionWord] = std::move(values);
+        doc.setAnalysis(copy, doc.modelMessage());
+    }
+    if (!attribution->sides.empty())
+        m_pairAnalysis = m_sideDocs[0]->analysis();
 }
 
 void PairWorkbench::setAggregationStep(int step)

@@ -101,7 +101,7 @@ void addExplainCommand(CLI::App &app, Action &action)
     struct Spec {
         InputSpec input;
         DeviceSpec dev;
-        std::string pairs, method = "ig", target, baseline = "zero", out;
+        std::string pairs, method = "ig", target, baseline, out;
         int steps = 64;
         bool json = false;
     };
@@ -115,8 +115,10 @@ void addExplainCommand(CLI::App &app, Action &action)
         ->capture_default_str();
     cmd->add_option("--steps", spec->steps, "Integrated Gradients: interpolation points")->capture_default_str()->check(CLI::Range(1, 4096));
     cmd->add_option("--target", spec->target, "The label explained (default: the predicted one; a pair scorer: its score)")->type_name("L");
-    cmd->add_option("--baseline", spec->baseline, "The baseline embedding: zero, pad, or a token of the model's vocabulary")
-        ->capture_default_str();
+    cmd->add_option("--baseline", spec->baseline,
+                    "The baseline embedding: zero, pad, or a token of the model's vocabulary (default: zero; the models that "
+                    "layer-normalise their word vectors, where f jumps at zero: the unknown word)")
+        ->type_name("B");
     cmd->add_flag("--json", spec->json, "JSON Lines: one object per sentence or pair (keys in docs/cli.md)");
     cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
     cmd->callback([&action, spec]() {
@@ -211,6 +213,8 @@ void addExplainCommand(CLI::App &app, Action &action)
                             j["f_baseline"] = a.fBaseline;
                             j["sum"] = a.total();
                             j["completeness_gap"] = a.completenessGap();
+                            if (!a.warning.empty())
+                                j["warning"] = a.warning;
                         }
                         for (std::size_t s = 0; s < a.sides.size() && s < 2; ++s) {
                             const Sentence *sentence = sides[s] ? sides[s] : nullptr;
@@ -238,6 +242,8 @@ void addExplainCommand(CLI::App &app, Action &action)
                         text += buf;
                     }
                     text += "\n";
+                    if (!a.warning.empty())
+                        text += " warning: " + a.warning + "\n";
                     for (std::size_t s = 0; s < a.sides.size() && s < 2; ++s) {
                         if (!sides[s])
                             continue;

@@ -29,8 +29,10 @@ struct ExplainOptions {
     int stepBatch = 32;           ///< points per forward pass
     std::string target;           ///< a label of the model ("" = the predicted one; pair scorers: the score)
     /// The baseline embedding: "zero" (every input token's embedding 0), "pad" (the
-    /// model's padding token's embedding), or a token of the model's vocabulary.
-    std::string baseline = "zero";
+    /// model's padding token's embedding), a token of the model's vocabulary, or "" for
+    /// the family's choice (zero, except for the models that layer-normalise their word
+    /// vectors, where the zero embedding is a jump of f: the unknown word).
+    std::string baseline;
 };
 
 /// One sentence's attributions: per model token and per word.
@@ -53,6 +55,10 @@ struct Attribution {
     int steps = 0;                     ///< Integrated Gradients' points (0 otherwise)
     std::string baseline;              ///< what the baseline was
     std::vector<SideAttribution> sides; ///< one per sentence (two for a pair)
+    /// Said when f jumps at the baseline (a model that normalises its word vectors: the
+    /// gradients along the path cannot see the jump, so the attributions sum to about
+    /// f(input) − f(just off the baseline)); empty otherwise.
+    std::string warning;
 
     /// The sum of every token's attribution over all sides.
     double total() const

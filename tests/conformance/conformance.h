@@ -34,12 +34,11 @@ struct ModelLine {
     /// both sentences together has no states of one sentence).
     const char *probeRefuses = "";
     /// `explain`'s refusal (Integrated Gradients), or "" when it explains the model's
-    /// prediction: a model without one, or a family without gradient attributions yet.
+    /// prediction (a model without one).
     const char *explainRefuses = "";
 };
 
 inline constexpr const char *kNoPrediction = "makes no prediction to explain";
-inline constexpr const char *kNoAttributionsYet = "attributions are not available for the";
 
 inline const std::vector<ModelLine> &models()
 {
@@ -55,12 +54,11 @@ inline const std::vector<ModelLine> &models()
          "constituency,dependency,attention,overview,relations,gate,gates"},
         {"dependency_transformer_en_rte", "shipped/dependency-transformer-en-rte.safetensors", Kind::Pair, "", ""},
         {"dtt_edges_en_polarity", "shipped/dtt-edges-en-polarity.safetensors", Kind::Sentence, "prediction:",
-         "constituency,dependency,composition", "", "", kNoAttributionsYet},
+         "constituency,dependency,composition", "", ""},
         {"ggsa_en_wikiqa", "shipped/ggsa-en-wikiqa.safetensors", Kind::Pair, "", ""},
         {"iggsa_en_wikiqa", "shipped/iggsa-en-wikiqa.safetensors", Kind::Pair, "", ""},
-        {"tat_en_wikiqa", "shipped/tat-en-wikiqa.safetensors", Kind::Pair, "", "", "", "probe its pair vectors with treelens-cli probe-pairs",
-         kNoAttributionsYet},
-        {"tree_lstm_attention_en_rte", "shipped/tree-lstm-attention-en-rte.safetensors", Kind::Pair, "", "", "", "", kNoAttributionsYet},
+        {"tat_en_wikiqa", "shipped/tat-en-wikiqa.safetensors", Kind::Pair, "", "", "", "probe its pair vectors with treelens-cli probe-pairs"},
+        {"tree_lstm_attention_en_rte", "shipped/tree-lstm-attention-en-rte.safetensors", Kind::Pair, "", "", "", ""},
         // One model per family from each reference fixture (import-checkpoint; make_models.sh).
         {"fixture_tree_transformer", "fixture/fixture-tree-transformer.safetensors", Kind::Sentence, "tree:",
          "constituency,dependency,prior,attention,overview,links", "", "", kNoPrediction},
@@ -69,13 +67,13 @@ inline const std::vector<ModelLine> &models()
         {"fixture_ggsa", "fixture/fixture-ggsa.safetensors", Kind::Pair, "", ""},
         {"fixture_iggsa", "fixture/fixture-iggsa.safetensors", Kind::Pair, "", ""},
         {"fixture_tree_aggregation_transformer", "fixture/fixture-tree-aggregation-transformer.safetensors", Kind::Pair, "",
-         "", "", "probe its pair vectors with treelens-cli probe-pairs", kNoAttributionsYet},
-        {"fixture_rec_ctt", "fixture/fixture-rec-ctt.safetensors", Kind::Pair, "", "", "", "", kNoAttributionsYet},
-        {"fixture_rec_dtt", "fixture/fixture-rec-dtt.safetensors", Kind::Pair, "", "", "", "", kNoAttributionsYet},
+         "", "", "probe its pair vectors with treelens-cli probe-pairs"},
+        {"fixture_rec_ctt", "fixture/fixture-rec-ctt.safetensors", Kind::Pair, "", "", "", ""},
+        {"fixture_rec_dtt", "fixture/fixture-rec-dtt.safetensors", Kind::Pair, "", "", "", ""},
         {"fixture_rec_dtte", "fixture/fixture-rec-dtte.safetensors", Kind::Pair, "", "",
-         "is not in the model's edge-label table", "", kNoAttributionsYet},
-        {"fixture_rec_treelstm_cs", "fixture/fixture-rec-treelstm.cs.safetensors", Kind::Pair, "", "", "", "", kNoAttributionsYet},
-        {"fixture_rec_treelstm_bin", "fixture/fixture-rec-treelstm.bin.safetensors", Kind::Pair, "", "", "", "", kNoAttributionsYet},
+         "is not in the model's edge-label table", ""},
+        {"fixture_rec_treelstm_cs", "fixture/fixture-rec-treelstm.cs.safetensors", Kind::Pair, "", "", "", ""},
+        {"fixture_rec_treelstm_bin", "fixture/fixture-rec-treelstm.bin.safetensors", Kind::Pair, "", "", "", ""},
         // Hugging Face folders as the library writes them (the pretrained-transformer family), opened in place.
         {"hf_bert_tiny_random", "hf/bert-tiny-random", Kind::Sentence, "holds:", "constituency,dependency,attention,pieces,overview",
          "", "", kNoPrediction},

@@ -3,6 +3,7 @@
 // the shipped Dependency-Transformer and GGSA models: completeness within 2% at 256
 // steps, f(input) equal to analyze's log-probability and to score-pairs' score.
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include "core/encoders/encoder.h"
 #include "core/eval/attribution.h"
 #include "core/eval/pairtable.h"
+#include "core/eval/rankcontrast.h"
 #include "core/formats/ptb.h"
 #include "testutil.h"
 
@@ -209,6 +211,129 @@ TEST(Attributions, GgsaPairScoreIsComplete)
     EXPECT_FALSE((*enc)->explain({single}, o));
 }
 
+// A family that looks the same words up twice (the Tree-LSTM's sentence vector and its
+// leaves) gets one leaf: f = (a.s1)(a.s2) with both lookups the same embeddings is the
+// hand function above, (a.s)^2 alpha^2, and its attributions are the same.
+TEST(Attributions, TwoLookupsOfOneSideShareOneLeaf)
+{
+    const HandFunction h;
+    auto twice = [&](std::int64_t copies) {
+        const auto ids = h.ids.unsqueeze(0).expand({copies, 2}).contiguous();
+        const auto x1 = inputEmbedding(h.weight, ids), x2 = inputEmbedding(h.weight, ids);
+        return (x1.sum(1) * h.a).sum(1) * (x2.sum(1) * h.a).sum(1);
+    };
+    ExplainOptions o;
+    o.steps = 3;
+    Attribution once, both;
+    auto r1 = integrateGradients(h, {torch::zeros({2})}, o, once);
+    auto r2 = integrateGradients(twice, {torch::zeros({2})}, o, both);
+    ASSERT_TRUE(r1 && r2);
+    // (a.s) = 0.5*(1-3) - (2+0.5) = -3.5; a.e_0 = 0.5 - 2 = -1.5, a.e_1 = -1.5 - 0.5 = -2.
+    EXPECT_NEAR((*r2)[0][0], -3.5 * -1.5, 1e-5);
+    EXPECT_NEAR((*r2)[0][1], -3.5 * -2.0, 1e-5);
+    EXPECT_NEAR((*r2)[0][0], (*r1)[0][0], 1e-6);
+    EXPECT_TRUE(both.warning.empty());
+}
+
+// The Tree Aggregation Transformer: one LM sequence <s> q </s></s> a </s>; f(input) is
+// score-pairs' score (p(relevant)), the attributions of both sentences and their separators
+// sum to f(input) - f(baseline) within 2% at 256 steps.
+TEST(Attributions, TreeAggregationTransformerPairScoreIsComplete)
+{
+    auto enc = loadEncoder(shipped("tat-en-wikiqa.safetensors"));
+    ASSERT_TRUE(enc) << enc.message();
+    auto q = readPtbSentences("(ROOT (SBARQ (WHNP (WP who)) (SQ (VP (VBD wrote) (NP (NNP hamlet)))) (. ?)))", "q");
+    auto a = readPtbSentences("(ROOT (S (NP (NNP hamlet)) (VP (VBZ is) (NP (NP (DT a) (NN play)) (PP (IN by) (NP (NNP shakespeare))))) (. .)))", "a");
+    ASSERT_TRUE(q && a);
+    EncoderInput in;
+    in.words = q->front().words();
+    in.constituency = q->front().constituency;
+    in.secondWords = a->front().words();
+    in.secondConstituency = a->front().constituency;
+    auto analysed = (*enc)->analyze({in});
+    ASSERT_TRUE(analysed) << analysed.message();
+    ExplainOptions o;
+    o.steps = 256;
+    auto r = (*enc)->explain({in}, o);
+    ASSERT_TRUE(r) << r.message();
+    const Attribution &at = r->front();
+    EXPECT_EQ(at.target, "score");
+    EXPECT_NEAR(at.fInput, analysed->front().prediction->score, 1e-5) << "f(input) is the pair's score";
+    EXPECT_LT(std::abs(at.completenessGap()), 0.02 * std::abs(at.fInput - at.fBaseline))
+        << "sum " << at.total() << " vs " << at.fInput - at.fBaseline;
+    ASSERT_EQ(at.sides.size(), 2u);
+    EXPECT_EQ(at.sides[0].tokens.front(), "<s>");
+    EXPECT_EQ(at.sides[1].tokens.front(), "</s>");
+    EXPECT_EQ(at.sides[0].word.size(), 4u);
+    EXPECT_EQ(at.sides[1].word.size(), 7u);
+    EXPECT_NEAR(at.sides[0].specials, at.sides[0].token.front() + at.sides[0].token.back(), 1e-12);
+}
+
+// The recursive models: the DTT + edges polarity classifier (f = log p(predicted), whose
+// zero baseline is a jump of f: it says so, and its default baseline is the unknown word)
+// and the cross-query Tree-LSTM on an RTE pair (both sentences' words feed the other's
+// query and their own leaves).
+TEST(Attributions, RecursiveModelsAreComplete)
+{
+    {
+        auto enc = loadEncoder(shipped("dtt-edges-en-polarity.safetensors"));
+        ASSERT_TRUE(enc) << enc.message();
+        EncoderInput in;
+        in.words = {"the", "film", "is", "not", "funny", "."};
+        in.dependency = DependencyTree{{2, 5, 5, 5, 0, 5}, {"det", "nsubj", "cop", "advmod", "root", "punct"}};
+        auto analysed = (*enc)->analyze({in});
+        ASSERT_TRUE(analysed) << analysed.message();
+        const Prediction &p = *analysed->front().prediction;
+        ExplainOptions o;
+        o.steps = 256;
+        auto r = (*enc)->explain({in}, o);
+        ASSERT_TRUE(r) << r.message();
+        const Attribution &a = r->front();
+        EXPECT_EQ(a.target, p.label);
+        EXPECT_NEAR(a.fInput, std::log(p.score), 1e-4) << "f(input) is analyze's log-probability";
+        EXPECT_EQ(a.baseline, "<unk>");
+        EXPECT_TRUE(a.warning.empty()) << a.warning;
+        EXPECT_LT(std::abs(a.completenessGap()), 0.02 * std::abs(a.fInput - a.fBaseline))
+            << "sum " << a.total() << " vs " << a.fInput - a.fBaseline;
+        o.baseline = "zero";
+        auto z = (*enc)->explain({in}, o);
+        ASSERT_TRUE(z) << z.message();
+        EXPECT_NE(z->front().warning.find("f jumps at the baseline"), std::string::npos) << z->front().warning;
+    }
+    {
+        auto enc = loadEncoder(shipped("tree-lstm-attention-en-rte.safetensors"));
+        ASSERT_TRUE(enc) << enc.message();
+        auto first = readPtbSentences("(ROOT (S (NP (DT a) (NN man)) (VP (VBZ is) (VP (VBG playing) (NP (DT a) (NN guitar)))) (. .)))", "1");
+        auto second = readPtbSentences("(ROOT (S (NP (DT a) (NN person)) (VP (VBZ plays) (NP (NN music))) (. .)))", "2");
+        ASSERT_TRUE(first && second);
+        EncoderInput in;
+        in.words = first->front().words();
+        in.constituency = first->front().constituency;
+        in.dependency = DependencyTree{{2, 4, 4, 0, 6, 4, 4}, {"det", "nsubj", "aux", "root", "det", "obj", "punct"}};
+        in.secondWords = second->front().words();
+        in.secondConstituency = second->front().constituency;
+        in.secondDependency = DependencyTree{{2, 3, 0, 3, 3}, {"det", "nsubj", "root", "obj", "punct"}};
+        auto analysed = (*enc)->analyze({in});
+        ASSERT_TRUE(analysed) << analysed.message();
+        const Prediction &p = *analysed->front().prediction;
+        ExplainOptions o;
+        o.steps = 256;
+        auto r = (*enc)->explain({in}, o);
+        ASSERT_TRUE(r) << r.message();
+        const Attribution &a = r->front();
+        EXPECT_EQ(a.target, p.label);
+        EXPECT_NEAR(a.fInput, std::log(p.score), 1e-4);
+        EXPECT_LT(std::abs(a.completenessGap()), 0.02 * std::abs(a.fInput - a.fBaseline))
+            << "sum " << a.total() << " vs " << a.fInput - a.fBaseline;
+        ASSERT_EQ(a.sides.size(), 2u);
+        EXPECT_EQ(a.sides[1].word.size(), 5u);
+        double secondMass = 0.0;
+        for (double v : a.sides[1].word)
+            secondMass += std::abs(v);
+        EXPECT_GT(secondMass, 0.0) << "the second sentence's words reach the prediction";
+    }
+}
+
 TEST(Attributions, AFamilyWithoutAPredictionSaysSo)
 {
     auto enc = loadEncoder(defaultModelPath());
@@ -234,4 +359,56 @@ TEST(Attributions, TheEncoderCacheForwardsExplain)
     auto r = (*enc)->explain({in}, o);
     ASSERT_TRUE(r) << r.message();
     EXPECT_EQ(r->front().sides.front().word.size(), 3u);
+}
+
+// The rank contrast's parts add up to the score difference, worked by hand: top pair
+// f = 0.9, f(baseline) = 0.5, question tokens (0.1, 0.2 | special 0.05), candidate 0.1
+// (sum 0.45, gap 0.05); other pair f = 0.4, f(baseline) = 0.45, question (0.3, -0.2 |
+// 0.0), candidate -0.2 (sum -0.1, gap -0.05).
+TEST(Attributions, RankContrastSplitsTheScoreDifferenceByHand)
+{
+    auto pair = [](double f, double fb, std::vector<double> q, double qs, std::vector<double> c) {
+        Attribution a;
+        a.method = "ig";
+        a.quantity = "pair score";
+        a.fInput = f;
+        a.fBaseline = fb;
+        SideAttribution question, candidate;
+        question.words = {"who", "wrote"};
+        question.word = q;
+        question.token = {qs, q[0], q[1]};
+        question.specials = qs;
+        candidate.words = {"x"};
+        candidate.word = c;
+        candidate.token = c;
+        a.sides = {question, candidate};
+        return a;
+    };
+    const Attribution top = pair(0.9, 0.5, {0.1, 0.2}, 0.05, {0.1}), other = pair(0.4, 0.45, {0.3, -0.2}, 0.0, {-0.2});
+    auto c = rankContrast(top, other);
+    ASSERT_TRUE(c) << c.message();
+    EXPECT_NEAR(c->scoreDifference(), 0.5, 1e-12);
+    EXPECT_NEAR(c->baselineDifference, 0.05, 1e-12);
+    EXPECT_NEAR(c->questionDifference(), 0.35 - 0.1, 1e-12);
+    EXPECT_NEAR(c->candidateDifference(), 0.3, 1e-12);
+    EXPECT_NEAR(c->gapTop, 0.05, 1e-12);
+    EXPECT_NEAR(c->gapOther, -0.05, 1e-12);
+    // 0.05 + 0.25 + 0.3 - 0.1 = 0.5.
+    EXPECT_NEAR(c->sumOfParts(), c->scoreDifference(), 1e-12);
+    ASSERT_EQ(c->questionWords.size(), 2u);
+    EXPECT_NEAR(c->questionWords[0], -0.2, 1e-12);
+    EXPECT_NEAR(c->questionWords[1], 0.4, 1e-12);
+    // Another question, another quantity, one side, rollout: refused with the reason.
+    Attribution q2 = other;
+    q2.sides[0].words = {"where", "is"};
+    EXPECT_FALSE(rankContrast(top, q2));
+    Attribution k2 = other;
+    k2.quantity = "log p(YES)";
+    EXPECT_FALSE(rankContrast(top, k2));
+    Attribution one = other;
+    one.sides.pop_back();
+    EXPECT_FALSE(rankContrast(top, one));
+    Attribution roll = other;
+    roll.fInput = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_FALSE(rankContrast(top, roll));
 }

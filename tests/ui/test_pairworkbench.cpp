@@ -8,15 +8,18 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QTabWidget>
+#include <QTreeWidget>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/data/overlays.h"
 #include "core/encoders/family.h"
 #include "core/encoders/ggsa/ggsaconfig.h"
 #include "core/encoders/tat/tatconfig.h"
 #include "core/model/modelfile.h"
 #include "ui/pairworkbench.h"
+#include "ui/rankexplainpanel.h"
 #include "ui/session/analysisdocument.h"
 #include "ui/session/jobrunner.h"
 #include "ui/viewhost.h"
@@ -24,6 +27,7 @@
 #include "viz/constituencyview.h"
 #include "viz/tatnodeview.h"
 #include "viz/viewexport.h"
+#include "testutil.h"
 #include "uitestapp.h"
 
 using namespace treelens;
@@ -386,4 +390,156 @@ TEST(PairWorkbench, CandidateSideSlicesSayWhyTheyRunHigh)
     kind->setCurrentIndex(kind->findText(QStringLiteral("candidate-length")));
     EXPECT_TRUE(wb.sliceNoteText().contains(QStringLiteral("each question is ranked among its candidates in the slice only")))
         << wb.sliceNoteText().toStdString();
+}
+
+// "Why this rank" on the tiny iGGSA model: the top candidate against the one of the other
+// gold label, the score difference split into parts that add up, the scores those of the
+// pair view's analyses, both trees of the shown pair carrying the attributions (every
+// constituency badge the sum of its words'), and the table's exports.
+TEST(PairWorkbench, WhyThisRankExplainsTheTopCandidateAgainstTheOther)
+{
+    test::uiApp();
+    const std::string dir = ::testing::TempDir();
+    const std::string pairs = dir + "/workbench-why.tsv";
+    std::ofstream(pairs) << kPairs;
+    JobRunner jobs;
+    PairWorkbench wb(jobs);
+    wb.setSystems(QString::fromStdString(makeModel(dir)), QString());
+    bool shown = false;
+    QObject::connect(&wb, &PairWorkbench::pairReady, [&] { shown = true; });
+    openAndScore(wb, pairs);
+    ASSERT_TRUE(waitFor([&] { return shown && !wb.isBusy(); }, 60000));
+    // q1: three candidates, one correct.
+    const auto &rows = wb.questionRows();
+    int row = -1;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        if (rows[r].group == "q1")
+            row = static_cast<int>(r);
+    ASSERT_GE(row, 0);
+    shown = false;
+    wb.selectQuestion(row);
+    ASSERT_TRUE(waitFor([&] { return shown && !wb.isBusy(); }, 60000));
+    RankExplainPanel *panel = wb.rankPanel();
+    ASSERT_NE(panel, nullptr);
+    panel->setSteps(128);
+    bool done = false, ok = false;
+    QObject::connect(panel, &RankExplainPanel::explained, [&](bool good) {
+        done = true;
+        ok = good;
+    });
+    panel->explainRank();
+    ASSERT_TRUE(waitFor([&] { return done; }, 120000));
+    ASSERT_TRUE(ok) << panel->summary().toStdString();
+    const auto &ranked = rows[static_cast<std::size_t>(row)].ranked;
+    EXPECT_EQ(panel->topPair(), ranked.front());
+    const auto correct = [&](int p) { return wb.corpus()->pairs[static_cast<std::size_t>(p)].label == "1"; };
+    EXPECT_NE(correct(panel->topPair()), correct(panel->otherPair())) << "contrasted with a candidate of the other label";
+    ASSERT_TRUE(panel->contrast().has_value());
+    const RankContrast &c = *panel->contrast();
+    EXPECT_NEAR(c.sumOfParts(), c.scoreDifference(), 1e-6);
+    EXPECT_NE(panel->summary().indexOf(QStringLiteral("Score difference")), -1) << panel->summary().toStdString();
+    EXPECT_GT(panel->table()->topLevelItemCount(), 2);
+    // Each pair on the trees: its analysis' score is the explained f(input), and both sides carry the words' attributions.
+    for (int pair : {panel->topPair(), panel->otherPair()}) {
+        shown = false;
+        wb.showPair(pair);
+        ASSERT_TRUE(waitFor([&] { return shown && !wb.isBusy(); }, 60000));
+        const auto a = panel->attributionFor(pair);
+        ASSERT_TRUE(a);
+        ASSERT_TRUE(wb.pairAnalysis()->prediction.has_value());
+        EXPECT_NEAR(a->fInput, wb.pairAnalysis()->prediction->score, 1e-5);
+        for (int side = 0; side < 2; ++side) {
+            const auto analysis = wb.sideDocument(side).analysis();
+            ASSERT_TRUE(analysis);
+            const auto it = analysis->gates.find(overlay::kAttributionWord);
+            ASSERT_NE(it, analysis->gates.end()) << "side " << side;
+            ASSERT_EQ(it->second.data.size(), a->sides[static_cast<std::size_t>(side)].word.size());
+            for (std::size_t k = 0; k < it->second.data.size(); ++k)
+                EXPECT_NEAR(it->second.data[k], a->sides[static_cast<std::size_t>(side)].word[k], 1e-6);
+        }
+    }
+    EXPECT_EQ(wb.sideDocument(0).analysis(), wb.pairAnalysis());
+    // The table's exports: CSV with a header and a row per unit; JSON with the parts.
+    const QString csv = panel->tableText(false);
+    EXPECT_TRUE(csv.startsWith(QStringLiteral("section,words,unit,label,top,other,difference\n"))) << csv.left(200).toStdString();
+    const auto json = nlohmann::json::parse(panel->tableText(true).toStdString());
+    EXPECT_NEAR(json.at("score_difference").get<double>(), c.scoreDifference(), 1e-9);
+    EXPECT_FALSE(json.at("rows").empty());
+    // One pair explained on its own, the shown one; the window as it looks (for a look).
+    done = false;
+    panel->explainPair();
+    ASSERT_TRUE(waitFor([&] { return done; }, 120000));
+    EXPECT_TRUE(ok) << panel->summary().toStdString();
+    EXPECT_FALSE(panel->contrast().has_value());
+    wb.showRankPanel();
+    wb.resize(1400, 900);
+    EXPECT_TRUE(wb.grab().save(QString::fromStdString(dir + "/pairs-why-this-rank-tiny.png")));
+}
+
+// The shipped GGSA model on real WikiQA test questions: a question it gets wrong (its top
+// candidate is not a correct answer), explained against the best-ranked correct one; the
+// window is saved for a look (docs/screenshots/pairs-why-this-rank.png is this picture).
+TEST(PairWorkbench, WhyThisRankOnAWikiQaQuestionTheModelGetsWrong)
+{
+    TREELENS_REQUIRE_SHARED("data/wikiqa/test/a.toks");
+    const std::string wikiqa = test::sharedPath("data/wikiqa/test");
+    test::uiApp();
+    const std::string dir = ::testing::TempDir();
+    // The first 12 questions of WikiQA test as a ranking TSV.
+    std::ifstream ids(wikiqa + "/id.txt"), qs(wikiqa + "/a.toks"), as(wikiqa + "/b.toks"), sims(wikiqa + "/sim.txt");
+    const std::string pairs = dir + "/wikiqa-why.tsv";
+    {
+        std::ofstream out(pairs);
+        std::string id, q, a, sim, last;
+        int questions = 0;
+        while (std::getline(ids, id) && std::getline(qs, q) && std::getline(as, a) && std::getline(sims, sim)) {
+            if (id != last && ++questions > 12)
+                break;
+            last = id;
+            out << id << '\t' << q << '\t' << a << '\t' << sim << '\n';
+        }
+    }
+    JobRunner jobs;
+    PairWorkbench wb(jobs);
+    wb.setSystems(QString::fromStdString(std::string(TREELENS_SOURCE_DIR) + "/resources/models/ggsa-en-wikiqa.safetensors"), QString());
+    bool shown = false;
+    QObject::connect(&wb, &PairWorkbench::pairReady, [&] { shown = true; });
+    openAndScore(wb, pairs);
+    ASSERT_TRUE(waitFor([&] { return shown && !wb.isBusy(); }, 120000));
+    int row = -1;
+    for (std::size_t r = 0; r < wb.questionRows().size() && row < 0; ++r)
+        if (wb.questionRows()[r].correct > 0 && wb.questionRows()[r].firstCorrectRank > 1)
+            row = static_cast<int>(r);
+    ASSERT_GE(row, 0) << "no question of the 12 whose top candidate is wrong";
+    shown = false;
+    wb.selectQuestion(row);
+    ASSERT_TRUE(waitFor([&] { return shown && !wb.isBusy(); }, 60000));
+    RankExplainPanel *panel = wb.rankPanel();
+    bool done = false, ok = false;
+    QObject::connect(panel, &RankExplainPanel::explained, [&](bool good) {
+        done = true;
+        ok = good;
+    });
+    panel->explainRank();
+    ASSERT_TRUE(waitFor([&] { return done; }, 300000));
+    ASSERT_TRUE(ok) << panel->summary().toStdString();
+    const QuestionRow &q = wb.questionRows()[static_cast<std::size_t>(row)];
+    EXPECT_EQ(panel->topPair(), q.ranked.front());
+    EXPECT_EQ(wb.corpus()->pairs[static_cast<std::size_t>(panel->otherPair())].label, "1");
+    EXPECT_EQ(panel->otherPair(), q.ranked[static_cast<std::size_t>(q.firstCorrectRank - 1)]) << "the best-ranked correct one";
+    const RankContrast &c = *panel->contrast();
+    EXPECT_GT(c.scoreDifference(), 0.0);
+    EXPECT_NEAR(c.sumOfParts(), c.scoreDifference(), 1e-6);
+    shown = false;
+    wb.showPair(panel->topPair());
+    ASSERT_TRUE(waitFor([&] { return shown && !wb.isBusy(); }, 60000));
+    EXPECT_NEAR(panel->attributionFor(panel->topPair())->fInput, wb.pairAnalysis()->prediction->score, 1e-5);
+    wb.showRankPanel();
+    wb.showConstituencyTrees(true);
+    wb.resize(1600, 1500);
+    for (int side = 0; side < 2; ++side)
+        wb.constituencyView(side)->finishPendingLayouts();
+    EXPECT_TRUE(wb.grab().save(QString::fromStdString(dir + "/pairs-why-this-rank.png")));
+    wb.showConstituencyTrees(false);
+    EXPECT_TRUE(wb.grab().save(QString::fromStdString(dir + "/pairs-why-this-rank-dependency.png")));
 }

@@ -1,6 +1,7 @@
 #include "core/encoders/common/attribution.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <torch/autograd.h>
 #include <torch/torch.h>
@@ -31,6 +32,11 @@ torch::Tensor AttributionScope::apply(const torch::Tensor &embedded, int side)
         side = m_side;
     if (side >= static_cast<int>(m_baselines.size()))
         return embedded;
+    // A family that looks the same words up twice (a Tree-LSTM's sentence vector and its
+    // leaves) gets the same leaf both times: one input, one attribution.
+    auto &leaf = leaves[static_cast<std::size_t>(side)];
+    if (leaf.defined() && leaf.sizes() == embedded.sizes())
+        return leaf;
     const auto e = embedded.detach();
     auto base = m_baselines[static_cast<std::size_t>(side)].to(e.device(), e.scalar_type());
     if (base.dim() == 1)
@@ -84,12 +90,21 @@ Result<std::vector<std::vector<double>>> integrateGradients(const std::function<
                                                             const RunControl *control)
 {
     torch::AutoGradMode grad(true);
-    // f(input) and f(baseline), one copy each.
-    for (double alpha : {1.0, 0.0}) {
+    // f(input), f(baseline) and f a thousandth of the way from the baseline, one copy each.
+    double fNear = 0.0;
+    for (double alpha : {1.0, 0.0, 1e-3}) {
         AttributionScope scope(torch::tensor({static_cast<float>(alpha)}), baselines);
         const double f = forward(1).detach().to(torch::kCPU).to(torch::kDouble).item<double>();
-        (alpha == 1.0 ? out.fInput : out.fBaseline) = f;
+        (alpha == 1.0 ? out.fInput : alpha == 0.0 ? out.fBaseline : fNear) = f;
     }
+    // A smooth f moves by about a thousandth of its slope there; a model that layer-normalises
+    // its word vectors jumps between the zero vector and any multiple of the input.
+    const double jump = std::abs(fNear - out.fBaseline);
+    if (jump > 1e-3 && jump > 0.25 * std::abs(out.fInput - out.fBaseline))
+        out.warning = "f jumps at the baseline (" + std::to_string(out.fBaseline) + " there, " + std::to_string(fNear) +
+                      " a thousandth of the way to the input): gradients cannot see a jump, so the attributions sum to about " +
+                      std::to_string(out.fInput - fNear) + ", not f(input) - f(baseline); choose another baseline (a token of "
+                      "the model's vocabulary)";
     const bool ig = options.method == ExplainOptions::Method::IntegratedGradients;
     const int steps = ig ? std::max(1, options.steps) : 1;
     const int chunk = std::max(1, options.stepBatch);
@@ -143,7 +158,7 @@ Result<std::vector<std::vector<double>>> integrateGradients(const std::function<
     }
     out.method = methodName(options.method);
     out.steps = ig ? steps : 0;
-    out.baseline = options.baseline;
+    out.baseline = options.baseline.empty() ? "zero" : options.baseline;
     return perSide;
 }
 

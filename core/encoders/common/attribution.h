@@ -36,7 +36,8 @@ public:
     /// its two sentences through separate forwards sets it before each).
     void setSide(int side) { m_side = side; }
     /// The looked-up embeddings [S, L, d] of `side` (-1: the current side) replaced by
-    /// baseline + alpha (input − baseline), a leaf with gradients.
+    /// baseline + alpha (input − baseline), a leaf with gradients; a second lookup of the
+    /// same side and shape returns the same leaf.
     torch::Tensor apply(const torch::Tensor &embedded, int side);
 
     /// Per side: the leaves handed out and input − baseline (undefined for a side not used).

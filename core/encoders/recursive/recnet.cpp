@@ -1,10 +1,13 @@
 // The recursive tree models in LibTorch (see recnet.h; § = the fixture README).
 #include "core/encoders/recursive/recnet.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include <torch/torch.h>
+
+#include "core/encoders/common/attribution.h"
 
 namespace treelens::rec {
 
@@ -120,6 +123,25 @@ Tensor int64On(const std::vector<std::int64_t> &v, const torch::Device &device, 
     return torch::tensor(v, torch::kInt64).view(shape).to(device);
 }
 
+/// The word vectors of `ids` (B sentences of `lengths` words, each padded to T; T = 0: packed
+/// one after another), [B, T, d] or packed [Σ lengths, d]. Inside an AttributionScope the
+/// batch is the scope's copies of one sentence, looked up row by row through inputEmbedding
+/// (core/encoders/common/attribution.h) so that each copy gets its interpolation.
+Tensor wordVectors(const Tensor &weight, const std::vector<std::int64_t> &ids, const std::vector<std::int64_t> &lengths,
+                   std::int64_t T, const torch::Device &device)
+{
+    const auto B = static_cast<std::int64_t>(lengths.size());
+    const bool copies = AttributionScope::current() && B > 0 &&
+                        std::all_of(lengths.begin(), lengths.end(), [&](std::int64_t n) { return n == lengths.front(); }) &&
+                        (T == 0 || T == lengths.front());
+    if (!copies)
+        return torch::embedding(weight, int64On(ids, device, T == 0 ? std::vector<std::int64_t>{static_cast<std::int64_t>(ids.size())}
+                                                                    : std::vector<std::int64_t>{B, T}));
+    const std::int64_t n = lengths.front();
+    const Tensor rows = inputEmbedding(weight, int64On(ids, device, {B, n})); // [B, n, d]
+    return T == 0 ? rows.reshape({B * n, weight.size(1)}) : rows;
+}
+
 } // namespace
 
 const Tensor &Net::p(const std::string &name) const
@@ -226,7 +248,7 @@ Tensor Net::sentenceVectors(const std::vector<const Sentence *> &batch) const
         std::copy(v.begin(), v.end(), ids.begin() + b * T);
         len.push_back(static_cast<std::int64_t>(v.size()));
     }
-    const Tensor x = torch::embedding(p("embed.word.weight"), int64On(ids, m_device, {B, T}));
+    const Tensor x = wordVectors(p("embed.word.weight"), ids, len, T, m_device);
     const Tensor zx = torch::linear(x, p(pre + "lstm.w_ih"), p(pre + "lstm.bias")); // [B, T, 4m]
     const Tensor lens = int64On(len, m_device, {B, 1});
     Tensor h = torch::zeros({B, m}, x.options()), c = torch::zeros({B, m}, x.options());
@@ -252,18 +274,19 @@ Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &ot
     const std::int64_t d = cfg.dModel, m = cfg.memDim;
 
     // Slots: every sentence's words, then every sentence's internal nodes.
-    std::vector<std::int64_t> wordBase(B), nodeBase(B), ids;
+    std::vector<std::int64_t> wordBase(B), nodeBase(B), ids, lengths;
     std::int64_t words = 0, nodes = 0;
     for (std::size_t b = 0; b < B; ++b) {
         wordBase[b] = words;
         words += static_cast<std::int64_t>(batch[b]->ids.size());
+        lengths.push_back(static_cast<std::int64_t>(batch[b]->ids.size()));
         ids.insert(ids.end(), batch[b]->ids.begin(), batch[b]->ids.end());
     }
     for (std::size_t b = 0; b < B; ++b) {
         nodeBase[b] = words + nodes;
         nodes += static_cast<std::int64_t>(batch[b]->tree.nodes.size());
     }
-    const Tensor E = torch::embedding(p("embed.word.weight"), int64On(ids, m_device, {words}));
+    const Tensor E = wordVectors(p("embed.word.weight"), ids, lengths, 0, m_device);
 
     MbWeights w;
     Tensor buf, ebuf, hbuf, cbuf, leafGates;

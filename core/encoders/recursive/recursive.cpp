@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "core/data/overlays.h"
+#include "core/encoders/common/attribution.h"
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
 #include "core/encoders/common/fixturerunner.h"
@@ -122,23 +123,12 @@ public:
         const RecConfig &c = m_net.config();
         std::vector<rec::Sentence> left, right;
         for (std::size_t i = 0; i < batch.size(); ++i) {
-            const auto &in = batch[i];
-            const std::string where = (c.pair() ? "pair " : "sentence ") + std::to_string(i + 1);
-            auto t = recTreeFor(c, in.words.size(), in.dependency ? &*in.dependency : nullptr, in.constituency ? &*in.constituency : nullptr, where);
-            if (!t)
-                return t.error();
-            left.push_back({m_vocab.ids(in.words, Vocabulary::Match::AnyForm, m_unk), std::move(*t)});
-            if (c.pair()) {
-                // A pair model predicts from both sentences: one sentence read against itself would
-                // give a label that means nothing (as the Dependency-Transformer's pair head refuses).
-                if (in.secondWords.empty())
-                    return makeError(where, singleSentenceRefusal(m_info));
-                auto t2 = recTreeFor(c, in.secondWords.size(), in.secondDependency ? &*in.secondDependency : nullptr,
-                                  in.secondConstituency ? &*in.secondConstituency : nullptr, where + " (second sentence)");
-                if (!t2)
-                    return t2.error();
-                right.push_back({m_vocab.ids(in.secondWords, Vocabulary::Match::AnyForm, m_unk), std::move(*t2)});
-            }
+            auto sides = sentencesOf(batch[i], i);
+            if (!sides)
+                return sides.error();
+            left.push_back(std::move(sides->first));
+            if (c.pair())
+                right.push_back(std::move(sides->second));
         }
         torch::NoGradGuard ng;
         return collectBatches<std::vector<Analysis>>(left.size(), control, {}, [&](std::size_t start, std::size_t end, std::vector<Analysis> &out) -> Status {
@@ -233,7 +223,121 @@ public:
         return out;
     }
 
+    /// Integrated Gradients / gradient x input over the word embeddings of both trees: a
+    /// relatedness model's score (the expected relatedness score-pairs ranks by), else log
+    /// p(target) (default: the predicted label).
+    Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
+                                             const RunControl *control) override
+    {
+        if (options.method == ExplainOptions::Method::Rollout)
+            return Error{"attention rollout is computed from the analysis, not by the family"};
+        const RecConfig &c = m_net.config();
+        const int pad = m_vocab.padId() >= 0 ? m_vocab.padId() : m_vocab.id("<pad>"); // the trainer's vocabularies say <pad>
+        // The multi-branch models layer-normalise each word's vector with its branch's output: f jumps at
+        // the zero vector, so their default baseline is the unknown word.
+        ExplainOptions opt = options;
+        if (opt.baseline.empty() && c.multiBranch() && !c.treeLstm() && m_unk >= 0 &&
+            m_unk < m_vocab.size())
+            opt.baseline = m_vocab.token(static_cast<int>(m_unk));
+        auto baseline = baselineEmbedding(opt.baseline, m_net.parameters().at("embed.word.weight"), pad, m_vocab);
+        if (!baseline)
+            return baseline.error();
+        auto targetOrError = targetIndex(c.classes, options.target);
+        if (!targetOrError)
+            return targetOrError.error();
+        const bool cross = c.treeLstm() && c.query == "cross";
+        std::vector<Attribution> out;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            auto sides = sentencesOf(batch[i], i);
+            if (!sides)
+                return sides.error();
+            // The logits of `copies` copies of the input, each side's words looked up under its side.
+            auto logitsOf = [&](std::int64_t copies) {
+                AttributionScope *scope = AttributionScope::current();
+                auto side = [&](int s) {
+                    if (scope)
+                        scope->setSide(s);
+                };
+                const std::vector<const rec::Sentence *> l(static_cast<std::size_t>(copies), &sides->first),
+                    r(static_cast<std::size_t>(copies), &sides->second);
+                if (!c.pair()) {
+                    side(0);
+                    return m_net.head(m_net.encode(l, torch::Tensor(), false).roots, torch::Tensor()).logits;
+                }
+                // As forwardPairs, each side's sentence vector read on its own (the LSTM is row-wise).
+                torch::Tensor sa, sb;
+                if (cross) {
+                    side(0);
+                    sa = m_net.sentenceVectors(l);
+                    side(1);
+                    sb = m_net.sentenceVectors(r);
+                }
+                side(0);
+                const auto a = m_net.encode(l, sb, false);
+                side(1);
+                const auto b = m_net.encode(r, sa, false);
+                return m_net.head(a.roots, b.roots).logits;
+            };
+            std::int64_t target = *targetOrError;
+            const bool score = target < 0 && c.task == "relatedness";
+            if (target < 0 && !score) {
+                torch::NoGradGuard ng;
+                target = logitsOf(1).argmax(-1).item<std::int64_t>();
+            }
+            Attribution a;
+            a.target = score ? "score" : c.classes[static_cast<std::size_t>(target)];
+            a.quantity = score ? "relatedness score (expected class)" : "log p(" + a.target + ")";
+            const int sideCount = c.pair() ? 2 : 1;
+            auto per = integrateGradients(
+                [&](std::int64_t copies) {
+                    const auto logits = logitsOf(copies);
+                    if (!score)
+                        return torch::log_softmax(logits, -1).select(1, target);
+                    const auto k = torch::arange(1, logits.size(1) + 1, logits.options());
+                    return (torch::softmax(logits, -1) * k).sum(-1); // Σ (k+1) p_k, as recPrediction's score
+                },
+                std::vector<torch::Tensor>(static_cast<std::size_t>(sideCount), *baseline), opt, a, control);
+            if (!per)
+                return per.error();
+            for (int s = 0; s < sideCount; ++s) {
+                SideAttribution sa;
+                sa.words = s == 0 ? batch[i].words : batch[i].secondWords;
+                sa.tokens = sa.words;
+                sa.token = (*per)[static_cast<std::size_t>(s)];
+                sa.token.resize(sa.tokens.size(), 0.0);
+                sa.word = sa.token;
+                a.sides.push_back(std::move(sa));
+            }
+            out.push_back(std::move(a));
+        }
+        return out;
+    }
+
 private:
+    /// Input i's sentence and, for a pair model, its second sentence, with the trees the model composes over.
+    Result<std::pair<rec::Sentence, rec::Sentence>> sentencesOf(const EncoderInput &in, std::size_t i) const
+    {
+        const RecConfig &c = m_net.config();
+        const std::string where = (c.pair() ? "pair " : "sentence ") + std::to_string(i + 1);
+        auto t = recTreeFor(c, in.words.size(), in.dependency ? &*in.dependency : nullptr, in.constituency ? &*in.constituency : nullptr, where);
+        if (!t)
+            return t.error();
+        std::pair<rec::Sentence, rec::Sentence> out;
+        out.first = {m_vocab.ids(in.words, Vocabulary::Match::AnyForm, m_unk), std::move(*t)};
+        if (!c.pair())
+            return out;
+        // A pair model predicts from both sentences: one sentence read against itself would
+        // give a label that means nothing (as the Dependency-Transformer's pair head refuses).
+        if (in.secondWords.empty())
+            return makeError(where, singleSentenceRefusal(m_info));
+        auto t2 = recTreeFor(c, in.secondWords.size(), in.secondDependency ? &*in.secondDependency : nullptr,
+                             in.secondConstituency ? &*in.secondConstituency : nullptr, where + " (second sentence)");
+        if (!t2)
+            return t2.error();
+        out.second = {m_vocab.ids(in.secondWords, Vocabulary::Match::AnyForm, m_unk), std::move(*t2)};
+        return out;
+    }
+
     rec::Net m_net;
     Vocabulary m_vocab;
     std::int64_t m_unk;

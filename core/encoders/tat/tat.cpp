@@ -8,6 +8,7 @@
 
 #include "core/base/strings.h"
 #include "core/data/overlays.h"
+#include "core/encoders/common/attribution.h"
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
 #include "core/encoders/common/fixturerunner.h"
@@ -171,6 +172,68 @@ public:
     {
         return makeError(m_info.name.empty() ? kFamily : m_info.name,
                          "a tree-aggregation-transformer has no per-word layer states (its units are the trees' phrases)");
+    }
+
+    /// Integrated Gradients / gradient x input over the language model's input embeddings
+    /// (`<s> q </s></s> a </s>`, one sequence): the pair's score (p of the positive label,
+    /// what score-pairs ranks by), or log p(target). Each sentence's separators are its specials.
+    Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
+                                             const RunControl *control) override
+    {
+        if (options.method == ExplainOptions::Method::Rollout)
+            return Error{"attention rollout is computed from the analysis, not by the family"};
+        const TatConfig &c = m_native.config;
+        const auto &labels = m_native.classes;
+        auto baseline = baselineEmbedding(options.baseline, m_net.named().at("lm.tok_emb.weight"), c.padId, m_vocab);
+        if (!baseline)
+            return baseline.error();
+        auto targetOrError = targetIndex(labels, options.target);
+        if (!targetOrError)
+            return targetOrError.error();
+        const std::int64_t target = *targetOrError, positive = labels.size() > 1 ? 1 : 0; // PredictionScore::Positive
+        std::vector<Attribution> out;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const auto &in = batch[i];
+            auto pair = tat::pairInputOf(in.words, in.constituency ? &*in.constituency : nullptr, in.secondWords,
+                                         in.secondConstituency ? &*in.secondConstituency : nullptr, m_vocab, m_native.tags, c,
+                                         "pair " + std::to_string(i + 1));
+            if (!pair)
+                return pair.error();
+            Attribution a;
+            a.target = target < 0 ? "score" : labels[static_cast<std::size_t>(target)];
+            a.quantity = target < 0 ? "pair score p(" + labels[static_cast<std::size_t>(positive)] + ")" : "log p(" + a.target + ")";
+            auto per = integrateGradients(
+                [&](std::int64_t copies) {
+                    const auto res = m_net.forward(std::vector<tat::PairInput>(static_cast<std::size_t>(copies), *pair), false);
+                    return target < 0 ? torch::softmax(res.prediction, -1).select(1, positive)
+                                      : torch::log_softmax(res.prediction, -1).select(1, target);
+                },
+                {*baseline}, options, a, control);
+            if (!per)
+                return per.error();
+            const std::vector<double> &token = (*per)[0];
+            auto at = [&](int position) {
+                return position >= 0 && static_cast<std::size_t>(position) < token.size() ? token[static_cast<std::size_t>(position)] : 0.0;
+            };
+            for (int s = 0; s < 2; ++s) {
+                const tat::SideInput &side = pair->side[s];
+                SideAttribution sa;
+                sa.words = s == 0 ? in.words : in.secondWords;
+                sa.tokens.push_back(s == 0 ? "<s>" : "</s>");
+                sa.token.push_back(at(side.startPosition));
+                for (std::size_t k = 0; k < sa.words.size(); ++k) {
+                    sa.tokens.push_back(sa.words[k]);
+                    sa.word.push_back(at(side.wordPositions.at(k)));
+                    sa.token.push_back(sa.word.back());
+                }
+                sa.tokens.push_back("</s>");
+                sa.token.push_back(at(side.endPosition));
+                sa.specials = sa.token.front() + sa.token.back();
+                a.sides.push_back(std::move(sa));
+            }
+            out.push_back(std::move(a));
+        }
+        return out;
     }
 
 private:

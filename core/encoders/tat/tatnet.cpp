@@ -7,6 +7,8 @@
 
 #include <torch/torch.h>
 
+#include "core/encoders/common/attribution.h"
+
 namespace treelens::tat {
 
 namespace F = torch::nn::functional;
@@ -160,7 +162,8 @@ torch::Tensor Net::lm(const torch::Tensor &ids, const torch::Tensor &mask, Outpu
     const auto B = ids.size(0), T = ids.size(1);
     const std::int64_t d = c.lmDModel, H = c.lmHeads, dh = d / H;
     auto positions = torch::arange(T, torch::TensorOptions().dtype(torch::kLong).device(m_device));
-    auto h = F::layer_norm(torch::embedding(p("lm.tok_emb.weight"), ids) + torch::embedding(p("lm.pos_emb.weight"), positions),
+    // The words through inputEmbedding: attributions (Encoder::explain) interpolate them.
+    auto h = F::layer_norm(inputEmbedding(p("lm.tok_emb.weight"), ids, 0) + torch::embedding(p("lm.pos_emb.weight"), positions),
                            F::LayerNormFuncOptions({d}).weight(p("lm.emb_ln.weight")).bias(p("lm.emb_ln.bias")).eps(c.lnEps));
     h = drop(h);
     if (record)
