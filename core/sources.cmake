@@ -15,6 +15,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   formats/conllu.cpp
   formats/corpus.cpp
   formats/corpusstream.cpp
+  formats/shard.cpp
   formats/plaintext.cpp
   formats/labelledtext.cpp
   formats/ptb.cpp

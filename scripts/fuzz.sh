@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 30).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit)
+#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard)
 # Seeds come from tests/data; findings are written to build/fuzz/findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit)
+((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard)
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
@@ -29,6 +29,9 @@ for t in "${targets[@]}"; do
     treeedit)
       # A PTB tree, then edits of the edit language, one per line.
       printf '(S (NP (DT the) (JJ big) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))))\nhead 6=2\nbracket 2-3 NX\nunbracket 2-3\nrelabel 5-7 PP\nhead 1=0\nlabel 3=obj\nhead 3=5\nbracket 3-5 X\n' >"$corpus"/seed.txt ;;
+    shard)
+      # A complete shard output of score-pairs (two records).
+      printf '#treelens-shard {"command":"score-pairs","options":"treelens-cli score-pairs -m idf -i p.tsv","shard":"1/2","input":{"path":"p.tsv","size":120,"crc32":"0a1b2c3d"},"total":4,"begin":0,"end":2,"header_lines":1}\nqid\tindex\tlabel\tscore\nq1\t0\t1\t0.5\nq1\t1\t0\t0.25\n#treelens-shard-end {"records":2}\n' >"$corpus"/seed.txt ;;
     text) cp resources/samples/*.txt "$corpus"/ 2>/dev/null || true ;;
     safetensors)
       # A tiny valid file: one F32 tensor and metadata.

@@ -14,8 +14,9 @@ PACKAGES=(
   clang libclang-rt-14-dev iwyu
   wordnet-base
   xvfb xauth imagemagick poppler-utils
-  libzip-dev unzip libpugixml-dev libicu-dev
+  libzip-dev zlib1g-dev unzip libpugixml-dev libicu-dev
   dpkg-dev file graphviz appstream desktop-file-utils librsvg2-bin
+  slurm-wlm munge parallel
 )
 
 missing=()

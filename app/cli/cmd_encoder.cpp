@@ -121,6 +121,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
         bool json = false;
         bool noAttention = false;
         std::string out, pairs, specialTokens = "show";
+        ShardOptions shard;
     };
     auto spec = std::make_shared<Spec>();
     cmd->add_option("text", spec->input.text, "Sentence text, or - for stdin")->type_name("TEXT");
@@ -137,11 +138,35 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
         ->check(CLI::IsMember({"show", "fold"}))
         ->capture_default_str();
     cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
+    addShardOptions(cmd, spec->shard, "blocks of 512 sentences");
     cmd->callback([&action, spec]() {
         action = [spec]() {
             const bool fold = spec->specialTokens == "fold";
-            if (!spec->pairs.empty())
+            if (!spec->pairs.empty()) {
+                if (!spec->shard.shard.empty())
+                    return fail("--shard with --pairs: shard the pairs with score-pairs --shard (analyze --pairs reads the corpus whole)");
                 return analyzePairs(spec->pairs, spec->dev, spec->json, spec->json && !spec->noAttention, fold, spec->out);
+            }
+            // 512 sentences at a time: enough for the encoder to sort them by length into
+            // batches of similar sentences (little padding), few enough to keep memory flat.
+            // The blocks start at multiples of 512 in the input, so a shard (whole blocks)
+            // batches every sentence with the neighbours the whole run gives it.
+            constexpr std::size_t kChunk = 512;
+            auto shard = shardHeaderFor(spec->shard, "analyze", spec->input.file, spec->out);
+            if (!shard)
+                return fail(shard.message());
+            if (*shard && skipDoneShard(spec->shard, **shard, spec->out))
+                return 0;
+            ShardRange range{0, std::numeric_limits<std::size_t>::max()};
+            if (*shard) {
+                auto total = countInput(spec->input);
+                if (!total)
+                    return fail(total.message());
+                range = shardRange(*total, (*shard)->shard, kChunk);
+                (*shard)->total = *total;
+                (*shard)->begin = range.begin;
+                (*shard)->end = range.end;
+            }
             auto input = InputChunks::open(spec->input);
             if (!input)
                 return fail(input.message());
@@ -169,11 +194,11 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
             const bool needsDep = info.input == InputKind::WordsWithDependency;
             const bool needsConst = info.input == InputKind::WordsWithConstituency;
             std::unique_ptr<Parser> parser;
-            std::size_t counted = 0;
-            // 512 sentences at a time: enough for the encoder to sort them by length into
-            // batches of similar sentences (little padding), few enough to keep memory flat.
-            constexpr std::size_t kChunk = 512;
-            auto done = forEachChunk(*input, kChunk, "analyze", [&](std::vector<Sentence> &chunk) -> Status {
+            if (*shard)
+                if (auto st = writer->write(shardHeaderLine(**shard)); !st)
+                    return fail(st.message());
+            auto done = forEachBlock(*input, kChunk, range.begin, range.end, "analyze",
+                                     [&](std::vector<Sentence> &chunk, std::size_t counted) -> Status {
                 if (auto st = completeTrees(chunk, needsDep, needsConst, source, parserOnDemand(parser)); !st)
                     return st;
                 std::vector<EncoderInput> batch;
@@ -195,17 +220,19 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                         out += '\n';
                     } else {
                         // Several sentences: each under its id, so the lines can be told apart.
-                        if (counted > 0 || chunk.size() > 1)
+                        if (counted > 0 || chunk.size() > 1 || (*shard && (*shard)->total > 1))
                             out += "sentence " + (chunk[k].id.empty() ? std::to_string(counted + k + 1) : chunk[k].id) + ": " +
                                    join(chunk[k].words(), " ") + "\n";
                         out += analysisToText(a);
                     }
                 }
-                counted += chunk.size();
                 return writer->write(out);
             });
             if (!done)
                 return fail(done.message());
+            if (*shard)
+                if (auto st = writer->write(shardEndLine(*done)); !st)
+                    return fail(st.message());
             if (auto st = writer->commit(); !st)
                 return fail(st.message());
             return 0;

@@ -61,13 +61,15 @@ struct PairScores {
 
 Status parseBothSides(PairCorpus &corpus, const PairSpec &spec, const char *command, const char *consequence);
 
-Result<PairScores> scorePairs(const PairSpec &spec, const PairCorpus &corpus)
+/// Scores `corpus`, which is pairs firstIndex .. of `whole` (a shard; null: the whole corpus).
+Result<PairScores> scorePairs(const PairSpec &spec, const PairCorpus &corpus, std::size_t firstIndex = 0,
+                              const PairCorpus *whole = nullptr)
 {
     PairScores out;
     if (spec.model == kIdfBaseline) {
         PairSystem s;
         if (spec.idfFrom.empty()) {
-            s = idfBaselineSystem(corpus, corpus);
+            s = idfBaselineSystem(corpus, whole ? *whole : corpus); // a shard: the IDF of the whole corpus
         } else {
             auto from = readPairCorpus(spec.idfFrom);
             if (!from)
@@ -106,7 +108,7 @@ Result<PairScores> scorePairs(const PairSpec &spec, const PairCorpus &corpus)
     ProgressLine progress("scoring pairs");
     RunControl control;
     control.progress = [&](std::size_t done, std::size_t, const std::string &) { progress.update(done); };
-    auto s = scorePairCorpus(**encoder, *input, &control, 512);
+    auto s = scorePairCorpus(**encoder, *input, &control, 512, firstIndex);
     if (!s)
         return s.error();
     progress.finish();
@@ -169,26 +171,57 @@ void addScorePairsCommand(CLI::App &app, Action &action)
 {
     auto *cmd = app.add_subcommand("score-pairs", "Score every pair of a sentence-pair corpus with a pair model");
     auto spec = std::make_shared<PairSpec>();
+    auto shardOptions = std::make_shared<ShardOptions>();
     addPairOptions(cmd, *spec);
     cmd->add_option("-o,--output", spec->out, "Scores TSV (default: standard output)")->type_name("SCORES.tsv");
+    addShardOptions(cmd, *shardOptions, "questions (blocks of the questions starting in each 512 pairs)");
     cmd->footer("Writes one line per pair in input order after the header 'qid<TAB>index<TAB>label<TAB>score':\n"
                 "the pair's group (question id), its 0-based position in the input, its gold label and the\n"
                 "model's ranking score (higher = more relevant).");
-    cmd->callback([&action, spec]() {
-        action = [spec]() {
+    cmd->callback([&action, spec, shardOptions]() {
+        action = [spec, shardOptions]() {
+            auto shard = shardHeaderFor(*shardOptions, "score-pairs", spec->input, spec->out);
+            if (!shard)
+                return fail(shard.message());
+            if (*shard && skipDoneShard(*shardOptions, **shard, spec->out))
+                return 0;
             auto corpus = readInput(*spec);
             if (!corpus)
                 return fail(corpus.message());
-            auto scores = scorePairs(*spec, *corpus);
-            if (!scores)
-                return fail(scores.message());
+            // A shard: whole blocks of questions, scored in the blocks the whole run scores them in.
+            ShardRange range{0, corpus->pairs.size()};
+            PairCorpus part;
+            const PairCorpus *scored = &*corpus;
+            if (*shard) {
+                range = shardRangeByGroups(pairBlockStarts(corpus->pairs, 512), corpus->pairs.size(), (*shard)->shard);
+                (*shard)->total = corpus->pairs.size();
+                (*shard)->begin = range.begin;
+                (*shard)->end = range.end;
+                (*shard)->headerLines = 1;
+                part = *corpus;
+                part.pairs.assign(corpus->pairs.begin() + static_cast<std::ptrdiff_t>(range.begin),
+                                  corpus->pairs.begin() + static_cast<std::ptrdiff_t>(range.end));
+                scored = &part;
+            }
+            Result<PairScores> scores = Error{""};
+            if (scored->pairs.empty()) {
+                scores = PairScores{}; // an empty shard: nothing to score
+            } else {
+                scores = scorePairs(*spec, *scored, range.begin, &*corpus);
+                if (!scores)
+                    return fail(scores.message());
+            }
             std::ostringstream o;
+            if (*shard)
+                o << shardHeaderLine(**shard);
             o << "qid\tindex\tlabel\tscore\n";
             char buf[64];
-            for (std::size_t i = 0; i < corpus->pairs.size(); ++i) {
+            for (std::size_t i = 0; i < scored->pairs.size(); ++i) {
                 std::snprintf(buf, sizeof buf, "%.9g", scores->scores[i]);
-                o << corpus->pairs[i].group << '\t' << i << '\t' << corpus->pairs[i].label << '\t' << buf << '\n';
+                o << scored->pairs[i].group << '\t' << range.begin + i << '\t' << scored->pairs[i].label << '\t' << buf << '\n';
             }
+            if (*shard)
+                o << shardEndLine(scored->pairs.size());
             return writeOutput(spec->out.empty() ? "-" : spec->out, o.str());
         };
     });

@@ -1,5 +1,6 @@
 #include "app/cli/command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -235,11 +236,19 @@ std::string &commandLineStorage()
 }
 } // namespace
 
-void setCommandLine(int argc, char **argv)
+namespace {
+
+std::vector<std::string> &argumentsStorage()
+{
+    static std::vector<std::string> args;
+    return args;
+}
+
+/// "treelens-cli" then `args`, each shell-quoted when it needs it.
+std::string quotedLine(const std::vector<std::string> &args)
 {
     std::string line = "treelens-cli";
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
+    for (const std::string &a : args) {
         const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                                              "0123456789-_./:=,+@%") == std::string::npos;
         if (plain) {
@@ -251,7 +260,142 @@ void setCommandLine(int argc, char **argv)
             line += c == '\'' ? std::string("'\\''") : std::string(1, c);
         line += '\'';
     }
-    commandLineStorage() = line;
+    return line;
+}
+
+} // namespace
+
+void setCommandLine(int argc, char **argv)
+{
+    argumentsStorage().assign(argv + 1, argv + argc);
+    commandLineStorage() = quotedLine(argumentsStorage());
+}
+
+std::string shardOptionsLine()
+{
+    // The flags that do not change what the output holds; each with its value (or =value).
+    static const std::vector<std::string> withValue = {"--shard", "-o", "--output", "--device", "--threads"};
+    std::vector<std::string> kept;
+    const auto &args = argumentsStorage();
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        if (a == "--skip-done")
+            continue;
+        if (std::find(withValue.begin(), withValue.end(), a) != withValue.end()) {
+            ++i;
+            continue;
+        }
+        if (std::any_of(withValue.begin(), withValue.end(), [&](const std::string &f) { return a.rfind(f + "=", 0) == 0; }))
+            continue;
+        kept.push_back(a);
+    }
+    return quotedLine(kept);
+}
+
+void addShardOptions(CLI::App *cmd, ShardOptions &options, const std::string &unit)
+{
+    cmd->add_option("--shard", options.shard,
+                    "Run shard I of N (I from 1) of the input: a contiguous part in whole " + unit +
+                        ", written with the lines treelens-cli merge joins back into the whole run's output "
+                        "(docs/cluster.md); needs --input/--pairs FILE and -o OUT")
+        ->type_name("I/N");
+    cmd->add_flag("--skip-done", options.skipDone,
+                  "With --shard: do nothing when OUT already holds this shard's complete output (a resubmitted job array "
+                  "redoes only what failed)");
+}
+
+Result<std::optional<ShardHeader>> shardHeaderFor(const ShardOptions &options, const std::string &command, const std::string &input,
+                                                  const std::string &out)
+{
+    if (options.shard.empty()) {
+        if (options.skipDone)
+            return Error{"--skip-done needs --shard I/N"};
+        return std::optional<ShardHeader>{};
+    }
+    auto spec = parseShardSpec(options.shard);
+    if (!spec)
+        return spec.error();
+    if (input.empty() || input == "-")
+        return Error{"--shard needs its input in a file or folder (--input FILE or --pairs PAIRS), not text or standard input"};
+    if (out.empty() || out == "-")
+        return Error{"--shard needs -o OUT (the shard's output file, for treelens-cli merge)"};
+    auto id = inputIdentity(input);
+    if (!id)
+        return id.error();
+    ShardHeader h;
+    h.command = command;
+    h.options = shardOptionsLine();
+    h.shard = *spec;
+    h.input = *id;
+    return std::optional<ShardHeader>{h};
+}
+
+bool skipDoneShard(const ShardOptions &options, const ShardHeader &header, const std::string &out)
+{
+    if (!options.skipDone || !shardIsDone(out, header))
+        return false;
+    std::cerr << header.command << ": shard " << header.shard.str() << " of " << header.input.path << " is done (" << out
+              << "); skipped\n";
+    return true;
+}
+
+Result<std::size_t> countInput(const InputSpec &spec)
+{
+    auto input = InputChunks::open(spec);
+    if (!input)
+        return input.error();
+    std::size_t n = 0;
+    for (;;) {
+        auto chunk = input->next(4096);
+        if (!chunk)
+            return chunk.error();
+        if (chunk->empty())
+            return n;
+        n += chunk->size();
+    }
+}
+
+Result<std::size_t> forEachBlock(InputChunks &input, std::size_t block, std::size_t begin, std::size_t end, const std::string &name,
+                                 const std::function<Status(std::vector<Sentence> &, std::size_t first)> &body)
+{
+    block = std::max<std::size_t>(1, block);
+    std::size_t index = 0, handed = 0; // the next sentence's index in the input; sentences given to body
+    std::vector<Sentence> pending;     // sentences from `first` on, not yet handed over
+    std::size_t first = begin;
+    ProgressLine progress(name);
+    auto flush = [&]() -> Status {
+        if (pending.empty())
+            return {};
+        const std::size_t n = pending.size();
+        if (auto st = body(pending, first); !st)
+            return st;
+        handed += n;
+        first += n;
+        pending.clear();
+        progress.update(handed);
+        return {};
+    };
+    while (index < end) {
+        auto chunk = input.next(block);
+        if (!chunk)
+            return chunk.error();
+        if (chunk->empty())
+            break;
+        for (Sentence &s : *chunk) {
+            if (index >= begin && index < end) {
+                pending.push_back(std::move(s));
+                // A block ends at the next multiple of `block` (or at `end`).
+                if ((index + 1) % block == 0 || index + 1 == end)
+                    if (auto st = flush(); !st)
+                        return st.error();
+            }
+            ++index;
+        }
+    }
+    if (auto st = flush(); !st)
+        return st.error();
+    progress.finish();
+    return handed;
 }
 
 const std::string &commandLine() { return commandLineStorage(); }

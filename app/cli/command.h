@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "core/encoders/encoder.h"
 #include "core/formats/corpus.h"
 #include "core/formats/corpusstream.h"
+#include "core/formats/shard.h"
 #include "core/parsing/parser.h"
 
 namespace treelens::cli {
@@ -45,6 +47,7 @@ void addProbeCommand(CLI::App &app, Action &action);
 void addProbeTablesCommand(CLI::App &app, Action &action);
 void addWhatifCommand(CLI::App &app, Action &action);
 void addExplainCommand(CLI::App &app, Action &action);
+void addMergeCommand(CLI::App &app, Action &action);
 
 /// Progress of a long run on stderr ("analyze: 1200 sentences"): a line
 /// updated in place on a terminal (at most 4 times a second), otherwise a line
@@ -153,5 +156,33 @@ Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec);
 
 /// Writes to OUT atomically, or stdout when OUT is empty or "-".
 int writeOutput(const std::string &out, const std::string &data);
+
+/// --shard I/N and --skip-done of the commands that walk a corpus (core/formats/shard.h,
+/// docs/cluster.md).
+struct ShardOptions {
+    std::string shard;   ///< "" = the whole input
+    bool skipDone = false;
+};
+/// Adds --shard and --skip-done; `unit` says what a shard is made of ("blocks of 512 sentences").
+void addShardOptions(CLI::App *cmd, ShardOptions &options, const std::string &unit);
+/// The header of this run's shard output without its range (nullopt without --shard):
+/// `command`, the command line without the flags that do not change the output (--shard,
+/// -o/--output, --skip-done, --device, --threads), the shard, the input's identity. A
+/// sharded run needs its input in a file or folder (`input`) and -o OUT (`out`).
+Result<std::optional<ShardHeader>> shardHeaderFor(const ShardOptions &options, const std::string &command, const std::string &input,
+                                                  const std::string &out);
+/// --skip-done: true (said on stderr) when OUT already holds this shard's complete output.
+bool skipDoneShard(const ShardOptions &options, const ShardHeader &header, const std::string &out);
+/// The command line as typed, without the flags shardHeaderFor() leaves out.
+std::string shardOptionsLine();
+
+/// The streaming loop of a sharded (or whole) run: `body` gets the input's sentences
+/// begin .. end − 1 in blocks aligned to multiples of `block` in the whole input (an item
+/// is always batched with the same neighbours, sharded or not), with the index of the
+/// block's first sentence; reading stops after `end`. Returns the sentences handed over.
+Result<std::size_t> forEachBlock(InputChunks &input, std::size_t block, std::size_t begin, std::size_t end, const std::string &name,
+                                 const std::function<Status(std::vector<Sentence> &, std::size_t first)> &body);
+/// The number of sentences of `spec`'s input (read through once).
+Result<std::size_t> countInput(const InputSpec &spec);
 
 } // namespace treelens::cli

@@ -42,6 +42,7 @@ int main(int argc, char **argv)
     addProbeTablesCommand(app, action);
     addWhatifCommand(app, action);
     addExplainCommand(app, action);
+    addMergeCommand(app, action);
 
     try {
         app.parse(argc, argv);

@@ -46,8 +46,26 @@ std::string corpusLabelFor(const Prediction &p, const PairCorpus &corpus)
     return positive ? corpus.labels[1] : corpus.labels[0];
 }
 
-Result<PairSystem> scorePairCorpus(Encoder &encoder, const PairCorpus &corpus, const RunControl *control,
-                                   std::size_t chunk)
+std::vector<std::size_t> pairBlockStarts(const std::vector<SentencePair> &pairs, std::size_t block, std::size_t firstIndex)
+{
+    block = std::max<std::size_t>(1, block);
+    std::vector<std::size_t> starts;
+    std::size_t lastBlock = 0;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        const bool groupStart = i == 0 || pairs[i].group.empty() || pairs[i].group != pairs[i - 1].group;
+        if (!groupStart)
+            continue;
+        const std::size_t b = (firstIndex + i) / block;
+        if (starts.empty() || b != lastBlock) {
+            starts.push_back(i);
+            lastBlock = b;
+        }
+    }
+    return starts;
+}
+
+Result<PairSystem> scorePairCorpus(Encoder &encoder, const PairCorpus &corpus, const RunControl *control, std::size_t chunk,
+                                   std::size_t firstIndex)
 {
     const EncoderInfo &info = encoder.info();
     if (!info.pairInput)
@@ -56,12 +74,12 @@ Result<PairSystem> scorePairCorpus(Encoder &encoder, const PairCorpus &corpus, c
     out.name = info.name.empty() ? info.family : info.name;
     AnalyzeOptions options;
     options.attention = false;
-    chunk = std::max<std::size_t>(1, chunk);
-    for (std::size_t start = 0; start < corpus.pairs.size(); start += chunk) {
+    const std::vector<std::size_t> starts = pairBlockStarts(corpus.pairs, chunk, firstIndex);
+    for (std::size_t k = 0; k < starts.size(); ++k) {
         if (control && control->isCancelled())
             return makeError("scoring pairs", "cancelled");
         std::vector<EncoderInput> batch;
-        const std::size_t end = std::min(corpus.pairs.size(), start + chunk);
+        const std::size_t start = starts[k], end = k + 1 < starts.size() ? starts[k + 1] : corpus.pairs.size();
         for (std::size_t i = start; i < end; ++i) {
             batch.push_back(pairEncoderInput(corpus.pairs[i].first, corpus.pairs[i].second));
         }

@@ -37,11 +37,20 @@ inline EncoderInput pairEncoderInput(const Sentence &first, const Sentence &seco
     return EncoderInput{first.words(), first.dependency, first.constituency, second.words(), second.dependency, second.constituency};
 }
 
+/// The blocks a pair corpus is scored in: whole question groups (consecutive pairs with
+/// one group id; a pair without one is a group of its own), block k holding the groups
+/// whose first pair lies in [k·block, (k+1)·block) of the whole corpus, `firstIndex` being
+/// the whole corpus' index of pairs[0] (a shard's first pair). Returns each block's first
+/// pair (indices into `pairs`). A shard of whole blocks scores every pair in the batch the
+/// whole run gives it (core/formats/shard.h).
+std::vector<std::size_t> pairBlockStarts(const std::vector<SentencePair> &pairs, std::size_t block, std::size_t firstIndex = 0);
+
 /// Scores every pair of `corpus` with a pair encoder (EncoderInfo::pairInput),
-/// in batches of `chunk` pairs without attention; `control` is polled and told
-/// the progress between batches (stage "scoring pairs"). Errors name the pairs.
+/// in the blocks pairBlockStarts(corpus.pairs, chunk, firstIndex) gives, without
+/// attention; `control` is polled and told the progress between batches (stage
+/// "scoring pairs"). Errors name the pairs.
 Result<PairSystem> scorePairCorpus(Encoder &encoder, const PairCorpus &corpus, const RunControl *control = nullptr,
-                                   std::size_t chunk = 256);
+                                   std::size_t chunk = 256, std::size_t firstIndex = 0);
 /// The IDF-weighted word-overlap baseline, IDF over `idfSource`'s candidate sentences.
 PairSystem idfBaselineSystem(const PairCorpus &corpus, const PairCorpus &idfSource);
 /// The name of the baseline as systems and files call it.

@@ -1,0 +1,40 @@
+// treelens-cli merge: shard outputs (--shard I/N) joined into the whole run's output
+// (core/formats/shard.h, docs/cluster.md).
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/cli/command.h"
+#include "core/formats/shard.h"
+
+namespace treelens::cli {
+
+void addMergeCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("merge", "Join the outputs of a sharded run (--shard I/N of analyze, score-pairs, ...) into "
+                                            "exactly the output of the whole run; refuses a missing, repeated or foreign shard");
+    struct Spec {
+        std::vector<std::string> shards;
+        std::string out;
+    };
+    auto spec = std::make_shared<Spec>();
+    cmd->add_option("shards", spec->shards, "The shards' output files, in any order")->required()->expected(1, -1)->type_name("OUT");
+    cmd->add_option("-o,--output", spec->out, "Write the merged output to MERGED (atomically) instead of stdout")->type_name("MERGED");
+    cmd->footer("Every shard output starts with a '#treelens-shard {...}' line (command, command line, shard I/N, the input's\n"
+                "path, size and CRC-32, its records) and ends with '#treelens-shard-end {\"records\": n}'. merge checks that the\n"
+                "files are shards 1..N of one input and one command line, each once and complete, and writes their records\n"
+                "in input order.");
+    cmd->callback([&action, spec]() {
+        action = [spec]() {
+            auto merged = mergeShards(spec->shards);
+            if (!merged)
+                return fail(merged.message());
+            std::cerr << "merge: " << merged->first.command << ", " << merged->first.shard.count << " shards, " << merged->records
+                      << " records of " << merged->first.input.path << '\n';
+            return writeOutput(spec->out, merged->body);
+        };
+    });
+}
+
+} // namespace treelens::cli

@@ -1,0 +1,275 @@
+// Shards of a corpus run and their merge (see shard.h).
+#include "core/formats/shard.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+
+#include "core/base/fileio.h"
+
+namespace treelens {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+Result<ShardSpec> parseShardSpec(const std::string &text)
+{
+    const auto slash = text.find('/');
+    auto number = [](const std::string &s, int &out) {
+        if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return false;
+        out = std::stoi(s);
+        return true;
+    };
+    ShardSpec s;
+    if (slash == std::string::npos || !number(text.substr(0, slash), s.index) || !number(text.substr(slash + 1), s.count))
+        return Error{"--shard '" + text + "' is not I/N (shard I of N, I from 1: 2/4)"};
+    if (s.count < 1 || s.index < 1 || s.index > s.count)
+        return Error{"--shard '" + text + "': I must be 1 to N and N at least 1"};
+    return s;
+}
+
+namespace {
+
+/// Blocks ⌊(I−1)·B/N⌋ .. ⌊I·B/N⌋ of B.
+std::pair<std::size_t, std::size_t> blockRange(std::size_t blocks, const ShardSpec &s)
+{
+    const auto n = static_cast<std::size_t>(s.count), i = static_cast<std::size_t>(s.index);
+    return {(i - 1) * blocks / n, i * blocks / n};
+}
+
+} // namespace
+
+ShardRange shardRange(std::size_t total, const ShardSpec &s, std::size_t block)
+{
+    if (!s.active())
+        return {0, total};
+    block = std::max<std::size_t>(1, block);
+    const std::size_t blocks = (total + block - 1) / block;
+    const auto [b0, b1] = blockRange(blocks, s);
+    return {std::min(total, b0 * block), std::min(total, b1 * block)};
+}
+
+ShardRange shardRangeByGroups(const std::vector<std::size_t> &groupStarts, std::size_t total, const ShardSpec &s)
+{
+    if (!s.active())
+        return {0, total};
+    const auto [g0, g1] = blockRange(groupStarts.size(), s);
+    auto at = [&](std::size_t g) { return g < groupStarts.size() ? groupStarts[g] : total; };
+    return {at(g0), at(g1)};
+}
+
+namespace {
+
+std::string hex8(unsigned long v)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%08lx", v & 0xffffffffUL);
+    return buf;
+}
+
+Status addFile(const fs::path &p, uLong &crc, std::uint64_t &size)
+{
+    std::ifstream in(p, std::ios::binary);
+    if (!in)
+        return Error{p.string() + ": cannot be read"};
+    std::vector<char> buf(1 << 16);
+    while (in) {
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        const auto n = in.gcount();
+        if (n > 0) {
+            crc = ::crc32(crc, reinterpret_cast<const Bytef *>(buf.data()), static_cast<uInt>(n));
+            size += static_cast<std::uint64_t>(n);
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+Result<InputIdentity> inputIdentity(const std::string &path)
+{
+    InputIdentity id;
+    id.path = path;
+    std::error_code ec;
+    uLong crc = ::crc32(0L, Z_NULL, 0);
+    if (fs::is_directory(path, ec)) {
+        std::vector<fs::path> files;
+        for (const auto &e : fs::directory_iterator(path, ec))
+            if (e.is_regular_file())
+                files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        for (const auto &f : files) {
+            const std::string name = f.filename().string();
+            crc = ::crc32(crc, reinterpret_cast<const Bytef *>(name.data()), static_cast<uInt>(name.size()));
+            if (auto st = addFile(f, crc, id.size); !st)
+                return st.error();
+        }
+    } else if (fs::is_regular_file(path, ec)) {
+        if (auto st = addFile(path, crc, id.size); !st)
+            return st.error();
+    } else {
+        return Error{path + ": no such file or folder (--shard needs its input in a file)"};
+    }
+    id.crc32 = hex8(crc);
+    return id;
+}
+
+std::string shardHeaderLine(const ShardHeader &h)
+{
+    json j = {{"command", h.command},
+              {"options", h.options},
+              {"shard", h.shard.str()},
+              {"input", {{"path", h.input.path}, {"size", h.input.size}, {"crc32", h.input.crc32}}},
+              {"total", h.total},
+              {"begin", h.begin},
+              {"end", h.end},
+              {"header_lines", h.headerLines}};
+    return kShardLine + j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string shardEndLine(std::size_t records)
+{
+    return kShardEndLine + json{{"records", records}}.dump() + "\n";
+}
+
+Result<ShardFile> readShardFile(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return Error{path + ": cannot be read"};
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string head = kShardLine, tail = kShardEndLine;
+    if (text.compare(0, head.size(), head) != 0)
+        return Error{path + ": not a shard output (it does not start with '" + head + "{…}'; run the command with --shard I/N -o FILE)"};
+    const auto firstEnd = text.find('\n');
+    if (firstEnd == std::string::npos)
+        return Error{path + ": incomplete shard output (its first line has no end)"};
+    ShardFile f;
+    try {
+        const json j = json::parse(text.substr(head.size(), firstEnd - head.size()));
+        ShardHeader &h = f.header;
+        h.command = j.at("command").get<std::string>();
+        h.options = j.at("options").get<std::string>();
+        auto spec = parseShardSpec(j.at("shard").get<std::string>());
+        if (!spec)
+            return Error{path + ": " + spec.message()};
+        h.shard = *spec;
+        h.input.path = j.at("input").at("path").get<std::string>();
+        h.input.size = j.at("input").at("size").get<std::uint64_t>();
+        h.input.crc32 = j.at("input").at("crc32").get<std::string>();
+        h.total = j.at("total").get<std::size_t>();
+        h.begin = j.at("begin").get<std::size_t>();
+        h.end = j.at("end").get<std::size_t>();
+        h.headerLines = j.at("header_lines").get<int>();
+        if (h.begin > h.end || h.end > h.total)
+            return Error{path + ": its records " + std::to_string(h.begin) + ".." + std::to_string(h.end) + " are not within the input's " +
+                         std::to_string(h.total)};
+    } catch (const std::exception &e) {
+        return Error{path + ": the shard line is not readable: " + e.what()};
+    }
+    // The end line: the file's last line.
+    std::size_t bodyEnd = text.size();
+    if (!text.empty() && text.back() == '\n') {
+        const auto lastStart = text.rfind('\n', text.size() - 2);
+        const std::size_t start = lastStart == std::string::npos ? 0 : lastStart + 1;
+        if (start > firstEnd && text.compare(start, tail.size(), tail) == 0) {
+            try {
+                f.records = json::parse(text.substr(start + tail.size())).at("records").get<std::size_t>();
+                f.complete = true;
+                bodyEnd = start;
+            } catch (const std::exception &) {
+                f.complete = false;
+            }
+        }
+    }
+    f.body = text.substr(firstEnd + 1, bodyEnd - (firstEnd + 1));
+    return f;
+}
+
+bool shardIsDone(const std::string &path, const ShardHeader &h)
+{
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        return false;
+    auto f = readShardFile(path);
+    if (!f || !f->complete)
+        return false;
+    const ShardHeader &g = f->header;
+    return g.command == h.command && g.options == h.options && g.shard.index == h.shard.index && g.shard.count == h.shard.count &&
+           g.input.size == h.input.size && g.input.crc32 == h.input.crc32 && f->records == g.end - g.begin;
+}
+
+Result<MergedShards> mergeShards(const std::vector<std::string> &paths)
+{
+    if (paths.empty())
+        return Error{"merge: no shard outputs given"};
+    std::vector<std::pair<std::string, ShardFile>> files;
+    for (const auto &p : paths) {
+        auto f = readShardFile(p);
+        if (!f)
+            return f.error();
+        if (!f->complete)
+            return Error{p + ": incomplete shard output (no '" + std::string(kShardEndLine) + "' line: the run did not finish)"};
+        if (f->records != f->header.end - f->header.begin)
+            return Error{p + ": holds " + std::to_string(f->records) + " records, its shard line says " +
+                         std::to_string(f->header.end - f->header.begin)};
+        files.emplace_back(p, std::move(*f));
+    }
+    const ShardHeader &h0 = files.front().second.header;
+    const std::string &p0 = files.front().first;
+    std::map<int, std::size_t> byIndex;
+    for (std::size_t k = 0; k < files.size(); ++k) {
+        const auto &[p, f] = files[k];
+        const ShardHeader &h = f.header;
+        if (h.command != h0.command)
+            return Error{p + " is a shard of '" + h.command + "', " + p0 + " of '" + h0.command + "'"};
+        if (h.input.size != h0.input.size || h.input.crc32 != h0.input.crc32 || h.total != h0.total)
+            return Error{p + " is a shard of another input (" + h.input.path + ", " + std::to_string(h.input.size) + " bytes, crc32 " +
+                         h.input.crc32 + ") than " + p0 + " (" + h0.input.path + ", " + std::to_string(h0.input.size) + " bytes, crc32 " +
+                         h0.input.crc32 + ")"};
+        if (h.options != h0.options)
+            return Error{p + " comes from another command line than " + p0 + " ('" + h.options + "' against '" + h0.options + "')"};
+        if (h.shard.count != h0.shard.count)
+            return Error{p + " is shard " + h.shard.str() + ", " + p0 + " shard " + h0.shard.str() + ": another number of shards"};
+        if (auto [it, fresh] = byIndex.emplace(h.shard.index, k); !fresh)
+            return Error{"shard " + h.shard.str() + " is given twice: " + files[it->second].first + " and " + p};
+    }
+    std::string missing;
+    for (int i = 1; i <= h0.shard.count; ++i)
+        if (!byIndex.count(i))
+            missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+    if (!missing.empty())
+        return Error{"merge: shard" + std::string(missing.find(',') == std::string::npos ? " " : "s ") + missing + " of " +
+                     std::to_string(h0.shard.count) + (missing.find(',') == std::string::npos ? " is" : " are") + " missing (" +
+                     std::to_string(files.size()) + " shard outputs of " + h0.input.path + " given)"};
+    MergedShards m;
+    std::size_t next = 0;
+    for (const auto &[index, k] : byIndex) {
+        const auto &[p, f] = files[k];
+        if (f.header.begin != next)
+            return Error{p + " (shard " + f.header.shard.str() + ") starts at record " + std::to_string(f.header.begin) +
+                         ", the shards before it end at " + std::to_string(next)};
+        next = f.header.end;
+        std::string body = f.body;
+        if (index > 1)
+            for (int line = 0; line < f.header.headerLines; ++line) {
+                const auto eol = body.find('\n');
+                body.erase(0, eol == std::string::npos ? body.size() : eol + 1);
+            }
+        m.body += body;
+        m.records += f.records;
+        if (index == 1)
+            m.first = f.header;
+    }
+    if (next != h0.total)
+        return Error{"merge: the shards cover " + std::to_string(next) + " of the input's " + std::to_string(h0.total) + " records"};
+    return m;
+}
+
+} // namespace treelens

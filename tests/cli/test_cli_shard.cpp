@@ -1,0 +1,128 @@
+// Sharded runs and treelens-cli merge (issue 35, docs/cluster.md): analyze and
+// score-pairs in shards merged in any order give the whole run's output byte for byte
+// (UD EWT dev in 4 shards and WikiQA test in 2 when ../shared is there; the repository's
+// small corpora always); merge refuses 3 of 4 shards, a repeated shard and a shard of
+// another input; --skip-done leaves a finished shard alone.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "clirun.h"
+#include "core/base/fileio.h"
+
+using namespace treelens;
+using treelens::test::runCli;
+using treelens::test::shellQuote;
+
+namespace {
+
+std::string temp(const std::string &name) { return treelens::test::cliTempDir() + "/" + name; }
+
+std::string fileText(const std::string &path)
+{
+    auto t = readFile(path);
+    return t ? *t : std::string("<unreadable>");
+}
+
+/// Runs `args` (a command reading `input`) whole and in `n` shards, merges the shards given
+/// in reverse order and expects the whole run's bytes. Returns the shard files.
+std::vector<std::string> shardedEqualsWhole(const std::string &args, int n, const std::string &tag)
+{
+    const std::string whole = temp(tag + ".whole");
+    auto r = runCli(args + " -o " + shellQuote(whole));
+    EXPECT_EQ(r.code, 0) << r.err;
+    std::vector<std::string> shards;
+    for (int i = 1; i <= n; ++i) {
+        shards.push_back(temp(tag + ".shard" + std::to_string(i)));
+        auto s = runCli(args + " --shard " + std::to_string(i) + "/" + std::to_string(n) + " -o " + shellQuote(shards.back()));
+        EXPECT_EQ(s.code, 0) << s.err;
+    }
+    std::string list;
+    for (auto it = shards.rbegin(); it != shards.rend(); ++it)
+        list += " " + shellQuote(*it);
+    const std::string merged = temp(tag + ".merged");
+    auto m = runCli("merge" + list + " -o " + shellQuote(merged));
+    EXPECT_EQ(m.code, 0) << m.err;
+    EXPECT_TRUE(fileText(whole) == fileText(merged)) << tag << ": the merged shards differ from the whole run";
+    EXPECT_FALSE(fileText(whole).empty());
+    return shards;
+}
+
+} // namespace
+
+TEST(CliShard, SmallCorporaMergeBackExactly)
+{
+    const std::string tiny = shellQuote(TREELENS_TEST_DATA_DIR + std::string("/probing/tiny.conllu"));
+    shardedEqualsWhole("analyze --input " + tiny, 3, "tiny-text");
+    const auto shards = shardedEqualsWhole("analyze --json --no-attention --input " + tiny, 2, "tiny-json");
+    // Shard 1 of 2 holds no block of 512 sentences of this 30-sentence corpus: its header and end line only.
+    const std::string first = fileText(shards[0]);
+    EXPECT_EQ(first.rfind("#treelens-shard {", 0), 0u) << first;
+    EXPECT_NE(first.find("#treelens-shard-end {\"records\":0}"), std::string::npos) << first;
+    EXPECT_NE(fileText(shards[1]).find("#treelens-shard-end {\"records\":30}"), std::string::npos);
+    const std::string pairs = shellQuote(TREELENS_TEST_DATA_DIR + std::string("/conformance/pairs.tsv"));
+    shardedEqualsWhole("score-pairs -m idf-overlap -i " + pairs, 2, "pairs-idf");
+
+    // --skip-done: a finished shard is left as it is.
+    const auto before = std::filesystem::last_write_time(shards[1]);
+    auto again = runCli("analyze --json --no-attention --input " + tiny + " --shard 2/2 --skip-done -o " + shellQuote(shards[1]));
+    EXPECT_EQ(again.code, 0) << again.err;
+    EXPECT_NE(again.err.find("is done"), std::string::npos) << again.err;
+    EXPECT_EQ(std::filesystem::last_write_time(shards[1]), before);
+    // ... but one of other options is run again.
+    auto other = runCli("analyze --json --input " + tiny + " --shard 2/2 --skip-done -o " + shellQuote(temp("other")));
+    EXPECT_EQ(other.code, 0) << other.err;
+    EXPECT_EQ(other.err.find("is done"), std::string::npos) << other.err;
+
+    // One-line refusals.
+    auto noOut = runCli("analyze --input " + tiny + " --shard 1/2");
+    EXPECT_EQ(noOut.code, 1);
+    EXPECT_NE(noOut.err.find("--shard needs -o OUT"), std::string::npos) << noOut.err;
+    auto text = runCli("analyze 'Dogs bark .' --shard 1/2 -o " + shellQuote(temp("t")));
+    EXPECT_EQ(text.code, 1);
+    EXPECT_NE(text.err.find("needs its input in a file"), std::string::npos) << text.err;
+    auto bad = runCli("analyze --input " + tiny + " --shard 3/2 -o " + shellQuote(temp("t")));
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_NE(bad.err.find("I must be 1 to N"), std::string::npos) << bad.err;
+    auto plain = runCli("merge " + tiny);
+    EXPECT_EQ(plain.code, 1);
+    EXPECT_NE(plain.err.find("not a shard output"), std::string::npos) << plain.err;
+}
+
+// The issue's figures: UD EWT dev in 4 shards, WikiQA test in 2 with the shipped GGSA.
+TEST(CliShard, UdEwtDevInFourShardsAndWikiQaTestInTwo)
+{
+    TREELENS_REQUIRE_SHARED("data/ud-english-ewt/en_ewt-ud-dev.conllu");
+    const std::string dev = shellQuote(test::sharedPath("data/ud-english-ewt/en_ewt-ud-dev.conllu"));
+    const auto shards = shardedEqualsWhole("analyze --json --no-attention --input " + dev, 4, "ewt");
+    // Three of four, a shard twice, a shard of another input: refused by name.
+    auto three = runCli("merge " + shellQuote(shards[0]) + " " + shellQuote(shards[1]) + " " + shellQuote(shards[3]));
+    EXPECT_EQ(three.code, 1);
+    EXPECT_NE(three.err.find("shard 3 of 4 is missing"), std::string::npos) << three.err;
+    auto twice = runCli("merge " + shellQuote(shards[0]) + " " + shellQuote(shards[1]) + " " + shellQuote(shards[1]) + " " +
+                        shellQuote(shards[2]) + " " + shellQuote(shards[3]));
+    EXPECT_EQ(twice.code, 1);
+    EXPECT_NE(twice.err.find("is given twice"), std::string::npos) << twice.err;
+    const std::string testFile = shellQuote(test::sharedPath("data/ud-english-ewt/en_ewt-ud-test.conllu"));
+    const std::string foreign = temp("ewt-test.shard4");
+    ASSERT_EQ(runCli("analyze --json --no-attention --input " + testFile + " --shard 4/4 -o " + shellQuote(foreign)).code, 0);
+    auto other = runCli("merge " + shellQuote(shards[0]) + " " + shellQuote(shards[1]) + " " + shellQuote(shards[2]) + " " +
+                        shellQuote(foreign));
+    EXPECT_EQ(other.code, 1);
+    EXPECT_NE(other.err.find("is a shard of another input"), std::string::npos) << other.err;
+    EXPECT_NE(other.err.find("ewt-test.shard4"), std::string::npos) << other.err;
+
+    TREELENS_REQUIRE_SHARED("data/wikiqa/test/a.toks");
+    const std::string wikiqa = shellQuote(test::sharedPath("data/wikiqa/test"));
+    const std::string ggsa = shellQuote(std::string(TREELENS_SOURCE_DIR) + "/resources/models/ggsa-en-wikiqa.safetensors");
+    const auto halves = shardedEqualsWhole("score-pairs -m " + ggsa + " -i " + wikiqa, 2, "wikiqa");
+    // Shard 2 starts at a question's first pair: no question is split.
+    auto f = readFile(halves[1]);
+    ASSERT_TRUE(f);
+    const auto firstRecord = f->find('\n', f->find("qid\tindex")) + 1;
+    const std::string qid = f->substr(firstRecord, f->find('\t', firstRecord) - firstRecord);
+    const std::string firstHalf = fileText(halves[0]);
+    EXPECT_EQ(firstHalf.find("\n" + qid + "\t"), std::string::npos) << qid << " is in both shards";
+}
