@@ -24,7 +24,7 @@ void addMergeCommand(CLI::App &app, Action &action)
     cmd->footer("Every shard output starts with a '#treelens-shard {...}' line (command, command line, shard I/N, the input's\n"
                 "path, size and CRC-32, its records) and ends with '#treelens-shard-end {\"records\": n}'. merge checks that the\n"
                 "files are shards 1..N of one input and one command line, each once and complete, and writes their records\n"
-                "in input order.");
+                "in input order (eval-pairs: the metrics over all the shards' scores, the input read again).");
     cmd->callback([&action, spec]() {
         action = [spec]() {
             auto merged = mergeShards(spec->shards);
@@ -32,6 +32,15 @@ void addMergeCommand(CLI::App &app, Action &action)
                 return fail(merged.message());
             std::cerr << "merge: " << merged->first.command << ", " << merged->first.shard.count << " shards, " << merged->records
                       << " records of " << merged->first.input.path << '\n';
+            // eval-pairs' shards hold scores: the metrics are computed over all of them, as the whole run does.
+            if (merged->first.command == "eval-pairs") {
+                std::string note;
+                auto report = mergedEvalPairs(*merged, &note);
+                if (!report)
+                    return fail(report.message());
+                std::cerr << note;
+                return writeOutput(spec->out, *report);
+            }
             return writeOutput(spec->out, merged->body);
         };
     });

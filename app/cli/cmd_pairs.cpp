@@ -1,6 +1,7 @@
 // treelens-cli score-pairs / eval-pairs: a pair model (or the IDF word-overlap
 // baseline) over a sentence-pair corpus, scores per pair and metrics per slice.
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -165,6 +166,237 @@ json classificationJson(const ClassificationEval &e)
             {"per_label", per}, {"confusion", e.confusion}};
 }
 
+/// eval-pairs' flags that shape its report.
+struct EvalPairsFlags {
+    bool slices = false, json = false;
+    std::string text;
+};
+
+void appendf(std::string &out, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void appendf(std::string &out, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    va_list again;
+    va_copy(again, args);
+    const int n = std::vsnprintf(nullptr, 0, format, args);
+    va_end(args);
+    if (n > 0) {
+        std::string buf(static_cast<std::size_t>(n) + 1, '\0');
+        std::vsnprintf(buf.data(), buf.size(), format, again);
+        out.append(buf.data(), static_cast<std::size_t>(n));
+    }
+    va_end(again);
+}
+
+/// eval-pairs' report of `scores` on `corpus` (as printed: a table, or JSON with --json);
+/// a note for standard error in `note` (JSON mode).
+Result<std::string> evalPairsReport(const PairSpec &spec, const EvalPairsFlags &flags, const PairCorpus &corpus,
+                                    const PairScores &scores, std::string *note)
+{
+    std::string out;
+        const bool ranking = corpus.task == kRankingTask;
+        if (!ranking)
+            for (const auto &p : scores.predicted)
+                if (p.empty())
+                    return Error{spec.model + ": gives no label of " + corpus.source +
+                                "'s label set (classification needs a model with a classification head)"};
+        json result = {{"system", scores.system}, {"input", spec.input}, {"task", corpus.task},
+                       {"pairs", corpus.pairs.size()}};
+        auto overall = [&](const PairSlice *slice) -> Result<json> {
+            if (ranking) {
+                auto e = slice ? evaluateRankingSlice(corpus, scores.scores, *slice) : evaluateRanking(corpus, scores.scores);
+                if (!e)
+                    return e.error();
+                return rankingJson(*e);
+            }
+            auto e = slice ? evaluateClassificationSlice(corpus, scores.predicted, *slice)
+                           : evaluateClassification(corpus, scores.predicted);
+            if (!e)
+                return e.error();
+            return classificationJson(*e);
+        };
+        auto all = overall(nullptr);
+        if (!all)
+            return Error{all.message()};
+        result["overall"] = *all;
+        std::vector<SliceKind> kinds;
+        if (flags.slices)
+            kinds = {SliceKind::QuestionWord, SliceKind::QuestionLength, SliceKind::CandidateLength,
+                     SliceKind::Overlap, SliceKind::TreeDepth};
+        if (!flags.text.empty())
+            kinds.push_back(SliceKind::Text);
+        json sliceJson = json::object(), sliceNotes = json::object();
+        for (SliceKind k : kinds) {
+            json rows = json::array();
+            int questionSlices = 0;
+            for (const auto &s : slicePairs(corpus, k, flags.text)) {
+                auto m = overall(&s);
+                if (!m)
+                    return Error{m.message()};
+                if (ranking)
+                    questionSlices += (*m)["questions"].get<int>();
+                rows.push_back({{"slice", s.name}, {"pairs", s.pairs.size()}, {"metrics", *m}});
+            }
+            sliceJson[sliceKindName(k)] = rows;
+            if (ranking)
+                if (const std::string note = sliceProtocolNote(k, questionSlices, (*all)["questions"].get<int>());
+                    !note.empty())
+                    sliceNotes[sliceKindName(k)] = note;
+        }
+        if (!kinds.empty())
+            result["slices"] = sliceJson;
+        if (!sliceNotes.empty())
+            result["slice_notes"] = sliceNotes;
+        // A corpus the model was trained or chosen on: its figures say so (docs/pairs.md).
+        if (spec.model != kIdfBaseline)
+            if (auto config = readModelConfigJson(spec.model); config) {
+                const DataUse use = corpusUseByModel(*config, spec.model, spec.input);
+                result["data_use"] = {{"role", dataRoleName(use.role)}, {"note", use.note}};
+            }
+        if (flags.json) {
+            if (result.contains("data_use") && !result["data_use"]["note"].get<std::string>().empty())
+                *note = "eval-pairs: note: " + result["data_use"]["note"].get<std::string>() + "\n";
+            return result.dump(1) + "\n";
+        }
+        auto line = [&](const std::string &name, std::size_t pairs, const json &m) {
+            appendf(out, "%-28s %6zu", name.c_str(), pairs);
+            if (ranking && m["questions"].get<int>() == 0)
+                appendf(out, "       -       -       -      0\n");
+            else if (!ranking && pairs == 0)
+                appendf(out, "       -        -\n");
+            else if (ranking)
+                appendf(out, "  %6s  %6s  %6s  %5d\n", fixed(m["map"]).c_str(), fixed(m["mrr"]).c_str(),
+                            fixed(m["p_at_1"]).c_str(), m["questions"].get<int>());
+            else
+                appendf(out, "  %6s  %6s\n", fixed(m["accuracy"]).c_str(), fixed(m["macro_f1"]).c_str());
+        };
+        appendf(out, "%s on %s (%s, %zu pairs)\n", scores.system.c_str(), spec.input.c_str(), corpus.task.c_str(),
+                    corpus.pairs.size());
+        appendf(out, "%-28s %6s  %s\n", "slice", "pairs", ranking ? "   MAP     MRR     P@1  questions" : "   acc  macroF1");
+        line("all", corpus.pairs.size(), *all);
+        if (ranking)
+            appendf(out, "(clean protocol: %d questions without a correct candidate and %d with only correct ones "
+                        "left out)\n",
+                        (*all)["dropped_no_correct"].get<int>(), (*all)["dropped_all_correct"].get<int>());
+        for (SliceKind k : kinds) {
+            appendf(out, "-- %s\n", sliceKindName(k).c_str());
+            for (const auto &row : sliceJson[sliceKindName(k)])
+                line(row["slice"].get<std::string>(), row["pairs"].get<std::size_t>(), row["metrics"]);
+            if (sliceNotes.contains(sliceKindName(k)))
+                appendf(out, "   (%s)\n", sliceNotes[sliceKindName(k)].get<std::string>().c_str());
+        }
+        if (result.contains("data_use") && !result["data_use"]["note"].get<std::string>().empty())
+            appendf(out, "note: %s\n", result["data_use"]["note"].get<std::string>().c_str());
+    return out;
+}
+
+/// eval-pairs --shard: the shard's pairs scored (whole blocks of questions, batched as the
+/// whole run batches them), written as its settings (the line every shard repeats) and one
+/// line per pair (index, score, predicted label); its partial metrics on standard error.
+/// treelens-cli merge recomputes the report over all the pairs (mergedEvalPairs).
+int evalPairsShard(const PairSpec &spec, const EvalPairsFlags &flags, const PairCorpus &corpus, ShardHeader header)
+{
+    const ShardRange range = shardRangeByGroups(pairBlockStarts(corpus.pairs, 512), corpus.pairs.size(), header.shard);
+    header.total = corpus.pairs.size();
+    header.begin = range.begin;
+    header.end = range.end;
+    header.headerLines = 1;
+    PairCorpus part = corpus;
+    part.pairs.assign(corpus.pairs.begin() + static_cast<std::ptrdiff_t>(range.begin),
+                      corpus.pairs.begin() + static_cast<std::ptrdiff_t>(range.end));
+    // An empty shard too: the system's name goes into the settings every shard repeats.
+    auto scored = scorePairs(spec, part, range.begin, &corpus);
+    if (!scored)
+        return fail(scored.message());
+    const PairScores &scores = *scored;
+    const json settings = {{"model", spec.model}, {"input", spec.input}, {"format", spec.format}, {"idf_from", spec.idfFrom},
+                           {"system", scores.system}, {"slices", flags.slices}, {"json", flags.json}, {"text", flags.text},
+                           {"parser", {{"parser", spec.parser.parser}, {"timeout", spec.parser.timeout},
+                                       {"max_words", spec.parser.maxWords}, {"command", spec.parser.command},
+                                       {"model", spec.parser.model}, {"tree_file", spec.parser.treeFile}}}};
+    std::string out = shardHeaderLine(header) + settings.dump() + "\n";
+    char buf[64];
+    for (std::size_t i = 0; i < part.pairs.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "%.17g", scores.scores[i]);
+        out += std::to_string(range.begin + i) + "\t" + buf + "\t" + scores.predicted[i] + "\n";
+    }
+    out += shardEndLine(part.pairs.size());
+    // The shard's own figures, for a look while the others run (merge gives the corpus').
+    if (!part.pairs.empty()) {
+        if (part.task == kRankingTask) {
+            if (auto e = evaluateRanking(part, scores.scores))
+                std::cerr << "eval-pairs: shard " << header.shard.str() << " (partial): MAP " << fixed(e->map) << ", MRR "
+                          << fixed(e->mrr) << " over " << e->groupsUsed << " questions\n";
+        } else if (auto e = evaluateClassification(part, scores.predicted)) {
+            std::cerr << "eval-pairs: shard " << header.shard.str() << " (partial): accuracy " << fixed(e->accuracy) << " over "
+                      << e->total << " pairs\n";
+        }
+    }
+    return writeOutput(spec.out, out);
+}
+
+} // namespace
+
+Result<std::string> mergedEvalPairs(const MergedShards &merged, std::string *note)
+{
+    const std::string &body = merged.body;
+    const auto eol = body.find('\n');
+    PairSpec spec;
+    EvalPairsFlags flags;
+    std::string system;
+    try {
+        const json j = json::parse(body.substr(0, eol));
+        spec.model = j.at("model").get<std::string>();
+        spec.input = j.at("input").get<std::string>();
+        spec.format = j.at("format").get<std::string>();
+        spec.idfFrom = j.at("idf_from").get<std::string>();
+        system = j.at("system").get<std::string>();
+        flags.slices = j.at("slices").get<bool>();
+        flags.json = j.at("json").get<bool>();
+        flags.text = j.at("text").get<std::string>();
+        const json &pj = j.at("parser");
+        spec.parser.parser = pj.at("parser").get<std::string>();
+        spec.parser.timeout = pj.at("timeout").get<double>();
+        spec.parser.maxWords = pj.at("max_words").get<int>();
+        spec.parser.command = pj.at("command").get<std::string>();
+        spec.parser.model = pj.at("model").get<std::string>();
+        spec.parser.treeFile = pj.at("tree_file").get<std::string>();
+    } catch (const std::exception &e) {
+        return Error{"merge: the eval-pairs shards' settings line is not readable: " + std::string(e.what())};
+    }
+    // The metrics need the corpus: the one the shards read, unchanged since.
+    auto id = inputIdentity(spec.input);
+    if (!id)
+        return Error{"merge: eval-pairs needs the shards' input to compute the metrics: " + id.message()};
+    if (id->size != merged.first.input.size || id->crc32 != merged.first.input.crc32)
+        return Error{"merge: " + spec.input + " has changed since the shards ran (crc32 " + id->crc32 + ", the shards': " +
+                     merged.first.input.crc32 + ")"};
+    auto corpus = readInput(spec);
+    if (!corpus)
+        return corpus.error();
+    PairScores scores;
+    scores.system = system;
+    std::istringstream lines(body.substr(eol == std::string::npos ? body.size() : eol + 1));
+    std::string line;
+    while (std::getline(lines, line)) {
+        const auto t1 = line.find('\t'), t2 = line.find('\t', t1 + 1);
+        if (t1 == std::string::npos || t2 == std::string::npos || std::stoull(line.substr(0, t1)) != scores.scores.size())
+            return Error{"merge: eval-pairs record " + std::to_string(scores.scores.size() + 1) + " is not 'index<TAB>score<TAB>label'"};
+        scores.scores.push_back(std::strtod(line.substr(t1 + 1, t2 - t1 - 1).c_str(), nullptr));
+        scores.predicted.push_back(line.substr(t2 + 1));
+    }
+    if (scores.scores.size() != corpus->pairs.size())
+        return Error{"merge: the eval-pairs shards hold " + std::to_string(scores.scores.size()) + " pairs, " + spec.input + " has " +
+                     std::to_string(corpus->pairs.size())};
+    if (flags.slices)
+        if (auto st = parseBothSides(*corpus, spec, "eval-pairs", "their tree depth is 'unknown'"); !st)
+            return st.error();
+    return evalPairsReport(spec, flags, *corpus, scores, note);
+}
+
+namespace {
+
 } // namespace
 
 void addScorePairsCommand(CLI::App &app, Action &action)
@@ -241,114 +473,38 @@ void addEvalPairsCommand(CLI::App &app, Action &action)
     addParserOptions(cmd, spec->parser);
     cmd->add_option("--text", *text, "Also the slice of pairs whose question or candidate contains this text");
     cmd->add_flag("--json", *asJson, "Print JSON instead of a table");
+    cmd->add_option("-o,--output", spec->out, "Write the report to OUT (atomically) instead of standard output")->type_name("OUT");
+    auto shardOptions = std::make_shared<ShardOptions>();
+    addShardOptions(cmd, *shardOptions,
+                    "questions (blocks of the questions starting in each 512 pairs); a shard writes its pairs' scores, "
+                    "treelens-cli merge computes the metrics over all of them");
     cmd->footer("Ranking corpora use the clean protocol: questions without a correct candidate, or with only correct\n"
                 "candidates, are left out (their counts are printed). A binary pair model's second label\n"
                 "(relevant) stands for the corpus's positive label (1, YES) on classification corpora.");
-    cmd->callback([&action, spec, slices, asJson, text]() {
-        action = [spec, slices, asJson, text]() {
+    cmd->callback([&action, spec, slices, asJson, text, shardOptions]() {
+        action = [spec, slices, asJson, text, shardOptions]() {
+            auto shard = shardHeaderFor(*shardOptions, "eval-pairs", spec->input, spec->out);
+            if (!shard)
+                return fail(shard.message());
+            if (*shard && skipDoneShard(*shardOptions, **shard, spec->out))
+                return 0;
             auto corpus = readInput(*spec);
             if (!corpus)
                 return fail(corpus.message());
+            if (*shard)
+                return evalPairsShard(*spec, {*slices, *asJson, *text}, *corpus, **shard);
             auto scores = scorePairs(*spec, *corpus);
             if (!scores)
                 return fail(scores.message());
             if (*slices)
                 if (auto st = parseBothSides(*corpus, *spec, "eval-pairs", "their tree depth is 'unknown'"); !st)
                     return fail(st.message());
-            const bool ranking = corpus->task == kRankingTask;
-            if (!ranking)
-                for (const auto &p : scores->predicted)
-                    if (p.empty())
-                        return fail(spec->model + ": gives no label of " + corpus->source +
-                                    "'s label set (classification needs a model with a classification head)");
-            json result = {{"system", scores->system}, {"input", spec->input}, {"task", corpus->task},
-                           {"pairs", corpus->pairs.size()}};
-            auto overall = [&](const PairSlice *slice) -> Result<json> {
-                if (ranking) {
-                    auto e = slice ? evaluateRankingSlice(*corpus, scores->scores, *slice) : evaluateRanking(*corpus, scores->scores);
-                    if (!e)
-                        return e.error();
-                    return rankingJson(*e);
-                }
-                auto e = slice ? evaluateClassificationSlice(*corpus, scores->predicted, *slice)
-                               : evaluateClassification(*corpus, scores->predicted);
-                if (!e)
-                    return e.error();
-                return classificationJson(*e);
-            };
-            auto all = overall(nullptr);
-            if (!all)
-                return fail(all.message());
-            result["overall"] = *all;
-            std::vector<SliceKind> kinds;
-            if (*slices)
-                kinds = {SliceKind::QuestionWord, SliceKind::QuestionLength, SliceKind::CandidateLength,
-                         SliceKind::Overlap, SliceKind::TreeDepth};
-            if (!text->empty())
-                kinds.push_back(SliceKind::Text);
-            json sliceJson = json::object(), sliceNotes = json::object();
-            for (SliceKind k : kinds) {
-                json rows = json::array();
-                int questionSlices = 0;
-                for (const auto &s : slicePairs(*corpus, k, *text)) {
-                    auto m = overall(&s);
-                    if (!m)
-                        return fail(m.message());
-                    if (ranking)
-                        questionSlices += (*m)["questions"].get<int>();
-                    rows.push_back({{"slice", s.name}, {"pairs", s.pairs.size()}, {"metrics", *m}});
-                }
-                sliceJson[sliceKindName(k)] = rows;
-                if (ranking)
-                    if (const std::string note = sliceProtocolNote(k, questionSlices, (*all)["questions"].get<int>());
-                        !note.empty())
-                        sliceNotes[sliceKindName(k)] = note;
-            }
-            if (!kinds.empty())
-                result["slices"] = sliceJson;
-            if (!sliceNotes.empty())
-                result["slice_notes"] = sliceNotes;
-            // A corpus the model was trained or chosen on: its figures say so (docs/pairs.md).
-            if (spec->model != kIdfBaseline)
-                if (auto config = readModelConfigJson(spec->model); config) {
-                    const DataUse use = corpusUseByModel(*config, spec->model, spec->input);
-                    result["data_use"] = {{"role", dataRoleName(use.role)}, {"note", use.note}};
-                }
-            if (*asJson) {
-                if (result.contains("data_use") && !result["data_use"]["note"].get<std::string>().empty())
-                    std::cerr << "eval-pairs: note: " << result["data_use"]["note"].get<std::string>() << '\n';
-                std::cout << result.dump(1) << '\n';
-                return 0;
-            }
-            auto line = [&](const std::string &name, std::size_t pairs, const json &m) {
-                std::printf("%-28s %6zu", name.c_str(), pairs);
-                if (ranking && m["questions"].get<int>() == 0)
-                    std::printf("       -       -       -      0\n");
-                else if (!ranking && pairs == 0)
-                    std::printf("       -        -\n");
-                else if (ranking)
-                    std::printf("  %6s  %6s  %6s  %5d\n", fixed(m["map"]).c_str(), fixed(m["mrr"]).c_str(),
-                                fixed(m["p_at_1"]).c_str(), m["questions"].get<int>());
-                else
-                    std::printf("  %6s  %6s\n", fixed(m["accuracy"]).c_str(), fixed(m["macro_f1"]).c_str());
-            };
-            std::printf("%s on %s (%s, %zu pairs)\n", scores->system.c_str(), spec->input.c_str(), corpus->task.c_str(),
-                        corpus->pairs.size());
-            std::printf("%-28s %6s  %s\n", "slice", "pairs", ranking ? "   MAP     MRR     P@1  questions" : "   acc  macroF1");
-            line("all", corpus->pairs.size(), *all);
-            if (ranking)
-                std::printf("(clean protocol: %d questions without a correct candidate and %d with only correct ones "
-                            "left out)\n",
-                            (*all)["dropped_no_correct"].get<int>(), (*all)["dropped_all_correct"].get<int>());
-            for (SliceKind k : kinds) {
-                std::printf("-- %s\n", sliceKindName(k).c_str());
-                for (const auto &row : sliceJson[sliceKindName(k)])
-                    line(row["slice"].get<std::string>(), row["pairs"].get<std::size_t>(), row["metrics"]);
-                if (sliceNotes.contains(sliceKindName(k)))
-                    std::printf("   (%s)\n", sliceNotes[sliceKindName(k)].get<std::string>().c_str());
-            }
-            if (result.contains("data_use") && !result["data_use"]["note"].get<std::string>().empty())
-                std::printf("note: %s\n", result["data_use"]["note"].get<std::string>().c_str());
+            std::string note;
+            auto report = evalPairsReport(*spec, {*slices, *asJson, *text}, *corpus, *scores, &note);
+            if (!report)
+                return fail(report.message());
+            std::cerr << note;
+            return writeOutput(spec->out, *report);
             return 0;
         };
     });

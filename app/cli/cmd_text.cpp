@@ -1,5 +1,6 @@
 // tokenize, parse and convert.
 #include <iostream>
+#include <limits>
 
 #include "app/cli/command.h"
 #include "core/base/fileio.h"
@@ -46,6 +47,7 @@ struct ParseSpec {
     std::string format = "conllu";
     std::string out;
     bool keepGoing = false;
+    ShardOptions shard;
 };
 
 /// The fallback of --keep-going for a sentence the parser could not parse: a flat
@@ -85,10 +87,30 @@ void addParseCommand(CLI::App &app, Action &action)
     cmd->add_flag("--keep-going", spec->keepGoing,
                   "A sentence the parser fails on (timeout, no linkage, too long) gets a flat tree (all words under the "
                   "first; one X constituent) and a note on stderr instead of stopping; for scoring whole test sets");
+    addShardOptions(cmd, spec->shard, "blocks of 2,000 sentences");
     cmd->footer("Files in CoNLL-U, PTB or JSON keep their tokenization; their trees are re-predicted (--parser file keeps them).\n"
                 "Example: treelens-cli parse \"The old man saw a red kite.\"");
     cmd->callback([&action, spec]() {
         action = [spec]() {
+            // Streaming: blocks of sentences are parsed (batched inside a block), written and
+            // dropped, so memory does not grow with the input. The blocks start at multiples of
+            // 2,000 in the input, sharded or not: a shard batches its sentences as the whole run does.
+            constexpr std::size_t kChunk = 2000;
+            auto shard = shardHeaderFor(spec->shard, "parse", spec->input.file, spec->out);
+            if (!shard)
+                return fail(shard.message());
+            if (*shard && skipDoneShard(spec->shard, **shard, spec->out))
+                return 0;
+            ShardRange range{0, std::numeric_limits<std::size_t>::max()};
+            if (*shard) {
+                auto count = countInput(spec->input);
+                if (!count)
+                    return fail(count.message());
+                range = shardRange(*count, (*shard)->shard, kChunk);
+                (*shard)->total = *count;
+                (*shard)->begin = range.begin;
+                (*shard)->end = range.end;
+            }
             ParserConfig config = parserConfig(spec->parser);
             // --parser file without --tree-file keeps the input file's own trees.
             if (spec->parser.treeFile.empty())
@@ -103,11 +125,12 @@ void addParseCommand(CLI::App &app, Action &action)
             auto writer = AtomicFileWriter::open(spec->out.empty() ? std::string("-") : spec->out);
             if (!writer)
                 return fail(writer.message());
-            // Streaming: chunks of sentences are parsed (batched inside a chunk),
-            // written and dropped, so memory does not grow with the input.
-            constexpr std::size_t kChunk = 2000;
             std::size_t notParsed = 0;
-            auto total = forEachChunk(*input, kChunk, "parse", [&](std::vector<Sentence> &chunk) -> Status {
+            if (*shard)
+                if (auto st = writer->write(shardHeaderLine(**shard)); !st)
+                    return fail(st.message());
+            auto total = forEachBlock(*input, kChunk, range.begin, range.end, "parse",
+                                      [&](std::vector<Sentence> &chunk, std::size_t) -> Status {
                 std::vector<std::string> failures;
                 auto parsed = parseSentences(**parser, spec->parser, std::move(chunk), source,
                                              spec->keepGoing ? &failures : nullptr);
@@ -135,6 +158,9 @@ void addParseCommand(CLI::App &app, Action &action)
             if (notParsed > 0)
                 std::cerr << "treelens-cli: " << notParsed << " of " << *total
                           << " sentences not parsed, written with flat trees\n";
+            if (*shard)
+                if (auto st = writer->write(shardEndLine(*total)); !st)
+                    return fail(st.message());
             if (auto st = writer->commit(); !st)
                 return fail(st.message());
             return 0;

@@ -182,6 +182,11 @@ std::string shardOptionsLine();
 /// block's first sentence; reading stops after `end`. Returns the sentences handed over.
 Result<std::size_t> forEachBlock(InputChunks &input, std::size_t block, std::size_t begin, std::size_t end, const std::string &name,
                                  const std::function<Status(std::vector<Sentence> &, std::size_t first)> &body);
+/// eval-pairs' report over the pairs of its merged shards (treelens-cli merge): the corpus
+/// read again from the shards' input (refused when it changed), the scores from the shards.
+/// A note for standard error in `note`.
+Result<std::string> mergedEvalPairs(const MergedShards &merged, std::string *note);
+
 /// The number of sentences of `spec`'s input (read through once).
 Result<std::size_t> countInput(const InputSpec &spec);
 

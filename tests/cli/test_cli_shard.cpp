@@ -1,5 +1,6 @@
-// Sharded runs and treelens-cli merge (issue 35, docs/cluster.md): analyze and
-// score-pairs in shards merged in any order give the whole run's output byte for byte
+// Sharded runs and treelens-cli merge (issue 35, docs/cluster.md): analyze, parse,
+// score-pairs and eval-pairs in shards merged in any order give the whole run's output
+// byte for byte (eval-pairs: its metrics computed over all the shards' scores)
 // (UD EWT dev in 4 shards and WikiQA test in 2 when ../shared is there; the repository's
 // small corpora always); merge refuses 3 of 4 shards, a repeated shard and a shard of
 // another input; --skip-done leaves a finished shard alone.
@@ -64,6 +65,10 @@ TEST(CliShard, SmallCorporaMergeBackExactly)
     EXPECT_NE(fileText(shards[1]).find("#treelens-shard-end {\"records\":30}"), std::string::npos);
     const std::string pairs = shellQuote(TREELENS_TEST_DATA_DIR + std::string("/conformance/pairs.tsv"));
     shardedEqualsWhole("score-pairs -m idf-overlap -i " + pairs, 2, "pairs-idf");
+    shardedEqualsWhole("parse --format conllu --input " + tiny, 2, "tiny-parse");
+    // eval-pairs: the shards hold scores; merge computes the metrics over all of them (table and JSON).
+    shardedEqualsWhole("eval-pairs -m idf-overlap -i " + pairs, 2, "pairs-eval");
+    shardedEqualsWhole("eval-pairs -m idf-overlap --json --text wrote -i " + pairs, 3, "pairs-eval-json");
 
     // --skip-done: a finished shard is left as it is.
     const auto before = std::filesystem::last_write_time(shards[1]);
@@ -117,6 +122,7 @@ TEST(CliShard, UdEwtDevInFourShardsAndWikiQaTestInTwo)
     TREELENS_REQUIRE_SHARED("data/wikiqa/test/a.toks");
     const std::string wikiqa = shellQuote(test::sharedPath("data/wikiqa/test"));
     const std::string ggsa = shellQuote(std::string(TREELENS_SOURCE_DIR) + "/resources/models/ggsa-en-wikiqa.safetensors");
+    shardedEqualsWhole("eval-pairs -m " + ggsa + " -i " + wikiqa, 2, "wikiqa-eval");
     const auto halves = shardedEqualsWhole("score-pairs -m " + ggsa + " -i " + wikiqa, 2, "wikiqa");
     // Shard 2 starts at a question's first pair: no question is split.
     auto f = readFile(halves[1]);
