@@ -435,14 +435,10 @@ void addScorePairsCommand(CLI::App &app, Action &action)
                                   corpus->pairs.begin() + static_cast<std::ptrdiff_t>(range.end));
                 scored = &part;
             }
-            Result<PairScores> scores = Error{""};
-            if (scored->pairs.empty()) {
-                scores = PairScores{}; // an empty shard: nothing to score
-            } else {
-                scores = scorePairs(*spec, *scored, range.begin, &*corpus);
-                if (!scores)
-                    return fail(scores.message());
-            }
+            // An empty shard too: the model is opened (a model that cannot score pairs is refused in every shard).
+            auto scores = scorePairs(*spec, *scored, range.begin, &*corpus);
+            if (!scores)
+                return fail(scores.message());
             std::ostringstream o;
             if (*shard)
                 o << shardHeaderLine(**shard);

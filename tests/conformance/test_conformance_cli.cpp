@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -31,7 +32,8 @@ Expect refusal(const char *needle) { return {false, needle}; }
 
 struct CliDoor {
     const char *name;
-    /// treelens-cli's arguments: {M} the model, {GOLD} the gold corpus, {PAIRS} the pairs.
+    /// treelens-cli's arguments: {M} the model, {GOLD} the gold corpus, {PAIRS} the pairs; a chain of
+    /// commands (&&) names the binary {CLI} and writes its files under {TMP}, the cell's folder.
     const char *args;
     Expect sentenceModel;
     Expect pairModel;
@@ -68,6 +70,20 @@ const std::vector<CliDoor> &cliDoors()
          result("\"completeness_gap\"")},
         {"explain_rollout", "explain --method rollout --model {M} \"The old man saw a red kite .\"", result("sentence 1: rollout"),
          refusal("--pairs")},
+        // Sharded runs (issue 35): two shards and their merge, on standard output ({CLI} the binary,
+        // {TMP} the cell's own folder).
+        {"analyze_sharded",
+         "analyze --json --no-attention --input {GOLD} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} analyze --json "
+         "--no-attention --input {GOLD} --model {M} --shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
+         result("\"tokens\""), refusal("--pairs")},
+        {"score_pairs_sharded",
+         "score-pairs --model {M} --input {PAIRS} --shard 1/2 -o {TMP}/1 && {CLI} score-pairs --model {M} --input {PAIRS} "
+         "--shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/1 {TMP}/2",
+         refusal("reads single sentences, not pairs"), result("qid\tindex\tlabel\tscore")},
+        {"eval_pairs_sharded",
+         "eval-pairs --model {M} --input {PAIRS} --shard 1/2 -o {TMP}/1 && {CLI} eval-pairs --model {M} --input {PAIRS} "
+         "--shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
+         refusal("reads single sentences, not pairs"), result("MAP")},
         // Probing reads each sentence as the model's encoder reads one (a pair model: one side).
         {"probe", "probe --task sentlen,structural-depth --epochs 1 --json --train {GOLD} --test {GOLD} --model {M}",
          result("\"tasks\""), result("\"tasks\"")},
@@ -92,7 +108,8 @@ CliResult runBounded(const std::string &args)
 {
     const std::string dir = test::cliTempDir();
     const std::string out = dir + "/out", err = dir + "/err";
-    const std::string cmd = "timeout -k 10 600 " + std::string(TREELENS_CLI) + " " + args + " </dev/null >" + out + " 2>" + err;
+    // A chain of commands (&&) in a subshell: its standard output and error are the cell's.
+    const std::string cmd = "( timeout -k 10 600 " + std::string(TREELENS_CLI) + " " + args + " ) </dev/null >" + out + " 2>" + err;
     const int status = std::system(cmd.c_str());
     CliResult r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -119,6 +136,10 @@ TEST_P(CliMatrix, Cell)
     std::string args = replaceAll(d.args, "{M}", test::shellQuote(path));
     args = replaceAll(args, "{GOLD}", test::shellQuote(goldCorpus()));
     args = replaceAll(args, "{PAIRS}", test::shellQuote(pairCorpus()));
+    const std::string tmp = test::cliTempDir() + "/" + m.name + "__" + d.name;
+    std::filesystem::create_directories(tmp);
+    args = replaceAll(args, "{TMP}", test::shellQuote(tmp));
+    args = replaceAll(args, "{CLI}", "timeout -k 10 600 " + test::shellQuote(TREELENS_CLI));
     const CliResult r = runBounded(args);
     const std::string cell = std::string(m.name) + " x " + d.name + ": treelens-cli " + args;
     ASSERT_NE(r.code, -1) << cell << ": killed by a signal\n" << r.err;
