@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -349,11 +350,17 @@ void addEvalInductionCommand(CLI::App &app, Action &action)
         std::vector<std::string> gold;
         bool json = false;
         InductionFlags induction;
+        std::string out;
+        ShardOptions shard;
     };
     auto spec = std::make_shared<Spec>();
     addModelOptions(cmd, spec->dev);
     cmd->add_option("--gold,-g", spec->gold, "Gold PTB files (.mrg); e.g. wsj_0180 ... wsj_0199")->required()->expected(1, -1);
     cmd->add_flag("--json", spec->json, "Print one JSON object");
+    cmd->add_option("-o,--output", spec->out, "Write the report to OUT (atomically) instead of standard output")->type_name("OUT");
+    addShardOptions(cmd, spec->shard,
+                    "blocks of 512 gold sentences (of 2 words or more); a shard writes its sentences' link probabilities, "
+                    "treelens-cli merge scores them all");
     spec->induction.add(cmd);
     cmd->footer("Protocol (docs/tree-transformer.md): traces and function tags stripped, punctuation removed, unlabelled\n"
                 "brackets without single words and the whole sentence; sentence-level F1 averaged (the paper's figure)\n"
@@ -362,19 +369,110 @@ void addEvalInductionCommand(CLI::App &app, Action &action)
                 "Layers are numbered from 1 (layer 1 = the first encoder layer), in the flags and in the output.");
     cmd->callback([&action, spec]() {
         action = [spec]() {
+            auto shard = shardHeaderFor(spec->shard, "eval-induction", spec->gold, spec->out);
+            if (!shard)
+                return fail(shard.message());
+            if (*shard && skipDoneShard(spec->shard, **shard, spec->out))
+                return 0;
             auto enc = openModel(spec->dev);
             if (!enc)
                 return fail(enc.message());
-            auto config = spec->induction.over((*enc)->info().induction, (*enc)->info().layers);
+            const int layers = (*enc)->info().layers;
+            // The unsupervised trees come from the constituent prior's link probabilities.
+            if (!(*enc)->info().outputs.linkProbs)
+                return fail(((*enc)->info().name.empty() ? (*enc)->info().family : (*enc)->info().name) +
+                            " has no link probabilities (no constituent prior): eval-induction scores the unsupervised trees "
+                            "of a Tree Transformer");
+            auto config = spec->induction.over((*enc)->info().induction, layers);
             if (!config)
                 return fail(config.message());
-            auto report = evaluateInduction(**enc, spec->gold, *config);
-            if (!report)
-                return fail(report.message());
-            std::cout << (spec->json ? inductionReportJson(*report) + "\n" : inductionReportText(*report));
-            return 0;
+            if (!*shard) {
+                auto report = evaluateInduction(**enc, spec->gold, *config);
+                if (!report)
+                    return fail(report.message());
+                return writeOutput(spec->out, spec->json ? inductionReportJson(*report) + "\n" : inductionReportText(*report));
+            }
+            // A shard: the link probabilities of its gold sentences (blocks of 512, batched as the
+            // whole run batches them); merge scores all of them (mergedEvalInduction).
+            if (auto st = config->validate(layers); !st)
+                return fail(st.message());
+            const int maxWords = (*enc)->info().maxTokens > 0 ? (*enc)->info().maxTokens - 1 : 0;
+            std::size_t skipped = 0;
+            auto gold = readInductionGoldFiles(spec->gold, maxWords, &skipped);
+            if (!gold)
+                return fail(gold.message());
+            ShardHeader &h = **shard;
+            const ShardRange range = shardRange(gold->size(), h.shard, 512);
+            h.total = gold->size();
+            h.begin = range.begin;
+            h.end = range.end;
+            h.headerLines = 1;
+            const std::vector<InductionGold> part(gold->begin() + static_cast<std::ptrdiff_t>(range.begin),
+                                                  gold->begin() + static_cast<std::ptrdiff_t>(range.end));
+            auto links = inductionWordLinks(**enc, part, *config, nullptr, 512, range.begin);
+            if (!links)
+                return fail(links.message());
+            const nlohmann::json settings = {{"config", nlohmann::json::parse(config->toJson())}, {"layers", layers},
+                                             {"json", spec->json}, {"files", spec->gold}, {"max_words", maxWords},
+                                             {"skipped", skipped}};
+            std::string text = shardHeaderLine(h) + settings.dump() + "\n";
+            for (const auto &l : *links)
+                text += nlohmann::json{{"links", l}}.dump() + "\n";
+            text += shardEndLine(links->size());
+            return writeOutput(spec->out, text);
         };
     });
+}
+
+Result<std::string> mergedEvalInduction(const MergedShards &merged)
+{
+    std::istringstream lines(merged.body);
+    std::string line;
+    InductionConfig config;
+    int layers = 0, maxWords = 0;
+    bool json = false;
+    std::vector<std::string> files;
+    std::size_t skipped = 0;
+    try {
+        std::getline(lines, line);
+        const auto j = nlohmann::json::parse(line);
+        auto c = InductionConfig::fromJson(j.at("config").dump());
+        if (!c)
+            return Error{"merge: eval-induction settings: " + c.message()};
+        config = *c;
+        layers = j.at("layers").get<int>();
+        json = j.at("json").get<bool>();
+        files = j.at("files").get<std::vector<std::string>>();
+        maxWords = j.at("max_words").get<int>();
+        skipped = j.at("skipped").get<std::size_t>();
+    } catch (const std::exception &e) {
+        return Error{"merge: the eval-induction shards' settings line is not readable: " + std::string(e.what())};
+    }
+    // The scores need the gold trees: the files the shards read, unchanged since.
+    auto id = inputIdentity(files);
+    if (!id)
+        return Error{"merge: eval-induction needs the shards' gold files to score them: " + id.message()};
+    if (id->size != merged.first.input.size || id->crc32 != merged.first.input.crc32)
+        return Error{"merge: the gold files have changed since the shards ran (crc32 " + id->crc32 + ", the shards': " +
+                     merged.first.input.crc32 + ")"};
+    std::size_t skippedNow = 0;
+    auto gold = readInductionGoldFiles(files, maxWords, &skippedNow);
+    if (!gold)
+        return gold.error();
+    std::vector<std::vector<std::vector<float>>> links;
+    while (std::getline(lines, line)) {
+        try {
+            links.push_back(nlohmann::json::parse(line).at("links").get<std::vector<std::vector<float>>>());
+        } catch (const std::exception &e) {
+            return Error{"merge: eval-induction record " + std::to_string(links.size() + 1) + " is not readable: " + e.what()};
+        }
+    }
+    auto report = evaluateInductionLinks(links, layers, *gold, config);
+    if (!report)
+        return Error{"merge: " + report.message()};
+    report->files = files;
+    report->skipped = skipped;
+    return json ? inductionReportJson(*report) + "\n" : inductionReportText(*report);
 }
 
 void addTuneInductionCommand(CLI::App &app, Action &action)

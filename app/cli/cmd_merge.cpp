@@ -24,14 +24,18 @@ void addMergeCommand(CLI::App &app, Action &action)
     cmd->footer("Every shard output starts with a '#treelens-shard {...}' line (command, command line, shard I/N, the input's\n"
                 "path, size and CRC-32, its records) and ends with '#treelens-shard-end {\"records\": n}'. merge checks that the\n"
                 "files are shards 1..N of one input and one command line, each once and complete, and writes their records\n"
-                "in input order (eval-pairs: the metrics over all the shards' scores, the input read again).");
+                "in input order (eval-pairs, eval-induction: the report over all the shards' scores or link probabilities,\n"
+                "the input read again).");
     cmd->callback([&action, spec]() {
         action = [spec]() {
             auto merged = mergeShards(spec->shards);
             if (!merged)
                 return fail(merged.message());
+            std::string input = merged->first.input.path;
+            if (input.size() > 120) // several files (eval-induction's gold)
+                input = input.substr(0, 117) + "...";
             std::cerr << "merge: " << merged->first.command << ", " << merged->first.shard.count << " shards, " << merged->records
-                      << " records of " << merged->first.input.path << '\n';
+                      << " records of " << input << '\n';
             // eval-pairs' shards hold scores: the metrics are computed over all of them, as the whole run does.
             if (merged->first.command == "eval-pairs") {
                 std::string note;
@@ -39,6 +43,13 @@ void addMergeCommand(CLI::App &app, Action &action)
                 if (!report)
                     return fail(report.message());
                 std::cerr << note;
+                return writeOutput(spec->out, *report);
+            }
+            // eval-induction's shards hold link probabilities: scored over all the gold sentences.
+            if (merged->first.command == "eval-induction") {
+                auto report = mergedEvalInduction(*merged);
+                if (!report)
+                    return fail(report.message());
                 return writeOutput(spec->out, *report);
             }
             return writeOutput(spec->out, merged->body);

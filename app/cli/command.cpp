@@ -307,6 +307,12 @@ void addShardOptions(CLI::App *cmd, ShardOptions &options, const std::string &un
 Result<std::optional<ShardHeader>> shardHeaderFor(const ShardOptions &options, const std::string &command, const std::string &input,
                                                   const std::string &out)
 {
+    return shardHeaderFor(options, command, input.empty() ? std::vector<std::string>{} : std::vector<std::string>{input}, out);
+}
+
+Result<std::optional<ShardHeader>> shardHeaderFor(const ShardOptions &options, const std::string &command,
+                                                  const std::vector<std::string> &inputs, const std::string &out)
+{
     if (options.shard.empty()) {
         if (options.skipDone)
             return Error{"--skip-done needs --shard I/N"};
@@ -315,11 +321,11 @@ Result<std::optional<ShardHeader>> shardHeaderFor(const ShardOptions &options, c
     auto spec = parseShardSpec(options.shard);
     if (!spec)
         return spec.error();
-    if (input.empty() || input == "-")
+    if (inputs.empty() || std::find(inputs.begin(), inputs.end(), "-") != inputs.end())
         return Error{"--shard needs its input in a file or folder (--input FILE or --pairs PAIRS), not text or standard input"};
     if (out.empty() || out == "-")
         return Error{"--shard needs -o OUT (the shard's output file, for treelens-cli merge)"};
-    auto id = inputIdentity(input);
+    auto id = inputIdentity(inputs);
     if (!id)
         return id.error();
     ShardHeader h;

@@ -171,6 +171,9 @@ void addShardOptions(CLI::App *cmd, ShardOptions &options, const std::string &un
 /// sharded run needs its input in a file or folder (`input`) and -o OUT (`out`).
 Result<std::optional<ShardHeader>> shardHeaderFor(const ShardOptions &options, const std::string &command, const std::string &input,
                                                   const std::string &out);
+/// The same for an input of several files (eval-induction's gold files).
+Result<std::optional<ShardHeader>> shardHeaderFor(const ShardOptions &options, const std::string &command,
+                                                  const std::vector<std::string> &inputs, const std::string &out);
 /// --skip-done: true (said on stderr) when OUT already holds this shard's complete output.
 bool skipDoneShard(const ShardOptions &options, const ShardHeader &header, const std::string &out);
 /// The command line as typed, without the flags shardHeaderFor() leaves out.
@@ -186,6 +189,10 @@ Result<std::size_t> forEachBlock(InputChunks &input, std::size_t block, std::siz
 /// read again from the shards' input (refused when it changed), the scores from the shards.
 /// A note for standard error in `note`.
 Result<std::string> mergedEvalPairs(const MergedShards &merged, std::string *note);
+
+/// eval-induction's report over the link probabilities of its merged shards (treelens-cli
+/// merge): the gold files read again (refused when they changed).
+Result<std::string> mergedEvalInduction(const MergedShards &merged);
 
 /// The number of sentences of `spec`'s input (read through once).
 Result<std::size_t> countInput(const InputSpec &spec);

@@ -214,25 +214,32 @@ Result<InductionReport> evaluateInduction(Encoder &encoder, const std::vector<st
 }
 
 Result<std::vector<std::vector<std::vector<float>>>> inductionWordLinks(Encoder &encoder, const std::vector<InductionGold> &gold,
-                                                                        const InductionConfig &config, const RunControl *control)
+                                                                        const InductionConfig &config, const RunControl *control,
+                                                                        std::size_t block, std::size_t firstIndex)
 {
-    std::vector<EncoderInput> inputs;
-    for (const auto &g : gold)
-        inputs.push_back(EncoderInput{g.words, {}, {}, {}, {}, {}});
     AnalyzeOptions ao;
     ao.attention = false;
     ao.induction = config;
-    auto r = encoder.analyze(inputs, ao, control);
-    if (!r)
-        return r.error();
+    block = std::max<std::size_t>(1, block);
     std::vector<std::vector<std::vector<float>>> wordLinks; // [sentence][layer][gap]
-    for (const auto &a : *r) {
-        std::vector<std::vector<float>> links;
-        for (const auto &l : a.linkProbs) {
-            const int first = a.wordToken.empty() ? 0 : a.wordToken.front();
-            links.emplace_back(l.begin() + first, l.end());
+    for (std::size_t start = 0; start < gold.size();) {
+        // Up to the next multiple of `block` in the whole gold.
+        const std::size_t end = std::min(gold.size(), ((firstIndex + start) / block + 1) * block - firstIndex);
+        std::vector<EncoderInput> inputs;
+        for (std::size_t i = start; i < end; ++i)
+            inputs.push_back(EncoderInput{gold[i].words, {}, {}, {}, {}, {}});
+        auto r = encoder.analyze(inputs, ao, control);
+        if (!r)
+            return r.error();
+        for (const auto &a : *r) {
+            std::vector<std::vector<float>> links;
+            for (const auto &l : a.linkProbs) {
+                const int first = a.wordToken.empty() ? 0 : a.wordToken.front();
+                links.emplace_back(l.begin() + first, l.end());
+            }
+            wordLinks.push_back(std::move(links));
         }
-        wordLinks.push_back(std::move(links));
+        start = end;
     }
     return wordLinks;
 }
@@ -297,10 +304,6 @@ Result<InductionReport> evaluateInductionGold(Encoder *encoder, const std::vecto
             return s.error();
     if (gold.empty())
         return Error{"no gold sentences with 2 or more words"};
-    InductionReport report;
-    report.config = config;
-    report.layers = layers;
-
     std::vector<std::vector<std::vector<float>>> wordLinks; // [sentence][layer][gap]
     if (encoder) {
         auto links = inductionWordLinks(*encoder, gold, config, control);
@@ -308,6 +311,26 @@ Result<InductionReport> evaluateInductionGold(Encoder *encoder, const std::vecto
             return links.error();
         wordLinks = std::move(*links);
     }
+    return evaluateInductionLinks(wordLinks, layers, gold, config, predicted);
+}
+
+Result<InductionReport> evaluateInductionLinks(const std::vector<std::vector<std::vector<float>>> &wordLinks, int layers,
+                                               const std::vector<InductionGold> &gold, const InductionConfig &config,
+                                               std::vector<std::vector<std::pair<int, int>>> *predicted)
+{
+    const bool model = layers > 0;
+    if (gold.empty())
+        return Error{"no gold sentences with 2 or more words"};
+    if (model && wordLinks.size() != gold.size())
+        return Error{std::to_string(wordLinks.size()) + " sentences' link probabilities for " + std::to_string(gold.size()) +
+                     " gold sentences"};
+    for (std::size_t i = 0; model && i < wordLinks.size(); ++i)
+        if (static_cast<int>(wordLinks[i].size()) != layers)
+            return Error{"sentence " + std::to_string(i + 1) + " has link probabilities of " + std::to_string(wordLinks[i].size()) +
+                         " layers, the model " + std::to_string(layers)};
+    InductionReport report;
+    report.config = config;
+    report.layers = layers;
 
     auto evaluate = [&](const std::function<std::vector<std::pair<int, int>>(std::size_t)> &produce, bool short10) {
         std::vector<std::vector<std::pair<int, int>>> g, p;
@@ -327,13 +350,13 @@ Result<InductionReport> evaluateInductionGold(Encoder *encoder, const std::vecto
     auto n = [&](std::size_t i) { return static_cast<int>(gold[i].words.size()); };
     for (bool short10 : {false, true}) {
         InductionSplit &sp = short10 ? report.upTo10 : report.all;
-        if (encoder)
+        if (model)
             sp.model = evaluate(modelAt(config), short10);
         sp.left = evaluate([&](std::size_t i) { return leftBranchingBrackets(n(i)); }, short10);
         sp.right = evaluate([&](std::size_t i) { return rightBranchingBrackets(n(i)); }, short10);
         sp.random = evaluate([&](std::size_t i) { return randomBinaryBrackets(n(i), static_cast<unsigned>(i) * 2654435761u + 1); }, short10);
     }
-    if (!encoder)
+    if (!model)
         return report;
     if (predicted) {
         predicted->clear();

@@ -104,10 +104,21 @@ Result<InductionReport> evaluateInductionGold(Encoder *encoder, const std::vecto
                                               const InductionConfig &config, const RunControl *control = nullptr,
                                               std::vector<std::vector<std::pair<int, int>>> *predicted = nullptr);
 
-/// The link probabilities of every gold sentence over its words ([sentence][layer][gap]).
+/// The same from the link probabilities of every gold sentence ([sentence][layer][gap],
+/// as inductionWordLinks gives them) of a model of `layers` layers: what a merge of
+/// eval-induction shards computes (docs/cluster.md).
+Result<InductionReport> evaluateInductionLinks(const std::vector<std::vector<std::vector<float>>> &wordLinks, int layers,
+                                               const std::vector<InductionGold> &gold, const InductionConfig &config,
+                                               std::vector<std::vector<std::pair<int, int>>> *predicted = nullptr);
+
+/// The link probabilities of every gold sentence over its words ([sentence][layer][gap]),
+/// analysed in blocks of the sentences whose index (+ `firstIndex`, a shard's first
+/// sentence in the whole gold) falls in each `block` (so a shard's sentences are batched
+/// as the whole run batches them).
 Result<std::vector<std::vector<std::vector<float>>>> inductionWordLinks(Encoder &encoder, const std::vector<InductionGold> &gold,
                                                                         const InductionConfig &config,
-                                                                        const RunControl *control = nullptr);
+                                                                        const RunControl *control = nullptr,
+                                                                        std::size_t block = 512, std::size_t firstIndex = 0);
 
 /// The unsupervised-parse settings chosen on a development set.
 struct InductionTuning {

@@ -120,6 +120,24 @@ Result<InputIdentity> inputIdentity(const std::string &path)
     return id;
 }
 
+Result<InputIdentity> inputIdentity(const std::vector<std::string> &paths)
+{
+    if (paths.size() == 1)
+        return inputIdentity(paths.front());
+    InputIdentity all;
+    uLong crc = ::crc32(0L, Z_NULL, 0);
+    for (const auto &p : paths) {
+        auto id = inputIdentity(p);
+        if (!id)
+            return id.error();
+        all.path += (all.path.empty() ? "" : " ") + p;
+        all.size += id->size;
+        crc = ::crc32(crc, reinterpret_cast<const Bytef *>(id->crc32.data()), static_cast<uInt>(id->crc32.size()));
+    }
+    all.crc32 = hex8(crc);
+    return all;
+}
+
 std::string shardHeaderLine(const ShardHeader &h)
 {
     json j = {{"command", h.command},

@@ -61,6 +61,9 @@ struct InputIdentity {
     std::string crc32; ///< 8 lower-case hex digits
 };
 Result<InputIdentity> inputIdentity(const std::string &path);
+/// Several files read as one input (eval-induction's gold files): the paths joined by
+/// spaces, their sizes summed, the CRC over each path's identity in order.
+Result<InputIdentity> inputIdentity(const std::vector<std::string> &paths);
 
 struct ShardHeader {
     std::string command;     ///< "analyze", "score-pairs", …

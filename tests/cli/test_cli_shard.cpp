@@ -1,6 +1,7 @@
 // Sharded runs and treelens-cli merge (issue 35, docs/cluster.md): analyze, parse,
-// score-pairs and eval-pairs in shards merged in any order give the whole run's output
-// byte for byte (eval-pairs: its metrics computed over all the shards' scores)
+// score-pairs, eval-pairs and eval-induction in shards merged in any order give the whole
+// run's output byte for byte (eval-pairs, eval-induction: the report computed over all the
+// shards' scores or link probabilities)
 // (UD EWT dev in 4 shards and WikiQA test in 2 when ../shared is there; the repository's
 // small corpora always); merge refuses 3 of 4 shards, a repeated shard and a shard of
 // another input; --skip-done leaves a finished shard alone.
@@ -118,6 +119,14 @@ TEST(CliShard, UdEwtDevInFourShardsAndWikiQaTestInTwo)
     EXPECT_EQ(other.code, 1);
     EXPECT_NE(other.err.find("is a shard of another input"), std::string::npos) << other.err;
     EXPECT_NE(other.err.find("ewt-test.shard4"), std::string::npos) << other.err;
+
+    // eval-induction over 40 PTB files (1,000 sentences or so) in 3 shards: the link probabilities merged, scored once.
+    TREELENS_REQUIRE_SHARED("data/ptb-sample/wsj_0100.mrg");
+    std::string gold;
+    for (int k = 100; k < 140; ++k)
+        gold += " " + shellQuote(test::sharedPath("data/ptb-sample/wsj_0" + std::to_string(k) + ".mrg"));
+    shardedEqualsWhole("eval-induction --gold" + gold, 3, "induction");
+    shardedEqualsWhole("eval-induction --json --gold" + gold, 2, "induction-json");
 
     TREELENS_REQUIRE_SHARED("data/wikiqa/test/a.toks");
     const std::string wikiqa = shellQuote(test::sharedPath("data/wikiqa/test"));

@@ -100,6 +100,8 @@ inline std::string modelPath(const ModelLine &m)
 /// dependency and constituency trees, and four ranking pairs of two questions.
 inline std::string goldCorpus() { return test::testData("conformance/gold.conllu"); }
 inline std::string pairCorpus() { return test::testData("conformance/pairs.tsv"); }
+/// The gold corpus' two trees as PTB (eval-induction reads PTB).
+inline std::string goldPtb() { return test::testData("conformance/gold.mrg"); }
 inline const char *kSentence = "The old man saw a red kite .";
 
 inline std::vector<std::string> split(const std::string &list)

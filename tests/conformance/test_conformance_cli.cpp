@@ -84,6 +84,13 @@ const std::vector<CliDoor> &cliDoors()
          "eval-pairs --model {M} --input {PAIRS} --shard 1/2 -o {TMP}/1 && {CLI} eval-pairs --model {M} --input {PAIRS} "
          "--shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
          refusal("reads single sentences, not pairs"), result("MAP")},
+        // Unsupervised parsing against gold PTB trees, whole and in two shards merged (a model
+        // without link probabilities refuses: see the cell).
+        {"eval_induction", "eval-induction --gold {GOLDPTB} --model {M}", result("right-branching"), result("right-branching")},
+        {"eval_induction_sharded",
+         "eval-induction --gold {GOLDPTB} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} eval-induction --gold {GOLDPTB} "
+         "--model {M} --shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
+         result("right-branching"), result("right-branching")},
         // Probing reads each sentence as the model's encoder reads one (a pair model: one side).
         {"probe", "probe --task sentlen,structural-depth --epochs 1 --json --train {GOLD} --test {GOLD} --model {M}",
          result("\"tasks\""), result("\"tasks\"")},
@@ -136,6 +143,7 @@ TEST_P(CliMatrix, Cell)
     std::string args = replaceAll(d.args, "{M}", test::shellQuote(path));
     args = replaceAll(args, "{GOLD}", test::shellQuote(goldCorpus()));
     args = replaceAll(args, "{PAIRS}", test::shellQuote(pairCorpus()));
+    args = replaceAll(args, "{GOLDPTB}", test::shellQuote(goldPtb()));
     const std::string tmp = test::cliTempDir() + "/" + m.name + "__" + d.name;
     std::filesystem::create_directories(tmp);
     args = replaceAll(args, "{TMP}", test::shellQuote(tmp));
@@ -148,10 +156,14 @@ TEST_P(CliMatrix, Cell)
     const std::string door = d.name;
     if (e.result && *m.explainRefuses && (door == "explain_text" || door == "explain_pairs"))
         e = refusal(m.explainRefuses);
+    // Unsupervised trees need link probabilities (the models that draw the links view); said
+    // before the data is read.
+    const auto views = split(m.views);
+    if (e.result && door.rfind("eval_induction", 0) == 0 && std::find(views.begin(), views.end(), "links") == views.end())
+        e = refusal("has no link probabilities");
     if (e.result && *m.refuses)
         e = refusal(m.refuses);
     // Rollout needs attention matrices (a recursive model composes nodes instead).
-    const auto views = split(m.views);
     if (e.result && door == "explain_rollout" && std::find(views.begin(), views.end(), "attention") == views.end())
         e = refusal("needs the model's attention matrices");
     if (e.result && *m.probeRefuses && std::string(d.name) == "probe")
