@@ -158,10 +158,14 @@ std::string shardEndLine(std::size_t records)
 
 Result<ShardFile> readShardFile(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary);
+    // The whole file at once (an analyze shard is tens of MB).
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)
         return Error{path + ": cannot be read"};
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text(static_cast<std::size_t>(std::max<std::streamoff>(0, in.tellg())), '\0');
+    in.seekg(0);
+    if (!text.empty() && !in.read(text.data(), static_cast<std::streamsize>(text.size())))
+        return Error{path + ": cannot be read"};
     const std::string head = kShardLine, tail = kShardEndLine;
     if (text.compare(0, head.size(), head) != 0)
         return Error{path + ": not a shard output (it does not start with '" + head + "{…}'; run the command with --shard I/N -o FILE)"};
@@ -274,13 +278,13 @@ Result<MergedShards> mergeShards(const std::vector<std::string> &paths)
             return Error{p + " (shard " + f.header.shard.str() + ") starts at record " + std::to_string(f.header.begin) +
                          ", the shards before it end at " + std::to_string(next)};
         next = f.header.end;
-        std::string body = f.body;
+        std::size_t from = 0; // past the lines every shard repeats, after the first shard
         if (index > 1)
             for (int line = 0; line < f.header.headerLines; ++line) {
-                const auto eol = body.find('\n');
-                body.erase(0, eol == std::string::npos ? body.size() : eol + 1);
+                const auto eol = f.body.find('\n', from);
+                from = eol == std::string::npos ? f.body.size() : eol + 1;
             }
-        m.body += body;
+        m.body.append(f.body, from, std::string::npos);
         m.records += f.records;
         if (index == 1)
             m.first = f.header;
