@@ -506,6 +506,7 @@ void PairWorkbench::openCorpus(const QString &path)
         [this](quint64, std::shared_ptr<const PairCorpus> corpus) {
             m_corpus = std::move(corpus);
             m_scores.reset();
+            m_rankPanel->setCorpus(m_corpus, QString()); // no system until it is scored
             m_rows.clear();
             m_selectedPairs.clear();
             setBusy(false);
@@ -561,6 +562,7 @@ void PairWorkbench::score()
         },
         [this](quint64, const QString &message) {
             setBusy(false);
+            m_rankPanel->setCorpus(m_corpus, QString()); // nothing scored: nothing to explain
             m_status->setText(tr("Error: %1").arg(message));
             Q_EMIT failed(message);
         },

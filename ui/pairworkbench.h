@@ -187,6 +187,7 @@ private:
     QTabWidget *m_detailTabs;
     TatNodeView *m_tatNode;
     RankExplainPanel *m_rankPanel = nullptr;
+    int m_docsPair = -1; ///< the corpus pair the side documents show (-1: none yet)
     int m_nodeSide = 0, m_nodeId = -1;
     int m_comparePair = -1;
     std::shared_ptr<const Analysis> m_compareAnalysis;

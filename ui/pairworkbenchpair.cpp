@@ -141,6 +141,7 @@ void PairWorkbench::showPair(int pair)
         bridgeOf(sideViews(0))->setCaption(gold);
         m_sideDocs[0]->setResult(first, nullptr);
         m_sideDocs[1]->setResult(second, nullptr);
+        m_docsPair = pair;
         updateNodeView();
         Q_EMIT pairReady();
         return;
@@ -168,6 +169,7 @@ void PairWorkbench::showPair(int pair)
             bridgeOf(sideViews(0))->setCaption(gold + QStringLiteral(" — ") + systemName(systemPath(m_systemA)));
             m_sideDocs[0]->setResult(first, a); // the pair: the bridge reads Analysis::second
             m_sideDocs[1]->setResult(second, secondAnalysis);
+            m_docsPair = m_currentPair; // the latest showPair's job (older ones are superseded)
             applyAttributions(m_currentPair); // explained before: its attributions on the trees again
             updateSelection();
             // The TAT: the question's root in the phrase view.
@@ -200,7 +202,7 @@ void PairWorkbench::showRankPanel() { m_detailTabs->setCurrentWidget(m_rankPanel
 
 void PairWorkbench::applyAttributions(int pair)
 {
-    if (pair != m_currentPair)
+    if (pair != m_docsPair) // the documents hold another pair (or this one's analysis has not arrived)
         return;
     const auto attribution = m_rankPanel->attributionFor(pair);
     if (!attribution)

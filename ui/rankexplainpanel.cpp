@@ -113,11 +113,18 @@ RankExplainPanel::RankExplainPanel(JobRunner &jobs, QWidget *parent) : QWidget(p
     m_table->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     layout->addWidget(m_table, 1);
 
-    connect(m_method, &QComboBox::currentIndexChanged, this, [this](int i) {
+    // Other settings: the explanations made (and being made) are of the old ones.
+    auto settingsChanged = [this] {
+        m_jobs.cancelGroup(kExplainGroup);
+        ++m_generation;
+        m_explained.clear();
+        updateButtons();
+    };
+    connect(m_method, &QComboBox::currentIndexChanged, this, [this, settingsChanged](int i) {
         m_steps->setEnabled(i == 0);
-        m_explained.clear(); // explanations of other settings
+        settingsChanged();
     });
-    connect(m_steps, &QSpinBox::valueChanged, this, [this] { m_explained.clear(); });
+    connect(m_steps, &QSpinBox::valueChanged, this, settingsChanged);
     connect(m_pairButton, &QPushButton::clicked, this, &RankExplainPanel::explainPair);
     connect(m_rankButton, &QPushButton::clicked, this, &RankExplainPanel::explainRank);
     connect(m_showTop, &QPushButton::clicked, this, [this] { Q_EMIT showPairRequested(m_top); });
@@ -144,6 +151,7 @@ ExplainOptions RankExplainPanel::options() const
 void RankExplainPanel::setCorpus(std::shared_ptr<const PairCorpus> corpus, const QString &modelPath)
 {
     m_jobs.cancelGroup(kExplainGroup);
+    ++m_generation;
     m_corpus = std::move(corpus);
     m_model = modelPath;
     m_explained.clear();
@@ -158,6 +166,9 @@ void RankExplainPanel::setCorpus(std::shared_ptr<const PairCorpus> corpus, const
 void RankExplainPanel::setQuestion(std::vector<int> ranked, int shownPair)
 {
     if (ranked != m_ranked) {
+        // Another question: its explanations are another's (and a running one is dropped).
+        m_jobs.cancelGroup(kExplainGroup);
+        ++m_generation;
         m_contrast.reset();
         m_top = m_other = -1;
         m_rows.clear();
@@ -201,9 +212,10 @@ QString RankExplainPanel::summary() const { return m_summary->text(); }
 
 void RankExplainPanel::explainPair()
 {
-    if (!m_corpus || m_shown < 0)
+    if (!m_corpus || m_shown < 0 || m_shown >= static_cast<int>(m_corpus->pairs.size()))
         return;
     const int pair = m_shown;
+    const quint64 generation = m_generation;
     const SentencePair p = m_corpus->pairs[static_cast<std::size_t>(pair)];
     const ExplainOptions o = options();
     const std::string model = m_model.toStdString();
@@ -213,7 +225,9 @@ void RankExplainPanel::explainPair()
     m_jobs.submit<Attribution>(
         JobRunner::Lane::Background, kExplainGroup, this,
         [jobs, model, p, o](const RunControl &control) { return explainOne(*jobs, model, p, o, control); },
-        [this, pair](quint64, std::shared_ptr<const Attribution> a) {
+        [this, pair, generation](quint64, std::shared_ptr<const Attribution> a) {
+            if (generation != m_generation)
+                return; // of another corpus, question or settings
             m_explained[pair] = a;
             m_contrast.reset();
             showPairExplanation(pair);
@@ -235,6 +249,7 @@ void RankExplainPanel::explainRank()
     // The top candidate against the best-ranked correct one; when the top one is correct,
     // against the best-ranked wrong one; without a correct candidate, against the runner-up.
     const int top = m_ranked.front();
+    const quint64 generation = m_generation;
     int other = -1;
     for (std::size_t k = 1; k < m_ranked.size() && other < 0; ++k)
         if (isCorrect(m_ranked[k]) != isCorrect(top))
@@ -253,12 +268,29 @@ void RankExplainPanel::explainRank()
             auto a = explainOne(*jobs, model, pt, o, control);
             if (!a)
                 return a.error();
-            auto b = explainOne(*jobs, model, po, o, control);
+            // A classifier explains log p of its predicted label, which may differ between the two
+            // pairs: both then explain the model's positive (last) label, the one it ranks by.
+            ExplainOptions same = o;
+            if (a->target != "score") {
+                auto enc = jobs->encoders().get(model, DeviceConfig{});
+                if (!enc)
+                    return enc.error();
+                const auto &labels = (*enc)->info().labels;
+                same.target = labels.empty() ? a->target : labels.back();
+                if (a->target != same.target) {
+                    a = explainOne(*jobs, model, pt, same, control);
+                    if (!a)
+                        return a.error();
+                }
+            }
+            auto b = explainOne(*jobs, model, po, same, control);
             if (!b)
                 return b.error();
             return TwoExplanations{std::move(*a), std::move(*b)};
         },
-        [this, top, other](quint64, std::shared_ptr<const TwoExplanations> r) {
+        [this, top, other, generation](quint64, std::shared_ptr<const TwoExplanations> r) {
+            if (generation != m_generation)
+                return; // of another corpus, question or settings
             auto c = rankContrast(r->top, r->other);
             if (!c) {
                 m_summary->setText(tr("Not explained: %1").arg(QString::fromStdString(c.message()).toHtmlEscaped()));

@@ -89,6 +89,8 @@ private:
     QString m_model;
     std::vector<int> m_ranked;
     int m_shown = -1, m_top = -1, m_other = -1;
+    /// Bumped when the corpus, the question or the settings change: a job of an older one is dropped.
+    quint64 m_generation = 0;
     std::map<int, std::shared_ptr<const Attribution>> m_explained; ///< by corpus pair, for the current settings
     std::optional<RankContrast> m_contrast;
     std::vector<Row> m_rows;

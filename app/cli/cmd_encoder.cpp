@@ -38,11 +38,29 @@ namespace {
 /// analyze --pairs: one JSON object per pair. A pair model analyses the pair
 /// (the second sentence under "second", the pair's score in "prediction"); a
 /// single-sentence encoder analyses each side on its own.
-int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool attention, bool foldSpecial, const std::string &out)
+/// With --shard: whole blocks of questions (those starting in each 64 pairs), batched as
+/// the whole run batches them; pair numbers and indices are the whole corpus'.
+int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool attention, bool foldSpecial, const std::string &out,
+                 const ShardOptions &shardOptions)
 {
+    constexpr std::size_t kChunk = 64;
+    auto shard = shardHeaderFor(shardOptions, "analyze", path, out);
+    if (!shard)
+        return fail(shard.message());
+    if (*shard && skipDoneShard(shardOptions, **shard, out))
+        return 0;
     auto corpus = readPairCorpus(path);
     if (!corpus)
         return fail(corpus.message());
+    ShardRange range{0, corpus->pairs.size()};
+    if (*shard) {
+        range = shardRangeByGroups(pairBlockStarts(corpus->pairs, kChunk), corpus->pairs.size(), (*shard)->shard);
+        (*shard)->total = corpus->pairs.size();
+        (*shard)->begin = range.begin;
+        (*shard)->end = range.end;
+        corpus->pairs = std::vector<SentencePair>(corpus->pairs.begin() + static_cast<std::ptrdiff_t>(range.begin),
+                                                  corpus->pairs.begin() + static_cast<std::ptrdiff_t>(range.end));
+    }
     auto enc = openModel(dev);
     if (!enc)
         return fail(enc.message());
@@ -67,9 +85,12 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool
         return fail(writer.message());
     AnalyzeOptions opt;
     opt.attention = attention;
-    constexpr std::size_t kChunk = 64;
-    for (std::size_t start = 0; start < corpus->pairs.size(); start += kChunk) {
-        const std::size_t end = std::min(corpus->pairs.size(), start + kChunk);
+    if (*shard)
+        if (auto st = writer->write(shardHeaderLine(**shard)); !st)
+            return fail(st.message());
+    const std::vector<std::size_t> blocks = pairBlockStarts(corpus->pairs, kChunk, range.begin);
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+        const std::size_t start = blocks[b], end = b + 1 < blocks.size() ? blocks[b + 1] : corpus->pairs.size();
         std::vector<EncoderInput> batch;
         for (std::size_t i = start; i < end; ++i) {
             const auto &p = corpus->pairs[i];
@@ -80,8 +101,8 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool
         }
         auto res = (*enc)->analyze(batch, opt);
         if (!res)
-            return fail(corpus->source + ": pairs " + std::to_string(start + 1) + "-" + std::to_string(end) + ": " +
-                        res.message());
+            return fail(corpus->source + ": pairs " + std::to_string(range.begin + start + 1) + "-" +
+                        std::to_string(range.begin + end) + ": " + res.message());
         std::string text;
         for (std::size_t i = start, k = 0; i < end; ++i) {
             Analysis a = std::move((*res)[k++]);
@@ -91,7 +112,7 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool
                 a = foldSpecialTokens(a);
             const auto &p = corpus->pairs[i];
             if (!json) {
-                text += "pair " + std::to_string(i + 1) + (p.group.empty() ? "" : " (group " + p.group) +
+                text += "pair " + std::to_string(range.begin + i + 1) + (p.group.empty() ? "" : " (group " + p.group) +
                         (p.label.empty() ? "" : (p.group.empty() ? " (" : ", ") + std::string("label ") + p.label) +
                         (p.group.empty() && p.label.empty() ? "" : ")") + "\n";
                 text += "  first:  " + join(p.first.words(), " ") + "\n  second: " + join(p.second.words(), " ") + "\n";
@@ -99,12 +120,15 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool
                 continue;
             }
             auto j = nlohmann::json::parse(analysisToJson(a, attention));
-            j["pair"] = {{"index", i}, {"group", p.group}, {"label", p.label}};
+            j["pair"] = {{"index", range.begin + i}, {"group", p.group}, {"label", p.label}};
             text += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
         }
         if (auto st = writer->write(text); !st)
             return fail(st.message());
     }
+    if (*shard)
+        if (auto st = writer->write(shardEndLine(corpus->pairs.size())); !st)
+            return fail(st.message());
     if (auto st = writer->commit(); !st)
         return fail(st.message());
     return 0;
@@ -139,35 +163,24 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
         ->check(CLI::IsMember({"show", "fold"}))
         ->capture_default_str();
     cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
-    addShardOptions(cmd, spec->shard, "blocks of 512 sentences");
+    addShardOptions(cmd, spec->shard, "blocks of 512 sentences (--pairs: the questions starting in each 64 pairs)");
     cmd->callback([&action, spec]() {
         action = [spec]() {
             const bool fold = spec->specialTokens == "fold";
-            if (!spec->pairs.empty()) {
-                if (!spec->shard.shard.empty())
-                    return fail("--shard with --pairs: shard the pairs with score-pairs --shard (analyze --pairs reads the corpus whole)");
-                return analyzePairs(spec->pairs, spec->dev, spec->json, spec->json && !spec->noAttention, fold, spec->out);
-            }
+            if (!spec->pairs.empty())
+                return analyzePairs(spec->pairs, spec->dev, spec->json, spec->json && !spec->noAttention, fold, spec->out, spec->shard);
             // 512 sentences at a time: enough for the encoder to sort them by length into
             // batches of similar sentences (little padding), few enough to keep memory flat.
             // The blocks start at multiples of 512 in the input, so a shard (whole blocks)
             // batches every sentence with the neighbours the whole run gives it.
             constexpr std::size_t kChunk = 512;
-            auto shard = shardHeaderFor(spec->shard, "analyze", spec->input.file, spec->out);
-            if (!shard)
-                return fail(shard.message());
-            if (*shard && skipDoneShard(spec->shard, **shard, spec->out))
+            auto sharding = sentenceShard(spec->shard, "analyze", spec->input, spec->out, kChunk);
+            if (!sharding)
+                return fail(sharding.message());
+            if (sharding->done)
                 return 0;
-            ShardRange range{0, std::numeric_limits<std::size_t>::max()};
-            if (*shard) {
-                auto total = countInput(spec->input);
-                if (!total)
-                    return fail(total.message());
-                range = shardRange(*total, (*shard)->shard, kChunk);
-                (*shard)->total = *total;
-                (*shard)->begin = range.begin;
-                (*shard)->end = range.end;
-            }
+            std::optional<ShardHeader> *shard = &sharding->header;
+            const ShardRange range = sharding->range;
             auto input = InputChunks::open(spec->input);
             if (!input)
                 return fail(input.message());

@@ -1,6 +1,7 @@
 // treelens-cli score-pairs / eval-pairs: a pair model (or the IDF word-overlap
 // baseline) over a sentence-pair corpus, scores per pair and metrics per slice.
 #include <algorithm>
+#include <charconv>
 #include <cstdarg>
 #include <cstdio>
 #include <iostream>
@@ -380,8 +381,11 @@ Result<std::string> mergedEvalPairs(const MergedShards &merged, std::string *not
     std::istringstream lines(body.substr(eol == std::string::npos ? body.size() : eol + 1));
     std::string line;
     while (std::getline(lines, line)) {
-        const auto t1 = line.find('\t'), t2 = line.find('\t', t1 + 1);
-        if (t1 == std::string::npos || t2 == std::string::npos || std::stoull(line.substr(0, t1)) != scores.scores.size())
+        const auto t1 = line.find('\t'), t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
+        std::size_t index = 0;
+        const auto parsed = t1 == std::string::npos ? std::from_chars_result{nullptr, std::errc::invalid_argument}
+                                                    : std::from_chars(line.data(), line.data() + t1, index);
+        if (t2 == std::string::npos || parsed.ec != std::errc() || parsed.ptr != line.data() + t1 || index != scores.scores.size())
             return Error{"merge: eval-pairs record " + std::to_string(scores.scores.size() + 1) + " is not 'index<TAB>score<TAB>label'"};
         scores.scores.push_back(std::strtod(line.substr(t1 + 1, t2 - t1 - 1).c_str(), nullptr));
         scores.predicted.push_back(line.substr(t2 + 1));

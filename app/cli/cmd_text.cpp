@@ -96,21 +96,13 @@ void addParseCommand(CLI::App &app, Action &action)
             // dropped, so memory does not grow with the input. The blocks start at multiples of
             // 2,000 in the input, sharded or not: a shard batches its sentences as the whole run does.
             constexpr std::size_t kChunk = 2000;
-            auto shard = shardHeaderFor(spec->shard, "parse", spec->input.file, spec->out);
-            if (!shard)
-                return fail(shard.message());
-            if (*shard && skipDoneShard(spec->shard, **shard, spec->out))
+            auto sharding = sentenceShard(spec->shard, "parse", spec->input, spec->out, kChunk);
+            if (!sharding)
+                return fail(sharding.message());
+            if (sharding->done)
                 return 0;
-            ShardRange range{0, std::numeric_limits<std::size_t>::max()};
-            if (*shard) {
-                auto count = countInput(spec->input);
-                if (!count)
-                    return fail(count.message());
-                range = shardRange(*count, (*shard)->shard, kChunk);
-                (*shard)->total = *count;
-                (*shard)->begin = range.begin;
-                (*shard)->end = range.end;
-            }
+            std::optional<ShardHeader> *shard = &sharding->header;
+            const ShardRange range = sharding->range;
             ParserConfig config = parserConfig(spec->parser);
             // --parser file without --tree-file keeps the input file's own trees.
             if (spec->parser.treeFile.empty())

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include <unistd.h>
@@ -279,7 +280,9 @@ std::string shardOptionsLine()
     const auto &args = argumentsStorage();
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
-        if (a == "--skip-done")
+        if (a == "--skip-done" || a.rfind("--skip-done=", 0) == 0)
+            continue;
+        if (a.size() > 2 && a[0] == '-' && a[1] == 'o') // -oFILE, CLI11's attached short form
             continue;
         if (std::find(withValue.begin(), withValue.end(), a) != withValue.end()) {
             ++i;
@@ -325,6 +328,12 @@ Result<std::optional<ShardHeader>> shardHeaderFor(const ShardOptions &options, c
         return Error{"--shard needs its input in a file or folder (--input FILE or --pairs PAIRS), not text or standard input"};
     if (out.empty() || out == "-")
         return Error{"--shard needs -o OUT (the shard's output file, for treelens-cli merge)"};
+    // A folder input (WikiQA) is identified by all its files: the shard outputs must live elsewhere.
+    std::error_code ec;
+    for (const auto &in : inputs)
+        if (std::filesystem::is_directory(in, ec) &&
+            std::filesystem::equivalent(std::filesystem::absolute(out).parent_path(), std::filesystem::absolute(in), ec))
+            return Error{"-o " + out + " is inside the input folder " + in + ": write the shard outputs elsewhere (the folder's files are its identity)"};
     auto id = inputIdentity(inputs);
     if (!id)
         return id.error();
@@ -359,6 +368,30 @@ Result<std::size_t> countInput(const InputSpec &spec)
             return n;
         n += chunk->size();
     }
+}
+
+Result<SentenceShard> sentenceShard(const ShardOptions &options, const std::string &command, const InputSpec &input,
+                                    const std::string &out, std::size_t block)
+{
+    SentenceShard s;
+    auto header = shardHeaderFor(options, command, input.file, out);
+    if (!header)
+        return header.error();
+    if (!*header)
+        return s;
+    if (skipDoneShard(options, **header, out)) {
+        s.done = true;
+        return s;
+    }
+    auto total = countInput(input);
+    if (!total)
+        return total.error();
+    s.range = shardRange(*total, (*header)->shard, block);
+    (*header)->total = *total;
+    (*header)->begin = s.range.begin;
+    (*header)->end = s.range.end;
+    s.header = std::move(*header);
+    return s;
 }
 
 Result<std::size_t> forEachBlock(InputChunks &input, std::size_t block, std::size_t begin, std::size_t end, const std::string &name,

@@ -197,4 +197,15 @@ Result<std::string> mergedEvalInduction(const MergedShards &merged);
 /// The number of sentences of `spec`'s input (read through once).
 Result<std::size_t> countInput(const InputSpec &spec);
 
+/// A sentence-stream command's shard (analyze, parse): the header with its range of the
+/// input in blocks of `block` sentences (nullopt without --shard), `range` the sentences
+/// to read ([0, ∞) without --shard); `done` when --skip-done found OUT complete already.
+struct SentenceShard {
+    std::optional<ShardHeader> header;
+    ShardRange range{0, static_cast<std::size_t>(-1)};
+    bool done = false;
+};
+Result<SentenceShard> sentenceShard(const ShardOptions &options, const std::string &command, const InputSpec &input,
+                                    const std::string &out, std::size_t block);
+
 } // namespace treelens::cli

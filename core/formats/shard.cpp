@@ -158,6 +158,9 @@ std::string shardEndLine(std::size_t records)
 
 Result<ShardFile> readShardFile(const std::string &path)
 {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        return Error{path + ": not a file (merge takes the shards' output files)"};
     // The whole file at once (an analyze shard is tens of MB).
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)

@@ -24,7 +24,14 @@ task=$1 n=$2 input=$3 outdir=$4
 shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 case $task in
-  analyze | score-pairs | probe) ;;
+  analyze | score-pairs) ;;
+  probe)
+    # probe-array.sbatch is written for `probe --shard` (feature extraction in shards), which
+    # treelens-cli does not have yet: every task would fail (docs/cluster.md).
+    if ! "${TREELENS_CLI:-treelens-cli}" probe --help 2>/dev/null | grep -q -- --shard; then
+      echo "submit: this treelens-cli has no 'probe --shard' yet (docs/cluster.md); run probe as one job" >&2
+      exit 2
+    fi ;;
   *) echo "submit: unknown TASK '$task'; $usage" >&2; exit 2 ;;
 esac
 [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "submit: N must be a positive number, not '$n'" >&2; exit 2; }
@@ -47,10 +54,15 @@ array=$(sbatch --parsable --array="$array_range" --job-name="treelens-$task" \
   --export="ALL,TREELENS_SHARDS=$n,TREELENS_CLI=$cli" --output="$outdir/logs/$task.%A_%a.out" \
   "${common[@]}" "${array_extra[@]}" "$here/$task-array.sbatch" "$input" "$outdir" "$@")
 array=${array%%;*}
-merge=$(sbatch --parsable --dependency="afterok:$array" --kill-on-invalid-dep=yes --job-name="treelens-merge-$task" \
-  --export="ALL,TREELENS_CLI=$cli" --output="$outdir/logs/merge-$task.%j.out" \
-  "${common[@]}" "$here/merge.sbatch" "$outdir" "$task" "$n")
-merge=${merge%%;*}
 echo "array $array"
+# Without its merge job the array is cancelled, not left running unseen.
+if ! merge=$(sbatch --parsable --dependency="afterok:$array" --kill-on-invalid-dep=yes --job-name="treelens-merge-$task" \
+  --export="ALL,TREELENS_CLI=$cli" --output="$outdir/logs/merge-$task.%j.out" \
+  "${common[@]}" "$here/merge.sbatch" "$outdir" "$task" "$n"); then
+  echo "submit: the merge job could not be submitted; cancelling array job $array" >&2
+  scancel "$array" || true
+  exit 1
+fi
+merge=${merge%%;*}
 echo "merge $merge"
 echo "submit: $task in $n shards of $input: array job $array, merge job $merge (logs in $outdir/logs)" >&2

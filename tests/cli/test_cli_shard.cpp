@@ -6,6 +6,7 @@
 // small corpora always); merge refuses 3 of 4 shards, a repeated shard and a shard of
 // another input; --skip-done leaves a finished shard alone.
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,7 @@ TEST(CliShard, SmallCorporaMergeBackExactly)
     const std::string pairs = shellQuote(TREELENS_TEST_DATA_DIR + std::string("/conformance/pairs.tsv"));
     shardedEqualsWhole("score-pairs -m idf-overlap -i " + pairs, 2, "pairs-idf");
     shardedEqualsWhole("parse --format conllu --input " + tiny, 2, "tiny-parse");
+    shardedEqualsWhole("analyze --json --no-attention --pairs " + pairs, 2, "pairs-analyze");
     // eval-pairs: the shards hold scores; merge computes the metrics over all of them (table and JSON).
     shardedEqualsWhole("eval-pairs -m idf-overlap -i " + pairs, 2, "pairs-eval");
     shardedEqualsWhole("eval-pairs -m idf-overlap --json --text wrote -i " + pairs, 3, "pairs-eval-json");
@@ -132,6 +134,20 @@ TEST(CliShard, UdEwtDevInFourShardsAndWikiQaTestInTwo)
     const std::string wikiqa = shellQuote(test::sharedPath("data/wikiqa/test"));
     const std::string ggsa = shellQuote(std::string(TREELENS_SOURCE_DIR) + "/resources/models/ggsa-en-wikiqa.safetensors");
     shardedEqualsWhole("eval-pairs -m " + ggsa + " -i " + wikiqa, 2, "wikiqa-eval");
+    // analyze --pairs of the first questions (blocks of 64 pairs): 3 shards, none empty.
+    const std::string firstQuestions = temp("wikiqa-300.tsv");
+    {
+        std::ifstream ids(test::sharedPath("data/wikiqa/test/id.txt")), a(test::sharedPath("data/wikiqa/test/a.toks")),
+            b(test::sharedPath("data/wikiqa/test/b.toks")), sim(test::sharedPath("data/wikiqa/test/sim.txt"));
+        std::ofstream out(firstQuestions);
+        std::string id, q, c, l;
+        for (int k = 0; k < 300 && std::getline(ids, id) && std::getline(a, q) && std::getline(b, c) && std::getline(sim, l); ++k)
+            out << id << '\t' << q << '\t' << c << '\t' << l << '\n';
+    }
+    const auto pairShards = shardedEqualsWhole("analyze --json --no-attention --model " + ggsa + " --pairs " + shellQuote(firstQuestions), 3,
+                                               "wikiqa-analyze");
+    for (const auto &f : pairShards)
+        EXPECT_EQ(fileText(f).find("#treelens-shard-end {\"records\":0}"), std::string::npos) << f << " is empty";
     const auto halves = shardedEqualsWhole("score-pairs -m " + ggsa + " -i " + wikiqa, 2, "wikiqa");
     // Shard 2 starts at a question's first pair: no question is split.
     auto f = readFile(halves[1]);

@@ -71,10 +71,7 @@ public:
         const TatConfig &c = m_native.config;
         std::vector<tat::PairInput> pairs;
         for (std::size_t i = 0; i < batch.size(); ++i) {
-            const auto &in = batch[i];
-            auto pair = tat::pairInputOf(in.words, in.constituency ? &*in.constituency : nullptr, in.secondWords,
-                                         in.secondConstituency ? &*in.secondConstituency : nullptr, m_vocab, m_native.tags, c,
-                                         "pair " + std::to_string(i + 1));
+            auto pair = pairOf(batch[i], i);
             if (!pair)
                 return pair.error();
             pairs.push_back(std::move(*pair));
@@ -194,9 +191,7 @@ public:
         std::vector<Attribution> out;
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const auto &in = batch[i];
-            auto pair = tat::pairInputOf(in.words, in.constituency ? &*in.constituency : nullptr, in.secondWords,
-                                         in.secondConstituency ? &*in.secondConstituency : nullptr, m_vocab, m_native.tags, c,
-                                         "pair " + std::to_string(i + 1));
+            auto pair = pairOf(in, i);
             if (!pair)
                 return pair.error();
             Attribution a;
@@ -237,6 +232,14 @@ public:
     }
 
 private:
+    /// Input i as the model reads it: both sentences, their constituency trees, the LM layout.
+    Result<tat::PairInput> pairOf(const EncoderInput &in, std::size_t i) const
+    {
+        return tat::pairInputOf(in.words, in.constituency ? &*in.constituency : nullptr, in.secondWords,
+                                in.secondConstituency ? &*in.secondConstituency : nullptr, m_vocab, m_native.tags,
+                                m_native.config, "pair " + std::to_string(i + 1));
+    }
+
     tat::Net m_net;
     Native m_native;
     Vocabulary m_vocab;
