@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -171,6 +172,8 @@ json classificationJson(const ClassificationEval &e)
 struct EvalPairsFlags {
     bool slices = false, json = false;
     std::string text;
+    /// The model's data use as the shards found it (a merge); unset: looked up (dataUseOf).
+    std::optional<nlohmann::json> dataUse;
 };
 
 void appendf(std::string &out, const char *format, ...) __attribute__((format(printf, 2, 3)));
@@ -188,6 +191,20 @@ void appendf(std::string &out, const char *format, ...)
         out.append(buf.data(), static_cast<std::size_t>(n));
     }
     va_end(again);
+}
+
+/// What the model's recipe says about the corpus (trained or chosen on it), as eval-pairs
+/// reports it; null for the IDF baseline or a model file without a recipe. A merge of
+/// eval-pairs shards takes it from the shards (EvalPairsFlags::dataUse), where the model was.
+json dataUseOf(const PairSpec &spec)
+{
+    if (spec.model == kIdfBaseline)
+        return nullptr;
+    auto config = readModelConfigJson(spec.model);
+    if (!config)
+        return nullptr;
+    const DataUse use = corpusUseByModel(*config, spec.model, spec.input);
+    return {{"role", dataRoleName(use.role)}, {"note", use.note}};
 }
 
 /// eval-pairs' report of `scores` on `corpus` (as printed: a table, or JSON with --json);
@@ -250,11 +267,8 @@ Result<std::string> evalPairsReport(const PairSpec &spec, const EvalPairsFlags &
         if (!sliceNotes.empty())
             result["slice_notes"] = sliceNotes;
         // A corpus the model was trained or chosen on: its figures say so (docs/pairs.md).
-        if (spec.model != kIdfBaseline)
-            if (auto config = readModelConfigJson(spec.model); config) {
-                const DataUse use = corpusUseByModel(*config, spec.model, spec.input);
-                result["data_use"] = {{"role", dataRoleName(use.role)}, {"note", use.note}};
-            }
+        if (const json use = flags.dataUse ? *flags.dataUse : dataUseOf(spec); !use.is_null())
+            result["data_use"] = use;
         if (flags.json) {
             if (result.contains("data_use") && !result["data_use"]["note"].get<std::string>().empty())
                 *note = "eval-pairs: note: " + result["data_use"]["note"].get<std::string>() + "\n";
@@ -313,6 +327,7 @@ int evalPairsShard(const PairSpec &spec, const EvalPairsFlags &flags, const Pair
     const PairScores &scores = *scored;
     const json settings = {{"model", spec.model}, {"input", spec.input}, {"format", spec.format}, {"idf_from", spec.idfFrom},
                            {"system", scores.system}, {"slices", flags.slices}, {"json", flags.json}, {"text", flags.text},
+                           {"data_use", dataUseOf(spec)},
                            {"parser", {{"parser", spec.parser.parser}, {"timeout", spec.parser.timeout},
                                        {"max_words", spec.parser.maxWords}, {"command", spec.parser.command},
                                        {"model", spec.parser.model}, {"tree_file", spec.parser.treeFile}}}};
@@ -356,6 +371,7 @@ Result<std::string> mergedEvalPairs(const MergedShards &merged, std::string *not
         flags.slices = j.at("slices").get<bool>();
         flags.json = j.at("json").get<bool>();
         flags.text = j.at("text").get<std::string>();
+        flags.dataUse = j.at("data_use"); // as the shards found it, whether or not the model is here
         const json &pj = j.at("parser");
         spec.parser.parser = pj.at("parser").get<std::string>();
         spec.parser.timeout = pj.at("timeout").get<double>();

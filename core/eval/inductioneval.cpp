@@ -228,7 +228,16 @@ Result<std::vector<std::vector<std::vector<float>>>> inductionWordLinks(Encoder 
         std::vector<EncoderInput> inputs;
         for (std::size_t i = start; i < end; ++i)
             inputs.push_back(EncoderInput{gold[i].words, {}, {}, {}, {}, {}});
-        auto r = encoder.analyze(inputs, ao, control);
+        // The block's progress as the whole list's.
+        RunControl blockControl;
+        if (control) {
+            blockControl.cancelled = control->cancelled;
+            if (control->progress)
+                blockControl.progress = [control, start, total = gold.size()](std::size_t done, std::size_t, const std::string &stage) {
+                    control->progress(start + done, total, stage);
+                };
+        }
+        auto r = encoder.analyze(inputs, ao, control ? &blockControl : nullptr);
         if (!r)
             return r.error();
         for (const auto &a : *r) {
