@@ -3,9 +3,11 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/cli/command.h"
+#include "core/base/fileio.h"
 #include "core/formats/shard.h"
 
 namespace treelens::cli {
@@ -28,31 +30,42 @@ void addMergeCommand(CLI::App &app, Action &action)
                 "the input read again).");
     cmd->callback([&action, spec]() {
         action = [spec]() {
-            auto merged = mergeShards(spec->shards);
-            if (!merged)
-                return fail(merged.message());
-            std::string input = merged->first.input.path;
-            if (input.size() > 120) // several files (eval-induction's gold)
-                input = input.substr(0, 117) + "...";
-            std::cerr << "merge: " << merged->first.command << ", " << merged->first.shard.count << " shards, " << merged->records
-                      << " records of " << input << '\n';
-            // eval-pairs' shards hold scores: the metrics are computed over all of them, as the whole run does.
-            if (merged->first.command == "eval-pairs") {
+            auto first = readShardEnds(spec->shards.front());
+            if (!first)
+                return fail(first.message());
+            auto said = [](const MergedShards &merged) {
+                std::string input = merged.first.input.path;
+                if (input.size() > 120) // several files (eval-induction's gold)
+                    input = input.substr(0, 117) + "...";
+                std::cerr << "merge: " << merged.first.command << ", " << merged.first.shard.count << " shards, " << merged.records
+                          << " records of " << input << '\n';
+            };
+            // eval-pairs' shards hold scores, eval-induction's link probabilities: the report is
+            // computed over all of them, as the whole run computes it.
+            const std::string &command = first->header.command;
+            if (command == "eval-pairs" || command == "eval-induction") {
+                auto merged = mergeShards(spec->shards);
+                if (!merged)
+                    return fail(merged.message());
+                said(*merged);
                 std::string note;
-                auto report = mergedEvalPairs(*merged, &note);
+                auto report = command == "eval-pairs" ? mergedEvalPairs(*merged, &note) : mergedEvalInduction(*merged);
                 if (!report)
                     return fail(report.message());
                 std::cerr << note;
                 return writeOutput(spec->out, *report);
             }
-            // eval-induction's shards hold link probabilities: scored over all the gold sentences.
-            if (merged->first.command == "eval-induction") {
-                auto report = mergedEvalInduction(*merged);
-                if (!report)
-                    return fail(report.message());
-                return writeOutput(spec->out, *report);
-            }
-            return writeOutput(spec->out, merged->body);
+            // The others: the records streamed into OUT (written atomically), a piece at a time.
+            auto writer = AtomicFileWriter::open(spec->out.empty() ? std::string("-") : spec->out);
+            if (!writer)
+                return fail(writer.message());
+            auto merged = mergeShardsTo(spec->shards, [&](std::string_view piece) { return writer->write(piece); });
+            if (!merged)
+                return fail(merged.message());
+            if (auto st = writer->commit(); !st)
+                return fail(st.message());
+            said(*merged);
+            return 0;
         };
     });
 }

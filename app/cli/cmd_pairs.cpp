@@ -371,7 +371,8 @@ Result<std::string> mergedEvalPairs(const MergedShards &merged, std::string *not
         flags.slices = j.at("slices").get<bool>();
         flags.json = j.at("json").get<bool>();
         flags.text = j.at("text").get<std::string>();
-        flags.dataUse = j.at("data_use"); // as the shards found it, whether or not the model is here
+        if (j.contains("data_use")) // as the shards found it, whether or not the model is here
+            flags.dataUse = j.at("data_use");
         const json &pj = j.at("parser");
         spec.parser.parser = pj.at("parser").get<std::string>();
         spec.parser.timeout = pj.at("timeout").get<double>();

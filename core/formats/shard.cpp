@@ -156,29 +156,13 @@ std::string shardEndLine(std::size_t records)
     return kShardEndLine + json{{"records", records}}.dump() + "\n";
 }
 
-Result<ShardFile> readShardFile(const std::string &path)
+namespace {
+
+/// The shard line's JSON (after kShardLine) into `h`.
+Status parseShardLine(const std::string &path, const std::string &line, ShardHeader &h)
 {
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec))
-        return Error{path + ": not a file (merge takes the shards' output files)"};
-    // The whole file at once (an analyze shard is tens of MB).
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
-        return Error{path + ": cannot be read"};
-    std::string text(static_cast<std::size_t>(std::max<std::streamoff>(0, in.tellg())), '\0');
-    in.seekg(0);
-    if (!text.empty() && !in.read(text.data(), static_cast<std::streamsize>(text.size())))
-        return Error{path + ": cannot be read"};
-    const std::string head = kShardLine, tail = kShardEndLine;
-    if (text.compare(0, head.size(), head) != 0)
-        return Error{path + ": not a shard output (it does not start with '" + head + "{…}'; run the command with --shard I/N -o FILE)"};
-    const auto firstEnd = text.find('\n');
-    if (firstEnd == std::string::npos)
-        return Error{path + ": incomplete shard output (its first line has no end)"};
-    ShardFile f;
     try {
-        const json j = json::parse(text.substr(head.size(), firstEnd - head.size()));
-        ShardHeader &h = f.header;
+        const json j = json::parse(line);
         h.command = j.at("command").get<std::string>();
         h.options = j.at("options").get<std::string>();
         auto spec = parseShardSpec(j.at("shard").get<std::string>());
@@ -192,37 +176,81 @@ Result<ShardFile> readShardFile(const std::string &path)
         h.begin = j.at("begin").get<std::size_t>();
         h.end = j.at("end").get<std::size_t>();
         h.headerLines = j.at("header_lines").get<int>();
-        if (h.begin > h.end || h.end > h.total)
-            return Error{path + ": its records " + std::to_string(h.begin) + ".." + std::to_string(h.end) + " are not within the input's " +
-                         std::to_string(h.total)};
     } catch (const std::exception &e) {
         return Error{path + ": the shard line is not readable: " + e.what()};
     }
-    // The end line: the file's last line.
-    std::size_t bodyEnd = text.size();
-    if (!text.empty() && text.back() == '\n') {
-        const auto lastStart = text.rfind('\n', text.size() - 2);
-        const std::size_t start = lastStart == std::string::npos ? 0 : lastStart + 1;
-        if (start > firstEnd && text.compare(start, tail.size(), tail) == 0) {
+    if (h.begin > h.end || h.end > h.total)
+        return Error{path + ": its records " + std::to_string(h.begin) + ".." + std::to_string(h.end) + " are not within the input's " +
+                     std::to_string(h.total)};
+    return {};
+}
+
+/// The shard line and the end line of `path` (the body only as offsets: its files can be
+/// larger than memory); the body too when `withBody`.
+Result<ShardFile> readShard(const std::string &path, bool withBody)
+{
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        return Error{path + ": not a file (merge takes the shards' output files)"};
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in)
+        return Error{path + ": cannot be read"};
+    const auto size = static_cast<std::uint64_t>(std::max<std::streamoff>(0, in.tellg()));
+    in.seekg(0);
+    const std::string head = kShardLine, tail = kShardEndLine;
+    std::string first;
+    if (!std::getline(in, first) || first.compare(0, head.size(), head) != 0)
+        return Error{path + ": not a shard output (it does not start with '" + head + "{…}'; run the command with --shard I/N -o FILE)"};
+    if (in.eof())
+        return Error{path + ": incomplete shard output (its first line has no end)"};
+    ShardFile f;
+    if (auto st = parseShardLine(path, first.substr(head.size()), f.header); !st)
+        return st.error();
+    f.bodyBegin = first.size() + 1;
+    f.bodyEnd = size;
+    // The end line: the file's last line (short; read from the file's end).
+    const std::uint64_t tailSize = std::min<std::uint64_t>(size - f.bodyBegin, 1 << 16);
+    std::string last(static_cast<std::size_t>(tailSize), '\0');
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(size - tailSize));
+    if (tailSize > 0 && !in.read(last.data(), static_cast<std::streamsize>(tailSize)))
+        return Error{path + ": cannot be read"};
+    if (!last.empty() && last.back() == '\n') {
+        const auto lastStart = last.rfind('\n', last.size() >= 2 ? last.size() - 2 : 0);
+        const std::size_t at = lastStart == std::string::npos || last.size() < 2 ? 0 : lastStart + 1;
+        const bool wholeLine = lastStart != std::string::npos || tailSize == size - f.bodyBegin;
+        if (wholeLine && last.compare(at, tail.size(), tail) == 0) {
             try {
-                f.records = json::parse(text.substr(start + tail.size())).at("records").get<std::size_t>();
+                f.records = json::parse(last.substr(at + tail.size())).at("records").get<std::size_t>();
                 f.complete = true;
-                bodyEnd = start;
+                f.bodyEnd = size - tailSize + at;
             } catch (const std::exception &) {
                 f.complete = false;
             }
         }
     }
-    f.body = text.substr(firstEnd + 1, bodyEnd - (firstEnd + 1));
+    if (withBody) {
+        f.body.assign(static_cast<std::size_t>(f.bodyEnd - f.bodyBegin), '\0');
+        in.clear();
+        in.seekg(static_cast<std::streamoff>(f.bodyBegin));
+        if (!f.body.empty() && !in.read(f.body.data(), static_cast<std::streamsize>(f.body.size())))
+            return Error{path + ": cannot be read"};
+    }
     return f;
 }
+
+} // namespace
+
+Result<ShardFile> readShardFile(const std::string &path) { return readShard(path, true); }
+
+Result<ShardFile> readShardEnds(const std::string &path) { return readShard(path, false); }
 
 bool shardIsDone(const std::string &path, const ShardHeader &h)
 {
     std::error_code ec;
     if (!fs::exists(path, ec))
         return false;
-    auto f = readShardFile(path);
+    auto f = readShard(path, false);
     if (!f || !f->complete)
         return false;
     const ShardHeader &g = f->header;
@@ -230,13 +258,13 @@ bool shardIsDone(const std::string &path, const ShardHeader &h)
            g.input.size == h.input.size && g.input.crc32 == h.input.crc32 && f->records == g.end - g.begin;
 }
 
-Result<MergedShards> mergeShards(const std::vector<std::string> &paths)
+Result<MergedShards> mergeShardsTo(const std::vector<std::string> &paths, const std::function<Status(std::string_view)> &write)
 {
     if (paths.empty())
         return Error{"merge: no shard outputs given"};
     std::vector<std::pair<std::string, ShardFile>> files;
     for (const auto &p : paths) {
-        auto f = readShardFile(p);
+        auto f = readShard(p, false);
         if (!f)
             return f.error();
         if (!f->complete)
@@ -281,20 +309,44 @@ Result<MergedShards> mergeShards(const std::vector<std::string> &paths)
             return Error{p + " (shard " + f.header.shard.str() + ") starts at record " + std::to_string(f.header.begin) +
                          ", the shards before it end at " + std::to_string(next)};
         next = f.header.end;
-        std::size_t from = 0; // past the lines every shard repeats, after the first shard
-        if (index > 1)
-            for (int line = 0; line < f.header.headerLines; ++line) {
-                const auto eol = f.body.find('\n', from);
-                from = eol == std::string::npos ? f.body.size() : eol + 1;
-            }
-        m.body.append(f.body, from, std::string::npos);
         m.records += f.records;
         if (index == 1)
             m.first = f.header;
     }
     if (next != h0.total)
         return Error{"merge: the shards cover " + std::to_string(next) + " of the input's " + std::to_string(h0.total) + " records"};
+    // The bodies in shard order, a piece at a time (the lines every shard repeats kept once).
+    for (const auto &[index, k] : byIndex) {
+        const auto &[p, f] = files[k];
+        std::ifstream in(p, std::ios::binary);
+        in.seekg(static_cast<std::streamoff>(f.bodyBegin));
+        std::uint64_t left = f.bodyEnd - f.bodyBegin;
+        int skip = index > 1 ? f.header.headerLines : 0;
+        std::string piece;
+        while (left > 0) {
+            piece.resize(static_cast<std::size_t>(std::min<std::uint64_t>(left, 1 << 20)));
+            if (!in.read(piece.data(), static_cast<std::streamsize>(piece.size())))
+                return Error{p + ": cannot be read"};
+            left -= piece.size();
+            std::size_t from = 0;
+            for (; skip > 0 && from < piece.size(); --skip) {
+                const auto eol = piece.find('\n', from);
+                from = eol == std::string::npos ? piece.size() : eol + 1;
+                if (eol == std::string::npos)
+                    ++skip; // the line goes on in the next piece
+            }
+            if (auto st = write ? write(std::string_view(piece).substr(from)) : Status{}; !st)
+                return st.error();
+            if (!write)
+                m.body.append(piece, from, std::string::npos);
+        }
+    }
     return m;
+}
+
+Result<MergedShards> mergeShards(const std::vector<std::string> &paths)
+{
+    return mergeShardsTo(paths, nullptr);
 }
 
 } // namespace treelens

@@ -21,7 +21,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/base/result.h"
@@ -87,9 +89,12 @@ struct ShardFile {
     std::string body;        ///< between the two lines
     bool complete = false;   ///< the end line is there
     std::size_t records = 0; ///< as the end line says
+    std::uint64_t bodyBegin = 0, bodyEnd = 0; ///< where the body is in the file
 };
 /// Reads a shard output (an error naming the file when it is none).
 Result<ShardFile> readShardFile(const std::string &path);
+/// Its first and last lines only (the body as offsets): cheap for any size.
+Result<ShardFile> readShardEnds(const std::string &path);
 
 /// True when `path` holds the complete output of the shard `h` describes (same command,
 /// options, shard and input): `--skip-done`.
@@ -104,5 +109,9 @@ struct MergedShards {
 /// shard output or is incomplete, shards of another input, command line or N, a shard
 /// given twice, a missing shard, and records that do not cover the input.
 Result<MergedShards> mergeShards(const std::vector<std::string> &paths);
+/// The same, the joined bodies handed to `write` a piece at a time instead of kept
+/// (MergedShards::body stays empty): outputs larger than memory. Every shard is checked
+/// (its first and last lines) before anything is written.
+Result<MergedShards> mergeShardsTo(const std::vector<std::string> &paths, const std::function<Status(std::string_view)> &write);
 
 } // namespace treelens

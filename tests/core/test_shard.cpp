@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -151,6 +152,30 @@ TEST(Shard, MergeJoinsShardsInAnyOrderAndRefusesWhatIsNotTheWholeRun)
         ASSERT_FALSE(r) << why;
         EXPECT_NE(r.message().find(why), std::string::npos) << r.message();
     };
+    // Streamed a piece at a time: the same bytes; a repeated header line longer than a piece
+    // (1 MiB) is still kept once.
+    std::string streamed;
+    auto st = mergeShardsTo({b, c, a}, [&](std::string_view piece) {
+        streamed.append(piece);
+        return Status{};
+    });
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(streamed, m->body);
+    EXPECT_TRUE(st->body.empty());
+    const std::string longHead(1536 * 1024, 'h');
+    auto withHead = [&](const std::string &name, const ShardHeader &h) {
+        std::string text = shardHeaderLine(h) + longHead + "\n";
+        for (std::size_t i = h.begin; i < h.end; ++i)
+            text += "r" + std::to_string(i) + "\n";
+        return write(name, text + shardEndLine(h.end - h.begin));
+    };
+    std::string big;
+    auto sb = mergeShardsTo({withHead("l1", header(1, 2, 0, 3)), withHead("l2", header(2, 2, 3, 5))}, [&](std::string_view piece) {
+        big.append(piece);
+        return Status{};
+    });
+    ASSERT_TRUE(sb) << sb.message();
+    EXPECT_EQ(big, longHead + "\nr0\nr1\nr2\nr3\nr4\n");
     refused({a, c}, "shard 2 of 3 is missing");
     refused({a, b, b, c}, "is given twice");
     refused({a, b, shardFile("x", header(3, 3, 2, 5), false)}, "incomplete shard output");
