@@ -20,6 +20,11 @@
 
 namespace treelens {
 
+QString unitName(const std::string &kind)
+{
+    return kind == "word" ? ExplainPanel::tr("word") : kind == "dependency" ? ExplainPanel::tr("subtree") : ExplainPanel::tr("constituent");
+}
+
 ExplainPanel::ExplainPanel(AnalysisDocument *document, JobRunner *jobs, QWidget *parent)
     : QWidget(parent), m_document(document), m_jobs(jobs)
 {
@@ -153,27 +158,18 @@ void ExplainPanel::show(std::shared_ptr<const Attribution> result)
         return;
     const SideAttribution &side = result->sides.front();
     // The ranked list: words and subtrees, most positive first.
-    struct Row {
-        double value;
-        QString unit, label, words;
-    };
-    std::vector<Row> rows;
+    auto units = unitAttributions(*sentence, side.word);
+    std::stable_sort(units.begin(), units.end(), [](const auto &a, const auto &b) { return a.attribution > b.attribution; });
     const auto words = sentence->words();
-    for (std::size_t k = 0; k < side.word.size() && k < words.size(); ++k)
-        rows.push_back({side.word[k], tr("word"), QString(), QString::fromStdString(words[k])});
-    if (auto subtrees = subtreeAttributions(*sentence, side.word))
-        for (const SubtreeAttribution &s : *subtrees) {
-            QStringList w;
-            for (int x : s.words)
-                w << QString::fromStdString(words[static_cast<std::size_t>(x)]);
-            rows.push_back({s.attribution, s.kind == "dependency" ? tr("subtree") : tr("constituent"), QString::fromStdString(s.label),
-                            w.join(QLatin1Char(' '))});
-        }
-    std::stable_sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) { return a.value > b.value; });
-    for (const Row &r : rows) {
-        auto *item = new QTreeWidgetItem(m_list, {QString::number(r.value, 'f', 5), r.words, r.unit, r.label});
-        item->setToolTip(1, r.words);
-        item->setForeground(0, r.value < 0 ? QColor(33, 102, 172) : QColor(178, 24, 43));
+    for (const SubtreeAttribution &u : units) {
+        QStringList w;
+        for (int x : u.words)
+            w << QString::fromStdString(words[static_cast<std::size_t>(x)]);
+        const QString text = w.join(QLatin1Char(' '));
+        auto *item = new QTreeWidgetItem(m_list, {QString::number(u.attribution, 'f', 5), text, unitName(u.kind),
+                                                  QString::fromStdString(u.label)});
+        item->setToolTip(1, text);
+        item->setForeground(0, u.attribution < 0 ? QColor(33, 102, 172) : QColor(178, 24, 43));
     }
     // The bands under the words: the analysis shown, with the attributions.
     if (side.word.size() == analysis->words.size()) {

@@ -7,7 +7,9 @@
 /// explained with f(input), f(baseline) and the completeness gap, and the subtrees and
 /// constituents ranked from the most positive to the most negative.
 #include <memory>
+#include <string>
 
+#include <QString>
 #include <QWidget>
 
 #include "core/encoders/explain.h"
@@ -22,6 +24,10 @@ namespace treelens {
 
 class AnalysisDocument;
 class JobRunner;
+
+/// A ranked list's name of a unit kind of core/eval/attribution ("word", "dependency",
+/// "constituent"): word, subtree, constituent.
+QString unitName(const std::string &kind);
 
 class ExplainPanel : public QWidget {
     Q_OBJECT

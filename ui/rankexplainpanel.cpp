@@ -21,6 +21,7 @@
 
 #include "core/eval/attribution.h"
 #include "core/eval/pairtable.h"
+#include "ui/explainpanel.h"
 #include "ui/session/jobrunner.h"
 
 namespace treelens {
@@ -342,14 +343,9 @@ void RankExplainPanel::showPairExplanation(int pair)
         const auto w = sentence.words();
         std::vector<Row> rows;
         const QString section = s == 0 ? tr("Question") : tr("Candidate");
-        for (std::size_t k = 0; k < a.sides[s].word.size() && k < w.size(); ++k) {
-            Row r{section, QString::fromStdString(w[k]), tr("word"), QString(), a.sides[s].word[k], 0, 0, true, false, false};
-            rows.push_back(r);
-        }
-        if (auto st = subtreeAttributions(sentence, a.sides[s].word))
-            for (const SubtreeAttribution &t : *st)
-                rows.push_back({section, words(w, t.words), t.kind == "dependency" ? tr("subtree") : tr("constituent"),
-                                QString::fromStdString(t.label), t.attribution, 0, 0, true, false, false});
+        for (const SubtreeAttribution &u : unitAttributions(sentence, a.sides[s].word))
+            rows.push_back({section, words(w, u.words), unitName(u.kind), QString::fromStdString(u.label), u.attribution, 0, 0, true,
+                            false, false});
         std::stable_sort(rows.begin(), rows.end(), [](const Row &x, const Row &y) { return x.top > y.top; });
         m_rows.insert(m_rows.end(), rows.begin(), rows.end());
     }
@@ -399,20 +395,13 @@ void RankExplainPanel::showContrast()
     const Attribution &ao = *m_explained.at(m_other);
     {
         std::vector<Row> rows;
-        for (std::size_t k = 0; k < c.questionWords.size() && k < qWords.size(); ++k)
-            rows.push_back({tr("Question: top \u2212 other"), QString::fromStdString(qWords[k]), tr("word"), QString(),
-                            at.sides[0].word[k], ao.sides[0].word[k], c.questionWords[k], true, true, true});
-        std::vector<double> diff = c.questionWords;
-        if (auto st = subtreeAttributions(pt.first, diff)) {
-            auto sTop = subtreeAttributions(pt.first, at.sides[0].word), sOther = subtreeAttributions(pt.first, ao.sides[0].word);
-            for (std::size_t k = 0; k < st->size(); ++k) {
-                const SubtreeAttribution &t = (*st)[k];
-                rows.push_back({tr("Question: top \u2212 other"), words(qWords, t.words),
-                                t.kind == "dependency" ? tr("subtree") : tr("constituent"), QString::fromStdString(t.label),
-                                sTop ? (*sTop)[k].attribution : 0.0, sOther ? (*sOther)[k].attribution : 0.0, t.attribution,
-                                bool(sTop), bool(sOther), true});
-            }
-        }
+        // One question, so the three lists line up unit by unit.
+        const auto diff = unitAttributions(pt.first, c.questionWords), top = unitAttributions(pt.first, at.sides[0].word),
+                   other = unitAttributions(pt.first, ao.sides[0].word);
+        for (std::size_t k = 0; k < diff.size() && k < top.size() && k < other.size(); ++k)
+            rows.push_back({tr("Question: top \u2212 other"), words(qWords, diff[k].words), unitName(diff[k].kind),
+                            QString::fromStdString(diff[k].label), top[k].attribution, other[k].attribution, diff[k].attribution, true,
+                            true, true});
         std::stable_sort(rows.begin(), rows.end(), [](const Row &x, const Row &y) { return x.difference > y.difference; });
         m_rows.insert(m_rows.end(), rows.begin(), rows.end());
     }
@@ -423,14 +412,9 @@ void RankExplainPanel::showContrast()
         const auto w = cand.words();
         const QString section = which == 0 ? tr("Top candidate") : tr("Other candidate");
         std::vector<Row> rows;
-        for (std::size_t k = 0; k < a.sides[1].word.size() && k < w.size(); ++k)
-            rows.push_back({section, QString::fromStdString(w[k]), tr("word"), QString(), which == 0 ? a.sides[1].word[k] : 0.0,
-                            which == 1 ? a.sides[1].word[k] : 0.0, 0, which == 0, which == 1, false});
-        if (auto st = subtreeAttributions(cand, a.sides[1].word))
-            for (const SubtreeAttribution &t : *st)
-                rows.push_back({section, words(w, t.words), t.kind == "dependency" ? tr("subtree") : tr("constituent"),
-                                QString::fromStdString(t.label), which == 0 ? t.attribution : 0.0, which == 1 ? t.attribution : 0.0, 0,
-                                which == 0, which == 1, false});
+        for (const SubtreeAttribution &u : unitAttributions(cand, a.sides[1].word))
+            rows.push_back({section, words(w, u.words), unitName(u.kind), QString::fromStdString(u.label),
+                            which == 0 ? u.attribution : 0.0, which == 1 ? u.attribution : 0.0, 0, which == 0, which == 1, false});
         std::stable_sort(rows.begin(), rows.end(), [which](const Row &x, const Row &y) {
             return (which == 0 ? x.top : x.other) > (which == 0 ? y.top : y.other);
         });

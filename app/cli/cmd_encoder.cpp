@@ -54,12 +54,8 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool
         return fail(corpus.message());
     ShardRange range{0, corpus->pairs.size()};
     if (*shard) {
-        range = shardRangeByGroups(pairBlockStarts(corpus->pairs, kChunk), corpus->pairs.size(), (*shard)->shard);
-        (*shard)->total = corpus->pairs.size();
-        (*shard)->begin = range.begin;
-        (*shard)->end = range.end;
-        corpus->pairs = std::vector<SentencePair>(corpus->pairs.begin() + static_cast<std::ptrdiff_t>(range.begin),
-                                                  corpus->pairs.begin() + static_cast<std::ptrdiff_t>(range.end));
+        *corpus = pairShard(*corpus, **shard, kChunk);
+        range = {(*shard)->begin, (*shard)->end};
     }
     auto enc = openModel(dev);
     if (!enc)
@@ -179,7 +175,6 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                 return fail(sharding.message());
             if (sharding->done)
                 return 0;
-            std::optional<ShardHeader> *shard = &sharding->header;
             const ShardRange range = sharding->range;
             auto input = InputChunks::open(spec->input);
             if (!input)
@@ -208,9 +203,8 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
             const bool needsDep = info.input == InputKind::WordsWithDependency;
             const bool needsConst = info.input == InputKind::WordsWithConstituency;
             std::unique_ptr<Parser> parser;
-            if (*shard)
-                if (auto st = writer->write(shardHeaderLine(**shard)); !st)
-                    return fail(st.message());
+            if (auto st = writer->write(sharding->firstLine()); !st)
+                return fail(st.message());
             auto done = forEachBlock(*input, kChunk, range.begin, range.end, "analyze",
                                      [&](std::vector<Sentence> &chunk, std::size_t counted) -> Status {
                 if (auto st = completeTrees(chunk, needsDep, needsConst, source, parserOnDemand(parser)); !st)
@@ -234,7 +228,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                         out += '\n';
                     } else {
                         // Several sentences: each under its id, so the lines can be told apart.
-                        if (counted > 0 || chunk.size() > 1 || (*shard && (*shard)->total > 1))
+                        if (counted > 0 || chunk.size() > 1 || (sharding->header && sharding->header->total > 1))
                             out += "sentence " + (chunk[k].id.empty() ? std::to_string(counted + k + 1) : chunk[k].id) + ": " +
                                    join(chunk[k].words(), " ") + "\n";
                         out += analysisToText(a);
@@ -244,9 +238,8 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
             });
             if (!done)
                 return fail(done.message());
-            if (*shard)
-                if (auto st = writer->write(shardEndLine(*done)); !st)
-                    return fail(st.message());
+            if (auto st = writer->write(sharding->lastLine(*done)); !st)
+                return fail(st.message());
             if (auto st = writer->commit(); !st)
                 return fail(st.message());
             return 0;

@@ -312,14 +312,9 @@ Result<std::string> evalPairsReport(const PairSpec &spec, const EvalPairsFlags &
 /// treelens-cli merge recomputes the report over all the pairs (mergedEvalPairs).
 int evalPairsShard(const PairSpec &spec, const EvalPairsFlags &flags, const PairCorpus &corpus, ShardHeader header)
 {
-    const ShardRange range = shardRangeByGroups(pairBlockStarts(corpus.pairs, 512), corpus.pairs.size(), header.shard);
-    header.total = corpus.pairs.size();
-    header.begin = range.begin;
-    header.end = range.end;
+    const PairCorpus part = pairShard(corpus, header, 512);
+    const ShardRange range{header.begin, header.end};
     header.headerLines = 1;
-    PairCorpus part = corpus;
-    part.pairs.assign(corpus.pairs.begin() + static_cast<std::ptrdiff_t>(range.begin),
-                      corpus.pairs.begin() + static_cast<std::ptrdiff_t>(range.end));
     // An empty shard too: the system's name goes into the settings every shard repeats.
     auto scored = scorePairs(spec, part, range.begin, &corpus);
     if (!scored)
@@ -446,14 +441,9 @@ void addScorePairsCommand(CLI::App &app, Action &action)
             PairCorpus part;
             const PairCorpus *scored = &*corpus;
             if (*shard) {
-                range = shardRangeByGroups(pairBlockStarts(corpus->pairs, 512), corpus->pairs.size(), (*shard)->shard);
-                (*shard)->total = corpus->pairs.size();
-                (*shard)->begin = range.begin;
-                (*shard)->end = range.end;
+                part = pairShard(*corpus, **shard, 512);
                 (*shard)->headerLines = 1;
-                part = *corpus;
-                part.pairs.assign(corpus->pairs.begin() + static_cast<std::ptrdiff_t>(range.begin),
-                                  corpus->pairs.begin() + static_cast<std::ptrdiff_t>(range.end));
+                range = {(*shard)->begin, (*shard)->end};
                 scored = &part;
             }
             // An empty shard too: the model is opened (a model that cannot score pairs is refused in every shard).

@@ -101,7 +101,6 @@ void addParseCommand(CLI::App &app, Action &action)
                 return fail(sharding.message());
             if (sharding->done)
                 return 0;
-            std::optional<ShardHeader> *shard = &sharding->header;
             const ShardRange range = sharding->range;
             ParserConfig config = parserConfig(spec->parser);
             // --parser file without --tree-file keeps the input file's own trees.
@@ -118,9 +117,8 @@ void addParseCommand(CLI::App &app, Action &action)
             if (!writer)
                 return fail(writer.message());
             std::size_t notParsed = 0;
-            if (*shard)
-                if (auto st = writer->write(shardHeaderLine(**shard)); !st)
-                    return fail(st.message());
+            if (auto st = writer->write(sharding->firstLine()); !st)
+                return fail(st.message());
             auto total = forEachBlock(*input, kChunk, range.begin, range.end, "parse",
                                       [&](std::vector<Sentence> &chunk, std::size_t) -> Status {
                 std::vector<std::string> failures;
@@ -150,9 +148,8 @@ void addParseCommand(CLI::App &app, Action &action)
             if (notParsed > 0)
                 std::cerr << "treelens-cli: " << notParsed << " of " << *total
                           << " sentences not parsed, written with flat trees\n";
-            if (*shard)
-                if (auto st = writer->write(shardEndLine(*total)); !st)
-                    return fail(st.message());
+            if (auto st = writer->write(sharding->lastLine(*total)); !st)
+                return fail(st.message());
             if (auto st = writer->commit(); !st)
                 return fail(st.message());
             return 0;

@@ -9,6 +9,7 @@
 
 #include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
+#include "core/eval/pairtable.h"
 #include "core/runtime/computecontext.h"
 #include "core/formats/plaintext.h"
 
@@ -368,6 +369,18 @@ Result<std::size_t> countInput(const InputSpec &spec)
             return n;
         n += chunk->size();
     }
+}
+
+PairCorpus pairShard(const PairCorpus &corpus, ShardHeader &header, std::size_t block)
+{
+    const ShardRange range = shardRangeByGroups(pairBlockStarts(corpus.pairs, block), corpus.pairs.size(), header.shard);
+    header.total = corpus.pairs.size();
+    header.begin = range.begin;
+    header.end = range.end;
+    PairCorpus part{{}, corpus.task, corpus.labels, corpus.source};
+    part.pairs.assign(corpus.pairs.begin() + static_cast<std::ptrdiff_t>(range.begin),
+                      corpus.pairs.begin() + static_cast<std::ptrdiff_t>(range.end));
+    return part;
 }
 
 Result<SentenceShard> sentenceShard(const ShardOptions &options, const std::string &command, const InputSpec &input,

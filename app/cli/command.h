@@ -15,6 +15,7 @@
 #include "core/encoders/encoder.h"
 #include "core/formats/corpus.h"
 #include "core/formats/corpusstream.h"
+#include "core/formats/pairs.h"
 #include "core/formats/shard.h"
 #include "core/parsing/parser.h"
 
@@ -197,6 +198,12 @@ Result<std::string> mergedEvalInduction(const MergedShards &merged);
 /// The number of sentences of `spec`'s input (read through once).
 Result<std::size_t> countInput(const InputSpec &spec);
 
+/// A pair command's shard (score-pairs, eval-pairs, analyze --pairs): the blocks of the
+/// questions starting in each `block` pairs (pairBlockStarts), shard `header.shard` of them.
+/// Fills the header's total and range and returns the shard's pairs (the corpus' other
+/// fields as they are).
+PairCorpus pairShard(const PairCorpus &corpus, ShardHeader &header, std::size_t block);
+
 /// A sentence-stream command's shard (analyze, parse): the header with its range of the
 /// input in blocks of `block` sentences (nullopt without --shard), `range` the sentences
 /// to read ([0, ∞) without --shard); `done` when --skip-done found OUT complete already.
@@ -204,6 +211,9 @@ struct SentenceShard {
     std::optional<ShardHeader> header;
     ShardRange range{0, static_cast<std::size_t>(-1)};
     bool done = false;
+    /// The output's first line and last line ("" without --shard).
+    std::string firstLine() const { return header ? shardHeaderLine(*header) : std::string(); }
+    std::string lastLine(std::size_t records) const { return header ? shardEndLine(records) : std::string(); }
 };
 Result<SentenceShard> sentenceShard(const ShardOptions &options, const std::string &command, const InputSpec &input,
                                     const std::string &out, std::size_t block);

@@ -152,4 +152,17 @@ Result<std::vector<SubtreeAttribution>> subtreeAttributions(const Sentence &sent
     return out;
 }
 
+std::vector<SubtreeAttribution> unitAttributions(const Sentence &sentence, const std::vector<double> &wordAttribution)
+{
+    std::vector<SubtreeAttribution> units;
+    const auto words = sentence.words();
+    for (std::size_t k = 0; k < wordAttribution.size() && k < words.size(); ++k) {
+        const int w = static_cast<int>(k);
+        units.push_back({"word", "", w, w, w + 1, {w}, wordAttribution[k]});
+    }
+    if (auto subtrees = subtreeAttributions(sentence, wordAttribution))
+        units.insert(units.end(), subtrees->begin(), subtrees->end());
+    return units;
+}
+
 } // namespace treelens

@@ -40,4 +40,10 @@ struct SubtreeAttribution {
 /// has (gold, parsed or edited); word counts must match (errors otherwise).
 Result<std::vector<SubtreeAttribution>> subtreeAttributions(const Sentence &sentence, const std::vector<double> &wordAttribution);
 
+/// The units a ranked list shows: every word (kind "word", its one word) and then every
+/// subtree subtreeAttributions() gives (none when the sentence's trees do not cover the
+/// words), each with its attribution, in that order (a caller sorts; lists of the same
+/// sentence line up unit by unit).
+std::vector<SubtreeAttribution> unitAttributions(const Sentence &sentence, const std::vector<double> &wordAttribution);
+
 } // namespace treelens

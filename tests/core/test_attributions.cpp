@@ -43,6 +43,16 @@ struct HandFunction {
     }
 };
 
+/// "the film is not funny ." with its tree by hand: the→film det, film→funny nsubj,
+/// is→funny cop, not→funny advmod, funny root, .→funny punct.
+EncoderInput filmIsNotFunny()
+{
+    EncoderInput in;
+    in.words = {"the", "film", "is", "not", "funny", "."};
+    in.dependency = DependencyTree{{2, 5, 5, 5, 0, 5}, {"det", "nsubj", "cop", "advmod", "root", "punct"}};
+    return in;
+}
+
 /// analyze's prediction of `in`, and its attributions with `o` (256 steps unless set):
 /// the attributions must add up to f(input) − f(baseline) within 2%.
 std::optional<std::pair<Prediction, Attribution>> analyseAndExplain(Encoder &enc, const EncoderInput &in, ExplainOptions o = {})
@@ -167,11 +177,7 @@ TEST(Attributions, DependencyTransformerPolarityIsComplete)
 {
     auto enc = loadEncoder(shipped("dependency-transformer-en-polarity.safetensors"));
     ASSERT_TRUE(enc) << enc.message();
-    // "the film is not funny ." with its tree by hand: the→film det, film→funny nsubj,
-    // is→funny cop, not→funny advmod, funny root, .→funny punct.
-    EncoderInput in;
-    in.words = {"the", "film", "is", "not", "funny", "."};
-    in.dependency = DependencyTree{{2, 5, 5, 5, 0, 5}, {"det", "nsubj", "cop", "advmod", "root", "punct"}};
+    const EncoderInput in = filmIsNotFunny();
     auto pa = analyseAndExplain(**enc, in);
     ASSERT_TRUE(pa);
     const auto &[p, a] = *pa;
@@ -296,9 +302,7 @@ TEST(Attributions, RecursiveModelsAreComplete)
     {
         auto enc = loadEncoder(shipped("dtt-edges-en-polarity.safetensors"));
         ASSERT_TRUE(enc) << enc.message();
-        EncoderInput in;
-        in.words = {"the", "film", "is", "not", "funny", "."};
-        in.dependency = DependencyTree{{2, 5, 5, 5, 0, 5}, {"det", "nsubj", "cop", "advmod", "root", "punct"}};
+        const EncoderInput in = filmIsNotFunny();
         auto pa = analyseAndExplain(**enc, in);
         ASSERT_TRUE(pa);
         const auto &[p, a] = *pa;

@@ -62,6 +62,17 @@ Result<torch::Tensor> baselineEmbedding(const std::string &baseline, const torch
     return weight[id].detach().clone();
 }
 
+SideAttribution wordSide(std::vector<std::string> words, std::vector<double> perToken)
+{
+    SideAttribution sa;
+    perToken.resize(words.size(), 0.0);
+    sa.tokens = words;
+    sa.words = std::move(words);
+    sa.word = perToken;
+    sa.token = std::move(perToken);
+    return sa;
+}
+
 Result<std::int64_t> targetIndex(const std::vector<std::string> &labels, const std::string &target)
 {
     if (target.empty())

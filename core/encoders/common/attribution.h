@@ -58,6 +58,10 @@ class Vocabulary;
 Result<torch::Tensor> baselineEmbedding(const std::string &baseline, const torch::Tensor &weight, int padId,
                                         const Vocabulary &vocab);
 
+/// One sentence of a model whose tokens are its words (no pieces, no specials): each
+/// word's attribution is its token's (0 for a word the model did not see).
+SideAttribution wordSide(std::vector<std::string> words, std::vector<double> perToken);
+
 /// The index of ExplainOptions::target among `labels`: -1 for "" (the family's
 /// default), an error listing the labels for one the model lacks.
 Result<std::int64_t> targetIndex(const std::vector<std::string> &labels, const std::string &target);

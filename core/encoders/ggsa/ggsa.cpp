@@ -222,15 +222,8 @@ public:
                 {*baseline, *baseline}, options, at, control);
             if (!per)
                 return per.error();
-            for (int side = 0; side < 2; ++side) {
-                SideAttribution sa;
-                sa.words = side == 0 ? in.words : in.secondWords;
-                sa.tokens = sa.words;
-                sa.token = (*per)[static_cast<std::size_t>(side)];
-                sa.token.resize(sa.tokens.size(), 0.0);
-                sa.word = sa.token;
-                at.sides.push_back(std::move(sa));
-            }
+            for (int side = 0; side < 2; ++side)
+                at.sides.push_back(wordSide(side == 0 ? in.words : in.secondWords, (*per)[static_cast<std::size_t>(side)]));
             out.push_back(std::move(at));
         }
         return out;

@@ -299,15 +299,8 @@ public:
                 std::vector<torch::Tensor>(static_cast<std::size_t>(sideCount), *baseline), opt, a, control);
             if (!per)
                 return per.error();
-            for (int s = 0; s < sideCount; ++s) {
-                SideAttribution sa;
-                sa.words = s == 0 ? batch[i].words : batch[i].secondWords;
-                sa.tokens = sa.words;
-                sa.token = (*per)[static_cast<std::size_t>(s)];
-                sa.token.resize(sa.tokens.size(), 0.0);
-                sa.word = sa.token;
-                a.sides.push_back(std::move(sa));
-            }
+            for (int s = 0; s < sideCount; ++s)
+                a.sides.push_back(wordSide(s == 0 ? batch[i].words : batch[i].secondWords, (*per)[static_cast<std::size_t>(s)]));
             out.push_back(std::move(a));
         }
         return out;
