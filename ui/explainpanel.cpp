@@ -17,6 +17,7 @@
 #include "core/eval/attribution.h"
 #include "ui/session/analysisdocument.h"
 #include "ui/session/jobrunner.h"
+#include "viz/viewcommon.h"
 
 namespace treelens {
 
@@ -169,7 +170,7 @@ void ExplainPanel::show(std::shared_ptr<const Attribution> result)
         auto *item = new QTreeWidgetItem(m_list, {QString::number(u.attribution, 'f', 5), text, unitName(u.kind),
                                                   QString::fromStdString(u.label)});
         item->setToolTip(1, text);
-        item->setForeground(0, u.attribution < 0 ? QColor(33, 102, 172) : QColor(178, 24, 43));
+        item->setForeground(0, divergingColor(u.attribution < 0 ? -1.0 : 1.0)); // the tree views' blue and red
     }
     // The bands under the words: the analysis shown, with the attributions.
     if (side.word.size() == analysis->words.size()) {

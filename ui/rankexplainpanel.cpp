@@ -23,6 +23,7 @@
 #include "core/eval/pairtable.h"
 #include "ui/explainpanel.h"
 #include "ui/session/jobrunner.h"
+#include "viz/viewcommon.h"
 
 namespace treelens {
 
@@ -68,7 +69,8 @@ double sumOf(const std::vector<double> &v)
 
 QString signedNumber(double v) { return (v >= 0 ? QStringLiteral("+") : QString()) + QString::number(v, 'f', 4); }
 
-QColor signColor(double v) { return v < 0 ? QColor(33, 102, 172) : QColor(178, 24, 43); }
+/// The ends of the diverging map the tree views draw attributions with: blue lowers, red raises.
+QColor signColor(double v) { return divergingColor(v < 0 ? -1.0 : 1.0); }
 
 } // namespace
 
