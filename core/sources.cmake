@@ -62,6 +62,8 @@ set(TREELENS_CORE_PLAIN_SOURCES
   training/trainprogress.cpp
   probing/attentiontree.cpp
   probing/probetasks.cpp
+  probing/runcontext.cpp
+  probing/runfeaturefile.cpp
   formats/pairs.cpp
   eval/paireval.cpp
   encoders/pretrained/hftokenizer.cpp

@@ -55,6 +55,9 @@ void addMergeCommand(CLI::App &app, Action &action)
                 std::cerr << note;
                 return writeOutput(spec->out, *report);
             }
+            // probe's shards hold features (binary floats): a file for probe --features.
+            if (command == "probe" && (spec->out.empty() || spec->out == "-"))
+                return fail("probe's shards hold features (binary floats): give -o FEATURES, the file probe --features reads");
             // The others: the records streamed into OUT (written atomically), a piece at a time.
             auto writer = AtomicFileWriter::open(spec->out.empty() ? std::string("-") : spec->out);
             if (!writer)
@@ -65,6 +68,9 @@ void addMergeCommand(CLI::App &app, Action &action)
             if (auto st = writer->commit(); !st)
                 return fail(st.message());
             said(*merged);
+            if (command == "probe")
+                std::cerr << "merge: train the probes on them with the shards' probe options plus --features " << spec->out
+                          << '\n';
             return 0;
         };
     });

@@ -9,13 +9,18 @@
 // probe-tables: the Markdown tables of docs/probing.md from probe reports, by the
 // comparison rules of core/probing/probecompare.h (the GUI's Compare tab uses the
 // same); scripts/probing_tables.py runs it.
+#include <cstddef>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "app/cli/command.h"
 #include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
+#include "core/formats/shard.h"
 #include "core/probing/probejson.h"
 #include "core/probing/probecompare.h"
 #include "core/probing/proberun.h"
@@ -29,6 +34,8 @@ namespace {
 struct ProbeSpec : ProbeRunConfig {
     bool json = false;
     std::string out;
+    bool extractFeatures = false; ///< write the features (to -o) instead of training probes
+    ShardOptions shard;
 };
 
 /// Core's error messages name the setting (ProbeRunConfig's field in words);
@@ -63,6 +70,48 @@ std::string withFlagNames(std::string message)
         for (auto at = message.find(core); at != std::string::npos; at = message.find(core, at + std::string(flag).size()))
             message.replace(at, std::string(core).size(), flag);
     return message;
+}
+
+/// --extract-features and --shard: the features of the run (or of one shard of its
+/// sentences) written to -o OUT (core/probing/runfeaturefile.h).
+int extractFeatures(const ProbeSpec &spec, const ProbeRunConfig &config, const ProbeRunCallbacks &callbacks)
+{
+    if (!spec.featuresFile.empty())
+        return fail(std::string(spec.shard.shard.empty() ? "--extract-features" : "--shard") +
+                    " extracts the features: it reads no --features file");
+    std::vector<std::string> inputs = spec.train;
+    inputs.insert(inputs.end(), spec.dev.begin(), spec.dev.end());
+    inputs.insert(inputs.end(), spec.test.begin(), spec.test.end());
+    auto header = shardHeaderFor(spec.shard, "probe", inputs, spec.out);
+    if (!header)
+        return fail(header.message());
+    if (spec.out.empty() || spec.out == "-")
+        return fail("--extract-features needs -o OUT (the features file: binary floats)");
+    if (*header && skipDoneShard(spec.shard, **header, spec.out))
+        return 0;
+    auto writer = AtomicFileWriter::open(spec.out);
+    if (!writer)
+        return fail(writer.message());
+    ProbeFeatureSink sink;
+    sink.begin = [&](std::size_t total, ShardRange range) -> Status {
+        if (!*header)
+            return {};
+        (*header)->total = total;
+        (*header)->begin = range.begin;
+        (*header)->end = range.end;
+        (*header)->headerLines = 1; // the features' first line, which every shard repeats
+        return writer->write(shardHeaderLine(**header));
+    };
+    sink.write = [&](std::string_view bytes) { return writer->write(bytes); };
+    auto records = extractProbeRunFeatures(config, *header ? (*header)->shard : ShardSpec{}, sink, callbacks);
+    if (!records)
+        return fail(withFlagNames(records.message()));
+    if (*header)
+        if (auto st = writer->write(shardEndLine(*records)); !st)
+            return fail(st.message());
+    if (auto st = writer->commit(); !st)
+        return fail(st.message());
+    return 0;
 }
 
 } // namespace
@@ -159,6 +208,17 @@ void addProbeCommand(CLI::App &app, Action &action)
         ->capture_default_str();
     cmd->add_flag("--json", spec->json, "Print one JSON object (timings under \"timing\")");
     cmd->add_option("-o,--output", spec->out, "Write the report to FILE (atomically) instead of stdout")->type_name("FILE");
+    cmd->add_option("--features", spec->featuresFile,
+                    "Train the probes on the features in FILE (--extract-features, or the merged --shard outputs) "
+                    "instead of running the encoder; the model, corpora, layers and baselines must be those they were "
+                    "extracted with (the probes' own options may differ); attention tasks run the encoder as usual")
+        ->type_name("FILE");
+    cmd->add_flag("--extract-features", spec->extractFeatures,
+                  "Write the encoder's features that the sentence and structural tasks need to -o OUT (binary "
+                  "floats, docs/cluster.md) instead of training probes; probe --features OUT trains them");
+    addShardOptions(cmd, spec->shard,
+                    "blocks of 512 sentences, the feature extraction only (implies --extract-features; treelens-cli "
+                    "merge joins the shards into the features file that --features reads)");
     cmd->footer("Example: treelens-cli probe --task treedepth,topconst --train wsj_0001.mrg ... wsj_0159.mrg --json\n"
                 "Sentence probes report test accuracy / macro-F1 (R2 / MSE for sentlen) per layer and pooling, with the\n"
                 "majority (mean) baseline; structural probes UUAS and DSpr / root accuracy and NSpr; attention tasks\n"
@@ -172,6 +232,8 @@ void addProbeCommand(CLI::App &app, Action &action)
                 std::cerr << "treelens-cli: note: " << printableMessage(withFlagNames(note)) << std::endl;
             ProbeRunCallbacks callbacks;
             callbacks.progress = [](const std::string &line) { std::cerr << "probe: " << printableMessage(line) << std::endl; };
+            if (spec->extractFeatures || !spec->shard.shard.empty() || spec->shard.skipDone)
+                return extractFeatures(*spec, config, callbacks);
             auto report = runProbes(config, callbacks);
             if (!report)
                 return fail(withFlagNames(report.message()));

@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "core/encoders/common/randominit.h"
 #include "core/encoders/encoder.h"
 #include "core/probing/runattention.h"
 #include "core/probing/rundata.h"
+#include "core/probing/runfeaturefile.h"
 #include "core/probing/runprobes.h"
 #include "core/probing/runreport.h"
 #include "core/probing/runtrees.h"
@@ -78,73 +80,160 @@ std::vector<std::string> tasksOf(const std::vector<std::string> &tasks, const st
     return out;
 }
 
+/// What every run sets up before its stages: the configuration with the device
+/// resolved, the plan, the encoder, the sentences.
+struct ProbeSetup {
+    ProbeRunConfig config;
+    ProbeRunPlan plan;
+    std::vector<std::string> sentenceTasks, structuralTasks, attentionTasks;
+    DeviceConfig device;
+    std::shared_ptr<Encoder> encoder;
+    ProbeData data;
+};
+
+/// The checks, the tasks, the encoder, its layers and poolings, the corpora.
+Result<ProbeSetup> setUpProbeRun(const ProbeRunConfig &configIn)
+{
+    ProbeSetup s;
+    s.config = configIn; // probeDevice "auto" becomes the encoder's device once it is loaded
+    ProbeRunConfig &config = s.config;
+    if (auto st = config.validate(); !st)
+        return st.error();
+    s.plan.tasks = *parseProbeRunTasks(config.tasks);
+    s.sentenceTasks = tasksOf(s.plan.tasks, probeRunSentenceTasks());
+    s.structuralTasks = tasksOf(s.plan.tasks, probeRunStructuralTasks());
+    s.attentionTasks = tasksOf(s.plan.tasks, probeRunAttentionTasks());
+
+    s.device.device = config.device;
+    s.device.threads = config.threads;
+    s.device.batchSize = config.encoderBatch;
+    s.device.precision = config.precision;
+    auto encoder = loadProbedEncoder(config, s.device, s.plan.modelPath);
+    if (!encoder)
+        return encoder.error();
+    s.encoder = std::move(*encoder);
+    const EncoderInfo &info = s.encoder->info();
+    auto layers = parseProbeRunLayers(config.layers, info.layers);
+    if (!layers)
+        return layers.error();
+    s.plan.layers = *layers;
+    if (auto st = choosePoolings(config, info, s.plan); !st)
+        return st.error();
+    auto data = readProbeData(config, info.maxTokens > 0 ? info.maxTokens - (info.hasClsToken ? 1 : 0) : 0);
+    if (!data)
+        return data.error();
+    s.data = std::move(*data);
+    return s;
+}
+
+/// The features file a run with these tasks needs (runfeaturefile.h).
+Result<ProbeFeatureLayout> featureLayoutFor(const ProbeSetup &s)
+{
+    const ProbeRunConfig &config = s.config;
+    std::vector<std::string> files;
+    for (const auto *split : {&config.train, &config.dev, &config.test}) {
+        if (split->empty() && !(split == &config.train   ? config.trainSentences
+                                : split == &config.dev ? config.devSentences
+                                                       : config.testSentences)
+                                   .empty())
+            return Error{"features files need every corpus in files"};
+        files.insert(files.end(), split->begin(), split->end());
+    }
+    ProbeFeatureLayout l;
+    auto model = inputIdentity(s.plan.modelPath);
+    if (!model)
+        return model.error();
+    auto input = inputIdentity(files);
+    if (!input)
+        return input.error();
+    l.model = *model;
+    l.input = *input;
+    l.family = s.encoder->info().family;
+    const ProbeData &d = s.data;
+    if (d.oneCorpus)
+        l.splits = {{"corpus", d.corpus.size()}};
+    else
+        l.splits = {{"train", d.train.size()}, {"dev", d.dev.size()}, {"test", d.test.size()}};
+    l.layers = s.plan.layers;
+    l.dim = s.encoder->info().dModel;
+    const bool sentence = !s.sentenceTasks.empty();
+    const auto &p = s.plan.poolings;
+    l.cls = sentence && std::find(p.begin(), p.end(), "cls") != p.end();
+    l.mean = sentence && std::find(p.begin(), p.end(), "mean") != p.end();
+    l.words = !s.structuralTasks.empty();
+    l.randomInit = config.runsRandomInit();
+    l.randomInitSeed = config.seed;
+    l.encoderBatch = config.encoderBatch;
+    l.precision = config.precision;
+    return l;
+}
+
 } // namespace
 
 Result<ProbeRunReport> runProbes(const ProbeRunConfig &configIn, const ProbeRunCallbacks &callbacks,
                                  const RunControl *runControl)
 {
-    ProbeRunConfig config = configIn; // probeDevice "auto" becomes the encoder's device once it is loaded
-    const ProbeRunContext ctx(callbacks, runControl);
     const auto tStart = ProbeClock::now();
-    if (auto s = config.validate(); !s)
-        return s.error();
-    ProbeRunPlan plan;
-    plan.tasks = *parseProbeRunTasks(config.tasks);
-    const auto sentenceTasks = tasksOf(plan.tasks, probeRunSentenceTasks());
-    const auto structuralTasks = tasksOf(plan.tasks, probeRunStructuralTasks());
-    const auto attentionTasks = tasksOf(plan.tasks, probeRunAttentionTasks());
-
-    DeviceConfig device;
-    device.device = config.device;
-    device.threads = config.threads;
-    device.batchSize = config.encoderBatch;
-    device.precision = config.precision;
-    auto encoder = loadProbedEncoder(config, device, plan.modelPath);
-    if (!encoder)
-        return encoder.error();
-    const EncoderInfo &info = (*encoder)->info();
-    auto layers = parseProbeRunLayers(config.layers, info.layers);
-    if (!layers)
-        return layers.error();
-    plan.layers = *layers;
-    if (auto s = choosePoolings(config, info, plan); !s)
-        return s.error();
+    const auto tLoad = ProbeClock::now();
+    auto setup = setUpProbeRun(configIn);
+    if (!setup)
+        return setup.error();
+    ProbeRunConfig &config = setup->config;
+    const ProbeRunContext ctx(callbacks, runControl);
+    ProbeRunPlan &plan = setup->plan;
+    const auto &sentenceTasks = setup->sentenceTasks;
+    const auto &structuralTasks = setup->structuralTasks;
+    const auto &attentionTasks = setup->attentionTasks;
+    const DeviceConfig &device = setup->device;
+    Encoder &encoder = *setup->encoder;
+    const EncoderInfo &info = encoder.info();
+    ProbeData &data = setup->data;
 
     ProbeRunReport report;
-    // 1-2. Data and trees.
-    const auto tLoad = ProbeClock::now();
-    auto data = readProbeData(config, info.maxTokens > 0 ? info.maxTokens - (info.hasClsToken ? 1 : 0) : 0);
-    if (!data)
-        return data.error();
-    auto trees = prepareProbeTrees(ctx, *data, config, plan.tasks);
+    // 1-2. Data (read above) and trees.
+    auto trees = prepareProbeTrees(ctx, data, config, plan.tasks);
     if (!trees)
         return trees.error();
     report.timing.loadAndTrees = secondsSince(tLoad);
     report.timing.parse = trees->parseSeconds;
-    ProgressLine(ctx) << data->size() << " sentences (" << data->splitText << "); constituency trees: "
+    ProgressLine(ctx) << data.size() << " sentences (" << data.splitText << "); constituency trees: "
                       << trees->constituencyText() << "; dependency trees: " << trees->dependencyText();
 
-    // 3-4. Features and probes.
+    // 3-4. Features (extracted, or read from a features file) and probes.
+    const bool probesTrain = !sentenceTasks.empty() || !structuralTasks.empty();
     std::unique_ptr<Encoder> randomEncoder;
-    if (config.runsRandomInit() && (!sentenceTasks.empty() || !structuralTasks.empty())) {
+    std::optional<ProbeFeatureFile> featureFile;
+    if (!config.featuresFile.empty() && probesTrain) {
+        auto file = ProbeFeatureFile::open(config.featuresFile);
+        if (!file)
+            return file.error();
+        auto wanted = featureLayoutFor(*setup);
+        if (!wanted)
+            return wanted.error();
+        if (const std::string why = probeFeatureMismatch(file->layout(), *wanted); !why.empty())
+            return Error{"features " + config.featuresFile + " do not fit this run: " + why};
+        featureFile = std::move(*file);
+        ProgressLine(ctx) << "features from " << config.featuresFile;
+    } else if (config.runsRandomInit() && probesTrain) {
         auto r = randomEncoderLike(plan.modelPath, config.seed, device);
         if (!r)
             return r.error();
         randomEncoder = std::move(*r);
     }
-    const ProbeTrainingPlan training{plan.layers, plan.poolings, encoder->get(), randomEncoder.get(),
-                                     config.runsControl()};
-    auto sentence = runSentenceProbes(ctx, *data, *trees, config, sentenceTasks, training, report.timing);
+    ProbeTrainingPlan training{plan.layers, plan.poolings, &encoder, randomEncoder.get(), config.runsControl()};
+    training.withRandomInit = config.runsRandomInit();
+    training.featureFile = featureFile ? &*featureFile : nullptr;
+    auto sentence = runSentenceProbes(ctx, data, *trees, config, sentenceTasks, training, report.timing);
     if (!sentence)
         return sentence.error();
     auto structural =
-        runStructuralProbes(ctx, *data, *trees, config, structuralTasks, training, report.structural, report.timing);
+        runStructuralProbes(ctx, data, *trees, config, structuralTasks, training, report.structural, report.timing);
     if (!structural)
         return structural.error();
     randomEncoder.reset();
 
     // 5. Attention.
-    auto attention = runAttentionTasks(ctx, **encoder, *data, *trees, config, attentionTasks, report.timing);
+    auto attention = runAttentionTasks(ctx, encoder, data, *trees, config, attentionTasks, report.timing);
     if (!attention)
         return attention.error();
 
@@ -153,7 +242,7 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &configIn, const ProbeRunC
     report.treelensVersion = TREELENS_VERSION;
     report.model = probeRunModel(plan.modelPath, info);
     report.settings = probeRunSettings(config, plan, *trees, info.dModel);
-    report.data = probeRunData(config, *data, *trees, !sentenceTasks.empty() || !structuralTasks.empty());
+    report.data = probeRunData(config, data, *trees, !sentenceTasks.empty() || !structuralTasks.empty());
     report.sentenceTasks = std::move(*sentence);
     report.structuralTasks = std::move(*structural);
     report.attention = std::move(attention->attention);
@@ -162,6 +251,81 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &configIn, const ProbeRunC
     report.timing.total = secondsSince(tStart);
     ProgressLine(ctx) << "done in " << probeFixed(report.timing.total, 1) << " s";
     return report;
+}
+
+std::size_t probeFeatureBlock(int encoderBatch)
+{
+    const auto b = static_cast<std::size_t>(std::max(1, encoderBatch));
+    return (512 + b - 1) / b * b;
+}
+
+Result<std::size_t> extractProbeRunFeatures(const ProbeRunConfig &configIn, const ShardSpec &shard,
+                                            const ProbeFeatureSink &sink, const ProbeRunCallbacks &callbacks,
+                                            const RunControl *runControl)
+{
+    const auto tStart = ProbeClock::now();
+    if (!configIn.featuresFile.empty())
+        return Error{"a features extraction reads no features file (features file " + configIn.featuresFile + ")"};
+    auto setup = setUpProbeRun(configIn);
+    if (!setup)
+        return setup.error();
+    const ProbeRunContext ctx(callbacks, runControl);
+    const ProbeRunConfig &config = setup->config;
+    if (!setup->attentionTasks.empty()) {
+        std::string names;
+        for (const auto &t : setup->attentionTasks)
+            names += (names.empty() ? "" : ", ") + t;
+        return Error{"tasks: the attention tasks (" + names + ") read attention matrices, not features: leave them out of "
+                     "the extraction and name them in the run that trains the probes on the features"};
+    }
+    if (setup->sentenceTasks.empty() && setup->structuralTasks.empty())
+        return Error{"tasks: no sentence or structural task, so no features to extract"};
+    Encoder &encoder = *setup->encoder;
+    const EncoderInfo &info = encoder.info();
+    ProbeData &data = setup->data;
+    // The trees the encoder reads must be the whole run's: the head-rule dependencies are
+    // (they depend on the sentence alone); predicted constituency trees are not made here.
+    addHeadRuleDependencies(data);
+    if (info.input == InputKind::WordsWithConstituency && config.treeSource == "parsed")
+        return Error{"the " + info.family + " encoder reads constituency trees and tree source parsed predicts them for the "
+                     "whole run: parse the corpus first (treelens-cli parse, with --shard on a cluster) and probe the parsed corpus"};
+    auto layout = featureLayoutFor(*setup);
+    if (!layout)
+        return layout.error();
+    const auto starts = probeFeatureBlockStarts(data, probeFeatureBlock(config.encoderBatch));
+    const ShardRange range = shard.active() ? shardRangeByGroups(starts, data.size(), shard) : ShardRange{0, data.size()};
+    // An encoder that reads a tree: every sentence of the range has it (the whole run would predict missing ones).
+    if (info.input != InputKind::Words) {
+        const bool dep = info.input == InputKind::WordsWithDependency;
+        const auto sentences = probeSentences(data);
+        for (std::size_t i = range.begin; i < range.end; ++i) {
+            const Sentence &s = *sentences[i];
+            if (!s.tokens.empty() && (dep ? !s.dependency : !s.constituency))
+                return Error{"sentence " + std::to_string(i + 1) + (s.id.empty() ? "" : " (" + s.id + ")") + ": the " +
+                             info.family + " encoder reads " + (dep ? "dependency" : "constituency") +
+                             " trees and it has none: parse the corpus first (treelens-cli parse, with --shard on a "
+                             "cluster) and probe the parsed corpus"};
+        }
+    }
+    std::unique_ptr<Encoder> randomEncoder;
+    if (layout->randomInit) {
+        auto r = randomEncoderLike(setup->plan.modelPath, config.seed, setup->device);
+        if (!r)
+            return r.error();
+        randomEncoder = std::move(*r);
+    }
+    ProgressLine(ctx) << "features of sentences " << range.begin + 1 << ".." << range.end << " of " << data.size() << " ("
+                      << data.splitText << ")" << (shard.active() ? ", shard " + shard.str() : std::string());
+    if (sink.begin)
+        if (auto st = sink.begin(data.size(), range); !st)
+            return st.error();
+    if (auto st = sink.write(layout->line()); !st)
+        return st.error();
+    auto written = writeProbeFeatureRecords(ctx, encoder, randomEncoder.get(), data, *layout, starts, range, sink.write);
+    if (!written)
+        return written.error();
+    ProgressLine(ctx) << "extracted in " << probeFixed(secondsSince(tStart), 1) << " s";
+    return written;
 }
 
 } // namespace treelens

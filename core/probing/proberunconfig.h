@@ -79,6 +79,9 @@ struct ProbeRunConfig {
     /// encoder per model file for every job); otherwise the run loads its own.
     EncoderCache *encoders = nullptr;
     std::string commandLine;                  ///< echoed as the report's "command"
+    /// The probes' features from this file (`probe --features`, core/probing/runfeaturefile.h)
+    /// instead of the encoders: the model is loaded for its description and the attention tasks.
+    std::string featuresFile;
 
     /// The checks that need no model, in the order a run makes them: the task
     /// list, a dev split without a test split, the counts, the probes' options.

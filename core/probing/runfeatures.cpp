@@ -3,6 +3,8 @@
 
 #include <tuple>
 
+#include "core/probing/runfeaturefile.h"
+
 namespace treelens {
 
 Result<ProbeSplitFeatures> extractProbeFeatures(const ProbeRunContext &ctx, Encoder &encoder, const ProbeData &data,
@@ -68,6 +70,56 @@ Result<StructuralSplits> structuralSplits(const ProbeData &data, const ProbeSpli
         addSkipped(ex->skipped, name);
     }
     return out;
+}
+
+Result<std::size_t> writeProbeFeatureRecords(const ProbeRunContext &ctx, Encoder &model, Encoder *randomInit,
+                                             const ProbeData &data, const ProbeFeatureLayout &layout,
+                                             const std::vector<std::size_t> &blockStarts, ShardRange range,
+                                             const std::function<Status(std::string_view)> &write)
+{
+    if (layout.randomInit && !randomInit)
+        return Error{"the random-init encoder is missing"};
+    const auto sentences = probeSentences(data);
+    FeatureOptions fo;
+    fo.sentenceVectors = layout.cls || layout.mean;
+    fo.wordVectors = layout.words;
+    fo.layers = layout.layers;
+    fo.batchSize = layout.encoderBatch;
+    RunControl rc = ctx.progressControl("features");
+    std::size_t written = 0;
+    std::string record;
+    for (std::size_t b = 0; b < blockStarts.size(); ++b) {
+        const std::size_t first = blockStarts[b];
+        const std::size_t last = b + 1 < blockStarts.size() ? blockStarts[b + 1] : sentences.size();
+        if (first < range.begin || first >= range.end)
+            continue;
+        if (ctx.cancelled())
+            return Error{"cancelled"};
+        std::vector<Sentence> block;
+        for (std::size_t i = first; i < last; ++i)
+            block.push_back(*sentences[i]);
+        std::vector<ProbeFeatures> feats;
+        for (Encoder *encoder : {&model, layout.randomInit ? randomInit : nullptr}) {
+            if (!encoder)
+                continue;
+            auto f = extractFeatures(*encoder, block, fo, nullptr);
+            if (!f) // its sentence numbers count from the block's first, sentence first + 1 of the run
+                return Error{(encoder == &model ? std::string() : std::string("random-init encoder: ")) + "sentences " +
+                             std::to_string(first + 1) + ".." + std::to_string(last) + ": " + f.message()};
+            feats.push_back(std::move(*f));
+        }
+        for (std::size_t k = 0; k < block.size(); ++k) {
+            record.clear();
+            if (auto st = appendProbeFeatureRecord(record, layout, first + k, feats, k, block[k].tokens.size()); !st)
+                return st.error();
+            if (auto st = write(record); !st)
+                return st.error();
+            ++written;
+        }
+        if (rc.progress)
+            rc.progress(std::min(last, range.end) - range.begin, range.size(), "extracted");
+    }
+    return written;
 }
 
 bool wordStatesFitAtOnce(const ProbeData &data, std::size_t layers, int dModel)

@@ -3,6 +3,7 @@
 
 #include "core/base/numbering.h"
 #include "core/encoders/encoder.h"
+#include "core/probing/runfeaturefile.h"
 #include "core/probing/runfeatures.h"
 
 namespace treelens {
@@ -11,6 +12,15 @@ namespace {
 
 /// A probed layer in progress lines and errors: "embeddings" or "layer k" (from 1).
 std::string probedLayerText(int layer) { return layer == 0 ? kEmbeddingsLayerName : "layer " + std::to_string(layer); }
+
+/// The features of the model or the random-init encoder: extracted, or read from the plan's file.
+Result<ProbeSplitFeatures> featuresOf(const ProbeRunContext &ctx, const ProbeTrainingPlan &plan, const ProbeData &data,
+                                      bool randomInit, const FeatureOptions &options, const std::string &what)
+{
+    if (plan.featureFile)
+        return plan.featureFile->load(ctx, data, randomInit, options, what);
+    return extractProbeFeatures(ctx, randomInit ? *plan.randomInit : *plan.model, data, options, what);
+}
 
 // ---------------------------------------------------------------------------
 // Sentence probes
@@ -106,7 +116,7 @@ SentenceProbeTask sentenceTask(SentenceWork &w, const ProbeTrees &trees, const P
         t.baseline.majorityMacroF1 = majorityMacroF1(ds);
     }
     t.control = plan.control;
-    t.randomInit = plan.randomInit != nullptr;
+    t.randomInit = plan.withRandomInit;
     t.randomInitSeed = config.seed;
     for (int layer : plan.layers) {
         SentenceProbeLayer main{layer, {}}, random{layer, {}};
@@ -219,13 +229,14 @@ Status trainStructuralLayer(const ProbeRunContext &ctx, const ProbeData &data, c
     return {};
 }
 
-/// Trains the structural probes on every layer with one encoder.
-Status trainStructural(const ProbeRunContext &ctx, Encoder &encoder, const ProbeData &data, const ProbeRunConfig &config,
-                       const std::vector<int> &layers, bool randomInit, std::vector<StructuralWork> &work)
+/// Trains the structural probes on every layer with one encoder (the model's, or the random-init one).
+Status trainStructural(const ProbeRunContext &ctx, const ProbeTrainingPlan &plan, const ProbeData &data,
+                       const ProbeRunConfig &config, bool randomInit, std::vector<StructuralWork> &work)
 {
+    const std::vector<int> &layers = plan.layers;
     const std::string variant = randomInit ? " (random init)" : "";
     // Word states of all layers at once when they fit comfortably, else one layer at a time.
-    const bool allAtOnce = wordStatesFitAtOnce(data, layers.size(), encoder.info().dModel);
+    const bool allAtOnce = wordStatesFitAtOnce(data, layers.size(), plan.model->info().dModel);
     ProbeSplitFeatures all;
     FeatureOptions fo;
     fo.sentenceVectors = false;
@@ -233,7 +244,7 @@ Status trainStructural(const ProbeRunContext &ctx, Encoder &encoder, const Probe
     fo.batchSize = config.encoderBatch;
     if (allAtOnce) {
         fo.layers = layers;
-        auto f = extractProbeFeatures(ctx, encoder, data, fo, "word states" + variant);
+        auto f = featuresOf(ctx, plan, data, randomInit, fo, "word states" + variant);
         if (!f)
             return Error{"word states" + variant + ": " + f.message()};
         all = std::move(*f);
@@ -243,7 +254,7 @@ Status trainStructural(const ProbeRunContext &ctx, Encoder &encoder, const Probe
         ProbeSplitFeatures one;
         if (!allAtOnce) {
             fo.layers = {layer};
-            auto f = extractProbeFeatures(ctx, encoder, data, fo, "word states" + variant + ", " + probedLayerText(layer));
+            auto f = featuresOf(ctx, plan, data, randomInit, fo, "word states" + variant + ", " + probedLayerText(layer));
             if (!f)
                 return Error{"word states" + variant + ": " + f.message()};
             one = std::move(*f);
@@ -275,11 +286,10 @@ Result<std::vector<SentenceProbeTask>> runSentenceProbes(const ProbeRunContext &
     fo.layers = plan.layers;
     fo.batchSize = config.encoderBatch;
     const ProbeTrainOptions options = sentenceProbeOptions(config);
-    for (int variant = 0; variant < (plan.randomInit ? 2 : 1); ++variant) {
-        Encoder &encoder = variant == 0 ? *plan.model : *plan.randomInit;
+    for (int variant = 0; variant < (plan.withRandomInit ? 2 : 1); ++variant) {
         const std::string vname = variant == 0 ? "" : " (random init)";
         const auto tf = ProbeClock::now();
-        auto feats = extractProbeFeatures(ctx, encoder, data, fo, "sentence vectors" + vname);
+        auto feats = featuresOf(ctx, plan, data, variant == 1, fo, "sentence vectors" + vname);
         if (!feats)
             return Error{"sentence vectors" + vname + ": " + feats.message()};
         timing.sentenceVectors += secondsSince(tf);
@@ -324,15 +334,15 @@ Result<std::vector<StructuralProbeTask>> runStructuralProbes(const ProbeRunConte
         w.task.kind = name == "structural-distance" ? StructuralProbeKind::Distance : StructuralProbeKind::Depth;
         w.task.dependencyTrees = trees.dependencyText();
         w.task.split = data.splitText;
-        w.task.randomInit = plan.randomInit != nullptr;
+        w.task.randomInit = plan.withRandomInit;
         w.task.randomInitSeed = config.seed;
         w.viewer.kind = w.task.kind;
         work.push_back(std::move(w));
     }
-    if (auto s = trainStructural(ctx, *plan.model, data, config, plan.layers, false, work); !s)
+    if (auto s = trainStructural(ctx, plan, data, config, false, work); !s)
         return s.error();
-    if (plan.randomInit)
-        if (auto s = trainStructural(ctx, *plan.randomInit, data, config, plan.layers, true, work); !s)
+    if (plan.withRandomInit)
+        if (auto s = trainStructural(ctx, plan, data, config, true, work); !s)
             return s.error();
     for (auto &w : work) {
         timing.train[w.task.name] = w.seconds;

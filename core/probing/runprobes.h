@@ -22,13 +22,18 @@ namespace treelens {
 
 class Encoder;
 
-/// What the probes train on: the layers, the poolings, the encoders.
+class ProbeFeatureFile;
+
+/// What the probes train on: the layers, the poolings, the encoders (or a features file).
 struct ProbeTrainingPlan {
     std::vector<int> layers;           ///< probed layers (0 = embeddings)
     std::vector<std::string> poolings; ///< "cls" and/or "mean"
     Encoder *model = nullptr;
     Encoder *randomInit = nullptr;     ///< the random-weight encoder of the same configuration, or none
     bool control = false;              ///< sentence probes: the control task too
+    bool withRandomInit = false;       ///< the random-init encoder's probes too (its encoder, or its features in the file)
+    /// The features read from this file instead of extracted by the encoders (`probe --features`).
+    const ProbeFeatureFile *featureFile = nullptr;
 };
 
 /// The sentence probes of `tasks` (sentence task names, canonical order): a

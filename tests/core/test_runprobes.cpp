@@ -52,7 +52,7 @@ TEST(RunProbes, SentenceProbesPerLayerPoolingAndVariant)
     const ProbeRunContext ctx(cb, nullptr);
     test::FakeEncoder model, random(2, 3, 6, true);
     const ProbeData data = test::tinyOneCorpus();
-    const ProbeTrainingPlan plan{{0, 2}, {"cls", "mean"}, &model, &random, true};
+    const ProbeTrainingPlan plan{{0, 2}, {"cls", "mean"}, &model, &random, true, true};
     ProbeRunTiming timing;
     auto tasks = runSentenceProbes(ctx, data, test::tinyTrees(), twoEpochs(), {"sentlen", "treedepth"}, plan, timing);
     ASSERT_TRUE(tasks.ok()) << tasks.message();
@@ -118,7 +118,7 @@ TEST(RunProbes, StructuralProbesAndTheirViewers)
     const ProbeRunContext ctx(cb, nullptr);
     test::FakeEncoder model, random;
     const ProbeData data = test::tinyOneCorpus();
-    const ProbeTrainingPlan plan{{1}, {"mean"}, &model, &random, false};
+    const ProbeTrainingPlan plan{{1}, {"mean"}, &model, &random, false, true};
     std::map<std::string, ProbeRunStructural> viewers;
     ProbeRunTiming timing;
     auto tasks = runStructuralProbes(ctx, data, test::tinyTrees(), twoEpochs(),
