@@ -6,7 +6,10 @@ and model as JSON, with the machine it ran on:
   the process' start and the model's load, what every task of an array pays;
 - per_1000: (the whole corpus' time − fixed) per 1,000 sentences or pairs;
 - merge_per_1000: treelens-cli merge of the corpus' output in 4 shards, per 1,000 items;
-- items_for_10pct_fixed: the shard size at which the fixed cost is a tenth of the task.
+- items_for_10pct_fixed: the shard size at which the fixed cost is a tenth of the task;
+- for probe (the features extraction that --shard runs): also train_on_features, the run
+  that trains the probes on the merged features (probe --features, one job), against
+  plain_probe, the unsharded probe run that extracts and trains in one process.
 Needs ../shared/data (UD EWT dev, WikiQA test).
 
     bench/cluster_costs.py [--cli build/ci/app/treelens-cli] [--threads 1] [--only analyze,parse]
@@ -60,7 +63,7 @@ def main():
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "ci", "app", "treelens-cli"))
     ap.add_argument("--threads", type=int, default=1, help="CPU threads of every command (a task of 1 CPU: 1)")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--only", default="", help="comma-separated tasks (analyze, parse, score-pairs, eval-pairs)")
+    ap.add_argument("--only", default="", help="comma-separated tasks (analyze, parse, score-pairs, eval-pairs, probe)")
     a = ap.parse_args()
     ewt = os.path.join(DATA, "ud-english-ewt", "en_ewt-ud-dev.conllu")
     wikiqa = os.path.join(DATA, "wikiqa", "test")
@@ -104,6 +107,10 @@ def main():
                           "pairs", [a.cli, "score-pairs", "-m", m, "-o", out, "-i"], wikiqa, warm_pairs))
         tasks.append(("score-pairs", "idf-overlap", "WikiQA test", pairs, "pairs",
                       [a.cli, "score-pairs", "-m", "idf-overlap", "-o", out, "-i"], wikiqa, warm_pairs))
+        probe_tasks = ["--task", "sentlen,structural-depth", "--epochs", "5"]
+        tasks.append(("probe", "tree-transformer-en-small", "UD EWT dev (one corpus cut 0.8/0.1/0.1)", sentences, "sentences",
+                      [a.cli, "probe", "--extract-features"] + probe_tasks + threads + ["-o", out, "--train"], ewt, warm_ewt))
+
         def median(cmd):
             times = sorted(timed(cmd) for _ in range(a.repeat))
             return times[len(times) // 2]
@@ -122,12 +129,18 @@ def main():
                 sharded = cmd[:oi + 1] + [part] + cmd[oi + 2:] + [data, "--shard", "%d/4" % i]
                 timed(sharded)
                 shards.append(part)
-            merge = median([a.cli, "merge"] + shards + ["-o", os.path.join(tmp, "merged")])
+            merged = os.path.join(tmp, "merged")
+            merge = median([a.cli, "merge"] + shards + ["-o", merged])
             per = max(0.0, whole - fixed) / n
             runs.append({"task": task, "model": model, "corpus": corpus, unit: n, "fixed": round(fixed, 2),
                          "whole": round(whole, 2), "per_1000": round(1000.0 * per, 2),
                          "merge_per_1000": round(1000.0 * merge / n, 3),
                          "items_for_10pct_fixed": int(round(9.0 * fixed / per)) if per > 0 else None})
+            if task == "probe":
+                base = [a.cli, "probe"] + probe_tasks + threads + ["--train", data]
+                runs[-1]["bytes"] = os.path.getsize(merged)
+                runs[-1]["train_on_features"] = round(median(base + ["--features", merged, "-o", out]), 2)
+                runs[-1]["plain_probe"] = round(median(base + ["-o", out]), 2)
             print(json.dumps(runs[-1]), file=sys.stderr)
     print(json.dumps({"machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "threads": a.threads}, "runs": runs}, indent=1))
     return 0

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 30).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard)
+#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures)
 # Seeds come from tests/data; findings are written to build/fuzz/findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard)
+((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures)
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
@@ -32,6 +32,22 @@ for t in "${targets[@]}"; do
     shard)
       # A complete shard output of score-pairs (two records).
       printf '#treelens-shard {"command":"score-pairs","options":"treelens-cli score-pairs -m idf -i p.tsv","shard":"1/2","input":{"path":"p.tsv","size":120,"crc32":"0a1b2c3d"},"total":4,"begin":0,"end":2,"header_lines":1}\nqid\tindex\tlabel\tscore\nq1\t0\t1\t0.5\nq1\t1\t0\t0.25\n#treelens-shard-end {"records":2}\n' >"$corpus"/seed.txt ;;
+    probefeatures)
+      # A features file of two layers (mean, words) for three sentences of 2, 2 and 1 words (as the
+      # fuzz target reads the last byte, the final newline 0x0a).
+      python3 - "$corpus"/seed.bin <<'PY'
+import json, struct, sys
+layout = {"model": {"path": "m", "size": 1, "crc32": "00000000"}, "family": "fake", "input": {"path": "c", "size": 1, "crc32": "00000000"},
+          "splits": [["corpus", 3]], "layers": [0, 1], "dim": 2, "vectors": ["mean", "words"], "encoders": ["model"],
+          "random_init_seed": 1, "encoder_batch": 32, "precision": "fp32", "values": "float32 little-endian"}
+out = b"#treelens-probe-features " + json.dumps(layout).encode() + b"\n"
+for i, words in enumerate([2, 2, 1]):
+    floats = [0.5 * (i + 1)] * (2 * (2 * (1 + words)))
+    body = struct.pack("<%df" % len(floats), *floats)
+    out += b"%d %d\n" % (i, len(body)) + body + b"\n"
+open(sys.argv[1], "wb").write(out + b"")
+PY
+      ;;
     text) cp resources/samples/*.txt "$corpus"/ 2>/dev/null || true ;;
     safetensors)
       # A tiny valid file: one F32 tensor and metadata.

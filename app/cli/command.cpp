@@ -301,7 +301,7 @@ void addShardOptions(CLI::App *cmd, ShardOptions &options, const std::string &un
     cmd->add_option("--shard", options.shard,
                     "Run shard I of N (I from 1) of the input: a contiguous part in whole " + unit +
                         ", written with the lines treelens-cli merge joins back into the whole run's output "
-                        "(docs/cluster.md); needs --input/--pairs FILE and -o OUT")
+                        "(docs/cluster.md); needs the input in files and -o OUT")
         ->type_name("I/N");
     cmd->add_flag("--skip-done", options.skipDone,
                   "With --shard: do nothing when OUT already holds this shard's complete output (a resubmitted job array "

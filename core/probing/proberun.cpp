@@ -271,17 +271,23 @@ Result<std::size_t> extractProbeRunFeatures(const ProbeRunConfig &configIn, cons
         return setup.error();
     const ProbeRunContext ctx(callbacks, runControl);
     const ProbeRunConfig &config = setup->config;
-    if (!setup->attentionTasks.empty()) {
-        std::string names;
-        for (const auto &t : setup->attentionTasks)
-            names += (names.empty() ? "" : ", ") + t;
-        return Error{"tasks: the attention tasks (" + names + ") read attention matrices, not features: leave them out of "
-                     "the extraction and name them in the run that trains the probes on the features"};
-    }
+    std::string attention; // left to the run on the features: they read attention matrices
+    for (const auto &t : setup->attentionTasks)
+        attention += (attention.empty() ? "" : ", ") + t;
     if (setup->sentenceTasks.empty() && setup->structuralTasks.empty())
-        return Error{"tasks: no sentence or structural task, so no features to extract"};
+        return Error{"tasks: no sentence or structural task, so no features to extract" +
+                     (attention.empty() ? std::string()
+                                        : " (the attention tasks " + attention + " read attention matrices: run them as one job)")};
+    if (!attention.empty())
+        ProgressLine(ctx) << "the attention tasks (" << attention
+                          << ") read attention matrices, not features: the run on the features runs them";
     Encoder &encoder = *setup->encoder;
     const EncoderInfo &info = encoder.info();
+    if (!info.outputs.layerStates) // as extractFeatures() says it, before any file is written
+        return Error{"features: the " + info.family + " encoder does not emit hidden states per layer" +
+                     (info.pairInput ? std::string(" (it reads the two sentences of a pair together: probe its pair "
+                                                   "vectors with treelens-cli probe-pairs)")
+                                     : std::string())};
     ProbeData &data = setup->data;
     // The trees the encoder reads must be the whole run's: the head-rule dependencies are
     // (they depend on the sentence alone); predicted constituency trees are not made here.

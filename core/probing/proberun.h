@@ -56,10 +56,10 @@ struct ProbeFeatureSink {
 /// sentence and structural tasks need, of the model and with a random-init baseline
 /// of the random-init encoder, for shard `shard` of the run's sentences in blocks of
 /// probeFeatureBlock() sentences, written as a features file (runfeaturefile.h):
-/// its first line, then the records. Refused: attention tasks (they read attention
-/// matrices: run them with --features), no sentence or structural task, corpora not
-/// in files, and an encoder that reads trees the corpus lacks (the whole run would
-/// predict them). Returns the records written.
+/// its first line, then the records. The attention tasks are left to the run on the
+/// features (they read attention matrices; a progress line says so). Refused: no
+/// sentence or structural task, corpora not in files, and an encoder that reads trees
+/// the corpus lacks (the whole run would predict them). Returns the records written.
 Result<std::size_t> extractProbeRunFeatures(const ProbeRunConfig &config, const ShardSpec &shard,
                                             const ProbeFeatureSink &sink, const ProbeRunCallbacks &callbacks = {},
                                             const RunControl *control = nullptr);

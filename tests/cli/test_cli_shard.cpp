@@ -1,7 +1,8 @@
 // Sharded runs and treelens-cli merge (issue 35, docs/cluster.md): analyze, parse,
-// score-pairs, eval-pairs and eval-induction in shards merged in any order give the whole
-// run's output byte for byte (eval-pairs, eval-induction: the report computed over all the
-// shards' scores or link probabilities)
+// score-pairs, eval-pairs, eval-induction and probe's feature extraction in shards merged
+// in any order give the whole run's output byte for byte (eval-pairs, eval-induction: the
+// report computed over all the shards' scores or link probabilities; probe: the probes
+// trained on the merged features report what the plain run reports)
 // (UD EWT dev in 4 shards and WikiQA test in 2 when ../shared is there; the repository's
 // small corpora always); merge refuses 3 of 4 shards, a repeated shard and a shard of
 // another input; --skip-done leaves a finished shard alone.
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "clirun.h"
 #include "core/base/fileio.h"
@@ -53,7 +55,93 @@ std::vector<std::string> shardedEqualsWhole(const std::string &args, int n, cons
     return shards;
 }
 
+/// A probe report's JSON without what differs between two runs of the same probes: the
+/// timings and the command line.
+nlohmann::json probeReport(const std::string &path)
+{
+    nlohmann::json j = nlohmann::json::parse(fileText(path), nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << path << ": " << fileText(path).substr(0, 300);
+    if (j.is_object()) {
+        j.erase("timing");
+        j.erase("command");
+    }
+    return j;
+}
+
+/// probe's features extracted whole and in `n` shards (merged back byte for byte), then the
+/// probes trained on the merged features: the report of the plain run of `args`.
+std::string probeShardsTrainAsTheWholeRun(const std::string &args, int n, const std::string &tag)
+{
+    const auto shards = shardedEqualsWhole(args + " --extract-features", n, tag);
+    const std::string merged = temp(tag + ".merged");
+    const std::string plain = temp(tag + ".plain.json"), fromFeatures = temp(tag + ".features.json");
+    auto p = runCli(args + " --json -o " + shellQuote(plain));
+    EXPECT_EQ(p.code, 0) << p.err;
+    auto f = runCli(args + " --json --features " + shellQuote(merged) + " -o " + shellQuote(fromFeatures));
+    EXPECT_EQ(f.code, 0) << f.err;
+    EXPECT_NE(f.err.find("features from "), std::string::npos) << f.err;
+    const auto a = probeReport(plain), b = probeReport(fromFeatures);
+    EXPECT_TRUE(a.contains("tasks")) << a.dump().substr(0, 300);
+    EXPECT_EQ(a, b) << tag << ": the probes trained on the merged features differ from the plain run's";
+    return merged;
+}
+
 } // namespace
+
+TEST(CliShard, ProbeFeaturesOfTheTinyCorpus)
+{
+    const std::string tiny = shellQuote(TREELENS_TEST_DATA_DIR + std::string("/probing/tiny.conllu"));
+    const std::string args = "probe --task sentlen,structural-depth --epochs 2 --train " + tiny;
+    const std::string merged = probeShardsTrainAsTheWholeRun(args + " --baselines", 2, "probe-tiny");
+    // The run needs what the file holds: other layers, no random-init features, another corpus.
+    auto layers = runCli(args + " --baselines --layers 1 --features " + shellQuote(merged) + " --json");
+    EXPECT_EQ(layers.code, 0) << layers.err; // a subset of the layers it holds
+    const std::string fewer = temp("probe-tiny.fewer");
+    ASSERT_EQ(runCli(args + " --layers 1 --extract-features -o " + shellQuote(fewer)).code, 0);
+    auto layer2 = runCli(args + " --layers 2 --features " + shellQuote(fewer));
+    EXPECT_EQ(layer2.code, 1);
+    EXPECT_NE(layer2.err.find("they hold the layers 1, not layer 2 (--layers)"), std::string::npos) << layer2.err;
+    auto random = runCli(args + " --layers 1 --random-init --features " + shellQuote(fewer));
+    EXPECT_EQ(random.code, 1);
+    EXPECT_NE(random.err.find("no random-init encoder's features"), std::string::npos) << random.err;
+    const std::string gold = shellQuote(TREELENS_TEST_DATA_DIR + std::string("/conformance/gold.conllu"));
+    auto corpus = runCli("probe --task sentlen --layers 1 --train " + gold + " --features " + shellQuote(fewer));
+    EXPECT_EQ(corpus.code, 1);
+    EXPECT_NE(corpus.err.find("they are of another corpus"), std::string::npos) << corpus.err;
+    // A shard is merged first; the features are no text for standard output.
+    const std::string shard = temp("probe-tiny.shard1");
+    auto one = runCli(args + " --features " + shellQuote(temp("probe-tiny.shard2")));
+    EXPECT_EQ(one.code, 1);
+    EXPECT_NE(one.err.find("join the shards first"), std::string::npos) << one.err;
+    // The attention tasks are left to the run on the features (--task all in a shard); alone they extract nothing.
+    auto all = runCli("probe --task all --train " + tiny + " --shard 2/2 -o " + shellQuote(temp("probe-tiny.all")));
+    EXPECT_EQ(all.code, 0) << all.err;
+    EXPECT_NE(all.err.find("the run on the features runs them"), std::string::npos) << all.err;
+    auto attention = runCli("probe --task head-accuracy --train " + tiny + " --shard 1/2 -o " + shellQuote(temp("x")));
+    EXPECT_EQ(attention.code, 1);
+    EXPECT_NE(attention.err.find("no sentence or structural task"), std::string::npos) << attention.err;
+    auto stdoutMerge = runCli("merge " + shellQuote(shard) + " " + shellQuote(temp("probe-tiny.shard2")));
+    EXPECT_EQ(stdoutMerge.code, 1);
+    EXPECT_NE(stdoutMerge.err.find("give -o FEATURES"), std::string::npos) << stdoutMerge.err;
+    auto both = runCli(args + " --extract-features --features " + shellQuote(merged) + " -o " + shellQuote(temp("y")));
+    EXPECT_EQ(both.code, 1);
+    EXPECT_NE(both.err.find("reads no --features file"), std::string::npos) << both.err;
+    // With --features the attention tasks run the encoder as usual.
+    auto withAttention = runCli("probe --task sentlen,head-accuracy --epochs 2 --baselines --train " + tiny + " --features " +
+                                shellQuote(merged));
+    EXPECT_EQ(withAttention.code, 0) << withAttention.err;
+    EXPECT_NE(withAttention.out.find("head-accuracy"), std::string::npos) << withAttention.out.substr(0, 500);
+}
+
+// The whole UD EWT dev (2,001 sentences, 4 blocks) in 3 shards, with the shipped default model.
+TEST(CliShard, ProbeFeaturesOfUdEwtDevInThreeShards)
+{
+    TREELENS_REQUIRE_SHARED("data/ud-english-ewt/en_ewt-ud-dev.conllu");
+    const std::string dev = shellQuote(test::sharedPath("data/ud-english-ewt/en_ewt-ud-dev.conllu"));
+    probeShardsTrainAsTheWholeRun("probe --task sentlen,treedepth,structural-distance --tree dependency --epochs 2 "
+                                  "--layers embeddings,2 --control --train " + dev,
+                                  3, "probe-ewt");
+}
 
 TEST(CliShard, SmallCorporaMergeBackExactly)
 {

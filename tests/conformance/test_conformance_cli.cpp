@@ -76,6 +76,13 @@ const std::vector<CliDoor> &cliDoors()
          "analyze --json --no-attention --input {GOLD} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} analyze --json "
          "--no-attention --input {GOLD} --model {M} --shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
          result("\"tokens\""), refusal("--pairs")},
+        // A corpus parsed in two shards, merged, then read by the model (the way to give a
+        // tree-reading model parsed trees at scale).
+        {"parse_sharded",
+         "parse --format conllu --input {GOLD} --shard 1/2 -o {TMP}/1 && {CLI} parse --format conllu --input {GOLD} --shard 2/2 "
+         "-o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1 -o {TMP}/parsed.conllu && {CLI} analyze --json --no-attention --input "
+         "{TMP}/parsed.conllu --model {M}",
+         result("\"tokens\""), refusal("--pairs")},
         {"score_pairs_sharded",
          "score-pairs --model {M} --input {PAIRS} --shard 1/2 -o {TMP}/1 && {CLI} score-pairs --model {M} --input {PAIRS} "
          "--shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/1 {TMP}/2",
@@ -93,6 +100,13 @@ const std::vector<CliDoor> &cliDoors()
          result("right-branching"), result("right-branching")},
         // Probing reads each sentence as the model's encoder reads one (a pair model: one side).
         {"probe", "probe --task sentlen,structural-depth --epochs 1 --json --train {GOLD} --test {GOLD} --model {M}",
+         result("\"tasks\""), result("\"tasks\"")},
+        // ... and in two shards of features, merged, the probes trained on them.
+        {"probe_sharded",
+         "probe --task sentlen,structural-depth --train {GOLD} --test {GOLD} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} probe "
+         "--task sentlen,structural-depth --train {GOLD} --test {GOLD} --model {M} --shard 2/2 -o {TMP}/2 && {CLI} merge "
+         "{TMP}/2 {TMP}/1 -o {TMP}/features && {CLI} probe --task sentlen,structural-depth --epochs 1 --json --train {GOLD} "
+         "--test {GOLD} --model {M} --features {TMP}/features",
          result("\"tasks\""), result("\"tasks\"")},
     };
     return doors;
@@ -166,7 +180,7 @@ TEST_P(CliMatrix, Cell)
     // Rollout needs attention matrices (a recursive model composes nodes instead).
     if (e.result && door == "explain_rollout" && std::find(views.begin(), views.end(), "attention") == views.end())
         e = refusal("needs the model's attention matrices");
-    if (e.result && *m.probeRefuses && std::string(d.name) == "probe")
+    if (e.result && *m.probeRefuses && (door == "probe" || door == "probe_sharded"))
         e = refusal(m.probeRefuses);
     const std::string needle = replaceAll(e.needle, "{TEXT}", m.text);
     if (e.result) {

@@ -7,7 +7,13 @@
 #                                                 + merge job (scripts/slurm/submit.sh): the merged
 #                                                 file must equal the unsharded output byte for
 #                                                 byte; a resubmission redoes nothing (--skip-done);
-#                                                 merge refuses a missing shard
+#                                                 merge refuses a missing shard. Then probe
+#                                                 (sentlen, structural-depth) of that corpus as a
+#                                                 3-task array + merge + training job: the merged
+#                                                 features must equal probe --extract-features
+#                                                 byte for byte, the training's JSON report the
+#                                                 unsharded probe --json report (bar "timing"
+#                                                 and "command")
 #   tests/slurm/test_slurm.sh --selftest [DATA_DIR]   the harness without treelens-cli: a 4-task
 #                                                 array and a dependent job that joins its files,
 #                                                 then submit.sh, the array and merge scripts
@@ -273,4 +279,43 @@ if "$cli" merge "$out"/analyze.shard[124]-of-4.jsonl -o "$tmp/three.jsonl" 2>"$t
 fi
 echo "merge without shard 3: $(head -n 1 "$tmp/three.err")"
 echo "slurm: merged output of 4 shards = unsharded output ($(wc -l <"$tmp/unsharded.jsonl") sentences, blocks of $block)"
+
+# probe: the same corpus's features in 3 shards (blocks 1, 2, 3-4), merged, and the
+# probes trained on them in a third job; against the unsharded extraction and run. The
+# features and the report name the corpus by the path given: submit.sh's absolute one.
+abs_corpus=$(realpath "$corpus")
+probe_opts=(--task "sentlen,structural-depth" --epochs 2 --layers "embeddings,2" "${opts[@]}")
+t0=$(date +%s.%N)
+"$cli" probe --train "$abs_corpus" "${probe_opts[@]}" --extract-features -o "$tmp/whole.features" 2>"$tmp/whole.err" ||
+  fail "probe --extract-features: $(cat "$tmp/whole.err")"
+"$cli" probe --train "$abs_corpus" "${probe_opts[@]}" --json -o "$tmp/unsharded-probe.json" 2>"$tmp/unsharded-probe.err" ||
+  fail "unsharded probe: $(cat "$tmp/unsharded-probe.err")"
+timed "probe unsharded (features + run)" "$t0"
+
+out=$tmp/probe-out
+t0=$(date +%s.%N)
+sub=$(TREELENS_CLI=$cli "$slurm/submit.sh" probe 3 "$corpus" "$out" "${probe_opts[@]}") || fail "submit.sh probe exited $?"
+array_id=$(awk '$1 == "array" {print $2}' <<<"$sub")
+merge_id=$(awk '$1 == "merge" {print $2}' <<<"$sub")
+train_id=$(awk '$1 == "train" {print $2}' <<<"$sub")
+[[ $array_id =~ ^[0-9]+$ && $merge_id =~ ^[0-9]+$ && $train_id =~ ^[0-9]+$ ]] || fail "submit.sh probe printed no three job ids: $sub"
+wait_jobs 300 "$array_id" "$merge_id" "$train_id"
+expect_jobs "$array_id" 3 COMPLETED
+expect_jobs "$merge_id" 1 COMPLETED
+expect_jobs "$train_id" 1 COMPLETED
+timed "probe: 3-task array + merge + train" "$t0"
+for i in 1 2 3; do [[ -f $out/probe.shard$i-of-3.features ]] || fail "no $out/probe.shard$i-of-3.features"; done
+cmp "$tmp/whole.features" "$out/probe.features" || fail "merged probe features differ from probe --extract-features"
+python3 -c '
+import json, sys
+def report(path):
+    with open(path) as f:
+        r = json.load(f)
+    for key in ("timing", "command"):
+        r.pop(key, None)
+    return r
+sys.exit(0 if report(sys.argv[1]) == report(sys.argv[2]) else 1)
+' "$tmp/unsharded-probe.json" "$out/probe.report.json" ||
+  fail "the report trained on the merged features differs from the unsharded probe report (bar timing, command)"
+echo "slurm: probe in 3 shards: merged features = whole extraction ($(wc -c <"$out/probe.features") bytes), report = unsharded report"
 report
