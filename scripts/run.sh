@@ -6,5 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
 cmake --preset dev >/dev/null
-cmake --build --preset dev --target treelens treelens-cli
+cmake --build --preset dev --target treelens treelens-cli treelens_python
+# The Python module into the user's site-packages (docs/python.md): python3 -c "import treelens".
+cmake --install build/dev --component python >/dev/null
 exec build/dev/app/treelens "$@"

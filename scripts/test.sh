@@ -5,7 +5,7 @@
 #   3. ci preset (GUI, core, CLI, tests, benchmarks; -O2, no debug info, no precompiled
 #      header, so ccache caches every unit; each test executable runs as two GoogleTest
 #      shards, TREELENS_TEST_SHARDS): build, ctest with native bf16 reported present
-#      (TREELENS_CPU_BF16=native)
+#      (TREELENS_CPU_BF16=native); the Python module installed into the user's site-packages
 #   4. ci-headless preset (TREELENS_BUILD_GUI=OFF): build (ccache reuses the ci objects),
 #      ctest with native bf16 reported absent (TREELENS_CPU_BF16=none): both branches of
 #      --precision auto on any CPU
@@ -50,6 +50,9 @@ stage include-check python3 scripts/check_includes.py --jobs "$jobs"
 stage ci-configure cmake --preset ci
 stage ci-build cmake --build --preset ci -j "$jobs"
 stage ci-test env TREELENS_CPU_BF16=native ctest --test-dir build/ci --output-on-failure --timeout 1500
+# The Python module into the user's site-packages (docs/python.md): python3 -c "import treelens"
+# works after this script, and the notebook (docs/notebooks, run by ctest) imports it so.
+stage python-install cmake --install build/ci --component python
 stage headless-configure cmake --preset ci-headless
 stage headless-build cmake --build --preset ci-headless -j "$jobs"
 stage headless-test env TREELENS_CPU_BF16=none ctest --test-dir build/ci-headless --output-on-failure --timeout 1500 -E package_contents

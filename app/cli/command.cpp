@@ -496,17 +496,4 @@ Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)
     return enc;
 }
 
-std::function<Result<Parser *>()> parserOnDemand(std::unique_ptr<Parser> &holder)
-{
-    return [&holder]() -> Result<Parser *> {
-        if (!holder) {
-            auto p = createParser(ParserConfig{});
-            if (!p)
-                return p.error();
-            holder = std::move(*p);
-        }
-        return holder.get();
-    };
-}
-
 } // namespace treelens::cli

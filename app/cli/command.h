@@ -132,10 +132,6 @@ ParserConfig parserConfig(const ParserSpec &spec);
 Result<std::vector<Sentence>> parseSentences(Parser &parser, const ParserSpec &spec, std::vector<Sentence> sentences,
                                              const std::string &source, std::vector<std::string> *failures = nullptr);
 
-/// The default parser (ParserConfig{}), opened into `holder` on the first call only:
-/// for completeTrees(), so that an input that carries its trees needs no parser model.
-std::function<Result<Parser *>()> parserOnDemand(std::unique_ptr<Parser> &holder);
-
 /// The command line as typed ("treelens-cli" then the arguments, each shell-quoted
 /// when it needs it), recorded by main() for reports that echo their invocation.
 void setCommandLine(int argc, char **argv);

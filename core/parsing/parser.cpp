@@ -110,4 +110,17 @@ Result<std::vector<Sentence>> parseCorpus(Parser &parser, std::vector<Sentence> 
     return sentences;
 }
 
+std::function<Result<Parser *>()> parserOnDemand(std::unique_ptr<Parser> &holder)
+{
+    return [&holder]() -> Result<Parser *> {
+        if (!holder) {
+            auto p = createParser(ParserConfig{});
+            if (!p)
+                return p.error();
+            holder = std::move(*p);
+        }
+        return holder.get();
+    };
+}
+
 } // namespace treelens

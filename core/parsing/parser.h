@@ -95,6 +95,11 @@ Result<std::vector<Sentence>> parseCorpus(Parser &parser, std::vector<Sentence> 
 Status completeTrees(std::vector<Sentence> &sentences, bool dependency, bool constituency, const std::string &source,
                      const std::function<Result<Parser *>()> &open);
 
+/// The default parser (ParserConfig{}), opened into `holder` on the first call only:
+/// the `open` of completeTrees(), so that an input that carries its trees needs no
+/// parser model. `holder` must outlive the function.
+std::function<Result<Parser *>()> parserOnDemand(std::unique_ptr<Parser> &holder);
+
 /// Names accepted by createParser().
 std::vector<ParserInfo> availableParsers();
 

@@ -18,6 +18,13 @@
 using namespace treelens;
 using namespace treelens::conformance;
 
+// The Python module's interpreter and folder ("" without it), generated with the other
+// paths (tests/CMakeLists.txt); declared here, the one place that uses them.
+namespace treelens::test::paths {
+const char *pythonBinary();
+const char *pythonPath();
+} // namespace treelens::test::paths
+
 namespace {
 
 /// What a cell expects: a result whose standard output holds `needle`, or a refusal
@@ -101,6 +108,9 @@ const std::vector<CliDoor> &cliDoors()
         // Probing reads each sentence as the model's encoder reads one (a pair model: one side).
         {"probe", "probe --task sentlen,structural-depth --epochs 1 --json --train {GOLD} --test {GOLD} --model {M}",
          result("\"tasks\""), result("\"tasks\"")},
+        // The Python module (docs/python.md): a sentence model analyses the gold corpus, a pair
+        // model the pairs; with the GUI the default view is rendered (python/tests/conformance_door.py).
+        {"python", "{PYTHON_DOOR} {M} {GOLD} {PAIRS}", result("python: "), result("python: ")},
         // ... and in two shards of features, merged, the probes trained on them.
         {"probe_sharded",
          "probe --task sentlen,structural-depth --train {GOLD} --test {GOLD} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} probe "
@@ -162,6 +172,16 @@ TEST_P(CliMatrix, Cell)
     std::filesystem::create_directories(tmp);
     args = replaceAll(args, "{TMP}", test::shellQuote(tmp));
     args = replaceAll(args, "{CLI}", "timeout -k 10 600 " + test::shellQuote(TREELENS_CLI));
+    const bool python = args.find("{PYTHON_DOOR}") != std::string::npos;
+    if (python) {
+        if (!*test::paths::pythonBinary())
+            GTEST_SKIP() << "SKIPPED: built without the Python module (TREELENS_BUILD_PYTHON=OFF)";
+        // treelens-cli --version first (the cell's command starts with the CLI), then the door.
+        args = replaceAll(args, "{PYTHON_DOOR}",
+                          "--version >/dev/null && env PYTHONPATH=" + test::shellQuote(test::paths::pythonPath()) +
+                              " timeout -k 10 600 " + test::shellQuote(test::paths::pythonBinary()) + " " +
+                              test::shellQuote(std::string(TREELENS_SOURCE_DIR) + "/python/tests/conformance_door.py"));
+    }
     const CliResult r = runBounded(args);
     const std::string cell = std::string(m.name) + " x " + d.name + ": treelens-cli " + args;
     ASSERT_NE(r.code, -1) << cell << ": killed by a signal\n" << r.err;
@@ -193,7 +213,7 @@ TEST_P(CliMatrix, Cell)
         ASSERT_FALSE(r.err.empty()) << cell;
         ASSERT_EQ(r.err.back(), '\n') << cell;
         const std::string last = r.err.substr(r.err.rfind('\n', r.err.size() - 2) + 1);
-        EXPECT_EQ(last.rfind("treelens-cli: error: ", 0), 0u) << cell << ": " << r.err;
+        EXPECT_EQ(last.rfind(python ? "treelens.Error: " : "treelens-cli: error: ", 0), 0u) << cell << ": " << r.err;
         EXPECT_NE(last.find(needle), std::string::npos) << cell << ": the refusal does not say '" << needle << "': " << last;
         EXPECT_TRUE(r.out.empty()) << cell << ": a refusal wrote output:\n" << r.out.substr(0, 500);
     }

@@ -1,0 +1,207 @@
+"""The Python module against the CLI (issue 36, docs/python.md): for the same sentences and
+model, the arrays of ``Model.analyze`` agree with ``treelens-cli analyze --json`` within
+1e-6; pairs, scores and metrics agree with ``score-pairs``/``eval-pairs``; a probing run
+returns the CLI's report; ``render`` draws SVG that holds the words (PNG and PDF too);
+errors are ``treelens.Error`` with the core's message; Ctrl+C cancels long work.
+
+Run by CTest as ``python`` (PYTHONPATH=build/<preset>/python, TREELENS_CLI the built CLI).
+"""
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import treelens
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DATA = os.environ.get("TREELENS_TEST_DATA_DIR", os.path.join(ROOT, "tests", "data"))
+CLI = os.environ.get("TREELENS_CLI", os.path.join(ROOT, "build", "ci", "app", "treelens-cli"))
+MODELS = os.path.join(ROOT, "resources", "models")
+TINY = os.path.join(DATA, "probing", "tiny.conllu")
+GOLD = os.path.join(DATA, "conformance", "gold.conllu")
+PAIRS = os.path.join(DATA, "conformance", "pairs.tsv")
+HAS_GUI = os.environ.get("TREELENS_HAS_GUI", "1").lower() in ("1", "on", "true", "yes")
+
+
+def cli(*args):
+    r = subprocess.run([CLI, *args], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def cli_json_lines(*args):
+    return [json.loads(line) for line in cli(*args).splitlines() if line.strip()]
+
+
+def close(array, nested, what):
+    expected = np.asarray(nested, dtype=np.float64)
+    assert array is not None, what + ": None"
+    assert array.shape == expected.shape, "%s: shape %s, the CLI's %s" % (what, array.shape, expected.shape)
+    assert np.max(np.abs(array.astype(np.float64) - expected)) <= 1e-6, what
+
+
+def test_import_and_version():
+    assert treelens.__version__
+    assert issubclass(treelens.Error, RuntimeError)
+
+
+def test_read_write_sentences():
+    sents = treelens.read_corpus(GOLD)
+    assert len(sents) == 2
+    s = sents[0]
+    assert s.has_dependency and len(s.heads) == len(s.words)
+    text = s.conllu()
+    assert text.startswith("#") or text.split("\n")[0].startswith("1\t") or "\t" in text
+    assert all(w in text for w in s.words)
+    assert treelens.write_corpus(sents, "conllu").count("\n\n") == 2
+    split = treelens.sentences("Dogs bark. Cats sleep.")
+    assert [x.words for x in split] == [["Dogs", "bark", "."], ["Cats", "sleep", "."]]
+    lines = treelens.sentences("Dogs bark. Cats sleep.\nBirds sing.", split=False)  # a sentence per line
+    assert [len(x) for x in lines] == [6, 3]
+
+
+def test_parse_equals_cli_parse():
+    parsed = treelens.parse("The old man saw a red kite. It flew away.")
+    assert len(parsed) == 2 and all(p.has_dependency and p.has_constituency for p in parsed)
+    cli_out = cli("parse", "--split", "--format", "conllu", "The old man saw a red kite. It flew away.")
+    cli_heads = [[int(line.split("\t")[6]) for line in block.splitlines() if line and line[0].isdigit()]
+                 for block in cli_out.strip().split("\n\n")]
+    assert [p.heads for p in parsed] == cli_heads
+    ptb = parsed[0].ptb()
+    assert ptb.startswith("(") and "kite" in ptb
+    tree = parsed[0].constituency
+    assert str(tree) == ptb and tree.words == parsed[0].words
+    assert ("NP", 0, 3) in tree.spans()  # "The old man"
+    dep = parsed[0].dependency
+    assert dep.heads == parsed[0].heads and len(dep.arcs()) == len(parsed[0].words)
+    assert str(dep).splitlines()[2].split("\t")[:2] == ["3", "man"]
+
+
+@pytest.mark.parametrize("model,needs", [
+    ("tree-transformer-en-small", ["attention", "attention_raw", "constituent_prior", "link_probs", "embedding"]),
+    ("dependency-transformer-en-polarity", ["attention", "attention_raw"]),
+])
+def test_analyze_agrees_with_cli_json(model, needs):
+    path = os.path.join(MODELS, model + ".safetensors")
+    expected = cli_json_lines("analyze", "--json", "--input", TINY, "--model", path)
+    m = treelens.load_model(path, device="cpu")
+    assert m.info["family"] == expected[0]["family"]
+    got = m.analyze(treelens.read_corpus(TINY))
+    assert len(got) == len(expected) == 30
+    for a, e in zip(got, expected):
+        assert a.tokens == e["tokens"]
+        assert (a.layers, a.heads) == (e["layers"], e["heads"])
+        for key in needs:
+            attr = {"constituent_prior": "prior"}.get(key, key)
+            close(getattr(a, attr), e[key], "%s %s" % (model, key))
+        if "prediction" in e:
+            assert a.prediction["label"] == e["prediction"]["label"]
+            for label, p in zip(e["prediction"]["labels"], e["prediction"]["probabilities"]):
+                assert abs(a.prediction["probabilities"][label] - p) <= 1e-6
+        for name, g in e.get("gates", {}).items():
+            assert list(a.gates[name].shape) == g["shape"], name
+            close(a.gates[name].reshape(-1), g["data"], "gate " + name)
+        if "induced_tree" in e:
+            assert str(a.induced_tree) == e["induced_tree"]
+    # One matrix without a copy: a view of the analysis' memory, read-only.
+    a = got[0]
+    view = a.matrix("attention", 1, 2)
+    assert not view.flags.writeable and not view.flags.owndata
+    np.testing.assert_array_equal(view, a.attention[1, 2])
+
+
+def test_analyze_pairs_agrees_with_cli():
+    path = os.path.join(MODELS, "ggsa-en-wikiqa.safetensors")
+    expected = cli_json_lines("analyze", "--json", "--pairs", PAIRS, "--model", path)
+    m = treelens.load_model(path, device="cpu")
+    with pytest.raises(treelens.Error, match="pairs"):
+        m.analyze("The old man saw a red kite .")
+    corpus = treelens.read_pairs(PAIRS)
+    got = m.analyze_pairs(corpus)
+    assert len(got) == len(expected) == len(corpus)
+    for a, e in zip(got, expected):
+        close(a.attention, e["attention"], "ggsa attention")
+        close(a.second.attention, e["second"]["attention"], "ggsa second attention")
+        assert a.second.tokens == e["second"]["tokens"]
+        assert abs(a.prediction["score"] - e["prediction"]["score"]) <= 1e-6
+        for name, g in e.get("gates", {}).items():
+            assert list(a.gates[name].shape) == g["shape"], name
+            close(a.gates[name].reshape(-1), g["data"], "gate " + name)
+
+
+def test_scores_and_metrics_agree_with_cli():
+    path = os.path.join(MODELS, "ggsa-en-wikiqa.safetensors")
+    corpus = treelens.read_pairs(PAIRS)
+    scores = treelens.load_model(path, device="cpu").score_pairs(corpus)
+    rows = [line.split("\t") for line in cli("score-pairs", "--model", path, "--input", PAIRS).splitlines()[1:]]
+    assert scores["qid"] == [r[0] for r in rows]
+    np.testing.assert_allclose(scores["score"], [float(r[3]) for r in rows], atol=1e-6)
+    metrics = treelens.evaluate_pairs(corpus, scores)
+    report = json.loads(cli("eval-pairs", "--model", path, "--input", PAIRS, "--json"))
+    overall = report["overall"]
+    for key in ("map", "mrr", "p_at_1"):
+        assert abs(metrics[key] - overall[key]) <= 1e-9, key
+    assert metrics["questions_used"] == overall["questions"]
+    idf = treelens.score_pairs_idf(corpus)
+    idf_rows = [line.split("\t") for line in cli("score-pairs", "--model", "idf-overlap", "--input", PAIRS).splitlines()[1:]]
+    np.testing.assert_allclose(idf["score"], [float(r[3]) for r in idf_rows], atol=1e-6)
+
+
+def test_probe_returns_the_cli_report():
+    report = treelens.probe("sentlen,structural-depth", train=GOLD, test=GOLD, epochs=1)
+    expected = json.loads(cli("probe", "--task", "sentlen,structural-depth", "--train", GOLD, "--test", GOLD, "--epochs",
+                              "1", "--json"))
+    for r in (report, expected):
+        r.pop("timing", None)
+        r.pop("command", None)
+    assert report == expected
+
+
+def test_errors_are_treelens_errors():
+    with pytest.raises(treelens.Error, match="no-such-model"):
+        treelens.load_model("/no-such-model.safetensors")
+    with pytest.raises(treelens.Error):
+        treelens.read_corpus("/no/such/file.conllu")
+    with pytest.raises(TypeError):
+        treelens.probe("sentlen", train=GOLD, bogus=1)
+
+
+def test_ctrl_c_cancels_long_work():
+    m = treelens.load_model(device="cpu", threads=1)
+    many = treelens.read_corpus(TINY) * 400  # 12,000 sentences: far longer than the interrupt's delay
+    timer = threading.Timer(0.5, lambda: signal.pthread_kill(threading.main_thread().ident, signal.SIGINT))
+    t0 = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        m.analyze(many, batch_size=16, attention=False)
+    timer.join()
+    assert time.monotonic() - t0 < 30
+
+
+@pytest.mark.skipif(not HAS_GUI, reason="built without the GUI (TREELENS_BUILD_GUI=OFF): no views")
+def test_render_draws_the_words():
+    assert "dependency" in treelens.views() and "constituency" in treelens.views()
+    m = treelens.load_model(device="cpu")
+    a = m.analyze(treelens.parse("The old man saw a red kite."))[0]
+    for view in ("constituency", "dependency", "prior"):
+        svg = treelens.render(a, view=view, layer=2, head=1)
+        assert svg.lstrip().startswith("<?xml") or "<svg" in svg[:400], view
+        if view != "prior":
+            for word in ("old", "man", "kite"):
+                assert word in svg, (view, word)
+    png = treelens.render(a, view="dependency", format="png", dpi=72)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    pdf = treelens.render(a, view="constituency", format="pdf")
+    assert pdf[:5] == b"%PDF-"
+    assert "kite" in a._repr_svg_()
+    with pytest.raises(treelens.Error, match="head 9"):
+        treelens.render(a, view="dependency", head=9)
+    dep = treelens.load_model(os.path.join(MODELS, "dependency-transformer-en-polarity.safetensors"), device="cpu")
+    with pytest.raises(treelens.Error, match="prior"):
+        treelens.render(dep.analyze(treelens.read_corpus(GOLD))[0], view="prior")
+    assert "kite" in treelens.render(treelens.parse("The old man saw a red kite.")[0], view="constituency")
