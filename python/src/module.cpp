@@ -9,13 +9,18 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,11 +43,12 @@ using namespace treelens;
 
 namespace {
 
-/// treelens.Error, set up in the module's init.
+/// treelens.Error, set up in the module's init (never destroyed: it outlives the interpreter's
+/// objects, as pybind11 asks of module-level Python objects held in C++ statics).
 py::object &errorType()
 {
-    static py::object type;
-    return type;
+    static auto *type = new py::object();
+    return *type;
 }
 
 [[noreturn]] void raise(const std::string &message)
@@ -89,12 +95,21 @@ struct SignalControl {
     }
 };
 
+/// The items the last inBlocks() run finished and had (treelens._treelens._last_work(): the
+/// tests' evidence that Ctrl+C stopped a run midway rather than after it).
+std::pair<std::size_t, std::size_t> &lastWork()
+{
+    static std::pair<std::size_t, std::size_t> work;
+    return work;
+}
+
 /// Runs `work(begin, end)` over [0, n) in blocks of `step` items without the GIL, Ctrl+C
 /// checked between blocks; the first error stops it. A KeyboardInterrupt is raised after.
 Status inBlocks(std::size_t n, std::size_t step, const std::function<Status(std::size_t, std::size_t)> &work)
 {
     SignalControl signals;
     Status status;
+    std::size_t done = 0;
     {
         py::gil_scoped_release release;
         for (std::size_t b = 0; status && b < n; b += step) {
@@ -103,8 +118,11 @@ Status inBlocks(std::size_t n, std::size_t step, const std::function<Status(std:
                 break;
             }
             status = work(b, std::min(n, b + step));
+            if (status)
+                done = std::min(n, b + step);
         }
     }
+    lastWork() = {done, n};
     signals.rethrow();
     return status;
 }
@@ -153,18 +171,33 @@ std::vector<SentencePtr> readSentencesFromFile(const std::string &path, const st
 }
 
 /// Sentences from a Python argument: a string (running text, tokenised and split into
-/// sentences as `--split` does), a Sentence, or a list of either (a string in a list is
-/// split too).
+/// sentences as `--split` does), a Sentence, or a list of strings and Sentences, each
+/// string one sentence (tokenised, not split: the results map one to one to the list).
 std::vector<SentencePtr> sentencesOf(const py::handle &arg)
 {
     if (py::isinstance<py::str>(arg))
         return readSentencesFromText(arg.cast<std::string>(), "text", true);
     if (py::isinstance<Sentence>(arg))
         return {arg.cast<SentencePtr>()};
+    if (!py::isinstance<py::iterable>(arg))
+        throw py::type_error("sentences: a string, a Sentence or a list of them, not " +
+                             std::string(py::str(py::type::handle_of(arg).attr("__name__"))));
     std::vector<SentencePtr> out;
+    std::size_t k = 0;
     for (const py::handle &item : arg) {
-        auto part = sentencesOf(item);
-        out.insert(out.end(), part.begin(), part.end());
+        ++k;
+        if (py::isinstance<Sentence>(item)) {
+            out.push_back(item.cast<SentencePtr>());
+        } else if (py::isinstance<py::str>(item)) {
+            auto one = readSentencesFromText(item.cast<std::string>(), "text", false);
+            if (one.size() != 1)
+                raise("item " + std::to_string(k) + " of the list: a string in a list is one sentence; this one holds " +
+                      std::to_string(one.size()) + " lines (pass running text as one string to split it)");
+            out.push_back(std::move(one.front()));
+        } else {
+            throw py::type_error("item " + std::to_string(k) + " of the list: a string or a Sentence, not " +
+                                 std::string(py::str(py::type::handle_of(item).attr("__name__"))));
+        }
     }
     return out;
 }
@@ -187,9 +220,9 @@ std::vector<SentencePtr> parseSentences(const std::vector<SentencePtr> &sentence
     }
     if (!parser)
         raise(parser.message());
-    // In blocks of 2,000 sentences, as `treelens-cli parse` reads them.
+    // In blocks of 256 sentences: Ctrl+C is seen within a second or so.
     std::vector<Sentence> parsed;
-    check(inBlocks(in.size(), 2000, [&](std::size_t begin, std::size_t end) -> Status {
+    check(inBlocks(in.size(), 256, [&](std::size_t begin, std::size_t end) -> Status {
         std::vector<Sentence> block(std::make_move_iterator(in.begin() + static_cast<std::ptrdiff_t>(begin)),
                                     std::make_move_iterator(in.begin() + static_cast<std::ptrdiff_t>(end)));
         auto r = parseCorpus(**parser, std::move(block), "<python>", CorpusParseOptions{});
@@ -230,9 +263,33 @@ struct PyAnalysis {
     std::shared_ptr<const Analysis> analysis;
     std::shared_ptr<const Sentence> sentence;
     std::shared_ptr<const Sentence> secondSentence; ///< a pair's second sentence
+    /// The stacked arrays, made on first access and kept (read-only): "attention", ...
+    std::map<std::string, py::object> arrays;
     const Analysis &a() const { return *analysis; }
 };
 using AnalysisPtr = std::shared_ptr<PyAnalysis>;
+
+void makeReadOnly(const py::object &o)
+{
+    if (py::isinstance<py::array>(o))
+        py::detail::array_proxy(o.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+}
+
+/// The array `name` of an analysis: `make` runs once (one copy), the result is kept and
+/// read-only, like the matrix views.
+py::object keptArray(PyAnalysis &p, const std::string &name, const std::function<py::object(const Analysis &)> &make)
+{
+    auto it = p.arrays.find(name);
+    if (it != p.arrays.end())
+        return it->second;
+    py::object value = make(p.a());
+    makeReadOnly(value);
+    if (py::isinstance<py::dict>(value))
+        for (const auto &item : value.cast<py::dict>())
+            makeReadOnly(py::reinterpret_borrow<py::object>(item.second));
+    p.arrays.emplace(name, value);
+    return value;
+}
 
 /// One matrix as a read-only NumPy view of the analysis' own memory (no copy), kept
 /// alive by `base`.
@@ -367,6 +424,30 @@ py::list nodeAttentionList(const Analysis &a)
 struct PyModel {
     std::shared_ptr<Encoder> encoder;
     std::string path;
+    /// An Encoder is used from one thread at a time (encoder.h): taken, without the GIL,
+    /// for each piece of work; `owner` catches a re-entry from the same thread (a signal
+    /// handler that uses the model), which would otherwise deadlock.
+    std::mutex mutex;
+    std::atomic<std::thread::id> owner{};
+};
+
+/// Holds a model's lock for a piece of work (call without the GIL: another thread may hold it).
+class ModelLock {
+public:
+    explicit ModelLock(PyModel &m) : m_model(m)
+    {
+        if (m.owner.load() == std::this_thread::get_id())
+            throw std::runtime_error("the model is already at work in this thread (a signal handler that uses it?)");
+        m_lock = std::unique_lock<std::mutex>(m.mutex);
+        m.owner = std::this_thread::get_id();
+    }
+    ~ModelLock() { m_model.owner = std::thread::id{}; }
+    ModelLock(const ModelLock &) = delete;
+    ModelLock &operator=(const ModelLock &) = delete;
+
+private:
+    PyModel &m_model;
+    std::unique_lock<std::mutex> m_lock;
 };
 using ModelPtr = std::shared_ptr<PyModel>;
 
@@ -388,7 +469,7 @@ ModelPtr loadModel(const std::string &pathIn, const std::string &device, int thr
     }
     auto m = std::make_shared<PyModel>();
     m->encoder = unwrap(std::move(r));
-    m->path = path;
+    m->path = std::move(path);
     return m;
 }
 
@@ -413,15 +494,17 @@ py::dict modelInfo(const PyModel &m)
 }
 
 /// Runs the model over `inputs` in batches of `batchSize`, without the GIL; Ctrl+C between batches.
-std::vector<Analysis> runAnalyses(Encoder &encoder, const std::vector<EncoderInput> &inputs, int batchSize,
+std::vector<Analysis> runAnalyses(PyModel &model, const std::vector<EncoderInput> &inputs, int batchSize,
                                   const AnalyzeOptions &options)
 {
+    Encoder &encoder = *model.encoder;
     std::vector<Analysis> out;
     SignalControl signals; // the encoder polls it between its own batches too
     const Status status = inBlocks(inputs.size(), static_cast<std::size_t>(std::max(1, batchSize)),
                    [&](std::size_t begin, std::size_t end) -> Status {
                        std::vector<EncoderInput> batch(inputs.begin() + static_cast<std::ptrdiff_t>(begin),
                                                        inputs.begin() + static_cast<std::ptrdiff_t>(end));
+                       ModelLock lock(model);
                        auto r = encoder.analyze(batch, options, &signals.control);
                        if (!r)
                            return r.error();
@@ -442,12 +525,14 @@ void completeModelTrees(const EncoderInfo &info, std::vector<Sentence> &sentence
     if (!dep && !cons)
         return;
     std::unique_ptr<Parser> parser;
-    Status status;
-    {
-        py::gil_scoped_release release;
-        status = completeTrees(sentences, dep, cons, "<python>", parserOnDemand(parser));
-    }
-    check(status);
+    // In blocks of 256 sentences, so that Ctrl+C stops a long parse too.
+    check(inBlocks(sentences.size(), 256, [&](std::size_t begin, std::size_t end) -> Status {
+        std::vector<Sentence> block(std::make_move_iterator(sentences.begin() + static_cast<std::ptrdiff_t>(begin)),
+                                    std::make_move_iterator(sentences.begin() + static_cast<std::ptrdiff_t>(end)));
+        Status st = completeTrees(block, dep, cons, "<python>", parserOnDemand(parser));
+        std::move(block.begin(), block.end(), sentences.begin() + static_cast<std::ptrdiff_t>(begin));
+        return st;
+    }));
 }
 
 AnalyzeOptions analyzeOptions(bool attention, bool states)
@@ -471,7 +556,7 @@ std::vector<AnalysisPtr> analyze(PyModel &m, const py::handle &input, int batchS
     std::vector<EncoderInput> inputs;
     for (const auto &s : sentences)
         inputs.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}, {}, {}});
-    auto out = runAnalyses(*m.encoder, inputs, batchSize, analyzeOptions(attention, states));
+    auto out = runAnalyses(m, inputs, batchSize, analyzeOptions(attention, states));
     std::vector<AnalysisPtr> result;
     for (std::size_t k = 0; k < out.size(); ++k) {
         auto p = std::make_shared<PyAnalysis>();
@@ -506,7 +591,7 @@ std::vector<AnalysisPtr> analyzePairs(PyModel &m, std::vector<SentencePair> pair
             inputs.push_back(EncoderInput{p.second.words(), p.second.dependency, p.second.constituency, {}, {}, {}});
         }
     }
-    auto out = runAnalyses(*m.encoder, inputs, pairModel ? batchSize : 2 * batchSize, analyzeOptions(attention, states));
+    auto out = runAnalyses(m, inputs, pairModel ? batchSize : 2 * batchSize, analyzeOptions(attention, states));
     std::vector<AnalysisPtr> result;
     for (std::size_t i = 0, k = 0; i < pairs.size(); ++i) {
         Analysis a = std::move(out[k++]);
@@ -548,6 +633,17 @@ std::vector<SentencePair> pairsOf(const py::handle &arg)
 
 using PairCorpusPtr = std::shared_ptr<PairCorpus>;
 
+py::tuple pairTuple(const PairCorpus &c, long long i)
+{
+    const auto n = static_cast<long long>(c.pairs.size());
+    if (i < 0)
+        i += n;
+    if (i < 0 || i >= n)
+        throw py::index_error("pair index out of range (" + std::to_string(n) + " pairs)");
+    const SentencePair &p = c.pairs[static_cast<std::size_t>(i)];
+    return py::make_tuple(std::make_shared<Sentence>(p.first), std::make_shared<Sentence>(p.second), p.label, p.group);
+}
+
 PairCorpusPtr readPairs(const std::string &path, const std::string &format)
 {
     return std::make_shared<PairCorpus>(unwrap(readPairCorpus(path, format)));
@@ -578,6 +674,7 @@ py::dict scorePairs(PyModel &m, const PairCorpus &corpus)
     Result<PairSystem> r = Error{""};
     {
         py::gil_scoped_release release;
+        ModelLock lock(m);
         r = scorePairCorpus(*m.encoder, corpus, &signals.control);
     }
     signals.rethrow();
@@ -647,8 +744,16 @@ std::string probeJson(const py::dict &options)
                 field.push_back(py::str(f).cast<std::string>());
     };
     auto integer = [&](const char *key, auto &field) {
-        if (options.contains(key) && !options[key].is_none())
-            field = options[key].cast<std::decay_t<decltype(field)>>();
+        if (!options.contains(key) || options[key].is_none())
+            return;
+        using T = std::decay_t<decltype(field)>;
+        try {
+            field = options[key].cast<T>();
+        } catch (const py::cast_error &) {
+            throw py::type_error(std::string("probe(): ") + key + " must be " +
+                                 (std::is_same_v<T, bool> ? "True or False" : "a whole number") + ", not " +
+                                 std::string(py::str(py::type::handle_of(options[key]).attr("__name__"))));
+        }
     };
     str("tasks", config.tasks);
     str("model", config.model);
@@ -687,15 +792,29 @@ std::string probeJson(const py::dict &options)
 PYBIND11_MODULE(_treelens, m)
 {
     m.doc() = "TreeLens core (C++): see the treelens package for the documented API";
-    errorType() = py::reinterpret_borrow<py::object>(PyExc_RuntimeError);
-    static py::exception<std::exception> error(m, "Error", PyExc_RuntimeError);
-    errorType() = error;
+    errorType() = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
+        "treelens.Error", "A failure the TreeLens core reports, with its one-line message", PyExc_RuntimeError, nullptr));
+    m.attr("Error") = errorType();
+    // A C++ exception from a library underneath (LibTorch's c10::Error, std::bad_alloc, ...) is a
+    // treelens.Error too, with its message.
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p)
+                std::rethrow_exception(p);
+        } catch (const py::builtin_exception &) {
+            throw;
+        } catch (const py::error_already_set &) {
+            throw;
+        } catch (const std::exception &e) {
+            PyErr_SetString(errorType().ptr(), e.what());
+        }
+    });
     m.attr("__version__") = TREELENS_VERSION;
 
     py::class_<Sentence, SentencePtr>(m, "Sentence", "One sentence: its tokens and the trees known for it")
-        .def_readonly("id", &Sentence::id)
-        .def_readonly("text", &Sentence::text)
-        .def_property_readonly("words", &Sentence::words)
+        .def_readonly("id", &Sentence::id, "The sentence id (# sent_id, or generated)")
+        .def_readonly("text", &Sentence::text, "The raw text (# text)")
+        .def_property_readonly("words", &Sentence::words, "The tokens' forms")
         .def_property_readonly("upos", [](const Sentence &s) {
             std::vector<std::string> v;
             for (const auto &t : s.tokens)
@@ -747,7 +866,8 @@ PYBIND11_MODULE(_treelens, m)
             py::arg("include_root") = true, "Labelled spans (label, start, end) over word indices, end exclusive")
         .def("ptb", [](const ConstituencyTree &t) { return writePtbTree(t); })
         .def("__str__", [](const ConstituencyTree &t) { return writePtbTree(t); })
-        .def("__eq__", [](const ConstituencyTree &a, const ConstituencyTree &b) { return a == b; })
+        .def("__eq__", [](const ConstituencyTree &a, const ConstituencyTree &b) { return a == b; }, py::is_operator())
+        .def("__hash__", [](const ConstituencyTree &t) { return py::hash(py::str(writePtbTree(t))); })
         .def("__repr__", [](const ConstituencyTree &t) { return "<treelens.ConstituencyTree " + writePtbTree(t) + ">"; });
 
     py::class_<PyDependencyTree>(m, "DependencyTree", "A dependency tree; prints as CoNLL-U (ID, FORM, HEAD, DEPREL)")
@@ -780,22 +900,38 @@ PYBIND11_MODULE(_treelens, m)
     });
 
     py::class_<PyAnalysis, AnalysisPtr>(m, "Analysis", "What a model computed for one sentence")
-        .def_property_readonly("family", [](const PyAnalysis &p) { return p.a().family; })
-        .def_property_readonly("tokens", [](const PyAnalysis &p) { return p.a().tokens; })
-        .def_property_readonly("words", [](const PyAnalysis &p) { return p.a().words; })
-        .def_property_readonly("word_token", [](const PyAnalysis &p) { return p.a().wordToken; })
-        .def_property_readonly("layers", [](const PyAnalysis &p) { return p.a().layers; })
-        .def_property_readonly("heads", [](const PyAnalysis &p) { return p.a().heads; })
+        .def_property_readonly("family", [](const PyAnalysis &p) { return p.a().family; }, "The encoder family that made it")
+        .def_property_readonly("tokens", [](const PyAnalysis &p) { return p.a().tokens; }, "The model's units, as the matrices index them")
+        .def_property_readonly("words", [](const PyAnalysis &p) { return p.a().words; }, "The input words")
+        .def_property_readonly("word_token", [](const PyAnalysis &p) { return p.a().wordToken; }, "The token index of each word")
+        .def_property_readonly("layers", [](const PyAnalysis &p) { return p.a().layers; }, "Encoder layers (0 for a recursive model)")
+        .def_property_readonly("heads", [](const PyAnalysis &p) { return p.a().heads; }, "Attention heads per layer")
         .def_property_readonly("sentence", [](const PyAnalysis &p) { return std::const_pointer_cast<Sentence>(p.sentence); })
-        .def_property_readonly("attention", [](const PyAnalysis &p) { return stack4(p.a().attention); })
-        .def_property_readonly("attention_raw", [](const PyAnalysis &p) { return stack4(p.a().attentionRaw); })
-        .def_property_readonly("attention_relation", [](const PyAnalysis &p) { return stack4(p.a().attentionRelation); })
-        .def_property_readonly("relation_gate", [](const PyAnalysis &p) { return stack4(p.a().relationGate); })
-        .def_property_readonly("piece_attention", [](const PyAnalysis &p) { return stack4(p.a().pieceAttention); })
-        .def_property_readonly("pieces", [](const PyAnalysis &p) { return p.a().pieces; })
-        .def_property_readonly("prior", [](const PyAnalysis &p) { return stack3(p.a().constituentPrior); })
-        .def_property_readonly("layer_states", [](const PyAnalysis &p) { return stack3(p.a().layerStates); })
-        .def_property_readonly("link_probs", [](const PyAnalysis &p) { return linkProbs(p.a().linkProbs); })
+        .def_property_readonly(
+            "attention", [](PyAnalysis &p) { return keptArray(p, "attention", [](const Analysis &a) -> py::object { return stack4(a.attention); }); },
+            "float32 [layer, head, i, j] over the tokens: the attention the model used (Tree Transformer: after the constituent prior); None without")
+        .def_property_readonly(
+            "attention_raw", [](PyAnalysis &p) { return keptArray(p, "attention_raw", [](const Analysis &a) -> py::object { return stack4(a.attentionRaw); }); },
+            "The attention before the structural weighting (plain softmax); None when identical")
+        .def_property_readonly(
+            "attention_relation", [](PyAnalysis &p) { return keptArray(p, "attention_relation", [](const Analysis &a) -> py::object { return stack4(a.attentionRelation); }); },
+            "The Dependency-Transformer's relation attention softmax(S^r); None for other families")
+        .def_property_readonly(
+            "relation_gate", [](PyAnalysis &p) { return keptArray(p, "relation_gate", [](const Analysis &a) -> py::object { return stack4(a.relationGate); }); },
+            "The Dependency-Transformer's relation gate per query token (0: plain, 1: relation); None for others")
+        .def_property_readonly(
+            "piece_attention", [](PyAnalysis &p) { return keptArray(p, "piece_attention", [](const Analysis &a) -> py::object { return stack4(a.pieceAttention); }); },
+            "Word-piece models: the attention between the pieces [layer, head, piece, piece]; None for others")
+        .def_property_readonly("pieces", [](const PyAnalysis &p) { return p.a().pieces; }, "Word-piece models: the pieces of the sentence")
+        .def_property_readonly(
+            "prior", [](PyAnalysis &p) { return keptArray(p, "prior", [](const Analysis &a) -> py::object { return stack3(a.constituentPrior); }); },
+            "float32 [layer, i, j]: the constituent prior C (Tree Transformer); None without")
+        .def_property_readonly(
+            "layer_states", [](PyAnalysis &p) { return keptArray(p, "layer_states", [](const Analysis &a) -> py::object { return stack3(a.layerStates); }); },
+            "float32 [layer, token, d_model]: hidden states (layer 0 the embeddings), with analyze(states=True)")
+        .def_property_readonly(
+            "link_probs", [](PyAnalysis &p) { return keptArray(p, "link_probs", [](const Analysis &a) -> py::object { return linkProbs(a.linkProbs); }); },
+            "float32 [layer, token - 1]: the probability that tokens k and k+1 are in one constituent")
         .def_property_readonly("cross_attention", [](py::object self) {
             const PyAnalysis &p = self.cast<const PyAnalysis &>();
             py::list out;
@@ -803,13 +939,19 @@ PYBIND11_MODULE(_treelens, m)
                 out.append(matrixView(x, self));
             return out;
         })
-        .def_property_readonly("embedding", [](const PyAnalysis &p) { return floats(p.a().embedding); })
-        .def_property_readonly("mean_embedding", [](const PyAnalysis &p) { return floats(p.a().meanEmbedding); })
-        .def_property_readonly("prediction", [](const PyAnalysis &p) { return predictionDict(p.a().prediction); })
-        .def_property_readonly("gates", [](const PyAnalysis &p) { return arraysDict(p.a().gates); })
-        .def_property_readonly("node_attention", [](const PyAnalysis &p) { return nodeAttentionList(p.a()); })
-        .def_property_readonly("induced_brackets", [](const PyAnalysis &p) { return p.a().inducedBrackets; })
-        .def_property_readonly("induced_tree", [](const PyAnalysis &p) { return constituencyOf(p.a().inducedTree); })
+        .def_property_readonly(
+            "embedding", [](PyAnalysis &p) { return keptArray(p, "embedding", [](const Analysis &a) -> py::object { return floats(a.embedding); }); },
+            "The first token ([CLS]) final state; None without")
+        .def_property_readonly(
+            "mean_embedding", [](PyAnalysis &p) { return keptArray(p, "mean_embedding", [](const Analysis &a) -> py::object { return floats(a.meanEmbedding); }); },
+            "The mean of the word tokens final states; None without")
+        .def_property_readonly("prediction", [](const PyAnalysis &p) { return predictionDict(p.a().prediction); }, "A classifier's or pair model's {label, score, probabilities}; None without")
+        .def_property_readonly(
+            "gates", [](PyAnalysis &p) { return keptArray(p, "gates", [](const Analysis &a) -> py::object { return arraysDict(a.gates); }); },
+            "Family gates and other named arrays by name (ggsa.gate_mean, deptrans.gate, ...), each in its shape")
+        .def_property_readonly("node_attention", [](const PyAnalysis &p) { return nodeAttentionList(p.a()); }, "Recursive models: how each tree node attends over its children (dicts)")
+        .def_property_readonly("induced_brackets", [](const PyAnalysis &p) { return p.a().inducedBrackets; }, "The induced brackets [start, end) over words, the whole span left out")
+        .def_property_readonly("induced_tree", [](const PyAnalysis &p) { return constituencyOf(p.a().inducedTree); }, "The unsupervised tree (a ConstituencyTree); None without")
         .def_property_readonly("second", [](const PyAnalysis &p) -> py::object {
             if (p.a().second.empty())
                 return py::none();
@@ -858,7 +1000,7 @@ PYBIND11_MODULE(_treelens, m)
         return py::bytes(unwrap(renderAnalysisView(*s, nullptr, view, -1, -1, format, dpi, "model")));
     });
 
-    py::class_<PyModel, ModelPtr>(m, "Model", "A loaded encoder")
+    py::class_<PyModel, ModelPtr>(m, "_CoreModel", "A loaded encoder (treelens.Model wraps it)")
         .def_property_readonly("info", &modelInfo)
         .def_property_readonly("path", [](const PyModel &p) { return p.path; })
         .def("_analyze", &analyze)
@@ -873,12 +1015,8 @@ PYBIND11_MODULE(_treelens, m)
         .def_readonly("labels", &PairCorpus::labels)
         .def_readonly("source", &PairCorpus::source)
         .def("__len__", [](const PairCorpus &c) { return c.pairs.size(); })
-        .def("pair", [](const PairCorpus &c, std::size_t i) {
-            if (i >= c.pairs.size())
-                throw py::index_error("pair " + std::to_string(i) + " of " + std::to_string(c.pairs.size()));
-            const SentencePair &p = c.pairs[i];
-            return py::make_tuple(std::make_shared<Sentence>(p.first), std::make_shared<Sentence>(p.second), p.label, p.group);
-        });
+        .def("pair", &pairTuple, py::arg("index"), "(first, second, label, group) of pair `index` (negative from the end)")
+        .def("__getitem__", &pairTuple);
     m.def("_read_pairs", &readPairs);
     m.def("_idf_scores", [](const PairCorpusPtr &c, const PairCorpusPtr &from) { return idfScores(*c, from.get()); },
           py::arg("corpus"), py::arg("idf_from") = nullptr);
@@ -886,4 +1024,5 @@ PYBIND11_MODULE(_treelens, m)
         return evaluatePairs(*c, scores, predicted);
     });
     m.def("_probe", &probeJson);
+    m.def("_last_work", [] { return lastWork(); }, "(items done, items) of the last run in blocks (for the tests)");
 }

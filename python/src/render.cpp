@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QWidget>
 
 #include "ui/exportservice.h"
@@ -54,6 +55,10 @@ Result<std::string> renderAnalysisView(const Sentence &sentence, std::shared_ptr
     if (dpi < 10 || dpi > 2400)
         return Error{"dpi " + std::to_string(dpi) + " is outside 10..2400"};
     ensureApplication();
+    // Qt's widgets live on the thread that made the QApplication: from any other the figure
+    // would come out blank (timers refused), so that is an error, said once here.
+    if (QThread::currentThread() != QApplication::instance()->thread())
+        return Error{"render runs on the thread that rendered first (Qt's widgets belong to it); this is another thread"};
     const QString view = QString::fromStdString(viewName);
     if (!ViewHost::exportableViewNames().contains(view))
         return Error{"unknown view '" + viewName + "' (expected one of: " +

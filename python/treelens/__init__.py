@@ -15,23 +15,27 @@ import os as _os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from . import _treelens as _core
-from ._treelens import Analysis, ConstituencyTree, DependencyTree, Error, Model, PairCorpus, Sentence
+from ._treelens import Analysis, ConstituencyTree, DependencyTree, Error, PairCorpus, Sentence
 
 __version__ = _core.__version__
 
 __all__ = [
-    "Analysis", "ConstituencyTree", "DependencyTree", "Error", "LoadedModel", "Model", "PairCorpus", "Sentence", "evaluate_pairs", "load_model", "parse", "probe",
+    "Analysis", "ConstituencyTree", "DependencyTree", "Error", "Model", "PairCorpus", "Sentence", "evaluate_pairs", "load_model", "parse", "probe",
     "read_corpus", "read_pairs", "render", "score_pairs_idf", "sentences", "views", "write_corpus",
 ]
 
 SentencesLike = Union[str, Sentence, Iterable[Union[str, Sentence]]]
 
 
+def _path(path: Union[str, "_os.PathLike[str]"]) -> str:
+    return _os.path.expanduser(_os.fspath(path))
+
+
 def read_corpus(path: Union[str, "_os.PathLike[str]"], format: str = "auto") -> List[Sentence]:
     """The sentences of a corpus file: CoNLL-U, PTB brackets (.mrg), TreeLens JSON or plain
     text (tokenised and split), the format from the extension unless ``format`` names it.
     PTB traces are left out, as ``treelens-cli probe`` reads them."""
-    return _core._read_file(_os.fspath(path), format)
+    return _core._read_file(_path(path), format)
 
 
 def sentences(text: str, format: str = "text", split: bool = True) -> List[Sentence]:
@@ -57,21 +61,24 @@ def parse(text_or_sentences: SentencesLike, parser: str = "neural", dependency_m
 
 
 def load_model(path: Optional[Union[str, "_os.PathLike[str]"]] = None, device: str = "auto", threads: int = 0,
-               batch_size: int = 32, precision: str = "fp32") -> "LoadedModel":
+               batch_size: int = 32, precision: str = "fp32") -> "Model":
     """Opens a model: any file or folder ``treelens-cli --model`` takes (a TreeLens
     ``.safetensors``, a Hugging Face BERT/RoBERTa folder), the shipped
     tree-transformer-en-small when ``path`` is None. ``device``: ``"cpu"``, ``"cuda"``,
     ``"cuda:N"`` or ``"auto"`` (the GPU when there is one); ``threads``: CPU threads of a
     forward pass (0: the libraries' default); ``precision``: fp32, int8, bf16 or auto
-    (the Tree Transformer; docs/performance.md)."""
-    return LoadedModel(_core._load_model("" if path is None else _os.fspath(path), device, threads, batch_size, precision))
+    (the Tree Transformer; docs/performance.md); ``batch_size``: sentences per forward
+    pass. ``~`` in ``path`` is the home folder."""
+    return Model(_core._load_model("" if path is None else _path(path), device, threads, batch_size, precision))
 
 
-class LoadedModel:
-    """A loaded encoder. ``info`` describes it; :meth:`analyze` runs it on sentences,
-    :meth:`analyze_pairs` on pairs, :meth:`score_pairs` scores a pair corpus."""
+class Model:
+    """A loaded encoder (:func:`load_model`). ``info`` describes it; :meth:`analyze` runs
+    it on sentences, :meth:`analyze_pairs` on pairs, :meth:`score_pairs` scores a pair
+    corpus. One model does one piece of work at a time: threads that share it wait for
+    each other (their work runs without the GIL)."""
 
-    def __init__(self, model: Model):
+    def __init__(self, model: "_core._CoreModel"):
         self._model = model
 
     @property
@@ -91,10 +98,13 @@ class LoadedModel:
 
     def analyze(self, sentences: SentencesLike, batch_size: int = 32, attention: bool = True,
                 states: bool = False) -> List[Analysis]:
-        """One :class:`Analysis` per sentence. ``sentences``: running text (split into sentences),
-        a Sentence, or a list of either. A model that reads trees takes the sentences'
-        own and has the missing ones parsed by the shipped parser, as
-        ``treelens-cli analyze`` does. ``attention=False`` leaves the attention matrices
+        """One :class:`Analysis` per sentence. ``sentences``: one string of running text
+        (split into sentences), a Sentence, or a list of strings and Sentences (each
+        string one sentence: the analyses match the list one to one). A model that reads
+        trees takes the sentences' own and has the missing ones parsed by the shipped
+        parser, as ``treelens-cli analyze`` does. ``batch_size``: sentences handed over
+        at a time (Ctrl+C is seen between them; the forward pass batches by
+        ``load_model(batch_size=)``). ``attention=False`` leaves the attention matrices
         out (faster); ``states=True`` adds every layer's hidden states."""
         return self._model._analyze(sentences, batch_size, attention, states)
 
@@ -117,7 +127,7 @@ class LoadedModel:
 def read_pairs(path: Union[str, "_os.PathLike[str]"], format: str = "auto") -> PairCorpus:
     """A labelled pair corpus: a WikiQA folder, a TSV (qid, question, candidate, label),
     PASCAL RTE XML or TreeLens pairs JSON (docs/formats.md)."""
-    return _core._read_pairs(_os.fspath(path), format)
+    return _core._read_pairs(_path(path), format)
 
 
 def score_pairs_idf(corpus: PairCorpus, idf_from: Optional[PairCorpus] = None) -> Dict[str, Any]:
@@ -129,7 +139,7 @@ def evaluate_pairs(corpus: PairCorpus, scores: Union[Dict[str, Any], Sequence[fl
                    predicted: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     """The metrics ``treelens-cli eval-pairs`` reports: MAP, MRR and P@1 under the clean
     protocol for a ranking corpus (``scores``: one per pair, or the dict
-    :meth:`LoadedModel.score_pairs` returns), accuracy, macro-F1, per-label figures and
+    :meth:`Model.score_pairs` returns), accuracy, macro-F1, per-label figures and
     the confusion matrix for a classification corpus (``predicted`` labels, or that dict)."""
     if isinstance(scores, dict):
         if predicted is None and any(scores.get("predicted") or []):
@@ -144,13 +154,19 @@ def probe(tasks: str, train: Union[str, Sequence[str]], dev: Union[str, Sequence
     keys; docs/probing.md). ``tasks``: a comma list or ``"all"``; ``train``/``dev``/
     ``test``: corpus files. Other options by their CLI names with ``_`` for ``-``:
     layers, pooling, probe, tree, tree_source, seed, split_seed, epochs, threads, rank,
-    control, random_init, baselines, device, precision, features."""
+    control, random_init, baselines, device, precision, features. ``layers`` are named
+    as the CLI and the report name them: ``"all"``, or ``"embeddings,2,4"`` / a list
+    such as ``["embeddings", 2, 4]`` with encoder layers from 1."""
     allowed = {"layers", "pooling", "probe", "tree", "tree_source", "seed", "split_seed", "epochs", "threads", "rank",
                "control", "random_init", "baselines", "device", "precision", "features"}
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise TypeError("probe() got unknown options: " + ", ".join(unknown))
-    config = dict(options, tasks=tasks, train=train, dev=dev, test=test, model=model)
+    if "layers" in options and not isinstance(options["layers"], str):
+        options["layers"] = ",".join(str(x) for x in options["layers"])
+    files = lambda v: None if v is None else ([_path(v)] if isinstance(v, (str, _os.PathLike)) else [_path(f) for f in v])
+    config = dict(options, tasks=tasks, train=files(train), dev=files(dev), test=files(test),
+                  model=None if model is None else _path(model))
     return _json.loads(_core._probe(config))
 
 
@@ -203,6 +219,12 @@ def _sentence_svg(self: Sentence) -> Optional[str]:
         return None
 
 
+def _analysis_html(self: Analysis) -> Optional[str]:
+    svg = _analysis_svg(self)
+    return None if svg is None else '<div class="treelens-view">' + svg + "</div>"
+
+
 Analysis._repr_svg_ = _analysis_svg  # type: ignore[attr-defined]
+Analysis._repr_html_ = _analysis_html  # type: ignore[attr-defined]
 Analysis.__repr__ = _analysis_repr  # type: ignore[assignment]
 Sentence._repr_svg_ = _sentence_svg  # type: ignore[attr-defined]
