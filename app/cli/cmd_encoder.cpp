@@ -455,12 +455,10 @@ Result<std::string> mergedEvalInduction(const MergedShards &merged)
         return Error{"merge: the eval-induction shards' settings line is not readable: " + std::string(e.what())};
     }
     // The scores need the gold trees: the files the shards read, unchanged since.
-    auto id = inputIdentity(files);
-    if (!id)
-        return Error{"merge: eval-induction needs the shards' gold files to score them: " + id.message()};
-    if (id->size != merged.first.input.size || id->crc32 != merged.first.input.crc32)
-        return Error{"merge: the gold files have changed since the shards ran (crc32 " + id->crc32 + ", the shards': " +
-                     merged.first.input.crc32 + ")"};
+    if (auto st = inputUnchanged(files, merged.first.input, "eval-induction needs the shards' gold files to score them",
+                                 "the gold files have");
+        !st)
+        return st.error();
     std::size_t skippedNow = 0;
     auto gold = readInductionGoldFiles(files, maxWords, &skippedNow);
     if (!gold)

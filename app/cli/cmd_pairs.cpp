@@ -379,12 +379,10 @@ Result<std::string> mergedEvalPairs(const MergedShards &merged, std::string *not
         return Error{"merge: the eval-pairs shards' settings line is not readable: " + std::string(e.what())};
     }
     // The metrics need the corpus: the one the shards read, unchanged since.
-    auto id = inputIdentity(spec.input);
-    if (!id)
-        return Error{"merge: eval-pairs needs the shards' input to compute the metrics: " + id.message()};
-    if (id->size != merged.first.input.size || id->crc32 != merged.first.input.crc32)
-        return Error{"merge: " + spec.input + " has changed since the shards ran (crc32 " + id->crc32 + ", the shards': " +
-                     merged.first.input.crc32 + ")"};
+    if (auto st = inputUnchanged({spec.input}, merged.first.input, "eval-pairs needs the shards' input to compute the metrics",
+                                 spec.input + " has");
+        !st)
+        return st.error();
     auto corpus = readInput(spec);
     if (!corpus)
         return corpus.error();
@@ -410,10 +408,6 @@ Result<std::string> mergedEvalPairs(const MergedShards &merged, std::string *not
             return st.error();
     return evalPairsReport(spec, flags, *corpus, scores, note);
 }
-
-namespace {
-
-} // namespace
 
 void addScorePairsCommand(CLI::App &app, Action &action)
 {
@@ -512,7 +506,6 @@ void addEvalPairsCommand(CLI::App &app, Action &action)
                 return fail(report.message());
             std::cerr << note;
             return writeOutput(spec->out, *report);
-            return 0;
         };
     });
 }

@@ -1,6 +1,5 @@
 // tokenize, parse and convert.
 #include <iostream>
-#include <limits>
 
 #include "app/cli/command.h"
 #include "core/base/fileio.h"

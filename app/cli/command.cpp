@@ -76,26 +76,6 @@ void ProgressLine::update(std::size_t done)
     }
 }
 
-Result<std::size_t> forEachChunk(InputChunks &input, std::size_t count, const std::string &name,
-                                 const std::function<Status(std::vector<Sentence> &)> &body)
-{
-    std::size_t total = 0;
-    ProgressLine progress(name);
-    for (;;) {
-        auto chunk = input.next(count);
-        if (!chunk)
-            return chunk.error();
-        if (chunk->empty())
-            break;
-        total += chunk->size();
-        if (auto st = body(*chunk); !st)
-            return st.error();
-        progress.update(total);
-    }
-    progress.finish();
-    return total;
-}
-
 void ProgressLine::finish()
 {
     if (m_tty && m_shown)
@@ -353,6 +333,17 @@ bool skipDoneShard(const ShardOptions &options, const ShardHeader &header, const
     std::cerr << header.command << ": shard " << header.shard.str() << " of " << header.input.path << " is done (" << out
               << "); skipped\n";
     return true;
+}
+
+Status inputUnchanged(const std::vector<std::string> &paths, const InputIdentity &recorded, const std::string &needs,
+                      const std::string &what)
+{
+    auto id = inputIdentity(paths);
+    if (!id)
+        return Error{"merge: " + needs + ": " + id.message()};
+    if (!sameContent(*id, recorded))
+        return Error{"merge: " + what + " changed since the shards ran (crc32 " + id->crc32 + ", the shards': " + recorded.crc32 + ")"};
+    return {};
 }
 
 Result<std::size_t> countInput(const InputSpec &spec)

@@ -99,13 +99,6 @@ private:
     bool m_first = true, m_wholeGiven = false;
     std::string m_source;
 };
-/// The streaming loop of parse and analyze: `body` gets each chunk of about
-/// `count` sentences of `input` in turn (then they are dropped), with progress
-/// on stderr under `name`; the first error stops it. Returns the number of
-/// sentences read.
-Result<std::size_t> forEachChunk(InputChunks &input, std::size_t count, const std::string &name,
-                                 const std::function<Status(std::vector<Sentence> &)> &body);
-
 /// readCorpusFile that also refuses a file without sentences.
 Result<std::vector<Sentence>> readCorpusNonEmpty(const std::string &path, CorpusFormat format);
 
@@ -182,6 +175,12 @@ std::string shardOptionsLine();
 /// block's first sentence; reading stops after `end`. Returns the sentences handed over.
 Result<std::size_t> forEachBlock(InputChunks &input, std::size_t block, std::size_t begin, std::size_t end, const std::string &name,
                                  const std::function<Status(std::vector<Sentence> &, std::size_t first)> &body);
+/// A merge that reads the shards' input again: an error unless `paths` are still the bytes
+/// the shards recorded ("merge: NEEDS: ..." when they cannot be read, "merge: WHAT changed
+/// since the shards ran ..." when they differ).
+Status inputUnchanged(const std::vector<std::string> &paths, const InputIdentity &recorded, const std::string &needs,
+                      const std::string &what);
+
 /// eval-pairs' report over the pairs of its merged shards (treelens-cli merge): the corpus
 /// read again from the shards' input (refused when it changed), the scores from the shards.
 /// A note for standard error in `note`.

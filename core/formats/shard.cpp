@@ -255,7 +255,7 @@ bool shardIsDone(const std::string &path, const ShardHeader &h)
         return false;
     const ShardHeader &g = f->header;
     return g.command == h.command && g.options == h.options && g.shard.index == h.shard.index && g.shard.count == h.shard.count &&
-           g.input.size == h.input.size && g.input.crc32 == h.input.crc32 && f->records == g.end - g.begin;
+           sameContent(g.input, h.input) && f->records == g.end - g.begin;
 }
 
 Result<MergedShards> mergeShardsTo(const std::vector<std::string> &paths, const std::function<Status(std::string_view)> &write)
@@ -282,7 +282,7 @@ Result<MergedShards> mergeShardsTo(const std::vector<std::string> &paths, const 
         const ShardHeader &h = f.header;
         if (h.command != h0.command)
             return Error{p + " is a shard of '" + h.command + "', " + p0 + " of '" + h0.command + "'"};
-        if (h.input.size != h0.input.size || h.input.crc32 != h0.input.crc32 || h.total != h0.total)
+        if (!sameContent(h.input, h0.input) || h.total != h0.total)
             return Error{p + " is a shard of another input (" + h.input.path + ", " + std::to_string(h.input.size) + " bytes, crc32 " +
                          h.input.crc32 + ") than " + p0 + " (" + h0.input.path + ", " + std::to_string(h0.input.size) + " bytes, crc32 " +
                          h0.input.crc32 + ")"};

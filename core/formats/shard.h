@@ -63,6 +63,8 @@ struct InputIdentity {
     std::string crc32; ///< 8 lower-case hex digits
 };
 Result<InputIdentity> inputIdentity(const std::string &path);
+/// Whether two identities are of the same bytes (size and CRC-32; the path may differ).
+inline bool sameContent(const InputIdentity &a, const InputIdentity &b) { return a.size == b.size && a.crc32 == b.crc32; }
 /// Several files read as one input (eval-induction's gold files): the paths joined by
 /// spaces, their sizes summed, the CRC over each path's identity in order.
 Result<InputIdentity> inputIdentity(const std::vector<std::string> &paths);

@@ -174,7 +174,6 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &configIn, const ProbeRunC
                                  const RunControl *runControl)
 {
     const auto tStart = ProbeClock::now();
-    const auto tLoad = ProbeClock::now();
     auto setup = setUpProbeRun(configIn);
     if (!setup)
         return setup.error();
@@ -194,7 +193,7 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &configIn, const ProbeRunC
     auto trees = prepareProbeTrees(ctx, data, config, plan.tasks);
     if (!trees)
         return trees.error();
-    report.timing.loadAndTrees = secondsSince(tLoad);
+    report.timing.loadAndTrees = secondsSince(tStart);
     report.timing.parse = trees->parseSeconds;
     ProgressLine(ctx) << data.size() << " sentences (" << data.splitText << "); constituency trees: "
                       << trees->constituencyText() << "; dependency trees: " << trees->dependencyText();

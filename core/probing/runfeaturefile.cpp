@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/numbering.h"
+
 
 namespace treelens {
 
@@ -36,7 +38,7 @@ std::string layerList(const std::vector<int> &layers)
 {
     std::string s;
     for (int l : layers)
-        s += (s.empty() ? "" : ",") + (l == 0 ? std::string("embeddings") : std::to_string(l));
+        s += (s.empty() ? "" : ",") + probedLayerName(l);
     return s;
 }
 
@@ -126,11 +128,10 @@ Result<ProbeFeatureLayout> parseProbeFeatureLayout(const std::string &line)
 
 std::string probeFeatureMismatch(const ProbeFeatureLayout &have, const ProbeFeatureLayout &wanted)
 {
-    auto sameId = [](const InputIdentity &a, const InputIdentity &b) { return a.size == b.size && a.crc32 == b.crc32; };
-    if (!sameId(have.model, wanted.model))
+    if (!sameContent(have.model, wanted.model))
         return "they are another model's (" + have.model.path + ", CRC-32 " + have.model.crc32 + "; this run's is " +
                wanted.model.path + ", CRC-32 " + wanted.model.crc32 + ")";
-    if (!sameId(have.input, wanted.input))
+    if (!sameContent(have.input, wanted.input))
         return "they are of another corpus (" + have.input.path + ", CRC-32 " + have.input.crc32 + "; this run reads " +
                wanted.input.path + ", CRC-32 " + wanted.input.crc32 + ")";
     if (have.splits != wanted.splits) {

@@ -219,12 +219,25 @@ def _sentence_svg(self: Sentence) -> Optional[str]:
         return None
 
 
-def _analysis_html(self: Analysis) -> Optional[str]:
-    svg = _analysis_svg(self)
+def _html(svg: Optional[str]) -> Optional[str]:
     return None if svg is None else '<div class="treelens-view">' + svg + "</div>"
+
+
+def _analysis_html(self: Analysis) -> Optional[str]:
+    return _html(_analysis_svg(self))
+
+
+def _analysis_bundle(self: Analysis, include=None, exclude=None):  # type: ignore[no-untyped-def]
+    """What Jupyter displays: the view drawn once, as SVG and as HTML (IPython asks this
+    before the _repr_*_ methods, so the figure is not drawn once per format)."""
+    svg = _analysis_svg(self)
+    if svg is None:
+        return {"text/plain": repr(self)}
+    return {"image/svg+xml": svg, "text/html": _html(svg), "text/plain": repr(self)}
 
 
 Analysis._repr_svg_ = _analysis_svg  # type: ignore[attr-defined]
 Analysis._repr_html_ = _analysis_html  # type: ignore[attr-defined]
+Analysis._repr_mimebundle_ = _analysis_bundle  # type: ignore[attr-defined]
 Analysis.__repr__ = _analysis_repr  # type: ignore[assignment]
 Sentence._repr_svg_ = _sentence_svg  # type: ignore[attr-defined]
