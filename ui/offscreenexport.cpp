@@ -122,8 +122,7 @@ QString OffscreenExport::selectionRefusal() const
 {
     const auto a = m_document.analysisFits() ? m_document.analysis() : nullptr;
     if (a && m_options.attention == QLatin1String("relation") && a->attentionRelation.empty())
-        return QStringLiteral("--attention relation: a %1 model has no relation attention (only the Dependency-Transformer has)")
-            .arg(QString::fromStdString(a->family));
+        return QStringLiteral("--attention relation: this model has no relation attention (it reads no dependency relations)");
     return a ? refusal(a->layers, a->heads) : QString();
 }
 

@@ -79,18 +79,8 @@ bool TreeEditor::modelReadsEditedTree(const Analysis &analysis) const
         if (parsed)
             (parsed->dependency() ? dependency : constituency) = true;
     }
-    if (analysis.family == "dependency-transformer")
-        return dependency;
-    if (analysis.family == "tree-aggregation-transformer")
-        return constituency;
-    if (analysis.family == "recursive-tree-transformer" || analysis.family == "tree-lstm-attention") {
-        // A recursive model's nodes say which tree it composed: dependency nodes have a head word.
-        bool depNodes = false;
-        for (const NodeAttention &n : analysis.nodeAttention)
-            depNodes = depNodes || n.headWord >= 0;
-        return depNodes ? dependency : constituency;
-    }
-    return false;
+    // The same rule as treelens-cli whatif's (core/data/analysis.h).
+    return (dependency && readsTree(analysis, TreeKind::Dependency)) || (constituency && readsTree(analysis, TreeKind::Constituency));
 }
 
 void TreeEditor::show(std::shared_ptr<const Sentence> sentence)

@@ -447,7 +447,7 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
     std::vector<std::pair<QString, std::vector<float>>> rows;
     for (std::size_t b = 0; b < na.weights.size(); ++b)
         rows.push_back({multi ? tr("branch %1").arg(b + 1) : tr("α (children)"), na.weights[b]});
-    for (const char *edge : {"edge_fwd.attn", "edge_bwd.attn"}) {
+    for (const char *edge : {overlay::kNodeEdgeForwardAttention, overlay::kNodeEdgeBackwardAttention}) {
         const auto it = na.arrays.find(edge);
         if (it == na.arrays.end() || it->second.shape.size() != 3)
             continue;
@@ -461,9 +461,9 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
                 sum += static_cast<double>(m.data[static_cast<std::size_t>((branch * kk + r) * kk + c)]);
             row[offset + static_cast<std::size_t>(c)] = static_cast<float>(sum / kk);
         }
-        rows.push_back({std::string(edge) == "edge_fwd.attn" ? tr("fwd edges b%1").arg(branch + 1) : tr("bwd edges b%1").arg(branch + 1), row});
+        rows.push_back({std::string(edge) == overlay::kNodeEdgeForwardAttention ? tr("fwd edges b%1").arg(branch + 1) : tr("bwd edges b%1").arg(branch + 1), row});
     }
-    if (const auto it = na.arrays.find("f"); it != na.arrays.end() && it->second.shape.size() == 2) {
+    if (const auto it = na.arrays.find(overlay::kNodeForgetGates); it != na.arrays.end() && it->second.shape.size() == 2) {
         const NamedArray &f = it->second;
         std::vector<float> row;
         for (int c = 0; c < f.shape[0]; ++c) {
@@ -495,7 +495,7 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
     }
     y += 14;
     // Branch weights κ and α (multi-branch models), as bars.
-    const auto kappa = a.gates.find(overlay::kRecKappa), alpha = a.gates.find(overlay::kRecAlpha);
+    const auto kappa = a.gates.find(overlay::kCompositionBranchKappa), alpha = a.gates.find(overlay::kCompositionBranchAlpha);
     if (kappa != a.gates.end() && alpha != a.gates.end()) {
         p.setFont(bold);
         p.setPen(kInk);
@@ -530,7 +530,7 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
         y += barH + 40;
     }
     // Tree-LSTM gates of the node: the mean of i, o, u, c, h.
-    if (const auto it = na.arrays.find("gates"); it != na.arrays.end() && it->second.shape.size() == 2 && it->second.shape[0] == 5) {
+    if (const auto it = na.arrays.find(overlay::kNodeCellGates); it != na.arrays.end() && it->second.shape.size() == 2 && it->second.shape[0] == 5) {
         const NamedArray &g = it->second;
         p.setFont(bold);
         p.setPen(kInk);

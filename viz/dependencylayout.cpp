@@ -11,6 +11,7 @@
 #include <QFontMetricsF>
 #include <QGraphicsScene>
 
+#include "core/data/overlays.h"
 #include "viz/graphlayout.h"
 
 namespace treelens {
@@ -63,10 +64,10 @@ void DependencyView::collect(std::vector<WordInfo> &words, std::vector<Arc> &arc
             if (recursivePending(recursiveHeight(a.head, recHeights), m_state.aggregationStep)) {
                 a.color = QColor(0xc8, 0xc8, 0xc8);
             } else {
-                a.weight = std::max(0.0, recursiveWeight(a.head, i, "attn"));
+                a.weight = std::max(0.0, recursiveWeight(a.head, i, overlay::kNodeMemberAttention));
                 a.color = sequentialColor(a.weight);
                 a.width = 1.0 + 4.0 * a.weight;
-                a.edgeWeight = recursiveWeight(a.head, i, "edge_fwd.attn");
+                a.edgeWeight = recursiveWeight(a.head, i, overlay::kNodeEdgeForwardAttention);
             }
         } else if (a.head >= 0 && coloured) {
             a.weight = wordAttention(*m_data.analysis, m_state, i, a.head);

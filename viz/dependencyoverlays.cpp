@@ -103,7 +103,7 @@ double DependencyView::recursiveWeight(int head, int dependent, const char *arra
             const bool own = k == 0 && token == head;
             if (token == dependent) {
                 const int b = m_state.head;
-                if (std::string(array) == "attn")
+                if (std::string(array) == overlay::kNodeMemberAttention)
                     return b >= 0 && b < static_cast<int>(na.weights.size()) && k < na.weights[static_cast<std::size_t>(b)].size()
                                ? static_cast<double>(na.weights[static_cast<std::size_t>(b)][k])
                                : -1;
@@ -144,11 +144,11 @@ QString DependencyView::arcText(int dependent, int head) const
     if (relationMode())
         return text + QStringLiteral(" — ") + relationPairText(dependent, head);
     if (head >= 0 && recursiveMode()) {
-        text += QStringLiteral(", composition weight %1 (%2)").arg(recursiveWeight(head, dependent, "attn"), 0, 'f', 3).arg(recursiveBranchName());
-        const double fwd = recursiveWeight(head, dependent, "edge_fwd.attn"), bwd = recursiveWeight(head, dependent, "edge_bwd.attn");
+        text += QStringLiteral(", composition weight %1 (%2)").arg(recursiveWeight(head, dependent, overlay::kNodeMemberAttention), 0, 'f', 3).arg(recursiveBranchName());
+        const double fwd = recursiveWeight(head, dependent, overlay::kNodeEdgeForwardAttention), bwd = recursiveWeight(head, dependent, overlay::kNodeEdgeBackwardAttention);
         if (fwd >= 0)
             text += QStringLiteral("; edge traversal: forward edge %1, backward edge %2").arg(fwd, 0, 'f', 3).arg(bwd, 0, 'f', 3);
-        const double own = recursiveWeight(head, head, "attn");
+        const double own = recursiveWeight(head, head, overlay::kNodeMemberAttention);
         if (own >= 0)
             text += QStringLiteral("; %1's own word %2").arg(wordText(head)).arg(own, 0, 'f', 3);
         return text;
@@ -268,7 +268,7 @@ double DependencyView::addLegend(const QPointF &topLeft, bool attentionKey)
         y += addColourBar(QPointF(x, y), QStringLiteral("weight (0–1)"));
         bool edges = false;
         for (const auto &na : m_data.analysis->nodeAttention)
-            edges = edges || na.arrays.count("edge_fwd.attn");
+            edges = edges || na.arrays.count(overlay::kNodeEdgeForwardAttention);
         if (edges) {
             addLegendText(QStringLiteral("Label colour: the edge traversal's forward-edge attention on that arc (same scale); "
                                          "hover an arc for the backward edge"),

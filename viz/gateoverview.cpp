@@ -162,9 +162,7 @@ void GateOverview::rebuild()
     } else {
         m_title->setText(QStringLiteral("Relation gate per layer and head \u2014 not available"));
         if (a)
-            lines.push_back({QStringLiteral("A %1 model has no relation gate: only the Dependency-Transformer mixes a "
-                                            "relation score into its attention")
-                                 .arg(QString::fromStdString(a->family)),
+            lines.push_back({QStringLiteral("This model has no relation gate: it mixes no relation score into its attention"),
                              noteColor()});
     }
     if (const QString note = unknownWordsNote(a); !note.isEmpty())

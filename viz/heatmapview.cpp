@@ -93,13 +93,12 @@ constexpr int kRelationDistanceCap = 6;
 /// Relation kind: cells are labelled up to this many tokens.
 constexpr int kRelationLabelMaxTokens = 30;
 
-/// "A tree-transformer model reads no relation matrix …" ("" without an analysis).
+/// What is missing, "This model reads no dependency relations: ..." ("" without an analysis).
 QString noRelationsNote(const Analysis *a)
 {
     if (!a)
         return QString();
-    return QStringLiteral("A %1 model reads no dependency relations: only the Dependency-Transformer has a relation "
-                          "matrix and a relation gate").arg(QString::fromStdString(a->family.empty() ? std::string("plain") : a->family));
+    return QStringLiteral("This model reads no dependency relations: it has no relation matrix and no relation gate");
 }
 
 /// One cell outlined like a bracket box (Gate kind: a tree arc).
@@ -226,8 +225,8 @@ QString attentionScaleNote(bool afterC, double upper, bool shared, bool rowsWhol
 /// why the map is made of blocks. "" for other analyses.
 QString groupAttentionNote(const Analysis &a, int head)
 {
-    const auto gid = a.gates.find(overlay::kGgsaGroupId);
-    const auto off = a.gates.find(overlay::kGgsaOffsets);
+    const auto gid = a.gates.find(overlay::kTokenGroupId);
+    const auto off = a.gates.find(overlay::kTokenGroupOffsets);
     if (gid == a.gates.end() || off == a.gates.end() || gid->second.shape.size() != 2 || head < 0 ||
         head >= gid->second.shape[0] || static_cast<std::size_t>(head) >= off->second.data.size())
         return QString();

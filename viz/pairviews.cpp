@@ -60,7 +60,7 @@ Row layoutRow(const QFontMetricsF &fm, const std::vector<std::string> &words, do
 /// Group boundaries of the selected head as thin separators and alternating shading.
 void drawGroups(QPainter &p, const Analysis &a, const Row &row, int head)
 {
-    const NamedArray *gid = gate(a, overlay::kGgsaGroupId);
+    const NamedArray *gid = gate(a, overlay::kTokenGroupId);
     if (!gid || gid->shape.size() != 2 || head >= gid->shape[0])
         return;
     const int n = std::min<int>(gid->shape[1], static_cast<int>(row.boxes.size()));
@@ -227,7 +227,7 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
         qGate = wordRelationGates(q, layer, h);
     else
         for (int i = 0; i < static_cast<int>(q.words.size()); ++i)
-            qGate.push_back(at2(gate(q, overlay::kGgsaGateMean), layer, i));
+            qGate.push_back(at2(gate(q, overlay::kTokenGateMean), layer, i));
     const double barTop = qRowY + kWordHeight + 4;
     drawBars(p, qRow, qGate, 1.0, barTop, kBarSpace - 10, QColor(230, 159, 0), true);
 
@@ -240,14 +240,14 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
     const double aRowY = barTop + kBarSpace + kBridge + kBarSpace;
     const Row aRow = layoutRow(fm, a.words, aRowY);
     // Interaction residual norms (iGGSA) above the answer words, gate bars below.
-    const NamedArray *inter = gate(a, overlay::kGgsaInteractionNorm);
+    const NamedArray *inter = gate(a, overlay::kPairInteractionNorm);
     std::vector<double> aInter, aGate;
     double interMax = 0;
     for (int i = 0; i < static_cast<int>(a.words.size()); ++i) {
         aInter.push_back(at2(inter, layer, i));
         if (std::isfinite(aInter.back()))
             interMax = std::max(interMax, aInter.back());
-        aGate.push_back(at2(gate(a, overlay::kGgsaGateMean), layer, i));
+        aGate.push_back(at2(gate(a, overlay::kTokenGateMean), layer, i));
     }
     if (relationGates)
         aGate = wordRelationGates(a, layer, h);
@@ -315,7 +315,7 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
                       "each phrase's attention over its children is on the constituency trees above"));
     } else if (overlay::hasComposition(q)) {
         p.setPen(Qt::gray);
-        const bool treeLstm = !q.nodeAttention.empty() && q.nodeAttention.front().arrays.count("gates");
+        const bool treeLstm = overlay::hasCellGates(q);
         p.drawText(QPointF(v.x() + 10, v.y() + 4),
                    treeLstm ? tr("Tai et al.'s head on both root vectors; each node's attention over its children is on the trees "
                                  "above (a Tree-LSTM in cross mode takes that attention's query from the other sentence)")

@@ -20,15 +20,15 @@ const NamedArray *gate(const Analysis &a, const char *name)
 
 std::optional<TatNodes> tatNodesOf(const Analysis &a)
 {
-    const NamedArray *level = gate(a, overlay::kTatNodeLevel), *span = gate(a, overlay::kTatNodeSpan), *len = gate(a, overlay::kTatNodeLen);
+    const NamedArray *level = gate(a, overlay::kAggregationNodeLevel), *span = gate(a, overlay::kAggregationNodeSpan), *len = gate(a, overlay::kAggregationNodeLength);
     if (!level || !span || !len || level->shape.size() != 1)
         return std::nullopt;
     const int N = level->shape[0];
     if (N <= 0 || span->data.size() != static_cast<std::size_t>(2 * N) || len->data.size() != static_cast<std::size_t>(N))
         return std::nullopt;
     TatNodes out;
-    const NamedArray *sem = gate(a, overlay::kTatAttnSem), *syn = gate(a, overlay::kTatAttnSyn);
-    const NamedArray *normSem = gate(a, overlay::kTatNodeNormSem), *normSyn = gate(a, overlay::kTatNodeNormSyn);
+    const NamedArray *sem = gate(a, overlay::kAggregationAttentionSemantic), *syn = gate(a, overlay::kAggregationAttentionSyntactic);
+    const NamedArray *normSem = gate(a, overlay::kAggregationNodeNormSemantic), *normSyn = gate(a, overlay::kAggregationNodeNormSyntactic);
     out.syntactic = syn != nullptr || !sem;
     if (sem && sem->shape.size() == 3 && sem->shape[0] == N)
         out.heads = sem->shape[1];

@@ -200,8 +200,8 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
             // A model that reads trees gets the input's own trees (CoNLL-U, PTB); sentences
             // without the tree it needs are parsed first by the default parser, which is
             // opened only then (a treebank that carries its trees needs no parser model).
-            const bool needsDep = info.input == InputKind::WordsWithDependency;
-            const bool needsConst = info.input == InputKind::WordsWithConstituency;
+            const bool needsDep = readsTree(info.input, TreeKind::Dependency);
+            const bool needsConst = readsTree(info.input, TreeKind::Constituency);
             std::unique_ptr<Parser> parser;
             if (auto st = writer->write(sharding->firstLine()); !st)
                 return fail(st.message());
@@ -316,13 +316,13 @@ struct InductionFlags {
         } else if (!startLayer.empty()) {
             auto v = parseLayerNumber(startLayer, layers);
             if (!v)
-                return Error{"--start-layer: " + v.message()};
+                return Error{"--start-layer: " + v.message(), v.code()};
             c.startLayer = *v;
         }
         if (!minLayer.empty()) {
             auto v = parseLayerNumber(minLayer, layers);
             if (!v)
-                return Error{"--min-layer: " + v.message()};
+                return Error{"--min-layer: " + v.message(), v.code()};
             c.minLayer = *v;
         }
         if (startLayer0 != kUnset) {
@@ -444,7 +444,7 @@ Result<std::string> mergedEvalInduction(const MergedShards &merged)
         const auto j = nlohmann::json::parse(line);
         auto c = InductionConfig::fromJson(j.at("config").dump());
         if (!c)
-            return Error{"merge: eval-induction settings: " + c.message()};
+            return Error{"merge: eval-induction settings: " + c.message(), c.code()};
         config = *c;
         layers = j.at("layers").get<int>();
         json = j.at("json").get<bool>();
@@ -473,7 +473,7 @@ Result<std::string> mergedEvalInduction(const MergedShards &merged)
     }
     auto report = evaluateInductionLinks(links, layers, *gold, config);
     if (!report)
-        return Error{"merge: " + report.message()};
+        return Error{"merge: " + report.message(), report.code()};
     report->files = files;
     report->skipped = skipped;
     return json ? inductionReportJson(*report) + "\n" : inductionReportText(*report);

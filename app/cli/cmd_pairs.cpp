@@ -236,7 +236,7 @@ Result<std::string> evalPairsReport(const PairSpec &spec, const EvalPairsFlags &
         };
         auto all = overall(nullptr);
         if (!all)
-            return Error{all.message()};
+            return Error{all.message(), all.code()};
         result["overall"] = *all;
         std::vector<SliceKind> kinds;
         if (flags.slices)
@@ -251,7 +251,7 @@ Result<std::string> evalPairsReport(const PairSpec &spec, const EvalPairsFlags &
             for (const auto &s : slicePairs(corpus, k, flags.text)) {
                 auto m = overall(&s);
                 if (!m)
-                    return Error{m.message()};
+                    return Error{m.message(), m.code()};
                 if (ranking)
                     questionSlices += (*m)["questions"].get<int>();
                 rows.push_back({{"slice", s.name}, {"pairs", s.pairs.size()}, {"metrics", *m}});

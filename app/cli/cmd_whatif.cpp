@@ -58,12 +58,6 @@ std::string number(double v, int decimals = 4)
     return buf;
 }
 
-/// Whether `info`'s model reads the tree an edit of this kind changes.
-bool readsTree(const EncoderInfo &info, bool dependency)
-{
-    return dependency ? info.input == InputKind::WordsWithDependency : info.input == InputKind::WordsWithConstituency;
-}
-
 } // namespace
 
 void addWhatifCommand(CLI::App &app, Action &action)
@@ -147,8 +141,8 @@ void addWhatifCommand(CLI::App &app, Action &action)
             }
             std::unique_ptr<Parser> parser;
             const auto openParser = parserOnDemand(parser);
-            if (auto st = completeTrees(sentences, depEdits || info.input == InputKind::WordsWithDependency,
-                                        constEdits || info.input == InputKind::WordsWithConstituency, source, openParser);
+            if (auto st = completeTrees(sentences, depEdits || readsTree(info.input, TreeKind::Dependency),
+                                        constEdits || readsTree(info.input, TreeKind::Constituency), source, openParser);
                 !st)
                 return fail(st.message());
             const std::size_t target = pairMode && spec->side == "second" ? 1 : 0;
@@ -192,7 +186,8 @@ void addWhatifCommand(CLI::App &app, Action &action)
             delta.probabilityChange = top.probabilityChange;
             delta.scoreBefore = top.scoreBefore;
             delta.scoreAfter = top.scoreAfter;
-            const bool reads = (depEdits && readsTree(info, true)) || (constEdits && readsTree(info, false));
+            const bool reads = (depEdits && readsTree(info.input, TreeKind::Dependency)) ||
+                               (constEdits && readsTree(info.input, TreeKind::Constituency));
             const Sentence &original = sentences[target];
             const bool projective = !edited.dependency || edited.dependency->isProjective();
             // What changes for a model that does not read the edited tree: the comparisons with it.

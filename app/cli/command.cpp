@@ -340,7 +340,7 @@ Status inputUnchanged(const std::vector<std::string> &paths, const InputIdentity
 {
     auto id = inputIdentity(paths);
     if (!id)
-        return Error{"merge: " + needs + ": " + id.message()};
+        return Error{"merge: " + needs + ": " + id.message(), id.code()};
     if (!sameContent(*id, recorded))
         return Error{"merge: " + what + " changed since the shards ran (crc32 " + id->crc32 + ", the shards': " + recorded.crc32 + ")"};
     return {};

@@ -33,7 +33,7 @@ struct Matrix {
 };
 
 /// A named float array with a shape (gates and other family-specific outputs,
-/// e.g. "ggsa.global_gate" [layers, tokens], "deptrans.relation_gate" [layers, heads, n, n]).
+/// e.g. "token_gate.mean" [layers, tokens], "relation_gate.values" [layers, heads, n, n]; core/data/overlays.h).
 struct NamedArray {
     std::vector<int> shape;
     std::vector<float> data;
@@ -109,8 +109,27 @@ struct Prediction {
     std::vector<float> probabilities;
 };
 
+/// What a model reads besides its words (EncoderInfo::input; every Analysis says it too).
+enum class InputKind {
+    Words,               ///< a word sequence (Tree Transformer, GGSA, pretrained Transformers)
+    WordsWithDependency, ///< words plus a dependency tree (Dependency-Transformer, recursive dependency models)
+    WordsWithConstituency///< words plus a constituency tree (Tree Aggregation Transformer, recursive constituency models)
+};
+
+/// The two kinds of tree a sentence carries.
+enum class TreeKind { Dependency, Constituency };
+
+/// Whether a model that reads `input` reads the sentence's tree of `kind`: what an edit of that
+/// tree changes (the tree editor, `whatif`), what a corpus must carry before the model runs.
+inline bool readsTree(InputKind input, TreeKind kind)
+{
+    return kind == TreeKind::Dependency ? input == InputKind::WordsWithDependency : input == InputKind::WordsWithConstituency;
+}
+
 struct Analysis {
-    std::string family;                 ///< e.g. "tree-transformer"
+    std::string family;                 ///< e.g. "tree-transformer": for people (titles, file names), never for decisions
+    /// What the model read besides the words (the model's EncoderInfo::input).
+    InputKind input = InputKind::Words;
     /// What the model is, in words, where its family's name would mislead a reader:
     /// "a plain Transformer" for a Tree Transformer with its constituent prior off.
     /// "" when the family's name says it.
@@ -168,6 +187,10 @@ struct Analysis {
     std::vector<Matrix> layerStates;
 
     std::optional<Prediction> prediction;
+    /// What the model's family says about this analysis that a reader needs and no field
+    /// shows: "no constituent prior (a plain Transformer): no link probabilities and no induced
+    /// tree". One line each; the text output and the views print them.
+    std::vector<std::string> notes;
     /// Sentence-pair models: attention from the first sentence to the second's
     /// tokens. One matrix per attention: rows are the first sentence's tokens, or
     /// one row when it attends from a pooled vector (GGSA's attentive composition:
@@ -188,5 +211,8 @@ struct Analysis {
     /// belong to the pair and live in the first.
     std::vector<Analysis> second;
 };
+
+/// Whether the model that made `a` read the sentence's tree of `kind` (readsTree above).
+inline bool readsTree(const Analysis &a, TreeKind kind) { return readsTree(a.input, kind); }
 
 } // namespace treelens

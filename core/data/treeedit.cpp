@@ -1,4 +1,5 @@
 #include "core/data/treeedit.h"
+#include "core/base/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,8 +13,7 @@ bool parseNumber(const std::string &s, int &out)
 {
     if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
         return false;
-    out = std::stoi(s);
-    return true;
+    return parseInt(s, out);
 }
 
 /// "I-J" or "I" (one word) into first, last.
@@ -113,7 +113,7 @@ Result<TreeEdit> parseTreeEdit(const std::string &text)
         } else {
             e.label = rhs;
             if (auto st = checkLabel(e.label, "relation"); !st)
-                return Error{quoted + ": " + st.message()};
+                return Error{quoted + ": " + st.message(), st.code()};
         }
         if (e.word < 1)
             return Error{quoted + ": words are numbered from 1"};
@@ -130,7 +130,7 @@ Result<TreeEdit> parseTreeEdit(const std::string &text)
         if (labelled) {
             e.label = parts[2];
             if (auto st = checkLabel(e.label, "label"); !st)
-                return Error{quoted + ": " + st.message()};
+                return Error{quoted + ": " + st.message(), st.code()};
         }
         return e;
     }
@@ -157,14 +157,14 @@ Status applyDependencyEdit(DependencyTree &tree, const TreeEdit &edit, const std
     if (!edit.dependency())
         return Error{what + "not an edit of a dependency tree"};
     if (auto st = tree.validate(); !st)
-        return Error{what + "the tree is not valid before the edit: " + st.message()};
+        return Error{what + "the tree is not valid before the edit: " + st.message(), st.code()};
     if (edit.word < 1 || edit.word > n)
         return Error{what + "word " + std::to_string(edit.word) + " is outside the sentence's " + std::to_string(n) + " words"};
     const int w = edit.word;
     auto headOf = [&tree](int word) { return tree.heads[static_cast<std::size_t>(word - 1)]; };
     if (edit.kind == TreeEdit::Kind::Label) {
         if (auto st = checkLabel(edit.label, "relation"); !st)
-            return Error{what + st.message()};
+            return Error{what + st.message(), st.code()};
         const std::string &old = tree.deprels[static_cast<std::size_t>(w - 1)];
         if (headOf(w) == 0)
             return Error{what + "word " + wordName(w, words) + " is the root: its relation is root (make another word the root "
@@ -252,7 +252,7 @@ Status applyConstituencyEdit(ConstituencyTree &tree, const TreeEdit &edit)
     const int existing = constituentOver(tree, edit.first, edit.last);
     if (edit.kind == TreeEdit::Kind::Bracket) {
         if (auto st = checkLabel(edit.label, "label"); !st)
-            return Error{what + st.message()};
+            return Error{what + st.message(), st.code()};
         if (existing >= 0)
             return Error{what + "words " + spanName(edit.first, edit.last) + " have a bracket already, " +
                          bracketName(tree, existing) + " (relabel it)"};
@@ -303,7 +303,7 @@ Status applyConstituencyEdit(ConstituencyTree &tree, const TreeEdit &edit)
         return Error{what + "no bracket covers exactly words " + spanName(edit.first, edit.last)};
     if (edit.kind == TreeEdit::Kind::Relabel) {
         if (auto st = checkLabel(edit.label, "label"); !st)
-            return Error{what + st.message()};
+            return Error{what + st.message(), st.code()};
         if (tree.node(existing).label == edit.label)
             return Error{what + bracketName(tree, existing) + " is labelled " + edit.label + " already"};
         tree.node(existing).label = edit.label;
@@ -354,7 +354,11 @@ Status applyTreeEdit(Sentence &sentence, const TreeEdit &edit)
         sentence.setMetadata(key, "edited");
         sentence.setMetadata(prefix + "_edits", "0");
     }
-    sentence.setMetadata(prefix + "_edits", std::to_string(std::stoi("0" + sentence.metadataValue(prefix + "_edits")) + 1));
+    // A count a file may hold in any spelling: what is not a count starts again from 0.
+    int edits = 0;
+    if (!parseInt(sentence.metadataValue(prefix + "_edits"), edits) || edits < 0)
+        edits = 0;
+    sentence.setMetadata(prefix + "_edits", std::to_string(edits + 1));
     return {};
 }
 

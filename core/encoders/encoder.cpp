@@ -1,7 +1,9 @@
 #include "core/encoders/encoder.h"
 
 #include <cctype>
+#include <exception>
 #include <filesystem>
+#include <new>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -94,6 +96,90 @@ void keepDeclaredOutputs(Analysis &a, const EncoderOutputs &o)
         a.crossAttention.clear();
 }
 
+namespace {
+
+/// The boundary of core for every loaded encoder: whatever a family's computation throws
+/// (LibTorch's c10::Error, std::bad_alloc) comes back as an Error, never as an exception.
+class GuardedEncoder : public Encoder {
+public:
+    explicit GuardedEncoder(std::unique_ptr<Encoder> inner) : m_inner(std::move(inner)) {}
+    const EncoderInfo &info() const override { return m_inner->info(); }
+    Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
+                                          const RunControl *control) override
+    {
+        return guarded<std::vector<Analysis>>("analyze", batch.size(), [&] { return m_inner->analyze(batch, options, control); });
+    }
+    Result<std::vector<std::vector<float>>> embed(const std::vector<EncoderInput> &batch, const EmbedOptions &options,
+                                                  const RunControl *control) override
+    {
+        return guarded<std::vector<std::vector<float>>>("embed", batch.size(), [&] { return m_inner->embed(batch, options, control); });
+    }
+    Result<std::vector<std::vector<Matrix>>> layerStates(const std::vector<EncoderInput> &batch, const RunControl *control) override
+    {
+        return guarded<std::vector<std::vector<Matrix>>>("layer states", batch.size(),
+                                                         [&] { return m_inner->layerStates(batch, control); });
+    }
+    Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
+                                             const RunControl *control) override
+    {
+        return guarded<std::vector<Attribution>>("explain", batch.size(), [&] { return m_inner->explain(batch, options, control); });
+    }
+
+private:
+    template <class T, class Fn>
+    Result<T> guarded(const char *what, std::size_t inputs, Fn fn)
+    {
+        try {
+            return fn();
+        } catch (const std::bad_alloc &) {
+            return internalModelError(m_inner->info(), what, batchInputsText(0, inputs), "out of memory");
+        } catch (const std::exception &e) {
+            return internalModelError(m_inner->info(), what, batchInputsText(0, inputs), exceptionText(e.what()));
+        }
+    }
+
+    std::unique_ptr<Encoder> m_inner;
+};
+
+Result<std::unique_ptr<Encoder>> guardedEncoder(Result<std::unique_ptr<Encoder>> encoder)
+{
+    if (!encoder)
+        return encoder;
+    return std::unique_ptr<Encoder>(new GuardedEncoder(std::move(*encoder)));
+}
+
+} // namespace
+
+std::string batchInputsText(std::size_t start, std::size_t end, const std::vector<std::size_t> *order)
+{
+    auto number = [&](std::size_t k) { return std::to_string((order && k < order->size() ? (*order)[k] : k) + 1); };
+    if (end <= start + 1)
+        return "sentence " + number(start);
+    if (!order)
+        return "sentences " + number(start) + "-" + number(end - 1);
+    std::string list;
+    for (std::size_t k = start; k < end && k < start + 6; ++k)
+        list += (list.empty() ? "" : ", ") + number(k);
+    return "sentences " + list + (end - start > 6 ? ", ..." : "") + " (one batch)";
+}
+
+std::string exceptionText(const char *what)
+{
+    std::string text = what ? what : "";
+    // LibTorch appends a backtrace ("Exception raised from ... frame #0 ..."): the first line says it.
+    if (const auto nl = text.find('\n'); nl != std::string::npos)
+        text.resize(nl);
+    if (text.size() > 300)
+        text = text.substr(0, 297) + "...";
+    return text.empty() ? std::string("an exception without a message") : text;
+}
+
+Error internalModelError(const EncoderInfo &info, const char *what, const std::string &inputs, const std::string &message)
+{
+    const std::string model = info.name.empty() ? info.family : info.name;
+    return Error{model + ", " + what + ", " + inputs + ": the computation failed (" + message + ")", ErrorCode::Internal};
+}
+
 Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const DeviceConfig &device)
 {
     if (auto s = device.validate(); !s)
@@ -104,16 +190,16 @@ Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const Devi
             if (auto folder = f.readFolder(path)) {
                 if (!*folder)
                     return folder->error();
-                return f.create(**folder, device);
+                return guardedEncoder(f.create(**folder, device));
             }
     auto file = loadModelFile(path);
     if (!file)
         return file.error();
     auto family = modelFamilyOf(*file);
     if (!family)
-        return makeError(path, family.message());
+        return makeError(path, family.error());
     if (const EncoderFamily *f = findEncoderFamily(*family); f && f->create)
-        return f->create(*file, device);
+        return guardedEncoder(f->create(*file, device));
     std::string known;
     for (const auto &f : availableEncoderFamilies())
         known += (known.empty() ? "" : ", ") + f;

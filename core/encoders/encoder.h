@@ -25,13 +25,6 @@
 
 namespace treelens {
 
-/// What a model takes as input.
-enum class InputKind {
-    Words,               ///< a word sequence (Tree Transformer, GGSA)
-    WordsWithDependency, ///< words plus a dependency tree (Dependency-Transformer, recursive dep models)
-    WordsWithConstituency///< words plus a constituency tree (recursive constituency models)
-};
-
 /// What an encoder emits (which Analysis fields are filled).
 struct EncoderOutputs {
     bool attention = false;
@@ -48,7 +41,10 @@ struct EncoderOutputs {
 };
 
 struct EncoderInfo {
-    std::string family;          ///< "tree-transformer", ...
+    std::string family;          ///< "tree-transformer", ...: for people (titles, reports), never for decisions
+    /// What the model is, in words, where the family's name does not say it: "a plain
+    /// Transformer, constituent prior off", "GPT-2 (GPT2LMHeadModel)"; "" otherwise.
+    std::string architecture;
     std::string task;            ///< "masked-lm", "classification", "pair-classification", ...
     std::string name;            ///< model name from its metadata
     int layers = 0;
@@ -141,8 +137,20 @@ std::string singleSentenceRefusal(const EncoderInfo &info);
 /// `requested` ("" when fp32 was asked for).
 std::string fp32OnlyNote(const std::string &requested);
 
+/// The error of an exception caught around a model's computation: "MODEL, WHAT, INPUTS: the
+/// computation failed (MESSAGE)", ErrorCode::Internal.
+Error internalModelError(const EncoderInfo &info, const char *what, const std::string &inputs, const std::string &message);
+/// "sentence 3", "sentences 1-32", "sentences 4, 9, 12 (one batch)": items [start, end) of a
+/// run, as inputs (1-based; item k is input (*order)[k] when `order` is given).
+std::string batchInputsText(std::size_t start, std::size_t end, const std::vector<std::size_t> *order = nullptr);
+/// An exception's message for a user: its first line (LibTorch appends a backtrace), at most
+/// 300 characters.
+std::string exceptionText(const char *what);
+
 /// Loads a model file (.safetensors or a model directory) and builds the
-/// encoder of the family named in its config, on the configured device.
+/// encoder of the family named in its config, on the configured device. The encoder it
+/// returns never throws: an exception from a family's computation that escapes its batches
+/// (BatchedEncoder catches those of each batch) becomes an ErrorCode::Internal error.
 Result<std::unique_ptr<Encoder>> loadEncoder(const std::string &path, const DeviceConfig &device = {});
 
 /// Families this build can load.

@@ -62,7 +62,7 @@ Result<CorpusInduction> scoreCorpusInduction(Encoder &encoder, const std::vector
     double f1Sum = 0.0;
     for (std::size_t start = 0; start < total; start += batchSize) {
         if (control && control->isCancelled())
-            return Error{"cancelled"};
+            return cancelledError();
         std::vector<EncoderInput> batch;
         std::vector<std::size_t> index;
         std::vector<std::vector<std::pair<int, int>>> gold;

@@ -287,7 +287,7 @@ Result<InductionTuning> tuneInduction(Encoder &encoder, const std::vector<Induct
             for (int k = 10; k <= 19; ++k) // thresholds 0.50 .. 0.95
                 for (int drop : {2, 0}) { // descent rule 0.1 below the threshold, or equal to it
                     if (control && control->isCancelled())
-                        return Error{"cancelled"};
+                        return cancelledError();
                     InductionConfig c = start;
                     c.startLayer = sl;
                     c.minLayer = ml;

@@ -179,7 +179,7 @@ Result<ClassificationEval> evaluateClassification(const PairCorpus &corpus, cons
         gold.push_back(p.label);
     auto e = evaluateClassification(corpus.labels, gold, predicted);
     if (!e)
-        return makeError(corpus.source, e.message());
+        return makeError(corpus.source, e.error());
     return e;
 }
 

@@ -77,7 +77,7 @@ Result<PairSystem> scorePairCorpus(Encoder &encoder, const PairCorpus &corpus, c
     const std::vector<std::size_t> starts = pairBlockStarts(corpus.pairs, chunk, firstIndex);
     for (std::size_t k = 0; k < starts.size(); ++k) {
         if (control && control->isCancelled())
-            return makeError("scoring pairs", "cancelled");
+            return cancelledError("scoring pairs");
         std::vector<EncoderInput> batch;
         const std::size_t start = starts[k], end = k + 1 < starts.size() ? starts[k + 1] : corpus.pairs.size();
         for (std::size_t i = start; i < end; ++i) {

@@ -124,7 +124,7 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
         j["gates"] = g;
     }
     if (a.relations) {
-        // The relation matrix with its labels and tree distances (the ids are also in gates["deptrans.relation_ids"]).
+        // The relation matrix with its labels and tree distances (the ids are also in gates["relations.ids"]).
         nlohmann::json names = nlohmann::json::array(), dist = nlohmann::json::array();
         for (int i = 0; i < a.relations->n; ++i) {
             nlohmann::json row = nlohmann::json::array(), drow = nlohmann::json::array();

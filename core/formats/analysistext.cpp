@@ -62,9 +62,9 @@ void sentenceLines(const Analysis &a, const std::string &indent, std::string &ou
         out += indent + "tree:  " + writePtbTree(*a.inducedTree) + "\n";
     if (!a.linkProbs.empty() && !a.linkProbs.back().empty())
         out += indent + "links (top layer): " + linksLine(a) + "\n";
-    // A Tree Transformer trained with the prior off is a plain Transformer: say why no tree follows.
-    if (a.family == "tree-transformer" && a.linkProbs.empty())
-        out += indent + "no constituent prior (a plain Transformer): no link probabilities and no induced tree\n";
+    // What the family says a reader needs (a Tree Transformer with its prior off: why no tree follows).
+    for (const std::string &note : a.notes)
+        out += indent + note + "\n";
     if (const std::string h = holdsLine(a); !h.empty())
         out += indent + h + "\n";
 }

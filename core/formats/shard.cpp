@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <zlib.h>
 
+#include "core/base/strings.h"
 #include "core/base/fileio.h"
 
 namespace treelens {
@@ -23,8 +24,7 @@ Result<ShardSpec> parseShardSpec(const std::string &text)
     auto number = [](const std::string &s, int &out) {
         if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
             return false;
-        out = std::stoi(s);
-        return true;
+        return parseInt(s, out);
     };
     ShardSpec s;
     if (slash == std::string::npos || !number(text.substr(0, slash), s.index) || !number(text.substr(slash + 1), s.count))
@@ -167,7 +167,7 @@ Status parseShardLine(const std::string &path, const std::string &line, ShardHea
         h.options = j.at("options").get<std::string>();
         auto spec = parseShardSpec(j.at("shard").get<std::string>());
         if (!spec)
-            return Error{path + ": " + spec.message()};
+            return Error{path + ": " + spec.message(), spec.code()};
         h.shard = *spec;
         h.input.path = j.at("input").at("path").get<std::string>();
         h.input.size = j.at("input").at("size").get<std::uint64_t>();

@@ -91,7 +91,7 @@ Result<Sentence> sentenceFromJson(const json &j, const std::string &where)
         }
         const Status st = d.validate();
         if (!st.ok())
-            return makeError(where, st.message());
+            return makeError(where, st.error());
         s.dependency = std::move(d);
     }
     const auto cons = j.find("constituency");

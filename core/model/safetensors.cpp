@@ -200,7 +200,7 @@ Status writeSafetensors(const std::string &path, const TensorMap &tensors,
 {
     auto bytes = safetensorsBytes(tensors, metadata);
     if (!bytes)
-        return makeError(path, bytes.message());
+        return makeError(path, bytes.error());
     return writeFileAtomic(path, *bytes);
 }
 

@@ -54,7 +54,7 @@ public:
             auto r = m_inner->parse(piece);
             if (!r)
                 return Error{r.message() + " (in the piece of words " + std::to_string(start + 1) + "-" + std::to_string(end)
-                             + " of a " + std::to_string(input.tokens.size()) + "-word sentence)"};
+                             + " of a " + std::to_string(input.tokens.size()) + "-word sentence)", r.code()};
             if (parser.empty())
                 parser = r->metadataValue("parser");
             partial = partial || r->metadataValue("partial") == "yes";

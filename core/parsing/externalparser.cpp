@@ -125,7 +125,7 @@ public:
 
         auto run = runShellCommand(m_config.command, line, {"TREELENS_INPUT_FORMAT=tokens"}, m_config.timeoutSeconds);
         if (!run)
-            return Error{"external parser: " + run.message()};
+            return Error{"external parser: " + run.message(), run.code()};
         const CommandOutput &r = *run;
         const std::string errLine = lastLine(r.err);
         if (r.timedOut)
@@ -145,7 +145,7 @@ public:
         opt.validateTrees = true;
         auto parsed = readConllu(r.out, "output", opt);
         if (!parsed)
-            return Error{"external parser: " + cmd + " did not write valid CoNLL-U: " + parsed.message()};
+            return Error{"external parser: " + cmd + " did not write valid CoNLL-U: " + parsed.message(), parsed.code()};
         if (parsed->size() != 1)
             return Error{"external parser: " + cmd + " returned " + std::to_string(parsed->size()) + " sentences for one"
                          + (parsed->empty() && !errLine.empty() ? " (stderr: " + errLine + ")" : std::string())};
@@ -157,7 +157,7 @@ public:
             return Error{"external parser: " + cmd + " returned no dependency tree (HEAD is '_')"};
         const Status valid = o.dependency->validate();
         if (!valid.ok())
-            return Error{"external parser: " + cmd + " returned an invalid tree: " + valid.message()};
+            return Error{"external parser: " + cmd + " returned an invalid tree: " + valid.message(), valid.code()};
 
         Sentence out = input;
         out.dependency = o.dependency;

@@ -81,7 +81,7 @@ Result<std::unique_ptr<Parser>> createFileParser(const ParserConfig &config)
     options.stripTraces = true;
     auto sentences = readCorpusFile(config.treeFile, formatFromPath(config.treeFile), options);
     if (!sentences)
-        return Error{"file parser: " + sentences.message()};
+        return Error{"file parser: " + sentences.message(), sentences.code()};
     std::vector<Sentence> withTrees;
     for (auto &s : *sentences)
         if (!s.tokens.empty() && (s.dependency || s.constituency))

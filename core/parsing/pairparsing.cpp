@@ -30,7 +30,7 @@ Result<std::size_t> parsePairCorpus(PairCorpus &corpus, Parser &parser, const Ru
     batchSize = std::max<std::size_t>(1, batchSize);
     for (std::size_t start = 0; start < targets.size(); start += batchSize) {
         if (control.isCancelled())
-            return makeError("parsing pairs", "cancelled");
+            return cancelledError("parsing pairs");
         std::vector<Sentence> batch;
         std::vector<Sentence *> where;
         const std::size_t end = std::min(targets.size(), start + batchSize);
@@ -56,8 +56,8 @@ Result<std::size_t> parsePairCorpus(PairCorpus &corpus, Parser &parser, const Ru
             for (std::size_t i = 0; i < where.size(); ++i)
                 *where[i] = std::move((*parsed)[i]);
         } else {
-            if (!parsed && parsed.message().find("cancelled") != std::string::npos && control.isCancelled())
-                return makeError("parsing pairs", "cancelled");
+            if (!parsed && isCancelled(parsed.error()))
+                return cancelledError("parsing pairs");
             unparsed += where.size();
         }
         control.report(end, targets.size(), "parsing both sides");

@@ -20,7 +20,7 @@ Result<std::vector<Sentence>> Parser::parseAll(const std::vector<Sentence> &inpu
     out.reserve(inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         if (control.isCancelled())
-            return Error{"cancelled"};
+            return cancelledError();
         auto r = parse(inputs[i]);
         if (!r)
             return r.error();
@@ -85,7 +85,7 @@ Result<std::vector<Sentence>> parseCorpus(Parser &parser, std::vector<Sentence> 
                 batch.push_back(sentences[i]);
         auto r = parser.parseAll(batch);
         if (!r)
-            return Error{source + ": " + r.message()};
+            return Error{source + ": " + r.message(), r.code()};
         if (r->size() != batch.size())
             return Error{source + ": the parser returned " + std::to_string(r->size()) + " sentences for " +
                          std::to_string(batch.size())};
@@ -101,7 +101,7 @@ Result<std::vector<Sentence>> parseCorpus(Parser &parser, std::vector<Sentence> 
         auto r = parser.parse(sentences[i]);
         if (!r) {
             if (!failures)
-                return Error{where(sentences[i]) + r.message()};
+                return Error{where(sentences[i]) + r.message(), r.code()};
             failures->push_back(where(sentences[i]) + r.message());
             continue;
         }

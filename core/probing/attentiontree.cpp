@@ -43,7 +43,7 @@ Status checkDependency(const Sentence &s, std::size_t i)
         return Error{sentenceName(s, i) + ": the dependency tree has " + std::to_string(s.dependency->size()) +
                      " words but the sentence has " + std::to_string(s.tokens.size())};
     if (auto st = s.dependency->validate(); !st)
-        return Error{sentenceName(s, i) + ": " + st.message()};
+        return Error{sentenceName(s, i) + ": " + st.message(), st.code()};
     return {};
 }
 
@@ -514,7 +514,7 @@ Result<ConstituentMassReport> constituentMass(const std::vector<Sentence> &gold,
             return st.error();
         auto sp = goldConstituentSpans(gold[i], static_cast<int>(gold[i].tokens.size()), options);
         if (!sp)
-            return Error{sentenceName(gold[i], i) + ": " + sp.message()};
+            return Error{sentenceName(gold[i], i) + ": " + sp.message(), sp.code()};
         spans[i] = std::move(*sp);
     }
     auto shape = attentionShape(gold, analyses, options);
@@ -724,7 +724,7 @@ Result<LinkProbabilityReport> linkProbabilityStats(const std::vector<Sentence> &
         }
         auto sp = goldConstituentSpans(gold[i], static_cast<int>(gold[i].tokens.size()), options);
         if (!sp)
-            return Error{name + ": " + sp.message()};
+            return Error{name + ": " + sp.message(), sp.code()};
         spans[i] = std::move(*sp);
     }
     const int L = std::max(layers, 0);

@@ -19,7 +19,7 @@ Result<Matrix> pairVectors(Encoder &encoder, const PairCorpus &corpus, std::vect
     constexpr std::size_t kBatch = 256;
     for (std::size_t start = 0; start < candidates.size(); start += kBatch) {
         if (control && control->isCancelled())
-            return makeError("probing pairs", "cancelled");
+            return cancelledError("probing pairs");
         const std::size_t end = std::min(candidates.size(), start + kBatch);
         std::vector<EncoderInput> batch;
         for (std::size_t k = start; k < end; ++k) {

@@ -506,7 +506,7 @@ Result<ProbeRunReport> readReport(const json &j)
         } else if (kind == "induction") {
             auto induction = readInduction(t, numbering, r.model.layers);
             if (!induction)
-                return Error{"unsupervised-parsing: " + induction.message()};
+                return Error{"unsupervised-parsing: " + induction.message(), induction.code()};
             r.induction = std::move(*induction);
         } else if (kind == "attention") {
             AttentionTaskSummary s = readSummary(t);
@@ -544,7 +544,7 @@ Result<std::vector<ProbeRunReport>> readProbeReportsJson(const std::string &text
         for (const json &report : several ? j.at("models") : json::array({j})) {
             auto r = readReport(report);
             if (!r)
-                return Error{source + ": " + r.message()};
+                return Error{source + ": " + r.message(), r.code()};
             out.push_back(std::move(*r));
         }
     } catch (const json::exception &e) {

@@ -36,7 +36,7 @@ Result<std::shared_ptr<Encoder>> loadProbedEncoder(ProbeRunConfig &config, const
     }
     if (config.probeDevice != "auto")
         if (auto d = probeDeviceAvailable(config.probeDevice); !d)
-            return Error{"probe device: " + d.message()};
+            return Error{"probe device: " + d.message(), d.code()};
     std::shared_ptr<Encoder> encoder;
     if (config.encoders) {
         auto shared = config.encoders->get(modelPath, device);
@@ -291,7 +291,7 @@ Result<std::size_t> extractProbeRunFeatures(const ProbeRunConfig &configIn, cons
     // The trees the encoder reads must be the whole run's: the head-rule dependencies are
     // (they depend on the sentence alone); predicted constituency trees are not made here.
     addHeadRuleDependencies(data);
-    if (info.input == InputKind::WordsWithConstituency && config.treeSource == "parsed")
+    if (readsTree(info.input, TreeKind::Constituency) && config.treeSource == "parsed")
         return Error{"the " + info.family + " encoder reads constituency trees and tree source parsed predicts them for the "
                      "whole run: parse the corpus first (treelens-cli parse, with --shard on a cluster) and probe the parsed corpus"};
     auto layout = featureLayoutFor(*setup);
@@ -301,7 +301,7 @@ Result<std::size_t> extractProbeRunFeatures(const ProbeRunConfig &configIn, cons
     const ShardRange range = shard.active() ? shardRangeByGroups(starts, data.size(), shard) : ShardRange{0, data.size()};
     // An encoder that reads a tree: every sentence of the range has it (the whole run would predict missing ones).
     if (info.input != InputKind::Words) {
-        const bool dep = info.input == InputKind::WordsWithDependency;
+        const bool dep = readsTree(info.input, TreeKind::Dependency);
         const auto sentences = probeSentences(data);
         for (std::size_t i = range.begin; i < range.end; ++i) {
             const Sentence &s = *sentences[i];

@@ -92,9 +92,9 @@ Result<ProbeFeatures> extractFeatures(Encoder &encoder, const std::vector<Senten
             return makeError(sentenceName(sentences, s),
                              std::to_string(sent.tokens.size()) + " words; the model takes at most " +
                                  std::to_string(info.maxTokens - offset));
-        if (info.input == InputKind::WordsWithDependency && !sent.dependency)
+        if (readsTree(info.input, TreeKind::Dependency) && !sent.dependency)
             return makeError(sentenceName(sentences, s), "the encoder needs a dependency tree and the sentence has none");
-        if (info.input == InputKind::WordsWithConstituency && !sent.constituency)
+        if (readsTree(info.input, TreeKind::Constituency) && !sent.constituency)
             return makeError(sentenceName(sentences, s), "the encoder needs a constituency tree and the sentence has none");
         todo.push_back(static_cast<int>(s));
     }
@@ -105,7 +105,7 @@ Result<ProbeFeatures> extractFeatures(Encoder &encoder, const std::vector<Senten
     std::size_t done = f.emptySentences.size();
     for (std::size_t begin = 0; begin < todo.size(); begin += static_cast<std::size_t>(options.batchSize)) {
         if (control && control->isCancelled())
-            return Error{"cancelled"};
+            return cancelledError();
         const std::size_t end = std::min(todo.size(), begin + static_cast<std::size_t>(options.batchSize));
         std::vector<EncoderInput> batch;
         batch.reserve(end - begin);
@@ -113,16 +113,16 @@ Result<ProbeFeatures> extractFeatures(Encoder &encoder, const std::vector<Senten
             const Sentence &sent = sentences[static_cast<std::size_t>(todo[k])];
             EncoderInput in;
             in.words = sent.words();
-            if (info.input == InputKind::WordsWithDependency)
+            if (readsTree(info.input, TreeKind::Dependency))
                 in.dependency = sent.dependency;
-            if (info.input == InputKind::WordsWithConstituency)
+            if (readsTree(info.input, TreeKind::Constituency))
                 in.constituency = sent.constituency;
             batch.push_back(std::move(in));
         }
         auto states = encoder.layerStates(batch, &inner);
         if (!states) {
             if (control && control->isCancelled())
-                return Error{"cancelled"};
+                return cancelledError();
             return makeError("features (sentences " + std::to_string(todo[begin] + 1) + " to " +
                                  std::to_string(todo[end - 1] + 1) + ")",
                              states.message());
@@ -489,7 +489,7 @@ Result<ProbeResult> trainProbe(const ProbeInputs &inputs, const ProbeTrainOption
     std::iota(order.begin(), order.end(), 0);
     for (int epoch = 1; epoch <= options.maxEpochs; ++epoch) {
         if (control && control->isCancelled())
-            return Error{"cancelled"};
+            return cancelledError();
         shuffle(order, rng);
         ProbeEpoch rec;
         rec.epoch = epoch;

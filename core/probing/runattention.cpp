@@ -283,22 +283,22 @@ Result<AttentionCorpus> analyzeAttentionCorpus(const ProbeRunContext &ctx, Encod
     const std::size_t chunk = 256;
     for (std::size_t b = 0; b < out.sentences.size(); b += chunk) {
         if (ctx.cancelled())
-            return Error{"cancelled"};
+            return cancelledError();
         const std::size_t e = std::min(out.sentences.size(), b + chunk);
         std::vector<EncoderInput> batch;
         for (std::size_t i = b; i < e; ++i) {
             const Sentence &s = out.sentences[i];
             EncoderInput in;
             in.words = s.words();
-            if (info.input == InputKind::WordsWithDependency)
+            if (readsTree(info.input, TreeKind::Dependency))
                 in.dependency = s.dependency;
-            if (info.input == InputKind::WordsWithConstituency)
+            if (readsTree(info.input, TreeKind::Constituency))
                 in.constituency = s.constituency;
             batch.push_back(std::move(in));
         }
         auto r = encoder.analyze(batch, ao);
         if (!r)
-            return Error{"attention (sentences " + std::to_string(b + 1) + " to " + std::to_string(e) + "): " + r.message()};
+            return Error{"attention (sentences " + std::to_string(b + 1) + " to " + std::to_string(e) + "): " + r.message(), r.code()};
         for (auto &a : *r) {
             // Keep only what the metrics read.
             if (!config.rawAttention)
@@ -340,7 +340,7 @@ Result<ProbeRunInduction> runUnsupervisedParsing(const ProbeRunContext &ctx, Enc
     out.constituencyTrees = trees.constituencyText();
     out.applicable = info.outputs.inducedTree;
     if (!out.applicable)
-        out.reason = "this model (" + info.family + (info.family == "tree-transformer" ? ", constituent prior off" : "") +
+        out.reason = "this model (" + info.family + (info.architecture.empty() ? "" : ": " + info.architecture) +
                      ") induces no trees, so only the baselines are scored";
     ProgressLine(ctx) << "unsupervised parsing of " << gold.size() << " sentences";
     // The model's own parse settings (EncoderInfo::induction: chosen on development
@@ -410,7 +410,7 @@ Result<AttentionStageResult> runAttentionTasks(const ProbeRunContext &ctx, Encod
             status = gridTask(job, name, out.attention);
         }
         if (!status)
-            return Error{name + ": " + status.message()};
+            return Error{name + ": " + status.message(), status.code()};
         timing.attention[name] = secondsSince(t0);
         ctx.finished(name);
     }

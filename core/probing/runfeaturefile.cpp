@@ -240,7 +240,7 @@ Result<ProbeFeatureFile> ProbeFeatureFile::open(const std::string &path)
         return Error{path + ": one shard's features: join the shards first (treelens-cli merge SHARD... -o FEATURES)"};
     auto layout = parseProbeFeatureLayout(first);
     if (!layout)
-        return Error{path + ": " + layout.message()};
+        return Error{path + ": " + layout.message(), layout.code()};
     ProbeFeatureFile f;
     f.m_path = path;
     f.m_layout = std::move(*layout);
@@ -358,7 +358,7 @@ Result<ProbeSplitFeatures> ProbeFeatureFile::load(const ProbeRunContext &ctx, co
             if (rc.progress && (index + 1) % 4096 == 0)
                 rc.progress(index + 1, total, "read");
             if (ctx.cancelled())
-                return Error{"cancelled"};
+                return cancelledError();
         }
     }
     if (in.peek() != std::char_traits<char>::eof())

@@ -25,7 +25,7 @@ Result<ProbeSplitFeatures> extractProbeFeatures(const ProbeRunContext &ctx, Enco
         RunControl rc = ctx.progressControl(what + " (" + name + ")");
         auto r = extractFeatures(encoder, *sentences, options, &rc);
         if (!r)
-            return Error{std::string(name) + ": " + r.message()};
+            return Error{std::string(name) + ": " + r.message(), r.code()};
         *features = std::move(*r);
     }
     return f;
@@ -65,7 +65,7 @@ Result<StructuralSplits> structuralSplits(const ProbeData &data, const ProbeSpli
             continue;
         auto ex = structuralExamples(*sentences, *feats, layer);
         if (!ex)
-            return Error{std::string(name) + ": " + ex.message()};
+            return Error{std::string(name) + ": " + ex.message(), ex.code()};
         *dest = std::move(ex->examples);
         addSkipped(ex->skipped, name);
     }
@@ -94,7 +94,7 @@ Result<std::size_t> writeProbeFeatureRecords(const ProbeRunContext &ctx, Encoder
         if (first < range.begin || first >= range.end)
             continue;
         if (ctx.cancelled())
-            return Error{"cancelled"};
+            return cancelledError();
         std::vector<Sentence> block;
         for (std::size_t i = first; i < last; ++i)
             block.push_back(*sentences[i]);

@@ -59,7 +59,7 @@ Status trainSentenceProbes(const ProbeRunContext &ctx, const ProbeDataset &datas
             auto inputs =
                 probeInputs(dataset, tr, dv, te, layer, pooling == "cls" ? SentencePooling::Cls : SentencePooling::Mean);
             if (!inputs)
-                return Error{label + ", " + probedLayerText(layer) + ": " + inputs.message()};
+                return Error{label + ", " + probedLayerText(layer) + ": " + inputs.message(), inputs.code()};
             auto r = trainProbe(
                 *inputs, options,
                 [&](const ProbeEpoch &e) {
@@ -67,7 +67,7 @@ Status trainSentenceProbes(const ProbeRunContext &ctx, const ProbeDataset &datas
                 },
                 ctx.control());
             if (!r)
-                return Error{label + ", " + probedLayerText(layer) + " " + pooling + ": " + r.message()};
+                return Error{label + ", " + probedLayerText(layer) + " " + pooling + ": " + r.message(), r.code()};
             r->testPredicted.clear();
             r->testPredictions.clear();
             ProgressLine(ctx) << label << " " << probedLayerText(layer) << " " << pooling << ": " << probeSummary(*r)
@@ -207,7 +207,7 @@ Status trainStructuralLayer(const ProbeRunContext &ctx, const ProbeData &data, c
             },
             ctx.control());
         if (!r)
-            return Error{task.name + variant + ", " + probedLayerText(layer) + ": " + r.message()};
+            return Error{task.name + variant + ", " + probedLayerText(layer) + ": " + r.message(), r.code()};
         if (!randomInit) {
             // Keep the predictions for the viewer; result.sentence indexes its sentences.
             if (w.viewer.sentences.empty())
@@ -246,7 +246,7 @@ Status trainStructural(const ProbeRunContext &ctx, const ProbeTrainingPlan &plan
         fo.layers = layers;
         auto f = featuresOf(ctx, plan, data, randomInit, fo, "word states" + variant);
         if (!f)
-            return Error{"word states" + variant + ": " + f.message()};
+            return Error{"word states" + variant + ": " + f.message(), f.code()};
         all = std::move(*f);
     }
     const StructuralProbeOptions options = structuralProbeOptions(config);
@@ -256,12 +256,12 @@ Status trainStructural(const ProbeRunContext &ctx, const ProbeTrainingPlan &plan
             fo.layers = {layer};
             auto f = featuresOf(ctx, plan, data, randomInit, fo, "word states" + variant + ", " + probedLayerText(layer));
             if (!f)
-                return Error{"word states" + variant + ": " + f.message()};
+                return Error{"word states" + variant + ": " + f.message(), f.code()};
             one = std::move(*f);
         }
         auto ex = structuralSplits(data, allAtOnce ? all : one, layer);
         if (!ex)
-            return Error{"structural probe examples: " + ex.message()};
+            return Error{"structural probe examples: " + ex.message(), ex.code()};
         if (auto s = trainStructuralLayer(ctx, data, *ex, layer, options, randomInit, work); !s)
             return s;
     }
@@ -291,7 +291,7 @@ Result<std::vector<SentenceProbeTask>> runSentenceProbes(const ProbeRunContext &
         const auto tf = ProbeClock::now();
         auto feats = featuresOf(ctx, plan, data, variant == 1, fo, "sentence vectors" + vname);
         if (!feats)
-            return Error{"sentence vectors" + vname + ": " + feats.message()};
+            return Error{"sentence vectors" + vname + ": " + feats.message(), feats.code()};
         timing.sentenceVectors += secondsSince(tf);
         for (auto &w : *work) {
             const auto t0 = ProbeClock::now();

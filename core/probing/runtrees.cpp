@@ -80,7 +80,7 @@ Status predictConstituency(const ProbeRunContext &ctx, const std::vector<Sentenc
                      " was not found (give a constituency parser model, or use tree source gold with a PTB treebank)"};
     auto parser = createParser(parserConfig);
     if (!parser)
-        return Error{"predicting constituency trees: " + parser.message()};
+        return Error{"predicting constituency trees: " + parser.message(), parser.code()};
     ProgressLine(ctx) << "predicting constituency trees for " << todo.size() << " sentences with the neural parser";
     std::vector<Sentence> copies;
     copies.reserve(todo.size());
@@ -89,7 +89,7 @@ Status predictConstituency(const ProbeRunContext &ctx, const std::vector<Sentenc
     std::vector<std::string> failures;
     auto parsed = parseNeural(**parser, std::move(copies), files, failures);
     if (!parsed)
-        return Error{"predicting constituency trees: " + parsed.message()};
+        return Error{"predicting constituency trees: " + parsed.message(), parsed.code()};
     for (std::size_t i = 0; i < todo.size(); ++i) {
         Sentence &p = (*parsed)[i];
         if (p.constituency && trees.constParser.empty())

@@ -305,7 +305,7 @@ Status checkStructuralExamples(const std::vector<const std::vector<StructuralExa
             t.heads = ex.heads;
             t.deprels.assign(ex.heads.size(), "_");
             if (auto st = t.validate(); !st)
-                return makeError(where, st.message());
+                return makeError(where, st.error());
         }
     return {};
 }
@@ -547,14 +547,14 @@ Result<StructuralProbeResult> trainStructuralProbe(StructuralProbeKind kind, con
     std::iota(order.begin(), order.end(), 0);
     for (int epoch = 1; epoch <= options.maxEpochs; ++epoch) {
         if (control && control->isCancelled())
-            return Error{"cancelled"};
+            return cancelledError();
         shuffle(order, rng);
         StructuralEpoch rec;
         rec.epoch = epoch;
         rec.learningRate = training.lr;
         double lossSum = 0;
         if (!training.epoch(train, trainGold, order, control, lossSum))
-            return Error{"cancelled"};
+            return cancelledError();
         rec.trainLoss = lossSum / static_cast<int>(train.size());
         bool stop = false;
         if (!dev.empty())

@@ -75,7 +75,7 @@ Result<TrainRecipe> trainerDefaults(const std::string &family)
         return f->defaults;
     auto r = TrainRecipe::fromJson(f->defaultsJson, "", f->defaults);
     if (!r)
-        return makeError(family + " defaults", r.message());
+        return makeError(family + " defaults", r.error());
     r->family = f->name;
     return r;
 }

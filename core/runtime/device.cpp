@@ -1,5 +1,6 @@
 // Device selection, the compute context and thread scopes (see device.h, computecontext.h).
 #include "core/runtime/device.h"
+#include "core/base/strings.h"
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -175,8 +176,8 @@ Result<torch::Device> resolveDevice(const DeviceConfig &config)
         return makeError("--device " + config.device,
                          "CUDA is not available (this LibTorch has no CUDA support or no GPU is present); use --device cpu or auto");
     int index = 0;
-    if (config.device.size() > 5)
-        index = std::stoi(config.device.substr(5));
+    if (config.device.size() > 5 && (config.device[4] != ':' || !parseInt(config.device.substr(5), index) || index < 0))
+        return makeError("--device " + config.device, "expected cuda or cuda:N (N a device number from 0)");
     if (index >= static_cast<int>(torch::cuda::device_count()))
         return makeError("--device " + config.device, "there are only " + std::to_string(torch::cuda::device_count()) + " CUDA devices");
     return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));

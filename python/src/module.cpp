@@ -114,7 +114,7 @@ Status inBlocks(std::size_t n, std::size_t step, const std::function<Status(std:
         py::gil_scoped_release release;
         for (std::size_t b = 0; status && b < n; b += step) {
             if (signals.control.isCancelled()) {
-                status = Error{"cancelled"};
+                status = cancelledError();
                 break;
             }
             status = work(b, std::min(n, b + step));
@@ -521,7 +521,7 @@ std::vector<Analysis> runAnalyses(PyModel &model, const std::vector<EncoderInput
 /// default parser (opened only then), as `treelens-cli analyze` does.
 void completeModelTrees(const EncoderInfo &info, std::vector<Sentence> &sentences)
 {
-    const bool dep = info.input == InputKind::WordsWithDependency, cons = info.input == InputKind::WordsWithConstituency;
+    const bool dep = readsTree(info.input, TreeKind::Dependency), cons = readsTree(info.input, TreeKind::Constituency);
     if (!dep && !cons)
         return;
     std::unique_ptr<Parser> parser;

@@ -536,7 +536,7 @@ TEST_F(MainWindowTest, ExportViewDrawsTheChosenAttentionAndRefusesARelationAtten
                       QStringLiteral("--out"), out},
                      &err),
               2);
-    EXPECT_TRUE(err.contains(QStringLiteral("--attention relation: a tree-transformer model has no relation attention")))
+    EXPECT_TRUE(err.contains(QStringLiteral("--attention relation: this model has no relation attention")))
         << err.toStdString();
     EXPECT_FALSE(QFile::exists(out));
     EXPECT_EQ(runGui({QStringLiteral("--sentence"), QStringLiteral("Dogs bark."), QStringLiteral("--export-view"),

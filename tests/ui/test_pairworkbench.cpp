@@ -249,7 +249,7 @@ TEST(PairWorkbench, ScoresRanksAndShowsPairs)
     ASSERT_TRUE(a);
     ASSERT_EQ(a->second.size(), 1u);
     EXPECT_EQ(a->crossAttention.size(), 1u);
-    EXPECT_TRUE(a->second.front().gates.count("ggsa.interaction_norm"));
+    EXPECT_TRUE(a->second.front().gates.count("pair_interaction.norm"));
     // Another pair on request.
     shown = false;
     wb.showPair(4);

@@ -544,8 +544,8 @@ TEST(HeatmapView, GroupAttentionSaysWhatItsBlocksAre)
     for (int h = 0; h < 2; ++h)
         for (int i = 0; i < n; ++i)
             gid.data.push_back(static_cast<float>(h == 0 ? i / 4 : (i + 2) / 4)); // head 2: offset 2
-    a->gates["ggsa.group_id"] = gid;
-    a->gates["ggsa.offsets"] = NamedArray{{2}, {0.0f, 2.0f}};
+    a->gates["token_groups.group_id"] = gid;
+    a->gates["token_groups.offsets"] = NamedArray{{2}, {0.0f, 2.0f}};
     HeatmapView attention(HeatmapView::Kind::Attention);
     attention.setData({nullptr, a});
     ViewState s;

@@ -83,7 +83,7 @@ std::shared_ptr<Analysis> dependencyAnalysis()
                 fwd.data.push_back(b == 0 ? v : 1.0f / 3.0f);
     a->nodeAttention[2].arrays["edge_fwd.attn"] = fwd;
     a->nodeAttention[2].arrays["edge_bwd.attn"] = fwd;
-    a->gates[overlay::kRecNodeHeight] = NamedArray{{3}, {1, 1, 2}}; // as recursive.cpp records them
+    a->gates[overlay::kCompositionNodeHeight] = NamedArray{{3}, {1, 1, 2}}; // as recursive.cpp records them
     return a;
 }
 
@@ -139,7 +139,7 @@ TEST(ConstituencyViewRecursive, EdgesFindTheModelsNodesBySpan)
     a->heads = 1;
     a->nodeAttention = {node(0, {-1, -2, -3}, {{0.2f, 0.3f, 0.5f}}, 0, 3), node(1, {-5, -6, -7}, {{0.1f, 0.1f, 0.8f}}, 4, 7),
                         node(2, {-4, 1}, {{0.35f, 0.65f}}, 3, 7), node(3, {0, 2, -8}, {{0.45f, 0.5f, 0.05f}}, 0, 8)};
-    a->gates[overlay::kRecNodeHeight] = NamedArray{{4}, {1, 1, 2, 3}};
+    a->gates[overlay::kCompositionNodeHeight] = NamedArray{{4}, {1, 1, 2, 3}};
     ConstituencyView view;
     view.setMode(ConstituencyView::Mode::Parser);
     view.setData({kiteSentence(), a});
@@ -182,7 +182,7 @@ TEST(CompositionView, StepsThroughTheHeightsAndExports)
             found = image.pixel(x, y) == want;
     EXPECT_TRUE(found);
     auto other = std::make_shared<Analysis>(*dependencyAnalysis());
-    other->gates.erase(overlay::kRecNodeHeight); // node attention without node heights: not a composition
+    other->gates.erase(overlay::kCompositionNodeHeight); // node attention without node heights: not a composition
     view.setData({kiteSentence(), other});
     EXPECT_FALSE(view.applies());
     EXPECT_EQ(view.steps(), 0);

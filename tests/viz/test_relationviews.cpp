@@ -171,7 +171,7 @@ TEST(RelationHeatmap, ATreeTransformerAnalysisSaysItHasNoRelations)
         view.setState(ViewState{});
         EXPECT_EQ(view.rowCount(), 0);
         ASSERT_FALSE(view.titleLines().isEmpty());
-        EXPECT_NE(view.titleLines().front().indexOf(QStringLiteral("A tree-transformer model reads no dependency relations")), -1);
+        EXPECT_NE(view.titleLines().front().indexOf(QStringLiteral("This model reads no dependency relations")), -1);
     }
 }
 
@@ -369,9 +369,9 @@ std::pair<std::shared_ptr<Sentence>, std::shared_ptr<Analysis>> tatCatSat()
     };
     // The aggregation records a TAT analysis carries (core/data/overlays.h): NP = 0 (level 1),
     // VP = 1 (level 1), S = 2 (level 0), their spans and L_v = children + 2.
-    a->gates[overlay::kTatNodeLevel] = NamedArray{{3}, {1, 1, 0}};
-    a->gates[overlay::kTatNodeSpan] = NamedArray{{3, 2}, {0, 2, 2, 3, 0, 4}};
-    a->gates[overlay::kTatNodeLen] = NamedArray{{3}, {4, 3, 5}};
+    a->gates[overlay::kAggregationNodeLevel] = NamedArray{{3}, {1, 1, 0}};
+    a->gates[overlay::kAggregationNodeSpan] = NamedArray{{3, 2}, {0, 2, 2, 3, 0, 4}};
+    a->gates[overlay::kAggregationNodeLength] = NamedArray{{3}, {4, 3, 5}};
     a->nodeAttention = {node(0, {-1, -2}, {{0.2f, 0.7f}, {0.6f, 0.1f}}), node(1, {-3}, {{0.9f}, {0.3f}}),
                         node(2, {0, 1, -4}, {{0.05f, 0.5f, 0.4f}, {0.3f, 0.3f, 0.3f}})};
     return {s, a};
@@ -408,7 +408,7 @@ TEST(ConstituencyViewNodeAttention, EdgesCarryThePhrasesAttentionOverTheirChildr
     EXPECT_TRUE(legend); // 2 heads in all: one per stream, the semantic first, so head 2 is the syntactic stream's
     // Node attention without the aggregation records (another family's) is not drawn as TAT weights.
     auto other = std::make_shared<Analysis>(*a);
-    other->gates.erase(overlay::kTatNodeLevel);
+    other->gates.erase(overlay::kAggregationNodeLevel);
     view.setData({s, other});
     EXPECT_TRUE(weights().empty());
 }
@@ -419,10 +419,10 @@ TEST(ConstituencyViewNodeAttention, StepsThroughTheAggregationAndNamesEveryWeigh
     auto [s, a] = tatCatSat();
     // TAT post-order: NP = 0 (level 1), VP = 1 (level 1), S = 2 (level 0); one head per stream.
     // [N, 1 head, Lmax 5]: start, children, end (0 on padding).
-    a->gates["tat.attn_sem"] = NamedArray{{3, 1, 5}, {0.05f, 0.2f, 0.7f, 0.05f, 0, 0.05f, 0.9f, 0.05f, 0, 0, 0.02f, 0.05f, 0.5f, 0.4f, 0.03f}};
-    a->gates["tat.attn_syn"] = NamedArray{{3, 1, 5}, {0.1f, 0.6f, 0.1f, 0.2f, 0, 0.3f, 0.3f, 0.4f, 0, 0, 0.05f, 0.3f, 0.3f, 0.3f, 0.05f}};
-    a->gates["tat.node_norm_sem"] = NamedArray{{3}, {1.5f, 2.5f, 3.5f}};
-    a->gates["tat.node_norm_syn"] = NamedArray{{3}, {0.5f, 0.25f, 0.125f}};
+    a->gates["aggregation.attention_semantic"] = NamedArray{{3, 1, 5}, {0.05f, 0.2f, 0.7f, 0.05f, 0, 0.05f, 0.9f, 0.05f, 0, 0, 0.02f, 0.05f, 0.5f, 0.4f, 0.03f}};
+    a->gates["aggregation.attention_syntactic"] = NamedArray{{3, 1, 5}, {0.1f, 0.6f, 0.1f, 0.2f, 0, 0.3f, 0.3f, 0.4f, 0, 0, 0.05f, 0.3f, 0.3f, 0.3f, 0.05f}};
+    a->gates["aggregation.node_norm_semantic"] = NamedArray{{3}, {1.5f, 2.5f, 3.5f}};
+    a->gates["aggregation.node_norm_syntactic"] = NamedArray{{3}, {0.5f, 0.25f, 0.125f}};
 
     // The record as the views read it.
     auto nodes = tatNodesOf(*a);
@@ -488,7 +488,7 @@ TEST(ConstituencyViewNodeAttention, StepsThroughTheAggregationAndNamesEveryWeigh
     view.setAggregationDepth(-1);
     // An analysis without the aggregation records (another family's) ignores the step.
     auto other = std::make_shared<Analysis>(*a);
-    for (const char *key : {overlay::kTatNodeLevel, overlay::kTatNodeSpan, overlay::kTatNodeLen})
+    for (const char *key : {overlay::kAggregationNodeLevel, overlay::kAggregationNodeSpan, overlay::kAggregationNodeLength})
         other->gates.erase(key);
     view.setData({s, other});
     EXPECT_TRUE(view.tatPhrasePhases().empty());

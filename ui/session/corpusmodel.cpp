@@ -115,7 +115,7 @@ Result<std::shared_ptr<const std::vector<Sentence>>> readCorpusAsShown(const QSt
     options.stripFunctionTags = true;
     auto r = readCorpusFile(path.toStdString(), formatFromPath(path.toStdString()), options);
     if (!r)
-        return Error{r.message()};
+        return Error{r.message(), r.code()};
     return std::make_shared<const std::vector<Sentence>>(std::move(*r));
 }
 

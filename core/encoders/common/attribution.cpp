@@ -124,7 +124,7 @@ Result<std::vector<std::vector<double>>> integrateGradients(const std::function<
     auto evaluate = [&](const std::vector<float> &alphas, float weight) -> Status {
         for (std::size_t start = 0; start < alphas.size(); start += static_cast<std::size_t>(chunk)) {
             if (control && control->isCancelled())
-                return Error{"cancelled"};
+                return cancelledError();
             const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(chunk), alphas.size() - start);
             AttributionScope scope(torch::tensor(std::vector<float>(alphas.begin() + static_cast<std::ptrdiff_t>(start),
                                                                     alphas.begin() + static_cast<std::ptrdiff_t>(start + n))),

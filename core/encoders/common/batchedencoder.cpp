@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
+#include <new>
 #include <utility>
 
 #include "core/runtime/computecontext.h"
@@ -15,13 +17,23 @@ BatchedEncoder::BatchedEncoder(EncoderInfo info, const DeviceConfig &device)
 }
 
 Status BatchedEncoder::forEachBatch(std::size_t count, const RunControl *control,
-                                    const std::function<Status(std::size_t, std::size_t)> &run, const char *what) const
+                                    const std::function<Status(std::size_t, std::size_t)> &run, const char *what,
+                                    const std::vector<std::size_t> *order) const
 {
     const ThreadScope threads(m_threads);
     for (std::size_t start = 0; start < count; start += m_batch) {
         if (control && control->isCancelled())
-            return makeError(what, "cancelled");
-        if (auto s = run(start, std::min(count, start + m_batch)); !s)
+            return cancelledError(what);
+        const std::size_t end = std::min(count, start + m_batch);
+        Status s;
+        try {
+            s = run(start, end);
+        } catch (const std::bad_alloc &) {
+            return internalModelError(m_info, what, batchInputsText(start, end, order), "out of memory");
+        } catch (const std::exception &e) {
+            return internalModelError(m_info, what, batchInputsText(start, end, order), exceptionText(e.what()));
+        }
+        if (!s)
             return s;
     }
     return {};
@@ -55,7 +67,7 @@ Result<std::vector<Analysis>> BatchedEncoder::analyzePairSides(
     }
     auto analysed = analyzeSentences(sides);
     if (!analysed)
-        return Error{pairSideMessage(analysed.message())};
+        return Error{pairSideMessage(analysed.message()), analysed.code()};
     return analysed;
 }
 

@@ -28,10 +28,23 @@ protected:
     /// Calls run(start, end) for consecutive batches [start, end) of [0, count) in
     /// order, asking `control` before each, with the device settings' threads
     /// (a ThreadScope); stops at the first error, and with the error
-    /// "<what>: cancelled" when asked to.
+    /// "<what>: cancelled" (ErrorCode::Cancelled) when asked to. An exception from the
+    /// batch (LibTorch's c10::Error, std::bad_alloc, any std::exception) becomes an
+    /// ErrorCode::Internal error naming the model and the batch's sentences: item k of
+    /// the run is input `(*order)[k]` when `order` is given (a family that sorts its inputs
+    /// by length), else input k.
     Status forEachBatch(std::size_t count, const RunControl *control,
                         const std::function<Status(std::size_t start, std::size_t end)> &run,
-                        const char *what = "analyze") const;
+                        const char *what = "analyze", const std::vector<std::size_t> *order = nullptr) const;
+
+    /// forEachBatch over the items of `order` (a family's inputs sorted by length: item k is
+    /// input order[k]), so that an error names the inputs.
+    Status forEachBatchOrdered(const std::vector<std::size_t> &order, const RunControl *control,
+                               const std::function<Status(std::size_t start, std::size_t end)> &run,
+                               const char *what = "analyze") const
+    {
+        return forEachBatch(order.size(), control, run, what, &order);
+    }
 
     /// forEachBatch, each batch appending to `out`: `out` when every batch ran, else the
     /// first error.

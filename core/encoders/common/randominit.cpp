@@ -24,7 +24,7 @@ Result<std::unique_ptr<Encoder>> randomEncoderLike(const std::string &modelPath,
         return makeError(modelPath, "no random-init baseline for model family '" + *family + "'");
     auto random = f->randomWeightsLike(*file, seed);
     if (!random)
-        return makeError(modelPath, random.message());
+        return makeError(modelPath, random.error());
     json config = json::parse(random->configJson);
     config["name"] = config.value("name", std::string("model")) + " (random init, seed " + std::to_string(seed) + ")";
     random->configJson = config.dump();

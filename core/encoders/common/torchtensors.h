@@ -39,7 +39,7 @@ Result<TorchParameters> configuredParameters(const Config &config, const std::ma
                                              const std::string &where, const std::string &what, bool floatingOnly = false)
 {
     if (auto s = config.validate(); !s)
-        return makeError(where, s.message());
+        return makeError(where, s.error());
     return parametersFromTensors(shapes, tensors, device, where, what, floatingOnly);
 }
 /// The parameters back as plain f32 tensors.

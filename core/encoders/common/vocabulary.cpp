@@ -80,7 +80,7 @@ Result<Vocabulary> Vocabulary::fromDictionaryJson(const std::string &json, const
     }
     auto v = withSpecials(std::move(tokens));
     if (!v)
-        return makeError(where, v.message());
+        return makeError(where, v.error());
     return v;
 }
 
@@ -88,7 +88,7 @@ Result<Vocabulary> Vocabulary::fromLines(const std::string &text, const std::str
 {
     auto v = withSpecials(splitListLines(text));
     if (!v)
-        return makeError(where, v.message());
+        return makeError(where, v.error());
     return v;
 }
 

@@ -126,12 +126,12 @@ public:
             for (const auto &e : *part) {
                 auto p = deptrans::prepareSentence(ids(e.sentence), *e.sentence.dependency, *cfg, m_relations);
                 if (!p)
-                    return makeError(e.sentence.id, p.message());
+                    return makeError(e.sentence.id, p.error());
                 prepared.push_back(std::move(*p));
                 if (e.second) {
                     auto q = deptrans::prepareSentence(ids(*e.second), *e.second->dependency, *cfg, m_relations);
                     if (!q)
-                        return makeError(e.second->id, q.message());
+                        return makeError(e.second->id, q.error());
                     second.push_back(std::move(*q));
                 }
             }

@@ -46,7 +46,7 @@ Result<Native> nativeOf(const ModelFile &file)
             return makeError(where, "treelens.config has no \"model\" object");
         auto c = DepTransformerConfig::fromJson(j["model"].dump());
         if (!c)
-            return makeError(where, c.message());
+            return makeError(where, c.error());
         n.config = *c;
         auto rel = RelationVocabulary::fromLabels(j.at("relations").get<std::vector<std::string>>(), where);
         if (!rel)
@@ -137,7 +137,7 @@ public:
                 auto p = deptrans::prepareSentence(m_vocab.ids(words, Vocabulary::Match::Lowercase, m_native.config.unkId), *tree,
                                                    m_native.config, m_native.relations);
                 if (!p)
-                    return makeError("sentence " + std::to_string(i + 1), p.message());
+                    return makeError("sentence " + std::to_string(i + 1), p.error());
                 prepared.push_back(std::move(*p));
             }
             auto tensorsFor = [&](int side, std::int64_t copies) {
@@ -216,7 +216,7 @@ public:
             const auto ids = m_vocab.ids(in.words, Vocabulary::Match::Lowercase, m_native.config.unkId);
             auto p = deptrans::prepareSentence(ids, *in.dependency, m_native.config, m_native.relations);
             if (!p)
-                return makeError("sentence " + std::to_string(i + 1), p.message());
+                return makeError("sentence " + std::to_string(i + 1), p.error());
             prepared.push_back(std::move(*p));
         }
         torch::NoGradGuard ng;
@@ -235,6 +235,7 @@ public:
                 const auto rows = torch::indexing::Slice(0, n1);
                 Analysis a;
                 a.family = kFamily;
+                a.input = InputKind::WordsWithDependency;
                 a.words = batch[i].words;
                 a.tokens = {"[root]"};
                 std::vector<int> unknown;
@@ -253,8 +254,8 @@ public:
                     ids.data.push_back(static_cast<float>(r));
                 for (auto l : p.levels)
                     lv.data.push_back(static_cast<float>(l));
-                a.gates[overlay::kDepRelationIds] = ids;
-                a.gates[overlay::kDepLevels] = lv;
+                a.gates[overlay::kRelationIds] = ids;
+                a.gates[overlay::kRelationLevels] = lv;
                 TokenRelations tr;
                 tr.n = n1;
                 tr.ids.assign(p.relations.begin(), p.relations.end());
@@ -266,8 +267,8 @@ public:
                 if (record) {
                     const auto &rec = res.record;
                     auto cut = [&](const torch::Tensor &x) { return x[b].index({torch::indexing::Slice(), torch::indexing::Slice(), rows, rows}); };
-                    a.gates[overlay::kDepGate] = namedArrayOf(cut(rec.gates));
-                    a.gates[overlay::kDepRelationWeights] = namedArrayOf(cut(rec.relWeights));
+                    a.gates[overlay::kRelationGate] = namedArrayOf(cut(rec.gates));
+                    a.gates[overlay::kRelationAttention] = namedArrayOf(cut(rec.relWeights));
                     if (options.attention) {
                         auto attn = cut(rec.attn), self = cut(rec.selfWeights), rel = cut(rec.relWeights), gate = cut(rec.gates);
                         const auto L = static_cast<std::size_t>(a.layers);
@@ -479,7 +480,7 @@ Result<ModelFile> importDepTransformerCheckpoint(ImportRequest request)
     }
     auto cfg = DepTransformerConfig::fromJson(j.dump());
     if (!cfg)
-        return makeError(request.configPath, cfg.message());
+        return makeError(request.configPath, cfg.error());
     std::vector<std::string> vocab, relations, classes, pairClasses;
     try {
         vocab = j.at("vocab").get<std::vector<std::string>>();

@@ -9,10 +9,10 @@
 /// attentionRaw = the plain self-attention softmax(S^e), attentionRelation =
 /// softmax(S^r), relationGate = g (with options.attention); relations = the
 /// relation matrix with the ids' names and the tree distances; gates
-/// "deptrans.gate" and "deptrans.relation_weights" [layers, heads, n1, n1] (the
-/// semantic gate g and softmax(S^r)), "deptrans.relation_ids" [n1, n1] (their
+/// "relation_gate.values" and "relation_gate.relation_attention" [layers, heads, n1, n1] (the
+/// semantic gate g and softmax(S^r)), "relations.ids" [n1, n1] (their
 /// labels: Analysis-independent, in the model's treelens.config "relations"),
-/// "deptrans.levels" [n1]; embedding = the [root] token's final state (the
+/// "relations.token_levels" [n1]; embedding = the [root] token's final state (the
 /// sentence vector), meanEmbedding = the mean over the words; prediction = the
 /// sentence classifier.
 

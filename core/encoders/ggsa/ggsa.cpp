@@ -64,7 +64,7 @@ Result<GgsaConfig> configFromFixtureJson(const json &j, const json &sub, const s
             c.score = sub.value("score", c.score);
         }
         if (auto s = c.validate(); !s)
-            return makeError(where, s.message());
+            return makeError(where, s.error());
         return c;
     } catch (const std::exception &e) {
         return makeError(where, e.what());
@@ -141,7 +141,7 @@ public:
                     Analysis a = side(in.secondWords, res.a, b, record, options, &res.va);
                     if (record && cfg.interaction) {
                         const int La = static_cast<int>(in.secondWords.size());
-                        a.gates[overlay::kGgsaInteractionNorm] =
+                        a.gates[overlay::kPairInteractionNorm] =
                             namedArrayOf(res.a.Rint[b].index({torch::indexing::Slice(), torch::indexing::Slice(0, La)}).norm(2, -1));
                     }
                     if (res.compAttn.defined())
@@ -153,8 +153,8 @@ public:
                     p.label = p.probabilities[1] >= 0.5f ? kLabels[1] : kLabels[0];
                     p.score = score[b].item<float>();
                     q.prediction = p;
-                    q.gates[overlay::kGgsaCosine] = NamedArray{{1}, {cosine[b].item<float>()}};
-                    q.gates[overlay::kGgsaMlpRelevant] = NamedArray{{1}, {prob[b][1].item<float>()}};
+                    q.gates[overlay::kPairScoreCosine] = NamedArray{{1}, {cosine[b].item<float>()}};
+                    q.gates[overlay::kPairScoreMlpRelevant] = NamedArray{{1}, {prob[b][1].item<float>()}};
                     q.second.push_back(std::move(a));
                 }
                 out.push_back(std::move(q));
@@ -274,17 +274,17 @@ private:
             for (int i = 0; i < L; ++i)
                 gid.data.push_back(static_cast<float>(ggsaGroupId(i, o, l)));
         }
-        a.gates[overlay::kGgsaGroupId] = gid;
-        a.gates[overlay::kGgsaOffsets] = offs;
+        a.gates[overlay::kTokenGroupId] = gid;
+        a.gates[overlay::kTokenGroupOffsets] = offs;
         a.embedding = floatTensorData((*pooled)[b]).toFloat();
         if (!record)
             return a;
         const auto rows = Slice(0, L);
         auto gate = rec.gate[b].index({Slice(), rows});                         // [N, L, D]
-        a.gates[overlay::kGgsaGateMean] = namedArrayOf(gate.mean(-1));
-        a.gates[overlay::kGgsaGateNorm] = namedArrayOf(gate.norm(2, -1));
+        a.gates[overlay::kTokenGateMean] = namedArrayOf(gate.mean(-1));
+        a.gates[overlay::kTokenGateNorm] = namedArrayOf(gate.norm(2, -1));
         if (options.layerStates)
-            a.gates[overlay::kGgsaGate] = namedArrayOf(gate);
+            a.gates[overlay::kTokenGate] = namedArrayOf(gate);
         auto finalH = rec.H[b].select(0, cfg.layers - 1).index({rows});
         a.meanEmbedding = floatTensorData(finalH.mean(0)).toFloat();
         if (options.attention) {
@@ -317,7 +317,7 @@ Result<std::pair<GgsaConfig, json>> nativeConfig(const ModelFile &file)
             return makeError(where, "treelens.config has no \"model\" object");
         auto cfg = GgsaConfig::fromJson(j["model"].dump());
         if (!cfg)
-            return makeError(where, cfg.message());
+            return makeError(where, cfg.error());
         return std::make_pair(*cfg, j);
     } catch (const std::exception &e) {
         return makeError(where, std::string("treelens.config is not valid JSON: ") + e.what());

@@ -7,16 +7,16 @@
 /// What an Analysis of a pair holds (first = question, second[0] = answer):
 ///  - attention[block][head]: within-group attention A_h (exactly 0 outside the
 ///    group); attentionRaw: the same block's softmax over every key (diagnostic);
-///  - gates "ggsa.gate_mean" / "ggsa.gate_norm" [blocks, tokens]: mean and L2 norm
-///    over D of the global information gate G; "ggsa.gate" [blocks, tokens, D] only
-///    with AnalyzeOptions::layerStates; "ggsa.group_id" [heads, tokens]; "ggsa.offsets" [heads];
-///  - answer (iGGSA): "ggsa.interaction_norm" [blocks, tokens], the L2 norm of the
+///  - gates "token_gate.mean" / "token_gate.norm" [blocks, tokens]: mean and L2 norm
+///    over D of the global information gate G; "token_gate.values" [blocks, tokens, D] only
+///    with AnalyzeOptions::layerStates; "token_groups.group_id" [heads, tokens]; "token_groups.offsets" [heads];
+///  - answer (iGGSA): "pair_interaction.norm" [blocks, tokens], the L2 norm of the
 ///    question-aware residual R~ per answer word;
 ///  - embedding: the pooled vector (v_q, v_a); crossAttention[0] (attention
 ///    composition): 1 x answer-tokens weights alpha;
 ///  - prediction: label relevant/irrelevant by the MLP, score = the model's
 ///    ranking score (cosine or MLP probability), probabilities = MLP softmax;
-///    gates "ggsa.cosine" and "ggsa.mlp_relevant" [1] hold both scores.
+///    gates "pair_scores.cosine" and "pair_scores.mlp_relevant" [1] hold both scores.
 
 #include "core/base/result.h"
 #include "core/encoders/family.h"

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/strings.h"
 #include "core/base/inputlimits.h"
 #include "core/base/jsonstrict.h"
 #include "core/model/checkpoint.h"
@@ -170,11 +171,7 @@ Result<HfConfig> parseHfConfig(const std::string &text, const std::string &where
         std::map<int, std::string> byId;
         for (const auto &[k, v] : j["id2label"].items()) {
             int id = -1;
-            try {
-                id = std::stoi(k);
-            } catch (const std::exception &) {
-            }
-            if (id < 0 || !v.is_string())
+            if (!parseInt(k, id) || id < 0 || !v.is_string())
                 return makeError(where, "id2label: \"" + k + "\" is not a label id with a name");
             byId[id] = v.get<std::string>();
         }

@@ -241,7 +241,7 @@ public:
             return pieces[a].encoding.ids.size() < pieces[b].encoding.ids.size();
         });
         std::vector<Analysis> out(batch.size());
-        auto s = forEachBatch(order.size(), control, [&](std::size_t start, std::size_t end) -> Status {
+        auto s = forEachBatchOrdered(order, control, [&](std::size_t start, std::size_t end) -> Status {
             std::vector<std::size_t> which(order.begin() + static_cast<std::ptrdiff_t>(start), order.begin() + static_cast<std::ptrdiff_t>(end));
             runBatch(batch, pieces, which, options, out);
             return {};

@@ -141,7 +141,7 @@ Result<RecConfig> RecConfig::fromJson(const std::string &text)
         return makeError("config", e.what());
     }
     if (auto s = c.validate(); !s)
-        return makeError("config", s.message());
+        return makeError("config", s.error());
     return c;
 }
 
@@ -182,7 +182,7 @@ Result<RecConfig> RecConfig::fromFixtureJson(const std::string &text, RecModel m
         return makeError("config", e.what());
     }
     if (auto s = c.validate(); !s)
-        return makeError("config", s.message());
+        return makeError("config", s.error());
     return c;
 }
 
@@ -213,7 +213,7 @@ Result<RecTree> recTreeFor(const RecConfig &config, std::size_t words, const Dep
         t = constituencyRecTree(*constituency, config.model == RecModel::TreeLstmBinary);
     }
     if (!t)
-        return makeError(where, t.message());
+        return makeError(where, t.error());
     if (t->words != static_cast<int>(words))
         return makeError(where, "the tree covers " + std::to_string(t->words) + " words but the sentence has " +
                                     std::to_string(words));
@@ -395,7 +395,7 @@ Result<RecTree> constituencyRecTree(const ConstituencyTree &tree, bool binarize,
     if (!t)
         return t.error();
     if (auto s = checkCoverage(*t); !s)
-        return makeError(where, s.message());
+        return makeError(where, s.error());
     return t;
 }
 
@@ -404,7 +404,7 @@ Result<RecTree> dependencyRecTree(const DependencyTree &tree, const std::vector<
 {
     const std::string where = "dependency tree";
     if (auto s = tree.validate(); !s)
-        return makeError(where, s.message());
+        return makeError(where, s.error());
     const int n = static_cast<int>(tree.size());
     std::vector<std::vector<int>> deps(static_cast<std::size_t>(n));
     int root = -1;

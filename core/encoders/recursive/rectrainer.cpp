@@ -61,7 +61,7 @@ public:
             return makeError("recipe", "data needs \"positive\" and \"negative\" sentence files or \"rte_train\" and \"rte_test\" RTE XML files");
         auto kind = recModelFromName(model.value("model", std::string("dtte")));
         if (!kind)
-            return makeError("recipe", kind.message());
+            return makeError("recipe", kind.error());
         const bool dependency = *kind == RecModel::Dtt || *kind == RecModel::Dtte || *kind == RecModel::TreeLstmChildSum;
         std::string notesJson = "{}";
         auto split = m_pairs ? training::readRteSplit(recipe.data.extraJson, m_classes, notesJson) : training::readPolaritySplit(recipe.data.extraJson);

@@ -41,6 +41,7 @@ Analysis sideAnalysis(const RecConfig &c, const rec::Sentence &s, const rec::Sen
 {
     Analysis a;
     a.family = kFamily;
+    a.input = c.dependency() ? InputKind::WordsWithDependency : InputKind::WordsWithConstituency;
     a.words = words;
     a.tokens = words;
     for (std::size_t k = 0; k < words.size(); ++k)
@@ -55,12 +56,12 @@ Analysis sideAnalysis(const RecConfig &c, const rec::Sentence &s, const rec::Sen
         height.data.push_back(static_cast<float>(s.tree.nodes[static_cast<std::size_t>(v)].height));
         norm.data.push_back(norms[v].item<float>());
     }
-    a.gates[overlay::kRecNodeHeight] = height;
-    a.gates[overlay::kRecNodeNorm] = norm;
+    a.gates[overlay::kCompositionNodeHeight] = height;
+    a.gates[overlay::kCompositionNodeNorm] = norm;
     if (c.multiBranch() && !c.treeLstm()) {
         const std::string pre = c.prefix();
-        a.gates[overlay::kRecKappa] = namedArrayOf(net.parameters().at(pre + "mb.kappa"));
-        a.gates[overlay::kRecAlpha] = namedArrayOf(net.parameters().at(pre + "mb.alpha"));
+        a.gates[overlay::kCompositionBranchKappa] = namedArrayOf(net.parameters().at(pre + "mb.kappa"));
+        a.gates[overlay::kCompositionBranchAlpha] = namedArrayOf(net.parameters().at(pre + "mb.alpha"));
     }
     if (!record)
         return a;
@@ -85,17 +86,17 @@ Analysis sideAnalysis(const RecConfig &c, const rec::Sentence &s, const rec::Sen
             const torch::Tensor row = attn.dim() == 1 ? attn : attn.mean(0);
             na.weights.push_back(floatTensorData(row).toFloat());
             na.arrays["alpha"] = namedArrayOf(attn);
-            na.arrays["gates"] = namedArrayOf(nr.gates);
-            na.arrays["f"] = namedArrayOf(nr.f);
+            na.arrays[overlay::kNodeCellGates] = namedArrayOf(nr.gates);
+            na.arrays[overlay::kNodeForgetGates] = namedArrayOf(nr.f);
             na.arrays["h_att"] = namedArrayOf(nr.hAtt);
         } else {
             const torch::Tensor mean = attn.mean(1); // [branch, key]
             for (std::int64_t b = 0; b < mean.size(0); ++b)
                 na.weights.push_back(floatTensorData(mean[b]).toFloat());
-            na.arrays["attn"] = namedArrayOf(attn);
+            na.arrays[overlay::kNodeMemberAttention] = namedArrayOf(attn);
             if (c.model == RecModel::Dtte) {
-                na.arrays["edge_fwd.attn"] = namedArrayOf(nr.edgeFwdAttn);
-                na.arrays["edge_bwd.attn"] = namedArrayOf(nr.edgeBwdAttn);
+                na.arrays[overlay::kNodeEdgeForwardAttention] = namedArrayOf(nr.edgeFwdAttn);
+                na.arrays[overlay::kNodeEdgeBackwardAttention] = namedArrayOf(nr.edgeBwdAttn);
             }
         }
         a.nodeAttention.push_back(std::move(na));
@@ -401,7 +402,7 @@ Result<FixtureSide> fixtureSide(const json &side, const RecConfig &anyConfig, co
     DependencyTree dt{side.at("heads").get<std::vector<int>>(), side.at("rels").get<std::vector<std::string>>()};
     auto dep = dependencyRecTree(dt, anyConfig.relations);
     if (!dep)
-        return makeError(where, dep.message());
+        return makeError(where, dep.error());
     if (side.contains("rel_ids")) {
         const auto relIds = side["rel_ids"].get<std::vector<int>>();
         for (const RecNode &n : dep->nodes)
@@ -644,7 +645,7 @@ Result<RecConfig> recursiveConfigOf(const ModelFile &file)
         const json j = json::parse(file.configJson);
         auto c = RecConfig::fromJson(j.at("model").dump());
         if (!c)
-            return makeError(where, c.message());
+            return makeError(where, c.error());
         return c;
     } catch (const std::exception &e) {
         return makeError(where, std::string("treelens.config: ") + e.what());
@@ -683,11 +684,11 @@ Result<ModelFile> importRecursiveCheckpoint(ImportRequest request)
     }
     auto model = recModelFromName(sub);
     if (!model)
-        return makeError(ckpt, model.message());
+        return makeError(ckpt, model.error());
     Result<RecConfig> cfg = j.contains("tree_transformer") ? RecConfig::fromFixtureJson(request.configJson, *model)
                                                            : RecConfig::fromJson(j.contains("model") && j["model"].is_object() ? j["model"].dump() : j.dump());
     if (!cfg)
-        return makeError(request.configPath, cfg.message());
+        return makeError(request.configPath, cfg.error());
     cfg->model = *model;
     std::vector<std::string> vocab;
     try {

@@ -19,8 +19,8 @@
 /// to 1), span, head word, label, state norm and `arrays`: "attn" (the full
 /// [branch, query, key] attention; Tree-LSTM: "alpha" [k] or [k, k]), DTT + edges
 /// "edge_fwd.attn" / "edge_bwd.attn" [branch, k, k], Tree-LSTM "gates" [5, m]
-/// (i, o, u, c, h), "f" [k, m] and "h_att". `gates`: "rec.kappa" / "rec.alpha"
-/// [branches] (the branch weights κ, α), "rec.node_height" [N], "rec.node_norm" [N].
+/// (i, o, u, c, h), "f" [k, m] and "h_att". `gates`: "composition.branch_kappa" / "composition.branch_alpha"
+/// [branches] (the branch weights κ, α), "composition.node_height" [N], "composition.node_norm" [N].
 /// layerStates() (probing): layer 0 = each word as a leaf, layer 1 = its node state (the
 /// dependency models' token subtree, the constituency models' smallest constituent holding
 /// the word); embed() = the root vector.

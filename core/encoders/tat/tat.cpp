@@ -39,7 +39,7 @@ Result<Native> nativeOf(const ModelFile &file)
         const json j = json::parse(file.configJson);
         auto c = TatConfig::fromJson(j.at("model").dump());
         if (!c)
-            return makeError(where, c.message());
+            return makeError(where, c.error());
         auto tags = TatTags::fromLabels(j.at("tags").get<std::vector<std::string>>(), where);
         if (!tags)
             return tags.error();
@@ -92,6 +92,7 @@ public:
                 for (int s = 0; s < 2; ++s) {
                     Analysis &a = sides[s];
                     a.family = kFamily;
+                    a.input = InputKind::WordsWithConstituency;
                     a.words = s == 0 ? batch[i].words : batch[i].secondWords;
                     a.tokens = a.words;
                     for (std::size_t k = 0; k < a.words.size(); ++k)
@@ -108,9 +109,9 @@ public:
                         span.data.push_back(static_cast<float>(n.end));
                         len.data.push_back(static_cast<float>(n.length()));
                     }
-                    a.gates[overlay::kTatNodeLevel] = level;
-                    a.gates[overlay::kTatNodeSpan] = span;
-                    a.gates[overlay::kTatNodeLen] = len;
+                    a.gates[overlay::kAggregationNodeLevel] = level;
+                    a.gates[overlay::kAggregationNodeSpan] = span;
+                    a.gates[overlay::kAggregationNodeLength] = len;
                     // The root's span embeddings [w^e; w^n] are the sentence vector (the sequential model: <s>, on the question).
                     if (c.sequential()) {
                         if (s == 0)
@@ -121,12 +122,12 @@ public:
                     a.embedding = floatTensorData(pairVec[b].slice(0, off, off + c.rootDim())).toFloat();
                     if (record) {
                         const auto &r = res.sides[static_cast<std::size_t>(b)][static_cast<std::size_t>(s)];
-                        a.gates[overlay::kTatAttnSem] = namedArrayOf(r.attnSem);
+                        a.gates[overlay::kAggregationAttentionSemantic] = namedArrayOf(r.attnSem);
                         if (streams == 2)
-                            a.gates[overlay::kTatAttnSyn] = namedArrayOf(r.attnSyn);
-                        a.gates[overlay::kTatNodeNormSem] = namedArrayOf(r.nodeSem.norm(2, -1));
+                            a.gates[overlay::kAggregationAttentionSyntactic] = namedArrayOf(r.attnSyn);
+                        a.gates[overlay::kAggregationNodeNormSemantic] = namedArrayOf(r.nodeSem.norm(2, -1));
                         if (streams == 2)
-                            a.gates[overlay::kTatNodeNormSyn] = namedArrayOf(r.nodeSyn.norm(2, -1));
+                            a.gates[overlay::kAggregationNodeNormSyntactic] = namedArrayOf(r.nodeSyn.norm(2, -1));
                         // Per node: its attention over its children (start and end tokens left out), per head of each stream.
                         for (int v = 0; v < N; ++v) {
                             NodeAttention na;
@@ -277,7 +278,7 @@ Result<TatTree> fixtureTree(const json &side, const Native &n, const std::string
         return makeError(where, "a pair side holds " + std::to_string(trees->size()) + " trees, not one");
     auto t = tatTree(trees->front(), n.tags, n.config);
     if (!t)
-        return makeError(where, t.message());
+        return makeError(where, t.error());
     return t;
 }
 
@@ -412,7 +413,7 @@ Result<ModelFile> importTatCheckpoint(ImportRequest request)
     }
     auto cfg = TatConfig::fromJson(j.dump());
     if (!cfg)
-        return makeError(request.configPath, cfg.message());
+        return makeError(request.configPath, cfg.error());
     std::vector<std::string> vocab, tags, classes;
     try {
         vocab = j.at("vocab").get<std::vector<std::string>>();

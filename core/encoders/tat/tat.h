@@ -8,9 +8,9 @@
 /// constituency trees (InputKind::WordsWithConstituency). Its Analysis is the
 /// question's, with the answer's under `second` and the pair's eq. (9) prediction
 /// (score = P(relevant)). Per side: `tokens` = the words; `embedding` = the
-/// root's [w^e; w^n]; gates "tat.node_level" [N], "tat.node_span" [N, 2],
-/// "tat.node_len" [N] (L_v) and, with attention, "tat.attn_sem" / "tat.attn_syn"
-/// [N, heads, Lmax] (row 0: start, children, end; 0 on padding), "tat.node_norm_sem"
+/// root's [w^e; w^n]; gates "aggregation.node_level" [N], "aggregation.node_span" [N, 2],
+/// "aggregation.node_length" [N] (L_v) and, with attention, "aggregation.attention_semantic" / "aggregation.attention_syntactic"
+/// [N, heads, Lmax] (row 0: start, children, end; 0 on padding), "aggregation.node_norm_semantic"
 /// / "_syn" [N]; `nodeAttention` per node (post-order ids): targets = its children
 /// (a phrase's node id, or -(word + 1) for a word), weights = [the semantic heads,
 /// then the syntactic heads][child], so `heads` is 2 × the heads per stream (the

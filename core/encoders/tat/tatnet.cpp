@@ -65,10 +65,10 @@ Result<PairInput> pairInputOf(const std::vector<std::string> &first, const Const
                                     std::to_string(config.lmMaxPositions - 4) + " for both sentences together");
     auto q = tatTree(*firstTree, tags, config);
     if (!q)
-        return makeError(where + " (first sentence)", q.message());
+        return makeError(where + " (first sentence)", q.error());
     auto a = tatTree(*secondTree, tags, config);
     if (!a)
-        return makeError(where + " (second sentence)", a.message());
+        return makeError(where + " (second sentence)", a.error());
     if (q->wordTags.size() != first.size() || a->wordTags.size() != second.size())
         return makeError(where, "a constituency tree does not cover its sentence's words");
     return makePair(vocab.ids(first, Vocabulary::Match::AnyForm, config.unkId), std::move(*q), vocab.ids(second, Vocabulary::Match::AnyForm, config.unkId), std::move(*a), config);

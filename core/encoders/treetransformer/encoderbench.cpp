@@ -147,7 +147,7 @@ Result<EncoderBenchResult> benchmarkEncoder(const EncoderBenchConfig &config)
     if (config.precision != "fp32" && config.precision != "bf16" && config.precision != "int8")
         return makeError("bench", "--precision must be fp32, bf16 or int8");
     if (auto st = net->refreshFused(config.oneDnn ? "onednn" : config.precision); !st)
-        return makeError("bench", st.message());
+        return makeError("bench", st.error());
 
     const int64_t L = config.words + 1;
     auto ids = torch::randint(4, cfg.vocabSize, {config.batch, L}, torch::TensorOptions().dtype(torch::kInt64)).to(*dev);

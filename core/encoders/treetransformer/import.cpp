@@ -57,7 +57,7 @@ Result<ModelFile> importTreeTransformerCheckpoint(ImportRequest request)
         }
     }
     if (auto s = cfg.validate(); !s)
-        return makeError(ckpt, s.message());
+        return makeError(ckpt, s.error());
     if (auto s = validateTreeTransformerWeights(cfg, tensors, ckpt); !s)
         return s.error();
     if (vocab->size() != cfg.vocabSize)

@@ -195,7 +195,7 @@ public:
         if (resume) {
             auto v = Vocabulary::withSpecials(resume->vocab);
             if (!v)
-                return makeError(resume->sourcePath, v.message());
+                return makeError(resume->sourcePath, v.error());
             m_vocab = std::move(*v);
             weights = resume->tensors;
         } else {

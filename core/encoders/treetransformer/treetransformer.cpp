@@ -216,7 +216,7 @@ public:
         const std::vector<std::size_t> order = lengthOrder(batch);
         std::vector<Analysis> out(batch.size());
         const auto threads = cpuThreadScope();
-        auto status = forEachBatch(order.size(), control, [&](std::size_t begin, std::size_t end) -> Status {
+        auto status = forEachBatchOrdered(order, control, [&](std::size_t begin, std::size_t end) -> Status {
             const std::vector<std::size_t> members(order.begin() + static_cast<std::ptrdiff_t>(begin),
                                                    order.begin() + static_cast<std::ptrdiff_t>(end));
             prepare(batch, members);
@@ -246,8 +246,10 @@ public:
                 const int n = static_cast<int>(words.size()) + 1;
                 Analysis a;
                 a.family = m_info.family;
-                if (!m_info.outputs.constituentPrior)
-                    a.architecture = "a plain Transformer"; // the prior off: no tree in it
+                if (!m_info.outputs.constituentPrior) { // the prior off: no tree in it
+                    a.architecture = "a plain Transformer";
+                    a.notes.push_back("no constituent prior (a plain Transformer): no link probabilities and no induced tree");
+                }
                 a.words = words;
                 a.tokens.reserve(words.size() + 1);
                 a.tokens.push_back("[CLS]");
@@ -326,7 +328,7 @@ public:
         const std::vector<std::size_t> order = lengthOrder(batch);
         std::vector<std::vector<float>> out(batch.size());
         const auto threads = cpuThreadScope();
-        auto status = forEachBatch(order.size(), control, [&](std::size_t begin, std::size_t end) -> Status {
+        auto status = forEachBatchOrdered(order, control, [&](std::size_t begin, std::size_t end) -> Status {
             const std::vector<std::size_t> members(order.begin() + static_cast<std::ptrdiff_t>(begin),
                                                    order.begin() + static_cast<std::ptrdiff_t>(end));
             prepare(batch, members);
@@ -526,10 +528,10 @@ Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, co
         return makeError(where, "treelens.config has no \"model\" object");
     auto cfg = TreeTransformerConfig::fromJson(config["model"].dump());
     if (!cfg)
-        return makeError(where, cfg.message());
+        return makeError(where, cfg.error());
     auto vocab = Vocabulary::withSpecials(file.vocab);
     if (!vocab)
-        return makeError(where, vocab.message());
+        return makeError(where, vocab.error());
     if (auto s = checkVocabularySize(file, cfg->vocabSize); !s)
         return s.error();
     if (auto s = validateTreeTransformerWeights(*cfg, file.tensors, where); !s)
@@ -542,7 +544,7 @@ Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, co
         return net.error();
     auto precision = choosePrecision(*net, device.precision);
     if (!precision)
-        return makeError(where, precision.message());
+        return makeError(where, precision.error());
 
     EncoderInfo info = commonEncoderInfo(file, "tree-transformer", "masked-lm", dev->str(), device,
                                          {cfg->layers, cfg->heads, cfg->dModel, cfg->dFF, cfg->vocabSize, cfg->maxLen});
@@ -556,6 +558,8 @@ Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, co
     info.outputs.attention = info.outputs.attentionRaw = true;
     // Without the constituent prior (a plain Transformer) C = 1 and every link is 1: nothing to induce.
     info.outputs.constituentPrior = info.outputs.linkProbs = info.outputs.inducedTree = cfg->constituentPrior;
+    if (!cfg->constituentPrior)
+        info.architecture = "a plain Transformer, constituent prior off";
     info.outputs.embedding = info.outputs.layerStates = true;
     info.precision = precision->precision;
     info.precisionNote = precision->note;

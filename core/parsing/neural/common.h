@@ -187,7 +187,7 @@ inline Status runBatchesSingleThreaded(std::size_t count, int workers, const Run
             const std::size_t k = next.fetch_add(1);
             if (k >= count)
                 return;
-            Status st = control && control->isCancelled() ? Status(Error{"cancelled"}) : job(k);
+            Status st = control && control->isCancelled() ? Status(cancelledError()) : job(k);
             if (!st) {
                 std::lock_guard<std::mutex> lock(errorMutex);
                 if (first)
@@ -216,7 +216,7 @@ inline Status runBatches(std::size_t count, int workers, const RunControl *contr
         return runBatchesSingleThreaded(count, workers, control, one);
     for (std::size_t k = 0; k < count; ++k) {
         if (control && control->isCancelled())
-            return Error{"cancelled"};
+            return cancelledError();
         if (auto st = one(k); !st)
             return st;
     }
@@ -249,11 +249,11 @@ struct ParserFile {
             return makeError(path, "not a " + family + " model (family '" + found + "')");
         auto cfg = Config::fromJson(out.config.value("model", nlohmann::json::object()).dump());
         if (!cfg)
-            return makeError(path, cfg.message());
+            return makeError(path, cfg.error());
         out.model = *cfg;
         auto vocabs = Vocabs::fromJson(out.config.value("vocabularies", nlohmann::json::object()));
         if (!vocabs)
-            return makeError(path, vocabs.message());
+            return makeError(path, vocabs.error());
         out.vocabs = std::move(*vocabs);
         return out;
     }
@@ -330,7 +330,7 @@ protected:
     {
         auto v = V::fromJson(nlohmann::json::parse(resume.configJson).value("vocabularies", nlohmann::json::object()));
         if (!v)
-            return makeError(resume.sourcePath, v.message());
+            return makeError(resume.sourcePath, v.error());
         return v;
     }
 

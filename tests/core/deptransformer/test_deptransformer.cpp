@@ -124,7 +124,7 @@ TEST(DepTransformerEncoder, AnalysesParsedSentencesAlikeAloneAndBatched)
     for (std::size_t i = 0; i < x.embedding.size(); ++i)
         EXPECT_NEAR(x.embedding[i], y.embedding[i], 1e-5);
     EXPECT_EQ(x.attention[2][1].rows, 4);
-    EXPECT_EQ(x.gates.at("deptrans.gate").shape, (std::vector<int>{3, 3, 4, 4}));
+    EXPECT_EQ(x.gates.at("relation_gate.values").shape, (std::vector<int>{3, 3, 4, 4}));
     ASSERT_TRUE(x.prediction);
     EXPECT_EQ(x.prediction->labels.size(), 2u);
     EncoderInput noTree;

@@ -245,8 +245,8 @@ TEST(GgsaEncoder, AnalysesPairsAndSingleSentences)
     ASSERT_EQ(a.crossAttention.size(), 1u);
     EXPECT_EQ(a.crossAttention[0].cols, 5);
     EXPECT_EQ(a.unknownWords->size(), 1u); // "zzz"; "W3" is lower-cased first
-    EXPECT_EQ(a.gates.at("ggsa.gate_mean").shape, (std::vector<int>{2, 4}));
-    EXPECT_EQ(a.second[0].gates.at("ggsa.interaction_norm").shape, (std::vector<int>{2, 5}));
+    EXPECT_EQ(a.gates.at("token_gate.mean").shape, (std::vector<int>{2, 4}));
+    EXPECT_EQ(a.second[0].gates.at("pair_interaction.norm").shape, (std::vector<int>{2, 5}));
     EXPECT_EQ((*r)[1].second.size(), 0u);
     EXPECT_FALSE((*r)[1].prediction);
     // The score alone (no attention) is the same number.

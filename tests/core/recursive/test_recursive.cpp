@@ -502,7 +502,7 @@ TEST(RecursiveEncoder, AnalysesPairsAndNamesBadTrees)
     }
     EXPECT_EQ(root.arrays.at("attn").shape, (std::vector<int>{4, 3, 3}));
     EXPECT_EQ(root.arrays.at("edge_fwd.attn").shape, (std::vector<int>{4, 2, 2}));
-    EXPECT_EQ(a.gates.at("rec.kappa").shape, (std::vector<int>{4}));
+    EXPECT_EQ(a.gates.at("composition.branch_kappa").shape, (std::vector<int>{4}));
     EXPECT_EQ(a.embedding.size(), static_cast<std::size_t>(2 * c.dModel));
     // Probing features: layer 0 = the word vectors, layer 1 = each token's subtree state; the root
     // token's is the word traversal's half of the root vector [r_u; r_v].
