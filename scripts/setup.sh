@@ -11,7 +11,7 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread
   liblink-grammar-dev link-grammar-dictionaries-en
   nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev iwyu
+  clang libclang-rt-14-dev iwyu universal-ctags
   wordnet-base
   xvfb xauth imagemagick poppler-utils
   libzip-dev zlib1g-dev unzip libpugixml-dev libicu-dev
