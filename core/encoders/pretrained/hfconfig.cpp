@@ -25,15 +25,58 @@ namespace {
 
 const char *const kFamily = "pretrained-transformer";
 
-/// A positive integer field of config.json.
-Status readPositive(const json &j, const char *key, int &out, const std::string &where)
+/// The value of the first of `keys` that is present and not null ("a.b": key b of object a).
+const json *findKey(const json &j, const std::vector<std::string> &keys, std::string *found = nullptr)
 {
-    const auto it = j.find(key);
-    if (it == j.end())
-        return makeError(where, std::string("no \"") + key + "\"");
-    if (!it->is_number_integer() || it->get<long long>() < 1 || it->get<long long>() > (1LL << 30))
-        return makeError(where, std::string("\"") + key + "\" must be a positive integer");
-    out = it->get<int>();
+    for (const std::string &key : keys) {
+        const json *at = &j;
+        std::size_t start = 0;
+        bool ok = true;
+        while (ok) {
+            const auto dot = key.find('.', start);
+            const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+            if (!at->is_object() || !at->contains(part) || (*at)[part].is_null())
+                ok = false;
+            else
+                at = &(*at)[part];
+            if (dot == std::string::npos)
+                break;
+            start = dot + 1;
+        }
+        if (ok) {
+            if (found)
+                *found = key;
+            return at;
+        }
+    }
+    return nullptr;
+}
+
+/// A positive integer field of config.json, spelled one of `keys`; `required`: absent is an error.
+Status readPositive(const json &j, const std::vector<std::string> &keys, int &out, const std::string &where, bool required = true)
+{
+    std::string key;
+    const json *v = findKey(j, keys, &key);
+    if (!v) {
+        if (!required)
+            return {};
+        return makeError(where, "no \"" + (keys.empty() ? std::string("?") : keys.front()) + "\"");
+    }
+    if (!v->is_number_integer() || v->get<long long>() < 1 || v->get<long long>() > (1LL << 30))
+        return makeError(where, "\"" + key + "\" must be a positive integer");
+    out = v->get<int>();
+    return {};
+}
+
+/// A positive number of config.json (an epsilon, a rotary base), spelled one of `keys`.
+Status readPositiveNumber(const json &j, const std::vector<std::string> &keys, double &out, const std::string &where)
+{
+    std::string key;
+    if (const json *v = findKey(j, keys, &key)) {
+        if (!v->is_number() || !(v->get<double>() > 0))
+            return makeError(where, "\"" + key + "\" must be a positive number");
+        out = v->get<double>();
+    }
     return {};
 }
 
@@ -43,12 +86,15 @@ bool supportedActivation(const std::string &act)
     return known.count(act) > 0;
 }
 
-/// "bert.encoder.layer.0.attention.output.LayerNorm.gamma" → "encoder.layer.0.attention.output.LayerNorm.weight".
-std::string canonicalName(std::string name, const std::string &modelType)
+/// "bert.encoder.layer.0.attention.output.LayerNorm.gamma" → "encoder.layer.0.attention.output.LayerNorm.weight":
+/// the architecture's prefix off, TensorFlow-era LayerNorm names as the library renames them.
+std::string canonicalName(std::string name, const HfArchitecture &arch)
 {
-    const std::string prefix = modelType + ".";
-    if (name.rfind(prefix, 0) == 0)
-        name = name.substr(prefix.size());
+    for (const std::string &prefix : arch.prefixes)
+        if (name.rfind(prefix, 0) == 0) {
+            name = name.substr(prefix.size());
+            break;
+        }
     auto endsWith = [&](const std::string &suffix) {
         return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
     };
@@ -59,7 +105,40 @@ std::string canonicalName(std::string name, const std::string &modelType)
     return name;
 }
 
+bool unusedTensor(const std::string &name, const HfArchitecture &arch)
+{
+    for (const std::string &p : arch.unusedPrefixes)
+        if (name.rfind(p, 0) == 0)
+            return true;
+    for (const std::string &x : arch.unusedSuffixes)
+        if (name.size() >= x.size() && name.compare(name.size() - x.size(), x.size(), x) == 0)
+            return true;
+    return false;
+}
+
 } // namespace
+
+std::string hfClassifierName(HfClassifier head)
+{
+    switch (head) {
+    case HfClassifier::PooledLinear:
+        return "pooled-linear";
+    case HfClassifier::DenseTanhOut:
+        return "dense-tanh-out";
+    case HfClassifier::None:
+        break;
+    }
+    return "";
+}
+
+HfClassifier hfClassifierNamed(const std::string &name)
+{
+    if (name == "pooled-linear")
+        return HfClassifier::PooledLinear;
+    if (name == "dense-tanh-out")
+        return HfClassifier::DenseTanhOut;
+    return HfClassifier::None;
+}
 
 bool isHfModelFolder(const std::string &dir)
 {
@@ -120,6 +199,115 @@ Status decideInput(const json &j, const std::string &where, HfConfig &c)
 
 } // namespace
 
+namespace {
+
+/// The sizes of `c` by the entry's key spellings, and their consistency.
+Status readSizes(const json &j, const HfConfigKeys &k, const std::string &where, HfConfig &c)
+{
+    for (auto [keys, out] : {std::pair<const std::vector<std::string> *, int *>{&k.vocab, &c.vocabSize},
+                             {&k.hidden, &c.hidden},
+                             {&k.layers, &c.layers},
+                             {&k.heads, &c.heads}})
+        if (auto s = readPositive(j, *keys, *out, where); !s)
+            return s;
+    if (auto s = readPositive(j, k.intermediate, c.intermediate, where, k.intermediateFactor == 0); !s)
+        return s;
+    if (c.intermediate == 0)
+        c.intermediate = k.intermediateFactor * c.hidden;
+    if (auto s = readPositive(j, k.maxPositions, c.maxPositions, where, k.maxPositionsRequired); !s)
+        return s;
+    if (!k.typeVocab.empty())
+        if (auto s = readPositive(j, k.typeVocab, c.typeVocabSize, where); !s)
+            return s;
+    c.kvHeads = c.heads;
+    if (auto s = readPositive(j, k.kvHeads, c.kvHeads, where, false); !s)
+        return s;
+    if (c.heads % c.kvHeads != 0)
+        return makeError(where, "num_attention_heads " + std::to_string(c.heads) + " is not a multiple of num_key_value_heads " +
+                                    std::to_string(c.kvHeads));
+    if (auto s = readPositive(j, k.headDim, c.headDim, where, false); !s)
+        return s;
+    if (c.headDim == 0) {
+        if (c.hidden % c.heads != 0)
+            return makeError(where, "hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " +
+                                        std::to_string(c.heads));
+        c.headDim = c.hidden / c.heads;
+    }
+    return {};
+}
+
+/// Activation, norm epsilon, rotary settings and the tied head, by the entry's spellings.
+Status readSettings(const json &j, const HfArchitecture &arch, const std::string &where, HfConfig &c)
+{
+    const HfConfigKeys &k = arch.keys;
+    std::string actKey;
+    const json *act = findKey(j, k.activation, &actKey);
+    c.hiddenAct = act && act->is_string() ? act->get<std::string>() : k.defaultActivation;
+    if ((act && !act->is_string()) || !supportedActivation(c.hiddenAct))
+        return makeError(where, (actKey.empty() ? std::string("hidden_act") : actKey) + " \"" + c.hiddenAct +
+                                    "\" is not one this build computes (gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, relu, silu)");
+    c.layerNormEps = k.defaultNormEps;
+    if (auto s = readPositiveNumber(j, k.normEps, c.layerNormEps, where); !s)
+        return s;
+    if (arch.positions == HfPositions::Rotary) {
+        c.ropeTheta = k.defaultRopeTheta;
+        if (auto s = readPositiveNumber(j, k.ropeTheta, c.ropeTheta, where); !s)
+            return s;
+        double fraction = k.defaultRotaryFraction;
+        if (auto s = readPositiveNumber(j, k.rotaryFraction, fraction, where); !s)
+            return s;
+        // The library's int(head_dim * fraction), even so that dimension i pairs with i + r/2.
+        c.rotaryDims = static_cast<int>(c.headDim * fraction);
+        if (c.rotaryDims < 2 || c.rotaryDims > c.headDim || c.rotaryDims % 2 != 0)
+            return makeError(where, "the rotary fraction " + std::to_string(fraction) + " of head_dim " + std::to_string(c.headDim) +
+                                        " gives " + std::to_string(c.rotaryDims) + " rotary dims (an even number from 2 to head_dim)");
+    }
+    c.tiedHead = k.defaultTiedHead;
+    std::string tieKey;
+    if (const json *tie = findKey(j, k.tieHead, &tieKey)) {
+        if (!tie->is_boolean())
+            return makeError(where, "\"" + tieKey + "\" must be true or false");
+        c.tiedHead = tie->get<bool>();
+    }
+    c.block = arch.block;
+    if (const json *parallel = findKey(j, k.parallelResidual); parallel && parallel->is_boolean() && parallel->get<bool>())
+        c.block = HfBlock::ParallelPreNorm;
+    return {};
+}
+
+/// What only an encoder's config says: absolute positions, not a decoder.
+Status checkEncoder(const json &j, const std::string &where)
+{
+    const std::string positions = j.value("position_embedding_type", std::string("absolute"));
+    if (positions != "absolute")
+        return makeError(where, "position_embedding_type \"" + positions + "\" is not one this build computes (absolute)");
+    if (j.value("is_decoder", false) || j.value("add_cross_attention", false))
+        return makeError(where, "a decoder (is_decoder / add_cross_attention) is not an encoder this build runs");
+    return {};
+}
+
+/// id2label in id order.
+Status readLabels(const json &j, const std::string &where, HfConfig &c)
+{
+    if (!j.contains("id2label") || !j["id2label"].is_object())
+        return {};
+    std::map<int, std::string> byId;
+    for (const auto &[k, v] : j["id2label"].items()) {
+        int id = -1;
+        if (!parseInt(k, id) || id < 0 || !v.is_string())
+            return makeError(where, "id2label: \"" + k + "\" is not a label id with a name");
+        byId[id] = v.get<std::string>();
+    }
+    for (int i = 0; i < static_cast<int>(byId.size()); ++i) {
+        if (!byId.count(i))
+            return makeError(where, "id2label has no label " + std::to_string(i));
+        c.labels.push_back(byId[i]);
+    }
+    return {};
+}
+
+} // namespace
+
 Result<HfConfig> parseHfConfig(const std::string &text, const std::string &where)
 {
     auto parsed = parseJsonStrict(text, where);
@@ -133,54 +321,24 @@ Result<HfConfig> parseHfConfig(const std::string &text, const std::string &where
     if (type == j.end() || !type->is_string())
         return makeError(where, "no \"model_type\" naming the architecture");
     c.modelType = type->get<std::string>();
-    if (c.modelType != "bert" && c.modelType != "roberta")
-        return makeError(where, "model_type \"" + c.modelType + "\" is not one this build runs (it runs bert and roberta)");
-    for (auto [key, out] : {std::pair<const char *, int *>{"vocab_size", &c.vocabSize},
-                            {"hidden_size", &c.hidden},
-                            {"num_hidden_layers", &c.layers},
-                            {"num_attention_heads", &c.heads},
-                            {"intermediate_size", &c.intermediate},
-                            {"max_position_embeddings", &c.maxPositions},
-                            {"type_vocab_size", &c.typeVocabSize}})
-        if (auto s = readPositive(j, key, *out, where); !s)
-            return s.error();
-    if (c.hidden % c.heads != 0)
-        return makeError(where, "hidden_size " + std::to_string(c.hidden) + " is not a multiple of num_attention_heads " +
-                                    std::to_string(c.heads));
-    c.hiddenAct = j.value("hidden_act", std::string("gelu"));
-    if (!j.value("hidden_act", json("gelu")).is_string() || !supportedActivation(c.hiddenAct))
-        return makeError(where, "hidden_act \"" + c.hiddenAct +
-                                    "\" is not one this build computes (gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, relu, silu)");
-    if (j.contains("layer_norm_eps")) {
-        if (!j["layer_norm_eps"].is_number() || !(j["layer_norm_eps"].get<double>() > 0))
-            return makeError(where, "\"layer_norm_eps\" must be a positive number");
-        c.layerNormEps = j["layer_norm_eps"].get<double>();
-    }
+    c.arch = findHfArchitecture(c.modelType);
+    if (!c.arch)
+        return makeError(where, "model_type \"" + c.modelType + "\" is not one this build runs (it runs " + hfModelTypesText() + ")");
+    if (auto st = readSizes(j, c.arch->keys, where, c); !st)
+        return st.error();
+    if (auto st = readSettings(j, *c.arch, where, c); !st)
+        return st.error();
     if (j.contains("pad_token_id") && !j["pad_token_id"].is_null()) {
         if (!j["pad_token_id"].is_number_integer() || j["pad_token_id"].get<long long>() < 0 ||
             j["pad_token_id"].get<long long>() >= c.vocabSize)
             return makeError(where, "\"pad_token_id\" must be an id of the vocabulary");
         c.padTokenId = j["pad_token_id"].get<int>();
     }
-    const std::string positions = j.value("position_embedding_type", std::string("absolute"));
-    if (positions != "absolute")
-        return makeError(where, "position_embedding_type \"" + positions + "\" is not one this build computes (absolute)");
-    if (j.value("is_decoder", false) || j.value("add_cross_attention", false))
-        return makeError(where, "a decoder (is_decoder / add_cross_attention) is not an encoder this build runs");
-    if (j.contains("id2label") && j["id2label"].is_object()) {
-        std::map<int, std::string> byId;
-        for (const auto &[k, v] : j["id2label"].items()) {
-            int id = -1;
-            if (!parseInt(k, id) || id < 0 || !v.is_string())
-                return makeError(where, "id2label: \"" + k + "\" is not a label id with a name");
-            byId[id] = v.get<std::string>();
-        }
-        for (int i = 0; i < static_cast<int>(byId.size()); ++i) {
-            if (!byId.count(i))
-                return makeError(where, "id2label has no label " + std::to_string(i));
-            c.labels.push_back(byId[i]);
-        }
-    }
+    if (c.arch->encoder)
+        if (auto st = checkEncoder(j, where); !st)
+            return st.error();
+    if (auto st = readLabels(j, where, c); !st)
+        return st.error();
     if (auto st = decideInput(j, where, c); !st)
         return st.error();
     return c;
@@ -195,14 +353,86 @@ Result<HfConfig> readHfConfig(const std::string &dir)
     return parseHfConfig(*text, path);
 }
 
+std::vector<HfTensorSpec> hfTensorSpecs(const HfConfig &c, std::int64_t classes)
+{
+    const HfArchitecture &arch = *c.arch;
+    const std::int64_t d = c.hidden, ff = c.intermediate, hd = c.headDim, q = static_cast<std::int64_t>(c.heads) * hd,
+                       kv = static_cast<std::int64_t>(c.kvHeads) * hd;
+    // A Conv1D-style fused projection is stored [in, out]; every other module [out, in].
+    auto linear = [&](std::int64_t out, std::int64_t in) {
+        return std::vector<std::int64_t>{out, in};
+    };
+    std::vector<HfTensorSpec> specs;
+    auto add = [&](HfRole role, int layer, std::vector<std::int64_t> weight, std::int64_t bias, bool required) {
+        const std::string name = hfTensorName(arch, role, layer);
+        if (name.empty())
+            return;
+        const HfParts parts = hfTensorParts(arch, role);
+        specs.push_back({name + ".weight", std::move(weight), role, required});
+        if (parts != HfParts::Weight)
+            specs.push_back({name + ".bias", {bias}, role, required && parts == HfParts::WeightBias});
+    };
+    add(HfRole::TokenEmbedding, -1, {c.vocabSize, d}, 0, true);
+    if (arch.positions != HfPositions::Rotary)
+        add(HfRole::PositionEmbedding, -1, {c.maxPositions, d}, 0, true);
+    if (c.typeVocabSize > 0)
+        add(HfRole::TypeEmbedding, -1, {c.typeVocabSize, d}, 0, true);
+    add(HfRole::EmbeddingNorm, -1, {d}, d, true);
+    for (int l = 0; l < c.layers; ++l) {
+        add(HfRole::AttentionNorm, l, {d}, d, true);
+        if (arch.qkv == HfQkvLayout::FusedConv1D)
+            add(HfRole::QueryKeyValue, l, {d, 3 * d}, 3 * d, true);
+        else if (arch.qkv == HfQkvLayout::FusedPerHead)
+            add(HfRole::QueryKeyValue, l, linear(q + 2 * kv, d), q + 2 * kv, true);
+        add(HfRole::Query, l, linear(q, d), q, true);
+        add(HfRole::Key, l, linear(kv, d), kv, true);
+        add(HfRole::Value, l, linear(kv, d), kv, true);
+        add(HfRole::QueryNorm, l, {hd}, hd, true);
+        add(HfRole::KeyNorm, l, {hd}, hd, true);
+        add(HfRole::AttentionOutput, l, arch.qkv == HfQkvLayout::FusedConv1D ? std::vector<std::int64_t>{q, d} : linear(d, q), d, true);
+        add(HfRole::MlpNorm, l, {d}, d, true);
+        add(HfRole::MlpUp, l, arch.qkv == HfQkvLayout::FusedConv1D ? std::vector<std::int64_t>{d, ff} : linear(ff, d), ff, true);
+        add(HfRole::MlpGate, l, linear(ff, d), ff, true);
+        add(HfRole::MlpDown, l, arch.qkv == HfQkvLayout::FusedConv1D ? std::vector<std::int64_t>{ff, d} : linear(d, ff), d, true);
+    }
+    add(HfRole::FinalNorm, -1, {d}, d, true);
+    add(HfRole::LmHead, -1, {c.vocabSize, d}, 0, arch.languageModel && !c.tiedHead);
+    add(HfRole::Pooler, -1, {d, d}, d, false);
+    add(HfRole::Classifier, -1, {classes, d}, classes, false);
+    add(HfRole::ClassifierDense, -1, {d, d}, d, false);
+    add(HfRole::ClassifierOut, -1, {classes, d}, classes, false);
+    return specs;
+}
+
+namespace {
+
+/// The sequence-classification head the tensors hold, checked against what it reads.
+Result<HfClassifier> classifierOf(const TensorMap &t, const HfConfig &c, bool pooler, const std::string &where)
+{
+    const HfArchitecture &arch = *c.arch;
+    const std::string linear = hfTensorName(arch, HfRole::Classifier), dense = hfTensorName(arch, HfRole::ClassifierDense);
+    if (!linear.empty() && t.count(linear + ".weight")) {
+        if (!pooler)
+            return makeError(where, linear + ".weight reads the pooled output, and the weights have no " + hfTensorName(arch, HfRole::Pooler) +
+                                        ".weight");
+        return HfClassifier::PooledLinear;
+    }
+    if (!dense.empty() && t.count(dense + ".weight"))
+        return HfClassifier::DenseTanhOut;
+    return HfClassifier::None;
+}
+
+} // namespace
+
 Result<HfWeights> hfWeightsFrom(TensorMap raw, const HfConfig &c, const std::string &where)
 {
+    const HfArchitecture &arch = *c.arch;
     HfWeights w;
     w.file = where;
     std::vector<std::string> unused;
     for (auto &[name, t] : raw) {
-        const std::string n = canonicalName(name, c.modelType);
-        if (n.rfind("cls.", 0) == 0 || n.rfind("lm_head.", 0) == 0 || n == "embeddings.position_ids") {
+        const std::string n = canonicalName(name, arch);
+        if (unusedTensor(n, arch)) {
             unused.push_back(name);
             continue;
         }
@@ -212,56 +442,28 @@ Result<HfWeights> hfWeightsFrom(TensorMap raw, const HfConfig &c, const std::str
             return makeError(where, "tensor '" + name + "' is there twice (with and without the model's prefix)");
         w.tensors[n] = std::move(t);
     }
-    const std::int64_t d = c.hidden, ff = c.intermediate;
-    auto need = [&](const std::string &name, std::vector<std::int64_t> shape) -> Status {
-        return expectShape(w.tensors, name, shape, where);
-    };
     // The vocabulary's size first: the most common mismatch, said as such.
-    const auto words = w.tensors.find("embeddings.word_embeddings.weight");
+    const std::string embedding = hfTensorName(arch, HfRole::TokenEmbedding) + ".weight";
+    const auto words = w.tensors.find(embedding);
     if (words != w.tensors.end() && words->second.shape.size() == 2 && words->second.shape[0] != c.vocabSize)
-        return makeError(where, "embeddings.word_embeddings.weight has " + std::to_string(words->second.shape[0]) +
-                                    " rows but config.json's vocab_size is " + std::to_string(c.vocabSize));
-    for (auto s : {need("embeddings.word_embeddings.weight", {c.vocabSize, d}),
-                   need("embeddings.position_embeddings.weight", {c.maxPositions, d}),
-                   need("embeddings.token_type_embeddings.weight", {c.typeVocabSize, d}),
-                   need("embeddings.LayerNorm.weight", {d}), need("embeddings.LayerNorm.bias", {d})})
-        if (!s)
-            return s.error();
-    for (int l = 0; l < c.layers; ++l) {
-        const std::string p = "encoder.layer." + std::to_string(l) + ".";
-        for (const char *m : {"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"})
-            for (auto s : {need(p + m + ".weight", {d, d}), need(p + m + ".bias", {d})})
-                if (!s)
-                    return s.error();
-        for (auto s : {need(p + "attention.output.LayerNorm.weight", {d}), need(p + "attention.output.LayerNorm.bias", {d}),
-                       need(p + "intermediate.dense.weight", {ff, d}), need(p + "intermediate.dense.bias", {ff}),
-                       need(p + "output.dense.weight", {d, ff}), need(p + "output.dense.bias", {d}),
-                       need(p + "output.LayerNorm.weight", {d}), need(p + "output.LayerNorm.bias", {d})})
-            if (!s)
-                return s.error();
-    }
-    if (w.tensors.count("encoder.layer." + std::to_string(c.layers) + ".attention.self.query.weight"))
-        return makeError(where, "the weights have more layers than config.json's num_hidden_layers " + std::to_string(c.layers));
-    w.pooler = w.tensors.count("pooler.dense.weight") > 0;
-    if (w.pooler)
-        for (auto s : {need("pooler.dense.weight", {d, d}), need("pooler.dense.bias", {d})})
-            if (!s)
-                return s.error();
+        return makeError(where, embedding + " has " + std::to_string(words->second.shape[0]) + " rows but config.json's vocab_size is " +
+                                    std::to_string(c.vocabSize));
     const std::int64_t classes = std::max<std::int64_t>(1, static_cast<std::int64_t>(c.labels.size()));
-    if (w.tensors.count("classifier.weight")) {
-        w.head = "linear";
-        if (!w.pooler)
-            return makeError(where, "classifier.weight reads the pooled output, and the weights have no pooler.dense.weight");
-        for (auto s : {need("classifier.weight", {classes, d}), need("classifier.bias", {classes})})
-            if (!s)
-                return s.error();
-    } else if (w.tensors.count("classifier.dense.weight")) {
-        w.head = "roberta";
-        for (auto s : {need("classifier.dense.weight", {d, d}), need("classifier.dense.bias", {d}),
-                       need("classifier.out_proj.weight", {classes, d}), need("classifier.out_proj.bias", {classes})})
-            if (!s)
-                return s.error();
+    for (const HfTensorSpec &spec : hfTensorSpecs(c, classes)) {
+        if (!spec.required && !w.tensors.count(spec.name))
+            continue;
+        if (auto s = expectShape(w.tensors, spec.name, spec.shape, where); !s)
+            return s.error();
     }
+    const std::string nextLayer = hfTensorName(arch, arch.qkv == HfQkvLayout::Separate ? HfRole::Query : HfRole::QueryKeyValue, c.layers);
+    if (w.tensors.count(nextLayer + ".weight"))
+        return makeError(where, "the weights have more layers than config.json's num_hidden_layers " + std::to_string(c.layers));
+    const std::string pooler = hfTensorName(arch, HfRole::Pooler);
+    w.pooler = !pooler.empty() && w.tensors.count(pooler + ".weight") > 0;
+    auto head = classifierOf(w.tensors, c, w.pooler, where);
+    if (!head)
+        return head.error();
+    w.head = *head;
     if (!unused.empty())
         w.note = std::to_string(unused.size()) + " tensors not used (the masked-LM head and buffers, e.g. " + unused.front() + ")";
     return w;
@@ -339,7 +541,8 @@ Result<ModelFile> readHfModelFolder(const std::string &dir)
         name = fs::weakly_canonical(fs::path(dir)).filename().string();
     json treelens = {{"family", kFamily},
                      {"name", name},
-                     {"task", weights->head.empty() ? "encoder" : "classification"},
+                     {"task", weights->head == HfClassifier::None ? "encoder" : "classification"},
+                     {"head", hfClassifierName(weights->head)},
                      {"hf", json::parse(*text)},
                      {"weights", {{"file", fs::path(weights->file).filename().string()}, {"note", weights->note}}}};
     ModelFile file;

@@ -1,19 +1,20 @@
 #pragma once
 /// \file hfconfig.h
 /// A pretrained Transformer as the Hugging Face `transformers` library saves it
-/// (`save_pretrained`): a folder with `config.json` (`model_type` "bert" or
-/// "roberta"), the weights (`model.safetensors`, a sharded
+/// (`save_pretrained`): a folder with `config.json` (a `model_type` of the architecture
+/// table, hfarchitecture.h), the weights (`model.safetensors`, a sharded
 /// `model.safetensors.index.json`, or `pytorch_model.bin` read by the restricted
-/// unpickler) and the tokenizer (hftokenizer.h). This reads the configuration and
-/// the weights, under the library's parameter names without the `bert.` /
-/// `roberta.` prefix, and checks every tensor's shape against the configuration.
-/// Nothing is keyed to a particular model. Torch-free.
+/// unpickler) and the tokenizer (hftokenizer.h). This reads the configuration by the
+/// entry's key spellings and the weights under the library's parameter names without
+/// the base model's prefix, and checks every tensor of the entry's table against the
+/// configuration. Nothing is keyed to a particular model or model type. Torch-free.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/base/result.h"
+#include "core/encoders/pretrained/hfarchitecture.h"
 #include "core/model/modelfile.h"
 #include "core/model/tensordata.h"
 
@@ -21,17 +22,24 @@ namespace treelens {
 
 /// config.json, the fields the encoder reads.
 struct HfConfig {
-    std::string modelType;       ///< "bert" or "roberta"
-    int vocabSize = 0;
+    std::string modelType;       ///< config.json's "model_type"
+    const HfArchitecture *arch = nullptr; ///< its entry of the architecture table (never null once read)
+    int vocabSize = 0;           ///< rows of the embedding (and the LM head): may exceed the tokenizer's size
     int hidden = 0;
     int layers = 0;
     int heads = 0;
+    int kvHeads = 0;             ///< key/value heads (grouped-query attention); = heads without
+    int headDim = 0;             ///< per head; hidden / heads unless the config says otherwise
     int intermediate = 0;
-    int maxPositions = 0;
-    int typeVocabSize = 0;
+    int maxPositions = 0;        ///< the longest input in pieces the model takes (positions), 0 = no limit known
+    int typeVocabSize = 0;       ///< 0 = no token types
     std::string hiddenAct;       ///< "gelu" (erf), "gelu_new" / "gelu_pytorch_tanh" / "gelu_fast" (tanh), "relu", "silu"
-    double layerNormEps = 1e-12;
+    double layerNormEps = 1e-12; ///< the norms' epsilon, whatever the norm
     int padTokenId = 0;
+    double ropeTheta = 10000.0;  ///< rotary base (HfPositions::Rotary)
+    int rotaryDims = 0;          ///< the dims of each head that rotate (even), HfPositions::Rotary
+    bool tiedHead = false;       ///< the LM head is the token embedding
+    HfBlock block = HfBlock::PostNorm; ///< the entry's block, or ParallelPreNorm when the config asks for it
     /// id2label in id order when the folder has a sequence-classification head (else empty).
     std::vector<std::string> labels;
     /// What a classification head reads: two sentences together (a cross-encoder:
@@ -51,18 +59,33 @@ struct HfWeights {
     TensorMap tensors;           ///< "embeddings.word_embeddings.weight", "encoder.layer.0....", "pooler.dense.weight", "classifier...."
     std::string file;            ///< the file (or index) they came from, for messages
     std::string note;            ///< what was left out ("the masked-LM head (cls.*) is not used") or the reader's note
-    bool pooler = false;         ///< the folder has pooler.dense.*
-    /// The sequence-classification head: "" none, "linear" (BERT: classifier.weight on the pooled
-    /// output), "roberta" (classifier.dense + classifier.out_proj on h[<s>]).
-    std::string head;
+    bool pooler = false;         ///< the folder has the pooler
+    HfClassifier head = HfClassifier::None; ///< the sequence-classification head, decided here once by the tensors
 };
+
+/// "pooled-linear", "dense-tanh-out", "" for none: the head's name in treelens.config ("head").
+std::string hfClassifierName(HfClassifier head);
+/// The head named by hfClassifierName (None for "" or an unknown name).
+HfClassifier hfClassifierNamed(const std::string &name);
+
+/// The tensors of an architecture for `config` (its table with the layers spelled out): full
+/// name (after the prefix), shape, and whether the model needs it. Optional ones (a pooler, a
+/// classifier, a bias of HfParts::BiasOptional, an untied LM head) are checked when present.
+struct HfTensorSpec {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    HfRole role;
+    bool required = true;
+};
+std::vector<HfTensorSpec> hfTensorSpecs(const HfConfig &config, std::int64_t classes);
 
 /// Whether `dir` is a folder of this layout (config.json with "model_type", no TreeLens "family").
 bool isHfModelFolder(const std::string &dir);
 
-/// Reads and checks config.json: a model_type this build runs (bert, roberta), the sizes
-/// (positive, hidden divisible by heads), a supported activation and absolute positions;
-/// one line naming the file and the field otherwise.
+/// Reads and checks config.json: a model_type of the architecture table, the sizes by the
+/// entry's key spellings (positive, heads divisible by kv heads, hidden divisible by heads
+/// unless head_dim is given), a supported activation, an encoder's absolute positions; one
+/// line naming the file and the field otherwise.
 Result<HfConfig> readHfConfig(const std::string &dir);
 /// The same from config.json's text (`where` names it in messages).
 Result<HfConfig> parseHfConfig(const std::string &json, const std::string &where);

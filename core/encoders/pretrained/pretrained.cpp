@@ -21,6 +21,7 @@
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/pretrained/hfconfig.h"
 #include "core/encoders/pretrained/hffixture.h"
+#include "core/encoders/pretrained/hfnet.h"
 #include "core/encoders/pretrained/hftokenizer.h"
 #include "core/encoders/pretrained/wordpieces.h"
 #include "core/runtime/device.h"
@@ -33,124 +34,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const char *const kFamily = "pretrained-transformer";
-
-/// What one forward pass gives, for a batch of B sequences of N pieces.
-struct Forward {
-    std::vector<torch::Tensor> hidden;     ///< layers + 1 of [B, N, D]: the embeddings' output, then each layer's
-    std::vector<torch::Tensor> attention;  ///< layers of [B, H, N, N]
-    torch::Tensor pooled;                  ///< [B, D] tanh(W h[first] + b); undefined without a pooler
-    torch::Tensor logits;                  ///< [B, classes]; undefined without a head
-};
-
-/// BertModel / RobertaModel in eval mode (dropout off), on the folder's weights.
-class HfNet {
-public:
-    HfNet(HfConfig config, TorchParameters p, torch::Device device, std::string head)
-        : m_c(std::move(config)), m_p(std::move(p)), m_device(device), m_head(std::move(head))
-    {
-    }
-    const HfConfig &config() const { return m_c; }
-    torch::Device device() const { return m_device; }
-    bool hasPooler() const { return m_p.count("pooler.dense.weight") > 0; }
-    const std::string &head() const { return m_head; }
-    /// The first position id: RoBERTa counts from pad_token_id + 1.
-    int firstPosition() const { return m_c.modelType == "roberta" ? m_c.padTokenId + 1 : 0; }
-    const torch::Tensor &wordEmbeddings() const { return w("embeddings.word_embeddings.weight"); }
-    /// The longest sequence the position table takes.
-    int maxPieces() const { return m_c.maxPositions - firstPosition(); }
-
-    /// ids, types: [B, N] int64; mask: [B, N] bool (true = a real piece).
-    /// `grad`: keep the autograd graph (attributions); else none is built.
-    Forward run(const torch::Tensor &ids, const torch::Tensor &types, const torch::Tensor &mask, bool attention,
-                bool grad = false) const
-    {
-        std::optional<torch::NoGradGuard> noGrad;
-        if (!grad)
-            noGrad.emplace();
-        const auto B = ids.size(0), N = ids.size(1);
-        const int H = m_c.heads;
-        const int64_t dh = m_c.hidden / H;
-        Forward f;
-        auto positions = torch::arange(N, torch::TensorOptions().dtype(torch::kLong).device(m_device)).unsqueeze(0).expand({B, N});
-        if (m_c.modelType == "roberta") // padding_idx + cumsum of the mask (padded pieces at padding_idx)
-            positions = torch::cumsum(mask.to(torch::kLong), 1) * mask.to(torch::kLong) + m_c.padTokenId;
-        auto x = inputEmbedding(w("embeddings.word_embeddings.weight"), ids) +
-                 torch::embedding(w("embeddings.position_embeddings.weight"), positions) +
-                 torch::embedding(w("embeddings.token_type_embeddings.weight"), types);
-        x = layerNorm(x, "embeddings.LayerNorm");
-        f.hidden.push_back(x);
-        // Masked keys: the dtype's lowest value added, as the library does.
-        const auto additive = (1.0 - mask.to(torch::kFloat)).mul(std::numeric_limits<float>::lowest()).view({B, 1, 1, N});
-        const double scale = 1.0 / std::sqrt(static_cast<double>(dh));
-        for (int l = 0; l < m_c.layers; ++l) {
-            const std::string p = "encoder.layer." + std::to_string(l) + ".";
-            auto heads = [&](const torch::Tensor &t) { return t.view({B, N, H, dh}).transpose(1, 2); };
-            const auto q = heads(linear(x, p + "attention.self.query"));
-            const auto k = heads(linear(x, p + "attention.self.key"));
-            const auto v = heads(linear(x, p + "attention.self.value"));
-            auto scores = torch::matmul(q, k.transpose(-1, -2)) * scale + additive;
-            const auto probs = torch::softmax(scores, -1);
-            if (attention)
-                f.attention.push_back(probs);
-            auto ctx = torch::matmul(probs, v).transpose(1, 2).reshape({B, N, m_c.hidden});
-            x = layerNorm(linear(ctx, p + "attention.output.dense") + x, p + "attention.output.LayerNorm");
-            auto inner = activation(linear(x, p + "intermediate.dense"));
-            x = layerNorm(linear(inner, p + "output.dense") + x, p + "output.LayerNorm");
-            f.hidden.push_back(x);
-        }
-        const auto first = x.select(1, 0);
-        if (hasPooler())
-            f.pooled = torch::tanh(linear(first, "pooler.dense"));
-        if (m_head == "linear")
-            f.logits = linear(f.pooled, "classifier");
-        else if (m_head == "roberta")
-            f.logits = linear(torch::tanh(linear(first, "classifier.dense")), "classifier.out_proj");
-        return f;
-    }
-
-private:
-    const torch::Tensor &w(const std::string &name) const { return m_p.at(name); }
-    torch::Tensor linear(const torch::Tensor &x, const std::string &name) const
-    {
-        return torch::linear(x, w(name + ".weight"), w(name + ".bias"));
-    }
-    torch::Tensor layerNorm(const torch::Tensor &x, const std::string &name) const
-    {
-        return torch::layer_norm(x, {m_c.hidden}, w(name + ".weight"), w(name + ".bias"), m_c.layerNormEps);
-    }
-    torch::Tensor activation(const torch::Tensor &x) const
-    {
-        const std::string &a = m_c.hiddenAct;
-        if (a == "gelu")
-            return torch::gelu(x);
-        if (a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast")
-            return torch::gelu(x, "tanh");
-        if (a == "relu")
-            return torch::relu(x);
-        return torch::silu(x); // silu, swish (parseHfConfig admits no other)
-    }
-
-    HfConfig m_c;
-    TorchParameters m_p;
-    torch::Device m_device;
-    std::string m_head;
-};
-
-Result<HfNet> netFor(const ModelFile &file, const HfConfig &config, const torch::Device &device)
-{
-    std::map<std::string, std::vector<std::int64_t>> shapes;
-    for (const auto &[name, t] : file.tensors)
-        shapes[name] = t.shape; // hfWeightsFrom checked every shape against the config
-    auto p = parametersFromTensors(shapes, file.tensors, device, modelWhere(file), "a pretrained Transformer", true);
-    if (!p)
-        return p.error();
-    std::string head;
-    if (p->count("classifier.weight"))
-        head = "linear";
-    else if (p->count("classifier.dense.weight"))
-        head = "roberta";
-    return HfNet(config, std::move(*p), device, head);
-}
 
 /// One input's pieces: the encoding and its word units.
 struct Pieces {
@@ -414,7 +297,7 @@ private:
         }
         const auto dev = m_net.device();
         auto tensorOf = [&](const std::vector<int64_t> &v) { return torch::tensor(v, torch::kLong).view({B, N}).to(dev); };
-        const Forward f = m_net.run(tensorOf(ids), tensorOf(types), tensorOf(real).to(torch::kBool), options.attention);
+        const HfForward f = m_net.run(tensorOf(ids), tensorOf(types), tensorOf(real).to(torch::kBool), options.attention);
         for (int64_t b = 0; b < B; ++b) {
             const std::size_t i = which[static_cast<std::size_t>(b)];
             const Pieces &p = pieces[i];
@@ -476,7 +359,7 @@ private:
     {
         Analysis a;
         a.family = kFamily;
-        a.architecture = m_net.config().modelType == "roberta" ? "a pretrained RoBERTa" : "a pretrained BERT";
+        a.architecture = "a pretrained " + m_net.arch().displayName;
         a.words = p.words[side];
         a.layers = m_net.config().layers;
         a.heads = m_net.config().heads;
@@ -551,18 +434,20 @@ Result<std::unique_ptr<Encoder>> createPretrained(const ModelFile &file, const D
     auto dev = resolveDevice(device);
     if (!dev)
         return dev.error();
-    auto net = netFor(file, *config, *dev);
+    auto net = HfNet::fromModelFile(file, *config, *dev);
     if (!net)
         return net.error();
     EncoderInfo info = commonEncoderInfo(file, kFamily, "encoder", dev->str(), device,
                                          {config->layers, config->heads, config->hidden, config->intermediate, config->vocabSize,
                                           net->maxPieces()});
     info.input = InputKind::Words;
-    info.hasClsToken = true;
+    info.architecture = config->arch->displayName + " (" + config->modelType + ")";
+    info.hasClsToken = config->arch->firstTokenPooled;
     // A folder with a sequence-classification head classifies one sentence, or is a
     // cross-encoder that scores sentence pairs ([CLS] A [SEP] B [SEP], <s> A </s></s> B </s>)
     // when its config.json says so (HfConfig::pairInput).
-    if (!net->head().empty()) {
+    const bool headed = net->head() != HfClassifier::None;
+    if (headed) {
         info.labels = config->labels.empty() ? std::vector<std::string>{"score"} : config->labels;
         info.pairInput = config->pairInput;
         info.task = config->pairInput ? "pair-classification" : "classification";
@@ -571,7 +456,7 @@ Result<std::unique_ptr<Encoder>> createPretrained(const ModelFile &file, const D
     info.outputs.attention = true;
     info.outputs.embedding = true;
     info.outputs.layerStates = true;
-    info.outputs.prediction = !net->head().empty();
+    info.outputs.prediction = headed;
     return std::unique_ptr<Encoder>(new PretrainedEncoder(std::move(*net), std::move(*tok), std::move(info), device));
 }
 
@@ -614,7 +499,7 @@ std::optional<Result<FixtureReport>> verifyHfFixture(const std::string &dir, std
     auto tok = HfTokenizer::fromFolder(dir);
     if (!tok)
         return Result<FixtureReport>(tok.error());
-    auto net = netFor(*file, *config, torch::Device(torch::kCPU));
+    auto net = HfNet::fromModelFile(*file, *config, torch::Device(torch::kCPU));
     if (!net)
         return Result<FixtureReport>(net.error());
     json sentences = json::array();
@@ -641,7 +526,7 @@ std::optional<Result<FixtureReport>> verifyHfFixture(const std::string &dir, std
         auto ids = torch::tensor(enc.ids, torch::kLong).view({1, n});
         std::vector<int64_t> types(enc.typeIds.begin(), enc.typeIds.end());
         types.resize(static_cast<std::size_t>(n), 0);
-        const Forward f = net->run(ids, torch::tensor(types, torch::kLong).view({1, n}), torch::ones({1, n}, torch::kBool), true);
+        const HfForward f = net->run(ids, torch::tensor(types, torch::kLong).view({1, n}), torch::ones({1, n}, torch::kBool), true);
         json attentions = json::array();
         for (const auto &a : f.attention)
             attentions.push_back(nested(a[0]));
