@@ -177,6 +177,29 @@ def test_errors_are_treelens_errors():
         treelens.probe("sentlen", train=GOLD, bogus=1)
 
 
+def test_a_forward_that_throws_is_a_treelens_error(tmp_path):
+    """Errors in one place (issue 44): the BERT reference folder with its tokenizer giving the
+    text token type 7 (the model has 2): the forward's embedding lookup throws inside LibTorch,
+    and the module raises treelens.Error naming the model and the sentence (tests/faultymodel.h
+    makes the same folder for the C++ tests)."""
+    source = os.path.join(ROOT, "..", "shared", "fixtures", "hf-transformers-reference", "bert-tiny-random")
+    if not os.path.isdir(source):
+        pytest.skip("SKIPPED: ../shared/fixtures/hf-transformers-reference not found (the Hugging Face fixture)")
+    folder = tmp_path / "bert-faulty"
+    folder.mkdir()
+    for name in ("config.json", "model.safetensors", "tokenizer_config.json", "vocab.txt"):
+        (folder / name).write_bytes(open(os.path.join(source, name), "rb").read())
+    tokenizer = json.load(open(os.path.join(source, "tokenizer.json")))
+    for piece in tokenizer["post_processor"]["single"]:
+        if "Sequence" in piece:
+            piece["Sequence"]["type_id"] = 7
+    (folder / "tokenizer.json").write_text(json.dumps(tokenizer))
+    m = treelens.load_model(str(folder), device="cpu")
+    with pytest.raises(treelens.Error, match=r"bert-faulty, analyze, sentence 1: the computation failed \(index out of range") as e:
+        m.analyze(treelens.read_corpus(GOLD))
+    assert "internal error" not in str(e.value)
+
+
 def test_ctrl_c_cancels_long_work():
     m = treelens.load_model(device="cpu", threads=1)
     many = treelens.read_corpus(TINY) * 400  # 12,000 sentences: far longer than the interrupt's delay

@@ -17,6 +17,7 @@
 #include "core/formats/conllu.h"
 #include "core/model/modelfile.h"
 #include "clirun.h"
+#include "faultymodel.h"
 #include "testutil.h"
 
 using namespace treelens;
@@ -448,4 +449,25 @@ TEST(CliMessages, WrongFilesAreNamedForWhatTheyAre)
     r = cli("eval-pairs --model idf-overlap --input " + quote(tempDir() + "/wikiqa/tst"));
     EXPECT_EQ(r.code, 1);
     EXPECT_NE(r.err.find("wikiqa/tst: No such file or directory"), std::string::npos) << r.err;
+}
+
+// Errors in one place (issue 44): a model whose forward throws (faultymodel.h) is refused
+// with one line naming the model and the sentence, exit 1, never "internal error".
+TEST(Cli, AForwardThatThrowsIsAOneLineErrorNotAnInternalError)
+{
+    const std::string dir = test::faultyHfModel(test::cliTempDir() + "/bert-faulty");
+    if (dir.empty())
+        GTEST_SKIP() << "SKIPPED: shared data 'fixtures/hf-transformers-reference' not found";
+    for (const std::string &args : {"analyze --model " + test::shellQuote(dir) + " \"The old man saw a red kite .\"",
+                                    "analyze --json --model " + test::shellQuote(dir) + " --input " +
+                                        test::shellQuote(test::testData("conformance/gold.conllu"))}) {
+        const auto r = test::runCli(args);
+        EXPECT_EQ(r.code, 1) << args << "\n" << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 300);
+        EXPECT_EQ(r.err.rfind("treelens-cli: error: ", 0), 0u) << r.err;
+        EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("bert-faulty, analyze, sentence"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("the computation failed (index out of range"), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
 }

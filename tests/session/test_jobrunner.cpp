@@ -1,8 +1,12 @@
-#include <QCoreApplication>
-#include <QElapsedTimer>
+#include <cstdlib>
 #include <set>
 
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+
 #include "ui/session/jobrunner.h"
+#include "faultymodel.h"
 #include "sessiontest.h"
 #include "testutil.h"
 
@@ -184,4 +188,41 @@ TEST(JobRunner, ANewRequestCancelsACorpusAnalysis)
     ASSERT_TRUE(waitFor([&] { return !busy; }));
     EXPECT_FALSE(corpusDelivered);
     EXPECT_EQ(got->tokens.size(), 4u);
+}
+
+// Errors in one place (issue 44): a model whose forward throws (faultymodel.h) reaches the
+// document as a model error naming the model and the sentence, not as a crash or an
+// "internal error"; the sentence itself is still delivered.
+TEST(JobRunner, AForwardThatThrowsIsAModelErrorNotACrash)
+{
+    app();
+    std::string temp = QDir::tempPath().toStdString() + "/treelens-faulty-XXXXXX";
+    const std::string dir = test::faultyHfModel(std::string(mkdtemp(temp.data())) + "/bert-faulty");
+    if (dir.empty())
+        GTEST_SKIP() << "SKIPPED: shared data 'fixtures/hf-transformers-reference' not found";
+    JobRunner runner;
+    runner.setModelPath(QString::fromStdString(dir));
+    bool done = false;
+    std::shared_ptr<const Sentence> sentence;
+    std::shared_ptr<const Analysis> analysis;
+    QString modelError, jobError;
+    QObject::connect(&runner, &JobRunner::resultAvailable,
+                     [&](quint64, std::shared_ptr<const Sentence> s, std::shared_ptr<const Analysis> a, const QString &m) {
+                         sentence = s;
+                         analysis = a;
+                         modelError = m;
+                         done = true;
+                     });
+    QObject::connect(&runner, &JobRunner::jobFailed, [&](quint64, const QString &m) {
+        jobError = m;
+        done = true;
+    });
+    runner.requestParse(QStringLiteral("The old man saw a red kite."));
+    ASSERT_TRUE(waitFor([&] { return done; })) << "no result within 20 s";
+    EXPECT_TRUE(jobError.isEmpty()) << jobError.toStdString();
+    ASSERT_TRUE(sentence);
+    EXPECT_FALSE(analysis);
+    EXPECT_TRUE(modelError.contains(QStringLiteral("bert-faulty, analyze, sentence 1: the computation failed (index out of range")))
+        << modelError.toStdString();
+    EXPECT_FALSE(modelError.contains(QStringLiteral("internal error"))) << modelError.toStdString();
 }
