@@ -205,6 +205,24 @@ struct Analysis {
     std::vector<std::string> pieces;
     std::vector<int> pieceToken;
     std::vector<std::vector<Matrix>> pieceAttention;
+    /// The pieces as a person reads them (a byte-level "Ġold" as " old", byte tokens as the
+    /// character they make up); empty when they read as `pieces` do.
+    std::vector<std::string> pieceText;
+
+    /// A causal model (a decoder-only language model): a unit attends only to itself and the
+    /// units before it, so attention[l][h](i, j) for j > i is not possible (not zero attention).
+    bool causalAttention = false;
+    /// A language model's surprisal of each word in nats: -log p of the word's pieces given
+    /// everything before them (the sum over its pieces); NaN where nothing predicts the word
+    /// (its pieces include the sequence's first piece). Empty for a model that predicts no words.
+    std::vector<double> surprisal;
+    /// The same per piece (NaN for the first piece of the sequence).
+    std::vector<double> pieceSurprisal;
+    /// log p of the sentence: the sum of the next-piece log-probabilities of every piece after
+    /// the first (the library's sequence log-probability); unset without a language model.
+    std::optional<double> logprob;
+    /// Heads switched off when this analysis was made (0-based; head -1: a whole layer).
+    std::vector<std::pair<int, int>> ablated;
     /// Sentence-pair models: the second sentence (answer, hypothesis) as the
     /// model's second encoder saw it, with its own tokens, attention, gates and
     /// states; empty for a single sentence. `prediction` and `crossAttention`

@@ -18,6 +18,7 @@
 #include "core/base/runcontrol.h"
 #include "core/data/analysis.h"
 #include "core/encoders/explain.h"
+#include "core/encoders/headablation.h"
 #include "core/data/dependencytree.h"
 #include "core/data/constituencytree.h"
 #include "core/data/induction.h"
@@ -54,6 +55,9 @@ struct EncoderInfo {
     int vocabSize = 0;
     int maxTokens = 0;           ///< longest input in tokens (position table), 0 = unbounded
     long long parameters = 0;
+    /// The weights' dtype as the file stores them ("F32", "BF16", "F16", or "mixed: ..."); "" when
+    /// the family does not say.
+    std::string storedDtype;
     InputKind input = InputKind::Words;
     bool pairInput = false;      ///< takes sentence pairs
     bool hasClsToken = false;    ///< tokens[0] is a [CLS]-style token
@@ -87,6 +91,11 @@ struct AnalyzeOptions {
     bool layerStates = false;     ///< hidden states per layer (for probing)
     /// Unsupervised parsing settings; unset = the model's own (EncoderInfo::induction).
     std::optional<InductionConfig> induction;
+    /// Heads switched off for this run (a family without heads refuses a non-empty list).
+    std::vector<HeadAblation> ablate;
+    /// A language model whose tokenizer adds no BOS: put the model's BOS in front, so that the
+    /// first word is predicted too (off: the numbers equal the library's plain encode()).
+    bool prependBos = false;
 };
 
 /// How embed() pools hidden states into one vector per sentence.

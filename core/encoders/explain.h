@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "core/encoders/headablation.h"
+
 namespace treelens {
 
 struct ExplainOptions {
@@ -28,6 +30,13 @@ struct ExplainOptions {
     int steps = 64;               ///< Integrated Gradients: interpolation points (midpoint rule)
     int stepBatch = 32;           ///< points per forward pass
     std::string target;           ///< a label of the model ("" = the predicted one; pair scorers: the score)
+    /// A language model: the word whose log-probability given the words before it is explained
+    /// (0-based; -1: the last word).
+    int targetWord = -1;
+    /// Heads switched off while the prediction is explained (0-based).
+    std::vector<HeadAblation> ablate;
+    /// A language model whose tokenizer adds no BOS: put the model's BOS in front (AnalyzeOptions).
+    bool prependBos = false;
     /// The baseline embedding: "zero" (every input token's embedding 0), "pad" (the
     /// model's padding token's embedding), a token of the model's vocabulary, or "" for
     /// the family's choice (zero, except for the models that layer-normalise their word

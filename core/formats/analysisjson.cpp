@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -108,6 +109,28 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
             b.push_back({s, e});
         j["induced_brackets"] = b;
         j["induced_tree"] = writePtbTree(*a.inducedTree);
+    }
+    if (a.causalAttention)
+        j["causal"] = true; // attention[l][h][i][j] for j > i is not possible (not zero attention)
+    if (!a.surprisal.empty()) {
+        // NaN (nothing predicts the word: the sequence's first piece) is written as null.
+        auto numbers = [](const std::vector<double> &v) {
+            nlohmann::json out = nlohmann::json::array();
+            for (double x : v)
+                out.push_back(std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr));
+            return out;
+        };
+        j["surprisal"] = numbers(a.surprisal);
+        j["piece_surprisal"] = numbers(a.pieceSurprisal);
+    }
+    if (a.logprob)
+        j["logprob"] = *a.logprob;
+    if (!a.ablated.empty()) {
+        // As a person counts them (1-based), as --ablate takes them.
+        nlohmann::json ab = nlohmann::json::array();
+        for (const auto &[layer, head] : a.ablated)
+            ab.push_back({{"layer", layer + 1}, {"head", head < 0 ? nlohmann::json(nullptr) : nlohmann::json(head + 1)}});
+        j["ablated"] = ab;
     }
     if (!a.embedding.empty())
         j["embedding"] = a.embedding;

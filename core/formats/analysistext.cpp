@@ -1,5 +1,6 @@
 #include "core/formats/analysistext.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <vector>
@@ -56,8 +57,30 @@ std::string holdsLine(const Analysis &a)
     return line + " (--json for the values)";
 }
 
+/// "surprisal (nats): The - old 4.21 man 3.02 ...; log p(sentence) -23.417": a language model's
+/// surprisal per word ("-" where nothing predicts the word).
+std::string surprisalLine(const Analysis &a)
+{
+    std::string line = "surprisal (nats):";
+    for (std::size_t w = 0; w < a.words.size() && w < a.surprisal.size(); ++w)
+        line += " " + a.words[w] + " " + (std::isfinite(a.surprisal[w]) ? number(a.surprisal[w], "%.2f") : std::string("-"));
+    if (a.logprob)
+        line += "; log p(sentence) " + number(*a.logprob);
+    if (!a.surprisal.empty() && !std::isfinite(a.surprisal.front()))
+        line += " (\"-\": the sequence's first piece, which nothing predicts; --prepend-bos puts the model's BOS before it)";
+    return line;
+}
+
 void sentenceLines(const Analysis &a, const std::string &indent, std::string &out)
 {
+    if (!a.surprisal.empty())
+        out += indent + surprisalLine(a) + "\n";
+    if (!a.ablated.empty()) {
+        std::string line = "ablated:";
+        for (const auto &[layer, head] : a.ablated)
+            line += " L" + std::to_string(layer + 1) + (head < 0 ? std::string(" (every head)") : " H" + std::to_string(head + 1));
+        out += indent + line + "\n";
+    }
     if (a.inducedTree)
         out += indent + "tree:  " + writePtbTree(*a.inducedTree) + "\n";
     if (!a.linkProbs.empty() && !a.linkProbs.back().empty())

@@ -62,11 +62,186 @@ HfArchitecture roberta()
     return a;
 }
 
+/// What every decoder-only language model of the table shares.
+HfArchitecture decoder()
+{
+    HfArchitecture a;
+    a.mask = HfMask::Causal;
+    a.block = HfBlock::PreNorm;
+    a.languageModel = true;
+    a.firstTokenPooled = false;
+    a.encoder = false;
+    a.keys.maxPositionsRequired = false;
+    a.keys.ropeScaling = {"rope_parameters", "rope_scaling"};
+    return a;
+}
+
+HfArchitecture gpt2()
+{
+    HfArchitecture a = decoder();
+    a.modelType = "gpt2";
+    a.displayName = "GPT-2";
+    a.classes = {"GPT2LMHeadModel", "GPT2Model"};
+    a.prefixes = {"transformer."};
+    a.tensors = {
+        {R::TokenEmbedding, "wte", HfParts::Weight},
+        {R::PositionEmbedding, "wpe", HfParts::Weight},
+        {R::AttentionNorm, "h.{L}.ln_1"},
+        {R::QueryKeyValue, "h.{L}.attn.c_attn"},
+        {R::AttentionOutput, "h.{L}.attn.c_proj"},
+        {R::MlpNorm, "h.{L}.ln_2"},
+        {R::MlpUp, "h.{L}.mlp.c_fc"},
+        {R::MlpDown, "h.{L}.mlp.c_proj"},
+        {R::FinalNorm, "ln_f"},
+        {R::LmHead, "lm_head", HfParts::Weight},
+    };
+    // Buffers old checkpoints carry (the causal mask), not weights.
+    a.unusedSuffixes = {"attn.bias", "attn.masked_bias"};
+    HfConfigKeys &k = a.keys;
+    k.hidden = {"n_embd", "hidden_size"};
+    k.layers = {"n_layer", "num_hidden_layers"};
+    k.heads = {"n_head", "num_attention_heads"};
+    k.intermediate = {"n_inner"};
+    k.intermediateFactor = 4;
+    k.maxPositions = {"n_positions", "max_position_embeddings"};
+    k.maxPositionsRequired = true;
+    k.activation = {"activation_function"};
+    k.defaultActivation = "gelu_new";
+    k.normEps = {"layer_norm_epsilon"};
+    k.defaultNormEps = 1e-5;
+    k.defaultTiedHead = true;
+    a.qkv = HfQkvLayout::FusedConv1D;
+    a.conv1d = true;
+    a.scoreDivides = true;
+    return a;
+}
+
+HfArchitecture gptNeox()
+{
+    HfArchitecture a = decoder();
+    a.modelType = "gpt_neox";
+    a.displayName = "GPT-NeoX";
+    a.classes = {"GPTNeoXForCausalLM", "GPTNeoXModel"};
+    a.prefixes = {"gpt_neox."};
+    a.tensors = {
+        {R::TokenEmbedding, "embed_in", HfParts::Weight},
+        {R::AttentionNorm, "layers.{L}.input_layernorm"},
+        {R::QueryKeyValue, "layers.{L}.attention.query_key_value", HfParts::BiasOptional},
+        {R::AttentionOutput, "layers.{L}.attention.dense", HfParts::BiasOptional},
+        {R::MlpNorm, "layers.{L}.post_attention_layernorm"},
+        {R::MlpUp, "layers.{L}.mlp.dense_h_to_4h"},
+        {R::MlpDown, "layers.{L}.mlp.dense_4h_to_h"},
+        {R::FinalNorm, "final_layer_norm"},
+        {R::LmHead, "embed_out", HfParts::Weight},
+    };
+    a.unusedSuffixes = {"attention.bias", "attention.masked_bias", "rotary_emb.inv_freq"};
+    HfConfigKeys &k = a.keys;
+    k.normEps = {"layer_norm_eps"};
+    k.defaultNormEps = 1e-5;
+    k.ropeTheta = {"rope_parameters.rope_theta", "rotary_emb_base"};
+    k.rotaryFraction = {"rope_parameters.partial_rotary_factor", "partial_rotary_factor", "rotary_pct"};
+    k.defaultRotaryFraction = 0.25;
+    k.parallelResidual = {"use_parallel_residual"};
+    a.block = HfBlock::ParallelPreNorm;
+    a.positions = HfPositions::Rotary;
+    a.qkv = HfQkvLayout::FusedPerHead;
+    return a;
+}
+
+/// Llama's layout (RMSNorm, rotary, grouped-query attention, gated MLP), shared by the models
+/// built on it.
+HfArchitecture llama()
+{
+    HfArchitecture a = decoder();
+    a.modelType = "llama";
+    a.displayName = "Llama";
+    a.classes = {"LlamaForCausalLM", "LlamaModel"};
+    a.prefixes = {"model."};
+    a.tensors = {
+        {R::TokenEmbedding, "embed_tokens", HfParts::Weight},
+        {R::AttentionNorm, "layers.{L}.input_layernorm", HfParts::Weight},
+        {R::Query, "layers.{L}.self_attn.q_proj", HfParts::BiasOptional},
+        {R::Key, "layers.{L}.self_attn.k_proj", HfParts::BiasOptional},
+        {R::Value, "layers.{L}.self_attn.v_proj", HfParts::BiasOptional},
+        {R::AttentionOutput, "layers.{L}.self_attn.o_proj", HfParts::BiasOptional},
+        {R::MlpNorm, "layers.{L}.post_attention_layernorm", HfParts::Weight},
+        {R::MlpGate, "layers.{L}.mlp.gate_proj", HfParts::BiasOptional},
+        {R::MlpUp, "layers.{L}.mlp.up_proj", HfParts::BiasOptional},
+        {R::MlpDown, "layers.{L}.mlp.down_proj", HfParts::BiasOptional},
+        {R::FinalNorm, "norm", HfParts::Weight},
+        {R::LmHead, "lm_head", HfParts::Weight},
+    };
+    a.unusedSuffixes = {"rotary_emb.inv_freq"};
+    HfConfigKeys &k = a.keys;
+    k.kvHeads = {"num_key_value_heads"};
+    k.headDim = {"head_dim"};
+    k.normEps = {"rms_norm_eps"};
+    k.defaultNormEps = 1e-6;
+    k.defaultActivation = "silu";
+    k.ropeTheta = {"rope_parameters.rope_theta", "rope_theta"};
+    a.norm = HfNormKind::RmsNorm;
+    a.positions = HfPositions::Rotary;
+    a.mlp = HfMlp::Gated;
+    return a;
+}
+
+HfArchitecture mistral()
+{
+    HfArchitecture a = llama();
+    a.modelType = "mistral";
+    a.displayName = "Mistral";
+    a.classes = {"MistralForCausalLM", "MistralModel"};
+    a.keys.slidingWindow = {"sliding_window"};
+    return a;
+}
+
+HfArchitecture qwen2()
+{
+    HfArchitecture a = llama();
+    a.modelType = "qwen2";
+    a.displayName = "Qwen2";
+    a.classes = {"Qwen2ForCausalLM", "Qwen2Model"};
+    // Qwen2 always has q/k/v biases (never on o_proj).
+    for (HfTensorName &t : a.tensors)
+        if (t.role == R::Query || t.role == R::Key || t.role == R::Value)
+            t.parts = HfParts::WeightBias;
+    a.keys.slidingWindowOn = {"use_sliding_window"};
+    a.keys.slidingWindow = {"sliding_window"};
+    return a;
+}
+
+HfArchitecture qwen3()
+{
+    HfArchitecture a = llama();
+    a.modelType = "qwen3";
+    a.displayName = "Qwen3";
+    a.classes = {"Qwen3ForCausalLM", "Qwen3Model"};
+    a.tensors.push_back({R::QueryNorm, "layers.{L}.self_attn.q_norm", HfParts::Weight});
+    a.tensors.push_back({R::KeyNorm, "layers.{L}.self_attn.k_norm", HfParts::Weight});
+    a.keys.slidingWindowOn = {"use_sliding_window"};
+    a.keys.slidingWindow = {"sliding_window"};
+    return a;
+}
+
+HfArchitecture gemma()
+{
+    HfArchitecture a = llama();
+    a.modelType = "gemma";
+    a.displayName = "Gemma";
+    a.classes = {"GemmaForCausalLM", "GemmaModel"};
+    a.norm = HfNormKind::RmsNormPlusOne;
+    a.embeddingScaled = true;
+    a.keys.defaultTiedHead = true;
+    a.keys.defaultActivation = "gelu_pytorch_tanh";
+    a.keys.activationV4 = {"hidden_activation"};
+    return a;
+}
+
 } // namespace
 
 const std::vector<HfArchitecture> &hfArchitectures()
 {
-    static const std::vector<HfArchitecture> table = {bert(), roberta()};
+    static const std::vector<HfArchitecture> table = {bert(), roberta(), gpt2(), gptNeox(), llama(), mistral(), qwen2(), qwen3(), gemma()};
     return table;
 }
 

@@ -120,7 +120,19 @@ struct HfConfigKeys {
     double defaultRotaryFraction = 1.0;
     std::vector<std::string> tieHead{"tie_word_embeddings"};
     bool defaultTiedHead = false;
-    std::vector<std::string> parallelResidual; ///< a boolean that turns PreNorm into ParallelPreNorm (GPT-NeoX)
+    /// A boolean choosing ParallelPreNorm (true) or PreNorm (false) (GPT-NeoX's use_parallel_residual);
+    /// absent: the entry's block.
+    std::vector<std::string> parallelResidual;
+    /// Rope scaling ("rope_parameters" or "rope_scaling" with "rope_type"/"type"): default, linear
+    /// and llama3 are computed; another type is refused by name.
+    std::vector<std::string> ropeScaling;
+    /// Whether a sliding window is on (Mistral/Qwen "use_sliding_window") and its width: a
+    /// model with a window is computed with full causal attention for inputs up to the window,
+    /// and longer inputs are refused (nothing this build reads needs the window).
+    std::vector<std::string> slidingWindowOn, slidingWindow;
+    /// The activation is read from the first key present only in configs written by transformers 4
+    /// ("transformers_version" 4.x; Gemma's "hidden_activation", null = the default activation).
+    std::vector<std::string> activationV4;
 };
 
 struct HfArchitecture {
@@ -143,6 +155,10 @@ struct HfArchitecture {
     HfQkvLayout qkv = HfQkvLayout::Separate;
     HfMlp mlp = HfMlp::Dense;
     bool embeddingScaled = false;              ///< x = embed(ids) * sqrt(hidden), rounded to float32 (Gemma)
+    /// Attention scores divided by sqrt(head_dim) (GPT-2) instead of multiplied by head_dim^-0.5.
+    bool scoreDivides = false;
+    /// Linear modules stored [in, out] (y = x W + b: GPT-2's Conv1D) instead of [out, in].
+    bool conv1d = false;
     bool languageModel = false;                ///< a causal LM: logits over the vocabulary (LmHead or tied)
     /// The encoder's special-token rule: every sequence starts with a special token of its own
     /// ([CLS], <s>) that the pooler and the classifier read (hasClsToken).

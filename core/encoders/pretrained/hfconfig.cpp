@@ -241,7 +241,11 @@ Status readSettings(const json &j, const HfArchitecture &arch, const std::string
 {
     const HfConfigKeys &k = arch.keys;
     std::string actKey;
-    const json *act = findKey(j, k.activation, &actKey);
+    // Configs written by transformers 4 name some activations under another key, which those
+    // versions read instead (null: the default activation).
+    const bool v4 = j.contains("transformers_version") && j["transformers_version"].is_string() &&
+                    j["transformers_version"].get<std::string>().rfind("4.", 0) == 0;
+    const json *act = v4 && !k.activationV4.empty() ? findKey(j, k.activationV4, &actKey) : findKey(j, k.activation, &actKey);
     c.hiddenAct = act && act->is_string() ? act->get<std::string>() : k.defaultActivation;
     if ((act && !act->is_string()) || !supportedActivation(c.hiddenAct))
         return makeError(where, (actKey.empty() ? std::string("hidden_act") : actKey) + " \"" + c.hiddenAct +
@@ -270,8 +274,46 @@ Status readSettings(const json &j, const HfArchitecture &arch, const std::string
         c.tiedHead = tie->get<bool>();
     }
     c.block = arch.block;
-    if (const json *parallel = findKey(j, k.parallelResidual); parallel && parallel->is_boolean() && parallel->get<bool>())
-        c.block = HfBlock::ParallelPreNorm;
+    if (const json *parallel = findKey(j, k.parallelResidual); parallel && parallel->is_boolean())
+        c.block = parallel->get<bool>() ? HfBlock::ParallelPreNorm : HfBlock::PreNorm;
+    if (const json *bos = j.contains("bos_token_id") ? &j["bos_token_id"] : nullptr; bos && bos->is_number_integer() &&
+                                                                                     bos->get<long long>() >= 0 &&
+                                                                                     bos->get<long long>() < c.vocabSize)
+        c.bosTokenId = bos->get<int>();
+    return {};
+}
+
+/// Rope scaling and a sliding window, by the entry's spellings.
+Status readPositionLimits(const json &j, const HfConfigKeys &k, const std::string &where, HfConfig &c)
+{
+    std::string key;
+    if (const json *scaling = findKey(j, k.ropeScaling, &key); scaling && scaling->is_object()) {
+        const json &r = *scaling;
+        c.ropeType = r.contains("rope_type") && r["rope_type"].is_string() ? r["rope_type"].get<std::string>()
+                     : r.contains("type") && r["type"].is_string()        ? r["type"].get<std::string>()
+                                                                         : std::string("default");
+        auto number = [&](const char *name, double &out) -> Status {
+            if (r.contains(name) && !r[name].is_null()) {
+                if (!r[name].is_number() || !(r[name].get<double>() > 0))
+                    return makeError(where, key + "." + name + " must be a positive number");
+                out = r[name].get<double>();
+            }
+            return {};
+        };
+        double original = c.ropeOriginalMaxPositions;
+        for (auto st : {number("factor", c.ropeFactor), number("low_freq_factor", c.ropeLowFreqFactor),
+                        number("high_freq_factor", c.ropeHighFreqFactor), number("original_max_position_embeddings", original)})
+            if (!st)
+                return st;
+        c.ropeOriginalMaxPositions = static_cast<int>(original);
+        if (c.ropeType != "default" && c.ropeType != "linear" && c.ropeType != "llama3")
+            return makeError(where, key + ": rope type \"" + c.ropeType + "\" is not one this build computes (default, linear, llama3)");
+    }
+    const json *on = findKey(j, k.slidingWindowOn);
+    const bool windowOn = k.slidingWindowOn.empty() ? true : on && on->is_boolean() && on->get<bool>();
+    if (windowOn)
+        if (auto s = readPositive(j, k.slidingWindow, c.slidingWindow, where, false); !s)
+            return s;
     return {};
 }
 
@@ -328,6 +370,8 @@ Result<HfConfig> parseHfConfig(const std::string &text, const std::string &where
         return st.error();
     if (auto st = readSettings(j, *c.arch, where, c); !st)
         return st.error();
+    if (auto st = readPositionLimits(j, c.arch->keys, where, c); !st)
+        return st.error();
     if (j.contains("pad_token_id") && !j["pad_token_id"].is_null()) {
         if (!j["pad_token_id"].is_number_integer() || j["pad_token_id"].get<long long>() < 0 ||
             j["pad_token_id"].get<long long>() >= c.vocabSize)
@@ -358,9 +402,9 @@ std::vector<HfTensorSpec> hfTensorSpecs(const HfConfig &c, std::int64_t classes)
     const HfArchitecture &arch = *c.arch;
     const std::int64_t d = c.hidden, ff = c.intermediate, hd = c.headDim, q = static_cast<std::int64_t>(c.heads) * hd,
                        kv = static_cast<std::int64_t>(c.kvHeads) * hd;
-    // A Conv1D-style fused projection is stored [in, out]; every other module [out, in].
+    // GPT-2's Conv1D modules are stored [in, out]; nn.Linear's [out, in].
     auto linear = [&](std::int64_t out, std::int64_t in) {
-        return std::vector<std::int64_t>{out, in};
+        return arch.conv1d ? std::vector<std::int64_t>{in, out} : std::vector<std::int64_t>{out, in};
     };
     std::vector<HfTensorSpec> specs;
     auto add = [&](HfRole role, int layer, std::vector<std::int64_t> weight, std::int64_t bias, bool required) {
@@ -380,20 +424,17 @@ std::vector<HfTensorSpec> hfTensorSpecs(const HfConfig &c, std::int64_t classes)
     add(HfRole::EmbeddingNorm, -1, {d}, d, true);
     for (int l = 0; l < c.layers; ++l) {
         add(HfRole::AttentionNorm, l, {d}, d, true);
-        if (arch.qkv == HfQkvLayout::FusedConv1D)
-            add(HfRole::QueryKeyValue, l, {d, 3 * d}, 3 * d, true);
-        else if (arch.qkv == HfQkvLayout::FusedPerHead)
-            add(HfRole::QueryKeyValue, l, linear(q + 2 * kv, d), q + 2 * kv, true);
+        add(HfRole::QueryKeyValue, l, linear(q + 2 * kv, d), q + 2 * kv, true);
         add(HfRole::Query, l, linear(q, d), q, true);
         add(HfRole::Key, l, linear(kv, d), kv, true);
         add(HfRole::Value, l, linear(kv, d), kv, true);
         add(HfRole::QueryNorm, l, {hd}, hd, true);
         add(HfRole::KeyNorm, l, {hd}, hd, true);
-        add(HfRole::AttentionOutput, l, arch.qkv == HfQkvLayout::FusedConv1D ? std::vector<std::int64_t>{q, d} : linear(d, q), d, true);
+        add(HfRole::AttentionOutput, l, linear(d, q), d, true);
         add(HfRole::MlpNorm, l, {d}, d, true);
-        add(HfRole::MlpUp, l, arch.qkv == HfQkvLayout::FusedConv1D ? std::vector<std::int64_t>{d, ff} : linear(ff, d), ff, true);
+        add(HfRole::MlpUp, l, linear(ff, d), ff, true);
         add(HfRole::MlpGate, l, linear(ff, d), ff, true);
-        add(HfRole::MlpDown, l, arch.qkv == HfQkvLayout::FusedConv1D ? std::vector<std::int64_t>{ff, d} : linear(d, ff), d, true);
+        add(HfRole::MlpDown, l, linear(d, ff), d, true);
     }
     add(HfRole::FinalNorm, -1, {d}, d, true);
     add(HfRole::LmHead, -1, {c.vocabSize, d}, 0, arch.languageModel && !c.tiedHead);

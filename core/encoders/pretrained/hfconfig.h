@@ -38,6 +38,13 @@ struct HfConfig {
     int padTokenId = 0;
     double ropeTheta = 10000.0;  ///< rotary base (HfPositions::Rotary)
     int rotaryDims = 0;          ///< the dims of each head that rotate (even), HfPositions::Rotary
+    /// Rope scaling: "default", "linear" (positions / factor) or "llama3" (the low frequencies
+    /// divided by `factor`, a smooth ramp between lowFreqFactor and highFreqFactor).
+    std::string ropeType = "default";
+    double ropeFactor = 1.0, ropeLowFreqFactor = 1.0, ropeHighFreqFactor = 4.0;
+    int ropeOriginalMaxPositions = 8192;
+    int slidingWindow = 0;       ///< a sliding window that is on: inputs longer than it are refused (0 = none)
+    int bosTokenId = -1;         ///< config.json's bos_token_id (-1 = none): what --prepend-bos puts in front
     bool tiedHead = false;       ///< the LM head is the token embedding
     HfBlock block = HfBlock::PostNorm; ///< the entry's block, or ParallelPreNorm when the config asks for it
     /// id2label in id order when the folder has a sequence-classification head (else empty).

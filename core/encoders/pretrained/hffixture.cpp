@@ -95,6 +95,34 @@ FixtureCheck compareValue(const std::string &name, const json &expected, const j
     return c;
 }
 
+/// Objects and arrays of objects (a decoder's "ablations") are compared key by key, each leaf
+/// value one check ("sentence 2 ablations[1].logits_last"); a null is expected as null.
+void compareInto(const std::string &name, const json &expected, const json *computed, FixtureReport &report)
+{
+    if (expected.is_null()) {
+        FixtureCheck c;
+        c.name = name;
+        c.integer = true;
+        c.ok = computed && computed->is_null();
+        c.problem = c.ok ? "" : computed ? "not null" : "missing";
+        report.checks.push_back(c);
+        return;
+    }
+    if (expected.is_object()) {
+        for (const auto &[key, value] : expected.items())
+            compareInto(name + "." + key, value, computed && computed->is_object() && computed->contains(key) ? &(*computed)[key] : nullptr,
+                        report);
+        return;
+    }
+    if (expected.is_array() && !expected.empty() && expected.front().is_object()) {
+        for (std::size_t k = 0; k < expected.size(); ++k)
+            compareInto(name + "[" + std::to_string(k) + "]", expected[k],
+                        computed && computed->is_array() && k < computed->size() ? &(*computed)[k] : nullptr, report);
+        return;
+    }
+    report.checks.push_back(compareValue(name, expected, computed, report.tolerance));
+}
+
 } // namespace
 
 bool isHfFixtureFolder(const std::string &dir)
@@ -127,7 +155,7 @@ Result<FixtureReport> compareHfFixture(const std::string &computedJson, const st
         const json *g = i < got.size() && got[i].is_object() ? &got[i] : nullptr;
         for (const auto &[key, value] : s.items()) {
             const json *c = g && g->contains(key) ? &(*g)[key] : nullptr;
-            report.checks.push_back(compareValue("sentence " + std::to_string(i + 1) + " " + key, value, c, report.tolerance));
+            compareInto("sentence " + std::to_string(i + 1) + " " + key, value, c, report);
         }
         if (g)
             for (const auto &[key, value] : g->items())

@@ -457,6 +457,17 @@ std::optional<std::int64_t> HfTokenizer::tokenId(const std::string &token) const
     return std::nullopt;
 }
 
+std::string HfTokenizer::tokenText(std::int64_t id) const
+{
+    for (const hf::AddedToken &t : m_impl->added)
+        if (t.id == id)
+            return t.content;
+    for (const auto &[token, i] : m_impl->vocab())
+        if (i == id)
+            return token;
+    return {};
+}
+
 std::string HfTokenizer::describe() const
 {
     std::string d = m_impl->modelKind == Impl::ModelKind::WordPiece ? "WordPiece" : "BPE";

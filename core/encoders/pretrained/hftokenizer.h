@@ -68,6 +68,8 @@ public:
     std::int64_t vocabSize() const;
     /// The id of `token` (an added token first, then the model's vocabulary).
     std::optional<std::int64_t> tokenId(const std::string &token) const;
+    /// The token of `id` as the vocabulary spells it (an added token first); "" for an unknown id.
+    std::string tokenText(std::int64_t id) const;
     /// "WordPiece (BertNormalizer lower-case, BertPreTokenizer), 3,042 tokens".
     std::string describe() const;
 
