@@ -108,6 +108,18 @@ int argmaxOther(const std::vector<double> &w, int n, int i)
     return best;
 }
 
+/// A causal head's choice for word i: the word before i it attends to most (-1 for the first
+/// word, which sees no other). Its dep-to-head hits are then the arcs whose head precedes the
+/// dependent, its head-to-dep hits the others: the one direction it can see each arc in.
+int argmaxEarlier(const std::vector<double> &w, int n, int i)
+{
+    int best = -1;
+    for (int j = 0; j < i; ++j)
+        if (best < 0 || w[static_cast<std::size_t>(i) * n + j] > w[static_cast<std::size_t>(i) * n + best])
+            best = j;
+    return best;
+}
+
 BestCell bestCell(const LayerHeadGrid &g)
 {
     BestCell b;
@@ -351,7 +363,7 @@ Result<HeadAccuracyReport> headAccuracy(const std::vector<Sentence> &gold, const
                 auto &am = argmax[static_cast<std::size_t>(l * H + h)];
                 am.resize(static_cast<std::size_t>(n));
                 for (int i = 0; i < n; ++i)
-                    am[i] = argmaxOther(w, n, i);
+                    am[i] = a.causalAttention ? argmaxEarlier(w, n, i) : argmaxOther(w, n, i);
             }
         std::map<std::string, HeadAccuracySentence> perSentence;
         for (int d = 0; d < n; ++d) {
@@ -433,7 +445,7 @@ Result<HeadAccuracyReport> headAccuracy(const std::vector<Sentence> &gold, const
 }
 
 Result<ArcHits> arcHits(const DependencyTree &tree, const Matrix &attention, const std::vector<int> &wordToken,
-                        int maxOffset)
+                        int maxOffset, bool causal)
 {
     const int n = static_cast<int>(wordToken.size());
     if (static_cast<int>(tree.heads.size()) != n)
@@ -445,10 +457,16 @@ Result<ArcHits> arcHits(const DependencyTree &tree, const Matrix &attention, con
                          std::to_string(attention.cols) + " attention matrix"};
     std::vector<double> w;
     wordMatrix(attention, wordToken, w);
-    std::vector<int> argmax(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i)
+    std::vector<int> argmax(static_cast<std::size_t>(n)), argmaxEarlier(static_cast<std::size_t>(n), -1);
+    for (int i = 0; i < n; ++i) {
         argmax[static_cast<std::size_t>(i)] = argmaxOther(w, n, i);
+        for (int j = 0; j < i; ++j) // a causal head's choice: among the words before i only
+            if (argmaxEarlier[static_cast<std::size_t>(i)] < 0 ||
+                w[static_cast<std::size_t>(i) * n + j] > w[static_cast<std::size_t>(i) * n + argmaxEarlier[static_cast<std::size_t>(i)]])
+                argmaxEarlier[static_cast<std::size_t>(i)] = j;
+    }
     ArcHits hits;
+    hits.causal = causal;
     const int maxOff = std::max(2, maxOffset);
     std::map<int, int> offsets;
     for (int d = 0; d < n; ++d) {
@@ -458,13 +476,16 @@ Result<ArcHits> arcHits(const DependencyTree &tree, const Matrix &attention, con
         ++hits.arcs;
         hits.depToHead += argmax[static_cast<std::size_t>(d)] == head;
         hits.headToDep += argmax[static_cast<std::size_t>(head)] == d;
+        const int later = std::max(head, d), earlier = std::min(head, d);
+        hits.laterToEarlier += later != earlier && argmaxEarlier[static_cast<std::size_t>(later)] == earlier;
         if (head != d && std::abs(head - d) <= maxOff)
-            ++offsets[head - d];
+            ++offsets[causal ? -(later - earlier) : head - d];
     }
-    // Offsets in the order of the ties rule: |offset| ascending, negative first.
+    // Offsets in the order of the ties rule: |offset| ascending, negative first (a causal head:
+    // leftward offsets only).
     for (int k = 1; k <= maxOff && hits.arcs > 0; ++k)
         for (int off : {-k, k})
-            if (hits.bestOffset == 0 || offsets[off] > hits.offsetHits) {
+            if ((!causal || off < 0) && (hits.bestOffset == 0 || offsets[off] > hits.offsetHits)) {
                 hits.offsetHits = offsets[off];
                 hits.bestOffset = off;
             }
@@ -479,7 +500,7 @@ std::vector<std::vector<double>> arcShares(const Sentence &sentence, const Analy
     for (const auto &layer : analysis.attention) {
         out.emplace_back();
         for (const Matrix &m : layer) {
-            auto hits = arcHits(*sentence.dependency, m, analysis.wordToken);
+            auto hits = arcHits(*sentence.dependency, m, analysis.wordToken, 5, analysis.causalAttention);
             out.back().push_back(hits ? hits->share() : 0.0);
         }
     }

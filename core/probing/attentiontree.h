@@ -280,22 +280,37 @@ Result<std::vector<std::pair<int, int>>> goldConstituentSpans(const Sentence &se
 /// each head by. `offsetHits` is the best fixed-offset baseline on the same arcs
 /// (offsets ±1 .. ±maxOffset, the best count; ties to the smaller |offset|, then
 /// negative), `bestOffset` its offset (0 when the tree has no arc).
+///
+/// A causal head (a language model's: a word attends only to itself and earlier words) sees an
+/// arc in one direction only, the later word attending to the earlier one: with `causal`, an arc
+/// counts in `laterToEarlier` when the later of its two words attends most (among the words
+/// before it) to the earlier, share() is that count's share, and the baseline is the best
+/// leftward offset (-1 .. -maxOffset: "attend to the word k to the left").
 struct ArcHits {
     int arcs = 0;
     int depToHead = 0;
     int headToDep = 0;
     int offsetHits = 0;
     int bestOffset = 0;
+    bool causal = false;
+    int laterToEarlier = 0;
 
-    /// The better direction's share of the arcs in [0, 1] (0 without arcs).
-    double share() const { return arcs > 0 ? static_cast<double>(depToHead > headToDep ? depToHead : headToDep) / arcs : 0.0; }
+    /// The better direction's share of the arcs in [0, 1] (a causal head's: the one direction
+    /// it can see; 0 without arcs).
+    double share() const
+    {
+        if (arcs == 0)
+            return 0.0;
+        return static_cast<double>(causal ? laterToEarlier : depToHead > headToDep ? depToHead : headToDep) / arcs;
+    }
 };
 /// `tree` has one head per word of `wordToken` (errors otherwise, or when a word
 /// token lies outside `attention`).
 Result<ArcHits> arcHits(const DependencyTree &tree, const Matrix &attention, const std::vector<int> &wordToken,
-                        int maxOffset = 5);
+                        int maxOffset = 5, bool causal = false);
 /// ArcHits::share() of every head of `analysis`' attention on `sentence`'s dependency
-/// tree, [layer][head]; empty when the sentence has no tree of the analysis' words.
+/// tree, [layer][head] (causal when the analysis' attention is); empty when the sentence has
+/// no tree of the analysis' words.
 std::vector<std::vector<double>> arcShares(const Sentence &sentence, const Analysis &analysis);
 
 } // namespace treelens
