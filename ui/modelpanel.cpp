@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -63,11 +65,33 @@ QString trainingDataText(const QJsonObject &training, const std::string &task)
     return QObject::tr("not recorded in the file");
 }
 
+/// "760 KB", "1.5 GB": a model file's size, or a folder's (every file in it, shards included).
+static QString sizeText(const QString &path)
+{
+    const QFileInfo fi(path);
+    qint64 bytes = fi.isDir() ? 0 : fi.size();
+    if (fi.isDir()) {
+        QDirIterator it(path, QDir::Files | QDir::NoSymLinks, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            it.next();
+            bytes += it.fileInfo().size();
+        }
+    }
+    const QLocale loc(QLocale::English);
+    if (bytes < 1024 * 1024)
+        return QObject::tr("%1 KB").arg(loc.toString(static_cast<double>(bytes) / 1024.0, 'f', 0));
+    if (bytes < 1024LL * 1024 * 1024)
+        return QObject::tr("%1 MB").arg(loc.toString(static_cast<double>(bytes) / 1048576.0, 'f', 1));
+    return QObject::tr("%1 GB").arg(loc.toString(static_cast<double>(bytes) / 1073741824.0, 'f', 2));
+}
+
 QString modelCardHtml(const QString &path, const EncoderInfo &info)
 {
     const QLocale loc(QLocale::English);
     QString html = QStringLiteral("<h3>%1</h3><table>").arg(QString::fromStdString(info.name).toHtmlEscaped());
     html += row(QObject::tr("Family"), QString::fromStdString(info.family));
+    if (!info.architecture.empty())
+        html += row(QObject::tr("Architecture"), QString::fromStdString(info.architecture).toHtmlEscaped());
     html += row(QObject::tr("Task"), QString::fromStdString(info.task));
     if (!info.labels.empty()) {
         QStringList labels;
@@ -91,14 +115,15 @@ QString modelCardHtml(const QString &path, const EncoderInfo &info)
     html += row(QObject::tr("Parameters"), loc.toString(info.parameters));
     html += row(QObject::tr("Vocabulary"), loc.toString(info.vocabSize));
     if (info.maxTokens > 0)
-        html += row(QObject::tr("Longest input"), QObject::tr("%1 tokens").arg(info.maxTokens));
+        html += row(QObject::tr("Longest input"), QObject::tr("%1 tokens (its context)").arg(loc.toString(info.maxTokens)));
+    if (!info.storedDtype.empty())
+        html += row(QObject::tr("Stored as"), QString::fromStdString(info.storedDtype));
     html += row(QObject::tr("Runs on"), QStringLiteral("%1 · %2").arg(QString::fromStdString(info.device),
                                                                      QString::fromStdString(info.precision)));
     if (!info.precisionNote.empty())
         html += row(QObject::tr("Precision"), QString::fromStdString(info.precisionNote).toHtmlEscaped());
-    html += row(QObject::tr("File"), QStringLiteral("%1 (%2 MB)")
-                                         .arg(QFileInfo(path).fileName().toHtmlEscaped())
-                                         .arg(QFileInfo(path).size() / 1048576.0, 0, 'f', 1));
+    html += row(QFileInfo(path).isDir() ? QObject::tr("Folder") : QObject::tr("File"),
+                QStringLiteral("%1 (%2)").arg(QFileInfo(path).fileName().toHtmlEscaped(), sizeText(path)));
     const QJsonObject config = QJsonDocument::fromJson(QByteArray::fromStdString(info.configJson)).object();
     const QJsonObject training = config.value(QStringLiteral("training")).toObject();
     if (!training.isEmpty()) {
