@@ -1,0 +1,254 @@
+// The patterns of a Hugging Face tokenizer (see hftokenizerimpl.h): a literal string, or
+// a regular expression in the syntax the library compiles with Oniguruma (Ruby syntax,
+// UTF-8), run by ICU's regex engine. Both engines backtrack and take the first
+// alternative that matches (leftmost-first), and both know \p{L}, \p{N}, (?i:...),
+// lookahead and {m,n}; where the two spell a class differently the pattern is
+// translated first:
+//   \s \S   Oniguruma: White_Space (Zs, Zl, Zp, \t-\r, U+0085); ICU: [\t\n\f\r\p{Z}]
+//   \w \W   Oniguruma: L, M, Nd, Pc;               ICU: Alphabetic, M, Nd, Pc, ZWJ, ZWNJ
+//   \h \H   Oniguruma: a hex digit;                ICU: horizontal space
+//   .       Oniguruma (Ruby): all but \n;          ICU: all but any line terminator
+//   (?m)    Ruby: `.` matches \n (ICU's (?s)); ^ and $ are per line in Ruby, so
+//           ICU runs in MULTILINE mode
+//   \p{^X}  Oniguruma's negation, ICU's \P{X}
+// Anything ICU cannot compile is refused with ICU's reason.
+#include "core/encoders/pretrained/hftokenizerimpl.h"
+
+#include <memory>
+
+#include <unicode/regex.h>
+#include <unicode/unistr.h>
+#include <unicode/utypes.h>
+
+namespace treelens::hf {
+
+struct Pattern::Compiled {
+    std::unique_ptr<icu::RegexPattern> pattern;
+};
+
+namespace {
+
+/// ICU's time limit for one search, in its matcher steps (of the order of a
+/// millisecond each): only a pathological pattern gets near it.
+constexpr int32_t kTimeLimit = 5000;
+
+bool isFlag(char c) { return c == 'i' || c == 'm' || c == 'x' || c == '-'; }
+
+/// `(?flags)` or `(?flags:` at `i` (pattern[i] == '('): Ruby's m is ICU's s.
+std::size_t translateFlags(const std::string &p, std::size_t i, std::string &out)
+{
+    std::size_t j = i + 2;
+    while (j < p.size() && isFlag(p[j]))
+        ++j;
+    if (j == i + 2 || j >= p.size() || (p[j] != ')' && p[j] != ':')) {
+        out += '(';
+        return i + 1;
+    }
+    out += "(?";
+    for (std::size_t k = i + 2; k < j; ++k)
+        out += p[k] == 'm' ? 's' : p[k];
+    out += p[j];
+    return j + 1;
+}
+
+/// The escape at `i` (pattern[i] == '\\'), inside a character class or not.
+std::size_t translateEscape(const std::string &p, std::size_t i, bool inClass, std::string &out)
+{
+    if (i + 1 >= p.size()) {
+        out += '\\';
+        return i + 1;
+    }
+    const char d = p[i + 1];
+    const char *word = inClass ? "\\p{L}\\p{M}\\p{Nd}\\p{Pc}" : "[\\p{L}\\p{M}\\p{Nd}\\p{Pc}]";
+    const char *hex = inClass ? "0-9a-fA-F" : "[0-9a-fA-F]";
+    switch (d) {
+    case 's':
+        out += "\\p{White_Space}";
+        break;
+    case 'S':
+        out += "\\P{White_Space}";
+        break;
+    case 'w':
+        out += word;
+        break;
+    case 'W':
+        out += "[^\\p{L}\\p{M}\\p{Nd}\\p{Pc}]";
+        break;
+    case 'h':
+        out += hex;
+        break;
+    case 'H':
+        out += "[^0-9a-fA-F]";
+        break;
+    case 'p':
+    case 'P':
+        if (i + 3 < p.size() && p[i + 2] == '{' && p[i + 3] == '^') {
+            out += d == 'p' ? "\\P{" : "\\p{";
+            return i + 4;
+        }
+        out += p.substr(i, 2);
+        break;
+    default:
+        out += p.substr(i, 2);   // the escaped character stays escaped (\\, \[, \n, \x, ...)
+        break;
+    }
+    return i + 2;
+}
+
+/// Oniguruma's pattern in ICU's spelling (see the top of this file).
+std::string translate(const std::string &p)
+{
+    std::string out;
+    out.reserve(p.size() + 16);
+    int classDepth = 0;
+    for (std::size_t i = 0; i < p.size();) {
+        const char c = p[i];
+        if (c == '\\') {
+            i = translateEscape(p, i, classDepth > 0, out);
+        } else if (c == '[') {
+            ++classDepth;
+            out += c;
+            ++i;
+            // A ']' right after '[' or '[^' is a literal member.
+            if (i < p.size() && p[i] == '^') {
+                out += '^';
+                ++i;
+            }
+            if (i < p.size() && p[i] == ']') {
+                out += "\\]";
+                ++i;
+            }
+        } else if (c == ']' && classDepth > 0) {
+            --classDepth;
+            out += c;
+            ++i;
+        } else if (classDepth == 0 && c == '(' && i + 1 < p.size() && p[i + 1] == '?') {
+            i = translateFlags(p, i, out);
+        } else if (classDepth == 0 && c == '.') {
+            out += "[^\\n]";
+            ++i;
+        } else {
+            out += c;
+            ++i;
+        }
+    }
+    return out;
+}
+
+std::vector<Piece> withGaps(const std::vector<std::pair<std::size_t, std::size_t>> &matches, std::size_t n)
+{
+    std::vector<Piece> out;
+    std::size_t last = 0;
+    for (const auto &[a, b] : matches) {
+        if (last < a)
+            out.push_back({last, a, false});
+        out.push_back({a, b, true});
+        last = b;
+    }
+    if (last < n)
+        out.push_back({last, n, false});
+    return out;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> literalMatches(const std::u32string &s, const std::u32string &lit)
+{
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    for (std::size_t at = s.find(lit); at != std::u32string::npos; at = s.find(lit, at + lit.size()))
+        out.emplace_back(at, at + lit.size());
+    return out;
+}
+
+/// The matches of `pattern` in `s` (code points), as the Rust crates' find_iter yields
+/// them: each search starts where the last match ended; an empty match right at the end
+/// of the previous match is skipped by searching again one character further.
+std::vector<std::pair<std::size_t, std::size_t>> regexMatches(const icu::RegexPattern &pattern, const std::u32string &s)
+{
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    icu::UnicodeString text;
+    std::vector<std::size_t> charAt;   // UTF-16 index -> character index
+    charAt.reserve(s.size() * 2 + 1);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char32_t c = s[i];
+        const bool valid = c <= 0x10FFFF && !(c >= 0xD800 && c <= 0xDFFF);
+        text.append(static_cast<UChar32>(valid ? c : 0xFFFD));
+        while (charAt.size() < static_cast<std::size_t>(text.length()))
+            charAt.push_back(i);
+    }
+    charAt.push_back(s.size());
+    UErrorCode status = U_ZERO_ERROR;
+    std::unique_ptr<icu::RegexMatcher> m(pattern.matcher(text, status));
+    if (U_FAILURE(status) || !m)
+        return out;
+    m->setStackLimit(0, status);   // backtracking over a long run of spaces must not fail
+    m->setTimeLimit(kTimeLimit, status);
+    if (U_FAILURE(status))
+        return out;
+    const int32_t length = text.length();
+    int32_t from = 0, lastMatchEnd = -1;
+    while (from <= length) {
+        if (!m->find(from, status) || U_FAILURE(status))
+            break;
+        const int32_t b = m->start(status), e = m->end(status);
+        if (U_FAILURE(status) || b < from || e < b || e > length)
+            break;
+        if (b == e && e == lastMatchEnd) {
+            from += from < length ? U16_LENGTH(text.char32At(from)) : 1;
+            continue;
+        }
+        from = e;
+        lastMatchEnd = e;
+        out.emplace_back(charAt[static_cast<std::size_t>(b)], charAt[static_cast<std::size_t>(e)]);
+    }
+    return out;
+}
+
+} // namespace
+
+Result<Pattern> Pattern::literal(const std::string &text)
+{
+    if (text.empty())
+        return makeError("", "an empty pattern is not supported by this build");
+    Pattern p;
+    p.m_source = text;
+    p.m_literal = toU32(text);
+    return p;
+}
+
+Result<Pattern> Pattern::regex(const std::string &onig)
+{
+    if (onig.empty())
+        return makeError("", "an empty pattern is not supported by this build");
+    UErrorCode status = U_ZERO_ERROR;
+    UParseError pe{};
+    const icu::UnicodeString re = icu::UnicodeString::fromUTF8(translate(onig));
+    auto compiled = std::make_shared<Compiled>();
+    compiled->pattern.reset(icu::RegexPattern::compile(re, UREGEX_MULTILINE, pe, status));
+    if (U_FAILURE(status) || !compiled->pattern)
+        return makeError("", "the regular expression is not supported by this build (ICU: " + std::string(u_errorName(status)) + ")");
+    Pattern p;
+    p.m_source = onig;
+    p.m_regex = std::move(compiled);
+    return p;
+}
+
+std::vector<Piece> Pattern::findMatches(const std::u32string &s) const
+{
+    if (s.empty())
+        return {};
+    if (m_regex)
+        return withGaps(regexMatches(*m_regex->pattern, s), s.size());
+    if (m_literal.empty())
+        return {{0, s.size(), false}};
+    return withGaps(literalMatches(s, m_literal), s.size());
+}
+
+const Pattern &gpt2Pattern()
+{
+    static const Pattern pattern = [] {
+        auto p = Pattern::regex("'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+");
+        return p ? std::move(p).value() : Pattern();
+    }();
+    return pattern;
+}
+
+} // namespace treelens::hf
