@@ -7,14 +7,17 @@
 //   \s \S   Oniguruma: White_Space (Zs, Zl, Zp, \t-\r, U+0085); ICU: [\t\n\f\r\p{Z}]
 //   \w \W   Oniguruma: L, M, Nd, Pc;               ICU: Alphabetic, M, Nd, Pc, ZWJ, ZWNJ
 //   \h \H   Oniguruma: a hex digit;                ICU: horizontal space
-//   .       Oniguruma (Ruby): all but \n;          ICU: all but any line terminator
-//   (?m)    Ruby: `.` matches \n (ICU's (?s)); ^ and $ are per line in Ruby, so
-//           ICU runs in MULTILINE mode
+//   .       Ruby: all but \n, all with (?m) (ICU's (?s); ICU's `.` also takes \r\n as
+//           one unit): written as a set
 //   \p{^X}  Oniguruma's negation, ICU's \P{X}
-// Anything ICU cannot compile is refused with ICU's reason.
+// and ICU runs in MULTILINE mode (Ruby's ^ and $ are per line) with UNIX_LINES (only \n
+// ends a line, as in Ruby). Anything ICU cannot compile is refused with ICU's reason.
 #include "core/encoders/pretrained/hftokenizerimpl.h"
 
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <unicode/regex.h>
 #include <unicode/unistr.h>
@@ -34,20 +37,44 @@ constexpr int32_t kTimeLimit = 5000;
 
 bool isFlag(char c) { return c == 'i' || c == 'm' || c == 'x' || c == '-'; }
 
-/// `(?flags)` or `(?flags:` at `i` (pattern[i] == '('): Ruby's m is ICU's s.
-std::size_t translateFlags(const std::string &p, std::size_t i, std::string &out)
+/// Whether Ruby's `.` matches \n, through the groups of a pattern: (?m) switches it on
+/// to the end of the enclosing group, (?m:...) inside its own, (?-m) off.
+struct DotAll {
+    bool on = false;
+    std::vector<bool> outer;   ///< the state to restore at each open group's ')'
+};
+
+/// `(?flags)` or `(?flags:` at `i` (pattern[i] == '('): written without Ruby's m, whose
+/// effect is carried by `dot` instead; any other group opens as it is.
+std::size_t translateGroup(const std::string &p, std::size_t i, DotAll &dot, std::string &out)
 {
     std::size_t j = i + 2;
     while (j < p.size() && isFlag(p[j]))
         ++j;
-    if (j == i + 2 || j >= p.size() || (p[j] != ')' && p[j] != ':')) {
+    const bool flags = i + 1 < p.size() && p[i + 1] == '?' && j > i + 2 && j < p.size() && (p[j] == ')' || p[j] == ':');
+    if (!flags) {
+        dot.outer.push_back(dot.on);
         out += '(';
         return i + 1;
     }
-    out += "(?";
-    for (std::size_t k = i + 2; k < j; ++k)
-        out += p[k] == 'm' ? 's' : p[k];
-    out += p[j];
+    std::string on, off;
+    bool negated = false, dotAll = dot.on;
+    for (std::size_t k = i + 2; k < j; ++k) {
+        if (p[k] == '-')
+            negated = true;
+        else if (p[k] == 'm')
+            dotAll = !negated;
+        else
+            (negated ? off : on) += p[k];
+    }
+    const std::string spelled = on + (off.empty() ? "" : "-" + off);
+    if (p[j] == ':') {
+        dot.outer.push_back(dot.on);
+        out += "(?" + spelled + ":";
+    } else if (!spelled.empty()) {
+        out += "(?" + spelled + ")";
+    }
+    dot.on = dotAll;
     return j + 1;
 }
 
@@ -101,19 +128,20 @@ std::string translate(const std::string &p)
     std::string out;
     out.reserve(p.size() + 16);
     int classDepth = 0;
+    DotAll dot;
     for (std::size_t i = 0; i < p.size();) {
         const char c = p[i];
         if (c == '\\') {
             i = translateEscape(p, i, classDepth > 0, out);
-        } else if (c == '[') {
+            continue;
+        }
+        ++i;
+        if (c == '[') {
             ++classDepth;
             out += c;
-            ++i;
             // A ']' right after '[' or '[^' is a literal member.
-            if (i < p.size() && p[i] == '^') {
-                out += '^';
-                ++i;
-            }
+            if (i < p.size() && p[i] == '^')
+                out += p[i++];
             if (i < p.size() && p[i] == ']') {
                 out += "\\]";
                 ++i;
@@ -121,15 +149,21 @@ std::string translate(const std::string &p)
         } else if (c == ']' && classDepth > 0) {
             --classDepth;
             out += c;
-            ++i;
-        } else if (classDepth == 0 && c == '(' && i + 1 < p.size() && p[i + 1] == '?') {
-            i = translateFlags(p, i, out);
-        } else if (classDepth == 0 && c == '.') {
-            out += "[^\\n]";
-            ++i;
+        } else if (classDepth > 0) {
+            out += c;
+        } else if (c == '(') {
+            i = translateGroup(p, i - 1, dot, out);
+        } else if (c == ')') {
+            if (!dot.outer.empty()) {
+                dot.on = dot.outer.back();
+                dot.outer.pop_back();
+            }
+            out += c;
+        } else if (c == '.') {
+            // A set, not ICU's `.`, which takes \r\n as one unit.
+            out += dot.on ? "[\\x{0}-\\x{10FFFF}]" : "[^\\n]";
         } else {
             out += c;
-            ++i;
         }
     }
     return out;
@@ -222,7 +256,7 @@ Result<Pattern> Pattern::regex(const std::string &onig)
     UParseError pe{};
     const icu::UnicodeString re = icu::UnicodeString::fromUTF8(translate(onig));
     auto compiled = std::make_shared<Compiled>();
-    compiled->pattern.reset(icu::RegexPattern::compile(re, UREGEX_MULTILINE, pe, status));
+    compiled->pattern.reset(icu::RegexPattern::compile(re, UREGEX_MULTILINE | UREGEX_UNIX_LINES, pe, status));
     if (U_FAILURE(status) || !compiled->pattern)
         return makeError("", "the regular expression is not supported by this build (ICU: " + std::string(u_errorName(status)) + ")");
     Pattern p;

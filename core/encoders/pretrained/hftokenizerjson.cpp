@@ -138,8 +138,10 @@ Status readMetaspace(const Fields &f, PreTokenizerSpec &out)
         out.prependScheme = P::Never;
     else
         return f.fail("prepend_scheme", "expected \"always\", \"first\" or \"never\"");
-    if (addPrefixSpace == false)   // the older spelling; false wins, as in the library
-        out.prependScheme = P::Never;
+    // The older spelling: the library refuses false beside any scheme but "never" (the
+    // default "always" included), and true changes nothing.
+    if (addPrefixSpace == false && out.prependScheme != P::Never)
+        return f.fail("add_prefix_space", "false does not match prepend_scheme " + quote(scheme));
     return {};
 }
 
