@@ -5,11 +5,14 @@
 // lookahead and {m,n}; where the two spell a class differently the pattern is
 // translated first:
 //   \s \S   Oniguruma: White_Space (Zs, Zl, Zp, \t-\r, U+0085); ICU: [\t\n\f\r\p{Z}]
-//   \w \W   Oniguruma: L, M, Nd, Pc;               ICU: Alphabetic, M, Nd, Pc, ZWJ, ZWNJ
+//   \w \W   Oniguruma: Alphabetic, M, Nd, Pc (outside a class also ¹²³¼½¾);
+//           ICU: Alphabetic, M, Nd, Pc, ZWJ, ZWNJ
 //   \h \H   Oniguruma: a hex digit;                ICU: horizontal space
 //   .       Ruby: all but \n, all with (?m) (ICU's (?s); ICU's `.` also takes \r\n as
 //           one unit): written as a set
 //   \p{^X}  Oniguruma's negation, ICU's \P{X}
+//   [:punct:] Oniguruma: P and S; ICU: P.  [:xdigit:] Oniguruma: ASCII; ICU: any Nd too.
+//   [:word:]  as \w
 // and ICU runs in MULTILINE mode (Ruby's ^ and $ are per line) with UNIX_LINES (only \n
 // ends a line, as in Ruby). Anything ICU cannot compile is refused with ICU's reason.
 #include "core/encoders/pretrained/hftokenizerimpl.h"
@@ -86,7 +89,9 @@ std::size_t translateEscape(const std::string &p, std::size_t i, bool inClass, s
         return i + 1;
     }
     const char d = p[i + 1];
-    const char *word = inClass ? "\\p{L}\\p{M}\\p{Nd}\\p{Pc}" : "[\\p{L}\\p{M}\\p{Nd}\\p{Pc}]";
+    // Outside a class Oniguruma's \\w also takes the Latin-1 digits ¹ ² ³ and fractions ¼ ½ ¾.
+    const char *word = inClass ? "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}"
+                               : "[\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\u00b2\\u00b3\\u00b9\\u00bc-\\u00be]";
     const char *hex = inClass ? "0-9a-fA-F" : "[0-9a-fA-F]";
     switch (d) {
     case 's':
@@ -99,7 +104,7 @@ std::size_t translateEscape(const std::string &p, std::size_t i, bool inClass, s
         out += word;
         break;
     case 'W':
-        out += "[^\\p{L}\\p{M}\\p{Nd}\\p{Pc}]";
+        out += inClass ? "[^\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}]" : "[^\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\u00b2\\u00b3\\u00b9\\u00bc-\\u00be]";
         break;
     case 'h':
         out += hex;
@@ -122,6 +127,24 @@ std::size_t translateEscape(const std::string &p, std::size_t i, bool inClass, s
     return i + 2;
 }
 
+/// A POSIX bracket ([:punct:], [:^xdigit:], ...) at `i` whose meaning differs: its
+/// length in `p`, 0 for one ICU reads the same.
+std::size_t translatePosix(const std::string &p, std::size_t i, std::string &out)
+{
+    static const std::pair<const char *, const char *> differing[] = {
+        {"punct", "\\p{P}\\p{S}"}, {"xdigit", "0-9A-Fa-f"}, {"word", "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}"}};
+    for (const auto &[name, set] : differing) {
+        for (const bool negated : {false, true}) {
+            const std::string spelled = std::string(negated ? "[:^" : "[:") + name + ":]";
+            if (p.compare(i, spelled.size(), spelled) != 0)
+                continue;
+            out += negated ? "[^" + std::string(set) + "]" : std::string(set);
+            return spelled.size();
+        }
+    }
+    return 0;
+}
+
 /// Oniguruma's pattern in ICU's spelling (see the top of this file).
 std::string translate(const std::string &p)
 {
@@ -136,6 +159,12 @@ std::string translate(const std::string &p)
             continue;
         }
         ++i;
+        if (classDepth > 0 && c == '[' && p.compare(i, 1, ":") == 0) {
+            if (const std::size_t n = translatePosix(p, i - 1, out)) {
+                i += n - 1;
+                continue;
+            }
+        }
         if (c == '[') {
             ++classDepth;
             out += c;
