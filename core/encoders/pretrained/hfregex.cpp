@@ -13,8 +13,10 @@
 //   \p{^X}  Oniguruma's negation, ICU's \P{X}
 //   [:punct:] Oniguruma: P and S; ICU: P.  [:xdigit:] Oniguruma: ASCII; ICU: any Nd too.
 //   [:word:]  as \w
+//   {,n}    Oniguruma's {0,n}
 // and ICU runs in MULTILINE mode (Ruby's ^ and $ are per line) with UNIX_LINES (only \n
-// ends a line, as in Ruby). Anything ICU cannot compile is refused with ICU's reason.
+// ends a line, as in Ruby). \K \g \G \O \y \Y, which ICU would read otherwise, are
+// refused by name; anything else ICU cannot compile is refused with ICU's reason.
 #include "core/encoders/pretrained/hftokenizerimpl.h"
 
 #include <memory>
@@ -86,7 +88,8 @@ std::size_t translateGroup(const std::string &p, std::size_t i, DotAll &dot, std
 }
 
 /// The escape at `i` (pattern[i] == '\\'), inside a character class or not.
-std::size_t translateEscape(const std::string &p, std::size_t i, bool inClass, std::string &out)
+/// An escape this translation does not take is named in `unsupported`.
+std::size_t translateEscape(const std::string &p, std::size_t i, bool inClass, std::string &out, std::string &unsupported)
 {
     if (i + 1 >= p.size()) {
         out += '\\';
@@ -124,6 +127,15 @@ std::size_t translateEscape(const std::string &p, std::size_t i, bool inClass, s
         }
         out += p.substr(i, 2);
         break;
+    case 'K':
+    case 'g':
+    case 'G':
+    case 'O':
+    case 'y':
+    case 'Y':
+        // Oniguruma gives these a meaning ICU reads otherwise (or as a plain letter).
+        unsupported = p.substr(i, 2);
+        break;
     default:
         out += p.substr(i, 2);   // the escaped character stays escaped (\\, \[, \n, \x, ...)
         break;
@@ -149,8 +161,9 @@ std::size_t translatePosix(const std::string &p, std::size_t i, std::string &out
     return 0;
 }
 
-/// Oniguruma's pattern in ICU's spelling (see the top of this file).
-std::string translate(const std::string &p)
+/// Oniguruma's pattern in ICU's spelling (see the top of this file); a construct it does
+/// not take is named in `unsupported`.
+std::string translate(const std::string &p, std::string &unsupported)
 {
     std::string out;
     out.reserve(p.size() + 16);
@@ -159,7 +172,9 @@ std::string translate(const std::string &p)
     for (std::size_t i = 0; i < p.size();) {
         const char c = p[i];
         if (c == '\\') {
-            i = translateEscape(p, i, classDepth > 0, out);
+            i = translateEscape(p, i, classDepth > 0, out, unsupported);
+            if (!unsupported.empty())
+                return {};
             continue;
         }
         ++i;
@@ -192,6 +207,8 @@ std::string translate(const std::string &p)
                 dot.outer.pop_back();
             }
             out += c;
+        } else if (c == '{' && i < p.size() && p[i] == ',') {
+            out += "{0";   // Oniguruma's {,n} is {0,n}
         } else if (c == '.') {
             // A set, not ICU's `.`, which takes \r\n as one unit.
             out += dot.on ? "[\\x{0}-\\x{10FFFF}]" : "[^\\n]";
@@ -287,7 +304,11 @@ Result<Pattern> Pattern::regex(const std::string &onig)
         return makeError("", "an empty pattern is not supported by this build");
     UErrorCode status = U_ZERO_ERROR;
     UParseError pe{};
-    const icu::UnicodeString re = icu::UnicodeString::fromUTF8(translate(onig));
+    std::string unsupported;
+    const std::string icuPattern = translate(onig, unsupported);
+    if (!unsupported.empty())
+        return makeError("", unsupported + " is not supported by this build");
+    const icu::UnicodeString re = icu::UnicodeString::fromUTF8(icuPattern);
     auto compiled = std::make_shared<Compiled>();
     compiled->pattern.reset(icu::RegexPattern::compile(re, UREGEX_MULTILINE | UREGEX_UNIX_LINES, pe, status));
     if (U_FAILURE(status) || !compiled->pattern)

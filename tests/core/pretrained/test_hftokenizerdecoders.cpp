@@ -332,6 +332,8 @@ TEST(HfDecoderTokenizers, UnsupportedPartsAreRefusedByName)
                                                               "is not supported by this build (ICU: ",
                                                               0),
               0u);
+    EXPECT_EQ(with(split({{"Regex", "a\\Kb"}}, "Isolated")),
+              "tokenizer.json: pre_tokenizer.pattern: \"a\\Kb\": \\K is not supported by this build");
     EXPECT_EQ(with(split({{"Glob", "a"}}, "Isolated")), "tokenizer.json: pre_tokenizer.pattern: pattern type \"Glob\" is not supported by this build");
     EXPECT_EQ(with(split({{"String", ""}}, "Isolated")),
               "tokenizer.json: pre_tokenizer.pattern: \"\": an empty pattern is not supported by this build");
