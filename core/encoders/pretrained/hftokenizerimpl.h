@@ -58,14 +58,16 @@ struct NormString {
 /// The pattern of a Split pre-tokenizer or a Replace normalizer (hfregex.cpp): a
 /// literal string, or a regular expression in the library's syntax (Oniguruma's, as
 /// its Rust crate compiles it) run by ICU's engine after a translation of the classes
-/// whose meaning differs (\s, \w, \h, `.`, (?m)). Immutable; findMatches may be
-/// called from several threads.
+/// whose meaning differs (\s, \w, \h, `.`, (?m), POSIX brackets; see hfregex.cpp).
+/// Immutable; findMatches may be called from several threads. A default Pattern
+/// matches nothing.
 class Pattern {
 public:
     Pattern() = default;
-    /// `text` matched as it is; an empty one is refused (Error::data, "what" only).
+    /// `text` matched as it is. Errors (the reason only, no location): an empty text.
     static Result<Pattern> literal(const std::string &text);
-    /// A regular expression; refused with ICU's reason when ICU cannot compile it.
+    /// A regular expression. Errors (the reason only): a construct the translation does
+    /// not take, named, or ICU's reason when ICU cannot compile it.
     static Result<Pattern> regex(const std::string &onig);
     /// The library's Pattern::find_matches: the matches in order (non-overlapping,
     /// leftmost-first; an empty match right after another match is skipped as the
