@@ -72,5 +72,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   encoders/pretrained/hfnormalize.cpp
   encoders/pretrained/hfpretokenize.cpp
   encoders/pretrained/hfmodels.cpp
+  encoders/pretrained/hfregex.cpp
+  encoders/pretrained/hfreadable.cpp
 )
 list(TRANSFORM TREELENS_CORE_PLAIN_SOURCES PREPEND "${CMAKE_CURRENT_LIST_DIR}/")

@@ -3,11 +3,14 @@
 //   0: the rest is a tokenizer.json; if it reads, it encodes fixed texts and the input;
 //   1: a tokenizer.json, a NUL, then a text to encode (alone and as a pair);
 //   2: a text for the built-in tokenizers (WordPiece with BERT's normaliser, byte-level
-//      BPE with merges, NFKC + Whitespace with an lstrip/rstrip/single_word added token);
+//      BPE with merges, NFKC + Whitespace with an lstrip/rstrip/single_word added token,
+//      Llama-3's regex Split + ByteLevel with ignore_merges, Llama-2's Prepend/Replace with
+//      byte fallback (some byte tokens missing), Split behaviours + Metaspace);
 //   3: a vocab.txt, a NUL, a tokenizer_config.json, a NUL, a text.
 // Whatever the bytes: no crash, and every encoding is consistent: one id, piece,
 // offset, type id and sequence per piece; ids inside the vocabulary; offsets inside the
-// text (code points, an invalid byte counting one); special pieces at [0,0].
+// text (code points, an invalid byte counting one); special pieces at [0,0]; one readable
+// piece per piece, valid UTF-8.
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -39,6 +42,12 @@ void check(const HfTokenizer &tok, const TokenEncoding &e, const std::vector<int
         if (treelens::findInvalidUtf8(e.tokens[i]) >= 0)
             std::abort();
     }
+    const std::vector<std::string> readable = tok.readablePieces(e);
+    if (readable.size() != n)
+        std::abort();
+    for (const std::string &r : readable)
+        if (treelens::findInvalidUtf8(r) >= 0)
+            std::abort();
 }
 
 int codePoints(const std::string &text) { return static_cast<int>(treelens::codePointByteOffsets(text).size()) - 1; }
@@ -82,11 +91,49 @@ const char *kWhitespace = R"({"added_tokens": [{"id": 3, "content": "<x>", "spec
    "vocab": {"[CLS]": 0, "[SEP]": 1, "[UNK]": 2, "<x>": 3, "a": 4, "##a": 5, "a</w>": 6, "##a</w>": 7, "aa</w>": 8},
    "merges": [["a", "##a</w>"]]}})";
 
+const char *kSplitByteLevel = R"json({"added_tokens": [{"id": 9, "content": "<|bos|>", "special": true, "normalized": false}],
+ "normalizer": {"type": "NFC"},
+ "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+   {"type": "Split", "pattern": {"Regex": "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"},
+    "behavior": "Isolated", "invert": false},
+   {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": false}]},
+ "post_processor": {"type": "Sequence", "processors": [{"type": "ByteLevel", "trim_offsets": true, "add_prefix_space": false},
+   {"type": "TemplateProcessing", "single": "<|bos|> $A", "pair": "<|bos|> $A <|bos|>:1 $B:1",
+    "special_tokens": {"<|bos|>": {"id": "<|bos|>", "ids": [9], "tokens": ["<|bos|>"]}}}]},
+ "model": {"type": "BPE", "unk_token": null, "ignore_merges": true, "continuing_subword_prefix": null,
+   "vocab": {"a": 0, "b": 1, "\u0120": 2, "\u0120a": 3, "ab": 4, "\u00c3": 5, "\u00a9": 6, "1": 7, "\u0120ab": 8},
+   "merges": [["\u0120", "a"], ["a", "b"], ["\u0120a", "b"]]}})json";
+
+const char *kByteFallback = R"json({"added_tokens": [{"id": 0, "content": "<unk>", "special": true, "normalized": false},
+  {"id": 1, "content": "<s>", "special": true, "normalized": false}],
+ "normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"},
+   {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+   {"type": "Replace", "pattern": {"Regex": "\u2581{2,}|(?m:x.)|y*"}, "content": "\u2581"}]},
+ "pre_tokenizer": null,
+ "post_processor": {"type": "TemplateProcessing", "single": "<s> $A", "pair": "<s> $A $B:1",
+   "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}},
+ "model": {"type": "BPE", "unk_token": "<unk>", "fuse_unk": true, "byte_fallback": true,
+   "vocab": {"<unk>": 0, "<s>": 1, "<0x00>": 2, "<0x41>": 3, "<0xC3>": 4, "<0xA9>": 5, "<0xE6>": 6, "<0x9D>": 7, "<0xF0>": 8,
+             "<0x9F>": 9, "<0x8D>": 10, "\u2581": 11, "a": 12, "\u2581a": 13, "b": 14},
+   "merges": ["\u2581 a"]}})json";
+
+const char *kMetaspace = R"json({"added_tokens": [{"id": 4, "content": "<x>", "special": false, "normalized": true}],
+ "normalizer": null,
+ "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+   {"type": "Split", "pattern": {"String": "-"}, "behavior": "MergedWithNext", "invert": false},
+   {"type": "Split", "pattern": {"Regex": "\\d+|\\W"}, "behavior": "Contiguous", "invert": true},
+   {"type": "Split", "pattern": {"Regex": "^.|$"}, "behavior": "MergedWithPrevious", "invert": false},
+   {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": true}]},
+ "post_processor": null,
+ "model": {"type": "BPE", "unk_token": "<unk>", "fuse_unk": false,
+   "vocab": {"<unk>": 0, "\u2581": 1, "a": 2, "\u2581a": 3, "<x>": 4, "-": 5},
+   "merges": ["\u2581 a"]}})json";
+
 const std::vector<HfTokenizer> &builtIn()
 {
     static const std::vector<HfTokenizer> all = [] {
         std::vector<HfTokenizer> v;
-        for (const char *json : {kWordPiece, kByteLevel, kWhitespace}) {
+        for (const char *json : {kWordPiece, kByteLevel, kWhitespace, kSplitByteLevel, kByteFallback, kMetaspace}) {
             auto t = HfTokenizer::fromJson(json, "builtin.json");
             if (!t)
                 std::abort();   // a built-in tokenizer must read

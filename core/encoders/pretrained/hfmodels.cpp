@@ -1,7 +1,8 @@
 // The two models of a Hugging Face tokenizer this build runs (see hftokenizerimpl.h):
 // WordPiece (greedy longest match with a continuation prefix, the unknown token for
 // a word without a match or over max_input_chars_per_word) and BPE (merges by rank,
-// lowest first and leftmost among equals, as the library's priority queue does).
+// lowest first and leftmost among equals, as the library's priority queue does; a
+// character outside the vocabulary as its UTF-8 bytes with byte_fallback).
 // Token offsets are bytes of the word's UTF-8 text, as the library's are.
 #include "core/encoders/pretrained/hftokenizerimpl.h"
 
@@ -75,6 +76,16 @@ std::vector<Token> WordPieceModel::tokenize(const std::string &word) const
     return pieces;
 }
 
+bool BpeModel::byteFallbackFits(const std::string &symbol) const
+{
+    if (byteIds.empty())
+        return false;
+    for (char b : symbol)
+        if (byteIds[static_cast<unsigned char>(b)] < 0)
+            return false;
+    return true;
+}
+
 std::vector<Token> BpeModel::tokenize(const std::string &word) const
 {
     if (word.empty())
@@ -116,6 +127,11 @@ std::vector<Token> BpeModel::tokenize(const std::string &word) const
                 pending = false;
             }
             add(it->second, byteLen);
+        } else if (byteFallbackFits(s)) {
+            // One "<0xXX>" per byte, each one byte long (so each takes the character's
+            // span). As in the library, a pending unknown run is not closed first.
+            for (char b : s)
+                add(byteIds[static_cast<unsigned char>(b)], 1);
         } else if (unkToken) {
             if (pending && fuseUnk) {
                 pendingLen += byteLen;

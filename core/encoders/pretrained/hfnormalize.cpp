@@ -72,6 +72,40 @@ NormString NormString::slice(std::size_t a, std::size_t b) const
     return s;
 }
 
+void NormString::replace(const std::vector<Piece> &pieces, const std::u32string &content)
+{
+    std::u32string newChars;
+    std::vector<Align> newAlign;
+    newChars.reserve(chars.size());
+    newAlign.reserve(align.size());
+    for (const Piece &p : pieces) {
+        const std::size_t a = std::min(p.start, chars.size()), b = std::min(p.end, chars.size());
+        if (!p.match) {
+            newChars.append(chars, a, b - a);
+            newAlign.insert(newAlign.end(), align.begin() + static_cast<std::ptrdiff_t>(a),
+                            align.begin() + static_cast<std::ptrdiff_t>(b));
+            continue;
+        }
+        // The replacement is inserted after the matched characters are removed: it
+        // shares the alignment of the character before it, the match's last one.
+        const Align at = b > 0 ? align[b - 1] : Align{shift, shift};
+        newChars += content;
+        newAlign.insert(newAlign.end(), content.size(), at);
+    }
+    chars = std::move(newChars);
+    align = std::move(newAlign);
+}
+
+void NormString::prepend(const std::u32string &text)
+{
+    if (chars.empty() || text.empty())
+        return;
+    // The library replaces the first character by the text's first character and
+    // inserts the rest and the first character again: all share its alignment.
+    chars.insert(0, text);
+    align.insert(align.begin(), text.size(), align.front());
+}
+
 std::string NormString::utf8() const { return toUtf8(chars); }
 
 // ---------------------------------------------------------------- Unicode
@@ -415,6 +449,12 @@ void normalize(const NormalizerSpec &spec, NormString &s)
     case K::StripAccents:
         filter(s, [](char32_t c) { return !isCombiningMark(c); });
         break;
+    case K::Prepend:
+        s.prepend(spec.text);
+        break;
+    case K::Replace:
+        s.replace(spec.pattern.findMatches(s.chars), spec.text);
+        break;
     case K::Sequence:
         for (const auto &child : spec.children)
             normalize(child, s);
@@ -445,6 +485,11 @@ std::string describeNormalizer(const NormalizerSpec &spec)
         return "NFKC";
     case K::StripAccents:
         return "StripAccents";
+    case K::Prepend:
+        return "Prepend \"" + toUtf8(spec.text) + "\"";
+    case K::Replace:
+        return "Replace " + (spec.pattern.isRegex() ? std::string("a regex") : "\"" + spec.pattern.source() + "\"") + " by \"" +
+               toUtf8(spec.text) + "\"";
     case K::Sequence: {
         std::string d;
         for (const auto &child : spec.children)

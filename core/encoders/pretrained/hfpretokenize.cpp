@@ -1,23 +1,15 @@
 // The pre-tokenizers of a Hugging Face tokenizer (see hftokenizerimpl.h): BERT's
 // whitespace and punctuation split, Whitespace (\w+|[^\w\s]+), WhitespaceSplit, and
-// GPT-2's ByteLevel (the regex through ICU, then every byte as a printable character).
+// GPT-2's ByteLevel (its regex, then every byte as a printable character), Split on a
+// pattern (hfregex.cpp) and Metaspace (spaces as "▁").
 #include "core/encoders/pretrained/hftokenizerimpl.h"
 
+#include <algorithm>
 #include <array>
-#include <memory>
-
-#include <unicode/regex.h>
-#include <unicode/unistr.h>
 
 namespace treelens::hf {
 
 namespace {
-
-/// A piece of a string: characters [start, end), matched by the pattern or not.
-struct Piece {
-    std::size_t start, end;
-    bool match;
-};
 
 /// Every character for which `pred` holds is a match of its own (the library's
 /// Pattern for a char predicate).
@@ -39,13 +31,47 @@ std::vector<Piece> charMatches(const std::u32string &s, Pred pred)
     return out;
 }
 
-enum class Behavior { Removed, Isolated };
-
-std::vector<NormString> splitPieces(const NormString &s, const std::vector<Piece> &pieces, Behavior behavior)
+/// The pieces of a split (NormalizedString::split): what `behavior` makes of the matches
+/// and the text between them, empty ones included (splitEach drops them).
+std::vector<NormString> splitPieces(const NormString &s, const std::vector<Piece> &pieces, SplitBehavior behavior)
 {
+    using B = SplitBehavior;
+    std::vector<Piece> kept;   // `match` now means "removed"
+    kept.reserve(pieces.size());
+    bool previousMatch = false;
+    switch (behavior) {
+    case B::Removed:
+        kept = pieces;
+        break;
+    case B::Isolated:
+        for (const Piece &p : pieces)
+            kept.push_back({p.start, p.end, false});
+        break;
+    case B::Contiguous:
+    case B::MergedWithPrevious:
+        for (const Piece &p : pieces) {
+            const bool join = behavior == B::Contiguous ? p.match == previousMatch : p.match && !previousMatch;
+            if (join && !kept.empty())
+                kept.back().end = p.end;
+            else
+                kept.push_back({p.start, p.end, false});
+            previousMatch = p.match;
+        }
+        break;
+    case B::MergedWithNext:
+        for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
+            if (it->match && !previousMatch && !kept.empty())
+                kept.back().start = it->start;
+            else
+                kept.push_back({it->start, it->end, false});
+            previousMatch = it->match;
+        }
+        std::reverse(kept.begin(), kept.end());
+        break;
+    }
     std::vector<NormString> out;
-    for (const Piece &p : pieces)
-        if (!(p.match && behavior == Behavior::Removed))
+    for (const Piece &p : kept)
+        if (!p.match)
             out.push_back(s.slice(p.start, p.end));
     return out;
 }
@@ -86,70 +112,6 @@ std::vector<Piece> whitespaceWords(const std::u32string &s)
     return out;
 }
 
-/// GPT-2's pattern, with Oniguruma's \s spelled as White_Space.
-const icu::RegexPattern *gpt2Pattern()
-{
-    static const std::unique_ptr<icu::RegexPattern> pattern = [] {
-        UErrorCode status = U_ZERO_ERROR;
-        UParseError pe;
-        const icu::UnicodeString re = icu::UnicodeString::fromUTF8(
-            "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\p{White_Space}\\p{L}\\p{N}]+"
-            "|\\p{White_Space}+(?![^\\p{White_Space}])|\\p{White_Space}+");
-        std::unique_ptr<icu::RegexPattern> p(icu::RegexPattern::compile(re, 0, pe, status));
-        if (U_FAILURE(status))
-            p.reset();
-        return p;
-    }();
-    return pattern.get();
-}
-
-std::vector<Piece> gpt2Matches(const std::u32string &s)
-{
-    std::vector<Piece> out;
-    const icu::RegexPattern *pattern = gpt2Pattern();
-    if (s.empty())
-        return out;
-    if (!pattern) {
-        out.push_back({0, s.size(), false});
-        return out;
-    }
-    icu::UnicodeString text;
-    std::vector<std::size_t> charAt;   // UTF-16 index -> character index
-    charAt.reserve(s.size() * 2 + 1);
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const char32_t c = s[i];
-        const bool valid = c <= 0x10FFFF && !(c >= 0xD800 && c <= 0xDFFF);
-        text.append(static_cast<UChar32>(valid ? c : 0xFFFD));
-        while (charAt.size() < static_cast<std::size_t>(text.length()))
-            charAt.push_back(i);
-    }
-    charAt.push_back(s.size());
-    UErrorCode status = U_ZERO_ERROR;
-    std::unique_ptr<icu::RegexMatcher> m(pattern->matcher(text, status));
-    if (U_FAILURE(status) || !m) {
-        out.push_back({0, s.size(), false});
-        return out;
-    }
-    m->setStackLimit(0, status);   // backtracking over a long run of spaces must not fail
-    status = U_ZERO_ERROR;
-    std::size_t last = 0;
-    while (m->find(status) && U_SUCCESS(status)) {
-        const int32_t b = m->start(status), e = m->end(status);
-        if (U_FAILURE(status) || b < 0 || e < b || e > text.length())
-            break;
-        const std::size_t cb = charAt[static_cast<std::size_t>(b)], ce = charAt[static_cast<std::size_t>(e)];
-        if (ce <= cb || cb < last)
-            continue;
-        if (last < cb)
-            out.push_back({last, cb, false});
-        out.push_back({cb, ce, true});
-        last = ce;
-    }
-    if (last < s.size())
-        out.push_back({last, s.size(), false});
-    return out;
-}
-
 const std::array<char32_t, 256> &byteTable()
 {
     static const std::array<char32_t, 256> table = [] {
@@ -178,7 +140,7 @@ void byteLevel(const PreTokenizerSpec &spec, std::vector<Split> &splits)
         }
         if (!spec.useRegex)
             return std::vector<NormString>{s};
-        return splitPieces(s, gpt2Matches(s.chars), Behavior::Isolated);
+        return splitPieces(s, gpt2Pattern().findMatches(s.chars), SplitBehavior::Isolated);
     });
     for (Split &split : splits) {
         if (split.hasTokens)
@@ -200,6 +162,38 @@ void byteLevel(const PreTokenizerSpec &spec, std::vector<Split> &splits)
     }
 }
 
+/// The library's Split: the pattern's matches (the text between them when inverted),
+/// then the behaviour.
+void splitOnPattern(const PreTokenizerSpec &spec, std::vector<Split> &splits)
+{
+    splitEach(splits, [&](NormString &s) {
+        std::vector<Piece> pieces = spec.pattern.findMatches(s.chars);
+        if (spec.invert)
+            for (Piece &p : pieces)
+                p.match = !p.match;
+        return splitPieces(s, pieces, spec.behavior);
+    });
+}
+
+/// The library's Metaspace: every space becomes the replacement, one is put in front
+/// (always, only in front of the text's first piece, or never; not twice), and with
+/// `split` each replacement starts a piece of its own.
+void metaspace(const PreTokenizerSpec &spec, std::vector<Split> &splits)
+{
+    const std::u32string rep(1, spec.replacement);
+    splitEach(splits, [&](NormString &s) {
+        s.replace(charMatches(s.chars, [](char32_t c) { return c == U' '; }), rep);
+        using P = PreTokenizerSpec::Prepend;
+        const bool front = spec.prependScheme == P::Always || (spec.prependScheme == P::First && s.shift == 0);
+        if (front && !s.chars.empty() && s.chars.front() != spec.replacement)
+            s.prepend(rep);
+        if (!spec.split)
+            return std::vector<NormString>{s};
+        const char32_t r = spec.replacement;
+        return splitPieces(s, charMatches(s.chars, [r](char32_t c) { return c == r; }), SplitBehavior::MergedWithNext);
+    });
+}
+
 } // namespace
 
 char32_t byteLevelChar(unsigned char b) { return byteTable()[b]; }
@@ -210,22 +204,28 @@ void preTokenize(const PreTokenizerSpec &spec, std::vector<Split> &splits)
     switch (spec.kind) {
     case K::Bert:
         splitEach(splits, [](NormString &s) {
-            return splitPieces(s, charMatches(s.chars, isWhitespace), Behavior::Removed);
+            return splitPieces(s, charMatches(s.chars, isWhitespace), SplitBehavior::Removed);
         });
         splitEach(splits, [](NormString &s) {
-            return splitPieces(s, charMatches(s.chars, isBertPunctuation), Behavior::Isolated);
+            return splitPieces(s, charMatches(s.chars, isBertPunctuation), SplitBehavior::Isolated);
         });
         break;
     case K::WhitespaceSplit:
         splitEach(splits, [](NormString &s) {
-            return splitPieces(s, charMatches(s.chars, isWhitespace), Behavior::Removed);
+            return splitPieces(s, charMatches(s.chars, isWhitespace), SplitBehavior::Removed);
         });
         break;
     case K::Whitespace:
-        splitEach(splits, [](NormString &s) { return splitPieces(s, whitespaceWords(s.chars), Behavior::Removed); });
+        splitEach(splits, [](NormString &s) { return splitPieces(s, whitespaceWords(s.chars), SplitBehavior::Removed); });
         break;
     case K::ByteLevel:
         byteLevel(spec, splits);
+        break;
+    case K::Split:
+        splitOnPattern(spec, splits);
+        break;
+    case K::Metaspace:
+        metaspace(spec, splits);
         break;
     case K::Sequence:
         for (const auto &child : spec.children)
@@ -246,6 +246,10 @@ std::string describePreTokenizer(const PreTokenizerSpec &spec)
         return "WhitespaceSplit";
     case K::ByteLevel:
         return spec.addPrefixSpace ? "ByteLevel with prefix space" : "ByteLevel";
+    case K::Split:
+        return spec.pattern.isRegex() ? "Split on a regex" : "Split on \"" + spec.pattern.source() + "\"";
+    case K::Metaspace:
+        return "Metaspace";
     case K::Sequence: {
         std::string d;
         for (const auto &child : spec.children)

@@ -18,11 +18,15 @@
 /// drop as they do there.
 ///
 /// Implemented: normalizers BertNormalizer, Lowercase, NFD, NFC, NFKD, NFKC,
-/// StripAccents, Sequence; pre-tokenizers BertPreTokenizer, Whitespace,
-/// WhitespaceSplit, ByteLevel, Sequence; models WordPiece and BPE (no dropout, no
-/// byte_fallback); post-processors TemplateProcessing, BertProcessing,
-/// RobertaProcessing, ByteLevel, Sequence; added tokens with single_word, lstrip,
-/// rstrip and normalized. Truncation, padding and the decoder are not applied.
+/// StripAccents, Prepend, Replace (String or Regex pattern), Sequence; pre-tokenizers
+/// BertPreTokenizer, Whitespace, WhitespaceSplit, ByteLevel, Split (String or Regex
+/// pattern, every behavior, invert), Metaspace (prepend_scheme always / first / never,
+/// split), Sequence; models WordPiece and BPE (byte_fallback, fuse_unk, ignore_merges,
+/// continuing_subword_prefix, end_of_word_suffix; no dropout); post-processors
+/// TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence; added
+/// tokens with single_word, lstrip, rstrip and normalized. Regular expressions are
+/// the library's (Oniguruma) syntax run by ICU's engine (hftokenizerimpl.h, Pattern).
+/// Truncation, padding and the decoder are not applied.
 /// Torch-free and Qt-free; the implementation (ICU, nlohmann::json) stays in the .cpp
 /// files. An HfTokenizer is immutable: encode() may be called from several threads.
 
@@ -63,6 +67,20 @@ public:
     TokenEncoding encode(const std::string &text) const;
     /// `a` and `b` with the pair template ([CLS] A [SEP] B [SEP], <s> A </s></s> B </s>).
     TokenEncoding encodePair(const std::string &a, const std::string &b) const;
+
+    /// The pieces of `enc` (an encoding of this tokenizer) as a person reads them, one
+    /// string per piece: a byte-level piece as the bytes it stands for ("Ġold" -> " old",
+    /// "Ã©" -> "é"), a space stand-in of Metaspace or of a Replace normalizer as the
+    /// space ("▁The" -> " The"), byte-fallback tokens ("<0xE6>" "<0x9D>" "<0xB1>") as the
+    /// character they make up together. A character whose bytes are spread over several
+    /// pieces is shown on the piece holding its first byte; a piece that only continues
+    /// it shows kContinuedPiece. Special and added tokens, and a piece whose bytes do not
+    /// form whole characters with its neighbours, are shown as the vocabulary spells them.
+    /// TokenEncoding::tokens stays the vocabulary's spelling.
+    std::vector<std::string> readablePieces(const TokenEncoding &enc) const;
+    /// What readablePieces shows for a piece that only continues the previous piece's
+    /// character (U+00B7 MIDDLE DOT).
+    static constexpr const char *kContinuedPiece = "\u00b7";
 
     /// Largest id + 1 (the model's vocabulary and the added tokens).
     std::int64_t vocabSize() const;

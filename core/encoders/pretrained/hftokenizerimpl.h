@@ -28,6 +28,12 @@ using Align = std::pair<int, int>;
 /// character, 1 inserts one, -N replaces the next one and removes N after it.
 using Change = std::pair<char32_t, int>;
 
+/// A part of a string: characters [start, end), a match of a pattern or the text between two.
+struct Piece {
+    std::size_t start, end;
+    bool match;
+};
+
 struct NormString {
     std::u32string chars;         ///< the normalised text
     std::vector<Align> align;     ///< per character: code points of the original text
@@ -39,8 +45,49 @@ struct NormString {
     void transform(const std::vector<Change> &dest, std::size_t initialOffset);
     /// Characters [a, b) as a piece of their own (NormalizedString::slice).
     NormString slice(std::size_t a, std::size_t b) const;
+    /// NormalizedString::replace: each match of `pieces` (from Pattern::findMatches)
+    /// becomes `content`, every new character aligned with the last character it
+    /// replaces (with the one before an empty match).
+    void replace(const std::vector<Piece> &pieces, const std::u32string &content);
+    /// NormalizedString::prepend: `text` in front, every character of it aligned with
+    /// the first character (nothing happens to an empty string).
+    void prepend(const std::u32string &text);
     std::string utf8() const;
 };
+
+/// The pattern of a Split pre-tokenizer or a Replace normalizer (hfregex.cpp): a
+/// literal string, or a regular expression in the library's syntax (Oniguruma's, as
+/// its Rust crate compiles it) run by ICU's engine after a translation of the classes
+/// whose meaning differs (\s, \w, \h, `.`, (?m), POSIX brackets; see hfregex.cpp).
+/// Immutable; findMatches may be called from several threads. A default Pattern
+/// matches nothing.
+class Pattern {
+public:
+    Pattern() = default;
+    /// `text` matched as it is. Errors (the reason only, no location): an empty text.
+    static Result<Pattern> literal(const std::string &text);
+    /// A regular expression. Errors (the reason only): a construct the translation does
+    /// not take, named, or ICU's reason when ICU cannot compile it.
+    static Result<Pattern> regex(const std::string &onig);
+    /// The library's Pattern::find_matches: the matches in order (non-overlapping,
+    /// leftmost-first; an empty match right after another match is skipped as the
+    /// Rust crates do) and the text between them, covering `s`; nothing for "".
+    /// A regular expression that runs into ICU's time or memory limit leaves the
+    /// rest of `s` unmatched.
+    std::vector<Piece> findMatches(const std::u32string &s) const;
+    const std::string &source() const { return m_source; }
+    bool isRegex() const { return m_regex != nullptr; }
+
+    struct Compiled;
+
+private:
+    std::string m_source;
+    std::u32string m_literal;
+    std::shared_ptr<const Compiled> m_regex;
+};
+
+/// The pattern (\s: Unicode White_Space) of GPT-2's ByteLevel pre-tokenizer, compiled once.
+const Pattern &gpt2Pattern();
 
 /// A piece of the text: either still to tokenize or already tokens (an added token).
 struct Token {
@@ -80,20 +127,33 @@ std::string toUtf8(const std::u32string &s);
 
 // ---- Normalizers (hfnormalize.cpp) ----
 struct NormalizerSpec {
-    enum class Kind { Bert, Lowercase, Nfd, Nfkd, Nfc, Nfkc, StripAccents, Sequence };
+    enum class Kind { Bert, Lowercase, Nfd, Nfkd, Nfc, Nfkc, StripAccents, Prepend, Replace, Sequence };
     Kind kind = Kind::Bert;
     bool cleanText = true, handleChineseChars = true, lowercase = true;
     std::optional<bool> stripAccents;
+    std::u32string text;   ///< Prepend: what is put in front; Replace: the replacement
+    Pattern pattern;       ///< Replace: what is replaced
     std::vector<NormalizerSpec> children;
 };
 void normalize(const NormalizerSpec &spec, NormString &s);
 std::string describeNormalizer(const NormalizerSpec &spec);
 
 // ---- Pre-tokenizers (hfpretokenize.cpp) ----
+/// What Split does with a match (the library's SplitDelimiterBehavior).
+enum class SplitBehavior { Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous };
+
 struct PreTokenizerSpec {
-    enum class Kind { Bert, Whitespace, WhitespaceSplit, ByteLevel, Sequence };
+    enum class Kind { Bert, Whitespace, WhitespaceSplit, ByteLevel, Split, Metaspace, Sequence };
+    /// Metaspace: where the replacement goes in front of a piece (the library's PrependScheme).
+    enum class Prepend { Always, First, Never };
     Kind kind = Kind::Bert;
     bool addPrefixSpace = true, useRegex = true;
+    Pattern pattern;                                     ///< Split
+    SplitBehavior behavior = SplitBehavior::Isolated;    ///< Split
+    bool invert = false;                                 ///< Split: the text between matches is what splits
+    char32_t replacement = U'\u2581';                    ///< Metaspace: what a space becomes
+    Prepend prependScheme = Prepend::Always;             ///< Metaspace
+    bool split = true;                                   ///< Metaspace: a piece per replacement (merged with what follows)
     std::vector<PreTokenizerSpec> children;
 };
 void preTokenize(const PreTokenizerSpec &spec, std::vector<Split> &splits);
@@ -126,11 +186,16 @@ struct BpeModel {
     std::int64_t unkId = -1;
     std::string prefix, suffix;                            ///< continuing_subword_prefix, end_of_word_suffix
     bool fuseUnk = false, ignoreMerges = false;
+    /// byte_fallback: the id of "<0xXX>" for each byte, -1 where the vocabulary lacks it
+    /// (empty when byte_fallback is false).
+    std::vector<std::int64_t> byteIds;
     static std::uint64_t key(std::int64_t a, std::int64_t b)
     {
         return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
     }
     std::vector<Token> tokenize(const std::string &word) const;
+    /// Whether every byte of `symbol` has its "<0xXX>" token (false without byte_fallback).
+    bool byteFallbackFits(const std::string &symbol) const;
 };
 
 // ---- Post-processors (hftokenizer.cpp) ----

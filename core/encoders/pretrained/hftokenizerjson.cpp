@@ -3,6 +3,7 @@
 // post-processor in hfpostprocessorjson.cpp). Every error is one line naming the file
 // and the field; a component type this build does not implement is refused by name.
 #include <map>
+#include <optional>
 
 #include "core/base/jsonstrict.h"
 #include "core/base/strings.h"
@@ -13,6 +14,32 @@ namespace treelens::hf {
 namespace {
 
 using namespace treelens::hf::jsonread;
+
+/// {"String": "..."} or {"Regex": "..."} (the library's SplitPattern / ReplacePattern).
+Status readPattern(const Fields &f, const char *key, Pattern &out)
+{
+    const json *p = f.find(key);
+    if (!p || !p->is_object() || p->size() != 1 || !p->begin().value().is_string())
+        return f.fail(key, "expected {\"String\": \"...\"} or {\"Regex\": \"...\"}");
+    const std::string kind = p->begin().key(), text = p->begin().value().get<std::string>();
+    if (findInvalidUtf8(text) >= 0)
+        return f.fail(key, "not valid UTF-8");
+    if (kind != "String" && kind != "Regex")
+        return f.fail(key, "pattern type " + quote(kind) + " is not supported by this build");
+    auto pattern = kind == "String" ? Pattern::literal(text) : Pattern::regex(text);
+    if (!pattern)
+        return f.fail(key, quote(text) + ": " + pattern.message());
+    out = std::move(pattern).value();
+    return {};
+}
+
+/// A string field that must be there.
+Status requiredString(const Fields &f, const char *key, std::string &out)
+{
+    if (!f.find(key))
+        return f.fail(key, "missing");
+    return f.string(key, out);
+}
 
 Status readNormalizer(const json &j, const std::string &path, const std::string &where, int depth, NormalizerSpec &out)
 {
@@ -39,6 +66,19 @@ Status readNormalizer(const json &j, const std::string &path, const std::string 
         out.kind = K::Nfkc;
     } else if (type == "StripAccents") {
         out.kind = K::StripAccents;
+    } else if (type == "Prepend") {
+        out.kind = K::Prepend;
+        std::string text;
+        if (auto st = requiredString(f, "prepend", text); !st)
+            return st;
+        out.text = toU32(text);
+    } else if (type == "Replace") {
+        out.kind = K::Replace;
+        std::string content;
+        Status st;
+        if (!(st = readPattern(f, "pattern", out.pattern)) || !(st = requiredString(f, "content", content)))
+            return st;
+        out.text = toU32(content);
     } else if (type == "Sequence") {
         out.kind = K::Sequence;
         const json *list = f.find("normalizers");
@@ -54,6 +94,54 @@ Status readNormalizer(const json &j, const std::string &path, const std::string 
     } else {
         return unsupported(where, path, type);
     }
+    return {};
+}
+
+Status readSplit(const Fields &f, PreTokenizerSpec &out)
+{
+    static const std::map<std::string, SplitBehavior> behaviors = {
+        {"Removed", SplitBehavior::Removed},
+        {"Isolated", SplitBehavior::Isolated},
+        {"MergedWithPrevious", SplitBehavior::MergedWithPrevious},
+        {"MergedWithNext", SplitBehavior::MergedWithNext},
+        {"Contiguous", SplitBehavior::Contiguous}};
+    std::string behavior;
+    Status st;
+    if (!(st = readPattern(f, "pattern", out.pattern)) || !(st = requiredString(f, "behavior", behavior)) ||
+        !(st = f.boolean("invert", out.invert)))
+        return st;
+    auto it = behaviors.find(behavior);
+    if (it == behaviors.end())
+        return f.fail("behavior", quote(behavior) + " is not supported by this build");
+    out.behavior = it->second;
+    return {};
+}
+
+Status readMetaspace(const Fields &f, PreTokenizerSpec &out)
+{
+    using P = PreTokenizerSpec::Prepend;
+    std::string replacement, scheme = "always";
+    std::optional<bool> addPrefixSpace;
+    Status st;
+    if (!(st = requiredString(f, "replacement", replacement)) || !(st = f.string("prepend_scheme", scheme)) ||
+        !(st = f.boolean("split", out.split)) || !(st = f.optBoolean("add_prefix_space", addPrefixSpace)))
+        return st;
+    const std::u32string rep = toU32(replacement);
+    if (rep.size() != 1)
+        return f.fail("replacement", "expected one character");
+    out.replacement = rep.front();
+    if (scheme == "always")
+        out.prependScheme = P::Always;
+    else if (scheme == "first")
+        out.prependScheme = P::First;
+    else if (scheme == "never")
+        out.prependScheme = P::Never;
+    else
+        return f.fail("prepend_scheme", "expected \"always\", \"first\" or \"never\"");
+    // The older spelling: the library refuses false beside any scheme but "never" (the
+    // default "always" included), and true changes nothing.
+    if (addPrefixSpace == false && out.prependScheme != P::Never)
+        return f.fail("add_prefix_space", "false does not match prepend_scheme " + quote(scheme));
     return {};
 }
 
@@ -74,6 +162,14 @@ Status readPreTokenizer(const json &j, const std::string &path, const std::strin
         out.kind = K::ByteLevel;
         Status st;
         if (!(st = f.boolean("add_prefix_space", out.addPrefixSpace)) || !(st = f.boolean("use_regex", out.useRegex)))
+            return st;
+    } else if (type == "Split") {
+        out.kind = K::Split;
+        if (auto st = readSplit(f, out); !st)
+            return st;
+    } else if (type == "Metaspace") {
+        out.kind = K::Metaspace;
+        if (auto st = readMetaspace(f, out); !st)
             return st;
     } else if (type == "Sequence") {
         out.kind = K::Sequence;
@@ -133,8 +229,6 @@ Status readBpe(const Fields &f, BpeModel &m)
         !(st = f.boolean("fuse_unk", m.fuseUnk)) || !(st = f.boolean("byte_fallback", byteFallback)) ||
         !(st = f.boolean("ignore_merges", m.ignoreMerges)))
         return st;
-    if (byteFallback)
-        return f.fail("byte_fallback", "true is not supported by this build");
     if (const json *d = f.find("dropout")) {
         if (!d->is_number())
             return f.fail("dropout", "expected a number or null");
@@ -145,6 +239,17 @@ Status readBpe(const Fields &f, BpeModel &m)
     m.suffix = suffix.value_or("");
     for (const auto &[token, id] : m.vocab)
         m.tokenOf.emplace(id, token);
+    if (byteFallback) {
+        // The library looks up "<0xXX>" (upper-case hex) for each byte of a character
+        // the vocabulary lacks.
+        static const char *hex = "0123456789ABCDEF";
+        m.byteIds.assign(256, -1);
+        for (int b = 0; b < 256; ++b) {
+            const std::string name = std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">";
+            if (auto it = m.vocab.find(name); it != m.vocab.end())
+                m.byteIds[static_cast<std::size_t>(b)] = it->second;
+        }
+    }
     if (m.unkToken) {
         auto it = m.vocab.find(*m.unkToken);
         if (it == m.vocab.end())
