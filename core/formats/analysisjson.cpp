@@ -110,6 +110,8 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
         j["induced_brackets"] = b;
         j["induced_tree"] = writePtbTree(*a.inducedTree);
     }
+    if (!a.pieceText.empty())
+        j["piece_text"] = a.pieceText; // the pieces as a person reads them (" old" for "Ġold")
     if (a.causalAttention)
         j["causal"] = true; // attention[l][h][i][j] for j > i is not possible (not zero attention)
     if (!a.surprisal.empty()) {

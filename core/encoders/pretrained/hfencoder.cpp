@@ -508,11 +508,17 @@ private:
             for (int piece : p.units.pieces[static_cast<std::size_t>(u)])
                 unitOfPiece[piece] = u - from;
         std::vector<int64_t> pieceRows;
+        const std::vector<std::string> readable = m_tok.readablePieces(p.encoding);
+        bool readableDiffers = false;
         for (const auto &[piece, unit] : unitOfPiece) {
             pieceRows.push_back(piece);
             a.pieces.push_back(p.encoding.tokens[static_cast<std::size_t>(piece)]);
+            a.pieceText.push_back(static_cast<std::size_t>(piece) < readable.size() ? readable[static_cast<std::size_t>(piece)] : a.pieces.back());
+            readableDiffers = readableDiffers || a.pieceText.back() != a.pieces.back();
             a.pieceToken.push_back(unit);
         }
+        if (!readableDiffers) // they read as the vocabulary spells them (WordPiece's "##ly")
+            a.pieceText.clear();
         const auto rows = torch::tensor(pieceRows, torch::kLong);
         std::vector<torch::Tensor> pieceBlocks, unitBlocks;
         for (const auto &layer : pieceAttention)
