@@ -193,6 +193,8 @@ class Config:
         self.bias = raw.get("attention_bias", True)
         self.theta, fraction, self.rope_scaling = _rope_settings(raw, "gpt_neox")
         self.rotary_dims = int(self.head_dim * fraction)
+        if self.rotary_dims % 2:
+            raise ValueError(f"{self.rotary_dims} rotary dims: the library's rotate_half needs an even number")
 
     def _llama(self, raw):
         mt = raw["model_type"]
@@ -665,7 +667,9 @@ def parse_ablations(spec):
 
 
 def expected_document(folder, sentences, ablations="auto", seed=0, reference=None):
-    """The whole expected.json of FOLDER for these sentences (dict with F32 leaves)."""
+    """The whole expected.json of FOLDER for these sentences (dict with F32 leaves). One
+    thread, so that the same folder gives the same bytes on any machine."""
+    torch.set_num_threads(1)
     model = Decoder(folder)
     model._check_biases()
     c = model.cfg
@@ -687,6 +691,10 @@ def expected_document(folder, sentences, ablations="auto", seed=0, reference=Non
 # compare: every stored tensor against this implementation
 
 def _maxdiff(a, b):
+    """Largest |a - b|; a float32 `a` is compared with `b` read as float32 (the stored
+    decimals are the shortest that read back to the same float32, not float64's)."""
+    if isinstance(a, np.ndarray) and a.dtype == np.float32:
+        b = np.asarray(b, dtype=np.float32)
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
         return float("inf")
@@ -697,6 +705,7 @@ def compare(folder, expected_path=None):
     """{tensor kind: largest |diff| over sentences}, the tolerance and the per-sentence detail."""
     expected_path = expected_path or os.path.join(folder, "expected.json")
     exp = json.load(open(expected_path, encoding="utf-8"))
+    torch.set_num_threads(1)
     sentences = exp["sentences"]
     abl = [(a["layer"], a["head"]) for a in sentences[0]["ablations"]]
     model = Decoder(folder)
