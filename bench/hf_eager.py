@@ -82,8 +82,9 @@ def read_safetensors(path):
 def bf16_round(a):
     """float32 array -> uint16 BF16 bit patterns, rounded to nearest even (as torch's
     .to(torch.bfloat16)); finite values only."""
-    u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32)
+    # no overflow: the largest finite pattern 0xFF7FFFFF + 0x8000 stays below 2^32
+    return ((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)).astype(np.uint16)
 
 
 def write_safetensors(path, tensors, dtype="F32"):
@@ -737,30 +738,37 @@ def vm_hwm_kib():
 
 
 def bench(folder, ids_path, batch, threads, attentions):
+    """One pass over the sentences of ids_path (JSON Lines with input_ids), shortest first in
+    batches of `batch` (right padding, as TreeLens's analyze batches them), with `threads`
+    intra-op threads: the float32 forward, the attention probabilities kept (or not, as
+    output_attentions=False), and every next-token log-probability in float64."""
     torch.set_num_threads(threads)
     t0 = time.monotonic()
     model = Decoder(folder)
     load_s = time.monotonic() - t0
     sents = [json.loads(l)["input_ids"] for l in open(ids_path, encoding="utf-8") if l.strip()]
+    order = sorted(range(len(sents)), key=lambda i: len(sents[i]))
     t1 = time.monotonic()
     total_lp, pieces = 0.0, 0
-    for start in range(0, len(sents), batch):
-        group = sents[start:start + batch]
+    for start in range(0, len(order), batch):
+        group = [sents[i] for i in order[start:start + batch]]
         T = max(len(s) for s in group)
         ids = torch.zeros(len(group), T, dtype=torch.long)
-        valid = torch.zeros(len(group), T, dtype=torch.long)
+        valid = torch.zeros(len(group), T, dtype=torch.bool)
         for i, s in enumerate(group):
             ids[i, :len(s)] = torch.tensor(s)
-            valid[i, :len(s)] = 1
+            valid[i, :len(s)] = True
         r = model.forward(ids, valid, attentions=attentions, hidden_states=False)
-        # log-probabilities of every next piece, float64 as the library's users compute them
-        lp = torch.log_softmax(r["logits"].double(), dim=-1)[:, :-1].gather(2, ids[:, 1:, None]).squeeze(2)
-        total_lp += float((lp * valid[:, 1:]).sum())
+        # log p(next piece), float64 from the float32 logits, on the real positions only
+        real = valid[:, 1:]
+        rows = r["logits"][:, :-1][real].double()
+        lp = rows.gather(1, ids[:, 1:][real][:, None]).squeeze(1) - torch.logsumexp(rows, dim=-1)
+        total_lp += float(lp.sum())
         pieces += int(valid.sum())
-        if attentions:  # what a caller gets: the probabilities of the real tokens
-            probs = [a[i, :, :len(s), :len(s)] for a in r["attentions"] for i, s in enumerate(group)]
+        if attentions:  # what a caller reads: each sentence's own probabilities
+            probs = [[a[i, :, :len(s), :len(s)] for a in r["attentions"]] for i, s in enumerate(group)]
             del probs
-        del r, lp
+        del r, rows, lp
     forward_s = time.monotonic() - t1
     return {"side": "eager-pytorch", "torch": torch.__version__, "threads": torch.get_num_threads(),
             "batch": batch, "attentions": attentions, "sentences": len(sents), "pieces": pieces,
