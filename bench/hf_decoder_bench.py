@@ -217,6 +217,7 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     variants = [v for v in a.variants.split(",") if not (a.no_treelens and v.startswith("treelens"))]
     print(json.dumps({"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+                      "env": {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")},
                       "loadavg": os.getloadavg(), "sentences": a.sentences, "reps": a.reps, "variants": variants,
                       "cli": None if a.no_treelens else a.cli}), flush=True)
     records = []

@@ -46,36 +46,45 @@ import torch.nn.functional as F
 _NP_DTYPES = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "BF16": np.dtype("<u2"), "F64": np.dtype("<f8")}
 
 
-def _widen(raw, dtype):
-    """A 1-D numpy array of stored values as float32 (BF16: the high half of a float32)."""
-    if dtype == "BF16":
-        return (raw.astype(np.uint32) << 16).view(np.float32)
-    return raw.astype(np.float32, copy=False)
-
-
 def read_safetensors(path):
-    """{name: float32 torch tensor} and {name: stored dtype}. Raises ValueError on a
-    malformed file or an unsupported dtype."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 8:
-        raise ValueError(f"{path}: shorter than a safetensors header")
-    n = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + n].decode("utf-8"))
-    base = 8 + n
+    """{name: float32 torch tensor} and {name: stored dtype}. Reads one tensor at a time
+    into its float32 buffer (F32 straight into it; F16/BF16 widened), so the peak is about
+    the float32 weights, as with the library's loader. Raises ValueError on a malformed
+    file or an unsupported dtype."""
     tensors, dtypes = {}, {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        dtype = info["dtype"]
-        if dtype not in _NP_DTYPES:
-            raise ValueError(f"{path}: {name}: unsupported dtype {dtype}")
-        start, end = info["data_offsets"]
-        raw = np.frombuffer(data, dtype=_NP_DTYPES[dtype], count=(end - start) // _NP_DTYPES[dtype].itemsize,
-                            offset=base + start)
-        values = _widen(raw, dtype).reshape(info["shape"])
-        tensors[name] = torch.from_numpy(np.array(values, dtype=np.float32))
-        dtypes[name] = dtype
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) < 8:
+            raise ValueError(f"{path}: shorter than a safetensors header")
+        n = struct.unpack("<Q", head)[0]
+        header = json.loads(f.read(n).decode("utf-8"))
+        base = 8 + n
+        for name, info in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0] if kv[0] != "__metadata__" else -1):
+            if name == "__metadata__":
+                continue
+            dtype = info["dtype"]
+            if dtype not in _NP_DTYPES:
+                raise ValueError(f"{path}: {name}: unsupported dtype {dtype}")
+            start, end = info["data_offsets"]
+            count = (end - start) // _NP_DTYPES[dtype].itemsize
+            if count != int(np.prod(info["shape"], dtype=np.int64)):
+                raise ValueError(f"{path}: {name}: {end - start} bytes for shape {info['shape']}")
+            f.seek(base + start)
+            out = np.empty(count, dtype=np.float32)
+            if dtype == "F32":
+                got = f.readinto(memoryview(out).cast("B"))
+            else:
+                raw = np.frombuffer(f.read(end - start), dtype=_NP_DTYPES[dtype])
+                got = raw.nbytes
+                if dtype == "BF16":  # the high half of a float32
+                    np.left_shift(raw, 16, out=out.view(np.uint32), dtype=np.uint32)
+                else:
+                    out[:] = raw
+                del raw
+            if got != end - start:
+                raise ValueError(f"{path}: {name}: file ends inside the tensor")
+            tensors[name] = torch.from_numpy(out.reshape(info["shape"]))
+            dtypes[name] = dtype
     return tensors, dtypes
 
 
