@@ -22,7 +22,7 @@ tokenizes them itself with the folder's tokenizer.json; its `analyze --json` pie
 checked against ids.jsonl (counts and tokens, reported as "ids_check").
 
 Measurements, each one process (startup, weight loading and the pass over all sentences),
-interleaved per repetition (A B C D A B C D ...):
+interleaved: every round runs each once, in an order rotated by the round (A B C D, B C D A, ...):
   eager-attn     hf_eager.py bench: float32 forward returning attention probabilities and
                  next-token log-probabilities (float64 log-softmax)
   eager-noattn   the same without attention output (output_attentions=False)
@@ -32,7 +32,9 @@ Both sides sort the sentences by length and batch them (--batch B; TreeLens does
 itself, "shortest first"), with --threads N / torch.set_num_threads(N). Printed: one JSON
 line per run (wall seconds measured here; the eager side's own load_s and forward_s; peak
 resident memory = the child's ru_maxrss, i.e. its VmHWM), then one summary line per case
-(median and min over the repetitions). --table turns such a file into the Markdown table.
+(median and min over the repetitions), then the ratios eager/TreeLens of like measurements
+(eager-attn/treelens-json, eager-noattn/treelens-noattn; > 1: TreeLens faster) of the
+medians and per round. --table turns such a file into the Markdown table.
 """
 import argparse
 import json
@@ -180,6 +182,27 @@ def summarize(records):
             s["forward_min_s"] = round(min(r["forward_s"] for r in rs), 3)
             s["load_median_s"] = round(statistics.median(r["load_s"] for r in rs), 3)
         print(json.dumps(s), flush=True)
+    ratios(groups)
+
+
+PAIRS = (("eager-attn", "treelens-json"), ("eager-noattn", "treelens-noattn"))
+
+
+def ratios(groups):
+    """Eager wall time over TreeLens wall time (> 1: TreeLens faster), of the medians and
+    per round (the same round's two runs), for each pair of like measurements."""
+    for (model, variant, batch, threads), eager in groups.items():
+        for e, t in PAIRS:
+            tl = groups.get((model, t, batch, threads))
+            if variant != e or not tl:
+                continue
+            by_rep = {r["rep"]: r["wall_s"] for r in tl}
+            per_round = [r["wall_s"] / by_rep[r["rep"]] for r in eager if r["rep"] in by_rep]
+            print(json.dumps({"ratio": f"{e}/{t}", "model": model, "batch": batch, "threads": threads,
+                              "wall_median_ratio": round(statistics.median(r["wall_s"] for r in eager)
+                                                         / statistics.median(r["wall_s"] for r in tl), 3),
+                              "per_round_range": [round(min(per_round), 3), round(max(per_round), 3)]}),
+                  flush=True)
 
 
 def table(path):
@@ -193,6 +216,14 @@ def table(path):
         fwd = f"{r['forward_median_s']} ({r['forward_min_s']})" if "forward_median_s" in r else "—"
         print(f"| {r['model']} | {r['batch']} | {r['threads']} | {r['variant']} | "
               f"{r['wall_median_s']} ({r['wall_min_s']}) | {fwd} | {r['vmhwm_max_mib']:.0f} |")
+    rat = [json.loads(l) for l in open(path, encoding="utf-8") if l.strip().startswith('{"ratio"')]
+    if rat:
+        print()
+        print("| model | batch | threads | eager / TreeLens | of the medians | per round |")
+        print("|---|---|---|---|---|---|")
+        for r in sorted(rat, key=lambda r: (r["model"], r["batch"], r["threads"], r["ratio"])):
+            lo, hi = r["per_round_range"]
+            print(f"| {r['model']} | {r['batch']} | {r['threads']} | {r['ratio']} | {r['wall_median_ratio']} | {lo}–{hi} |")
 
 
 def main():
@@ -226,7 +257,9 @@ def main():
         for threads in (int(t) for t in a.threads.split(",")):
             for batch in (int(b) for b in a.batches.split(",")):
                 for rep in range(a.reps):
-                    for variant in variants:
+                    # every side once per round, the order rotated by the round
+                    for k in range(len(variants)):
+                        variant = variants[(k + rep) % len(variants)]
                         records.append(measure(a, model, paths, batch, threads, rep, variant))
     summarize(records)
     print(json.dumps({"loadavg_end": os.getloadavg()}), flush=True)
