@@ -30,8 +30,8 @@ interleaved: every round runs each once, in an order rotated by the round (A B C
   treelens-noattn treelens-cli analyze --json --no-attention -o FILE
 Both sides sort the sentences by length and batch them (--batch B; TreeLens does this
 itself, "shortest first"), with --threads N / torch.set_num_threads(N). Printed: one JSON
-line per run (wall seconds measured here; the eager side's own load_s and forward_s; peak
-resident memory = the child's ru_maxrss, i.e. its VmHWM), then one summary line per case
+line per run (wall and CPU seconds measured here; the eager side's own load_s and forward_s;
+peak resident memory = the child's ru_maxrss, i.e. its VmHWM), then one summary line per case
 (median and min over the repetitions), then the ratios eager/TreeLens of like measurements
 (eager-attn/treelens-json, eager-noattn/treelens-noattn; > 1: TreeLens faster) of the
 medians and per round. --table turns such a file into the Markdown table.
@@ -108,14 +108,14 @@ def prepare(a, name):
 
 
 def run_child(cmd, out_path):
-    """Runs cmd with stdout to out_path; (wall s, peak RSS KiB of the child, exit code)."""
+    """Runs cmd with stdout to out_path; (wall s, CPU s, peak RSS KiB of the child, exit code)."""
     t0 = time.monotonic()
     with open(out_path, "w") as out, open(out_path + ".err", "w") as err:
         p = subprocess.Popen(cmd, stdout=out, stderr=err)
         _, status, usage = os.wait4(p.pid, 0)
     wall = time.monotonic() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss, p.returncode
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, p.returncode
 
 
 def command(a, variant, folder, conllu, ids, batch, threads, out):
@@ -150,9 +150,9 @@ def measure(a, model, paths, batch, threads, rep, variant):
     folder, conllu, ids = paths
     out = os.path.join(a.work, f"out-{variant}.json")
     cmd = command(a, variant, folder, conllu, ids, batch, threads, out)
-    wall, rss, rc = run_child(cmd, out + ".stdout")
+    wall, cpu, rss, rc = run_child(cmd, out + ".stdout")
     rec = {"model": model, "variant": variant, "batch": batch, "threads": threads, "rep": rep,
-           "wall_s": round(wall, 3), "vmhwm_mib": round(rss / 1024, 1), "rc": rc}
+           "wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "vmhwm_mib": round(rss / 1024, 1), "rc": rc}
     if rc != 0:
         rec["error"] = open(out + ".stdout.err", encoding="utf-8", errors="replace").read()[-400:]
     elif variant.startswith("eager"):
@@ -176,6 +176,7 @@ def summarize(records):
         s = {"summary": True, "model": model, "variant": variant, "batch": batch, "threads": threads, "reps": len(rs),
              "wall_median_s": round(statistics.median(r["wall_s"] for r in rs), 3),
              "wall_min_s": round(min(r["wall_s"] for r in rs), 3),
+             "cpu_median_s": round(statistics.median(r.get("cpu_s", float("nan")) for r in rs), 3),
              "vmhwm_max_mib": max(r["vmhwm_mib"] for r in rs)}
         if "forward_s" in rs[0]:
             s["forward_median_s"] = round(statistics.median(r["forward_s"] for r in rs), 3)
@@ -209,13 +210,13 @@ def table(path):
     """The Markdown table of docs/performance.md from a results file (summary lines)."""
     rows = [json.loads(l) for l in open(path, encoding="utf-8") if l.strip().startswith("{")]
     rows = [r for r in rows if r.get("summary")]
-    print("| model | batch | threads | measurement | wall median (min), s | eager forward only, median (min), s | peak RSS (VmHWM), MiB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| model | batch | threads | measurement | wall median (min), s | CPU median, s | eager forward only, median (min), s | peak RSS (VmHWM), MiB |")
+    print("|---|---|---|---|---|---|---|---|")
     order = {v: i for i, v in enumerate(VARIANTS)}
     for r in sorted(rows, key=lambda r: (r["model"], r["batch"], r["threads"], order.get(r["variant"], 9))):
         fwd = f"{r['forward_median_s']} ({r['forward_min_s']})" if "forward_median_s" in r else "—"
         print(f"| {r['model']} | {r['batch']} | {r['threads']} | {r['variant']} | "
-              f"{r['wall_median_s']} ({r['wall_min_s']}) | {fwd} | {r['vmhwm_max_mib']:.0f} |")
+              f"{r['wall_median_s']} ({r['wall_min_s']}) | {r.get('cpu_median_s', '—')} | {fwd} | {r['vmhwm_max_mib']:.0f} |")
     rat = [json.loads(l) for l in open(path, encoding="utf-8") if l.strip().startswith('{"ratio"')]
     if rat:
         print()

@@ -655,15 +655,14 @@ def read_id_sentences(path):
     """Sentences with text/input_ids/tokens/offsets from an expected.json ("sentences") or
     JSON Lines (bench/hf_tokenize.js); and the ablation entries an expected.json carries."""
     text = open(path, encoding="utf-8").read()
-    stripped = text.lstrip()
-    if stripped.startswith("{") and '"sentences"' in text[:4096] or stripped.startswith("{\"reference"):
-        try:
-            doc = json.loads(text)
-            sents = doc["sentences"]
-            abl = [(a["layer"], a["head"]) for a in sents[0].get("ablations", [])] if sents else []
-            return [{k: s[k] for k in ("text", "input_ids", "tokens", "offsets") if k in s} for s in sents], abl
-        except (json.JSONDecodeError, KeyError):
-            pass
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        doc = None  # several lines: JSON Lines
+    if isinstance(doc, dict) and "sentences" in doc:
+        sents = doc["sentences"]
+        abl = [(a["layer"], a["head"]) for a in sents[0].get("ablations", [])] if sents else []
+        return [{k: s[k] for k in ("text", "input_ids", "tokens", "offsets") if k in s} for s in sents], abl
     return [json.loads(l) for l in text.splitlines() if l.strip()], []
 
 

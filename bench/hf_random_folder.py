@@ -29,6 +29,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
 import hf_eager  # noqa: E402
 
 FIXTURES_DEFAULT = os.path.join(HERE, "..", "..", "shared", "fixtures", "hf-decoders-reference")
