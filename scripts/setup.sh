@@ -18,6 +18,7 @@ PACKAGES=(
   dpkg-dev file graphviz appstream desktop-file-utils librsvg2-bin
   slurm-wlm munge parallel
   python3-dev pybind11-dev python3-numpy python3-pytest jupyter-nbconvert python3-ipykernel python3-nbformat
+  python3-torch
 )
 
 missing=()
