@@ -33,7 +33,6 @@
 #include "ui/viewtabs.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
-#include "viz/heatmapview.h"
 #include "viz/linkstripview.h"
 #include "viz/treetextview.h"
 
@@ -251,8 +250,8 @@ void MainWindow::setViewState(const ViewState &state)
 TreeTextView *MainWindow::treeTextView() { return m_views->textView(); }
 ConstituencyView *MainWindow::constituencyView() { return m_views->constituencyView(); }
 DependencyView *MainWindow::dependencyView() { return m_views->dependencyView(); }
-HeatmapView *MainWindow::priorView() { return m_views->priorView(); }
-HeatmapView *MainWindow::attentionView() { return m_views->attentionView(); }
+PriorHeatmap *MainWindow::priorView() { return m_views->priorView(); }
+AttentionHeatmap *MainWindow::attentionView() { return m_views->attentionView(); }
 AttentionOverview *MainWindow::overviewView() { return m_views->overviewView(); }
 QTabWidget *MainWindow::plotTabs() { return m_tabs->plotTabs(); }
 QTabWidget *MainWindow::treeTabs() { return m_tabs->treeTabs(); }

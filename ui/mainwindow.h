@@ -21,6 +21,7 @@ class QTextBrowser;
 
 namespace treelens {
 
+class AttentionHeatmap;
 class AttentionOverview;
 class ConstituencyView;
 class ControlPanel;
@@ -28,10 +29,10 @@ class CorpusPanel;
 class DependencyView;
 class ExplainPanel;
 class ExportService;
-class HeatmapView;
 class LinkStripView;
 class ModelPanel;
 class PairWorkbench;
+class PriorHeatmap;
 class ProbingPanel;
 class SentencePanel;
 class StatusLine;
@@ -59,8 +60,8 @@ public:
     // these accessors bring the view up to date first.
     ConstituencyView *constituencyView();
     DependencyView *dependencyView();
-    HeatmapView *priorView();
-    HeatmapView *attentionView();
+    PriorHeatmap *priorView();
+    AttentionHeatmap *attentionView();
     AttentionOverview *overviewView();
     LinkStripView *linkView();
     ControlPanel *controlPanel() { return m_controls; }

@@ -6,11 +6,14 @@
 #include "core/data/specialtokens.h"
 #include "ui/session/settings.h"
 #include "ui/viewregistry.h"
+#include "viz/attentionheatmap.h"
+#include "viz/attentionoverview.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/gateoverview.h"
-#include "viz/heatmapview.h"
 #include "viz/linkstripview.h"
+#include "viz/priorheatmap.h"
+#include "viz/relationheatmap.h"
 #include "viz/treetextview.h"
 
 namespace treelens {
@@ -192,8 +195,8 @@ void ViewHost::syncVisibleViews()
 
 ConstituencyView *ViewHost::constituencyView() { return synced<ConstituencyView>("constituency"); }
 DependencyView *ViewHost::dependencyView() { return synced<DependencyView>("dependency"); }
-HeatmapView *ViewHost::priorView() { return synced<HeatmapView>("prior"); }
-HeatmapView *ViewHost::attentionView() { return synced<HeatmapView>("attention"); }
+PriorHeatmap *ViewHost::priorView() { return synced<PriorHeatmap>("prior"); }
+AttentionHeatmap *ViewHost::attentionView() { return synced<AttentionHeatmap>("attention"); }
 void ViewHost::setTreesEditable(bool editable)
 {
     m_treesEditable = editable;
@@ -205,8 +208,8 @@ void ViewHost::setTreesEditable(bool editable)
 
 AttentionOverview *ViewHost::overviewView() { return synced<AttentionOverview>("overview"); }
 LinkStripView *ViewHost::linkView() { return synced<LinkStripView>("links"); }
-HeatmapView *ViewHost::relationView() { return synced<HeatmapView>("relations"); }
-HeatmapView *ViewHost::gateView() { return synced<HeatmapView>("gate"); }
+RelationHeatmap *ViewHost::relationView() { return synced<RelationHeatmap>("relations"); }
+GateHeatmap *ViewHost::gateView() { return synced<GateHeatmap>("gate"); }
 GateOverview *ViewHost::gateOverviewView() { return synced<GateOverview>("gates"); }
 
 ExportableView *ViewHost::exportableView(const QString &name)

@@ -26,12 +26,15 @@ class QWidget;
 
 namespace treelens {
 
+class AttentionHeatmap;
 class AttentionOverview;
 class ConstituencyView;
 class DependencyView;
+class GateHeatmap;
 class GateOverview;
-class HeatmapView;
 class LinkStripView;
+class PriorHeatmap;
+class RelationHeatmap;
 class TreeTextView;
 
 class ViewHost : public QObject {
@@ -74,12 +77,12 @@ public:
     // The views, brought up to date first; nullptr when not created.
     ConstituencyView *constituencyView();
     DependencyView *dependencyView();
-    HeatmapView *priorView();
-    HeatmapView *attentionView();
+    PriorHeatmap *priorView();
+    AttentionHeatmap *attentionView();
     AttentionOverview *overviewView();
     LinkStripView *linkView();
-    HeatmapView *relationView();
-    HeatmapView *gateView();
+    RelationHeatmap *relationView();
+    GateHeatmap *gateView();
     GateOverview *gateOverviewView();
     /// The text view (always up to date: it is cheap); nullptr when not created.
     TreeTextView *textView() const { return m_text; }

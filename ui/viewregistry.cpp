@@ -6,13 +6,16 @@
 #include "core/data/overlays.h"
 #include "core/data/sentence.h"
 #include "ui/viewhost.h"
+#include "viz/attentionheatmap.h"
+#include "viz/attentionoverview.h"
 #include "viz/compositionview.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/gateoverview.h"
-#include "viz/heatmapview.h"
 #include "viz/linkstripview.h"
 #include "viz/pairviews.h"
+#include "viz/priorheatmap.h"
+#include "viz/relationheatmap.h"
 #include "viz/treetextview.h"
 
 namespace treelens {
@@ -105,12 +108,12 @@ std::vector<ViewSpec> makeRegistry()
     ViewSpec prior = entry(QStringLiteral("prior"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Prior C"));
     prior.refusal = needs(prior.name, QStringLiteral("the constituent prior C"),
                           [](const Analysis &a) { return !a.constituentPrior.empty(); });
-    prior.create = make<HeatmapView>(prior.name, HeatmapView::Kind::Prior);
+    prior.create = make<PriorHeatmap>(prior.name);
     r.push_back(prior);
 
     ViewSpec attention = entry(QStringLiteral("attention"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Attention"));
     attention.refusal = needs(attention.name, QStringLiteral("attention matrices"), hasAttention);
-    attention.create = make<HeatmapView>(attention.name, HeatmapView::Kind::Attention);
+    attention.create = make<AttentionHeatmap>(attention.name);
     r.push_back(attention);
 
     // A word-piece model's attention as it computed it, between the pieces (the other views show it per word).
@@ -118,7 +121,7 @@ std::vector<ViewSpec> makeRegistry()
     pieces.tabShown = [](const Analysis *a) { return a && !a->pieceAttention.empty(); };
     pieces.refusal = needs(pieces.name, QStringLiteral("the attention between word pieces"),
                            [](const Analysis &a) { return !a.pieceAttention.empty(); });
-    pieces.create = make<HeatmapView>(pieces.name, HeatmapView::Kind::Pieces);
+    pieces.create = make<PieceHeatmap>(pieces.name);
     r.push_back(pieces);
 
     ViewSpec overview = entry(QStringLiteral("overview"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Heads overview"));
@@ -144,13 +147,13 @@ std::vector<ViewSpec> makeRegistry()
     relations.tabShown = hasRelations;
     relations.refusal = needs(relations.name, QStringLiteral("the relation matrix a relation-aware model reads"),
                               [](const Analysis &a) { return static_cast<bool>(a.relations); });
-    relations.create = make<HeatmapView>(relations.name, HeatmapView::Kind::Relation);
+    relations.create = make<RelationHeatmap>(relations.name);
     r.push_back(relations);
 
     ViewSpec gate = entry(QStringLiteral("gate"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Gate"));
     gate.tabShown = hasRelations;
     gate.refusal = needs(gate.name, QStringLiteral("a relation gate"), hasRelationGate);
-    gate.create = make<HeatmapView>(gate.name, HeatmapView::Kind::Gate);
+    gate.create = make<GateHeatmap>(gate.name);
     r.push_back(gate);
 
     ViewSpec gates = entry(QStringLiteral("gates"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "Gate o&verview"));

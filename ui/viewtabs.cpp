@@ -18,9 +18,9 @@
 #include "ui/session/analysisdocument.h"
 #include "ui/viewhost.h"
 #include "ui/viewregistry.h"
+#include "viz/attentionoverview.h"
 #include "viz/compositionview.h"
 #include "viz/gateoverview.h"
-#include "viz/heatmapview.h"
 
 namespace treelens {
 

@@ -320,34 +320,53 @@ void CompositionView::mousePressEvent(QMouseEvent *event)
             Q_EMIT wordClicked(static_cast<int>(w));
 }
 
+struct CompositionView::Fonts {
+    explicit Fonts(const QFont &base)
+        : title(sized(base, 11.0, true)), body(sized(base, 9.5)), small(sized(base, 8.5)), bold(sized(base, 9.5, true))
+    {
+    }
+    QFont title, body, small, bold;
+};
+
+int CompositionView::selectedBranch() const
+{
+    return std::clamp(m_state.head, 0, std::max(0, m_data.analysis->heads - 1));
+}
+
 void CompositionView::paint(QPainter &p, const QSizeF &size) const
 {
     p.fillRect(QRectF(QPointF(0, 0), size), Qt::white);
     p.setRenderHint(QPainter::Antialiasing);
-    const QFont title = sized(font(), 11.0, true), body = sized(font(), 9.5), small = sized(font(), 8.5), bold = sized(font(), 9.5, true);
+    const Fonts fonts(font());
     p.setPen(kInk);
     if (!applies()) {
-        p.setFont(body);
+        p.setFont(fonts.body);
         p.drawText(QRectF(kMargin, kMargin, size.width() - 2 * kMargin, 60), Qt::AlignLeft | Qt::TextWordWrap,
                    tr("The composition view shows recursive tree models (Tree-LSTM with attention, CTT, DTT, DTT + edges): "
                       "load one of them to see how each node of its tree composes its members."));
         return;
     }
-    const Analysis &a = *m_data.analysis;
-    const auto &nodes = a.nodeAttention;
-    const auto heights = recursiveNodeHeights(nodes);
+    const auto heights = recursiveNodeHeights(m_data.analysis->nodeAttention);
     const int H = steps();
     const int step = (m_state.aggregationStep > 0 && m_state.aggregationStep <= H) ? m_state.aggregationStep : 0;
-    const bool multi = a.heads > 1;
-    const int branch = std::clamp(m_state.head, 0, std::max(0, a.heads - 1));
-    const QString branchName = multi ? tr("branch %1 of %2").arg(branch + 1).arg(a.heads) : tr("attention over the children");
+    paintHeader(p, fonts, step, H);
+    paintEdges(p, step, heights);
+    const int detail = detailedNode(step, heights);
+    paintNodes(p, fonts, step, heights, detail);
+    paintWords(p);
+    if (detail >= 0 && detail < static_cast<int>(m_data.analysis->nodeAttention.size()))
+        paintDetail(p, fonts, detail, heights);
+}
 
-    // Header: what is drawn, the step, the prediction, the legend.
-    p.setFont(title);
-    const QString stepText = step == 0 ? tr("all %1 nodes composed").arg(nodes.size())
-                                       : tr("step %1 of %2: the nodes of height %1 compose their members").arg(step).arg(H);
+void CompositionView::paintHeader(QPainter &p, const Fonts &fonts, int step, int lastStep) const
+{
+    const Analysis &a = *m_data.analysis;
+    const QString branchName = a.heads > 1 ? tr("branch %1 of %2").arg(selectedBranch() + 1).arg(a.heads) : tr("attention over the children");
+    p.setFont(fonts.title);
+    const QString stepText = step == 0 ? tr("all %1 nodes composed").arg(a.nodeAttention.size())
+                                       : tr("step %1 of %2: the nodes of height %1 compose their members").arg(step).arg(lastStep);
     p.drawText(QPointF(kMargin, kMargin + 12), tr("Bottom-up composition, %1 — %2").arg(branchName, stepText));
-    p.setFont(body);
+    p.setFont(fonts.body);
     if (a.prediction) {
         const Prediction &pr = *a.prediction;
         QString text = tr("Prediction: %1").arg(QString::fromStdString(pr.label));
@@ -359,13 +378,17 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
         p.drawText(QPointF(kMargin, kMargin + 32), text);
     }
     p.drawText(QPointF(kMargin, kMargin + 52), tr("Edges: attention each member receives (mean over the querying members); colour and width = weight"));
-    drawColourBar(p, QRectF(kMargin, kMargin + 58, 150, 9), small);
-    p.setFont(small);
+    drawColourBar(p, QRectF(kMargin, kMargin + 58, 150, 9), fonts.small);
+    p.setFont(fonts.small);
     p.setPen(kMuted);
     p.drawText(QPointF(kMargin, kMargin + 94), tr("dashed: a dependency node's own head word · grey: not composed yet · orange: composed at this step"));
+}
 
-    // Edges first, then nodes and words over them; an edge goes around the boxes of the
-    // nodes it is not joining (a straight line through one read as that node's child).
+void CompositionView::paintEdges(QPainter &p, int step, const std::vector<int> &heights) const
+{
+    // An edge goes around the boxes of the nodes it is not joining (a straight line
+    // through one read as that node's child): routed in relayout().
+    const auto &nodes = m_data.analysis->nodeAttention;
     for (const Edge &e : edges()) {
         const NodeAttention &na = nodes[static_cast<std::size_t>(e.node)];
         const bool pending = step > 0 && heights[static_cast<std::size_t>(e.node)] > step;
@@ -381,7 +404,11 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
         p.setBrush(Qt::NoBrush);
         p.drawPolyline(e.route);
     }
-    // The node detailed: hovered, pinned, else one being composed at this step, else the root.
+}
+
+int CompositionView::detailedNode(int step, const std::vector<int> &heights) const
+{
+    const auto &nodes = m_data.analysis->nodeAttention;
     int detail = m_hover >= 0 ? m_hover : (m_selected >= 0 ? m_selected : static_cast<int>(nodes.size()) - 1);
     if (m_hover < 0 && m_selected < 0 && step > 0)
         for (std::size_t v = 0; v < nodes.size(); ++v)
@@ -389,6 +416,12 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
                 detail = static_cast<int>(v);
                 break;
             }
+    return detail;
+}
+
+void CompositionView::paintNodes(QPainter &p, const Fonts &fonts, int step, const std::vector<int> &heights, int detail) const
+{
+    const auto &nodes = m_data.analysis->nodeAttention;
     for (std::size_t v = 0; v < nodes.size(); ++v) {
         const bool pending = step > 0 && heights[v] > step, current = step > 0 && heights[v] == step;
         const QRectF r = m_layout.nodeRects[v];
@@ -398,22 +431,29 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
         p.setPen(border);
         p.setBrush(Qt::white);
         p.drawRoundedRect(r, 4, 4);
-        p.setFont(nodes[v].label.rfind('@', 0) == 0 ? sized(font(), 9.5, false) : bold);
+        p.setFont(nodes[v].label.rfind('@', 0) == 0 ? sized(font(), 9.5, false) : fonts.bold);
         p.setPen(pending ? kPending : kInk);
         p.drawText(r, Qt::AlignCenter, nodeText(static_cast<int>(v)));
     }
+}
+
+void CompositionView::paintWords(QPainter &p) const
+{
+    const Analysis &a = *m_data.analysis;
     p.setFont(sized(font(), 10.5));
     p.setPen(kInk);
     for (std::size_t w = 0; w < m_layout.words.size(); ++w)
         p.drawText(QRectF(m_layout.words[w].x() - 60, m_layout.words[w].y() - 10, 120, 20), Qt::AlignCenter,
                    QString::fromStdString(a.words[w]));
+}
 
-    // The detail panel of one node.
-    if (detail < 0 || detail >= static_cast<int>(nodes.size()))
-        return;
-    const NodeAttention &na = nodes[static_cast<std::size_t>(detail)];
-    double x = m_layout.treeWidth + kPanelGap, y = kHeader;
-    p.setFont(title);
+void CompositionView::paintDetail(QPainter &p, const Fonts &fonts, int detail, const std::vector<int> &heights) const
+{
+    const Analysis &a = *m_data.analysis;
+    const NodeAttention &na = a.nodeAttention[static_cast<std::size_t>(detail)];
+    const double x = m_layout.treeWidth + kPanelGap;
+    double y = kHeader;
+    p.setFont(fonts.title);
     p.setPen(kInk);
     QString span;
     for (int i = na.start; i < na.end && i < static_cast<int>(a.words.size()); ++i)
@@ -421,7 +461,7 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
     p.drawText(QPointF(x, y), na.headWord >= 0 ? tr("Node %1: %2, %3").arg(detail).arg(nodeText(detail), QString::fromStdString(na.label))
                                                : tr("Node %1: %2").arg(detail).arg(nodeText(detail)));
     y += 18;
-    p.setFont(body);
+    p.setFont(fonts.body);
     p.drawText(QRectF(x, y, kPanelW, 32), Qt::TextWordWrap, tr("“%1” (words %2–%3), height %4, state norm %5")
                                                                 .arg(elide(span, 60))
                                                                 .arg(na.start + 1)
@@ -429,13 +469,23 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
                                                                 .arg(heights[static_cast<std::size_t>(detail)])
                                                                 .arg(static_cast<double>(na.norm), 0, 'f', 2));
     y += 40;
-    // Member grid: one row per branch (or the Tree-LSTM's attention), one column per member.
+    y = paintMemberGrid(p, fonts, na, x, y);
+    y += 14;
+    y = paintBranchWeights(p, fonts, x, y);
+    paintCellGates(p, fonts, na, x, y);
+}
+
+double CompositionView::paintMemberGrid(QPainter &p, const Fonts &fonts, const NodeAttention &na, double x, double y) const
+{
+    const Analysis &a = *m_data.analysis;
+    const auto &nodes = a.nodeAttention;
+    const int branch = selectedBranch();
     auto memberName = [&](int t) {
         if (t < 0 && static_cast<std::size_t>(-1 - t) < a.words.size())
             return QString::fromStdString(a.words[static_cast<std::size_t>(-1 - t)]);
         return t >= 0 && t < static_cast<int>(nodes.size()) ? nodeText(t) : QStringLiteral("?");
     };
-    p.setFont(small);
+    p.setFont(fonts.small);
     for (std::size_t k = 0; k < na.targets.size(); ++k) {
         p.save();
         p.translate(x + 100 + (static_cast<double>(k) + 0.5) * kCell, y + 50);
@@ -446,7 +496,7 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
     y += 56;
     std::vector<std::pair<QString, std::vector<float>>> rows;
     for (std::size_t b = 0; b < na.weights.size(); ++b)
-        rows.push_back({multi ? tr("branch %1").arg(b + 1) : tr("α (children)"), na.weights[b]});
+        rows.push_back({a.heads > 1 ? tr("branch %1").arg(b + 1) : tr("α (children)"), na.weights[b]});
     for (const char *edge : {overlay::kNodeEdgeForwardAttention, overlay::kNodeEdgeBackwardAttention}) {
         const auto it = na.arrays.find(edge);
         if (it == na.arrays.end() || it->second.shape.size() != 3)
@@ -476,7 +526,7 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
     }
     for (const auto &[name, values] : rows) {
         p.setPen(kInk);
-        p.setFont(small);
+        p.setFont(fonts.small);
         p.drawText(QRectF(x, y, 98, kCellH), Qt::AlignVCenter | Qt::AlignLeft, name);
         for (std::size_t k = 0; k < values.size(); ++k) {
             const QRectF cell(x + 100 + static_cast<double>(k) * kCell, y, kCell - 2, kCellH - 2);
@@ -493,63 +543,72 @@ void CompositionView::paint(QPainter &p, const QSizeF &size) const
         }
         y += kCellH;
     }
-    y += 14;
-    // Branch weights κ and α (multi-branch models), as bars.
+    return y;
+}
+
+double CompositionView::paintBranchWeights(QPainter &p, const Fonts &fonts, double x, double y) const
+{
+    const Analysis &a = *m_data.analysis;
     const auto kappa = a.gates.find(overlay::kCompositionBranchKappa), alpha = a.gates.find(overlay::kCompositionBranchAlpha);
-    if (kappa != a.gates.end() && alpha != a.gates.end()) {
-        p.setFont(bold);
-        p.setPen(kInk);
-        p.drawText(QPointF(x, y + 10), tr("The model's branch weights: κ scales, α mixes"));
-        y += 18;
-        double top = 1e-6;
-        for (float v : kappa->second.data)
-            top = std::max(top, std::abs(static_cast<double>(v)));
-        for (float v : alpha->second.data)
-            top = std::max(top, std::abs(static_cast<double>(v)));
-        const int n = static_cast<int>(kappa->second.data.size());
-        const double barH = 70.0, groupW = std::min(60.0, (kPanelW - 40) / std::max(1, n));
-        p.setFont(small);
-        for (int b = 0; b < n; ++b) {
-            const double gx = x + 10 + b * groupW;
-            const double values[2] = {static_cast<double>(kappa->second.data[static_cast<std::size_t>(b)]),
-                                      static_cast<double>(alpha->second.data[static_cast<std::size_t>(b)])};
-            for (int s = 0; s < 2; ++s) {
-                const double h = barH * std::abs(values[s]) / top;
-                const QRectF bar(gx + s * (groupW / 2 - 2), y + barH - h, groupW / 2 - 4, h);
-                p.fillRect(bar, s == 0 ? QColor(0x4c, 0x72, 0xb0) : QColor(0xdd, 0x84, 0x52));
-                if (b == branch)
-                    p.setPen(QPen(kInk, 1.2)), p.drawRect(bar);
-            }
-            p.setPen(kInk);
-            p.drawText(QRectF(gx, y + barH + 2, groupW, 14), Qt::AlignHCenter, tr("b%1").arg(b + 1));
+    if (kappa == a.gates.end() || alpha == a.gates.end())
+        return y;
+    const int branch = selectedBranch();
+    p.setFont(fonts.bold);
+    p.setPen(kInk);
+    p.drawText(QPointF(x, y + 10), tr("The model's branch weights: κ scales, α mixes"));
+    y += 18;
+    double top = 1e-6;
+    for (float v : kappa->second.data)
+        top = std::max(top, std::abs(static_cast<double>(v)));
+    for (float v : alpha->second.data)
+        top = std::max(top, std::abs(static_cast<double>(v)));
+    const int n = static_cast<int>(kappa->second.data.size());
+    const double barH = 70.0, groupW = std::min(60.0, (kPanelW - 40) / std::max(1, n));
+    p.setFont(fonts.small);
+    for (int b = 0; b < n; ++b) {
+        const double gx = x + 10 + b * groupW;
+        const double values[2] = {static_cast<double>(kappa->second.data[static_cast<std::size_t>(b)]),
+                                  static_cast<double>(alpha->second.data[static_cast<std::size_t>(b)])};
+        for (int s = 0; s < 2; ++s) {
+            const double h = barH * std::abs(values[s]) / top;
+            const QRectF bar(gx + s * (groupW / 2 - 2), y + barH - h, groupW / 2 - 4, h);
+            p.fillRect(bar, s == 0 ? QColor(0x4c, 0x72, 0xb0) : QColor(0xdd, 0x84, 0x52));
+            if (b == branch)
+                p.setPen(QPen(kInk, 1.2)), p.drawRect(bar);
         }
-        p.fillRect(QRectF(x + 10, y + barH + 20, 10, 10), QColor(0x4c, 0x72, 0xb0));
-        p.drawText(QPointF(x + 24, y + barH + 29), tr("κ"));
-        p.fillRect(QRectF(x + 50, y + barH + 20, 10, 10), QColor(0xdd, 0x84, 0x52));
-        p.drawText(QPointF(x + 64, y + barH + 29), tr("α (largest |value| %1)").arg(top, 0, 'f', 3));
-        y += barH + 40;
+        p.setPen(kInk);
+        p.drawText(QRectF(gx, y + barH + 2, groupW, 14), Qt::AlignHCenter, tr("b%1").arg(b + 1));
     }
-    // Tree-LSTM gates of the node: the mean of i, o, u, c, h.
-    if (const auto it = na.arrays.find(overlay::kNodeCellGates); it != na.arrays.end() && it->second.shape.size() == 2 && it->second.shape[0] == 5) {
-        const NamedArray &g = it->second;
-        p.setFont(bold);
+    p.fillRect(QRectF(x + 10, y + barH + 20, 10, 10), QColor(0x4c, 0x72, 0xb0));
+    p.drawText(QPointF(x + 24, y + barH + 29), tr("κ"));
+    p.fillRect(QRectF(x + 50, y + barH + 20, 10, 10), QColor(0xdd, 0x84, 0x52));
+    p.drawText(QPointF(x + 64, y + barH + 29), tr("α (largest |value| %1)").arg(top, 0, 'f', 3));
+    return y + barH + 40;
+}
+
+void CompositionView::paintCellGates(QPainter &p, const Fonts &fonts, const NodeAttention &na, double x, double y) const
+{
+    const auto it = na.arrays.find(overlay::kNodeCellGates);
+    if (it == na.arrays.end() || it->second.shape.size() != 2 || it->second.shape[0] != 5)
+        return;
+    const NamedArray &g = it->second;
+    p.setFont(fonts.bold);
+    p.setPen(kInk);
+    p.drawText(QPointF(x, y + 10), tr("Tree-LSTM cell of the node (mean over the memory)"));
+    y += 16;
+    const char *names[] = {"input i", "output o", "update u", "cell c", "hidden h"};
+    p.setFont(fonts.small);
+    for (int k = 0; k < 5; ++k) {
+        double sum = 0;
+        for (int j = 0; j < g.shape[1]; ++j)
+            sum += static_cast<double>(g.data[static_cast<std::size_t>(k * g.shape[1] + j)]);
+        const double mean = sum / g.shape[1];
         p.setPen(kInk);
-        p.drawText(QPointF(x, y + 10), tr("Tree-LSTM cell of the node (mean over the memory)"));
-        y += 16;
-        const char *names[] = {"input i", "output o", "update u", "cell c", "hidden h"};
-        p.setFont(small);
-        for (int k = 0; k < 5; ++k) {
-            double sum = 0;
-            for (int j = 0; j < g.shape[1]; ++j)
-                sum += static_cast<double>(g.data[static_cast<std::size_t>(k * g.shape[1] + j)]);
-            const double mean = sum / g.shape[1];
-            p.setPen(kInk);
-            p.drawText(QRectF(x, y, 98, kCellH), Qt::AlignVCenter, tr(names[k]));
-            const double w = std::clamp(std::abs(mean), 0.0, 1.0) * 200.0;
-            p.fillRect(QRectF(x + 100, y + 3, w, kCellH - 6), mean >= 0 ? QColor(0x4c, 0x72, 0xb0) : QColor(0xc4, 0x4e, 0x52));
-            p.drawText(QRectF(x + 106 + w, y, 80, kCellH), Qt::AlignVCenter, QString::number(mean, 'f', 3));
-            y += kCellH;
-        }
+        p.drawText(QRectF(x, y, 98, kCellH), Qt::AlignVCenter, tr(names[k]));
+        const double w = std::clamp(std::abs(mean), 0.0, 1.0) * 200.0;
+        p.fillRect(QRectF(x + 100, y + 3, w, kCellH - 6), mean >= 0 ? QColor(0x4c, 0x72, 0xb0) : QColor(0xc4, 0x4e, 0x52));
+        p.drawText(QRectF(x + 106 + w, y, 80, kCellH), Qt::AlignVCenter, QString::number(mean, 'f', 3));
+        y += kCellH;
     }
 }
 

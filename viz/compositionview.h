@@ -78,7 +78,28 @@ private:
         std::vector<QRectF> nodeRects;
         double treeWidth = 0, treeHeight = 0, top = 0;
     };
+    struct Fonts; ///< the fonts of one painting (compositionview.cpp)
     void relayout();
+    // The parts of paint(), in the order they are drawn.
+    /// What is drawn, the step (of `lastStep`), the prediction, the legend.
+    void paintHeader(QPainter &p, const Fonts &fonts, int step, int lastStep) const;
+    /// Edges first, so nodes and words go over them.
+    void paintEdges(QPainter &p, int step, const std::vector<int> &heights) const;
+    /// The node the panel details: hovered, pinned, else one being composed at this step, else the root.
+    int detailedNode(int step, const std::vector<int> &heights) const;
+    void paintNodes(QPainter &p, const Fonts &fonts, int step, const std::vector<int> &heights, int detail) const;
+    void paintWords(QPainter &p) const;
+    /// The panel of node `detail` beside the tree: its title, its members' weights, the model's branch weights, its cell.
+    void paintDetail(QPainter &p, const Fonts &fonts, int detail, const std::vector<int> &heights) const;
+    /// The member grid from `y`: one row per branch (or the Tree-LSTM's attention), edge attention and
+    /// forget gates, one column per member; returns the y under it.
+    double paintMemberGrid(QPainter &p, const Fonts &fonts, const NodeAttention &na, double x, double y) const;
+    /// The multi-branch models' κ and α as bars from `y` (nothing without them); returns the y under them.
+    double paintBranchWeights(QPainter &p, const Fonts &fonts, double x, double y) const;
+    /// A Tree-LSTM node's gates: the mean of i, o, u, c, h (nothing without them).
+    void paintCellGates(QPainter &p, const Fonts &fonts, const NodeAttention &na, double x, double y) const;
+    /// The selected branch (the head of the state, clamped to the model's branches).
+    int selectedBranch() const;
     std::vector<Edge> routeEdges() const;
     int nodeAt(const QPointF &pos) const;
     QString nodeText(int node) const;

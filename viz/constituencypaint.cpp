@@ -49,7 +49,41 @@ void addCentredText(QGraphicsItem *parent, const QString &text, const QFont &fon
     item->setAcceptedMouseButtons(Qt::NoButton);
 }
 
+/// The Explain dock's word attributions summed over a node's words: every node gets a
+/// badge with its total, coloured against the largest total of the tree.
+struct AttributionTotals {
+    const NamedArray *array = nullptr; ///< per word; null: no badges
+    double largest = 0.0;              ///< the largest |total| of the tree's nodes
+    double over(std::pair<int, int> span) const
+    {
+        double sum = 0.0;
+        for (int w = std::max(0, span.first); array && w < span.second && w < static_cast<int>(array->data.size()); ++w)
+            sum += array->data[static_cast<std::size_t>(w)];
+        return sum;
+    }
+};
+
+/// The badge at the top-right corner of a node's `item`: the total over its words, diverging colours.
+QGraphicsEllipseItem *addAttributionBadge(QGraphicsPathItem *item, double total, double largest)
+{
+    const QRectF box = item->shape().boundingRect();
+    auto *badge = new QGraphicsEllipseItem(QRectF(box.right() - 4.0, box.top() - 5.0, 9.0, 9.0), item);
+    badge->setBrush(divergingColor(total / largest));
+    badge->setPen(QPen(QColor(120, 120, 120), 0.5));
+    badge->setData(0, QStringLiteral("attribution"));
+    badge->setData(1, QVariant::fromValue(total));
+    return badge;
+}
+
 } // namespace
+
+struct ConstituencyView::NodeLook {
+    QPainterPath shape;
+    QBrush fill{Qt::white};
+    QPen pen{kBorder, 0.8};
+    QColor text = kInk;
+    QStringList hover; ///< joined by newlines
+};
 
 QColor ConstituencyView::notApplicableColor() { return kNotApplicable; }
 
@@ -74,26 +108,45 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
     drawn.words.assign(m_words.size(), nullptr);
 
     const bool overlay = overlayActive();
-    // Attributions (the Explain dock): every node gets a badge with the sum over its words.
-    const NamedArray *attribution = m_data.analysis ? overlay::wordAttribution(*m_data.analysis) : nullptr;
-    double largestTotal = 0.0;
-    auto totalOver = [attribution](std::pair<int, int> span) {
-        double sum = 0.0;
-        for (int w = std::max(0, span.first); attribution && w < span.second && w < static_cast<int>(attribution->data.size()); ++w)
-            sum += attribution->data[static_cast<std::size_t>(w)];
-        return sum;
+    // A node's words as its badge counts them (a word node without an index has none).
+    auto badgeSpan = [](const TreeGraph::Node &node) -> std::optional<std::pair<int, int>> {
+        if (node.kind != TreeGraph::Kind::Word)
+            return node.span;
+        if (node.word >= 0)
+            return std::make_pair(node.word, node.word + 1);
+        return std::nullopt;
     };
-    if (attribution)
+    AttributionTotals attribution{m_data.analysis ? overlay::wordAttribution(*m_data.analysis) : nullptr};
+    if (attribution.array)
         for (const auto &node : graph.nodes)
-            if (node.kind != TreeGraph::Kind::Word || node.word >= 0)
-                largestTotal = std::max(largestTotal, std::abs(totalOver(node.kind == TreeGraph::Kind::Word
-                                                                             ? std::make_pair(node.word, node.word + 1)
-                                                                             : node.span)));
-    const QString layerText = QStringLiteral("layer %1").arg(m_state.layer + 1);
-    const QString focusName = (m_state.focusWord >= 0 && m_state.focusWord < static_cast<int>(m_words.size()))
-                                  ? m_words[static_cast<std::size_t>(m_state.focusWord)]
-                                  : QString();
+            if (const auto span = badgeSpan(node))
+                attribution.largest = std::max(attribution.largest, std::abs(attribution.over(*span)));
 
+    drawTreeEdges(graph, offset);
+
+    for (std::size_t i = 0; i < graph.nodes.size() && i < layout.centers.size(); ++i) {
+        const TreeGraph::Node &node = graph.nodes[i];
+        const NodeLook look = nodeLook(node, compare, overlay);
+        QGraphicsPathItem *item = nodeItem(node, look, layout.centers[i] + offset, drawn);
+        QString itemHover = look.hover.join(QLatin1Char('\n'));
+        const auto span = badgeSpan(node);
+        if (attribution.array && attribution.largest > 0 && span) {
+            const double total = attribution.over(*span);
+            QGraphicsItem *badge = addAttributionBadge(item, total, attribution.largest);
+            itemHover += (itemHover.isEmpty() ? QString() : QStringLiteral("\n")) +
+                         QStringLiteral("attribution over its words: %1").arg(total, 0, 'f', 5);
+            drawn.attributionBadges.push_back({badge, *span});
+        }
+        item->setData(kHoverKey, itemHover);
+        item->setToolTip(itemHover);
+        s->addItem(item);
+    }
+    return drawn;
+}
+
+void ConstituencyView::drawTreeEdges(const TreeGraph &graph, QPointF offset)
+{
+    const GraphLayoutResult &layout = graph.layout;
     QPen edgePen(kEdge, 0.9);
     edgePen.setCapStyle(Qt::RoundCap);
     const bool nodeAttention = nodeAttentionActive();
@@ -122,7 +175,7 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
                           .arg(nodeHeadName());
             }
         }
-        auto *item = s->addPath(layout.edgePaths[e].translated(offset), pen);
+        auto *item = scene()->addPath(layout.edgePaths[e].translated(offset), pen);
         item->setZValue(0);
         if (!tip.isEmpty()) {
             item->setToolTip(tip);
@@ -132,165 +185,154 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
             item->setAcceptedMouseButtons(Qt::NoButton);
         }
     }
+}
 
-    for (std::size_t i = 0; i < graph.nodes.size() && i < layout.centers.size(); ++i) {
-        const TreeGraph::Node &node = graph.nodes[i];
-        const QPointF centre = layout.centers[i] + offset;
-        QStringList hover;
-        QBrush fill(Qt::white);
-        QPen pen(kBorder, 0.8);
-        QColor textColour = kInk;
-        QPainterPath shape;
-
-        std::optional<double> value;
-        bool notApplicable = false;
-        if (overlay) {
-            if (m_overlay == Overlay::Cohesion && node.kind != TreeGraph::Kind::Word) {
-                value = cohesion(node.span);
-                notApplicable = node.span.second - node.span.first < 2;
-            } else if (m_overlay == Overlay::FocusAttention) {
-                value = focusAttention(node.span);
-            }
+ConstituencyView::NodeLook ConstituencyView::nodeLook(const TreeGraph::Node &node, bool compare, bool overlay)
+{
+    NodeLook look;
+    std::optional<double> value;
+    bool notApplicable = false;
+    if (overlay) {
+        if (m_overlay == Overlay::Cohesion && node.kind != TreeGraph::Kind::Word) {
+            value = cohesion(node.span);
+            notApplicable = node.span.second - node.span.first < 2;
+        } else if (m_overlay == Overlay::FocusAttention) {
+            value = focusAttention(node.span);
         }
-
-        switch (node.kind) {
-        case TreeGraph::Kind::Phrase:
-        case TreeGraph::Kind::Dot: {
-            const bool dot = node.kind == TreeGraph::Kind::Dot;
-            const QSizeF size = dot ? QSizeF(kDotSize, kDotSize)
-                                    : QSizeF(std::max(24.0, QFontMetricsF(phraseFont()).horizontalAdvance(node.text) + 12.0),
-                                             kNodeHeight);
-            const QRectF r(-size.width() / 2.0, -size.height() / 2.0, size.width(), size.height());
-            if (dot)
-                shape.addEllipse(r);
-            else
-                shape.addRoundedRect(r, 4.0, 4.0);
-            if (dot)
-                fill = QColor(0xb0, 0xb0, 0xb0);
-            hover << QStringLiteral("%1 %2 %3")
-                         .arg(dot ? QStringLiteral("induced bracket") : node.text, spanLabel(node.span), spanText(node.span));
-            if (compare) {
-                const auto compared = comparedSpan(node.span);
-                if (m_sharedKept.count(compared)) {
-                    pen = QPen(kShared, 2.2);
-                    hover << QStringLiteral("shared: also an induced bracket");
-                } else if (m_missingKept.count(compared)) {
-                    pen = QPen(kMissing, 1.6, Qt::DashLine);
-                    hover << QStringLiteral("missing: not among the induced brackets");
-                } else {
-                    hover << QStringLiteral("not compared (whole sentence, or one word once punctuation is removed)");
-                }
-            }
-            if (notApplicable) {
-                fill = kNotApplicable;
-                hover << QStringLiteral("one word: cohesion does not apply (C of a word with itself is 0 by construction)");
-            }
-            if (m_tat && node.tatNode >= 0 && node.tatNode < static_cast<int>(m_tat->nodes.size())) {
-                const auto phase = tatPhase(*m_tat, m_tat->nodes[static_cast<std::size_t>(node.tatNode)].level, m_state.aggregationStep);
-                m_tatPhases.push_back({node.tatNode, static_cast<int>(phase)});
-                if (phase == TatPhase::Pending) {
-                    fill = kPendingFill;
-                    textColour = kPendingInk;
-                    pen = QPen(kPendingInk, 0.8, Qt::DashLine);
-                } else if (phase == TatPhase::Current) {
-                    pen = QPen(kCurrentStep, 2.6);
-                }
-                if (node.tatNode == m_selectedTat)
-                    pen = QPen(Qt::black, 2.6);
-                hover << tatHoverLines(node.tatNode);
-            }
-            break;
-        }
-        case TreeGraph::Kind::Word: {
-            const double w = QFontMetricsF(wordFont()).horizontalAdvance(node.text) + 8.0;
-            shape.addRoundedRect(QRectF(-w / 2.0, -kNodeHeight / 2.0, w, kNodeHeight), 3.0, 3.0);
-            pen = QPen(overlay ? kBorder : QColor(0xc8, 0xc8, 0xc8), 0.7);
-            hover << QStringLiteral("“%1” word %2%3")
-                         .arg(node.text)
-                         .arg(node.word + 1)
-                         .arg(node.pos.isEmpty() ? QString() : QStringLiteral(", %1").arg(node.pos));
-            if (node.word == m_state.focusWord && node.word >= 0) {
-                pen = QPen(Qt::black, 2.0);
-                hover << QStringLiteral("focus word");
-            }
-            break;
-        }
-        }
-
-        if (value) {
-            fill = sequentialColor(*value);
-            textColour = textOn(fill.color());
-            if (m_overlay == Overlay::Cohesion)
-                hover << QStringLiteral("%1 %2 cohesion at %3: %4")
-                             .arg(node.kind == TreeGraph::Kind::Dot ? QStringLiteral("bracket") : node.text,
-                                  spanLabel(node.span), layerText, fmt(*value));
-            else if (node.kind == TreeGraph::Kind::Word)
-                hover << QStringLiteral("attention from “%1” (%2, head %3): %4")
-                             .arg(focusName, layerText)
-                             .arg(m_state.head + 1)
-                             .arg(fmt(*value));
-            else
-                hover << QStringLiteral("attention from “%1” (%2, head %3), summed over %4 words: %5")
-                             .arg(focusName, layerText)
-                             .arg(m_state.head + 1)
-                             .arg(node.span.second - node.span.first)
-                             .arg(fmt(*value));
-        }
-
-        const QString hoverText = hover.join(QLatin1Char('\n'));
-        auto *item = new QGraphicsPathItem(shape);
-        item->setBrush(fill);
-        item->setPen(pen);
-        QPointF at = centre;
-        if (node.kind == TreeGraph::Kind::Dot) {
-            drawn.phrases.push_back({item, node.span});
-        } else if (node.kind == TreeGraph::Kind::Phrase) {
-            addCentredText(item, node.text, phraseFont(), textColour);
-            drawn.phrases.push_back({item, node.span});
-            if (m_tat && node.tatNode >= 0) {
-                item->setData(kTatNodeKey, node.tatNode);
-                item->setCursor(Qt::PointingHandCursor);
-            }
-        } else {
-            addCentredText(item, node.text, wordFont(), textColour);
-            if (!node.pos.isEmpty()) {
-                // The leaf node is tag over word: the box takes the lower part, the
-                // tag (small, grey: it annotates the word) sits above it as a child
-                // so hovering or clicking it means the word.
-                at.ry() += kPosHeight / 2.0;
-                auto *tag = new QGraphicsSimpleTextItem(node.pos, item);
-                tag->setFont(posFont());
-                tag->setBrush(kPos);
-                const QRectF r = tag->boundingRect();
-                tag->setPos(-r.width() / 2.0, -kNodeHeight / 2.0 - kPosHeight + (kPosHeight - r.height()) / 2.0);
-            }
-            item->setData(kWordKey, node.word);
-            item->setCursor(Qt::PointingHandCursor);
-            if (node.word >= 0 && node.word < static_cast<int>(drawn.words.size()))
-                drawn.words[static_cast<std::size_t>(node.word)] = item;
-        }
-        item->setPos(at);
-        item->setZValue(1);
-        QString itemHover = hoverText;
-        if (attribution && largestTotal > 0 && (node.kind != TreeGraph::Kind::Word || node.word >= 0)) {
-            const auto span = node.kind == TreeGraph::Kind::Word ? std::make_pair(node.word, node.word + 1) : node.span;
-            const double total = totalOver(span);
-            // A badge at the node's top-right corner: the total over its words, diverging colours.
-            const QRectF box = item->shape().boundingRect();
-            auto *badge = new QGraphicsEllipseItem(QRectF(box.right() - 4.0, box.top() - 5.0, 9.0, 9.0), item);
-            badge->setBrush(divergingColor(total / largestTotal));
-            badge->setPen(QPen(QColor(120, 120, 120), 0.5));
-            badge->setData(0, QStringLiteral("attribution"));
-            badge->setData(1, QVariant::fromValue(total));
-            itemHover += (itemHover.isEmpty() ? QString() : QStringLiteral("\n")) +
-                         QStringLiteral("attribution over its words: %1").arg(total, 0, 'f', 5);
-            drawn.attributionBadges.push_back({badge, span});
-        }
-        item->setData(kHoverKey, itemHover);
-        item->setToolTip(itemHover);
-        s->addItem(item);
     }
-    return drawn;
+    if (node.kind == TreeGraph::Kind::Word)
+        lookOfWord(node, overlay, look);
+    else
+        lookOfPhrase(node, compare, notApplicable, look);
+    if (value)
+        lookOfValue(node, *value, look);
+    return look;
+}
+
+void ConstituencyView::lookOfPhrase(const TreeGraph::Node &node, bool compare, bool notApplicable, NodeLook &look)
+{
+    const bool dot = node.kind == TreeGraph::Kind::Dot;
+    const QSizeF size = dot ? QSizeF(kDotSize, kDotSize)
+                            : QSizeF(std::max(24.0, QFontMetricsF(phraseFont()).horizontalAdvance(node.text) + 12.0),
+                                     kNodeHeight);
+    const QRectF r(-size.width() / 2.0, -size.height() / 2.0, size.width(), size.height());
+    if (dot)
+        look.shape.addEllipse(r);
+    else
+        look.shape.addRoundedRect(r, 4.0, 4.0);
+    if (dot)
+        look.fill = QColor(0xb0, 0xb0, 0xb0);
+    look.hover << QStringLiteral("%1 %2 %3")
+                      .arg(dot ? QStringLiteral("induced bracket") : node.text, spanLabel(node.span), spanText(node.span));
+    if (compare) {
+        const auto compared = comparedSpan(node.span);
+        if (m_sharedKept.count(compared)) {
+            look.pen = QPen(kShared, 2.2);
+            look.hover << QStringLiteral("shared: also an induced bracket");
+        } else if (m_missingKept.count(compared)) {
+            look.pen = QPen(kMissing, 1.6, Qt::DashLine);
+            look.hover << QStringLiteral("missing: not among the induced brackets");
+        } else {
+            look.hover << QStringLiteral("not compared (whole sentence, or one word once punctuation is removed)");
+        }
+    }
+    if (notApplicable) {
+        look.fill = kNotApplicable;
+        look.hover << QStringLiteral("one word: cohesion does not apply (C of a word with itself is 0 by construction)");
+    }
+    if (m_tat && node.tatNode >= 0 && node.tatNode < static_cast<int>(m_tat->nodes.size())) {
+        const auto phase = tatPhase(*m_tat, m_tat->nodes[static_cast<std::size_t>(node.tatNode)].level, m_state.aggregationStep);
+        m_tatPhases.push_back({node.tatNode, static_cast<int>(phase)});
+        if (phase == TatPhase::Pending) {
+            look.fill = kPendingFill;
+            look.text = kPendingInk;
+            look.pen = QPen(kPendingInk, 0.8, Qt::DashLine);
+        } else if (phase == TatPhase::Current) {
+            look.pen = QPen(kCurrentStep, 2.6);
+        }
+        if (node.tatNode == m_selectedTat)
+            look.pen = QPen(Qt::black, 2.6);
+        look.hover << tatHoverLines(node.tatNode);
+    }
+}
+
+void ConstituencyView::lookOfWord(const TreeGraph::Node &node, bool overlay, NodeLook &look) const
+{
+    const double w = QFontMetricsF(wordFont()).horizontalAdvance(node.text) + 8.0;
+    look.shape.addRoundedRect(QRectF(-w / 2.0, -kNodeHeight / 2.0, w, kNodeHeight), 3.0, 3.0);
+    look.pen = QPen(overlay ? kBorder : QColor(0xc8, 0xc8, 0xc8), 0.7);
+    look.hover << QStringLiteral("“%1” word %2%3")
+                      .arg(node.text)
+                      .arg(node.word + 1)
+                      .arg(node.pos.isEmpty() ? QString() : QStringLiteral(", %1").arg(node.pos));
+    if (node.word == m_state.focusWord && node.word >= 0) {
+        look.pen = QPen(Qt::black, 2.0);
+        look.hover << QStringLiteral("focus word");
+    }
+}
+
+void ConstituencyView::lookOfValue(const TreeGraph::Node &node, double value, NodeLook &look) const
+{
+    const QString layerText = QStringLiteral("layer %1").arg(m_state.layer + 1);
+    const QString focusName = (m_state.focusWord >= 0 && m_state.focusWord < static_cast<int>(m_words.size()))
+                                  ? m_words[static_cast<std::size_t>(m_state.focusWord)]
+                                  : QString();
+    look.fill = sequentialColor(value);
+    look.text = textOn(look.fill.color());
+    if (m_overlay == Overlay::Cohesion)
+        look.hover << QStringLiteral("%1 %2 cohesion at %3: %4")
+                          .arg(node.kind == TreeGraph::Kind::Dot ? QStringLiteral("bracket") : node.text,
+                               spanLabel(node.span), layerText, fmt(value));
+    else if (node.kind == TreeGraph::Kind::Word)
+        look.hover << QStringLiteral("attention from “%1” (%2, head %3): %4")
+                          .arg(focusName, layerText)
+                          .arg(m_state.head + 1)
+                          .arg(fmt(value));
+    else
+        look.hover << QStringLiteral("attention from “%1” (%2, head %3), summed over %4 words: %5")
+                          .arg(focusName, layerText)
+                          .arg(m_state.head + 1)
+                          .arg(node.span.second - node.span.first)
+                          .arg(fmt(value));
+}
+
+QGraphicsPathItem *ConstituencyView::nodeItem(const TreeGraph::Node &node, const NodeLook &look, QPointF centre,
+                                              DrawnTree &drawn) const
+{
+    auto *item = new QGraphicsPathItem(look.shape);
+    item->setBrush(look.fill);
+    item->setPen(look.pen);
+    QPointF at = centre;
+    if (node.kind == TreeGraph::Kind::Dot) {
+        drawn.phrases.push_back({item, node.span});
+    } else if (node.kind == TreeGraph::Kind::Phrase) {
+        addCentredText(item, node.text, phraseFont(), look.text);
+        drawn.phrases.push_back({item, node.span});
+        if (m_tat && node.tatNode >= 0) {
+            item->setData(kTatNodeKey, node.tatNode);
+            item->setCursor(Qt::PointingHandCursor);
+        }
+    } else {
+        addCentredText(item, node.text, wordFont(), look.text);
+        if (!node.pos.isEmpty()) {
+            // The leaf node is tag over word: the box takes the lower part, the
+            // tag (small, grey: it annotates the word) sits above it as a child
+            // so hovering or clicking it means the word.
+            at.ry() += kPosHeight / 2.0;
+            auto *tag = new QGraphicsSimpleTextItem(node.pos, item);
+            tag->setFont(posFont());
+            tag->setBrush(kPos);
+            const QRectF r = tag->boundingRect();
+            tag->setPos(-r.width() / 2.0, -kNodeHeight / 2.0 - kPosHeight + (kPosHeight - r.height()) / 2.0);
+        }
+        item->setData(kWordKey, node.word);
+        item->setCursor(Qt::PointingHandCursor);
+        if (node.word >= 0 && node.word < static_cast<int>(drawn.words.size()))
+            drawn.words[static_cast<std::size_t>(node.word)] = item;
+    }
+    item->setPos(at);
+    item->setZValue(1);
+    return item;
 }
 
 void ConstituencyView::drawExtraBrackets(const DrawnTree &tree, double top)

@@ -192,6 +192,21 @@ private:
     const ConstituencyTree *inducedTree() const;
     const TreeGraph &graphFor(const ConstituencyTree &tree, bool induced);
     DrawnTree drawTree(const TreeGraph &graph, QPointF topLeft, bool compare);
+    // The parts of drawTree (constituencypaint.cpp).
+    struct NodeLook; ///< a node's shape, colours and hover lines
+    /// The tree's edges, coloured by node attention where the analysis has it.
+    void drawTreeEdges(const TreeGraph &graph, QPointF offset);
+    /// How `node` looks with the overlay (`overlay`: overlayActive()), the comparison
+    /// (`compare`) and the TAT's step.
+    NodeLook nodeLook(const TreeGraph::Node &node, bool compare, bool overlay);
+    /// A phrase or induced-bracket dot: its box, the comparison's verdict, the TAT's phase;
+    /// `notApplicable`: a one-word span under the cohesion overlay.
+    void lookOfPhrase(const TreeGraph::Node &node, bool compare, bool notApplicable, NodeLook &look);
+    void lookOfWord(const TreeGraph::Node &node, bool overlay, NodeLook &look) const;
+    /// The node's overlay colour (cohesion, focus attention) and its hover line.
+    void lookOfValue(const TreeGraph::Node &node, double value, NodeLook &look) const;
+    /// The node's item at `centre` with its text (and a word's tag), noted in `drawn`; not yet in the scene.
+    QGraphicsPathItem *nodeItem(const TreeGraph::Node &node, const NodeLook &look, QPointF centre, DrawnTree &drawn) const;
     void classifySpans();
     QRectF drawLegends(QPointF topLeft, double width);
     void drawExtraBrackets(const DrawnTree &tree, double top);

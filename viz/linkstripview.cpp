@@ -82,7 +82,29 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(buildContent(), 1);
+    layout->addLayout(buildControls());
+    connectControls();
 
+    buildPlotLayout();
+    styleChart();
+    addChartItems();
+    addLayerMap();
+
+    connect(m_plot, &QCustomPlot::mouseMove, this,
+            [this](QMouseEvent *e) { handleHover(e->position(), e->globalPosition().toPoint()); });
+    connect(m_plot, &QCustomPlot::afterReplot, this, [this] {
+        const int before = m_tickStep;
+        const bool rotated = m_rotated;
+        updateGapTicks(m_mapRect->width());
+        if (before != m_tickStep || rotated != m_rotated)
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
+    });
+    rebuild();
+}
+
+QWidget *LinkStripView::buildContent()
+{
     // Chart and strip scroll together: long sentences get wide.
     auto *scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
@@ -101,8 +123,11 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
     m_mergeStrip = new MergeStripWidget(this, content);
     contentLayout->addWidget(m_mergeStrip, 0);
     scroll->setWidget(content);
-    layout->addWidget(scroll, 1);
+    return scroll;
+}
 
+QLayout *LinkStripView::buildControls()
+{
     auto *controls = new QHBoxLayout;
     controls->setContentsMargins(6, 2, 6, 4);
     m_play = new QPushButton(tr("Play"), this);
@@ -123,8 +148,11 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
     controls->addWidget(m_layerLabel);
     controls->addWidget(m_slider, 1);
     controls->addWidget(m_speed);
-    layout->addLayout(controls);
+    return controls;
+}
 
+void LinkStripView::connectControls()
+{
     m_timer = new QTimer(this);
     m_timer->setInterval(800);
     connect(m_timer, &QTimer::timeout, this, &LinkStripView::step);
@@ -141,8 +169,10 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
         showLayer(v, true);
     });
     connect(m_speed, qOverload<int>(&QSpinBox::valueChanged), this, [this](int ms) { m_timer->setInterval(ms); });
+}
 
-    // Plot layout: title / link chart / layers × gaps map with its colour scale.
+void LinkStripView::buildPlotLayout()
+{
     m_title = new PlotTitle(m_plot, plotFont(kTitlePt, true));
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(0, 0, m_title);
@@ -157,13 +187,11 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
     m_scale->setDataRange(QCPRange(0.0, 1.0));
     m_scale->axis()->setLabel(QStringLiteral("link probability"));
     // The bar is only ~110 pt tall for a few layers: three labelled ticks stay apart at any export size.
-    {
-        QSharedPointer<QCPAxisTickerFixed> ticks(new QCPAxisTickerFixed);
-        ticks->setTickStep(0.5);
-        ticks->setScaleStrategy(QCPAxisTickerFixed::ssNone);
-        m_scale->axis()->setTicker(ticks);
-        m_scale->axis()->setSubTicks(false);
-    }
+    QSharedPointer<QCPAxisTickerFixed> ticks(new QCPAxisTickerFixed);
+    ticks->setTickStep(0.5);
+    ticks->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+    m_scale->axis()->setTicker(ticks);
+    m_scale->axis()->setSubTicks(false);
     m_scale->axis()->setLabelFont(plotFont(kAxisLabelPt));
     m_scale->axis()->setTickLabelFont(plotFont(kTickPt));
     m_plot->plotLayout()->setColumnStretchFactor(1, 0.01);
@@ -177,7 +205,10 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
     m_rows = new QCPMarginGroup(m_plot);
     m_mapRect->setMarginGroup(QCP::msTop | QCP::msBottom, m_rows);
     m_scale->setMarginGroup(QCP::msTop | QCP::msBottom, m_rows);
+}
 
+void LinkStripView::styleChart()
+{
     for (QCPAxisRect *r : {m_chartRect, m_mapRect}) {
         styleAxis(r->axis(QCPAxis::atBottom));
         styleAxis(r->axis(QCPAxis::atLeft));
@@ -197,31 +228,37 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
     m_graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, sequentialColor(0.3), sequentialColor(0.3), 6));
     m_graph->setSelectable(QCP::stNone);
     m_graph->setAntialiased(true);
+}
 
-    // The thresholds' lines, labelled outside the chart on the right (in the colour
-    // scale's column), where no data point or line can run through the label.
-    auto thresholdLine = [&](QCPItemStraightLine *&line, QCPItemText *&text, Qt::PenStyle style, Qt::Alignment vertical) {
-        line = new QCPItemStraightLine(m_plot);
-        line->setClipAxisRect(m_chartRect);
-        line->point1->setAxes(chartX, chartY);
-        line->point2->setAxes(chartX, chartY);
-        line->setPen(QPen(QColor(90, 90, 90), 1.2, style));
-        line->setSelectable(false);
-        text = new QCPItemText(m_plot);
-        text->setClipToAxisRect(false);
-        text->position->setAxisRect(m_chartRect);
-        text->position->setAxes(chartX, chartY);
-        text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-        text->position->setTypeY(QCPItemPosition::ptPlotCoords);
-        text->setPositionAlignment(Qt::AlignLeft | vertical);
-        text->setPadding(QMargins(4, 0, 0, 0));
-        text->setFont(plotFont(8.0));
-        text->setColor(QColor(70, 70, 70));
-        text->setSelectable(false);
-    };
+void LinkStripView::addThresholdLine(QCPItemStraightLine *&line, QCPItemText *&text, Qt::PenStyle style, Qt::Alignment vertical)
+{
+    // Outside the chart on the right, where no data point or line can run through the label.
+    QCPAxis *chartX = m_chartRect->axis(QCPAxis::atBottom);
+    QCPAxis *chartY = m_chartRect->axis(QCPAxis::atLeft);
+    line = new QCPItemStraightLine(m_plot);
+    line->setClipAxisRect(m_chartRect);
+    line->point1->setAxes(chartX, chartY);
+    line->point2->setAxes(chartX, chartY);
+    line->setPen(QPen(QColor(90, 90, 90), 1.2, style));
+    line->setSelectable(false);
+    text = new QCPItemText(m_plot);
+    text->setClipToAxisRect(false);
+    text->position->setAxisRect(m_chartRect);
+    text->position->setAxes(chartX, chartY);
+    text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    text->setPositionAlignment(Qt::AlignLeft | vertical);
+    text->setPadding(QMargins(4, 0, 0, 0));
+    text->setFont(plotFont(8.0));
+    text->setColor(QColor(70, 70, 70));
+    text->setSelectable(false);
+}
+
+void LinkStripView::addChartItems()
+{
     // Merge above its line, descend below its own: the two rarely lie more than 0.1 apart.
-    thresholdLine(m_thresholdLine, m_thresholdText, Qt::DashLine, Qt::AlignBottom);
-    thresholdLine(m_descendLine, m_descendText, Qt::DotLine, Qt::AlignTop);
+    addThresholdLine(m_thresholdLine, m_thresholdText, Qt::DashLine, Qt::AlignBottom);
+    addThresholdLine(m_descendLine, m_descendText, Qt::DotLine, Qt::AlignTop);
     m_chartMessage = new QCPItemText(m_plot);
     m_chartMessage->setClipAxisRect(m_chartRect);
     m_chartMessage->position->setType(QCPItemPosition::ptAxisRectRatio);
@@ -231,7 +268,10 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
     m_chartMessage->setFont(plotFont(kAxisLabelPt));
     m_chartMessage->setColor(QColor(110, 110, 110));
     m_chartMessage->setSelectable(false);
+}
 
+void LinkStripView::addLayerMap()
+{
     m_map = new QCPColorMap(m_mapRect->axis(QCPAxis::atBottom), m_mapRect->axis(QCPAxis::atLeft));
     m_map->setInterpolate(false);
     m_map->setGradient(viridisGradient());
@@ -247,17 +287,6 @@ LinkStripView::LinkStripView(QWidget *parent) : QWidget(parent)
     m_layerBox->setPen(QPen(QColor(20, 20, 20), 2.0));
     m_layerBox->setBrush(Qt::NoBrush);
     m_layerBox->setSelectable(false);
-
-    connect(m_plot, &QCustomPlot::mouseMove, this,
-            [this](QMouseEvent *e) { handleHover(e->position(), e->globalPosition().toPoint()); });
-    connect(m_plot, &QCustomPlot::afterReplot, this, [this] {
-        const int before = m_tickStep;
-        const bool rotated = m_rotated;
-        updateGapTicks(m_mapRect->width());
-        if (before != m_tickStep || rotated != m_rotated)
-            m_plot->replot(QCustomPlot::rpQueuedReplot);
-    });
-    rebuild();
 }
 
 void LinkStripView::setData(const ViewData &data)

@@ -35,6 +35,7 @@ class QCPItemText;
 class QCPMarginGroup;
 class QCPTextElement;
 class QLabel;
+class QLayout;
 class QSlider;
 class QSpinBox;
 class QPushButton;
@@ -91,6 +92,22 @@ Q_SIGNALS:
     void layerChanged(int layer);
 
 private:
+    // The parts of the constructor, in the order they run.
+    /// The scrolled content: the plot over the merge strip.
+    QWidget *buildContent();
+    /// Play, the layer label, the slider and the speed under the content, and what they do.
+    QLayout *buildControls();
+    void connectControls();
+    /// The plot's layout: title / link chart / layers × gaps map with its colour scale.
+    void buildPlotLayout();
+    /// The chart's axes and its line of the selected layer's probabilities.
+    void styleChart();
+    /// The threshold lines, labelled outside the chart, and the chart's message.
+    void addChartItems();
+    /// A threshold line and its label, right of the chart (in the colour scale's column).
+    void addThresholdLine(QCPItemStraightLine *&line, QCPItemText *&text, Qt::PenStyle style, Qt::Alignment vertical);
+    /// The layers × gaps map and the box around the current layer.
+    void addLayerMap();
     void rebuild();
     /// Moves the view to `layer`; `notify`: emit layerChanged when it changed.
     void showLayer(int layer, bool notify = true);

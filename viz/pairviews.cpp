@@ -152,6 +152,172 @@ void drawBars(QPainter &p, const Row &row, const std::vector<double> &values, do
     }
 }
 
+/// The caption above the drawing, with the pair's score when the model predicts one.
+QString headline(const Analysis &q, const QString &caption)
+{
+    QString head = caption;
+    if (q.prediction)
+        head += PairBridgeView::tr("   score %1, %2 (p = %3)")
+                    .arg(q.prediction->score, 0, 'f', 3)
+                    .arg(QString::fromStdString(q.prediction->label))
+                    .arg(q.prediction->probabilities.size() > 1 ? q.prediction->probabilities[1] : 0.0, 0, 'f', 2);
+    return head;
+}
+
+/// Each word's gate strength in the layer: GGSA's mean of G over D, or (`relationGates`,
+/// the Dependency-Transformer) the word's mean relation gate g of the layer/head.
+std::vector<double> gateStrength(const Analysis &a, int layer, int head, bool relationGates)
+{
+    if (relationGates)
+        return wordRelationGates(a, layer, head);
+    std::vector<double> out;
+    for (int i = 0; i < static_cast<int>(a.words.size()); ++i)
+        out.push_back(at2(gate(a, overlay::kTokenGateMean), layer, i));
+    return out;
+}
+
+/// Where the lines between the two rows go.
+struct Bridge {
+    const Row *question;
+    const Row *answer;
+    double top;    ///< under the question's bars
+    double bottom; ///< over the answer's bars
+    double middle; ///< where the pooled question vector sits
+    int layer;
+    int head;
+};
+
+/// One Transformer over both sentences (a cross-encoder): its word-to-word attention of
+/// the layer/head between the rows, relative to the largest, and what the lines are.
+void drawCrossAttention(QPainter &p, const Matrix &cross, const Bridge &b)
+{
+    // Each weight is a share of a row spread over both sentences (about 1/n each when even):
+    // drawn relative to the largest, as the pooled vector's weights are.
+    double maxW = 0;
+    for (int i = 0; i < cross.rows; ++i)
+        for (int j = 0; j < cross.cols; ++j)
+            maxW = std::max<double>(maxW, cross.at(i, j));
+    for (int i = 0; i < cross.rows && i < static_cast<int>(b.question->boxes.size()); ++i)
+        for (int j = 0; j < cross.cols && j < static_cast<int>(b.answer->boxes.size()); ++j) {
+            const double w = maxW > 0 ? cross.at(i, j) / maxW : 0.0;
+            if (w < 0.3)
+                continue;
+            QColor c = sequentialColor(w);
+            c.setAlphaF(0.25 + 0.75 * w);
+            p.setPen(QPen(c, 0.5 + 3.5 * w));
+            p.drawLine(QPointF(b.question->boxes[static_cast<std::size_t>(i)].center().x(), b.top),
+                       QPointF(b.answer->boxes[static_cast<std::size_t>(j)].center().x(), b.bottom));
+        }
+    p.setPen(Qt::darkGray);
+    // Beside the lines, not over them.
+    double right = kMargin;
+    for (const Row *row : {b.question, b.answer})
+        if (!row->boxes.empty())
+            right = std::max(right, row->boxes.back().right());
+    p.drawText(QPointF(right + 24, (b.top + b.bottom) / 2 + 4),
+               PairBridgeView::tr("one Transformer reads both sentences: lines = layer %1 head %2's attention from the first "
+                                  "sentence's words to the second's, relative to the largest (%3); under 30% of it not drawn")
+                   .arg(b.layer + 1)
+                   .arg(b.head + 1)
+                   .arg(maxW, 0, 'f', 3));
+}
+
+/// Attention pooling over the answer from the question vector `v` (one row of weights).
+void drawPooling(QPainter &p, const Matrix &alpha, QPointF v, const Bridge &b)
+{
+    double maxA = 0;
+    for (int j = 0; j < alpha.cols; ++j)
+        maxA = std::max<double>(maxA, alpha.at(0, j));
+    for (int j = 0; j < alpha.cols && j < static_cast<int>(b.answer->boxes.size()); ++j) {
+        const double w = maxA > 0 ? alpha.at(0, j) / maxA : 0;
+        QColor c = sequentialColor(w);
+        c.setAlphaF(0.25 + 0.75 * w);
+        p.setPen(QPen(c, 0.5 + 4.0 * w));
+        p.drawLine(v, QPointF(b.answer->boxes[static_cast<std::size_t>(j)].center().x(), b.bottom));
+    }
+    p.setPen(Qt::black);
+    p.drawText(QPointF(v.x() + 10, v.y() + 4), PairBridgeView::tr("v_q: attention pooling over the answer (max %1)").arg(maxA, 0, 'f', 2));
+}
+
+/// Why a model draws nothing between the rows (no attention between the sentences).
+QString noBridgeText(const Analysis &q)
+{
+    if (overlay::hasAggregationNodes(q))
+        return PairBridgeView::tr("eq. (9) on both roots' span embeddings [w\u1d49; w\u207f]: no attention between the "
+                                  "sentences; each phrase's attention over its children is on the constituency trees above");
+    if (overlay::hasComposition(q))
+        return overlay::hasCellGates(q)
+                   ? PairBridgeView::tr("Tai et al.'s head on both root vectors; each node's attention over its children is "
+                                        "on the trees above (a Tree-LSTM in cross mode takes that attention's query from "
+                                        "the other sentence)")
+                   : PairBridgeView::tr("Tai et al.'s head on both root vectors: no attention between the sentences; each "
+                                        "node's composition is on the trees above");
+    if (!q.relationGate.empty())
+        return PairBridgeView::tr("pair head on the two [root] vectors (h\u00d7 = h\u2081\u2299h\u2082, h\u208a = "
+                                  "|h\u2081 \u2212 h\u2082|): no attention between the sentences");
+    return PairBridgeView::tr("v_q (max pooling: no question-to-answer attention)");
+}
+
+/// What goes between the rows: a cross-encoder's attention, the pooled question vector's
+/// attention over the answer, or why there is none, with the pooled vector as a dot. `width`:
+/// the drawing's. Returns whether the model is a cross-encoder.
+bool drawBridge(QPainter &p, const Analysis &q, const Bridge &b, double width)
+{
+    const Analysis &a = q.second.front();
+    const Row &qRow = *b.question;
+    const double vx = qRow.boxes.empty() ? width / 2 : (qRow.boxes.front().left() + qRow.boxes.back().right()) / 2;
+    const QPointF v(vx, b.middle);
+    // One Transformer over both sentences (a cross-encoder): one word-to-word matrix per layer and head.
+    const bool crossEncoder = q.layers > 0 && q.heads > 0 && static_cast<int>(q.crossAttention.size()) == q.layers * q.heads &&
+                              q.crossAttention.front().rows == static_cast<int>(q.words.size()) &&
+                              q.crossAttention.front().cols == static_cast<int>(a.words.size());
+    if (crossEncoder) {
+        const int k = std::clamp(b.layer, 0, q.layers - 1) * q.heads + std::clamp(b.head, 0, q.heads - 1);
+        drawCrossAttention(p, q.crossAttention[static_cast<std::size_t>(k)], b);
+        return true;
+    }
+    if (!q.crossAttention.empty() && q.crossAttention.front().rows == 1) {
+        drawPooling(p, q.crossAttention.front(), v, b);
+    } else {
+        p.setPen(Qt::gray);
+        p.drawText(QPointF(v.x() + 10, v.y() + 4), noBridgeText(q));
+    }
+    // The pooled question vector the other models compare.
+    p.setBrush(QColor(80, 80, 80));
+    p.setPen(Qt::NoPen);
+    p.drawEllipse(v, 5, 5);
+    p.setBrush(Qt::NoBrush);
+    return false;
+}
+
+/// The key under the drawing: what the arcs, bars and lines of this model are.
+QString keyText(const Analysis &q, const ViewState &s, bool relationGates, bool crossEncoder)
+{
+    const int layer = s.layer, h = s.head;
+    if (overlay::hasAggregationNodes(q))
+        return PairBridgeView::tr("Tree Aggregation Transformer: its attention lives on the trees' phrases (the "
+                                  "constituency tabs above, head %1 of %2: the semantic stream's heads first)")
+            .arg(h + 1)
+            .arg(q.heads);
+    if (relationGates)
+        return PairBridgeView::tr("layer %1, head %2: arcs = attention ≥ %3 (softmax of the gated score); orange bars = "
+                                  "the word's mean relation gate g (0 plain, 1 relation score)")
+            .arg(layer + 1)
+            .arg(h + 1)
+            .arg(s.threshold, 0, 'f', 2);
+    if (crossEncoder)
+        return PairBridgeView::tr("layer %1, head %2: arcs = attention within each sentence ≥ %3 (each word's row also "
+                                  "attends to the other sentence: the lines between them)")
+            .arg(layer + 1)
+            .arg(h + 1)
+            .arg(s.threshold, 0, 'f', 2);
+    return PairBridgeView::tr("layer %1, head %2: arcs = within-group attention ≥ %3, shading/dashes = the head's "
+                              "groups; orange bars = gate strength (mean of G)")
+        .arg(layer + 1)
+        .arg(h + 1)
+        .arg(s.threshold, 0, 'f', 2);
+}
+
 } // namespace
 
 // ------------------------------------------------------------------ PairBridgeView
@@ -202,16 +368,10 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
     }
     const Analysis &q = *m_analysis;
     QFontMetricsF fm(font());
-    double y = 24;
+    const double y = 24;
     p.setFont(bold);
     p.setPen(Qt::black);
-    QString head = m_caption;
-    if (q.prediction)
-        head += tr("   score %1, %2 (p = %3)")
-                    .arg(q.prediction->score, 0, 'f', 3)
-                    .arg(QString::fromStdString(q.prediction->label))
-                    .arg(q.prediction->probabilities.size() > 1 ? q.prediction->probabilities[1] : 0.0, 0, 'f', 2);
-    p.drawText(QPointF(kMargin, y - 6), head);
+    p.drawText(QPointF(kMargin, y - 6), headline(q, m_caption));
     p.setFont(font());
     const int layer = m_state.layer, h = m_state.head;
     const double qRowY = y + kArcSpace;
@@ -222,14 +382,8 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
     // Gate strength (GGSA: mean of G over D; the Dependency-Transformer: the word's mean
     // relation gate) of the question words, as bars below them.
     const bool relationGates = !q.relationGate.empty();
-    std::vector<double> qGate;
-    if (relationGates)
-        qGate = wordRelationGates(q, layer, h);
-    else
-        for (int i = 0; i < static_cast<int>(q.words.size()); ++i)
-            qGate.push_back(at2(gate(q, overlay::kTokenGateMean), layer, i));
     const double barTop = qRowY + kWordHeight + 4;
-    drawBars(p, qRow, qGate, 1.0, barTop, kBarSpace - 10, QColor(230, 159, 0), true);
+    drawBars(p, qRow, gateStrength(q, layer, h, relationGates), 1.0, barTop, kBarSpace - 10, QColor(230, 159, 0), true);
 
     if (q.second.empty()) {
         p.setPen(noteColor());
@@ -241,135 +395,31 @@ void PairBridgeView::paint(QPainter &p, const QSizeF &size) const
     const Row aRow = layoutRow(fm, a.words, aRowY);
     // Interaction residual norms (iGGSA) above the answer words, gate bars below.
     const NamedArray *inter = gate(a, overlay::kPairInteractionNorm);
-    std::vector<double> aInter, aGate;
+    std::vector<double> aInter;
     double interMax = 0;
     for (int i = 0; i < static_cast<int>(a.words.size()); ++i) {
         aInter.push_back(at2(inter, layer, i));
         if (std::isfinite(aInter.back()))
             interMax = std::max(interMax, aInter.back());
-        aGate.push_back(at2(gate(a, overlay::kTokenGateMean), layer, i));
     }
-    if (relationGates)
-        aGate = wordRelationGates(a, layer, h);
     const double interTop = aRowY - kBarSpace;
     drawBars(p, aRow, aInter, interMax, interTop, kBarSpace - 10, QColor(0, 114, 178), false);
 
     // Composition attention: question vector -> answer words.
-    const double vx = qRow.boxes.empty() ? size.width() / 2 : (qRow.boxes.front().left() + qRow.boxes.back().right()) / 2;
-    const QPointF v(vx, barTop + kBarSpace + 14);
-    // One Transformer over both sentences (a cross-encoder): one word-to-word matrix per layer and head.
-    const bool crossEncoder = q.layers > 0 && q.heads > 0 && static_cast<int>(q.crossAttention.size()) == q.layers * q.heads &&
-                              q.crossAttention.front().rows == static_cast<int>(q.words.size()) &&
-                              q.crossAttention.front().cols == static_cast<int>(a.words.size());
-    if (crossEncoder) {
-        const int k = std::clamp(layer, 0, q.layers - 1) * q.heads + std::clamp(h, 0, q.heads - 1);
-        const Matrix &cross = q.crossAttention[static_cast<std::size_t>(k)];
-        const double top = barTop + kBarSpace - 6, bottom = interTop - 4;
-        // Each weight is a share of a row spread over both sentences (about 1/n each when even):
-        // drawn relative to the largest, as the pooled vector's weights are.
-        double maxW = 0;
-        for (int i = 0; i < cross.rows; ++i)
-            for (int j = 0; j < cross.cols; ++j)
-                maxW = std::max<double>(maxW, cross.at(i, j));
-        for (int i = 0; i < cross.rows && i < static_cast<int>(qRow.boxes.size()); ++i)
-            for (int j = 0; j < cross.cols && j < static_cast<int>(aRow.boxes.size()); ++j) {
-                const double w = maxW > 0 ? cross.at(i, j) / maxW : 0.0;
-                if (w < 0.3)
-                    continue;
-                QColor c = sequentialColor(w);
-                c.setAlphaF(0.25 + 0.75 * w);
-                p.setPen(QPen(c, 0.5 + 3.5 * w));
-                p.drawLine(QPointF(qRow.boxes[static_cast<std::size_t>(i)].center().x(), top),
-                           QPointF(aRow.boxes[static_cast<std::size_t>(j)].center().x(), bottom));
-            }
-        p.setPen(Qt::darkGray);
-        // Beside the lines, not over them.
-        double right = kMargin;
-        for (const Row *row : {&qRow, &aRow})
-            if (!row->boxes.empty())
-                right = std::max(right, row->boxes.back().right());
-        p.drawText(QPointF(right + 24, (top + bottom) / 2 + 4),
-                   tr("one Transformer reads both sentences: lines = layer %1 head %2's attention from the first sentence's words "
-                      "to the second's, relative to the largest (%3); under 30% of it not drawn")
-                       .arg(layer + 1)
-                       .arg(h + 1)
-                       .arg(maxW, 0, 'f', 3));
-    } else if (!q.crossAttention.empty() && q.crossAttention.front().rows == 1) {
-        const Matrix &alpha = q.crossAttention.front();
-        double maxA = 0;
-        for (int j = 0; j < alpha.cols; ++j)
-            maxA = std::max<double>(maxA, alpha.at(0, j));
-        for (int j = 0; j < alpha.cols && j < static_cast<int>(aRow.boxes.size()); ++j) {
-            const double w = maxA > 0 ? alpha.at(0, j) / maxA : 0;
-            QColor c = sequentialColor(w);
-            c.setAlphaF(0.25 + 0.75 * w);
-            p.setPen(QPen(c, 0.5 + 4.0 * w));
-            p.drawLine(v, QPointF(aRow.boxes[static_cast<std::size_t>(j)].center().x(), interTop - 4));
-        }
-        p.setPen(Qt::black);
-        p.drawText(QPointF(v.x() + 10, v.y() + 4), tr("v_q: attention pooling over the answer (max %1)").arg(maxA, 0, 'f', 2));
-    } else if (overlay::hasAggregationNodes(q)) {
-        p.setPen(Qt::gray);
-        p.drawText(QPointF(v.x() + 10, v.y() + 4),
-                   tr("eq. (9) on both roots' span embeddings [w\u1d49; w\u207f]: no attention between the sentences; "
-                      "each phrase's attention over its children is on the constituency trees above"));
-    } else if (overlay::hasComposition(q)) {
-        p.setPen(Qt::gray);
-        const bool treeLstm = overlay::hasCellGates(q);
-        p.drawText(QPointF(v.x() + 10, v.y() + 4),
-                   treeLstm ? tr("Tai et al.'s head on both root vectors; each node's attention over its children is on the trees "
-                                 "above (a Tree-LSTM in cross mode takes that attention's query from the other sentence)")
-                            : tr("Tai et al.'s head on both root vectors: no attention between the sentences; each node's "
-                                 "composition is on the trees above"));
-    } else if (relationGates) {
-        p.setPen(Qt::gray);
-        p.drawText(QPointF(v.x() + 10, v.y() + 4),
-                   tr("pair head on the two [root] vectors (h\u00d7 = h\u2081\u2299h\u2082, h\u208a = |h\u2081 \u2212 h\u2082|): "
-                      "no attention between the sentences"));
-    } else {
-        p.setPen(Qt::gray);
-        p.drawText(QPointF(v.x() + 10, v.y() + 4), tr("v_q (max pooling: no question-to-answer attention)"));
-    }
-    if (!crossEncoder) { // the pooled question vector the other models compare
-        p.setBrush(QColor(80, 80, 80));
-        p.setPen(Qt::NoPen);
-        p.drawEllipse(v, 5, 5);
-        p.setBrush(Qt::NoBrush);
-    }
+    const Bridge bridge{&qRow, &aRow, barTop + kBarSpace - 6, interTop - 4, barTop + kBarSpace + 14, layer, h};
+    const bool crossEncoder = drawBridge(p, q, bridge, size.width());
 
     drawGroups(p, a, aRow, h);
     drawArcs(p, a, aRow, m_state, false);
     drawWords(p, a.words, aRow);
-    drawBars(p, aRow, aGate, 1.0, aRowY + kWordHeight + kArcSpace - kBarSpace + 6, kBarSpace - 10, QColor(230, 159, 0), true);
+    drawBars(p, aRow, gateStrength(a, layer, h, relationGates), 1.0, aRowY + kWordHeight + kArcSpace - kBarSpace + 6,
+             kBarSpace - 10, QColor(230, 159, 0), true);
 
-    // Key.
     p.setPen(Qt::darkGray);
-    const double keyY = size.height() - 10;
-    QString key = overlay::hasAggregationNodes(q)
-        ? tr("Tree Aggregation Transformer: its attention lives on the trees' phrases (the constituency tabs above, "
-             "head %1 of %2: the semantic stream's heads first)")
-              .arg(h + 1)
-              .arg(q.heads)
-        : relationGates
-        ? tr("layer %1, head %2: arcs = attention ≥ %3 (softmax of the gated score); orange bars = the word's mean "
-             "relation gate g (0 plain, 1 relation score)")
-              .arg(layer + 1)
-              .arg(h + 1)
-              .arg(m_state.threshold, 0, 'f', 2)
-        : crossEncoder
-        ? tr("layer %1, head %2: arcs = attention within each sentence ≥ %3 (each word's row also attends to the other "
-             "sentence: the lines between them)")
-              .arg(layer + 1)
-              .arg(h + 1)
-              .arg(m_state.threshold, 0, 'f', 2)
-        : tr("layer %1, head %2: arcs = within-group attention ≥ %3, shading/dashes = the head's groups; "
-             "orange bars = gate strength (mean of G)")
-              .arg(layer + 1)
-              .arg(h + 1)
-              .arg(m_state.threshold, 0, 'f', 2);
+    QString key = keyText(q, m_state, relationGates, crossEncoder);
     if (inter)
         key += tr("; blue bars = question-interaction residual ‖R̃‖ (max %1)").arg(interMax, 0, 'f', 2);
-    p.drawText(QPointF(kMargin, keyY), key);
+    p.drawText(QPointF(kMargin, size.height() - 10), key);
 }
 
 // ------------------------------------------------------------------ SliceBarChart

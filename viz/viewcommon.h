@@ -91,7 +91,6 @@ QString unknownWordsNote(const Analysis *analysis);
 /// constituent prior …"); "" otherwise.
 QString noPriorNote(const Analysis *analysis);
 
-enum class TreeKind { Constituency, Dependency };
 /// Where the sentence's tree of `kind` came from, as the sentence's metadata says:
 /// gold from the corpus file (for PTB files with the traces and function tags that
 /// are not shown, counted), or predicted by the parser (named); "" when the sentence

@@ -82,7 +82,37 @@ public:
     QString exportName() const override { return QStringLiteral("whatif"); }
 
 private:
+    struct Fonts;     ///< the fonts of one drawing (whatifview.cpp)
+    class TextLines;  ///< the lines of text stacked down the top of the scene (whatifview.cpp)
+    struct TreeRow;   ///< where the edited tree's words and arcs go (whatifview.cpp)
     void rebuild();
+    // The sections of the drawing, top to bottom.
+    /// The title and the edits in order.
+    void addEdits(TextLines &lines, const Fonts &fonts) const;
+    /// The prediction before → after, each label's change with two bars, the pair score.
+    void addPrediction(TextLines &lines, const Fonts &fonts);
+    /// A model that does not read the edited tree (and its most syntactic head), or that nothing changed.
+    void addReadingNotes(TextLines &lines, const Fonts &fonts) const;
+    /// What else changed: the largest gate change, the composed nodes, the induced tree's F1, both trees.
+    void addChangeNotes(TextLines &lines, const Fonts &fonts) const;
+    /// The edited dependency tree from `top` down, with the changes under its words.
+    void addTree(double top, const Fonts &fonts);
+    void addWords(const TreeRow &row, const Fonts &fonts);
+    /// The tree's arcs above the words: kept, edited (orange), replaced (dashed grey), relabelled.
+    void addTreeArcs(const TreeRow &row, const Fonts &fonts);
+    void addTreeArc(const TreeRow &row, int dep, int head, const QColor &color, double width, Qt::PenStyle style,
+                    const char *kind, const QString &label, const Fonts &fonts);
+    /// What changed between the words (after − before), |change| >= 0.02, the strongest per word in
+    /// long sentences; `largest` gets the largest |change| of all pairs.
+    std::vector<DeltaArc> findDeltaArcs(int n, bool gates, double *largest) const;
+    /// The attention (or, with `gates`, the relation gate) of word i to word j in the selected layer/head.
+    double changedValue(const Analysis &analysis, int i, int j, bool gates) const;
+    /// The changes as arcs under the words; returns the lowest point they reach.
+    double addDeltaArcs(const TreeRow &row, const std::vector<DeltaArc> &arcs, double scale, bool gates, double below);
+    /// A recursive model's nodes as bars from `top` down, with their key; returns the lowest point.
+    double addNodeBars(const TreeRow &row, double top, const Fonts &fonts);
+    /// The caption of the changes and their diverging colour bar from −scale to +scale.
+    void addLegend(double top, double scale, bool gates, const Fonts &fonts);
     Comparison m_comparison;
     ViewState m_state;
     AnalysisDelta m_delta;

@@ -13,11 +13,6 @@ namespace {
 
 const char *const kColumnNames[10] = {"ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"};
 
-struct LineError {
-    int line;
-    std::string what;
-};
-
 // Splits a line into exactly 10 tab-separated fields; returns the count found.
 int splitColumns(std::string_view line, std::string_view (&cols)[10])
 {
@@ -80,6 +75,9 @@ void alignOffsets(Sentence &s)
     }
 }
 
+/// Reads CoNLL-U line by line: comment lines, multiword token and empty node
+/// lines, and word lines go into the sentence being read, which a blank line
+/// (or the end of the text) checks and closes.
 class Reader {
 public:
     Reader(std::string_view text, const std::string &source, const ConlluReadOptions &opt)
@@ -91,74 +89,8 @@ public:
         if (!checked)
             return checked.error();
         m_text = *checked;
-        std::vector<Sentence> out;
-        Sentence cur;
-        bool open = false;
-        int sentenceLine = 0;
         std::size_t pos = 0;
         int lineNo = m_opt.firstLine - 1;
-        bool headsSeen = false, headsMissing = false;
-        std::vector<int> heads;
-        std::vector<std::string> rels;
-        std::vector<int> wordLines;
-
-        auto finish = [&]() -> bool {
-            if (!open)
-                return true;
-            if (cur.tokens.empty()) {
-                m_err = {sentenceLine, "sentence has comments but no words"};
-                return false;
-            }
-            if (headsSeen && headsMissing) {
-                m_err = {sentenceLine, "HEAD is '_' for some words but not others"};
-                return false;
-            }
-            if (headsSeen) {
-                const int n = static_cast<int>(heads.size());
-                for (int k = 0; k < n; ++k)
-                    if (heads[static_cast<std::size_t>(k)] > n) {
-                        m_err = {wordLines[static_cast<std::size_t>(k)], "HEAD " + std::to_string(heads[static_cast<std::size_t>(k)])
-                                     + " out of range (the sentence has " + std::to_string(n) + " words)"};
-                        return false;
-                    }
-                DependencyTree t;
-                t.heads = std::move(heads);
-                t.deprels = std::move(rels);
-                if (m_opt.validateTrees) {
-                    // Range errors were caught per line; check root count and cycles.
-                    const Status st = t.validate();
-                    if (!st.ok()) {
-                        m_err = {sentenceLine, "sentence " + (cur.id.empty() ? std::to_string(m_opt.firstIndex + out.size() + 1) : "'" + cur.id + "'") + ": " + st.message()};
-                        return false;
-                    }
-                }
-                cur.dependency = std::move(t);
-            }
-            if (cur.constituency && cur.constituency->wordCount() != static_cast<int>(cur.tokens.size())) {
-                m_err = {sentenceLine, "'# constituency' tree has " + std::to_string(cur.constituency->wordCount()) + " words but the sentence has "
-                                           + std::to_string(cur.tokens.size())};
-                return false;
-            }
-            for (const auto &m : cur.multiwordTokens)
-                if (m.last > static_cast<int>(cur.tokens.size())) {
-                    m_err = {sentenceLine, "multiword token " + m.columns[0] + " extends past the last word"};
-                    return false;
-                }
-            if (m_opt.alignOffsets)
-                alignOffsets(cur);
-            if (cur.id.empty())
-                cur.id = "s" + std::to_string(m_opt.firstIndex + out.size() + 1);
-            cur.line = sentenceLine;
-            out.push_back(std::move(cur));
-            cur = Sentence();
-            heads.clear();
-            rels.clear();
-            wordLines.clear();
-            headsSeen = headsMissing = false;
-            open = false;
-            return true;
-        };
-
         while (pos < m_text.size()) {
             auto nl = m_text.find('\n', pos);
             if (nl == std::string_view::npos)
@@ -170,118 +102,12 @@ public:
             // so that what is written back reads back identically (found by fuzzing).
             while (!line.empty() && line.back() == '\r')
                 line.remove_suffix(1);
-            if (line.empty()) {
-                if (!finish())
-                    return fail(m_err.line, m_err.what);
-                continue;
-            }
-            if (!open) {
-                open = true;
-                sentenceLine = lineNo;
-            }
-            if (line[0] == '#') {
-                if (!cur.tokens.empty())
-                    return fail(lineNo, "comment line inside a sentence's word lines");
-                cur.comments.emplace_back(line.substr(1));
-                const std::string_view c = trimView(line.substr(1));
-                if (startsWith(c, "sent_id")) {
-                    const auto eq = c.find('=');
-                    if (eq != std::string_view::npos)
-                        cur.id = std::string(trimView(c.substr(eq + 1)));
-                } else if (startsWith(c, "constituency")) {
-                    const auto eq = c.find('=');
-                    if (eq != std::string_view::npos) {
-                        auto trees = readPtb(c.substr(eq + 1), m_source + ":" + std::to_string(lineNo) + " (constituency)");
-                        if (!trees)
-                            return trees.error();
-                        if (trees->size() != 1)
-                            return fail(lineNo, "'# constituency' must hold exactly one tree");
-                        cur.constituency = std::move(trees->front());
-                    }
-                } else if (startsWith(c, "text") && c.size() > 4 && (c[4] == ' ' || c[4] == '=')) {
-                    const auto eq = c.find('=');
-                    if (eq != std::string_view::npos) {
-                        // Keep the text exactly after "= " (it may have inner spacing).
-                        std::string_view v = c.substr(eq + 1);
-                        if (!v.empty() && v[0] == ' ')
-                            v.remove_prefix(1);
-                        cur.text = std::string(v);
-                    }
-                }
-                continue;
-            }
-            std::string_view cols[10];
-            const int ncols = splitColumns(line, cols);
-            if (ncols != 10)
-                return fail(lineNo, "expected 10 tab-separated columns, found " + std::to_string(ncols));
-            for (int k = 0; k < 10; ++k)
-                if (cols[k].empty())
-                    return fail(lineNo, std::string("column ") + std::to_string(k + 1) + " (" + kColumnNames[k] + ") is empty (use '_')");
-            const std::string_view id = cols[0];
-            const auto dash = id.find('-');
-            const auto dot = id.find('.');
-            const int nextWord = static_cast<int>(cur.tokens.size()) + 1;
-            if (dash != std::string_view::npos) {
-                MultiwordToken m;
-                if (!parseInt(id.substr(0, dash), m.first) || !parseInt(id.substr(dash + 1), m.last))
-                    return fail(lineNo, "bad multiword token id '" + std::string(id) + "'");
-                if (m.first != nextWord || m.last <= m.first)
-                    return fail(lineNo, "multiword token range '" + std::string(id) + "' does not start at the next word " + std::to_string(nextWord));
-                if (!cur.multiwordTokens.empty() && cur.multiwordTokens.back().last >= m.first)
-                    return fail(lineNo, "multiword token range '" + std::string(id) + "' overlaps '" + cur.multiwordTokens.back().columns[0] + "'");
-                m.columns.reserve(10);
-                for (auto c : cols)
-                    m.columns.emplace_back(c);
-                cur.multiwordTokens.push_back(std::move(m));
-                continue;
-            }
-            if (dot != std::string_view::npos) {
-                EmptyNode e;
-                if (!parseInt(id.substr(0, dot), e.after) || !parseInt(id.substr(dot + 1), e.sub) || e.sub < 1)
-                    return fail(lineNo, "bad empty node id '" + std::string(id) + "'");
-                if (e.after != nextWord - 1)
-                    return fail(lineNo, "empty node '" + std::string(id) + "' is out of order");
-                if (!cur.emptyNodes.empty() && cur.emptyNodes.back().after == e.after && e.sub != cur.emptyNodes.back().sub + 1)
-                    return fail(lineNo, "duplicate or out-of-order empty node id '" + std::string(id) + "'");
-                e.columns.reserve(10);
-                for (auto c : cols)
-                    e.columns.emplace_back(c);
-                cur.emptyNodes.push_back(std::move(e));
-                continue;
-            }
-            int wid = 0;
-            if (!parseInt(id, wid))
-                return fail(lineNo, "ID '" + std::string(id) + "' is not an integer");
-            if (wid != nextWord)
-                return fail(lineNo, wid < nextWord ? "duplicate word id " + std::string(id)
-                                                   : "word id " + std::string(id) + " out of sequence (expected " + std::to_string(nextWord) + ")");
-            Token t;
-            t.text = std::string(cols[1]);
-            t.lemma = std::string(cols[2]);
-            t.upos = std::string(cols[3]);
-            t.xpos = std::string(cols[4]);
-            t.feats = std::string(cols[5]);
-            t.deps = std::string(cols[8]);
-            t.misc = std::string(cols[9]);
-            if (cols[6] == "_") {
-                headsMissing = true;
-                heads.push_back(-1);
-            } else {
-                int h = 0;
-                if (!parseInt(cols[6], h))
-                    return fail(lineNo, "HEAD '" + std::string(cols[6]) + "' is not an integer");
-                if (h < 0)
-                    return fail(lineNo, "HEAD " + std::to_string(h) + " is negative");
-                headsSeen = true;
-                heads.push_back(h);
-            }
-            rels.emplace_back(cols[7]);
-            wordLines.push_back(lineNo);
-            cur.tokens.push_back(std::move(t));
+            if (auto s = readLine(line, lineNo); !s)
+                return s.error();
         }
-        if (!finish())
-            return fail(m_err.line, m_err.what);
-        return out;
+        if (auto s = finishSentence(); !s)
+            return s.error();
+        return std::move(m_out);
     }
 
 private:
@@ -290,10 +116,214 @@ private:
         return Error{m_source + ":" + std::to_string(line) + ": " + what};
     }
 
+    /// One line (without its line end): a blank line closes the sentence.
+    Status readLine(std::string_view line, int lineNo)
+    {
+        if (line.empty())
+            return finishSentence();
+        if (!m_open) {
+            m_open = true;
+            m_sentenceLine = lineNo;
+        }
+        if (line[0] == '#')
+            return readComment(line, lineNo);
+        std::string_view cols[10];
+        const int ncols = splitColumns(line, cols);
+        if (ncols != 10)
+            return fail(lineNo, "expected 10 tab-separated columns, found " + std::to_string(ncols));
+        for (int k = 0; k < 10; ++k)
+            if (cols[k].empty())
+                return fail(lineNo, std::string("column ") + std::to_string(k + 1) + " (" + kColumnNames[k] + ") is empty (use '_')");
+        const std::string_view id = cols[0];
+        if (id.find('-') != std::string_view::npos)
+            return readMultiwordToken(cols, lineNo);
+        if (id.find('.') != std::string_view::npos)
+            return readEmptyNode(cols, lineNo);
+        return readWord(cols, lineNo);
+    }
+
+    /// A comment: kept verbatim; sent_id, constituency and text are read.
+    Status readComment(std::string_view line, int lineNo)
+    {
+        Sentence &cur = m_cur;
+        if (!cur.tokens.empty())
+            return fail(lineNo, "comment line inside a sentence's word lines");
+        cur.comments.emplace_back(line.substr(1));
+        const std::string_view c = trimView(line.substr(1));
+        if (startsWith(c, "sent_id")) {
+            const auto eq = c.find('=');
+            if (eq != std::string_view::npos)
+                cur.id = std::string(trimView(c.substr(eq + 1)));
+        } else if (startsWith(c, "constituency")) {
+            const auto eq = c.find('=');
+            if (eq != std::string_view::npos) {
+                auto trees = readPtb(c.substr(eq + 1), m_source + ":" + std::to_string(lineNo) + " (constituency)");
+                if (!trees)
+                    return trees.error();
+                if (trees->size() != 1)
+                    return fail(lineNo, "'# constituency' must hold exactly one tree");
+                cur.constituency = std::move(trees->front());
+            }
+        } else if (startsWith(c, "text") && c.size() > 4 && (c[4] == ' ' || c[4] == '=')) {
+            const auto eq = c.find('=');
+            if (eq != std::string_view::npos) {
+                // Keep the text exactly after "= " (it may have inner spacing).
+                std::string_view v = c.substr(eq + 1);
+                if (!v.empty() && v[0] == ' ')
+                    v.remove_prefix(1);
+                cur.text = std::string(v);
+            }
+        }
+        return {};
+    }
+
+    /// A multiword token line ("3-4"): it must start at the next word.
+    Status readMultiwordToken(const std::string_view (&cols)[10], int lineNo)
+    {
+        const std::string_view id = cols[0];
+        const auto dash = id.find('-');
+        const int nextWord = static_cast<int>(m_cur.tokens.size()) + 1;
+        MultiwordToken m;
+        if (!parseInt(id.substr(0, dash), m.first) || !parseInt(id.substr(dash + 1), m.last))
+            return fail(lineNo, "bad multiword token id '" + std::string(id) + "'");
+        if (m.first != nextWord || m.last <= m.first)
+            return fail(lineNo, "multiword token range '" + std::string(id) + "' does not start at the next word " + std::to_string(nextWord));
+        if (!m_cur.multiwordTokens.empty() && m_cur.multiwordTokens.back().last >= m.first)
+            return fail(lineNo, "multiword token range '" + std::string(id) + "' overlaps '" + m_cur.multiwordTokens.back().columns[0] + "'");
+        m.columns.reserve(10);
+        for (auto c : cols)
+            m.columns.emplace_back(c);
+        m_cur.multiwordTokens.push_back(std::move(m));
+        return {};
+    }
+
+    /// An empty node line ("2.1"): after the last word read, numbered in order.
+    Status readEmptyNode(const std::string_view (&cols)[10], int lineNo)
+    {
+        const std::string_view id = cols[0];
+        const auto dot = id.find('.');
+        const int nextWord = static_cast<int>(m_cur.tokens.size()) + 1;
+        EmptyNode e;
+        if (!parseInt(id.substr(0, dot), e.after) || !parseInt(id.substr(dot + 1), e.sub) || e.sub < 1)
+            return fail(lineNo, "bad empty node id '" + std::string(id) + "'");
+        if (e.after != nextWord - 1)
+            return fail(lineNo, "empty node '" + std::string(id) + "' is out of order");
+        if (!m_cur.emptyNodes.empty() && m_cur.emptyNodes.back().after == e.after && e.sub != m_cur.emptyNodes.back().sub + 1)
+            return fail(lineNo, "duplicate or out-of-order empty node id '" + std::string(id) + "'");
+        e.columns.reserve(10);
+        for (auto c : cols)
+            e.columns.emplace_back(c);
+        m_cur.emptyNodes.push_back(std::move(e));
+        return {};
+    }
+
+    /// A word line: the next word in sequence, its HEAD and DEPREL kept for the tree.
+    Status readWord(const std::string_view (&cols)[10], int lineNo)
+    {
+        const std::string_view id = cols[0];
+        const int nextWord = static_cast<int>(m_cur.tokens.size()) + 1;
+        int wid = 0;
+        if (!parseInt(id, wid))
+            return fail(lineNo, "ID '" + std::string(id) + "' is not an integer");
+        if (wid != nextWord)
+            return fail(lineNo, wid < nextWord ? "duplicate word id " + std::string(id)
+                                               : "word id " + std::string(id) + " out of sequence (expected " + std::to_string(nextWord) + ")");
+        Token t;
+        t.text = std::string(cols[1]);
+        t.lemma = std::string(cols[2]);
+        t.upos = std::string(cols[3]);
+        t.xpos = std::string(cols[4]);
+        t.feats = std::string(cols[5]);
+        t.deps = std::string(cols[8]);
+        t.misc = std::string(cols[9]);
+        if (cols[6] == "_") {
+            m_headsMissing = true;
+            m_heads.push_back(-1);
+        } else {
+            int h = 0;
+            if (!parseInt(cols[6], h))
+                return fail(lineNo, "HEAD '" + std::string(cols[6]) + "' is not an integer");
+            if (h < 0)
+                return fail(lineNo, "HEAD " + std::to_string(h) + " is negative");
+            m_headsSeen = true;
+            m_heads.push_back(h);
+        }
+        m_rels.emplace_back(cols[7]);
+        m_wordLines.push_back(lineNo);
+        m_cur.tokens.push_back(std::move(t));
+        return {};
+    }
+
+    /// The sentence's dependency tree from the HEAD and DEPREL columns (all or none
+    /// of its words have a HEAD), checked as the options ask.
+    Status takeDependencyTree()
+    {
+        if (m_headsSeen && m_headsMissing)
+            return fail(m_sentenceLine, "HEAD is '_' for some words but not others");
+        if (!m_headsSeen)
+            return {};
+        const int n = static_cast<int>(m_heads.size());
+        for (int k = 0; k < n; ++k)
+            if (m_heads[static_cast<std::size_t>(k)] > n)
+                return fail(m_wordLines[static_cast<std::size_t>(k)], "HEAD " + std::to_string(m_heads[static_cast<std::size_t>(k)])
+                                                                         + " out of range (the sentence has " + std::to_string(n) + " words)");
+        DependencyTree t;
+        t.heads = std::move(m_heads);
+        t.deprels = std::move(m_rels);
+        if (m_opt.validateTrees) {
+            // Range errors were caught per line; check root count and cycles.
+            const Status st = t.validate();
+            if (!st.ok())
+                return fail(m_sentenceLine, "sentence " + (m_cur.id.empty() ? std::to_string(m_opt.firstIndex + m_out.size() + 1) : "'" + m_cur.id + "'") + ": " + st.message());
+        }
+        m_cur.dependency = std::move(t);
+        return {};
+    }
+
+    /// Checks and keeps the sentence being read (if one is open) and starts the next.
+    Status finishSentence()
+    {
+        if (!m_open)
+            return {};
+        Sentence &cur = m_cur;
+        if (cur.tokens.empty())
+            return fail(m_sentenceLine, "sentence has comments but no words");
+        if (auto s = takeDependencyTree(); !s)
+            return s;
+        if (cur.constituency && cur.constituency->wordCount() != static_cast<int>(cur.tokens.size()))
+            return fail(m_sentenceLine, "'# constituency' tree has " + std::to_string(cur.constituency->wordCount()) + " words but the sentence has "
+                                            + std::to_string(cur.tokens.size()));
+        for (const auto &m : cur.multiwordTokens)
+            if (m.last > static_cast<int>(cur.tokens.size()))
+                return fail(m_sentenceLine, "multiword token " + m.columns[0] + " extends past the last word");
+        if (m_opt.alignOffsets)
+            alignOffsets(cur);
+        if (cur.id.empty())
+            cur.id = "s" + std::to_string(m_opt.firstIndex + m_out.size() + 1);
+        cur.line = m_sentenceLine;
+        m_out.push_back(std::move(cur));
+        m_cur = Sentence();
+        m_heads.clear();
+        m_rels.clear();
+        m_wordLines.clear();
+        m_headsSeen = m_headsMissing = false;
+        m_open = false;
+        return {};
+    }
+
     std::string_view m_text;
     const std::string &m_source;
     const ConlluReadOptions &m_opt;
-    LineError m_err{0, {}};
+    std::vector<Sentence> m_out;
+    // The sentence being read: its words, comments and tokens so far, and its
+    // HEAD and DEPREL columns (with each word's line, for errors).
+    Sentence m_cur;
+    bool m_open = false;
+    int m_sentenceLine = 0;
+    bool m_headsSeen = false, m_headsMissing = false;
+    std::vector<int> m_heads;
+    std::vector<std::string> m_rels;
+    std::vector<int> m_wordLines;
 };
 
 void appendField(std::string &out, const std::string &v)

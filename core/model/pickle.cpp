@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -346,34 +347,71 @@ private:
         return err("refusing to call pickle global '" + g + "'");
     }
 
+    /// One opcode. Each family answers the opcodes it knows (nullopt: not one of
+    /// its own); an opcode no family knows is refused.
     Status step(std::uint8_t op)
     {
-        using K = PickleValue::Kind;
+        if (auto s = framingOp(op))
+            return std::move(*s);
+        if (auto s = scalarOp(op))
+            return std::move(*s);
+        if (auto s = textOp(op))
+            return std::move(*s);
+        if (auto s = memoOp(op))
+            return std::move(*s);
+        if (auto s = containerOp(op))
+            return std::move(*s);
+        if (auto s = globalOp(op))
+            return std::move(*s);
+        if (op == 'Q') // BINPERSID
+            return persistentStorage();
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "0x%02x", op);
+        return err(std::string("unsupported pickle opcode ") + buf);
+    }
+
+    /// PROTO, FRAME and STOP: the stream's structure, no values.
+    std::optional<Status> framingOp(std::uint8_t op)
+    {
         switch (op) {
         case 0x80: // PROTO
             if (!need(1))
-                return err("truncated PROTO");
+                return Status(err("truncated PROTO"));
             if (m_d[m_pos] > 5)
-                return err("unsupported pickle protocol " + std::to_string(m_d[m_pos]));
+                return Status(err("unsupported pickle protocol " + std::to_string(m_d[m_pos])));
             ++m_pos;
-            return {};
+            return Status();
         case 0x95: { // FRAME
             std::uint64_t len;
             if (!readLe(len))
-                return err("truncated FRAME");
-            return {};
+                return Status(err("truncated FRAME"));
+            return Status();
         }
         case '.':
             m_stopped = true;
-            return {};
-        case '(':
-            return push(make(K::Mark));
-        case '}':
-            return push(make(K::Dict));
-        case ']':
-            return push(make(K::List));
-        case ')':
-            return push(make(K::Tuple));
+            return Status();
+        default:
+            return std::nullopt;
+        }
+    }
+
+    /// A fixed-width integer operand pushed as an Int (BININT, BININT1, BININT2).
+    template <class T>
+    Status pushInt(const char *opName)
+    {
+        T x;
+        if (!readLe(x))
+            return err(std::string("truncated ") + opName);
+        auto v = make(PickleValue::Kind::Int);
+        v->i = x;
+        return push(v);
+    }
+
+    /// None, booleans, integers and floats.
+    std::optional<Status> scalarOp(std::uint8_t op)
+    {
+        using K = PickleValue::Kind;
+        switch (op) {
         case 'N':
             return push(make(K::None));
         case 0x88:
@@ -382,36 +420,18 @@ private:
             v->b = op == 0x88;
             return push(v);
         }
-        case 'J': {
-            std::int32_t x;
-            if (!readLe(x))
-                return err("truncated BININT");
-            auto v = make(K::Int);
-            v->i = x;
-            return push(v);
-        }
-        case 'K': {
-            std::uint8_t x;
-            if (!readLe(x))
-                return err("truncated BININT1");
-            auto v = make(K::Int);
-            v->i = x;
-            return push(v);
-        }
-        case 'M': {
-            std::uint16_t x;
-            if (!readLe(x))
-                return err("truncated BININT2");
-            auto v = make(K::Int);
-            v->i = x;
-            return push(v);
-        }
+        case 'J':
+            return pushInt<std::int32_t>("BININT");
+        case 'K':
+            return pushInt<std::uint8_t>("BININT1");
+        case 'M':
+            return pushInt<std::uint16_t>("BININT2");
         case 0x8a: { // LONG1
             std::uint8_t n;
             if (!readLe(n) || !need(n))
-                return err("truncated LONG1");
+                return Status(err("truncated LONG1"));
             if (n > 8)
-                return err("integer too large");
+                return Status(err("integer too large"));
             std::uint64_t x = 0;
             for (int k = n - 1; k >= 0; --k)
                 x = (x << 8) | m_d[m_pos + static_cast<std::size_t>(k)];
@@ -424,7 +444,7 @@ private:
         }
         case 'G': {
             if (!need(8))
-                return err("truncated BINFLOAT");
+                return Status(err("truncated BINFLOAT"));
             std::uint64_t bits = 0;
             for (int k = 0; k < 8; ++k)
                 bits = (bits << 8) | m_d[m_pos + static_cast<std::size_t>(k)];
@@ -433,224 +453,274 @@ private:
             std::memcpy(&v->f, &bits, 8);
             return push(v);
         }
-        case 'X': {
-            std::uint32_t len;
-            if (!readLe(len))
-                return err("truncated BINUNICODE");
-            return pushString(len, K::String);
+        default:
+            return std::nullopt;
         }
-        case 0x8c: {
-            std::uint8_t len;
-            if (!readLe(len))
-                return err("truncated SHORT_BINUNICODE");
-            return pushString(len, K::String);
+    }
+
+    /// A string or bytes value whose length operand is a T (uint8 or uint32).
+    template <class T>
+    Status pushSized(const char *opName, PickleValue::Kind kind)
+    {
+        T len;
+        if (!readLe(len))
+            return err(std::string("truncated ") + opName);
+        return pushString(len, kind);
+    }
+
+    /// Strings and bytes.
+    std::optional<Status> textOp(std::uint8_t op)
+    {
+        using K = PickleValue::Kind;
+        switch (op) {
+        case 'X':
+            return pushSized<std::uint32_t>("BINUNICODE", K::String);
+        case 0x8c:
+            return pushSized<std::uint8_t>("SHORT_BINUNICODE", K::String);
+        case 'T':
+            return pushSized<std::uint32_t>("BINSTRING", K::String);
+        case 'U':
+            return pushSized<std::uint8_t>("SHORT_BINSTRING", K::String);
+        case 'B':
+            return pushSized<std::uint32_t>("BINBYTES", K::Bytes);
+        case 'C':
+            return pushSized<std::uint8_t>("SHORT_BINBYTES", K::Bytes);
+        default:
+            return std::nullopt;
         }
-        case 'T': {
-            std::uint32_t len;
-            if (!readLe(len))
-                return err("truncated BINSTRING");
-            return pushString(len, K::String);
-        }
-        case 'U': {
-            std::uint8_t len;
-            if (!readLe(len))
-                return err("truncated SHORT_BINSTRING");
-            return pushString(len, K::String);
-        }
-        case 'B': {
-            std::uint32_t len;
-            if (!readLe(len))
-                return err("truncated BINBYTES");
-            return pushString(len, K::Bytes);
-        }
-        case 'C': {
-            std::uint8_t len;
-            if (!readLe(len))
-                return err("truncated SHORT_BINBYTES");
-            return pushString(len, K::Bytes);
-        }
-        case 'q': {
-            std::uint8_t i;
-            if (!readLe(i))
-                return err("truncated BINPUT");
-            return memoPut(i);
-        }
-        case 'r': {
-            std::uint32_t i;
-            if (!readLe(i))
-                return err("truncated LONG_BINPUT");
-            return memoPut(i);
-        }
+    }
+
+    /// The memo: PUT and GET with a T (uint8 or uint32) index operand.
+    template <class T>
+    Status memoOperand(const char *opName, bool put)
+    {
+        T i;
+        if (!readLe(i))
+            return err(std::string("truncated ") + opName);
+        return put ? memoPut(i) : memoGet(i);
+    }
+
+    /// BINPUT, LONG_BINPUT, MEMOIZE, BINGET, LONG_BINGET.
+    std::optional<Status> memoOp(std::uint8_t op)
+    {
+        switch (op) {
+        case 'q':
+            return memoOperand<std::uint8_t>("BINPUT", true);
+        case 'r':
+            return memoOperand<std::uint32_t>("LONG_BINPUT", true);
         case 0x94:
             return memoPut(m_memo.size());
-        case 'h': {
-            std::uint8_t i;
-            if (!readLe(i))
-                return err("truncated BINGET");
-            return memoGet(i);
+        case 'h':
+            return memoOperand<std::uint8_t>("BINGET", false);
+        case 'j':
+            return memoOperand<std::uint32_t>("LONG_BINGET", false);
+        default:
+            return std::nullopt;
         }
-        case 'j': {
-            std::uint32_t i;
-            if (!readLe(i))
-                return err("truncated LONG_BINGET");
-            return memoGet(i);
+    }
+
+    /// MARK, the empty containers, tuples and lists built from the stack, and
+    /// the appends and item settings that fill lists and dicts.
+    std::optional<Status> containerOp(std::uint8_t op)
+    {
+        using K = PickleValue::Kind;
+        switch (op) {
+        case '(':
+            return push(make(K::Mark));
+        case '}':
+            return push(make(K::Dict));
+        case ']':
+            return push(make(K::List));
+        case ')':
+            return push(make(K::Tuple));
+        case 't':
+            return pushMarked(K::Tuple);
+        case 0x85:
+        case 0x86:
+        case 0x87:
+            return pushTuple(op - 0x84);
+        case 'l':
+            return pushMarked(K::List);
+        case 'a':
+            return append();
+        case 'e':
+            return appends();
+        case 's':
+            return setItem();
+        case 'u':
+            return setItems();
+        default:
+            return std::nullopt;
         }
+    }
+
+    /// TUPLE, LIST: the values down to the MARK as one container.
+    Status pushMarked(PickleValue::Kind kind)
+    {
+        auto items = popToMark();
+        if (!items)
+            return items.error();
+        auto v = make(kind);
+        v->items = std::move(*items);
+        return push(v);
+    }
+
+    /// TUPLE1..TUPLE3: the top `n` values as a tuple.
+    Status pushTuple(int n)
+    {
+        auto v = make(PickleValue::Kind::Tuple);
+        v->items.resize(static_cast<std::size_t>(n));
+        for (int k = n - 1; k >= 0; --k) {
+            auto x = pop();
+            if (!x)
+                return x.error();
+            v->items[static_cast<std::size_t>(k)] = *x;
+        }
+        return push(v);
+    }
+
+    Status append()
+    {
+        auto x = pop();
+        if (!x)
+            return x.error();
+        if (m_stack.empty() || m_stack.back()->kind != PickleValue::Kind::List)
+            return err("APPEND to a non-list");
+        m_stack.back()->items.push_back(*x);
+        return {};
+    }
+
+    Status appends()
+    {
+        auto items = popToMark();
+        if (!items)
+            return items.error();
+        if (m_stack.empty() || m_stack.back()->kind != PickleValue::Kind::List)
+            return err("APPENDS to a non-list");
+        for (auto &x : *items)
+            m_stack.back()->items.push_back(x);
+        return {};
+    }
+
+    Status setItem()
+    {
+        auto value = pop();
+        if (!value)
+            return value.error();
+        auto key = pop();
+        if (!key)
+            return key.error();
+        if (m_stack.empty() || m_stack.back()->kind != PickleValue::Kind::Dict)
+            return err("SETITEM on a non-dict");
+        m_stack.back()->dict.emplace_back(*key, *value);
+        return {};
+    }
+
+    Status setItems()
+    {
+        auto items = popToMark();
+        if (!items)
+            return items.error();
+        if (items->size() % 2 != 0)
+            return err("SETITEMS with an odd number of items");
+        if (m_stack.empty() || m_stack.back()->kind != PickleValue::Kind::Dict)
+            return err("SETITEMS on a non-dict");
+        for (std::size_t k = 0; k < items->size(); k += 2)
+            m_stack.back()->dict.emplace_back((*items)[k], (*items)[k + 1]);
+        return {};
+    }
+
+    /// GLOBAL and STACK_GLOBAL (refused unless allowedGlobal), REDUCE of an
+    /// allowed global, BUILD (accepted on a dict only, its state ignored).
+    std::optional<Status> globalOp(std::uint8_t op)
+    {
+        using K = PickleValue::Kind;
+        switch (op) {
         case 'c': { // GLOBAL "module\nname\n"
             auto mod = readLine();
             if (!mod)
-                return mod.error();
+                return Status(mod.error());
             auto name = readLine();
             if (!name)
-                return name.error();
-            const std::string g = *mod + "." + *name;
-            if (!allowedGlobal(g))
-                return refuse(g);
-            auto v = make(K::Global);
-            v->s = g;
-            return push(v);
+                return Status(name.error());
+            return pushGlobal(*mod + "." + *name);
         }
         case 0x93: { // STACK_GLOBAL
             auto name = pop();
             if (!name)
-                return name.error();
+                return Status(name.error());
             auto mod = pop();
             if (!mod)
-                return mod.error();
+                return Status(mod.error());
             if ((*mod)->kind != K::String || (*name)->kind != K::String)
-                return err("STACK_GLOBAL needs two strings");
-            const std::string g = (*mod)->s + "." + (*name)->s;
-            if (!allowedGlobal(g))
-                return refuse(g);
-            auto v = make(K::Global);
-            v->s = g;
-            return push(v);
-        }
-        case 'Q': { // BINPERSID
-            auto pid = pop();
-            if (!pid)
-                return pid.error();
-            const auto &t = (*pid)->items;
-            if ((*pid)->kind != K::Tuple || t.size() < 5 || t[0]->kind != K::String || t[0]->s != "storage" ||
-                t[1]->kind != K::Global || t[2]->kind != K::String || t[4]->kind != K::Int)
-                return err("unsupported persistent id (expected ('storage', type, key, location, numel))");
-            DType dtype = DType::F32;
-            bool found = false;
-            for (const auto &s : kStorages)
-                if (t[1]->s == s.name) {
-                    dtype = s.dtype;
-                    found = true;
-                }
-            if (!found)
-                return err("persistent id with a non-storage type '" + t[1]->s + "'");
-            const std::int64_t numel = t[4]->i;
-            if (numel < 0 || static_cast<std::uint64_t>(numel) > (std::uint64_t(1) << 40) / dtypeSize(dtype))
-                return err("storage '" + t[2]->s + "' declares " + std::to_string(numel) + " elements (refused)");
-            auto bytes = m_resolve(t[2]->s, static_cast<std::uint64_t>(numel) * dtypeSize(dtype));
-            if (!bytes)
-                return bytes.error();
-            if (numel < 0 || static_cast<std::uint64_t>(numel) > (*bytes)->size() / dtypeSize(dtype))
-                return err("storage '" + t[2]->s + "' has " + std::to_string((*bytes)->size()) + " bytes, fewer than " +
-                           std::to_string(numel) + " elements of " + dtypeName(dtype));
-            if (!m_seenStorages.count((*bytes).get())) {
-                m_seenStorages.insert((*bytes).get());
-                m_storageBytes += static_cast<double>((*bytes)->size());
-            }
-            auto v = make(K::Storage);
-            v->s = t[2]->s;
-            v->dtype = dtype;
-            v->numel = numel;
-            v->storage = *bytes;
-            return push(v);
+                return Status(err("STACK_GLOBAL needs two strings"));
+            return pushGlobal((*mod)->s + "." + (*name)->s);
         }
         case 'R':
             return reduce();
         case 'b': { // BUILD: only a dict's attribute state (e.g. state_dict._metadata), ignored
             auto state = pop();
             if (!state)
-                return state.error();
+                return Status(state.error());
             if (m_stack.empty() || m_stack.back()->kind != K::Dict)
-                return err("BUILD is only accepted on a dict");
-            return {};
+                return Status(err("BUILD is only accepted on a dict"));
+            return Status();
         }
-        case 't': {
-            auto items = popToMark();
-            if (!items)
-                return items.error();
-            auto v = make(K::Tuple);
-            v->items = std::move(*items);
-            return push(v);
+        default:
+            return std::nullopt;
         }
-        case 0x85:
-        case 0x86:
-        case 0x87: {
-            const int n = op - 0x84;
-            auto v = make(K::Tuple);
-            v->items.resize(static_cast<std::size_t>(n));
-            for (int k = n - 1; k >= 0; --k) {
-                auto x = pop();
-                if (!x)
-                    return x.error();
-                v->items[static_cast<std::size_t>(k)] = *x;
+    }
+
+    /// The global "module.name" on the stack, or its refusal when it is not on the allow-list.
+    Status pushGlobal(const std::string &g)
+    {
+        if (!allowedGlobal(g))
+            return refuse(g);
+        auto v = make(PickleValue::Kind::Global);
+        v->s = g;
+        return push(v);
+    }
+
+    /// BINPERSID: a persistent id ('storage', torch.<Type>Storage, key, location,
+    /// numel) becomes a Storage holding the resolver's bytes for `key`.
+    Status persistentStorage()
+    {
+        using K = PickleValue::Kind;
+        auto pid = pop();
+        if (!pid)
+            return pid.error();
+        const auto &t = (*pid)->items;
+        if ((*pid)->kind != K::Tuple || t.size() < 5 || t[0]->kind != K::String || t[0]->s != "storage" ||
+            t[1]->kind != K::Global || t[2]->kind != K::String || t[4]->kind != K::Int)
+            return err("unsupported persistent id (expected ('storage', type, key, location, numel))");
+        DType dtype = DType::F32;
+        bool found = false;
+        for (const auto &s : kStorages)
+            if (t[1]->s == s.name) {
+                dtype = s.dtype;
+                found = true;
             }
-            return push(v);
+        if (!found)
+            return err("persistent id with a non-storage type '" + t[1]->s + "'");
+        const std::int64_t numel = t[4]->i;
+        if (numel < 0 || static_cast<std::uint64_t>(numel) > (std::uint64_t(1) << 40) / dtypeSize(dtype))
+            return err("storage '" + t[2]->s + "' declares " + std::to_string(numel) + " elements (refused)");
+        auto bytes = m_resolve(t[2]->s, static_cast<std::uint64_t>(numel) * dtypeSize(dtype));
+        if (!bytes)
+            return bytes.error();
+        if (numel < 0 || static_cast<std::uint64_t>(numel) > (*bytes)->size() / dtypeSize(dtype))
+            return err("storage '" + t[2]->s + "' has " + std::to_string((*bytes)->size()) + " bytes, fewer than " +
+                       std::to_string(numel) + " elements of " + dtypeName(dtype));
+        if (!m_seenStorages.count((*bytes).get())) {
+            m_seenStorages.insert((*bytes).get());
+            m_storageBytes += static_cast<double>((*bytes)->size());
         }
-        case 'l': {
-            auto items = popToMark();
-            if (!items)
-                return items.error();
-            auto v = make(K::List);
-            v->items = std::move(*items);
-            return push(v);
-        }
-        case 'a': {
-            auto x = pop();
-            if (!x)
-                return x.error();
-            if (m_stack.empty() || m_stack.back()->kind != K::List)
-                return err("APPEND to a non-list");
-            m_stack.back()->items.push_back(*x);
-            return {};
-        }
-        case 'e': {
-            auto items = popToMark();
-            if (!items)
-                return items.error();
-            if (m_stack.empty() || m_stack.back()->kind != K::List)
-                return err("APPENDS to a non-list");
-            for (auto &x : *items)
-                m_stack.back()->items.push_back(x);
-            return {};
-        }
-        case 's': {
-            auto value = pop();
-            if (!value)
-                return value.error();
-            auto key = pop();
-            if (!key)
-                return key.error();
-            if (m_stack.empty() || m_stack.back()->kind != K::Dict)
-                return err("SETITEM on a non-dict");
-            m_stack.back()->dict.emplace_back(*key, *value);
-            return {};
-        }
-        case 'u': {
-            auto items = popToMark();
-            if (!items)
-                return items.error();
-            if (items->size() % 2 != 0)
-                return err("SETITEMS with an odd number of items");
-            if (m_stack.empty() || m_stack.back()->kind != K::Dict)
-                return err("SETITEMS on a non-dict");
-            for (std::size_t k = 0; k < items->size(); k += 2)
-                m_stack.back()->dict.emplace_back((*items)[k], (*items)[k + 1]);
-            return {};
-        }
-        default: {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "0x%02x", op);
-            return err(std::string("unsupported pickle opcode ") + buf);
-        }
-        }
+        auto v = make(K::Storage);
+        v->s = t[2]->s;
+        v->dtype = dtype;
+        v->numel = numel;
+        v->storage = *bytes;
+        return push(v);
     }
 
     const std::uint8_t *m_d;

@@ -178,23 +178,30 @@ private:
 
 } // namespace
 
-Result<CommandOutput> runShellCommand(const std::string &command, const std::string &input,
-                                      const std::vector<std::string> &environment, double timeoutSeconds,
-                                      std::size_t maxOutputBytes)
-{
-    int inPipe[2] = {-1, -1}, outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
-    // O_CLOEXEC: a process spawned concurrently by another thread must not inherit
-    // our ends (it would keep the pipes open and hide the end of file).
-    if (::pipe2(inPipe, O_CLOEXEC) != 0 || ::pipe2(outPipe, O_CLOEXEC) != 0 || ::pipe2(errPipe, O_CLOEXEC) != 0) {
-        const int e = errno;
-        for (int *p : {inPipe, outPipe, errPipe}) {
-            closeFd(p[0]);
-            closeFd(p[1]);
-        }
-        return Error{std::string("cannot create pipes: ") + std::strerror(e)};
-    }
+namespace {
 
-    // Environment: ours, with `environment` entries replacing same-named ones.
+using Clock = std::chrono::steady_clock;
+
+/// The command's time limit: none when not `limited`.
+struct Deadline {
+    bool limited = false;
+    Clock::time_point at;
+
+    bool passed(Clock::time_point now) const { return limited && now >= at; }
+};
+
+/// Our side of a started command: its process id (the leader of its own group),
+/// our ends of its three pipes (-1 once closed), and its wait status once reaped.
+struct ChildProcess {
+    pid_t pid = -1;
+    int inFd = -1, outFd = -1, errFd = -1;
+    bool reaped = false;
+    int status = 0;
+};
+
+/// Our environment, with `environment` entries ("NAME=value") replacing same-named ones.
+std::vector<std::string> mergedEnvironment(const std::vector<std::string> &environment)
+{
     std::vector<std::string> envStore;
     for (char **e = environ; e && *e; ++e) {
         const std::string entry = *e;
@@ -208,6 +215,26 @@ Result<CommandOutput> runShellCommand(const std::string &command, const std::str
     }
     for (const auto &x : environment)
         envStore.push_back(x);
+    return envStore;
+}
+
+/// Starts `/bin/sh -c command` in its own process group with pipes for its
+/// stdin, stdout and stderr; our ends are non-blocking.
+Result<ChildProcess> spawnShell(const std::string &command, const std::vector<std::string> &environment)
+{
+    int inPipe[2] = {-1, -1}, outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
+    // O_CLOEXEC: a process spawned concurrently by another thread must not inherit
+    // our ends (it would keep the pipes open and hide the end of file).
+    if (::pipe2(inPipe, O_CLOEXEC) != 0 || ::pipe2(outPipe, O_CLOEXEC) != 0 || ::pipe2(errPipe, O_CLOEXEC) != 0) {
+        const int e = errno;
+        for (int *p : {inPipe, outPipe, errPipe}) {
+            closeFd(p[0]);
+            closeFd(p[1]);
+        }
+        return Error{std::string("cannot create pipes: ") + std::strerror(e)};
+    }
+
+    std::vector<std::string> envStore = mergedEnvironment(environment);
     std::vector<char *> envp;
     for (auto &s : envStore)
         envp.push_back(s.data());
@@ -234,8 +261,8 @@ Result<CommandOutput> runShellCommand(const std::string &command, const std::str
         sigaddset(&defaults, s);
     posix_spawnattr_setsigdefault(&attr, &defaults);
 
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, envp.data());
+    ChildProcess child;
+    const int rc = posix_spawn(&child.pid, "/bin/sh", &fa, &attr, argv, envp.data());
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     closeFd(inPipe[0]);
@@ -247,44 +274,48 @@ Result<CommandOutput> runShellCommand(const std::string &command, const std::str
         closeFd(errPipe[0]);
         return Error{std::string("cannot start /bin/sh: ") + std::strerror(rc)};
     }
-    int inFd = inPipe[1], outFd = outPipe[0], errFd = errPipe[0];
-    for (int fd : {inFd, outFd, errFd})
+    child.inFd = inPipe[1];
+    child.outFd = outPipe[0];
+    child.errFd = errPipe[0];
+    for (int fd : {child.inFd, child.outFd, child.errFd})
         ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    return child;
+}
 
-    CommandOutput result;
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
-    const bool limited = timeoutSeconds > 0;
-    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limited ? timeoutSeconds : 0.0));
+/// Feeds `input` to the command and collects its stdout and stderr (stderr's
+/// tail only) until both are at end of file, the deadline passes (timedOut),
+/// or the command was reaped and its pipes stayed open 200 ms longer (something
+/// it started holds them). Returns why it stopped early ("" = it did not): a
+/// failed poll, or more than `maxOutputBytes` of output.
+std::string exchange(ChildProcess &child, const std::string &input, const std::string &command, const Deadline &deadline,
+                     std::size_t maxOutputBytes, CommandOutput &result)
+{
     std::size_t written = 0;
     if (input.empty())
-        closeFd(inFd);
-    bool reaped = false;
-    int status = 0;
+        closeFd(child.inFd);
     Clock::time_point drainUntil{};
     std::string failure;
     char buf[65536];
-
-    while (outFd >= 0 || errFd >= 0) {
+    while (child.outFd >= 0 || child.errFd >= 0) {
         const auto now = Clock::now();
-        if (limited && now >= deadline) {
+        if (deadline.passed(now)) {
             result.timedOut = true;
             break;
         }
-        if (reaped && now >= drainUntil)
+        if (child.reaped && now >= drainUntil)
             break; // the command is gone but something it started still holds the pipes
         int waitMs = 100;
-        if (limited)
+        if (deadline.limited)
             waitMs = static_cast<int>(std::min<long long>(
-                waitMs, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1));
+                waitMs, std::chrono::duration_cast<std::chrono::milliseconds>(deadline.at - now).count() + 1));
         pollfd fds[3];
         nfds_t count = 0;
-        if (inFd >= 0)
-            fds[count++] = {inFd, POLLOUT, 0};
-        if (outFd >= 0)
-            fds[count++] = {outFd, POLLIN, 0};
-        if (errFd >= 0)
-            fds[count++] = {errFd, POLLIN, 0};
+        if (child.inFd >= 0)
+            fds[count++] = {child.inFd, POLLOUT, 0};
+        if (child.outFd >= 0)
+            fds[count++] = {child.outFd, POLLIN, 0};
+        if (child.errFd >= 0)
+            fds[count++] = {child.errFd, POLLIN, 0};
         const int pr = ::poll(fds, count, waitMs);
         if (pr < 0 && errno != EINTR) {
             failure = std::string("poll failed: ") + std::strerror(errno);
@@ -294,20 +325,20 @@ Result<CommandOutput> runShellCommand(const std::string &command, const std::str
             const int fd = fds[k].fd;
             if (fds[k].revents == 0)
                 continue;
-            if (fd == inFd) {
-                const ssize_t w = writeNoSigpipe(inFd, input.data() + written, input.size() - written);
+            if (fd == child.inFd) {
+                const ssize_t w = writeNoSigpipe(child.inFd, input.data() + written, input.size() - written);
                 if (w > 0) {
                     written += static_cast<std::size_t>(w);
                     if (written == input.size())
-                        closeFd(inFd); // end of file for the command
+                        closeFd(child.inFd); // end of file for the command
                 } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
-                    closeFd(inFd); // EPIPE: the command does not read its input
+                    closeFd(child.inFd); // EPIPE: the command does not read its input
                 }
                 continue;
             }
             const ssize_t got = ::read(fd, buf, sizeof buf);
             if (got > 0) {
-                if (fd == outFd) {
+                if (fd == child.outFd) {
                     result.out.append(buf, static_cast<std::size_t>(got));
                     if (result.out.size() > maxOutputBytes) {
                         failure = "'" + shown(command) + "' wrote more than " + std::to_string(maxOutputBytes >> 20) + " MiB";
@@ -319,38 +350,46 @@ Result<CommandOutput> runShellCommand(const std::string &command, const std::str
                         result.err.erase(0, result.err.size() - kStderrKeep);
                 }
             } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-                if (fd == outFd)
-                    closeFd(outFd);
+                if (fd == child.outFd)
+                    closeFd(child.outFd);
                 else
-                    closeFd(errFd);
+                    closeFd(child.errFd);
             }
         }
         if (!failure.empty())
             break;
-        if (!reaped) {
-            const pid_t w = ::waitpid(pid, &status, WNOHANG);
-            if (w == pid) {
-                reaped = true;
+        if (!child.reaped) {
+            const pid_t w = ::waitpid(child.pid, &child.status, WNOHANG);
+            if (w == child.pid) {
+                child.reaped = true;
                 drainUntil = Clock::now() + std::chrono::milliseconds(200);
             }
         }
     }
+    return failure;
+}
+
+/// Closes our pipe ends and reaps the command: its whole process group is
+/// killed first when it timed out, `failed`, or left something holding the
+/// pipes; a command that closed its output is waited for within the deadline.
+void endCommand(ChildProcess &child, bool failed, const Deadline &deadline, CommandOutput &result)
+{
     // The command exited but something it started still holds the pipes open.
-    const bool leftovers = reaped && (outFd >= 0 || errFd >= 0);
-    closeFd(inFd);
-    closeFd(outFd);
-    closeFd(errFd);
-    bool killGroup = result.timedOut || !failure.empty() || leftovers;
-    if (!killGroup && !reaped) {
+    const bool leftovers = child.reaped && (child.outFd >= 0 || child.errFd >= 0);
+    closeFd(child.inFd);
+    closeFd(child.outFd);
+    closeFd(child.errFd);
+    bool killGroup = result.timedOut || failed || leftovers;
+    if (!killGroup && !child.reaped) {
         // Both pipes at end of file: the command is exiting (or closed its output
         // and goes on working); wait for it within the time limit.
         while (true) {
-            const pid_t w = ::waitpid(pid, &status, WNOHANG);
-            if (w == pid || (w < 0 && errno != EINTR)) {
-                reaped = true;
+            const pid_t w = ::waitpid(child.pid, &child.status, WNOHANG);
+            if (w == child.pid || (w < 0 && errno != EINTR)) {
+                child.reaped = true;
                 break;
             }
-            if (limited && Clock::now() >= deadline) {
+            if (deadline.passed(Clock::now())) {
                 result.timedOut = true;
                 killGroup = true;
                 break;
@@ -359,13 +398,32 @@ Result<CommandOutput> runShellCommand(const std::string &command, const std::str
         }
     }
     if (killGroup)
-        ::kill(-pid, SIGKILL); // the group outlives a reaped leader while members remain
-    if (!reaped) {
-        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        ::kill(-child.pid, SIGKILL); // the group outlives a reaped leader while members remain
+    if (!child.reaped) {
+        while (::waitpid(child.pid, &child.status, 0) < 0 && errno == EINTR) {
         }
     }
+}
+
+} // namespace
+
+Result<CommandOutput> runShellCommand(const std::string &command, const std::string &input,
+                                      const std::vector<std::string> &environment, double timeoutSeconds,
+                                      std::size_t maxOutputBytes)
+{
+    auto child = spawnShell(command, environment);
+    if (!child)
+        return child.error();
+    CommandOutput result;
+    Deadline deadline;
+    deadline.limited = timeoutSeconds > 0;
+    deadline.at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(deadline.limited ? timeoutSeconds : 0.0));
+    const std::string failure = exchange(*child, input, command, deadline, maxOutputBytes, result);
+    endCommand(*child, !failure.empty(), deadline, result);
     if (!failure.empty())
         return Error{failure};
+    const int status = child->status;
     if (WIFEXITED(status)) {
         result.exitStatus = WEXITSTATUS(status);
     } else if (WIFSIGNALED(status)) {

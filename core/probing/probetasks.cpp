@@ -238,9 +238,13 @@ SplitIndices seededSplit(std::size_t n, double trainFraction, double devFraction
 
 namespace {
 
-/// The common builder: splits[k] lists (sentence index to record, sentence).
-Result<ProbeDataset> build(ProbeTask task, const std::vector<std::vector<std::pair<int, const Sentence *>>> &splits,
-                           const ProbeTaskOptions &opt)
+using Splits = std::vector<std::vector<std::pair<int, const Sentence *>>>;
+/// Per split, the sentences kept for the task: (sentence index to record, raw value).
+using RawSplits = std::vector<std::vector<std::pair<int, RawValue>>>;
+
+/// Whether the splits can make the task at all: train and test sentences, and
+/// the trees the task reads in at least one train sentence.
+Status checkSplits(ProbeTask task, const Splits &splits, const ProbeTaskOptions &opt)
 {
     const std::string name = probeTaskName(task);
     if (splits[0].empty())
@@ -273,10 +277,14 @@ Result<ProbeDataset> build(ProbeTask task, const std::vector<std::vector<std::pa
     }
     if (task == ProbeTask::TopConst && opt.topConstClasses < 2)
         return Error{"probing task topconst: topConstClasses must be at least 2 (the last class is \"other\")"};
+    return {};
+}
 
-    ProbeDataset ds;
-    ds.task = name;
-    std::vector<std::vector<std::pair<int, RawValue>>> raw(3);
+/// Every sentence's raw value; the ones left out are counted in ds.excluded
+/// ("split/reason"), and a depth task's ds.depthSource says which trees it read.
+RawSplits rawValues(ProbeTask task, const Splits &splits, const ProbeTaskOptions &opt, ProbeDataset &ds)
+{
+    RawSplits raw(3);
     long nConst = 0, nDep = 0;
     for (int k = 0; k < 3; ++k) {
         for (const auto &[index, sentence] : splits[static_cast<std::size_t>(k)]) {
@@ -298,96 +306,128 @@ Result<ProbeDataset> build(ProbeTask task, const std::vector<std::vector<std::pa
         else
             ds.depthSource = "mixed (constituency " + std::to_string(nConst) + ", dependency " + std::to_string(nDep) + ")";
     }
+    return raw;
+}
 
-    // Label assignment from the train values.
-    std::vector<LengthBin> bins;
+/// How raw values become labels, decided from the train values alone.
+struct LabelScheme {
+    std::vector<LengthBin> bins;             // SentLenBins
     std::map<int, int> depthClass;           // depth -> label
     std::map<std::string, int> topConstClass; // sequence -> label
     int otherLabel = -1;
-    std::string outsideReason;
+    std::string outsideReason;               // why a value without a label is left out
+};
+
+/// The task's labels (into ds.labels, in label order) and the scheme that assigns them.
+Result<LabelScheme> labelScheme(ProbeTask task, const std::vector<std::pair<int, RawValue>> &train, const ProbeTaskOptions &opt,
+                                ProbeDataset &ds)
+{
+    LabelScheme ls;
     switch (task) {
     case ProbeTask::SentLen:
         break;
     case ProbeTask::SentLenBins: {
         if (opt.binning == LengthBinning::Conneau) {
-            bins = conneauBins();
+            ls.bins = conneauBins();
         } else {
             std::vector<int> lengths;
-            for (const auto &p : raw[0])
+            for (const auto &p : train)
                 lengths.push_back(p.second.number);
             if (lengths.empty())
                 return Error{"probing task sentlen-bins: no train sentence has words"};
-            bins = equalFrequencyBins(std::move(lengths));
+            ls.bins = equalFrequencyBins(std::move(lengths));
         }
-        for (const auto &b : bins)
+        for (const auto &b : ls.bins)
             ds.labels.push_back(b.label);
-        outsideReason = "outside-length-bins";
+        ls.outsideReason = "outside-length-bins";
         break;
     }
     case ProbeTask::TreeDepth: {
         std::map<int, long> counts;
-        for (const auto &p : raw[0])
+        for (const auto &p : train)
             ++counts[p.second.number];
         for (const auto &[d, c] : counts)
             if (c >= std::max(1, opt.depthMinCount)) {
-                depthClass[d] = static_cast<int>(ds.labels.size());
+                ls.depthClass[d] = static_cast<int>(ds.labels.size());
                 ds.labels.push_back(std::to_string(d));
             }
         if (opt.rareDepth == RareDepth::Other) {
-            otherLabel = static_cast<int>(ds.labels.size());
+            ls.otherLabel = static_cast<int>(ds.labels.size());
             ds.labels.push_back("other");
         }
-        outsideReason = "rare-depth";
+        ls.outsideReason = "rare-depth";
         break;
     }
     case ProbeTask::TopConst: {
         std::map<std::string, long> counts;
-        for (const auto &p : raw[0])
+        for (const auto &p : train)
             ++counts[p.second.text];
         std::vector<std::pair<std::string, long>> sorted(counts.begin(), counts.end());
         std::stable_sort(sorted.begin(), sorted.end(),
                          [](const auto &a, const auto &b) { return a.second > b.second; }); // ties: map order = string order
         const std::size_t keep = std::min(sorted.size(), static_cast<std::size_t>(opt.topConstClasses - 1));
         for (std::size_t i = 0; i < keep; ++i) {
-            topConstClass[sorted[i].first] = static_cast<int>(ds.labels.size());
+            ls.topConstClass[sorted[i].first] = static_cast<int>(ds.labels.size());
             ds.labels.push_back(sorted[i].first);
         }
-        otherLabel = static_cast<int>(ds.labels.size());
+        ls.otherLabel = static_cast<int>(ds.labels.size());
         ds.labels.push_back("other");
         break;
     }
     }
+    return ls;
+}
+
+/// One sentence's example: its target and (classification tasks) its label, -1 when it has none.
+ProbeExample labelledExample(ProbeTask task, int index, const RawValue &v, const LabelScheme &ls)
+{
+    ProbeExample e;
+    e.sentence = index;
+    switch (task) {
+    case ProbeTask::SentLen:
+        e.target = v.number;
+        break;
+    case ProbeTask::SentLenBins:
+        for (std::size_t b = 0; b < ls.bins.size(); ++b)
+            if (v.number >= ls.bins[b].lo && v.number <= ls.bins[b].hi)
+                e.label = static_cast<int>(b);
+        e.target = v.number;
+        break;
+    case ProbeTask::TreeDepth: {
+        const auto it = ls.depthClass.find(v.number);
+        e.label = it != ls.depthClass.end() ? it->second : ls.otherLabel;
+        e.target = v.number;
+        break;
+    }
+    case ProbeTask::TopConst: {
+        const auto it = ls.topConstClass.find(v.text);
+        e.label = it != ls.topConstClass.end() ? it->second : ls.otherLabel;
+        e.target = e.label;
+        break;
+    }
+    }
+    return e;
+}
+
+/// The common builder: splits[k] lists (sentence index to record, sentence).
+Result<ProbeDataset> build(ProbeTask task, const Splits &splits, const ProbeTaskOptions &opt)
+{
+    if (auto s = checkSplits(task, splits, opt); !s)
+        return s.error();
+    const std::string name = probeTaskName(task);
+    ProbeDataset ds;
+    ds.task = name;
+    const RawSplits raw = rawValues(task, splits, opt, ds);
+    auto scheme = labelScheme(task, raw[0], opt, ds);
+    if (!scheme)
+        return scheme.error();
 
     std::vector<ProbeExample> *outs[3] = {&ds.train, &ds.dev, &ds.test};
     for (int k = 0; k < 3; ++k) {
         for (const auto &[index, v] : raw[static_cast<std::size_t>(k)]) {
-            ProbeExample e;
-            e.sentence = index;
-            switch (task) {
-            case ProbeTask::SentLen:
-                e.target = v.number;
-                break;
-            case ProbeTask::SentLenBins:
-                for (std::size_t b = 0; b < bins.size(); ++b)
-                    if (v.number >= bins[b].lo && v.number <= bins[b].hi)
-                        e.label = static_cast<int>(b);
-                e.target = v.number;
-                break;
-            case ProbeTask::TreeDepth: {
-                const auto it = depthClass.find(v.number);
-                e.label = it != depthClass.end() ? it->second : otherLabel;
-                e.target = v.number;
-                break;
-            }
-            case ProbeTask::TopConst: {
-                const auto it = topConstClass.find(v.text);
-                e.label = it != topConstClass.end() ? it->second : otherLabel;
-                e.target = e.label;
-                break;
-            }
-            }
+            const ProbeExample e = labelledExample(task, index, v, *scheme);
             if (task != ProbeTask::SentLen && e.label < 0) {
-                ++ds.excluded[std::string(kSplitNames[k]) + "/" + outsideReason];
+                ++ds.excluded[std::string(kSplitNames[k]) + "/" + scheme->outsideReason];
                 continue;
             }
             outs[k]->push_back(e);

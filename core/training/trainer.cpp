@@ -218,6 +218,317 @@ struct Window {
     void reset() { *this = Window{}; }
 };
 
+/// One run of the loop after its setup: the task, its optimiser and where the run
+/// stands, with the stages of the loop (steps, progress reports, evaluations,
+/// checkpoints, the final output) as methods.
+class TrainingRun {
+public:
+    TrainingRun(TrainTask &task, const TrainRecipe &recipe, Optimizer &optimizer, const RunState &state,
+                const std::function<void(const TrainProgress &)> &onProgress)
+        : m_task(task), m_recipe(recipe), m_optimizer(optimizer), m_st(state), m_onProgress(onProgress),
+          m_log(recipe.log), m_higher(task.higherIsBetter())
+    {
+    }
+
+    /// The start (or resume) event, then the clocks start.
+    void start(bool resumed, const DataSummary &data)
+    {
+        m_log.write({{"event", resumed ? "resume" : "start"},
+                     {"step", m_st.step},
+                     {"epoch", m_st.epoch},
+                     {"data", json::parse(data.json)},
+                     {"recipe", json::parse(m_recipe.toJson())}});
+        m_t0 = Clock::now();
+        m_cpu0 = processCpuSeconds();
+        m_stepsAtStart = m_st.step;
+        TrainProgress p;
+        p.event = TrainProgress::Event::Started;
+        p.message = (!resumed ? "data: " : "resumed at step " + std::to_string(m_st.step) + "; data: ") + data.text;
+        report(p);
+    }
+
+    /// The epochs until the budget is spent, early stopping or cancellation.
+    Status trainEpochs(const RunControl *control)
+    {
+        m_lastStep = lastStepOfRun();
+        m_window.reset(); // throughput counts from the first step
+        bool stop = false;
+        while (!stop && !budgetSpent()) {
+            const long batches = m_task.batchesInEpoch(m_st.epoch);
+            while (m_st.batch < batches && !stop) {
+                if (m_recipe.steps > 0 && m_st.step >= m_recipe.steps)
+                    break;
+                if (control && control->isCancelled())
+                    return cancelled();
+                auto s = trainStep(batches);
+                if (!s)
+                    return s.error();
+                stop = *s;
+            }
+            if (stop || (m_recipe.steps > 0 && m_st.step >= m_recipe.steps && m_st.batch < batches))
+                break;
+            // End of the epoch.
+            m_st.batch = 0;
+            ++m_st.epoch;
+            if (m_recipe.checkpointEvery == 0) {
+                auto s = point(m_recipe.evalEvery == 0, true);
+                if (!s)
+                    return s.error();
+                stop = *s;
+            }
+        }
+        return {};
+    }
+
+    /// After the loop: the last weights evaluated and checkpointed, the output
+    /// written (unless the best is kept), the task's final report.
+    Status finish()
+    {
+        // The last weights are evaluated and checkpointed (unless that just happened:
+        // a budget that ends between checkpoint points, or a run resumed at its end).
+        if (m_lastEvalStep != m_st.step || m_lastCheckpointStep != m_st.step) {
+            auto s = point(m_lastEvalStep != m_st.step, m_lastCheckpointStep != m_st.step);
+            if (!s)
+                return s.error();
+        }
+        // keep "best" without any dev figure (no dev data): the last weights are all there is.
+        if (m_recipe.keep == "last" || std::isnan(m_st.best)) {
+            if (m_recipe.keep == "best")
+                m_log.write({{"event", "note"}, {"message", "no dev evaluation improved: the output holds the last weights"}});
+            SnapshotInfo info{SnapshotInfo::Kind::Last, m_st.step, m_st.epoch, elapsed(), m_lastDev};
+            if (auto s = writeOutput(m_recipe.output, m_task.snapshot(info), m_recipe.storage); !s)
+                return s;
+        }
+        auto finalReport = m_task.finish(m_recipe, elapsed());
+        if (!finalReport)
+            return finalReport.error();
+        m_log.write({{"event", "final"}, {"step", m_st.step}, {"epoch", m_st.epoch}, {"elapsed_s", elapsed()}, {"report", *finalReport}});
+        TrainProgress p;
+        p.event = TrainProgress::Event::Finished;
+        p.message = "wrote " + m_recipe.output + (finalReport->empty() ? "" : "; " + *finalReport);
+        report(p);
+        return {};
+    }
+
+private:
+    double elapsed() const { return m_st.elapsedBefore + std::chrono::duration<double>(Clock::now() - m_t0).count(); }
+    double cpu() const { return m_st.cpuBefore + processCpuSeconds() - m_cpu0; }
+
+    bool budgetSpent() const
+    {
+        return (m_recipe.steps > 0 && m_st.step >= m_recipe.steps) || (m_recipe.epochs > 0 && m_st.epoch >= m_recipe.epochs);
+    }
+
+    /// The run's last step, for a linear decay: the step budget, else epochs × the batches of an epoch.
+    long lastStepOfRun()
+    {
+        long lastStep = m_recipe.steps;
+        if (lastStep == 0 && m_recipe.epochs > 0) {
+            for (int e = 0; e < m_recipe.epochs; ++e)
+                lastStep += m_task.batchesInEpoch(e);
+        }
+        return lastStep;
+    }
+
+    /// Fills in where the run stands and hands `p` to the caller.
+    void report(TrainProgress p)
+    {
+        p.step = m_st.step;
+        p.steps = m_recipe.steps;
+        // Between epochs (the evaluation at an epoch's end, the final report) st.epoch
+        // already counts the next one: the report is about the epoch just finished,
+        // all its batches done ("epoch 1/1 batch 24/24", not "epoch 2/1 batch 0/0").
+        const bool betweenEpochs = m_st.batch == 0 && m_st.epoch > 0;
+        p.epoch = betweenEpochs ? m_st.epoch : m_st.epoch + 1;
+        if (p.batches == 0) {
+            p.batches = m_task.batchesInEpoch(betweenEpochs ? m_st.epoch - 1 : m_st.epoch);
+            p.batch = betweenEpochs ? p.batches : m_st.batch;
+        }
+        p.epochs = m_recipe.epochs;
+        p.elapsedSeconds = elapsed();
+        p.metric = m_task.metricName();
+        p.higherIsBetter = m_higher;
+        p.bestDevMetric = m_st.best;
+        if (m_onProgress)
+            m_onProgress(p);
+    }
+
+    /// One optimisation step on the next batch of the epoch (of `batches`), its
+    /// progress report, and the evaluation/checkpoint due after it; true = stop early.
+    Result<bool> trainStep(long batches)
+    {
+        std::mt19937_64 rng(m_recipe.seed * 7919ull + static_cast<unsigned long long>(m_st.step));
+        torch::manual_seed(m_recipe.seed * 104729ull + static_cast<unsigned long long>(m_st.step));
+        auto out = m_task.trainStep(m_st.epoch, m_st.batch, rng);
+        if (!out)
+            return out.error();
+        m_optimizer.zeroGrad();
+        out->loss.backward();
+        const double lr = m_recipe.schedule.rate(m_recipe.optimizer.lr, m_st.step + 1, m_st.epoch, m_lastStep);
+        m_optimizer.step(lr);
+        const double lossValue = out->loss.item<double>();
+        if (!std::isfinite(lossValue))
+            return makeError("training", "the loss is " + std::to_string(lossValue) + " at step " + std::to_string(m_st.step + 1) +
+                                             " (lower the learning rate?)");
+        m_window.loss += lossValue;
+        m_window.correct += out->correct;
+        m_window.predicted += out->predicted;
+        m_window.units += out->units;
+        ++m_window.steps;
+        ++m_st.step;
+        ++m_st.batch;
+        const bool lastOfRun = (m_recipe.steps > 0 && m_st.step >= m_recipe.steps) || m_st.batch == batches;
+        if (m_st.step % m_recipe.logEvery == 0 || lastOfRun)
+            reportBatches(batches, lr);
+        const bool save = m_recipe.checkpointEvery > 0 && m_st.step % m_recipe.checkpointEvery == 0;
+        const bool eval = m_recipe.evalEvery > 0 ? m_st.step % m_recipe.evalEvery == 0 : save;
+        if (save || eval)
+            return point(eval, save);
+        return false;
+    }
+
+    /// The means of the steps since the last report (window), the throughput and
+    /// the time left, reported and logged; the window starts again.
+    void reportBatches(long batches, double lr)
+    {
+        const double secs = std::chrono::duration<double>(Clock::now() - m_window.start).count();
+        TrainProgress p;
+        p.event = TrainProgress::Event::Batch;
+        p.batch = m_st.batch;
+        p.batches = batches;
+        p.loss = m_window.loss / static_cast<double>(std::max(1L, m_window.steps));
+        p.accuracy = m_window.predicted > 0 ? m_window.correct / m_window.predicted : NAN;
+        p.lr = lr;
+        p.stepsPerSecond = secs > 0 ? static_cast<double>(m_window.steps) / secs : NAN;
+        p.unitsPerSecond = secs > 0 && m_window.units > 0 ? m_window.units / secs : NAN;
+        p.unit = m_task.unitName();
+        const double sessionSecs = std::chrono::duration<double>(Clock::now() - m_t0).count();
+        const double perStep = sessionSecs / static_cast<double>(std::max(1L, m_st.step - m_stepsAtStart));
+        long remaining = 0;
+        if (m_recipe.steps > 0)
+            remaining = m_recipe.steps - m_st.step;
+        else
+            remaining = (batches - m_st.batch) + static_cast<long>(std::max(0, m_recipe.epochs - m_st.epoch - 1)) * batches;
+        p.etaSeconds = perStep * static_cast<double>(remaining);
+        report(p);
+        m_log.write({{"event", "batch"},
+                     {"step", m_st.step},
+                     {"epoch", m_st.epoch + 1},
+                     {"batch", m_st.batch},
+                     {"batches", batches},
+                     {"loss", p.loss},
+                     {"accuracy", std::isnan(p.accuracy) ? json(nullptr) : json(p.accuracy)},
+                     {"lr", lr},
+                     {"steps_per_s", std::isnan(p.stepsPerSecond) ? json(nullptr) : json(p.stepsPerSecond)},
+                     {"units_per_s", std::isnan(p.unitsPerSecond) ? json(nullptr) : json(p.unitsPerSecond)},
+                     {"unit", p.unit},
+                     {"elapsed_s", elapsed()},
+                     {"cpu_s", cpu()}});
+        m_window.reset();
+    }
+
+    /// A dev evaluation: the best so far is written when the recipe keeps the best; true = stop early (patience).
+    Result<bool> evaluate()
+    {
+        auto dev = m_task.evaluate();
+        if (!dev)
+            return dev.error();
+        m_lastDev = *dev;
+        ++m_st.evaluations;
+        const double v = dev->value;
+        const bool improved = !std::isnan(v) && (std::isnan(m_st.best) || (m_higher ? v > m_st.best : v < m_st.best));
+        if (improved) {
+            m_st.best = v;
+            m_st.sinceBest = 0;
+        } else if (!std::isnan(v)) {
+            ++m_st.sinceBest;
+        }
+        if (improved && m_recipe.keep == "best") {
+            SnapshotInfo info{SnapshotInfo::Kind::Best, m_st.step, m_st.epoch, elapsed(), *dev};
+            if (auto s = writeOutput(m_recipe.output, m_task.snapshot(info), m_recipe.storage); !s)
+                return s.error();
+        }
+        m_log.write({{"event", "eval"},
+                     {"step", m_st.step},
+                     {"epoch", m_st.epoch},
+                     {"metric", m_task.metricName()},
+                     {"value", std::isnan(v) ? json(nullptr) : json(v)},
+                     {"best", std::isnan(m_st.best) ? json(nullptr) : json(m_st.best)},
+                     {"improved", improved},
+                     {"saved", improved && m_recipe.keep == "best"},
+                     {"details", json::parse(dev->detailsJson)},
+                     {"elapsed_s", elapsed()},
+                     {"cpu_s", cpu()}});
+        TrainProgress p;
+        p.event = TrainProgress::Event::Evaluated;
+        p.devMetric = v;
+        p.improved = improved;
+        p.devSummary = dev->summary;
+        if (improved && m_recipe.keep == "best")
+            p.message = "best so far: model saved";
+        report(p);
+        return m_recipe.patience > 0 && m_st.sinceBest >= m_recipe.patience;
+    }
+
+    /// A checkpoint of the weights, the optimiser and the run state (when the recipe names one).
+    Status checkpoint()
+    {
+        if (m_recipe.checkpoint.empty())
+            return {};
+        SnapshotInfo info{SnapshotInfo::Kind::Checkpoint, m_st.step, m_st.epoch, elapsed(), m_lastDev};
+        if (auto s = writeCheckpoint(m_recipe.checkpoint, m_task.snapshot(info), m_optimizer, m_st, elapsed(), cpu(), m_recipe); !s)
+            return s;
+        m_log.write({{"event", "checkpoint"}, {"step", m_st.step}, {"epoch", m_st.epoch}, {"batch", m_st.batch}, {"elapsed_s", elapsed()}});
+        TrainProgress p;
+        p.event = TrainProgress::Event::Checkpointed;
+        report(p);
+        return {};
+    }
+
+    /// A dev evaluation and/or a checkpoint after the current step; true = stop early.
+    Result<bool> point(bool eval, bool save)
+    {
+        bool stopNow = false;
+        if (eval) {
+            m_lastEvalStep = m_st.step;
+            auto s = evaluate();
+            if (!s)
+                return s.error();
+            stopNow = *s;
+        }
+        if (save) {
+            m_lastCheckpointStep = m_st.step;
+            if (auto s = checkpoint(); !s)
+                return s.error();
+        }
+        return stopNow;
+    }
+
+    /// Cancelled between steps: a checkpoint, then the cancellation's error.
+    Status cancelled()
+    {
+        if (auto s = checkpoint(); !s)
+            return s;
+        return makeError("training", "cancelled at step " + std::to_string(m_st.step) +
+                                         (m_recipe.checkpoint.empty() ? "" : " (checkpoint saved; resume from it)"));
+    }
+
+    TrainTask &m_task;
+    const TrainRecipe &m_recipe;
+    Optimizer &m_optimizer;
+    RunState m_st;
+    const std::function<void(const TrainProgress &)> &m_onProgress;
+    TrainLog m_log;
+    const bool m_higher;
+    Clock::time_point m_t0 = Clock::now();
+    double m_cpu0 = 0.0;
+    long m_stepsAtStart = 0;
+    long m_lastStep = 0;
+    DevResult m_lastDev;
+    long m_lastEvalStep = -1, m_lastCheckpointStep = -1;
+    Window m_window;
+};
+
 } // namespace
 
 Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string &resumeFrom,
@@ -256,241 +567,11 @@ Status runTraining(TrainTask &task, const TrainRecipe &recipe, const std::string
         resume.reset(); // the weights are in the network now
     }
 
-    TrainLog log(recipe.log);
-    log.write({{"event", resumeFrom.empty() ? "start" : "resume"},
-               {"step", st.step},
-               {"epoch", st.epoch},
-               {"data", json::parse(data->json)},
-               {"recipe", json::parse(recipe.toJson())}});
-    const auto t0 = Clock::now();
-    auto elapsed = [&] { return st.elapsedBefore + std::chrono::duration<double>(Clock::now() - t0).count(); };
-    const double cpu0 = processCpuSeconds();
-    auto cpu = [&] { return st.cpuBefore + processCpuSeconds() - cpu0; };
-    const long stepsAtStart = st.step;
-    const bool higher = task.higherIsBetter();
-    auto report = [&](TrainProgress p) {
-        p.step = st.step;
-        p.steps = recipe.steps;
-        // Between epochs (the evaluation at an epoch's end, the final report) st.epoch
-        // already counts the next one: the report is about the epoch just finished,
-        // all its batches done ("epoch 1/1 batch 24/24", not "epoch 2/1 batch 0/0").
-        const bool betweenEpochs = st.batch == 0 && st.epoch > 0;
-        p.epoch = betweenEpochs ? st.epoch : st.epoch + 1;
-        if (p.batches == 0) {
-            p.batches = task.batchesInEpoch(betweenEpochs ? st.epoch - 1 : st.epoch);
-            p.batch = betweenEpochs ? p.batches : st.batch;
-        }
-        p.epochs = recipe.epochs;
-        p.elapsedSeconds = elapsed();
-        p.metric = task.metricName();
-        p.higherIsBetter = higher;
-        p.bestDevMetric = st.best;
-        if (onProgress)
-            onProgress(p);
-    };
-    {
-        TrainProgress p;
-        p.event = TrainProgress::Event::Started;
-        p.message = (resumeFrom.empty() ? "data: " : "resumed at step " + std::to_string(st.step) + "; data: ") + data->text;
-        report(p);
-    }
-
-    DevResult lastDev;
-    auto evaluate = [&]() -> Result<bool> { // true = stop early
-        auto dev = task.evaluate();
-        if (!dev)
-            return dev.error();
-        lastDev = *dev;
-        ++st.evaluations;
-        const double v = dev->value;
-        const bool improved = !std::isnan(v) && (std::isnan(st.best) || (higher ? v > st.best : v < st.best));
-        if (improved) {
-            st.best = v;
-            st.sinceBest = 0;
-        } else if (!std::isnan(v)) {
-            ++st.sinceBest;
-        }
-        if (improved && recipe.keep == "best") {
-            SnapshotInfo info{SnapshotInfo::Kind::Best, st.step, st.epoch, elapsed(), *dev};
-            if (auto s = writeOutput(recipe.output, task.snapshot(info), recipe.storage); !s)
-                return s.error();
-        }
-        log.write({{"event", "eval"},
-                   {"step", st.step},
-                   {"epoch", st.epoch},
-                   {"metric", task.metricName()},
-                   {"value", std::isnan(v) ? json(nullptr) : json(v)},
-                   {"best", std::isnan(st.best) ? json(nullptr) : json(st.best)},
-                   {"improved", improved},
-                   {"saved", improved && recipe.keep == "best"},
-                   {"details", json::parse(dev->detailsJson)},
-                   {"elapsed_s", elapsed()},
-                   {"cpu_s", cpu()}});
-        TrainProgress p;
-        p.event = TrainProgress::Event::Evaluated;
-        p.devMetric = v;
-        p.improved = improved;
-        p.devSummary = dev->summary;
-        if (improved && recipe.keep == "best")
-            p.message = "best so far: model saved";
-        report(p);
-        return recipe.patience > 0 && st.sinceBest >= recipe.patience;
-    };
-    auto checkpoint = [&]() -> Status {
-        if (recipe.checkpoint.empty())
-            return {};
-        SnapshotInfo info{SnapshotInfo::Kind::Checkpoint, st.step, st.epoch, elapsed(), lastDev};
-        if (auto s = writeCheckpoint(recipe.checkpoint, task.snapshot(info), optimizer, st, elapsed(), cpu(), recipe); !s)
-            return s;
-        log.write({{"event", "checkpoint"}, {"step", st.step}, {"epoch", st.epoch}, {"batch", st.batch}, {"elapsed_s", elapsed()}});
-        TrainProgress p;
-        p.event = TrainProgress::Event::Checkpointed;
-        report(p);
-        return {};
-    };
-    auto budgetSpent = [&] {
-        return (recipe.steps > 0 && st.step >= recipe.steps) || (recipe.epochs > 0 && st.epoch >= recipe.epochs);
-    };
-    long lastEvalStep = -1, lastCheckpointStep = -1;
-    /// A dev evaluation and/or a checkpoint after the current step; true = stop early.
-    auto point = [&](bool eval, bool save) -> Result<bool> {
-        bool stopNow = false;
-        if (eval) {
-            lastEvalStep = st.step;
-            auto s = evaluate();
-            if (!s)
-                return s.error();
-            stopNow = *s;
-        }
-        if (save) {
-            lastCheckpointStep = st.step;
-            if (auto s = checkpoint(); !s)
-                return s.error();
-        }
-        return stopNow;
-    };
-
-    // The run's last step, for a linear decay: the step budget, else epochs × the batches of an epoch.
-    long lastStep = recipe.steps;
-    if (lastStep == 0 && recipe.epochs > 0) {
-        for (int e = 0; e < recipe.epochs; ++e)
-            lastStep += task.batchesInEpoch(e);
-    }
-    Window window;
-    bool stop = false;
-    while (!stop && !budgetSpent()) {
-        const long batches = task.batchesInEpoch(st.epoch);
-        while (st.batch < batches && !stop) {
-            if (recipe.steps > 0 && st.step >= recipe.steps)
-                break;
-            if (control && control->isCancelled()) {
-                if (auto s = checkpoint(); !s)
-                    return s;
-                return makeError("training", "cancelled at step " + std::to_string(st.step) +
-                                                 (recipe.checkpoint.empty() ? "" : " (checkpoint saved; resume from it)"));
-            }
-            std::mt19937_64 rng(recipe.seed * 7919ull + static_cast<unsigned long long>(st.step));
-            torch::manual_seed(recipe.seed * 104729ull + static_cast<unsigned long long>(st.step));
-            auto out = task.trainStep(st.epoch, st.batch, rng);
-            if (!out)
-                return out.error();
-            optimizer.zeroGrad();
-            out->loss.backward();
-            const double lr = recipe.schedule.rate(recipe.optimizer.lr, st.step + 1, st.epoch, lastStep);
-            optimizer.step(lr);
-            const double lossValue = out->loss.item<double>();
-            if (!std::isfinite(lossValue))
-                return makeError("training", "the loss is " + std::to_string(lossValue) + " at step " + std::to_string(st.step + 1) +
-                                                 " (lower the learning rate?)");
-            window.loss += lossValue;
-            window.correct += out->correct;
-            window.predicted += out->predicted;
-            window.units += out->units;
-            ++window.steps;
-            ++st.step;
-            ++st.batch;
-            const bool lastOfRun = (recipe.steps > 0 && st.step >= recipe.steps) || st.batch == batches;
-            if (st.step % recipe.logEvery == 0 || lastOfRun) {
-                const double secs = std::chrono::duration<double>(Clock::now() - window.start).count();
-                TrainProgress p;
-                p.event = TrainProgress::Event::Batch;
-                p.batch = st.batch;
-                p.batches = batches;
-                p.loss = window.loss / static_cast<double>(std::max(1L, window.steps));
-                p.accuracy = window.predicted > 0 ? window.correct / window.predicted : NAN;
-                p.lr = lr;
-                p.stepsPerSecond = secs > 0 ? static_cast<double>(window.steps) / secs : NAN;
-                p.unitsPerSecond = secs > 0 && window.units > 0 ? window.units / secs : NAN;
-                p.unit = task.unitName();
-                const double sessionSecs = std::chrono::duration<double>(Clock::now() - t0).count();
-                const double perStep = sessionSecs / static_cast<double>(std::max(1L, st.step - stepsAtStart));
-                long remaining = 0;
-                if (recipe.steps > 0)
-                    remaining = recipe.steps - st.step;
-                else
-                    remaining = (batches - st.batch) + static_cast<long>(std::max(0, recipe.epochs - st.epoch - 1)) * batches;
-                p.etaSeconds = perStep * static_cast<double>(remaining);
-                report(p);
-                log.write({{"event", "batch"},
-                           {"step", st.step},
-                           {"epoch", st.epoch + 1},
-                           {"batch", st.batch},
-                           {"batches", batches},
-                           {"loss", p.loss},
-                           {"accuracy", std::isnan(p.accuracy) ? json(nullptr) : json(p.accuracy)},
-                           {"lr", lr},
-                           {"steps_per_s", std::isnan(p.stepsPerSecond) ? json(nullptr) : json(p.stepsPerSecond)},
-                           {"units_per_s", std::isnan(p.unitsPerSecond) ? json(nullptr) : json(p.unitsPerSecond)},
-                           {"unit", p.unit},
-                           {"elapsed_s", elapsed()},
-                           {"cpu_s", cpu()}});
-                window.reset();
-            }
-            const bool save = recipe.checkpointEvery > 0 && st.step % recipe.checkpointEvery == 0;
-            const bool eval = recipe.evalEvery > 0 ? st.step % recipe.evalEvery == 0 : save;
-            if (save || eval) {
-                auto s = point(eval, save);
-                if (!s)
-                    return s.error();
-                stop = *s;
-            }
-        }
-        if (stop || (recipe.steps > 0 && st.step >= recipe.steps && st.batch < batches))
-            break;
-        // End of the epoch.
-        st.batch = 0;
-        ++st.epoch;
-        if (recipe.checkpointEvery == 0) {
-            auto s = point(recipe.evalEvery == 0, true);
-            if (!s)
-                return s.error();
-            stop = *s;
-        }
-    }
-    // The last weights are evaluated and checkpointed (unless that just happened:
-    // a budget that ends between checkpoint points, or a run resumed at its end).
-    if (lastEvalStep != st.step || lastCheckpointStep != st.step) {
-        auto s = point(lastEvalStep != st.step, lastCheckpointStep != st.step);
-        if (!s)
-            return s.error();
-    }
-    // keep "best" without any dev figure (no dev data): the last weights are all there is.
-    if (recipe.keep == "last" || std::isnan(st.best)) {
-        if (recipe.keep == "best")
-            log.write({{"event", "note"}, {"message", "no dev evaluation improved: the output holds the last weights"}});
-        SnapshotInfo info{SnapshotInfo::Kind::Last, st.step, st.epoch, elapsed(), lastDev};
-        if (auto s = writeOutput(recipe.output, task.snapshot(info), recipe.storage); !s)
-            return s;
-    }
-    auto finalReport = task.finish(recipe, elapsed());
-    if (!finalReport)
-        return finalReport.error();
-    log.write({{"event", "final"}, {"step", st.step}, {"epoch", st.epoch}, {"elapsed_s", elapsed()}, {"report", *finalReport}});
-    TrainProgress p;
-    p.event = TrainProgress::Event::Finished;
-    p.message = "wrote " + recipe.output + (finalReport->empty() ? "" : "; " + *finalReport);
-    report(p);
-    return {};
+    TrainingRun run(task, recipe, optimizer, st, onProgress);
+    run.start(!resumeFrom.empty(), *data);
+    if (auto s = run.trainEpochs(control); !s)
+        return s;
+    return run.finish();
 }
 
 } // namespace treelens::training

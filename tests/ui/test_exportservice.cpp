@@ -16,10 +16,12 @@
 #include "ui/exportservice.h"
 #include "ui/session/analysisdocument.h"
 #include "ui/viewhost.h"
+#include "viz/attentionheatmap.h"
+#include "viz/attentionoverview.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
-#include "viz/heatmapview.h"
 #include "viz/linkstripview.h"
+#include "viz/priorheatmap.h"
 #include "testanalysis.h"
 #include "uitestapp.h"
 
@@ -86,7 +88,7 @@ TEST(ViewHost, HiddenViewsGetTheDocumentWhenAskedVisibleOnesAtOnce)
 {
     test::uiApp();
     Fixture f;
-    auto *prior = qobject_cast<HeatmapView *>(f.host.widget(QStringLiteral("prior")));
+    auto *prior = qobject_cast<PriorHeatmap *>(f.host.widget(QStringLiteral("prior")));
     ASSERT_TRUE(prior);
     EXPECT_EQ(prior->rowCount(), 0); // hidden: not given the sentence yet
     ASSERT_EQ(f.host.priorView(), prior); // asked for: brought up to date
@@ -103,7 +105,7 @@ TEST(ViewHost, HiddenViewsGetTheDocumentWhenAskedVisibleOnesAtOnce)
     // Views the user can see follow the document at once.
     f.parent.show();
     f.host.syncVisibleViews();
-    auto *attention = qobject_cast<HeatmapView *>(f.host.widget(QStringLiteral("attention")));
+    auto *attention = qobject_cast<AttentionHeatmap *>(f.host.widget(QStringLiteral("attention")));
     s.head = 1;
     s.weightedAttention = false;
     f.doc.setSelection(s);

@@ -14,7 +14,9 @@
 
 #include <gtest/gtest.h>
 
-#include "viz/heatmapview.h"
+#include "viz/attentionheatmap.h"
+#include "viz/attentionoverview.h"
+#include "viz/priorheatmap.h"
 #include "viz/qcustomplot.h"
 #include "testanalysis.h"
 
@@ -82,6 +84,14 @@ void showAndLayout(QWidget &w, QCustomPlot *plot)
     plot->replot();
 }
 
+/// A fresh prior (true) or attention (false) heatmap, for tests that check both.
+std::unique_ptr<HeatmapView> makeHeatmap(bool prior)
+{
+    if (prior)
+        return std::make_unique<PriorHeatmap>();
+    return std::make_unique<AttentionHeatmap>();
+}
+
 void sendMouse(QWidget *target, QEvent::Type type, const QPointF &pos)
 {
     const Qt::MouseButton button = type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton;
@@ -96,7 +106,7 @@ TEST(HeatmapView, PriorCellsAreTheMatrixOfTheSelectedLayer)
 {
     ensureApp();
     auto a = makeAnalysis(kShort, 3, 2);
-    HeatmapView view(HeatmapView::Kind::Prior);
+    PriorHeatmap view;
     view.setData({nullptr, a});
     const int n = static_cast<int>(a->tokens.size());
     for (int layer = 0; layer < 3; ++layer) {
@@ -123,7 +133,7 @@ TEST(HeatmapView, AttentionFollowsHeadAndWeighting)
 {
     ensureApp();
     auto a = makeAnalysis(kShort, 2, 3);
-    HeatmapView view(HeatmapView::Kind::Attention);
+    AttentionHeatmap view;
     view.setData({nullptr, a});
     const int n = static_cast<int>(a->tokens.size());
     for (bool weighted : {true, false}) {
@@ -152,7 +162,7 @@ TEST(HeatmapView, BracketBoxesAreTheInducedBracketsOverTokens)
     ensureApp();
     auto a = makeAnalysis(kShort, 2, 1);
     a->inducedBrackets = {{0, 2}, {2, 6}, {3, 6}, {4, 6}};
-    HeatmapView prior(HeatmapView::Kind::Prior);
+    PriorHeatmap prior;
     prior.setData({nullptr, a});
     EXPECT_EQ(prior.bracketBoxes(), a->inducedBrackets);
 
@@ -165,17 +175,17 @@ TEST(HeatmapView, BracketBoxesAreTheInducedBracketsOverTokens)
     const std::set<std::pair<double, double>> expected = {{0.5, 2.5}, {2.5, 6.5}, {3.5, 6.5}, {4.5, 6.5}};
     EXPECT_EQ(corners, expected);
 
-    // Attention maps carry no brackets.
-    HeatmapView attention(HeatmapView::Kind::Attention);
+    // Attention maps carry no brackets (nor any other item).
+    AttentionHeatmap attention;
     attention.setData({nullptr, a});
-    EXPECT_TRUE(attention.bracketBoxes().empty());
+    EXPECT_EQ(attention.plot()->itemCount(), 0);
 }
 
 TEST(HeatmapView, HoverReportsTheExactValue)
 {
     ensureApp();
     auto a = makeAnalysis(kShort, 2, 1);
-    HeatmapView view(HeatmapView::Kind::Prior);
+    PriorHeatmap view;
     view.setData({nullptr, a});
     ViewState s;
     s.layer = 1;
@@ -196,7 +206,7 @@ TEST(HeatmapView, LargeMatrixBuilds)
     auto a = makeAnalysis(longSentence(255), 1, 1); // 256 tokens with [CLS]
     QElapsedTimer timer;
     timer.start();
-    HeatmapView view(HeatmapView::Kind::Attention);
+    AttentionHeatmap view;
     view.setData({nullptr, a});
     view.resize(900, 800);
     view.plot()->replot();
@@ -222,20 +232,20 @@ TEST(HeatmapView, RenderToPaints)
             for (int s = 0; s + span <= nw; s += span)
                 a->inducedBrackets.push_back({s, s + span});
         std::sort(a->inducedBrackets.begin(), a->inducedBrackets.end());
-        for (auto kind : {HeatmapView::Kind::Prior, HeatmapView::Kind::Attention}) {
-            HeatmapView view(kind);
-            view.setData({nullptr, a});
+        for (bool prior : {true, false}) {
+            const auto view = makeHeatmap(prior);
+            view->setData({nullptr, a});
             ViewState s;
             s.layer = 1;
             s.head = 1;
-            view.setState(s);
-            const QImage img = renderImage(view);
+            view->setState(s);
+            const QImage img = renderImage(*view);
             EXPECT_GT(nonWhitePixels(img), img.width() * img.height() / 10);
-            img.save(QStringLiteral("/tmp/heatmap-%1-%2.png").arg(view.exportName()).arg(nw));
+            img.save(QStringLiteral("/tmp/heatmap-%1-%2.png").arg(view->exportName()).arg(nw));
             // Shown in a window as well (the widget path, not only export).
-            if (kind == HeatmapView::Kind::Prior) {
-                showAndLayout(view, view.plot());
-                view.grab().save(QStringLiteral("/tmp/heatmap-widget-%1.png").arg(nw));
+            if (prior) {
+                showAndLayout(*view, view->plot());
+                view->grab().save(QStringLiteral("/tmp/heatmap-widget-%1.png").arg(nw));
             }
         }
     }
@@ -246,7 +256,7 @@ TEST(HeatmapView, RenderToPdfIsVector)
     ensureApp();
     auto a = makeAnalysis(kShort, 2, 1);
     a->inducedBrackets = {{0, 2}, {2, 6}};
-    HeatmapView view(HeatmapView::Kind::Prior);
+    PriorHeatmap view;
     view.setData({nullptr, a});
     const QString path = QStringLiteral("/tmp/heatmap-prior.pdf");
     {
@@ -440,7 +450,7 @@ TEST(HeatmapView, RenderFillsTargetAtAnyDpi)
 {
     ensureApp();
     auto a = makeAnalysis(kShort, 2, 2);
-    HeatmapView heatmap(HeatmapView::Kind::Prior);
+    PriorHeatmap heatmap;
     heatmap.setData({nullptr, a});
     AttentionOverview overview;
     overview.setData({nullptr, a});
@@ -461,7 +471,7 @@ TEST(HeatmapView, TheBracketBoxesHaveAKeyAndTheScaleSaysWhatRowsSumTo)
 {
     ensureApp();
     auto a = makeAnalysis(kShort, 2, 1);
-    HeatmapView prior(HeatmapView::Kind::Prior);
+    PriorHeatmap prior;
     prior.setData({nullptr, a});
     EXPECT_TRUE(prior.titleLines().isEmpty()); // no boxes, no key
     a->inducedBrackets = {{0, 2}, {2, 6}};
@@ -470,7 +480,7 @@ TEST(HeatmapView, TheBracketBoxesHaveAKeyAndTheScaleSaysWhatRowsSumTo)
     EXPECT_TRUE(prior.titleLines()[0].startsWith(QStringLiteral("the model's induced tree: one box per bracket")))
         << prior.titleLines()[0].toStdString();
 
-    HeatmapView attention(HeatmapView::Kind::Attention);
+    AttentionHeatmap attention;
     attention.setData({nullptr, a});
     ViewState s;
     s.weightedAttention = true;
@@ -494,7 +504,7 @@ TEST(HeatmapView, APlainTransformerHasNoPriorToShowAndSaysSo)
     a->constituentPrior.clear();
     a->attentionRaw.clear();
     a->architecture = "a plain Transformer"; // as the Tree Transformer with its prior off says
-    HeatmapView prior(HeatmapView::Kind::Prior);
+    PriorHeatmap prior;
     prior.setData({nullptr, a});
     EXPECT_EQ(prior.rowCount(), 0);
     EXPECT_TRUE(prior.titleLines().contains(QStringLiteral("This model has no constituent prior (a plain Transformer): no "
@@ -502,7 +512,7 @@ TEST(HeatmapView, APlainTransformerHasNoPriorToShowAndSaysSo)
                                                            "tree to show")))
         << prior.titleLines().join(QLatin1Char('|')).toStdString();
     // Its attention is a plain softmax: rows sum to 1.
-    HeatmapView attention(HeatmapView::Kind::Attention);
+    AttentionHeatmap attention;
     attention.setData({nullptr, a});
     EXPECT_EQ(attention.scaleLabel(), QStringLiteral("attention weight"));
     EXPECT_EQ(attention.titleLines().size(), 1);
@@ -516,21 +526,21 @@ TEST(HeatmapView, EveryScaleLabelFitsItsBarAndEightWordsKeepEveryLabelInASmallPa
     // other token label even for 8 words (the plots' tab is short under the trees).
     ensureApp();
     auto a = makeAnalysis(kShort, 2, 1);
-    for (auto kind : {HeatmapView::Kind::Prior, HeatmapView::Kind::Attention}) {
-        HeatmapView view(kind);
-        view.resize(520, 300);
-        view.setData({nullptr, a});
-        view.show();
-        view.plot()->replot();
+    for (bool prior : {true, false}) {
+        const auto view = makeHeatmap(prior);
+        view->resize(520, 300);
+        view->setData({nullptr, a});
+        view->show();
+        view->plot()->replot();
         QApplication::processEvents();
-        view.plot()->replot();
-        const QFontMetricsF fm(view.plot()->axisRect()->axis(QCPAxis::atBottom)->labelFont());
-        const double labelWidth = fm.horizontalAdvance(view.scaleLabel());
-        const double barHeight = view.plot()->axisRect()->height();
-        EXPECT_LE(labelWidth, barHeight) << view.scaleLabel().toStdString() << " (" << labelWidth << " px) on a "
+        view->plot()->replot();
+        const QFontMetricsF fm(view->plot()->axisRect()->axis(QCPAxis::atBottom)->labelFont());
+        const double labelWidth = fm.horizontalAdvance(view->scaleLabel());
+        const double barHeight = view->plot()->axisRect()->height();
+        EXPECT_LE(labelWidth, barHeight) << view->scaleLabel().toStdString() << " (" << labelWidth << " px) on a "
                                          << barHeight << " px bar";
-        EXPECT_EQ(view.tickStep(), 1) << "tokens " << view.rowCount() << ", tick font " << view.tickPointSize() << " pt";
-        EXPECT_GE(view.tickPointSize(), 6.5);
+        EXPECT_EQ(view->tickStep(), 1) << "tokens " << view->rowCount() << ", tick font " << view->tickPointSize() << " pt";
+        EXPECT_GE(view->tickPointSize(), 6.5);
     }
 }
 
@@ -546,7 +556,7 @@ TEST(HeatmapView, GroupAttentionSaysWhatItsBlocksAre)
             gid.data.push_back(static_cast<float>(h == 0 ? i / 4 : (i + 2) / 4)); // head 2: offset 2
     a->gates["token_groups.group_id"] = gid;
     a->gates["token_groups.offsets"] = NamedArray{{2}, {0.0f, 2.0f}};
-    HeatmapView attention(HeatmapView::Kind::Attention);
+    AttentionHeatmap attention;
     attention.setData({nullptr, a});
     ViewState s;
     s.head = 1;
@@ -579,11 +589,11 @@ TEST(HeatmapView, AShortSentencesFigureIsWideEnoughForItsTitleLines)
     auto a = makeAnalysis({"Dogs", "bark", "."}, 2, 1);
     a->inducedBrackets = {{1, 3}};
     a->unknownWords = std::vector<int>{0};
-    for (auto kind : {HeatmapView::Kind::Prior, HeatmapView::Kind::Attention}) {
-        HeatmapView view(kind);
-        view.setData({nullptr, a});
-        const QImage img = renderImage(view);
-        EXPECT_EQ(edgeInk(img), 0) << view.exportName().toStdString() << ": " << img.width() << " px wide";
+    for (bool prior : {true, false}) {
+        const auto view = makeHeatmap(prior);
+        view->setData({nullptr, a});
+        const QImage img = renderImage(*view);
+        EXPECT_EQ(edgeInk(img), 0) << view->exportName().toStdString() << ": " << img.width() << " px wide";
     }
     AttentionOverview overview;
     overview.setData({nullptr, a});
@@ -605,7 +615,7 @@ TEST(HeatmapView, AWordPieceModelsRowsSayWhenPartOfThemIsElsewhere)
     a->layers = a->heads = 1;
     Matrix whole(2, 2, 0.5f), part(2, 2, 0.25f);
     a->attention = {{whole}};
-    HeatmapView attention(HeatmapView::Kind::Attention);
+    AttentionHeatmap attention;
     attention.setData({nullptr, a});
     EXPECT_TRUE(attention.titleLines().value(0).startsWith(QStringLiteral("colour: attention weight (rows sum to 1)")))
         << attention.titleLines().join(QLatin1Char('|')).toStdString();
@@ -613,4 +623,44 @@ TEST(HeatmapView, AWordPieceModelsRowsSayWhenPartOfThemIsElsewhere)
     attention.setData({nullptr, a});
     EXPECT_TRUE(attention.titleLines().value(0).startsWith(QStringLiteral("colour: attention weight (rows sum to less than 1)")))
         << attention.titleLines().join(QLatin1Char('|')).toStdString();
+}
+
+TEST(PieceHeatmap, ShowsThePiecesAttentionLabelledWithThePieces)
+{
+    // The word-piece view: the attention between the pieces of the selected layer/head, as the
+    // model computed it (its hover names pieces, not words; its title no ×C variant).
+    ensureApp();
+    auto a = makeAnalysis(kShort, 2, 2);
+    a->pieces = {"[CLS]", "the", "cat", "sa", "##t", "."};
+    const int n = static_cast<int>(a->pieces.size());
+    a->pieceAttention.assign(2, std::vector<Matrix>(2, Matrix(n, n, 0.0f)));
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 2; ++h)
+            for (int r = 0; r < n; ++r)
+                a->pieceAttention[l][h].at(r, (r + l + h) % n) = 1.0f;
+    PieceHeatmap view;
+    view.setData({nullptr, a});
+    ViewState s;
+    s.layer = 1;
+    s.head = 0;
+    view.setState(s);
+    ASSERT_EQ(view.rowCount(), n);
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c)
+            ASSERT_FLOAT_EQ(view.cellValue(r, c), a->pieceAttention[1][0].at(r, c)) << r << " " << c;
+    EXPECT_EQ(view.exportName(), QStringLiteral("pieces"));
+    EXPECT_EQ(view.plot()->xAxis->label(), QStringLiteral("key piece (attended to)"));
+    EXPECT_EQ(view.plot()->yAxis->label(), QStringLiteral("query piece (attending)"));
+    EXPECT_TRUE(view.titleLines().contains(
+        QStringLiteral("as the model computed it; the trees and the Attention tab pool it per word")))
+        << view.titleLines().join(QLatin1Char('|')).toStdString();
+    EXPECT_TRUE(view.cellText(3, 4).startsWith(QStringLiteral("attention[sa \u2192 ##t] = 1.0000, layer 2, head 1")))
+        << view.cellText(3, 4).toStdString();
+    EXPECT_TRUE(view.cellText(3, 4).endsWith(QStringLiteral("; row sum 1.000"))) << view.cellText(3, 4).toStdString();
+
+    // Without pieces' attention: nothing to show, and the title says so.
+    a->pieceAttention.clear();
+    view.setData({nullptr, a});
+    EXPECT_EQ(view.rowCount(), 0);
+    EXPECT_TRUE(view.cellText(0, 0).isEmpty());
 }

@@ -18,7 +18,7 @@
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/gateoverview.h"
-#include "viz/heatmapview.h"
+#include "viz/relationheatmap.h"
 #include "testutil.h"
 
 using namespace treelens;
@@ -119,7 +119,7 @@ std::set<std::pair<int, int>> treeArcPairsBothWays()
 TEST(RelationHeatmap, LabelsEveryCellAsTheReadmeTable)
 {
     app();
-    HeatmapView view(HeatmapView::Kind::Relation);
+    RelationHeatmap view;
     view.setData({kiteSentence(), kiteAnalysis()});
     view.setState(ViewState{});
     ASSERT_EQ(view.rowCount(), 9);
@@ -165,20 +165,21 @@ TEST(RelationHeatmap, ATreeTransformerAnalysisSaysItHasNoRelations)
     a->family = "tree-transformer";
     a->relations.reset();
     a->relationGate.clear();
-    for (auto kind : {HeatmapView::Kind::Relation, HeatmapView::Kind::Gate}) {
-        HeatmapView view(kind);
-        view.setData({kiteSentence(), a});
-        view.setState(ViewState{});
-        EXPECT_EQ(view.rowCount(), 0);
-        ASSERT_FALSE(view.titleLines().isEmpty());
-        EXPECT_NE(view.titleLines().front().indexOf(QStringLiteral("This model reads no dependency relations")), -1);
+    RelationHeatmap relations;
+    GateHeatmap gate;
+    for (HeatmapView *view : std::initializer_list<HeatmapView *>{&relations, &gate}) {
+        view->setData({kiteSentence(), a});
+        view->setState(ViewState{});
+        EXPECT_EQ(view->rowCount(), 0);
+        ASSERT_FALSE(view->titleLines().isEmpty());
+        EXPECT_NE(view->titleLines().front().indexOf(QStringLiteral("This model reads no dependency relations")), -1);
     }
 }
 
 TEST(GateHeatmap, ShowsTheSelectedHeadsGateWithTheTreeArcsBoxed)
 {
     app();
-    HeatmapView view(HeatmapView::Kind::Gate);
+    GateHeatmap view;
     view.setData({kiteSentence(), kiteAnalysis()});
     ViewState s;
     s.layer = 1;

@@ -263,289 +263,467 @@ Tensor Net::sentenceVectors(const std::vector<const Sentence *> &batch) const
     return h;
 }
 
-Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &others, bool record, Order order,
-                    const std::string &queryOverride) const
-{
-    const RecConfig &cfg = m_config;
-    const std::string pre = cfg.prefix();
-    const bool tl = cfg.treeLstm(), dtte = cfg.model == RecModel::Dtte, depRow = cfg.model == RecModel::Dtt || dtte;
-    const bool cross = (queryOverride.empty() ? cfg.query : queryOverride) == "cross";
-    const auto B = batch.size();
-    const std::int64_t d = cfg.dModel, m = cfg.memDim;
+namespace {
 
-    // Slots: every sentence's words, then every sentence's internal nodes.
-    std::vector<std::int64_t> wordBase(B), nodeBase(B), ids, lengths;
+/// Where each sentence's rows are in the composition buffers: every sentence's
+/// words, then every sentence's internal nodes.
+struct SlotLayout {
+    std::vector<std::int64_t> wordBase, nodeBase, ids, lengths;
     std::int64_t words = 0, nodes = 0;
-    for (std::size_t b = 0; b < B; ++b) {
-        wordBase[b] = words;
-        words += static_cast<std::int64_t>(batch[b]->ids.size());
-        lengths.push_back(static_cast<std::int64_t>(batch[b]->ids.size()));
-        ids.insert(ids.end(), batch[b]->ids.begin(), batch[b]->ids.end());
-    }
-    for (std::size_t b = 0; b < B; ++b) {
-        nodeBase[b] = words + nodes;
-        nodes += static_cast<std::int64_t>(batch[b]->tree.nodes.size());
-    }
-    const Tensor E = wordVectors(p("embed.word.weight"), ids, lengths, 0, m_device);
+};
 
-    MbWeights w;
-    Tensor buf, ebuf, hbuf, cbuf, leafGates;
-    if (!tl) {
-        w.n = cfg.branches;
-        w.dk = cfg.dK;
-        std::vector<Tensor> qkv;
-        for (const char *name : {"mb.wq", "mb.wk", "mb.wv"})
-            qkv.push_back(p(pre + name).permute({1, 0, 2}).reshape({d, w.n * w.dk}));
-        w.wqkv = torch::cat(qkv, 1);
-        w.multiBranch = cfg.multiBranch();
-        w.dropout = cfg.dropout;
-        w.training = m_training;
+SlotLayout slotLayout(const std::vector<const Sentence *> &batch)
+{
+    const auto B = batch.size();
+    SlotLayout l;
+    l.wordBase.resize(B);
+    l.nodeBase.resize(B);
+    for (std::size_t b = 0; b < B; ++b) {
+        l.wordBase[b] = l.words;
+        l.words += static_cast<std::int64_t>(batch[b]->ids.size());
+        l.lengths.push_back(static_cast<std::int64_t>(batch[b]->ids.size()));
+        l.ids.insert(l.ids.end(), batch[b]->ids.begin(), batch[b]->ids.end());
     }
-    if (!tl && cfg.multiBranch()) {
-        w.wb = p(pre + "mb.wb");
-        w.lnW = p(pre + "mb.ln.weight");
-        w.lnB = p(pre + "mb.ln.bias");
-        w.kappa = p(pre + "mb.kappa");
-        w.alpha = p(pre + "mb.alpha");
-        std::vector<Tensor> c1, c1b, c2, c2b;
-        for (int i = 0; i < cfg.branches; ++i) {
-            const std::string bp = pre + "mb.pcnn." + std::to_string(i) + ".";
-            c1.push_back(p(bp + "conv1.weight").t());
-            c1b.push_back(p(bp + "conv1.bias"));
-            c2.push_back(p(bp + "conv2.weight").t());
-            c2b.push_back(p(bp + "conv2.bias"));
-        }
-        w.c1 = torch::stack(c1);
-        w.c1b = torch::stack(c1b);
-        w.c2 = torch::stack(c2);
-        w.c2b = torch::stack(c2b);
+    for (std::size_t b = 0; b < B; ++b) {
+        l.nodeBase[b] = l.words + l.nodes;
+        l.nodes += static_cast<std::int64_t>(batch[b]->tree.nodes.size());
     }
-    if (!tl) {
-        buf = torch::cat({E, torch::zeros({nodes, d}, E.options())});
-        if (dtte)
-            ebuf = buf.clone();
-    } else {
-        // Every word as a leaf (§7.4; the Child-Sum leaves are the same cell with h̃ = 0, §12 choice 22).
-        const auto z = torch::linear(E, p(pre + "cell.W.weight"), p(pre + "cell.bias")).chunk(4, -1); // (i, o, u, f)
-        const Tensor i = torch::sigmoid(z[0]), o = torch::sigmoid(z[1]), u = torch::tanh(z[2]);
-        const Tensor c = i * u, h = o * torch::tanh(c);
-        leafGates = torch::stack({i, o, u, c, h}); // [5, words, m]
-        hbuf = torch::cat({h, torch::zeros({nodes, m}, E.options())});
-        cbuf = torch::cat({c, torch::zeros({nodes, m}, E.options())});
-    }
-    Tensor queries; // [B, m]: W_q s_other (Eq. 4.19)
-    if (tl && cross)
-        queries = torch::linear(others, p(pre + "attn.Wq"));
+    return l;
+}
 
-    // The groups evaluated together: heights across the batch, or one node at a time.
-    std::vector<std::vector<std::pair<std::size_t, int>>> groups;
+/// Nodes evaluated together, as (sentence, node).
+using NodeGroup = std::vector<std::pair<std::size_t, int>>;
+
+/// The groups evaluated together: heights across the batch, or one node at a time.
+std::vector<NodeGroup> nodeGroups(const std::vector<const Sentence *> &batch, Order order)
+{
+    std::vector<NodeGroup> groups;
     if (order == Order::LevelBatched) {
         int top = 0;
         for (const auto *s : batch)
             top = std::max(top, s->tree.height());
         groups.resize(static_cast<std::size_t>(top));
-        for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t b = 0; b < batch.size(); ++b)
             for (std::size_t v = 0; v < batch[b]->tree.nodes.size(); ++v)
                 groups[static_cast<std::size_t>(batch[b]->tree.nodes[v].height - 1)].push_back({b, static_cast<int>(v)});
     } else {
-        for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t b = 0; b < batch.size(); ++b)
             for (std::size_t v = 0; v < batch[b]->tree.nodes.size(); ++v)
                 groups.push_back({{b, static_cast<int>(v)}});
     }
+    return groups;
+}
 
-    Encoded out;
-    out.sentences.resize(B);
-    if (record)
-        for (std::size_t b = 0; b < B; ++b)
-            out.sentences[b].nodes.resize(batch[b]->tree.nodes.size());
+/// What every node of a group shares: G nodes, at most kc children, K members
+/// (DTT: the head word too), the slots their states go to, their head words and sentences.
+struct GroupFrame {
+    std::int64_t G = 0, kc = 0, K = 0;
+    Tensor slots;
+    std::vector<std::int64_t> headWords, sent;
+};
 
-    for (const auto &group : groups) {
+/// A Tree Transformer group's members packed node after node: (head word,) children.
+struct GroupMembers {
+    std::vector<std::int64_t> members, counts, childSlots, childCounts, heads, rels;
+};
+
+/// DTT + edges: the edge composition of a group (forward edges of every node, then backward).
+struct EdgeComposition {
+    MbOut eb;
+    Tensor vIn, eState;
+    std::int64_t Rc = 0; ///< child rows (of each direction)
+};
+
+/// A Tree-LSTM group's children padded to K: their h (M) and c, and which are real.
+struct PaddedChildren {
+    Tensor hm, cm, mask;
+};
+
+/// A Tree-LSTM group's attention over its children (α) and its ĥ.
+struct ChildAttention {
+    Tensor alpha, hatt;
+};
+
+/// A Tree-LSTM cell's gates for a group.
+struct CellGates {
+    Tensor i, o, u, c, f;
+};
+
+/// Composes a batch's trees bottom-up, group by group (Net::encode): the word
+/// vectors, the composition buffers (Tree Transformers: states, DTT + edges: edge
+/// states too; Tree-LSTMs: h and c) and, when recording, every node's record.
+class TreeComposer {
+public:
+    TreeComposer(const RecConfig &cfg, const TorchParameters &params, const torch::Device &device, bool training,
+                 const std::vector<const Sentence *> &batch, bool cross, bool record)
+        : m_cfg(cfg), m_params(params), m_pre(cfg.prefix()), m_device(device), m_batch(batch), m_record(record),
+          m_tl(cfg.treeLstm()), m_dtte(cfg.model == RecModel::Dtte),
+          m_depRow(cfg.model == RecModel::Dtt || cfg.model == RecModel::Dtte), m_cross(cross), m_layout(slotLayout(batch))
+    {
+        m_E = wordVectors(m_params.at("embed.word.weight"), m_layout.ids, m_layout.lengths, 0, m_device);
+        if (!m_tl)
+            m_w = mbWeights(training);
+        initBuffers();
+        m_out.sentences.resize(batch.size());
+        if (record)
+            for (std::size_t b = 0; b < batch.size(); ++b)
+                m_out.sentences[b].nodes.resize(batch[b]->tree.nodes.size());
+    }
+
+    /// `others` [B, m]: each sentence's partner's sentence vector, for a Tree-LSTM's cross queries.
+    void setQueries(const Tensor &others)
+    {
+        if (m_tl && m_cross)
+            m_queries = torch::linear(others, param("attn.Wq")); // W_q s_other (Eq. 4.19)
+    }
+
+    void compose(const NodeGroup &group)
+    {
         if (group.empty())
-            continue;
-        const auto G = static_cast<std::int64_t>(group.size());
-        std::int64_t kc = 0; // children
+            return;
+        const GroupFrame f = frame(group);
+        if (!m_tl)
+            composeTransformer(group, f);
+        else
+            composeTreeLstm(group, f);
+    }
+
+    /// Every sentence's words, internal states and root (the roots stacked [B, rootDim]).
+    Encoded finish()
+    {
+        const auto B = m_batch.size();
+        std::vector<Tensor> roots;
+        for (std::size_t b = 0; b < B; ++b) {
+            const RecTree &t = m_batch[b]->tree;
+            const auto N = static_cast<std::int64_t>(t.nodes.size()), n = static_cast<std::int64_t>(m_batch[b]->ids.size());
+            const std::int64_t wordBase = m_layout.wordBase[b], nodeBase = m_layout.nodeBase[b];
+            SentenceRecord &sr = m_out.sentences[b];
+            sr.words = m_E.narrow(0, wordBase, n);
+            const std::int64_t rootSlot = N > 0 ? nodeBase + N - 1 : wordBase + std::max(0, t.rootWord);
+            if (!m_tl) {
+                sr.states = m_buf.narrow(0, nodeBase, N);
+                if (m_dtte) {
+                    sr.edgeStates = m_ebuf.narrow(0, nodeBase, N);
+                    sr.root = torch::cat({m_buf[rootSlot], m_ebuf[rootSlot]}); // R = [r_u(root); r_v(root)]
+                } else {
+                    sr.root = m_buf[rootSlot];
+                }
+            } else {
+                sr.states = m_hbuf.narrow(0, nodeBase, N);
+                sr.leafGates = m_leafGates.narrow(1, wordBase, n);
+                sr.root = m_hbuf[rootSlot];
+            }
+            roots.push_back(sr.root);
+        }
+        m_out.roots = B > 0 ? torch::stack(roots) : torch::zeros({0, m_cfg.rootDim()}, m_E.options());
+        return std::move(m_out);
+    }
+
+private:
+    /// The model's tensor PREFIX.`name`.
+    const Tensor &param(const std::string &name) const { return m_params.at(m_pre + name); }
+
+    /// MB's weights for this call: W^Q, W^K, W^V side by side; multi-branch: the PCNNs stacked.
+    MbWeights mbWeights(bool training) const
+    {
+        const std::int64_t d = m_cfg.dModel;
+        MbWeights w;
+        w.n = m_cfg.branches;
+        w.dk = m_cfg.dK;
+        std::vector<Tensor> qkv;
+        for (const char *name : {"mb.wq", "mb.wk", "mb.wv"})
+            qkv.push_back(param(name).permute({1, 0, 2}).reshape({d, w.n * w.dk}));
+        w.wqkv = torch::cat(qkv, 1);
+        w.multiBranch = m_cfg.multiBranch();
+        w.dropout = m_cfg.dropout;
+        w.training = training;
+        if (!m_cfg.multiBranch())
+            return w;
+        w.wb = param("mb.wb");
+        w.lnW = param("mb.ln.weight");
+        w.lnB = param("mb.ln.bias");
+        w.kappa = param("mb.kappa");
+        w.alpha = param("mb.alpha");
+        std::vector<Tensor> c1, c1b, c2, c2b;
+        for (int i = 0; i < m_cfg.branches; ++i) {
+            const std::string bp = "mb.pcnn." + std::to_string(i) + ".";
+            c1.push_back(param(bp + "conv1.weight").t());
+            c1b.push_back(param(bp + "conv1.bias"));
+            c2.push_back(param(bp + "conv2.weight").t());
+            c2b.push_back(param(bp + "conv2.bias"));
+        }
+        w.c1 = torch::stack(c1);
+        w.c1b = torch::stack(c1b);
+        w.c2 = torch::stack(c2);
+        w.c2b = torch::stack(c2b);
+        return w;
+    }
+
+    /// The buffers with the words' rows filled in: their vectors (Tree Transformers) or
+    /// their leaf cells (Tree-LSTMs), and zero rows for the internal nodes.
+    void initBuffers()
+    {
+        const auto &E = m_E;
+        const std::int64_t nodes = m_layout.nodes;
+        if (!m_tl) {
+            m_buf = torch::cat({E, torch::zeros({nodes, m_cfg.dModel}, E.options())});
+            if (m_dtte)
+                m_ebuf = m_buf.clone();
+            return;
+        }
+        // Every word as a leaf (§7.4; the Child-Sum leaves are the same cell with h̃ = 0, §12 choice 22).
+        const std::int64_t m = m_cfg.memDim;
+        const auto z = torch::linear(E, param("cell.W.weight"), param("cell.bias")).chunk(4, -1); // (i, o, u, f)
+        const Tensor i = torch::sigmoid(z[0]), o = torch::sigmoid(z[1]), u = torch::tanh(z[2]);
+        const Tensor c = i * u, h = o * torch::tanh(c);
+        m_leafGates = torch::stack({i, o, u, c, h}); // [5, words, m]
+        m_hbuf = torch::cat({h, torch::zeros({nodes, m}, E.options())});
+        m_cbuf = torch::cat({c, torch::zeros({nodes, m}, E.options())});
+    }
+
+    const RecNode &node(std::size_t b, int v) const { return m_batch[b]->tree.nodes[static_cast<std::size_t>(v)]; }
+
+    /// A child's row: an internal node's or a word's.
+    std::int64_t childSlot(std::size_t b, const RecChild &ch) const
+    {
+        return ch.node ? m_layout.nodeBase[b] + ch.index : m_layout.wordBase[b] + ch.index;
+    }
+
+    GroupFrame frame(const NodeGroup &group) const
+    {
+        GroupFrame f;
+        f.G = static_cast<std::int64_t>(group.size());
         for (const auto &[b, v] : group)
-            kc = std::max<std::int64_t>(kc, static_cast<std::int64_t>(batch[b]->tree.nodes[static_cast<std::size_t>(v)].children.size()));
-        const std::int64_t K = kc + (depRow ? 1 : 0);
-        std::vector<std::int64_t> outSlots, headWords, sent;
+            f.kc = std::max<std::int64_t>(f.kc, static_cast<std::int64_t>(node(b, v).children.size()));
+        f.K = f.kc + (m_depRow ? 1 : 0);
+        std::vector<std::int64_t> outSlots;
         for (const auto &[b, v] : group) {
-            outSlots.push_back(nodeBase[b] + v);
-            headWords.push_back(wordBase[b] + std::max(0, batch[b]->tree.nodes[static_cast<std::size_t>(v)].headWord));
-            sent.push_back(static_cast<std::int64_t>(b));
+            outSlots.push_back(m_layout.nodeBase[b] + v);
+            f.headWords.push_back(m_layout.wordBase[b] + std::max(0, node(b, v).headWord));
+            f.sent.push_back(static_cast<std::int64_t>(b));
         }
-        const Tensor slots = int64On(outSlots, m_device, {G});
+        f.slots = int64On(outSlots, m_device, {f.G});
+        return f;
+    }
 
-        if (!tl) {
-            // The members packed node after node: (head word,) children.
-            std::vector<std::int64_t> members, counts, childSlots, childCounts, heads, rels;
-            for (std::int64_t g = 0; g < G; ++g) {
-                const auto [b, v] = group[static_cast<std::size_t>(g)];
-                const RecNode &node = batch[b]->tree.nodes[static_cast<std::size_t>(v)];
-                if (depRow)
-                    members.push_back(wordBase[b] + node.headWord);
-                for (std::size_t j = 0; j < node.children.size(); ++j) {
-                    const RecChild &ch = node.children[j];
-                    const std::int64_t slot = ch.node ? nodeBase[b] + ch.index : wordBase[b] + ch.index;
-                    if (dtte)
-                        rels.push_back(node.relations.at(j));
-                    members.push_back(slot);
-                    childSlots.push_back(slot);
-                    heads.push_back(wordBase[b] + node.headWord);
-                }
-                counts.push_back(static_cast<std::int64_t>(node.children.size()) + (depRow ? 1 : 0));
-                childCounts.push_back(static_cast<std::int64_t>(node.children.size()));
+    // ---- Tree Transformers (CTT, DTT, DTT + edges)
+
+    GroupMembers members(const NodeGroup &group) const
+    {
+        GroupMembers gm;
+        for (const auto &[b, v] : group) {
+            const RecNode &nd = node(b, v);
+            const std::int64_t headSlot = m_layout.wordBase[b] + nd.headWord;
+            if (m_depRow)
+                gm.members.push_back(headSlot);
+            for (std::size_t j = 0; j < nd.children.size(); ++j) {
+                const std::int64_t slot = childSlot(b, nd.children[j]);
+                if (m_dtte)
+                    gm.rels.push_back(nd.relations.at(j));
+                gm.members.push_back(slot);
+                gm.childSlots.push_back(slot);
+                gm.heads.push_back(headSlot);
             }
-            const Packing pk = packing(counts, K, m_device);
-            Tensor x = buf.index_select(0, int64On(members, m_device, {static_cast<std::int64_t>(members.size())}));
-            if (cfg.positional) // Table 8.2: each member's place in its set, the composition's input
-                x = x + sinusoid(K, d, x.options()).index_select(0, pk.pos.remainder(K));
-            const MbOut mb = multiBranch(w, x, pk, cfg.lnEps);
-            const Tensor state = parent(mb.out, x, pk, p(pre + "out.weight"), p(pre + "out.bias"), !dtte);
-            MbOut eb;
-            Tensor vIn, eState;
-            const auto Rc = static_cast<std::int64_t>(childSlots.size());
-            if (dtte) {
-                // The forward edges of every node, then the backward ones: 2G sets of k rows.
-                std::vector<std::int64_t> both = childCounts;
-                both.insert(both.end(), childCounts.begin(), childCounts.end());
-                const Packing epk = packing(both, kc, m_device);
-                const Tensor q = E.index_select(0, int64On(heads, m_device, {Rc}));
-                const Tensor xs = ebuf.index_select(0, int64On(childSlots, m_device, {Rc}));
-                const Tensor y = torch::embedding(p(pre + "edge_embed.weight"), int64On(rels, m_device, {Rc}));
-                auto edges = [&](const std::string &perm, const Tensor &weight) {
-                    std::vector<Tensor> parts;
-                    for (char ch : perm)
-                        parts.push_back(ch == 'q' ? q : ch == 'y' ? y : xs);
-                    return torch::linear(torch::cat(parts, -1), weight); // Eq. 9.3: no bias
-                };
-                vIn = torch::cat({edges(cfg.edgeForward, p(pre + "edge_fwd.weight")), edges(cfg.edgeBackward, p(pre + "edge_bwd.weight"))});
-                if (cfg.positional)
-                    vIn = vIn + sinusoid(kc, d, vIn.options()).index_select(0, epk.pos.remainder(kc));
-                eb = multiBranch(w, vIn, epk, cfg.lnEps);
-                eState = parent(eb.out, vIn, epk, p(pre + "out.weight"), p(pre + "out.bias"), false); // [2G, d]
-                writeRows(ebuf, slots, eState.narrow(0, 0, G) + eState.narrow(0, G, G));
-            }
-            writeRows(buf, slots, state);
-            if (record) {
-                std::int64_t off = 0, coff = 0;
-                for (std::int64_t g = 0; g < G; ++g) {
-                    const auto [b, v] = group[static_cast<std::size_t>(g)];
-                    const std::int64_t k = counts[static_cast<std::size_t>(g)], kk = childCounts[static_cast<std::size_t>(g)];
-                    NodeRecord &nr = out.sentences[b].nodes[static_cast<std::size_t>(v)];
-                    nr.attn = mb.attn[g].narrow(1, 0, k).narrow(2, 0, k).detach();
-                    if (mb.branch.defined()) // multi-branch only
-                        nr.branch = mb.branch.narrow(1, off, k).detach();
-                    nr.mbOut = mb.out.narrow(0, off, k).detach();
-                    if (dtte) {
-                        nr.edgeFwdInput = vIn.narrow(0, coff, kk).detach();
-                        nr.edgeBwdInput = vIn.narrow(0, Rc + coff, kk).detach();
-                        nr.edgeFwdAttn = eb.attn[g].narrow(1, 0, kk).narrow(2, 0, kk).detach();
-                        nr.edgeBwdAttn = eb.attn[G + g].narrow(1, 0, kk).narrow(2, 0, kk).detach();
-                        nr.edgeFwdState = eState[g].detach();
-                        nr.edgeBwdState = eState[G + g].detach();
-                    }
-                    off += k;
-                    coff += kk;
-                }
-            }
-            continue;
+            gm.counts.push_back(static_cast<std::int64_t>(nd.children.size()) + (m_depRow ? 1 : 0));
+            gm.childCounts.push_back(static_cast<std::int64_t>(nd.children.size()));
         }
+        return gm;
+    }
 
-        // Tree-LSTMs (§7.2-7.4): the children padded to K (a Tree-LSTM has no head-word row), M = their h,
-        // keys M W_kᵀ.
-        std::vector<std::int64_t> idx(static_cast<std::size_t>(G * K), 0);
-        std::vector<std::uint8_t> maskv(static_cast<std::size_t>(G * K), 0);
+    void composeTransformer(const NodeGroup &group, const GroupFrame &f)
+    {
+        const std::int64_t d = m_cfg.dModel;
+        const GroupMembers gm = members(group);
+        const Packing pk = packing(gm.counts, f.K, m_device);
+        Tensor x = m_buf.index_select(0, int64On(gm.members, m_device, {static_cast<std::int64_t>(gm.members.size())}));
+        if (m_cfg.positional) // Table 8.2: each member's place in its set, the composition's input
+            x = x + sinusoid(f.K, d, x.options()).index_select(0, pk.pos.remainder(f.K));
+        const MbOut mb = multiBranch(m_w, x, pk, m_cfg.lnEps);
+        const Tensor state = parent(mb.out, x, pk, param("out.weight"), param("out.bias"), !m_dtte);
+        EdgeComposition ec;
+        if (m_dtte)
+            ec = composeEdges(gm, f);
+        writeRows(m_buf, f.slots, state);
+        if (m_record)
+            recordTransformer(group, gm, mb, ec);
+    }
+
+    /// DTT + edges (§6): the forward and backward edge sets of every node (2G sets of
+    /// k rows) through MB; the edge states r_v go to the edge buffer.
+    EdgeComposition composeEdges(const GroupMembers &gm, const GroupFrame &f)
+    {
+        const std::int64_t d = m_cfg.dModel, G = f.G, kc = f.kc;
+        EdgeComposition ec;
+        ec.Rc = static_cast<std::int64_t>(gm.childSlots.size());
+        std::vector<std::int64_t> both = gm.childCounts;
+        both.insert(both.end(), gm.childCounts.begin(), gm.childCounts.end());
+        const Packing epk = packing(both, kc, m_device);
+        const Tensor q = m_E.index_select(0, int64On(gm.heads, m_device, {ec.Rc}));
+        const Tensor xs = m_ebuf.index_select(0, int64On(gm.childSlots, m_device, {ec.Rc}));
+        const Tensor y = torch::embedding(param("edge_embed.weight"), int64On(gm.rels, m_device, {ec.Rc}));
+        auto edges = [&](const std::string &perm, const Tensor &weight) {
+            std::vector<Tensor> parts;
+            for (char ch : perm)
+                parts.push_back(ch == 'q' ? q : ch == 'y' ? y : xs);
+            return torch::linear(torch::cat(parts, -1), weight); // Eq. 9.3: no bias
+        };
+        ec.vIn = torch::cat({edges(m_cfg.edgeForward, param("edge_fwd.weight")), edges(m_cfg.edgeBackward, param("edge_bwd.weight"))});
+        if (m_cfg.positional)
+            ec.vIn = ec.vIn + sinusoid(kc, d, ec.vIn.options()).index_select(0, epk.pos.remainder(kc));
+        ec.eb = multiBranch(m_w, ec.vIn, epk, m_cfg.lnEps);
+        ec.eState = parent(ec.eb.out, ec.vIn, epk, param("out.weight"), param("out.bias"), false); // [2G, d]
+        writeRows(m_ebuf, f.slots, ec.eState.narrow(0, 0, G) + ec.eState.narrow(0, G, G));
+        return ec;
+    }
+
+    void recordTransformer(const NodeGroup &group, const GroupMembers &gm, const MbOut &mb, const EdgeComposition &ec)
+    {
+        const auto G = static_cast<std::int64_t>(group.size());
+        std::int64_t off = 0, coff = 0;
         for (std::int64_t g = 0; g < G; ++g) {
             const auto [b, v] = group[static_cast<std::size_t>(g)];
-            const RecNode &node = batch[b]->tree.nodes[static_cast<std::size_t>(v)];
-            for (std::size_t j = 0; j < node.children.size(); ++j) {
-                const RecChild &ch = node.children[j];
-                idx[static_cast<std::size_t>(g * K) + j] = ch.node ? nodeBase[b] + ch.index : wordBase[b] + ch.index;
-                maskv[static_cast<std::size_t>(g * K) + j] = 1;
+            const std::int64_t k = gm.counts[static_cast<std::size_t>(g)], kk = gm.childCounts[static_cast<std::size_t>(g)];
+            NodeRecord &nr = m_out.sentences[b].nodes[static_cast<std::size_t>(v)];
+            nr.attn = mb.attn[g].narrow(1, 0, k).narrow(2, 0, k).detach();
+            if (mb.branch.defined()) // multi-branch only
+                nr.branch = mb.branch.narrow(1, off, k).detach();
+            nr.mbOut = mb.out.narrow(0, off, k).detach();
+            if (m_dtte) {
+                nr.edgeFwdInput = ec.vIn.narrow(0, coff, kk).detach();
+                nr.edgeBwdInput = ec.vIn.narrow(0, ec.Rc + coff, kk).detach();
+                nr.edgeFwdAttn = ec.eb.attn[g].narrow(1, 0, kk).narrow(2, 0, kk).detach();
+                nr.edgeBwdAttn = ec.eb.attn[G + g].narrow(1, 0, kk).narrow(2, 0, kk).detach();
+                nr.edgeFwdState = ec.eState[g].detach();
+                nr.edgeBwdState = ec.eState[G + g].detach();
             }
+            off += k;
+            coff += kk;
         }
-        const Tensor index = int64On(idx, m_device, {G * K});
-        const Tensor mask = torch::tensor(maskv, torch::kUInt8).view({G, K}).to(torch::kBool).to(m_device);
-        const bool binary = cfg.model == RecModel::TreeLstmBinary;
-        const Tensor hm = hbuf.index_select(0, index).view({G, K, m}), cm = cbuf.index_select(0, index).view({G, K, m});
-        const Tensor key = torch::linear(hm, p(pre + "attn.Wk"));
-        const double scale = 1.0 / std::sqrt(static_cast<double>(m));
-        const float ninf = -std::numeric_limits<float>::infinity();
-        Tensor alpha, hatt;
-        if (cross) {
-            const Tensor q = queries.index_select(0, int64On(sent, m_device, {G})); // [G, m]
-            const Tensor align = key.matmul(q.unsqueeze(-1)).squeeze(-1) * scale;    // [G, K]
-            alpha = torch::softmax(align.masked_fill(mask.logical_not(), ninf), -1);
-            hatt = torch::tanh(torch::linear((alpha.unsqueeze(-1) * hm).sum(1), p(pre + "attn.W.weight"), p(pre + "attn.W.bias")));
-        } else {
-            const Tensor q = torch::linear(hm, p(pre + "attn.Wq"));
-            const Tensor align = q.matmul(key.transpose(-1, -2)) * scale; // [G, K, K]
-            alpha = torch::softmax(align.masked_fill(mask.view({G, 1, K}).logical_not(), ninf), -1);
-            hatt = torch::tanh(torch::linear(alpha.matmul(hm), p(pre + "attn.W.weight"), p(pre + "attn.W.bias")));
-        }
-        const Tensor bias = p(pre + "cell.bias");
-        Tensor i, o, u, c, f;
-        if (!binary) {
-            const Tensor maskf = mask.unsqueeze(-1).to(hm.scalar_type());
-            const Tensor htilde = cross ? hatt : (hatt * maskf).sum(1);
-            const auto wx = torch::linear(E.index_select(0, int64On(headWords, m_device, {G})), p(pre + "cell.W.weight"), bias);
-            const auto z = (wx.narrow(-1, 0, 3 * m) + torch::linear(htilde, p(pre + "cell.U_iou.weight"))).chunk(3, -1);
-            i = torch::sigmoid(z[0]);
-            o = torch::sigmoid(z[1]);
-            u = torch::tanh(z[2]);
-            f = torch::sigmoid(wx.narrow(-1, 3 * m, m).unsqueeze(1) + torch::linear(hm, p(pre + "cell.U_f.weight"))); // [G, K, m]
-            c = i * u + (f * cm * maskf).sum(1);
-        } else {
-            const Tensor hin = cross ? torch::cat({hatt, hatt}, -1) : hatt.reshape({G, 2 * m});
-            const auto z = torch::linear(hin, p(pre + "cell.U_iou.weight"), bias.narrow(0, 0, 3 * m)).chunk(3, -1);
-            i = torch::sigmoid(z[0]);
-            o = torch::sigmoid(z[1]);
-            u = torch::tanh(z[2]);
-            const Tensor bf = bias.narrow(0, 3 * m, m);
-            f = torch::sigmoid(torch::linear(hin, p(pre + "cell.U_f.weight"), torch::cat({bf, bf}))).view({G, 2, m});
-            c = i * u + (f * cm).sum(1);
-        }
-        const Tensor h = o * torch::tanh(c);
-        writeRows(hbuf, slots, h);
-        writeRows(cbuf, slots, c);
-        if (record) {
-            const Tensor gates = torch::stack({i, o, u, c, h}, 1); // [G, 5, m]
-            for (std::int64_t g = 0; g < G; ++g) {
+    }
+
+    // ---- Tree-LSTMs (§7.2-7.4)
+
+    void composeTreeLstm(const NodeGroup &group, const GroupFrame &f)
+    {
+        const PaddedChildren ch = paddedChildren(group, f);
+        const ChildAttention att = childAttention(ch, f);
+        const CellGates cg = cellGates(ch, att, f);
+        const Tensor h = cg.o * torch::tanh(cg.c);
+        writeRows(m_hbuf, f.slots, h);
+        writeRows(m_cbuf, f.slots, cg.c);
+        if (m_record) {
+            const Tensor gates = torch::stack({cg.i, cg.o, cg.u, cg.c, h}, 1); // [G, 5, m]
+            for (std::int64_t g = 0; g < f.G; ++g) {
                 const auto [b, v] = group[static_cast<std::size_t>(g)];
-                const std::int64_t k = static_cast<std::int64_t>(batch[b]->tree.nodes[static_cast<std::size_t>(v)].children.size());
-                NodeRecord &nr = out.sentences[b].nodes[static_cast<std::size_t>(v)];
-                nr.attn = (cross ? alpha[g].narrow(0, 0, k) : alpha[g].narrow(0, 0, k).narrow(1, 0, k)).detach();
-                nr.hAtt = (cross ? hatt[g] : hatt[g].narrow(0, 0, k)).detach();
-                nr.f = f[g].narrow(0, 0, k).detach();
+                const std::int64_t k = static_cast<std::int64_t>(node(b, v).children.size());
+                NodeRecord &nr = m_out.sentences[b].nodes[static_cast<std::size_t>(v)];
+                nr.attn = (m_cross ? att.alpha[g].narrow(0, 0, k) : att.alpha[g].narrow(0, 0, k).narrow(1, 0, k)).detach();
+                nr.hAtt = (m_cross ? att.hatt[g] : att.hatt[g].narrow(0, 0, k)).detach();
+                nr.f = cg.f[g].narrow(0, 0, k).detach();
                 nr.gates = gates[g].detach();
             }
         }
     }
 
-    std::vector<Tensor> roots;
-    for (std::size_t b = 0; b < B; ++b) {
-        const RecTree &t = batch[b]->tree;
-        const auto N = static_cast<std::int64_t>(t.nodes.size()), n = static_cast<std::int64_t>(batch[b]->ids.size());
-        SentenceRecord &sr = out.sentences[b];
-        sr.words = E.narrow(0, wordBase[b], n);
-        const std::int64_t rootSlot = N > 0 ? nodeBase[b] + N - 1 : wordBase[b] + std::max(0, t.rootWord);
-        if (!tl) {
-            sr.states = buf.narrow(0, nodeBase[b], N);
-            if (dtte) {
-                sr.edgeStates = ebuf.narrow(0, nodeBase[b], N);
-                sr.root = torch::cat({buf[rootSlot], ebuf[rootSlot]}); // R = [r_u(root); r_v(root)]
-            } else {
-                sr.root = buf[rootSlot];
+    /// The children padded to K (a Tree-LSTM has no head-word row): M = their h, and their c.
+    PaddedChildren paddedChildren(const NodeGroup &group, const GroupFrame &f) const
+    {
+        const std::int64_t G = f.G, K = f.K, m = m_cfg.memDim;
+        std::vector<std::int64_t> idx(static_cast<std::size_t>(G * K), 0);
+        std::vector<std::uint8_t> maskv(static_cast<std::size_t>(G * K), 0);
+        for (std::int64_t g = 0; g < G; ++g) {
+            const auto [b, v] = group[static_cast<std::size_t>(g)];
+            const RecNode &nd = node(b, v);
+            for (std::size_t j = 0; j < nd.children.size(); ++j) {
+                idx[static_cast<std::size_t>(g * K) + j] = childSlot(b, nd.children[j]);
+                maskv[static_cast<std::size_t>(g * K) + j] = 1;
             }
-        } else {
-            sr.states = hbuf.narrow(0, nodeBase[b], N);
-            sr.leafGates = leafGates.narrow(1, wordBase[b], n);
-            sr.root = hbuf[rootSlot];
         }
-        roots.push_back(sr.root);
+        const Tensor index = int64On(idx, m_device, {G * K});
+        PaddedChildren ch;
+        ch.mask = torch::tensor(maskv, torch::kUInt8).view({G, K}).to(torch::kBool).to(m_device);
+        ch.hm = m_hbuf.index_select(0, index).view({G, K, m});
+        ch.cm = m_cbuf.index_select(0, index).view({G, K, m});
+        return ch;
     }
-    out.roots = B > 0 ? torch::stack(roots) : torch::zeros({0, cfg.rootDim()}, E.options());
-    return out;
+
+    /// Keys M W_kᵀ; the query is the partner's sentence (cross) or each child (self).
+    ChildAttention childAttention(const PaddedChildren &ch, const GroupFrame &f) const
+    {
+        const std::int64_t G = f.G, K = f.K, m = m_cfg.memDim;
+        const Tensor key = torch::linear(ch.hm, param("attn.Wk"));
+        const double scale = 1.0 / std::sqrt(static_cast<double>(m));
+        const float ninf = -std::numeric_limits<float>::infinity();
+        ChildAttention a;
+        if (m_cross) {
+            const Tensor q = m_queries.index_select(0, int64On(f.sent, m_device, {G})); // [G, m]
+            const Tensor align = key.matmul(q.unsqueeze(-1)).squeeze(-1) * scale;       // [G, K]
+            a.alpha = torch::softmax(align.masked_fill(ch.mask.logical_not(), ninf), -1);
+            a.hatt = torch::tanh(torch::linear((a.alpha.unsqueeze(-1) * ch.hm).sum(1), param("attn.W.weight"), param("attn.W.bias")));
+        } else {
+            const Tensor q = torch::linear(ch.hm, param("attn.Wq"));
+            const Tensor align = q.matmul(key.transpose(-1, -2)) * scale; // [G, K, K]
+            a.alpha = torch::softmax(align.masked_fill(ch.mask.view({G, 1, K}).logical_not(), ninf), -1);
+            a.hatt = torch::tanh(torch::linear(a.alpha.matmul(ch.hm), param("attn.W.weight"), param("attn.W.bias")));
+        }
+        return a;
+    }
+
+    /// The cell: Child-Sum (the head word's input, h̃ summed over the children, a forget
+    /// gate per child) or binary (the two children's ĥ side by side).
+    CellGates cellGates(const PaddedChildren &ch, const ChildAttention &att, const GroupFrame &f) const
+    {
+        const std::int64_t G = f.G, m = m_cfg.memDim;
+        const Tensor bias = param("cell.bias");
+        CellGates cg;
+        if (m_cfg.model != RecModel::TreeLstmBinary) {
+            const Tensor maskf = ch.mask.unsqueeze(-1).to(ch.hm.scalar_type());
+            const Tensor htilde = m_cross ? att.hatt : (att.hatt * maskf).sum(1);
+            const auto wx = torch::linear(m_E.index_select(0, int64On(f.headWords, m_device, {G})), param("cell.W.weight"), bias);
+            const auto z = (wx.narrow(-1, 0, 3 * m) + torch::linear(htilde, param("cell.U_iou.weight"))).chunk(3, -1);
+            cg.i = torch::sigmoid(z[0]);
+            cg.o = torch::sigmoid(z[1]);
+            cg.u = torch::tanh(z[2]);
+            cg.f = torch::sigmoid(wx.narrow(-1, 3 * m, m).unsqueeze(1) + torch::linear(ch.hm, param("cell.U_f.weight"))); // [G, K, m]
+            cg.c = cg.i * cg.u + (cg.f * ch.cm * maskf).sum(1);
+        } else {
+            const Tensor hin = m_cross ? torch::cat({att.hatt, att.hatt}, -1) : att.hatt.reshape({G, 2 * m});
+            const auto z = torch::linear(hin, param("cell.U_iou.weight"), bias.narrow(0, 0, 3 * m)).chunk(3, -1);
+            cg.i = torch::sigmoid(z[0]);
+            cg.o = torch::sigmoid(z[1]);
+            cg.u = torch::tanh(z[2]);
+            const Tensor bf = bias.narrow(0, 3 * m, m);
+            cg.f = torch::sigmoid(torch::linear(hin, param("cell.U_f.weight"), torch::cat({bf, bf}))).view({G, 2, m});
+            cg.c = cg.i * cg.u + (cg.f * ch.cm).sum(1);
+        }
+        return cg;
+    }
+
+    const RecConfig &m_cfg;
+    const TorchParameters &m_params;
+    const std::string m_pre;
+    const torch::Device m_device;
+    const std::vector<const Sentence *> &m_batch;
+    const bool m_record, m_tl, m_dtte, m_depRow, m_cross;
+    const SlotLayout m_layout;
+    Tensor m_E;                                    ///< the word vectors [words, d]
+    MbWeights m_w;                                 ///< Tree Transformers
+    Tensor m_buf, m_ebuf;                          ///< Tree Transformers: states (DTT + edges: r_u), edge states r_v
+    Tensor m_hbuf, m_cbuf, m_leafGates, m_queries; ///< Tree-LSTMs: h, c, the leaves' gates, the cross queries [B, m]
+    Encoded m_out;
+};
+
+} // namespace
+
+Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &others, bool record, Order order,
+                    const std::string &queryOverride) const
+{
+    const bool cross = (queryOverride.empty() ? m_config.query : queryOverride) == "cross";
+    TreeComposer composer(m_config, m_p, m_device, m_training, batch, cross, record);
+    composer.setQueries(others);
+    for (const auto &group : nodeGroups(batch, order))
+        composer.compose(group);
+    return composer.finish();
 }
 
 HeadOutput Net::head(const Tensor &a, const Tensor &b) const

@@ -449,178 +449,246 @@ torch::Tensor byToken(const RecTree &t, const torch::Tensor &nodeRows, const tor
     return out;
 }
 
+/// The fixture's networks, one per model, each imported from the fixture's state dict.
+Result<std::map<RecModel, rec::Net>> fixtureNets(const FixtureRequest &req)
+{
+    std::map<RecModel, rec::Net> nets;
+    for (RecModel m : kAllModels) {
+        auto file = importFixtureModel(req, importRecursiveCheckpoint, recModelName(m));
+        if (!file)
+            return file.error();
+        auto c = recursiveConfigOf(*file);
+        if (!c)
+            return c.error();
+        auto net = rec::Net::fromTensors(*c, file->tensors, torch::Device(torch::kCPU), req.stateDictPath);
+        if (!net)
+            return net.error();
+        nets.emplace(m, std::move(*net));
+    }
+    return nets;
+}
+
+/// The fixture's pairs: both sides of each (pair P: sides 2P (a) and 2P + 1 (b)) and its gold score.
+struct FixturePairs {
+    std::vector<FixtureSide> sides;
+    std::vector<double> gold;
+};
+
+Result<FixturePairs> fixturePairs(const json &inputs, const RecConfig &anyConfig, const std::vector<std::string> &vocab,
+                                  const std::string &inputsPath)
+{
+    FixturePairs fp;
+    const auto &pairs = inputs.at("pairs");
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        for (const char *s : {"a", "b"}) {
+            auto fs = fixtureSide(pairs[i].at(s), anyConfig, vocab, inputsPath + ": pair " + std::to_string(i) + " " + s);
+            if (!fs)
+                return fs.error();
+            fp.sides.push_back(std::move(*fs));
+        }
+        fp.gold.push_back(pairs[i].at("gold_score").get<double>());
+    }
+    return fp;
+}
+
+/// Writes what the models computed on the fixture's pairs into `out`, under the
+/// README's tensor names ("p<P>.<a|b>.<model>...", "p<P>.<model>.head...").
+class FixtureOutputs {
+public:
+    FixtureOutputs(TensorMap &out, const std::vector<double> &gold) : m_out(out), m_gold(gold), m_pairs(gold.size()) {}
+
+    /// A Tree Transformer (CTT, DTT, DTT + edges): every node's record, the states, the roots, the head.
+    void treeTransformer(RecModel m, const rec::Net &net, const std::vector<const rec::Sentence *> &left,
+                         const std::vector<const rec::Sentence *> &right)
+    {
+        const RecConfig &c = net.config();
+        const std::string model = recModelName(m);
+        const auto res = net.forwardPairs(left, right, true);
+        for (std::size_t p = 0; p < m_pairs; ++p)
+            for (int s = 0; s < 2; ++s) {
+                const rec::Sentence &sen = *(s == 0 ? left : right)[p];
+                const rec::SentenceRecord &r = (s == 0 ? res.a : res.b).sentences[p];
+                const RecTree &t = sen.tree;
+                for (std::size_t v = 0; v < t.nodes.size(); ++v) {
+                    const rec::NodeRecord &nr = r.nodes[v];
+                    const std::string node =
+                        model + ".node" + std::to_string(c.dependency() ? t.nodes[v].headWord : static_cast<int>(v)) + ".";
+                    if (m == RecModel::Ctt) {
+                        m_out[name(p, s, node + "attn")] = floatTensorData(nr.attn);
+                        m_out[name(p, s, node + "branch")] = floatTensorData(nr.branch);
+                        m_out[name(p, s, node + "mb_out")] = floatTensorData(nr.mbOut);
+                    } else if (m == RecModel::Dtt) {
+                        m_out[name(p, s, node + "attn")] = floatTensorData(nr.attn);
+                    } else {
+                        m_out[name(p, s, node + "word.attn")] = floatTensorData(nr.attn);
+                        m_out[name(p, s, node + "edge_fwd.input")] = floatTensorData(nr.edgeFwdInput);
+                        m_out[name(p, s, node + "edge_bwd.input")] = floatTensorData(nr.edgeBwdInput);
+                        m_out[name(p, s, node + "edge_fwd.attn")] = floatTensorData(nr.edgeFwdAttn);
+                        m_out[name(p, s, node + "edge_bwd.attn")] = floatTensorData(nr.edgeBwdAttn);
+                        m_out[name(p, s, node + "edge_fwd.state")] = floatTensorData(nr.edgeFwdState);
+                        m_out[name(p, s, node + "edge_bwd.state")] = floatTensorData(nr.edgeBwdState);
+                    }
+                }
+                if (m == RecModel::Ctt)
+                    m_out[name(p, s, "ctt.states")] = floatTensorData(r.states);
+                else if (m == RecModel::Dtt)
+                    m_out[name(p, s, "dtt.states")] = floatTensorData(byToken(t, r.states, r.words));
+                else {
+                    m_out[name(p, s, "dtte.word_states")] = floatTensorData(byToken(t, r.states, r.words));
+                    m_out[name(p, s, "dtte.edge_states")] = floatTensorData(byToken(t, r.edgeStates, r.words));
+                }
+                m_out[name(p, s, model + ".root")] = floatTensorData(r.root);
+            }
+        head(model, res.head);
+    }
+
+    /// A Tree-LSTM: the sentence vectors, then both query modes with the same weights.
+    void treeLstm(RecModel m, const rec::Net &net, const std::vector<rec::Sentence> &sents,
+                  const std::vector<const rec::Sentence *> &left, const std::vector<const rec::Sentence *> &right)
+    {
+        const std::string model = recModelName(m);
+        std::vector<const rec::Sentence *> all;
+        for (const auto &s : sents)
+            all.push_back(&s);
+        const torch::Tensor sv = net.sentenceVectors(all);
+        for (std::size_t p = 0; p < m_pairs; ++p)
+            for (int s = 0; s < 2; ++s)
+                m_out[name(p, s, model + ".sent_vec")] = floatTensorData(sv[static_cast<std::int64_t>(2 * p + static_cast<std::size_t>(s))]);
+        for (const char *mode : {"cross", "self"}) {
+            const auto res = net.forwardPairs(left, right, true, rec::Order::LevelBatched, mode);
+            const std::string mp = model + "." + mode + ".";
+            for (std::size_t p = 0; p < m_pairs; ++p)
+                for (int s = 0; s < 2; ++s) {
+                    const rec::Sentence &sen = *(s == 0 ? left : right)[p];
+                    const rec::SentenceRecord &r = (s == 0 ? res.a : res.b).sentences[p];
+                    if (m == RecModel::TreeLstmChildSum)
+                        childSumSide(p, s, mp, net.config(), sen.tree, r);
+                    else
+                        binarySide(p, s, model, mp, std::string(mode) == "cross", net.config(), r);
+                    m_out[name(p, s, mp + "root")] = floatTensorData(r.root);
+                }
+            head(model + "." + mode, res.head);
+        }
+    }
+
+private:
+    static std::string name(std::size_t p, int s, const std::string &rest)
+    {
+        return "p" + std::to_string(p) + "." + (s == 0 ? "a." : "b.") + rest;
+    }
+
+    /// The relatedness head of every pair, with Eq. 8.9's target and the KL divergence to it.
+    void head(const std::string &model, const rec::HeadOutput &h)
+    {
+        for (std::size_t p = 0; p < m_pairs; ++p) {
+            const auto pi = static_cast<std::int64_t>(p);
+            const std::string pre = "p" + std::to_string(p) + "." + model + ".head.";
+            const torch::Tensor logp = torch::log_softmax(h.logits[pi], -1), probs = torch::softmax(h.logits[pi], -1);
+            const torch::Tensor score = (probs * torch::arange(1, probs.size(0) + 1, probs.options())).sum();
+            // Eq. 8.9's target and KL(p̃ ‖ probs) over the classes with p̃ > 0.
+            const double y = m_gold[p];
+            const auto fl = static_cast<std::int64_t>(std::floor(y));
+            torch::Tensor target = torch::zeros({probs.size(0)});
+            if (fl >= 1 && fl <= probs.size(0))
+                target[fl - 1] = fl - y + 1.0;
+            if (fl + 1 >= 1 && fl + 1 <= probs.size(0))
+                target[fl] = y - static_cast<double>(fl);
+            const torch::Tensor pos = target.gt(0);
+            const torch::Tensor kl = (target.masked_select(pos) * (target.masked_select(pos).log() - logp.masked_select(pos))).sum();
+            m_out[pre + "h_mul"] = floatTensorData(h.hMul[pi]);
+            m_out[pre + "h_abs"] = floatTensorData(h.hAbs[pi]);
+            m_out[pre + "hidden"] = floatTensorData(h.hidden[pi]);
+            m_out[pre + "logits"] = floatTensorData(h.logits[pi]);
+            m_out[pre + "log_probs"] = floatTensorData(logp);
+            m_out[pre + "probs"] = floatTensorData(probs);
+            m_out[pre + "score"] = floatTensorData(score);
+            m_out[pre + "kl"] = floatTensorData(kl);
+            m_out["p" + std::to_string(p) + ".target_dist"] = floatTensorData(target);
+        }
+    }
+
+    /// One side of the Child-Sum Tree-LSTM in one query mode (prefix `mp`): each
+    /// node's attention and forget gates, the gates of every token.
+    void childSumSide(std::size_t p, int s, const std::string &mp, const RecConfig &c, const RecTree &t,
+                      const rec::SentenceRecord &r)
+    {
+        for (std::size_t v = 0; v < t.nodes.size(); ++v) {
+            const rec::NodeRecord &nr = r.nodes[v];
+            const std::string node = mp + "node" + std::to_string(t.nodes[v].headWord) + ".";
+            m_out[name(p, s, node + "alpha")] = floatTensorData(nr.attn);
+            m_out[name(p, s, node + "h_att")] = floatTensorData(nr.hAtt);
+            m_out[name(p, s, node + "f")] = floatTensorData(nr.f);
+        }
+        std::vector<torch::Tensor> nodeGates;
+        for (const auto &nr : r.nodes)
+            nodeGates.push_back(nr.gates);
+        // [5, N, m]; a one-word sentence has no internal node.
+        const torch::Tensor ng5 = nodeGates.empty() ? torch::zeros({5, 0, c.memDim}) : torch::stack(nodeGates, 1);
+        const char *g[] = {"i", "o", "u", "c", "h"};
+        for (int k = 0; k < 5; ++k)
+            m_out[name(p, s, mp + g[k])] = floatTensorData(byToken(t, ng5[k], r.leafGates[k]));
+    }
+
+    /// One side of the binary Tree-LSTM in one query mode (prefix `mp`): the leaves'
+    /// gates, the nodes' attention, forget gates and gates stacked.
+    void binarySide(std::size_t p, int s, const std::string &model, const std::string &mp, bool cross, const RecConfig &c,
+                    const rec::SentenceRecord &r)
+    {
+        const char *g[] = {"i", "o", "u", "c", "h"};
+        for (int k = 0; k < 5; ++k)
+            m_out[name(p, s, model + ".leaf_" + g[k])] = floatTensorData(r.leafGates[k]);
+        std::vector<torch::Tensor> alpha, hatt, f, nodeGates;
+        for (const auto &nr : r.nodes) {
+            alpha.push_back(nr.attn);
+            hatt.push_back(nr.hAtt);
+            f.push_back(nr.f);
+            nodeGates.push_back(nr.gates);
+        }
+        const std::int64_t m = c.memDim;
+        auto stacked = [](const std::vector<torch::Tensor> &v, std::vector<std::int64_t> empty) {
+            return v.empty() ? torch::zeros(empty) : torch::stack(v);
+        };
+        m_out[name(p, s, mp + "alpha")] = floatTensorData(stacked(alpha, cross ? std::vector<std::int64_t>{0, 2} : std::vector<std::int64_t>{0, 2, 2}));
+        m_out[name(p, s, mp + "h_att")] = floatTensorData(stacked(hatt, cross ? std::vector<std::int64_t>{0, m} : std::vector<std::int64_t>{0, 2, m}));
+        m_out[name(p, s, mp + "f")] = floatTensorData(stacked(f, {0, 2, m}));
+        const torch::Tensor ng5 = nodeGates.empty() ? torch::zeros({5, 0, m}) : torch::stack(nodeGates, 1);
+        for (int k = 0; k < 5; ++k)
+            m_out[name(p, s, mp + g[k])] = floatTensorData(ng5[k]);
+    }
+
+    TensorMap &m_out;
+    const std::vector<double> &m_gold;
+    std::size_t m_pairs;
+};
+
 Result<TensorMap> computeRecursiveFixture(const FixtureRequest &req)
 {
     return runFixture(req, [&](const json &config, const json &inputs, TensorMap &out) -> Status {
         const auto vocab = config.at("vocab").get<std::vector<std::string>>();
-        std::map<RecModel, rec::Net> nets;
+        auto nets = fixtureNets(req);
+        if (!nets)
+            return nets.error();
+        auto pairs = fixturePairs(inputs, nets->at(RecModel::Dtte).config(), vocab, req.inputsPath);
+        if (!pairs)
+            return pairs.error();
+        const std::size_t P = pairs->gold.size();
+        FixtureOutputs outputs(out, pairs->gold);
         for (RecModel m : kAllModels) {
-            auto file = importFixtureModel(req, importRecursiveCheckpoint, recModelName(m));
-            if (!file)
-                return file.error();
-            auto c = recursiveConfigOf(*file);
-            if (!c)
-                return c.error();
-            auto net = rec::Net::fromTensors(*c, file->tensors, torch::Device(torch::kCPU), req.stateDictPath);
-            if (!net)
-                return net.error();
-            nets.emplace(m, std::move(*net));
-        }
-        const RecConfig &anyConfig = nets.at(RecModel::Dtte).config();
-        std::vector<FixtureSide> sides; // pair P: 2P (a), 2P + 1 (b)
-        std::vector<double> gold;
-        const auto &pairs = inputs.at("pairs");
-        for (std::size_t i = 0; i < pairs.size(); ++i) {
-            for (const char *s : {"a", "b"}) {
-                auto fs = fixtureSide(pairs[i].at(s), anyConfig, vocab, req.inputsPath + ": pair " + std::to_string(i) + " " + s);
-                if (!fs)
-                    return fs.error();
-                sides.push_back(std::move(*fs));
-            }
-            gold.push_back(pairs[i].at("gold_score").get<double>());
-        }
-        const std::size_t P = gold.size();
-        auto name = [](std::size_t p, int s, const std::string &rest) { return "p" + std::to_string(p) + "." + (s == 0 ? "a." : "b.") + rest; };
-        auto headTensors = [&](const std::string &model, const rec::HeadOutput &h) {
-            for (std::size_t p = 0; p < P; ++p) {
-                const auto pi = static_cast<std::int64_t>(p);
-                const std::string pre = "p" + std::to_string(p) + "." + model + ".head.";
-                const torch::Tensor logp = torch::log_softmax(h.logits[pi], -1), probs = torch::softmax(h.logits[pi], -1);
-                const torch::Tensor score = (probs * torch::arange(1, probs.size(0) + 1, probs.options())).sum();
-                // Eq. 8.9's target and KL(p̃ ‖ probs) over the classes with p̃ > 0.
-                const double y = gold[p];
-                const auto fl = static_cast<std::int64_t>(std::floor(y));
-                torch::Tensor target = torch::zeros({probs.size(0)});
-                if (fl >= 1 && fl <= probs.size(0))
-                    target[fl - 1] = fl - y + 1.0;
-                if (fl + 1 >= 1 && fl + 1 <= probs.size(0))
-                    target[fl] = y - static_cast<double>(fl);
-                const torch::Tensor pos = target.gt(0);
-                const torch::Tensor kl = (target.masked_select(pos) * (target.masked_select(pos).log() - logp.masked_select(pos))).sum();
-                out[pre + "h_mul"] = floatTensorData(h.hMul[pi]);
-                out[pre + "h_abs"] = floatTensorData(h.hAbs[pi]);
-                out[pre + "hidden"] = floatTensorData(h.hidden[pi]);
-                out[pre + "logits"] = floatTensorData(h.logits[pi]);
-                out[pre + "log_probs"] = floatTensorData(logp);
-                out[pre + "probs"] = floatTensorData(probs);
-                out[pre + "score"] = floatTensorData(score);
-                out[pre + "kl"] = floatTensorData(kl);
-                out["p" + std::to_string(p) + ".target_dist"] = floatTensorData(target);
-            }
-        };
-        for (RecModel m : kAllModels) {
-            const rec::Net &net = nets.at(m);
+            const rec::Net &net = nets->at(m);
             const RecConfig &c = net.config();
             // The sentences as this model reads them.
             std::vector<rec::Sentence> sents;
-            for (const auto &fs : sides)
+            for (const auto &fs : pairs->sides)
                 sents.push_back({fs.ids, c.dependency() ? fs.dep : (m == RecModel::TreeLstmBinary ? fs.binary : fs.nary)});
             std::vector<const rec::Sentence *> left, right;
             for (std::size_t p = 0; p < P; ++p) {
                 left.push_back(&sents[2 * p]);
                 right.push_back(&sents[2 * p + 1]);
             }
-            const std::string model = recModelName(m);
-            if (!c.treeLstm()) {
-                const auto res = net.forwardPairs(left, right, true);
-                for (std::size_t p = 0; p < P; ++p)
-                    for (int s = 0; s < 2; ++s) {
-                        const rec::Sentence &sen = *(s == 0 ? left : right)[p];
-                        const rec::SentenceRecord &r = (s == 0 ? res.a : res.b).sentences[p];
-                        const RecTree &t = sen.tree;
-                        for (std::size_t v = 0; v < t.nodes.size(); ++v) {
-                            const rec::NodeRecord &nr = r.nodes[v];
-                            const std::string node =
-                                model + ".node" + std::to_string(c.dependency() ? t.nodes[v].headWord : static_cast<int>(v)) + ".";
-                            if (m == RecModel::Ctt) {
-                                out[name(p, s, node + "attn")] = floatTensorData(nr.attn);
-                                out[name(p, s, node + "branch")] = floatTensorData(nr.branch);
-                                out[name(p, s, node + "mb_out")] = floatTensorData(nr.mbOut);
-                            } else if (m == RecModel::Dtt) {
-                                out[name(p, s, node + "attn")] = floatTensorData(nr.attn);
-                            } else {
-                                out[name(p, s, node + "word.attn")] = floatTensorData(nr.attn);
-                                out[name(p, s, node + "edge_fwd.input")] = floatTensorData(nr.edgeFwdInput);
-                                out[name(p, s, node + "edge_bwd.input")] = floatTensorData(nr.edgeBwdInput);
-                                out[name(p, s, node + "edge_fwd.attn")] = floatTensorData(nr.edgeFwdAttn);
-                                out[name(p, s, node + "edge_bwd.attn")] = floatTensorData(nr.edgeBwdAttn);
-                                out[name(p, s, node + "edge_fwd.state")] = floatTensorData(nr.edgeFwdState);
-                                out[name(p, s, node + "edge_bwd.state")] = floatTensorData(nr.edgeBwdState);
-                            }
-                        }
-                        if (m == RecModel::Ctt)
-                            out[name(p, s, "ctt.states")] = floatTensorData(r.states);
-                        else if (m == RecModel::Dtt)
-                            out[name(p, s, "dtt.states")] = floatTensorData(byToken(t, r.states, r.words));
-                        else {
-                            out[name(p, s, "dtte.word_states")] = floatTensorData(byToken(t, r.states, r.words));
-                            out[name(p, s, "dtte.edge_states")] = floatTensorData(byToken(t, r.edgeStates, r.words));
-                        }
-                        out[name(p, s, model + ".root")] = floatTensorData(r.root);
-                    }
-                headTensors(model, res.head);
-                continue;
-            }
-            // Tree-LSTMs: the sentence vectors, then both query modes with the same weights.
-            std::vector<const rec::Sentence *> all;
-            for (const auto &s : sents)
-                all.push_back(&s);
-            const torch::Tensor sv = net.sentenceVectors(all);
-            for (std::size_t p = 0; p < P; ++p)
-                for (int s = 0; s < 2; ++s)
-                    out[name(p, s, model + ".sent_vec")] = floatTensorData(sv[static_cast<std::int64_t>(2 * p + static_cast<std::size_t>(s))]);
-            for (const char *mode : {"cross", "self"}) {
-                const auto res = net.forwardPairs(left, right, true, rec::Order::LevelBatched, mode);
-                const std::string mp = model + "." + mode + ".";
-                for (std::size_t p = 0; p < P; ++p)
-                    for (int s = 0; s < 2; ++s) {
-                        const rec::Sentence &sen = *(s == 0 ? left : right)[p];
-                        const rec::SentenceRecord &r = (s == 0 ? res.a : res.b).sentences[p];
-                        const RecTree &t = sen.tree;
-                        std::vector<torch::Tensor> gates(5);
-                        if (m == RecModel::TreeLstmChildSum) {
-                            for (std::size_t v = 0; v < t.nodes.size(); ++v) {
-                                const rec::NodeRecord &nr = r.nodes[v];
-                                const std::string node = mp + "node" + std::to_string(t.nodes[v].headWord) + ".";
-                                out[name(p, s, node + "alpha")] = floatTensorData(nr.attn);
-                                out[name(p, s, node + "h_att")] = floatTensorData(nr.hAtt);
-                                out[name(p, s, node + "f")] = floatTensorData(nr.f);
-                            }
-                            std::vector<torch::Tensor> nodeGates;
-                            for (const auto &nr : r.nodes)
-                                nodeGates.push_back(nr.gates);
-                            // [5, N, m]; a one-word sentence has no internal node.
-                            const torch::Tensor ng5 = nodeGates.empty() ? torch::zeros({5, 0, c.memDim}) : torch::stack(nodeGates, 1);
-                            const char *g[] = {"i", "o", "u", "c", "h"};
-                            for (int k = 0; k < 5; ++k)
-                                out[name(p, s, mp + g[k])] = floatTensorData(byToken(t, ng5[k], r.leafGates[k]));
-                        } else {
-                            const char *g[] = {"i", "o", "u", "c", "h"};
-                            for (int k = 0; k < 5; ++k)
-                                out[name(p, s, model + ".leaf_" + g[k])] = floatTensorData(r.leafGates[k]);
-                            std::vector<torch::Tensor> alpha, hatt, f, nodeGates;
-                            for (const auto &nr : r.nodes) {
-                                alpha.push_back(nr.attn);
-                                hatt.push_back(nr.hAtt);
-                                f.push_back(nr.f);
-                                nodeGates.push_back(nr.gates);
-                            }
-                            const std::int64_t m = c.memDim;
-                            const bool cross = std::string(mode) == "cross";
-                            auto stacked = [](const std::vector<torch::Tensor> &v, std::vector<std::int64_t> empty) {
-                                return v.empty() ? torch::zeros(empty) : torch::stack(v);
-                            };
-                            out[name(p, s, mp + "alpha")] = floatTensorData(stacked(alpha, cross ? std::vector<std::int64_t>{0, 2} : std::vector<std::int64_t>{0, 2, 2}));
-                            out[name(p, s, mp + "h_att")] = floatTensorData(stacked(hatt, cross ? std::vector<std::int64_t>{0, m} : std::vector<std::int64_t>{0, 2, m}));
-                            out[name(p, s, mp + "f")] = floatTensorData(stacked(f, {0, 2, m}));
-                            const torch::Tensor ng5 = nodeGates.empty() ? torch::zeros({5, 0, m}) : torch::stack(nodeGates, 1);
-                            for (int k = 0; k < 5; ++k)
-                                out[name(p, s, mp + g[k])] = floatTensorData(ng5[k]);
-                        }
-                        out[name(p, s, mp + "root")] = floatTensorData(r.root);
-                    }
-                headTensors(model + "." + mode, res.head);
-            }
+            if (!c.treeLstm())
+                outputs.treeTransformer(m, net, left, right);
+            else
+                outputs.treeLstm(m, net, sents, left, right);
         }
         return {};
     });

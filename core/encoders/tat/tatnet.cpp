@@ -231,6 +231,294 @@ std::pair<torch::Tensor, torch::Tensor> paddedIds(const std::vector<PairInput> &
     return {idsT, maskT};
 }
 
+
+/// The schedule: level by level (deepest first, every side of every pair), or one node per step in post-order.
+std::vector<std::vector<NodeRef>> aggregationSchedule(const std::vector<PairInput> &pairs, bool nodeByNode)
+{
+    const auto B = static_cast<int>(pairs.size());
+    std::vector<std::vector<NodeRef>> steps;
+    if (nodeByNode) {
+        for (int b = 0; b < B; ++b)
+            for (int s = 0; s < 2; ++s)
+                for (int v = 0; v < static_cast<int>(pairs[static_cast<std::size_t>(b)].side[s].tree.nodes.size()); ++v)
+                    steps.push_back({{b, s, v}});
+        return steps;
+    }
+    int maxLevel = -1;
+    for (const auto &pr : pairs)
+        for (const auto &sd : pr.side)
+            for (const auto &n : sd.tree.nodes)
+                maxLevel = std::max(maxLevel, n.level);
+    for (int l = maxLevel; l >= 0; --l) {
+        std::vector<NodeRef> step;
+        for (int b = 0; b < B; ++b)
+            for (int s = 0; s < 2; ++s) {
+                const auto &nodes = pairs[static_cast<std::size_t>(b)].side[s].tree.nodes;
+                for (int v = 0; v < static_cast<int>(nodes.size()); ++v)
+                    if (nodes[static_cast<std::size_t>(v)].level == l)
+                        step.push_back({b, s, v});
+            }
+        if (!step.empty())
+            steps.push_back(std::move(step));
+    }
+    return steps;
+}
+
+/// One step's inputs in its [V, L] layout (V nodes, L = their longest span):
+/// token entries (start, words, end) and child entries, each as (row, position).
+struct StepEntries {
+    std::int64_t V = 0, L = 0;
+    std::vector<std::int64_t> tv, ti, tRow, tTag, tPos, tLevel; ///< token entries: row, position, LM row, tag, position, level
+    std::vector<std::int64_t> cv, ci;                            ///< child entries: row, position
+    std::vector<std::pair<int, int>> cSlot;                      ///< child entries: the step and row that computed the child
+    std::vector<std::int64_t> valid;                             ///< [V * L]: 1 at a real position
+};
+
+/// The aggregation layers over the pairs' trees (the fixture README's §5-6): each
+/// step computes its nodes' span embeddings (both streams) from their tokens' LM
+/// outputs and their children's span embeddings of earlier steps.
+class Aggregation {
+public:
+    Aggregation(const std::vector<PairInput> &pairs, const TatConfig &c, const TorchParameters &parameters,
+                const torch::Device &device, std::int64_t T, bool record)
+        : m_pairs(pairs), m_c(c), m_p(parameters), m_device(device), m_T(T), m_record(record), m_syntactic(c.syntactic()),
+          m_slots(pairs.size())
+    {
+        for (std::size_t b = 0; b < pairs.size(); ++b)
+            for (int s = 0; s < 2; ++s)
+                m_slots[b][static_cast<std::size_t>(s)].resize(pairs[b].side[s].tree.nodes.size());
+    }
+
+    /// Step `st` over `nodes`; `xFlat` = the LM output [B * T, d_lm], `options` its tensors'.
+    void step(int st, const std::vector<NodeRef> &nodes, const torch::Tensor &xFlat, const torch::TensorOptions &options)
+    {
+        StepRecord rec;
+        const StepEntries e = gather(st, nodes, rec);
+        torch::Tensor xs, xn;
+        stepInputs(e, xFlat, options, xs, xn);
+        const auto keyMask = torch::tensor(e.valid, longOptions()).view({e.V, 1, 1, e.L}).to(m_device).eq(0);
+        torch::Tensor aSem, aSyn, oSem, oSyn;
+        m_ySem.push_back(stream(xs, "sem", m_c.dSem, keyMask, m_record ? &aSem : nullptr, m_record ? &oSem : nullptr));
+        if (m_syntactic)
+            m_ySyn.push_back(stream(xn, "syn", m_c.dSyn, keyMask, m_record ? &aSyn : nullptr, m_record ? &oSyn : nullptr));
+        else
+            m_ySyn.push_back(torch::Tensor());
+        if (m_record) {
+            rec.inSem = xs;
+            rec.inSyn = xn;
+            rec.attnSem = aSem;
+            rec.attnSyn = aSyn;
+            rec.outSem = oSem;
+            rec.outSyn = oSyn;
+            m_records.push_back(std::move(rec));
+        }
+    }
+
+    /// Eq. (9): the roots (last node of each side) of both sentences, per pair [B, 2(dSem + dSyn)].
+    torch::Tensor rootVectors() const
+    {
+        std::vector<torch::Tensor> vecs;
+        for (std::size_t b = 0; b < m_pairs.size(); ++b) {
+            std::vector<torch::Tensor> parts;
+            for (int s = 0; s < 2; ++s) {
+                const Slot &root = m_slots[b][static_cast<std::size_t>(s)].back();
+                parts.push_back(m_ySem[static_cast<std::size_t>(root.step)][root.row]);
+                if (m_syntactic)
+                    parts.push_back(m_ySyn[static_cast<std::size_t>(root.step)][root.row]);
+            }
+            vecs.push_back(torch::cat(parts));
+        }
+        return torch::stack(vecs);
+    }
+
+    /// What side `s` of pair `b` recorded, in its node order, padded to the side's largest L_v.
+    SideRecord sideRecord(std::size_t b, int s) const;
+
+private:
+    static torch::TensorOptions longOptions() { return torch::TensorOptions().dtype(torch::kLong); }
+    torch::Tensor dev(const std::vector<std::int64_t> &v) const { return torch::tensor(v, longOptions()).to(m_device); }
+
+    /// The step's entries node by node; each node's slot is set to (st, its row).
+    StepEntries gather(int st, const std::vector<NodeRef> &nodes, StepRecord &rec);
+
+    /// Eq. (1) and (2) for every token entry of the step at once, and the children's span
+    /// embeddings as they are: the semantic inputs `xs` [V, L, dSem] and syntactic `xn` [V, L, dSyn].
+    void stepInputs(const StepEntries &e, const torch::Tensor &xFlat, const torch::TensorOptions &options, torch::Tensor &xs,
+                    torch::Tensor &xn) const;
+
+    /// One stream of the layer for position 0 only (README §5.6: the other rows are never used).
+    torch::Tensor stream(const torch::Tensor &X, const std::string &z, int dz, const torch::Tensor &keyMask, torch::Tensor *attn,
+                         torch::Tensor *o0) const
+    {
+        const std::int64_t V = X.size(0), L = X.size(1), H = m_c.heads;
+        const std::int64_t dh = dz / H;
+        const auto pre = "tat.attn_" + z + ".";
+        auto q0 = F::linear(X.select(1, 0), m_p.at(pre + "q.weight")).view({V, H, 1, dh});
+        auto k = F::linear(X, m_p.at(pre + "k.weight")).view({V, L, H, dh}).transpose(1, 2);
+        auto v = F::linear(X, m_p.at(pre + "v.weight")).view({V, L, H, dh}).transpose(1, 2);
+        auto scores = torch::matmul(q0, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(dh));
+        scores = scores.masked_fill(keyMask, -std::numeric_limits<float>::infinity());
+        auto a = torch::softmax(scores, -1);                 // [V, H, 1, L]
+        auto ctx = torch::matmul(a, v).reshape({V, dz});     // heads concatenated
+        auto o = X.select(1, 0) + F::linear(ctx, m_p.at(pre + "o.weight"), m_p.at(pre + "o.bias"));
+        const auto ffn = "tat.ffn_" + z + ".";
+        auto y = o + F::linear(torch::relu(F::linear(o, m_p.at(ffn + "w1.weight"), m_p.at(ffn + "w1.bias"))), m_p.at(ffn + "w2.weight"),
+                               m_p.at(ffn + "w2.bias"));
+        if (attn)
+            *attn = a.squeeze(2);
+        if (o0)
+            *o0 = o;
+        return y;
+    }
+
+    const std::vector<PairInput> &m_pairs;
+    const TatConfig &m_c;
+    const TorchParameters &m_p;
+    torch::Device m_device;
+    std::int64_t m_T;
+    bool m_record, m_syntactic;
+    std::vector<std::array<std::vector<Slot>, 2>> m_slots; ///< per pair and side, where each node's span embedding is
+    std::vector<torch::Tensor> m_ySem, m_ySyn;              ///< per step, the span embeddings of its nodes
+    std::vector<StepRecord> m_records;                      ///< per step, with record
+};
+
+StepEntries Aggregation::gather(int st, const std::vector<NodeRef> &nodes, StepRecord &rec)
+{
+    StepEntries e;
+    e.V = static_cast<std::int64_t>(nodes.size());
+    for (const auto &r : nodes)
+        e.L = std::max<std::int64_t>(e.L, m_pairs[static_cast<std::size_t>(r.pair)].side[r.side].tree.nodes[static_cast<std::size_t>(r.node)].length());
+    const std::int64_t L = e.L;
+    e.valid.assign(static_cast<std::size_t>(e.V * L), 0);
+    for (std::int64_t v = 0; v < e.V; ++v) {
+        const NodeRef &r = nodes[static_cast<std::size_t>(v)];
+        const SideInput &side = m_pairs[static_cast<std::size_t>(r.pair)].side[r.side];
+        const TatNode &node = side.tree.nodes[static_cast<std::size_t>(r.node)];
+        const std::int64_t k = static_cast<std::int64_t>(node.children.size());
+        std::vector<std::int64_t> kind(static_cast<std::size_t>(L), -1), src(static_cast<std::size_t>(L), -1),
+            tag(static_cast<std::size_t>(L), -1);
+        auto token = [&](std::int64_t i, int lmPos, int tagId, int kindId) {
+            e.tv.push_back(v);
+            e.ti.push_back(i);
+            e.tRow.push_back(r.pair * m_T + lmPos);
+            e.tTag.push_back(tagId);
+            e.tPos.push_back(i);
+            e.tLevel.push_back(node.level);
+            kind[static_cast<std::size_t>(i)] = kindId;
+            src[static_cast<std::size_t>(i)] = lmPos;
+            tag[static_cast<std::size_t>(i)] = tagId;
+        };
+        token(0, side.startPosition, node.tag, 0);
+        for (std::int64_t j = 0; j < k; ++j) {
+            const TatChild &ch = node.children[static_cast<std::size_t>(j)];
+            if (ch.node) {
+                e.cv.push_back(v);
+                e.ci.push_back(j + 1);
+                const Slot &sl = m_slots[static_cast<std::size_t>(r.pair)][static_cast<std::size_t>(r.side)][static_cast<std::size_t>(ch.index)];
+                e.cSlot.push_back({sl.step, sl.row});
+                kind[static_cast<std::size_t>(j + 1)] = 2;
+                src[static_cast<std::size_t>(j + 1)] = ch.index;
+            } else {
+                token(j + 1, side.wordPositions[static_cast<std::size_t>(ch.index)], side.tree.wordTags[static_cast<std::size_t>(ch.index)], 1);
+            }
+        }
+        token(k + 1, side.endPosition, node.tag, 3);
+        for (std::int64_t i = 0; i < k + 2; ++i)
+            e.valid[static_cast<std::size_t>(v * L + i)] = 1;
+        if (m_record) {
+            rec.kind.push_back(std::move(kind));
+            rec.src.push_back(std::move(src));
+            rec.tag.push_back(std::move(tag));
+        }
+        m_slots[static_cast<std::size_t>(r.pair)][static_cast<std::size_t>(r.side)][static_cast<std::size_t>(r.node)] =
+            Slot{st, static_cast<int>(v)};
+    }
+    return e;
+}
+
+void Aggregation::stepInputs(const StepEntries &e, const torch::Tensor &xFlat, const torch::TensorOptions &options,
+                             torch::Tensor &xs, torch::Tensor &xn) const
+{
+    const auto tvI = dev(e.tv), tiI = dev(e.ti);
+    auto em = F::linear(xFlat.index_select(0, dev(e.tRow)), m_p.at("tat.sem_proj.weight"), m_p.at("tat.sem_proj.bias"));
+    auto n = !m_syntactic ? torch::Tensor()
+                          : F::linear(torch::embedding(m_p.at("tat.tag_emb.weight"), dev(e.tTag)) +
+                                          torch::embedding(m_p.at("tat.pos_emb.weight"), dev(e.tPos)) +
+                                          torch::embedding(m_p.at("tat.level_emb.weight"), dev(e.tLevel)),
+                                      m_p.at("tat.syn_proj.weight"), m_p.at("tat.syn_proj.bias"));
+    xs = torch::zeros({e.V, e.L, m_c.dSem}, options);
+    xs = xs.index_put({tvI, tiI}, em);
+    if (m_syntactic) {
+        xn = torch::zeros({e.V, e.L, m_c.dSyn}, options);
+        xn = xn.index_put({tvI, tiI}, n);
+    }
+    if (e.cv.empty())
+        return;
+    // Children's span embeddings as they are, grouped by the step that computed them.
+    std::map<int, std::vector<std::size_t>> bySource;
+    for (std::size_t q = 0; q < e.cSlot.size(); ++q)
+        bySource[e.cSlot[q].first].push_back(q);
+    for (const auto &[source, which] : bySource) {
+        std::vector<std::int64_t> rows, vv, ii;
+        for (std::size_t q : which) {
+            rows.push_back(e.cSlot[q].second);
+            vv.push_back(e.cv[q]);
+            ii.push_back(e.ci[q]);
+        }
+        const auto rowsI = dev(rows), vvI = dev(vv), iiI = dev(ii);
+        xs = xs.index_put({vvI, iiI}, m_ySem[static_cast<std::size_t>(source)].index_select(0, rowsI));
+        if (m_syntactic)
+            xn = xn.index_put({vvI, iiI}, m_ySyn[static_cast<std::size_t>(source)].index_select(0, rowsI));
+    }
+}
+
+SideRecord Aggregation::sideRecord(std::size_t b, int s) const
+{
+    const auto &c = m_c;
+    const bool syntactic = m_syntactic;
+    const std::int64_t H = c.heads;
+    const auto &tree = m_pairs[b].side[s].tree;
+    const auto N = static_cast<std::int64_t>(tree.nodes.size());
+    const std::int64_t Lm = tree.maxLength();
+    SideRecord r;
+    r.inKind = torch::full({N, Lm}, -1, torch::kLong);
+    r.inSrc = torch::full({N, Lm}, -1, torch::kLong);
+    r.inTag = torch::full({N, Lm}, -1, torch::kLong);
+    r.inSem = torch::zeros({N, Lm, c.dSem});
+    const std::int64_t dSyn = syntactic ? c.dSyn : 0;
+    r.inSyn = torch::zeros({N, Lm, dSyn});
+    r.attnSem = torch::zeros({N, H, Lm});
+    r.attnSyn = torch::zeros({N, H, Lm});
+    r.outSem = torch::zeros({N, c.dSem});
+    r.outSyn = torch::zeros({N, dSyn});
+    r.nodeSem = torch::zeros({N, c.dSem});
+    r.nodeSyn = torch::zeros({N, dSyn});
+    for (std::int64_t v = 0; v < N; ++v) {
+        const Slot &sl = m_slots[b][static_cast<std::size_t>(s)][static_cast<std::size_t>(v)];
+        const StepRecord &rec = m_records[static_cast<std::size_t>(sl.step)];
+        const std::int64_t len = tree.nodes[static_cast<std::size_t>(v)].length();
+        for (std::int64_t i = 0; i < len; ++i) {
+            r.inKind[v][i] = rec.kind[static_cast<std::size_t>(sl.row)][static_cast<std::size_t>(i)];
+            r.inSrc[v][i] = rec.src[static_cast<std::size_t>(sl.row)][static_cast<std::size_t>(i)];
+            r.inTag[v][i] = rec.tag[static_cast<std::size_t>(sl.row)][static_cast<std::size_t>(i)];
+        }
+        const auto cut = torch::indexing::Slice(0, len);
+        r.inSem[v].index_put_({cut}, rec.inSem[sl.row].index({cut}).detach().cpu());
+        if (syntactic)
+            r.inSyn[v].index_put_({cut}, rec.inSyn[sl.row].index({cut}).detach().cpu());
+        r.attnSem[v].index_put_({torch::indexing::Slice(), cut}, rec.attnSem[sl.row].index({torch::indexing::Slice(), cut}).detach().cpu());
+        if (syntactic)
+            r.attnSyn[v].index_put_({torch::indexing::Slice(), cut}, rec.attnSyn[sl.row].index({torch::indexing::Slice(), cut}).detach().cpu());
+        r.outSem[v] = rec.outSem[sl.row].detach().cpu();
+        if (syntactic)
+            r.outSyn[v] = rec.outSyn[sl.row].detach().cpu();
+        r.nodeSem[v] = m_ySem[static_cast<std::size_t>(sl.step)][sl.row].detach().cpu();
+        if (syntactic)
+            r.nodeSyn[v] = m_ySyn[static_cast<std::size_t>(sl.step)][sl.row].detach().cpu();
+    }
+    return r;
+}
+
 } // namespace
 
 torch::Tensor Net::drop(const torch::Tensor &x) const
@@ -259,237 +547,21 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
         out.prediction = F::linear(drop(torch::tanh(x.select(1, 0))), p("cls_seq.weight"), p("cls_seq.bias"));
         return out;
     }
-    const bool syntactic = c.syntactic();
     auto xFlat = x.reshape({B * T, c.lmDModel});
-
-    // The schedule: level by level (deepest first, every side of every pair), or one node per step in post-order.
-    std::vector<std::vector<NodeRef>> steps;
-    if (nodeByNode) {
-        for (int b = 0; b < static_cast<int>(B); ++b)
-            for (int s = 0; s < 2; ++s)
-                for (int v = 0; v < static_cast<int>(pairs[static_cast<std::size_t>(b)].side[s].tree.nodes.size()); ++v)
-                    steps.push_back({{b, s, v}});
-    } else {
-        int maxLevel = -1;
-        for (const auto &pr : pairs)
-            for (const auto &sd : pr.side)
-                for (const auto &n : sd.tree.nodes)
-                    maxLevel = std::max(maxLevel, n.level);
-        for (int l = maxLevel; l >= 0; --l) {
-            std::vector<NodeRef> step;
-            for (int b = 0; b < static_cast<int>(B); ++b)
-                for (int s = 0; s < 2; ++s) {
-                    const auto &nodes = pairs[static_cast<std::size_t>(b)].side[s].tree.nodes;
-                    for (int v = 0; v < static_cast<int>(nodes.size()); ++v)
-                        if (nodes[static_cast<std::size_t>(v)].level == l)
-                            step.push_back({b, s, v});
-                }
-            if (!step.empty())
-                steps.push_back(std::move(step));
-        }
-    }
-    std::vector<std::array<std::vector<Slot>, 2>> slots(pairs.size());
-    for (std::size_t b = 0; b < pairs.size(); ++b)
-        for (int s = 0; s < 2; ++s)
-            slots[b][static_cast<std::size_t>(s)].resize(pairs[b].side[s].tree.nodes.size());
-    std::vector<torch::Tensor> ySem, ySyn;
-    std::vector<StepRecord> records;
-    const auto longOpts = torch::TensorOptions().dtype(torch::kLong);
-    const std::int64_t H = c.heads;
-
+    Aggregation agg(pairs, c, m_p, m_device, T, record);
+    const auto steps = aggregationSchedule(pairs, nodeByNode);
     for (std::size_t st = 0; st < steps.size(); ++st) {
-        const auto &step = steps[st];
-        const auto V = static_cast<std::int64_t>(step.size());
-        std::int64_t L = 0;
-        for (const auto &r : step)
-            L = std::max<std::int64_t>(L, pairs[static_cast<std::size_t>(r.pair)].side[r.side].tree.nodes[static_cast<std::size_t>(r.node)].length());
-        // Token entries (start, words, end) and child entries, each as (row, position).
-        std::vector<std::int64_t> tv, ti, tRow, tTag, tPos, tLevel, cv, ci;
-        std::vector<std::pair<int, int>> cSlot;
-        StepRecord rec;
-        std::vector<std::int64_t> valid(static_cast<std::size_t>(V * L), 0);
-        for (std::int64_t v = 0; v < V; ++v) {
-            const NodeRef &r = step[static_cast<std::size_t>(v)];
-            const SideInput &side = pairs[static_cast<std::size_t>(r.pair)].side[r.side];
-            const TatNode &node = side.tree.nodes[static_cast<std::size_t>(r.node)];
-            const std::int64_t k = static_cast<std::int64_t>(node.children.size());
-            std::vector<std::int64_t> kind(static_cast<std::size_t>(L), -1), src(static_cast<std::size_t>(L), -1),
-                tag(static_cast<std::size_t>(L), -1);
-            auto token = [&](std::int64_t i, int lmPos, int tagId, int kindId) {
-                tv.push_back(v);
-                ti.push_back(i);
-                tRow.push_back(r.pair * T + lmPos);
-                tTag.push_back(tagId);
-                tPos.push_back(i);
-                tLevel.push_back(node.level);
-                kind[static_cast<std::size_t>(i)] = kindId;
-                src[static_cast<std::size_t>(i)] = lmPos;
-                tag[static_cast<std::size_t>(i)] = tagId;
-            };
-            token(0, side.startPosition, node.tag, 0);
-            for (std::int64_t j = 0; j < k; ++j) {
-                const TatChild &ch = node.children[static_cast<std::size_t>(j)];
-                if (ch.node) {
-                    cv.push_back(v);
-                    ci.push_back(j + 1);
-                    const Slot &sl = slots[static_cast<std::size_t>(r.pair)][static_cast<std::size_t>(r.side)][static_cast<std::size_t>(ch.index)];
-                    cSlot.push_back({sl.step, sl.row});
-                    kind[static_cast<std::size_t>(j + 1)] = 2;
-                    src[static_cast<std::size_t>(j + 1)] = ch.index;
-                } else {
-                    token(j + 1, side.wordPositions[static_cast<std::size_t>(ch.index)], side.tree.wordTags[static_cast<std::size_t>(ch.index)], 1);
-                }
-            }
-            token(k + 1, side.endPosition, node.tag, 3);
-            for (std::int64_t i = 0; i < k + 2; ++i)
-                valid[static_cast<std::size_t>(v * L + i)] = 1;
-            if (record) {
-                rec.kind.push_back(std::move(kind));
-                rec.src.push_back(std::move(src));
-                rec.tag.push_back(std::move(tag));
-            }
-            slots[static_cast<std::size_t>(r.pair)][static_cast<std::size_t>(r.side)][static_cast<std::size_t>(r.node)] =
-                Slot{static_cast<int>(st), static_cast<int>(v)};
-        }
-        auto dev = [&](const std::vector<std::int64_t> &v) { return torch::tensor(v, longOpts).to(m_device); };
-        // Eq. (1) and (2) for every token entry of the step at once.
-        const auto tvI = dev(tv), tiI = dev(ti);
-        auto e = F::linear(xFlat.index_select(0, dev(tRow)), p("tat.sem_proj.weight"), p("tat.sem_proj.bias"));
-        auto n = !syntactic ? torch::Tensor() : F::linear(torch::embedding(p("tat.tag_emb.weight"), dev(tTag)) + torch::embedding(p("tat.pos_emb.weight"), dev(tPos)) +
-                               torch::embedding(p("tat.level_emb.weight"), dev(tLevel)),
-                           p("tat.syn_proj.weight"), p("tat.syn_proj.bias"));
-        auto xs = torch::zeros({V, L, c.dSem}, x.options());
-        xs = xs.index_put({tvI, tiI}, e);
-        torch::Tensor xn;
-        if (syntactic) {
-            xn = torch::zeros({V, L, c.dSyn}, x.options());
-            xn = xn.index_put({tvI, tiI}, n);
-        }
-        if (!cv.empty()) {
-            // Children's span embeddings as they are, grouped by the step that computed them.
-            std::map<int, std::vector<std::size_t>> bySource;
-            for (std::size_t q = 0; q < cSlot.size(); ++q)
-                bySource[cSlot[q].first].push_back(q);
-            for (const auto &[source, which] : bySource) {
-                std::vector<std::int64_t> rows, vv, ii;
-                for (std::size_t q : which) {
-                    rows.push_back(cSlot[q].second);
-                    vv.push_back(cv[q]);
-                    ii.push_back(ci[q]);
-                }
-                const auto rowsI = dev(rows), vvI = dev(vv), iiI = dev(ii);
-                xs = xs.index_put({vvI, iiI}, ySem[static_cast<std::size_t>(source)].index_select(0, rowsI));
-                if (syntactic)
-                    xn = xn.index_put({vvI, iiI}, ySyn[static_cast<std::size_t>(source)].index_select(0, rowsI));
-            }
-        }
-        const auto keyMask = torch::tensor(valid, longOpts).view({V, 1, 1, L}).to(m_device).eq(0);
-        // One stream of the layer for position 0 only (README §5.6: the other rows are never used).
-        auto stream = [&](const torch::Tensor &X, const std::string &z, int dz, torch::Tensor *attn, torch::Tensor *o0) {
-            const std::int64_t dh = dz / H;
-            const auto pre = "tat.attn_" + z + ".";
-            auto q0 = F::linear(X.select(1, 0), p(pre + "q.weight")).view({V, H, 1, dh});
-            auto k = F::linear(X, p(pre + "k.weight")).view({V, L, H, dh}).transpose(1, 2);
-            auto v = F::linear(X, p(pre + "v.weight")).view({V, L, H, dh}).transpose(1, 2);
-            auto scores = torch::matmul(q0, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(dh));
-            scores = scores.masked_fill(keyMask, -std::numeric_limits<float>::infinity());
-            auto a = torch::softmax(scores, -1);                 // [V, H, 1, L]
-            auto ctx = torch::matmul(a, v).reshape({V, dz});     // heads concatenated
-            auto o = X.select(1, 0) + F::linear(ctx, p(pre + "o.weight"), p(pre + "o.bias"));
-            const auto ffn = "tat.ffn_" + z + ".";
-            auto y = o + F::linear(torch::relu(F::linear(o, p(ffn + "w1.weight"), p(ffn + "w1.bias"))), p(ffn + "w2.weight"),
-                                   p(ffn + "w2.bias"));
-            if (attn)
-                *attn = a.squeeze(2);
-            if (o0)
-                *o0 = o;
-            return y;
-        };
-        torch::Tensor aSem, aSyn, oSem, oSyn;
-        ySem.push_back(stream(xs, "sem", c.dSem, record ? &aSem : nullptr, record ? &oSem : nullptr));
-        if (syntactic)
-            ySyn.push_back(stream(xn, "syn", c.dSyn, record ? &aSyn : nullptr, record ? &oSyn : nullptr));
-        else
-            ySyn.push_back(torch::Tensor());
+        agg.step(static_cast<int>(st), steps[st], xFlat, x.options());
         ++out.layerCalls;
-        if (record) {
-            rec.inSem = xs;
-            rec.inSyn = xn;
-            rec.attnSem = aSem;
-            rec.attnSyn = aSyn;
-            rec.outSem = oSem;
-            rec.outSyn = oSyn;
-            records.push_back(std::move(rec));
-        }
     }
-
-    // Eq. (9): the roots (last node of each side) of both sentences.
-    std::vector<torch::Tensor> vecs;
-    for (std::size_t b = 0; b < pairs.size(); ++b) {
-        std::vector<torch::Tensor> parts;
-        for (int s = 0; s < 2; ++s) {
-            const Slot &root = slots[b][static_cast<std::size_t>(s)].back();
-            parts.push_back(ySem[static_cast<std::size_t>(root.step)][root.row]);
-            if (syntactic)
-                parts.push_back(ySyn[static_cast<std::size_t>(root.step)][root.row]);
-        }
-        vecs.push_back(torch::cat(parts));
-    }
-    out.pairVec = torch::stack(vecs);
+    out.pairVec = agg.rootVectors();
     out.logits = F::linear(drop(torch::tanh(out.pairVec)), p("cls.weight"), p("cls.bias"));
     out.pairVecRes = torch::cat({x.select(1, 0), out.pairVec}, 1);
     out.logitsRes = F::linear(drop(torch::tanh(out.pairVecRes)), p("cls_res.weight"), p("cls_res.bias"));
     out.prediction = c.head == "residual" ? out.logitsRes : out.logits;
-
-    if (record) {
-        // Per side, in its node order, padded to the side's largest L_v.
-        for (std::size_t b = 0; b < pairs.size(); ++b) {
-            std::array<SideRecord, 2> sides;
-            for (int s = 0; s < 2; ++s) {
-                const auto &tree = pairs[b].side[s].tree;
-                const auto N = static_cast<std::int64_t>(tree.nodes.size());
-                const std::int64_t Lm = tree.maxLength();
-                SideRecord r;
-                r.inKind = torch::full({N, Lm}, -1, torch::kLong);
-                r.inSrc = torch::full({N, Lm}, -1, torch::kLong);
-                r.inTag = torch::full({N, Lm}, -1, torch::kLong);
-                r.inSem = torch::zeros({N, Lm, c.dSem});
-                const std::int64_t dSyn = syntactic ? c.dSyn : 0;
-                r.inSyn = torch::zeros({N, Lm, dSyn});
-                r.attnSem = torch::zeros({N, H, Lm});
-                r.attnSyn = torch::zeros({N, H, Lm});
-                r.outSem = torch::zeros({N, c.dSem});
-                r.outSyn = torch::zeros({N, dSyn});
-                r.nodeSem = torch::zeros({N, c.dSem});
-                r.nodeSyn = torch::zeros({N, dSyn});
-                for (std::int64_t v = 0; v < N; ++v) {
-                    const Slot &sl = slots[b][static_cast<std::size_t>(s)][static_cast<std::size_t>(v)];
-                    const StepRecord &rec = records[static_cast<std::size_t>(sl.step)];
-                    const std::int64_t len = tree.nodes[static_cast<std::size_t>(v)].length();
-                    for (std::int64_t i = 0; i < len; ++i) {
-                        r.inKind[v][i] = rec.kind[static_cast<std::size_t>(sl.row)][static_cast<std::size_t>(i)];
-                        r.inSrc[v][i] = rec.src[static_cast<std::size_t>(sl.row)][static_cast<std::size_t>(i)];
-                        r.inTag[v][i] = rec.tag[static_cast<std::size_t>(sl.row)][static_cast<std::size_t>(i)];
-                    }
-                    const auto cut = torch::indexing::Slice(0, len);
-                    r.inSem[v].index_put_({cut}, rec.inSem[sl.row].index({cut}).detach().cpu());
-                    if (syntactic)
-                        r.inSyn[v].index_put_({cut}, rec.inSyn[sl.row].index({cut}).detach().cpu());
-                    r.attnSem[v].index_put_({torch::indexing::Slice(), cut}, rec.attnSem[sl.row].index({torch::indexing::Slice(), cut}).detach().cpu());
-                    if (syntactic)
-                        r.attnSyn[v].index_put_({torch::indexing::Slice(), cut}, rec.attnSyn[sl.row].index({torch::indexing::Slice(), cut}).detach().cpu());
-                    r.outSem[v] = rec.outSem[sl.row].detach().cpu();
-                    if (syntactic)
-                        r.outSyn[v] = rec.outSyn[sl.row].detach().cpu();
-                    r.nodeSem[v] = ySem[static_cast<std::size_t>(sl.step)][sl.row].detach().cpu();
-                    if (syntactic)
-                        r.nodeSyn[v] = ySyn[static_cast<std::size_t>(sl.step)][sl.row].detach().cpu();
-                }
-                sides[static_cast<std::size_t>(s)] = std::move(r);
-            }
-            out.sides.push_back(std::move(sides));
-        }
-    }
+    if (record)
+        for (std::size_t b = 0; b < pairs.size(); ++b)
+            out.sides.push_back({agg.sideRecord(b, 0), agg.sideRecord(b, 1)});
     return out;
 }
 

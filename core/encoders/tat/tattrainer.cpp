@@ -127,6 +127,62 @@ struct LmUnit {
     std::vector<std::int64_t> a, b;
 };
 
+using TextPair = std::pair<std::vector<std::string>, std::vector<std::string>>;
+
+/// The masked LM's text: pairs of consecutive corpus sentences, then the
+/// answer-selection pairs; the dev pairs; what each corpus gave.
+struct LmText {
+    std::vector<TextPair> train, dev;
+    std::size_t answerPairs = 0;
+    std::map<std::string, std::size_t> bySource;
+};
+
+/// The recipe's pre-training corpora (data.ud_train, wordnet_dir, ptb_dir), its
+/// pair corpora (data.pairs) and at most `devPairs` pairs of its dev corpora.
+Result<LmText> readLmText(const TrainRecipe &recipe, const json &data, int devPairs)
+{
+    PretrainSources src;
+    src.udTrain = data.value("ud_train", std::string());
+    src.wordnetDir = data.value("wordnet_dir", std::string());
+    src.ptbDir = data.value("ptb_dir", std::string());
+    src.ptbFirst = data.value("ptb_first", src.ptbFirst);
+    src.ptbLast = data.value("ptb_last", src.ptbLast);
+    src.maxWords = data.value("max_words", src.maxWords);
+    LmText text;
+    std::vector<std::vector<std::string>> sentences;
+    if (!src.udTrain.empty() || !src.wordnetDir.empty() || !src.ptbDir.empty()) {
+        if (auto st = src.validate(); !st)
+            return st.error();
+        auto corpus = loadPretrainCorpus(src);
+        if (!corpus)
+            return corpus.error();
+        sentences = std::move(corpus->sentences);
+        text.bySource = corpus->sentencesBySource;
+    }
+    for (std::size_t i = 0; i + 1 < sentences.size(); i += 2)
+        text.train.push_back({sentences[i], sentences[i + 1]});
+    auto pairs = training::readRankingCorpora(stringList(data, "pairs"), "the TAT");
+    if (!pairs)
+        return pairs.error();
+    for (const auto &p : pairs->pairs) {
+        text.train.push_back({p.first.words(), p.second.words()});
+        ++text.answerPairs;
+    }
+    if (text.train.empty())
+        return makeError("recipe", "no training text: name ud_train, wordnet_dir, ptb_dir or pairs under data");
+    if (!recipe.data.dev.empty()) {
+        auto dev = training::readRankingCorpora(recipe.data.dev, "the TAT");
+        if (!dev)
+            return dev.error();
+        for (const auto &p : dev->pairs) {
+            if (static_cast<int>(text.dev.size()) >= devPairs)
+                break;
+            text.dev.push_back({p.first.words(), p.second.words()});
+        }
+    }
+    return text;
+}
+
 class TatLmTask final : public training::RecipeTask {
 public:
     Result<training::DataSummary> prepare(const TrainRecipe &recipe, const ModelFile *resume,
@@ -140,149 +196,19 @@ public:
         } catch (const std::exception &e) {
             return makeError("recipe", std::string("data: ") + e.what());
         }
-        PretrainSources src;
-        src.udTrain = data.value("ud_train", std::string());
-        src.wordnetDir = data.value("wordnet_dir", std::string());
-        src.ptbDir = data.value("ptb_dir", std::string());
-        src.ptbFirst = data.value("ptb_first", src.ptbFirst);
-        src.ptbLast = data.value("ptb_last", src.ptbLast);
-        src.maxWords = data.value("max_words", src.maxWords);
-        std::vector<std::vector<std::string>> sentences;
-        std::map<std::string, std::size_t> bySource;
-        if (!src.udTrain.empty() || !src.wordnetDir.empty() || !src.ptbDir.empty()) {
-            if (auto st = src.validate(); !st)
-                return st.error();
-            auto corpus = loadPretrainCorpus(src);
-            if (!corpus)
-                return corpus.error();
-            sentences = std::move(corpus->sentences);
-            bySource = corpus->sentencesBySource;
-        }
-        std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> textPairs;
-        for (std::size_t i = 0; i + 1 < sentences.size(); i += 2)
-            textPairs.push_back({sentences[i], sentences[i + 1]});
-        std::size_t answerPairs = 0;
-        auto pairs = training::readRankingCorpora(stringList(data, "pairs"), "the TAT");
-        if (!pairs)
-            return pairs.error();
-        for (const auto &p : pairs->pairs) {
-            textPairs.push_back({p.first.words(), p.second.words()});
-            ++answerPairs;
-        }
-        if (textPairs.empty())
-            return makeError("recipe", "no training text: name ud_train, wordnet_dir, ptb_dir or pairs under data");
-        std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> devPairs;
-        if (!recipe.data.dev.empty()) {
-            auto dev = training::readRankingCorpora(recipe.data.dev, "the TAT");
-            if (!dev)
-                return dev.error();
-            for (const auto &p : dev->pairs) {
-                if (static_cast<int>(devPairs.size()) >= m_options.devPairs)
-                    break;
-                devPairs.push_back({p.first.words(), p.second.words()});
-            }
-        }
-
-        if (resume) {
-            m_vocabTokens = resume->vocab;
-        } else {
-            std::vector<const std::vector<std::string> *> sentences;
-            for (const auto &[a, b] : textPairs) {
-                sentences.push_back(&a);
-                sentences.push_back(&b);
-            }
-            m_vocabTokens = frequentWordTokens(sentences, {"<pad>", "<s>", "</s>", "<unk>", kMaskToken}, m_options.vocabMaxSize,
-                                               m_options.vocabMinCount);
-        }
-        m_vocab = Vocabulary::lenient(m_vocabTokens);
-        const auto maskIt = std::find(m_vocabTokens.begin(), m_vocabTokens.end(), kMaskToken);
-        if (maskIt == m_vocabTokens.end())
-            return makeError("vocabulary", "no <mask> token");
-        m_maskId = maskIt - m_vocabTokens.begin();
-
+        auto text = readLmText(recipe, data, m_options.devPairs);
+        if (!text)
+            return text.error();
+        if (auto s = buildVocabulary(resume, text->train); !s)
+            return s.error();
         auto cfg = configOf(json::parse(recipe.modelJson), static_cast<int>(m_vocabTokens.size()));
         if (!cfg)
             return cfg.error();
         m_config = *cfg;
-        TensorMap weights, headInit; // a checkpoint holds the decoder's tensors too
-        int initialised = 0;
-        if (resume) {
-            for (const auto &[name, t] : resume->tensors)
-                (name.rfind("mlm.", 0) == 0 ? headInit : weights)[name] = t;
-        } else {
-            weights = tat::Net::randomTensors(m_config, recipe.seed);
-            const std::string embeddings = data.value("embeddings", std::string());
-            if (!embeddings.empty()) {
-                // Start the token table from the Tree Transformer's MLM-trained word vectors (rescaled to this table's spread).
-                auto source = loadModelFile(embeddings);
-                if (!source)
-                    return source.error();
-                const int D = m_config.lmDModel;
-                auto copied = initialiseWordRows(weights, "lm.tok_emb.weight", *source, embeddings, m_vocabTokens, 5, D,
-                                                 [&](std::vector<float> &table, const CopiedRows &rows) {
-                                                     if (!(rows.rms > 0))
-                                                         return;
-                                                     for (int id = 5; id < static_cast<int>(m_vocabTokens.size()); ++id)
-                                                         if (rows.copiedRow[static_cast<std::size_t>(id)])
-                                                             for (int d = 0; d < D; ++d)
-                                                                 table[static_cast<std::size_t>(id) * D + d] *= static_cast<float>(0.02 / rows.rms);
-                                                 });
-                if (!copied)
-                    return copied.error();
-                initialised = copied->copied;
-            }
-        }
-        auto net = tat::Net::fromTensors(m_config, weights, device, resume ? "checkpoint" : "initial weights");
-        if (!net)
-            return net.error();
-        m_net = std::make_unique<tat::Net>(std::move(*net));
-        setRequiresGrad(m_net->named(), true);
-        // The tied decoder's own tensors.
-        const std::int64_t d = m_config.lmDModel;
-        torch::manual_seed(recipe.seed + 7);
-        auto headTensor = [&](const std::string &name, torch::Tensor init) {
-            auto it = headInit.find(name);
-            torch::Tensor t = it != headInit.end()
-                                  ? torch::from_blob(const_cast<float *>(it->second.toFloat().data()), init.sizes(), torch::kFloat32).clone()
-                                  : init;
-            m_head[name] = t.to(device).set_requires_grad(true);
-        };
-        headTensor("mlm.dense.weight", torch::randn({d, d}) * 0.02);
-        headTensor("mlm.dense.bias", torch::zeros({d}));
-        headTensor("mlm.ln.weight", torch::ones({d}));
-        headTensor("mlm.ln.bias", torch::zeros({d}));
-        headTensor("mlm.bias", torch::zeros({static_cast<std::int64_t>(m_vocabTokens.size())}));
-
-        const int maxWords = m_config.lmMaxPositions - 4;
-        auto unitOf = [&](const std::vector<std::string> &a, const std::vector<std::string> &b) {
-            LmUnit u{m_vocab.ids(a, Vocabulary::Match::AnyForm, m_config.unkId), m_vocab.ids(b, Vocabulary::Match::AnyForm, m_config.unkId)};
-            while (static_cast<int>(u.a.size() + u.b.size()) > maxWords)
-                (u.b.size() >= u.a.size() ? u.b : u.a).pop_back();
-            return u;
-        };
-        long words = 0, unknown = 0;
-        for (const auto &[a, b] : textPairs) {
-            m_units.push_back(unitOf(a, b));
-            for (const auto *s : {&m_units.back().a, &m_units.back().b}) {
-                words += static_cast<long>(s->size());
-                unknown += std::count(s->begin(), s->end(), static_cast<std::int64_t>(m_config.unkId));
-            }
-        }
-        for (const auto &[a, b] : devPairs)
-            m_devUnits.push_back(unitOf(a, b));
-        training::DataSummary s;
-        char buf[256];
-        std::snprintf(buf, sizeof buf, "%zu training pairs (%zu sentence pairs, %zu answer-selection pairs), %ld words, "
-                      "%.1f%% unknown, dev %zu pairs, vocabulary %zu (%d from the embedding model)",
-                      m_units.size(), m_units.size() - answerPairs, answerPairs, words, 100.0 * unknown / std::max(1L, words),
-                      m_devUnits.size(), m_vocabTokens.size(), initialised);
-        s.text = buf;
-        m_summary = {{"pairs", m_units.size()}, {"sentence_pairs", m_units.size() - answerPairs},
-                     {"answer_pairs", answerPairs}, {"words", words}, {"unknown", unknown},
-                     {"dev_pairs", m_devUnits.size()}, {"vocabulary", m_vocabTokens.size()},
-                     {"embeddings_initialised", initialised}, {"sentences_by_source", bySource}};
-        s.json = m_summary.dump();
-        return s;
+        auto initialised = buildNetwork(recipe, resume, data, device);
+        if (!initialised)
+            return initialised.error();
+        return encodeUnits(*text, *initialised);
     }
 
     training::NamedParameters parameters() override
@@ -356,6 +282,135 @@ public:
     }
 
 private:
+    /// The vocabulary: a checkpoint's, or the training text's frequent words after
+    /// the five special tokens; it must hold <mask>.
+    Status buildVocabulary(const ModelFile *resume, const std::vector<TextPair> &train)
+    {
+        if (resume) {
+            m_vocabTokens = resume->vocab;
+        } else {
+            std::vector<const std::vector<std::string> *> sentences;
+            for (const auto &[a, b] : train) {
+                sentences.push_back(&a);
+                sentences.push_back(&b);
+            }
+            m_vocabTokens = frequentWordTokens(sentences, {"<pad>", "<s>", "</s>", "<unk>", kMaskToken}, m_options.vocabMaxSize,
+                                               m_options.vocabMinCount);
+        }
+        m_vocab = Vocabulary::lenient(m_vocabTokens);
+        const auto maskIt = std::find(m_vocabTokens.begin(), m_vocabTokens.end(), kMaskToken);
+        if (maskIt == m_vocabTokens.end())
+            return makeError("vocabulary", "no <mask> token");
+        m_maskId = maskIt - m_vocabTokens.begin();
+        return {};
+    }
+
+    /// The network (a checkpoint's weights, or fresh ones, the token table from
+    /// data.embeddings when it names a model) and the tied decoder's own tensors.
+    /// Returns how many token rows came from the embedding model.
+    Result<int> buildNetwork(const TrainRecipe &recipe, const ModelFile *resume, const json &data, const torch::Device &device)
+    {
+        TensorMap weights, headInit; // a checkpoint holds the decoder's tensors too
+        int initialised = 0;
+        if (resume) {
+            for (const auto &[name, t] : resume->tensors)
+                (name.rfind("mlm.", 0) == 0 ? headInit : weights)[name] = t;
+        } else {
+            weights = tat::Net::randomTensors(m_config, recipe.seed);
+            const std::string embeddings = data.value("embeddings", std::string());
+            if (!embeddings.empty()) {
+                auto copied = copyEmbeddingRows(weights, embeddings);
+                if (!copied)
+                    return copied.error();
+                initialised = *copied;
+            }
+        }
+        auto net = tat::Net::fromTensors(m_config, weights, device, resume ? "checkpoint" : "initial weights");
+        if (!net)
+            return net.error();
+        m_net = std::make_unique<tat::Net>(std::move(*net));
+        setRequiresGrad(m_net->named(), true);
+        initDecoder(headInit, recipe, device);
+        return initialised;
+    }
+
+    /// Starts the token table from the Tree Transformer's MLM-trained word vectors
+    /// in `embeddings` (rescaled to this table's spread); returns the rows copied.
+    Result<int> copyEmbeddingRows(TensorMap &weights, const std::string &embeddings)
+    {
+        auto source = loadModelFile(embeddings);
+        if (!source)
+            return source.error();
+        const int D = m_config.lmDModel;
+        auto copied = initialiseWordRows(weights, "lm.tok_emb.weight", *source, embeddings, m_vocabTokens, 5, D,
+                                         [&](std::vector<float> &table, const CopiedRows &rows) {
+                                             if (!(rows.rms > 0))
+                                                 return;
+                                             for (int id = 5; id < static_cast<int>(m_vocabTokens.size()); ++id)
+                                                 if (rows.copiedRow[static_cast<std::size_t>(id)])
+                                                     for (int d = 0; d < D; ++d)
+                                                         table[static_cast<std::size_t>(id) * D + d] *= static_cast<float>(0.02 / rows.rms);
+                                         });
+        if (!copied)
+            return copied.error();
+        return copied->copied;
+    }
+
+    /// The tied decoder's own tensors: a checkpoint's (`headInit`), else fresh.
+    void initDecoder(const TensorMap &headInit, const TrainRecipe &recipe, const torch::Device &device)
+    {
+        const std::int64_t d = m_config.lmDModel;
+        torch::manual_seed(recipe.seed + 7);
+        auto headTensor = [&](const std::string &name, torch::Tensor init) {
+            auto it = headInit.find(name);
+            torch::Tensor t = it != headInit.end()
+                                  ? torch::from_blob(const_cast<float *>(it->second.toFloat().data()), init.sizes(), torch::kFloat32).clone()
+                                  : init;
+            m_head[name] = t.to(device).set_requires_grad(true);
+        };
+        headTensor("mlm.dense.weight", torch::randn({d, d}) * 0.02);
+        headTensor("mlm.dense.bias", torch::zeros({d}));
+        headTensor("mlm.ln.weight", torch::ones({d}));
+        headTensor("mlm.ln.bias", torch::zeros({d}));
+        headTensor("mlm.bias", torch::zeros({static_cast<std::int64_t>(m_vocabTokens.size())}));
+    }
+
+    /// The text as token ids (each pair cut to the LM's positions), and what was read.
+    training::DataSummary encodeUnits(const LmText &text, int initialised)
+    {
+        const int maxWords = m_config.lmMaxPositions - 4;
+        auto unitOf = [&](const std::vector<std::string> &a, const std::vector<std::string> &b) {
+            LmUnit u{m_vocab.ids(a, Vocabulary::Match::AnyForm, m_config.unkId), m_vocab.ids(b, Vocabulary::Match::AnyForm, m_config.unkId)};
+            while (static_cast<int>(u.a.size() + u.b.size()) > maxWords)
+                (u.b.size() >= u.a.size() ? u.b : u.a).pop_back();
+            return u;
+        };
+        long words = 0, unknown = 0;
+        for (const auto &[a, b] : text.train) {
+            m_units.push_back(unitOf(a, b));
+            for (const auto *s : {&m_units.back().a, &m_units.back().b}) {
+                words += static_cast<long>(s->size());
+                unknown += std::count(s->begin(), s->end(), static_cast<std::int64_t>(m_config.unkId));
+            }
+        }
+        for (const auto &[a, b] : text.dev)
+            m_devUnits.push_back(unitOf(a, b));
+        const std::size_t answerPairs = text.answerPairs;
+        training::DataSummary s;
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%zu training pairs (%zu sentence pairs, %zu answer-selection pairs), %ld words, "
+                      "%.1f%% unknown, dev %zu pairs, vocabulary %zu (%d from the embedding model)",
+                      m_units.size(), m_units.size() - answerPairs, answerPairs, words, 100.0 * unknown / std::max(1L, words),
+                      m_devUnits.size(), m_vocabTokens.size(), initialised);
+        s.text = buf;
+        m_summary = {{"pairs", m_units.size()}, {"sentence_pairs", m_units.size() - answerPairs},
+                     {"answer_pairs", answerPairs}, {"words", words}, {"unknown", unknown},
+                     {"dev_pairs", m_devUnits.size()}, {"vocabulary", m_vocabTokens.size()},
+                     {"embeddings_initialised", initialised}, {"sentences_by_source", text.bySource}};
+        s.json = m_summary.dump();
+        return s;
+    }
+
     /// BERT masking of the word positions, the LM, the tied decoder: (mean loss, masked count).
     std::pair<torch::Tensor, double> mlmLoss(const std::vector<const LmUnit *> &units, std::mt19937_64 &rng)
     {

@@ -119,6 +119,26 @@ private:
 
     int scanWord(int i);
 
+    // A word being scanned: it starts at `start` and reaches `j` so far; its
+    // current segment (after a hyphen prefix, an inner period, "&", "_", "*")
+    // starts at `segStart`; `simple` while it is one run of letters and digits.
+    struct WordScan {
+        int start;
+        int j;
+        int segStart;
+        bool simple = true;
+    };
+    // What a character inside a word did: nothing (NotHere: the next rule
+    // looks), extend the word (Continue, from w.j), end it at w.j (End: the
+    // abbreviation and fused-word rules still apply), or emit it whole (Emitted:
+    // scanning goes on at w.j).
+    enum class WordStep { NotHere, Continue, End, Emitted };
+    WordStep wordApostrophe(WordScan &w, char32_t x);
+    WordStep wordSymbol(WordScan &w, char32_t x);
+    WordStep wordPeriod(WordScan &w, char32_t x);
+    WordStep wordJoiner(WordScan &w, char32_t x);
+    int finishWord(const WordScan &w);
+
     // A host and its clitic ("do" + "n't"): two words of one surface token, or
     // one word when clitics are not split.
     void emitSplit(int i, int mid, int end)

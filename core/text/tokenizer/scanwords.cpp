@@ -10,138 +10,194 @@ namespace treelens::tokenizer {
 
 int Scanner::scanWord(int i)
 {
-    int j = i;
-    int segStart = i;
-    bool simple = true; // one run of letters, no connectors
+    WordScan w{i, i, i};
     for (;;) {
-        j = scanAlnum(j);
-        if (j >= m_n)
+        w.j = scanAlnum(w.j);
+        if (w.j >= m_n)
             break;
-        const char32_t x = at(j);
-        if (isApostrophe(x) && isLetter(at(j + 1))) {
-            const int k = scanLetters(j + 1);
-            bool ok = false;
-            const std::string tail = lowerAscii(j + 1, k, &ok);
-            if (ok && !isWordChar(at(k)) && at(k) != '-' && !isApostrophe(at(k))) {
-                if (clitics().count(tail)) {
-                    emitSplit(i, j, k);
-                    return k;
-                }
-                const bool nt = j - 1 > i && (at(j - 1) == 'n' || at(j - 1) == 'N');
-                if (tail == "t" && nt) {
-                    emitSplit(i, j - 1, k);
-                    return k;
-                }
-                // "I'ma", "wasn'ta": EWT reads "I'm a", "wasn't a".
-                if (tail == "ma" || (tail == "ta" && nt)) {
-                    emitSplit(i, tail == "ma" ? j : j - 1, k - 1);
-                    emit(k - 1, k);
-                    return k;
-                }
-            }
-            // An apostrophe inside a name: "O'Brien", "Shi'ite", "al-Qa'ida".
-            simple = false;
-            j = k;
-            continue;
-        }
-        if (isApostrophe(x) && x != 0x2018 && x != '`' && !isWordChar(at(j + 1))
-            && (at(j - 1) == 's' || at(j - 1) == 'S')) {
-            // "taxpayers'" is a possessive unless a single quote is open.
-            const bool open = x == '\'' ? m_openStraight > 0 : m_openCurly > 0;
-            if (!open) {
-                emitSplit(i, j, j + 1);
-                return j + 1;
-            }
-            break;
-        }
-        if ((x == '\'' || x == 0x2019) && !isWordChar(at(j + 1)) && j - i >= 3 && at(j - 1) == 'n'
-            && at(j - 2) == 'i' && (x == '\'' ? m_openStraight : m_openCurly) == 0) {
-            emit(i, j + 1); // "lovin'", "nothin'"
-            return j + 1;
-        }
-        if (x == '$' && isLetter(at(j - 1)) && !isDigit(at(j + 1))) {
-            while (at(j) == '$') // "US$", and "me$$age" in spam
-                ++j;
-            simple = false;
-            continue;
-        }
-        if ((x == '-' || x == 0x2010 || x == 0x2011) && isWordChar(at(j + 1))) {
-            bool ok = false;
-            const std::string seg = lowerAscii(segStart, j, &ok);
-            if (ok && hyphenPrefixes().count(seg)) {
-                simple = false;
-                segStart = ++j;
-                continue;
-            }
-            const int k = scanLetters(j + 1);
-            const std::string next = lowerAscii(j + 1, k, &ok);
-            if (ok && !isWordChar(at(k)) && (next == "wise" || next == "esque")) {
-                emit(i, k); // "career-wise"
-                return k;
-            }
-            break;
-        }
-        if (x == '.' && isWordChar(at(j + 1)) && segStart == i) {
-            // Degrees: "Ph.D.", "M.Sc."
-            const int k = scanLetters(j + 1);
-            bool ok = false;
-            const std::string dotted = lowerAscii(i, k, &ok);
-            if (ok && degreeAbbreviations().count(dotted) && !isWordChar(at(k))) {
-                j = at(k) == '.' && !(m_opt.splitFinalAbbreviationPeriod && isSentenceFinal(k)) ? k + 1 : k;
-                emit(i, j);
-                return j;
-            }
-        }
-        if (x == '.' && isWordChar(at(j + 1))) {
-            const int k = matchDottedContinuation(i, segStart, j);
-            if (k > j) {
-                simple = false;
-                if (at(k - 1) == '.') { // a letter-dot acronym consumed its period
-                    j = k;
-                    if (m_opt.splitFinalAbbreviationPeriod && isSentenceFinal(k - 1) && k - 1 > i + 1) {
-                        emit(i, k - 1);
-                        return k - 1;
-                    }
-                    emit(i, j);
-                    return j;
-                }
-                segStart = j + 1;
-                j = k;
-                continue;
-            }
-            break;
-        }
-        if (x == '&' && isLetter(at(j + 1)) && isUpperLetter(at(j - 1)) && isUpperLetter(at(j + 1))) {
-            simple = false; // "AT&T", "P&L"
-            segStart = ++j;
-            continue;
-        }
-        if (x == '&' && (at(j + 1) == 'l' || at(j + 1) == 'L') && j - i == 1) {
-            simple = false; // "p&l"
-            segStart = ++j;
-            continue;
-        }
-        if (x == '/' && j - segStart == 1 && isLetter(at(j - 1)) && isLetter(at(j + 1))
-            && !isWordChar(at(j + 2)) && at(j + 2) != '/') {
-            simple = false; // "w/o", "L/C"
-            j += 2;
-            break;
-        }
-        if ((x == '_' || x == '*') && isWordChar(at(j + 1))) {
-            simple = false; // "ENRON_DEVELOPMENT", "f*ck"
-            segStart = ++j;
-            continue;
-        }
-        if (x == '!' && lowerAscii(i, j) == "yahoo") {
-            emit(i, j + 1);
-            return j + 1;
-        }
-        break;
+        const char32_t x = at(w.j);
+        WordStep step = wordApostrophe(w, x);
+        if (step == WordStep::NotHere)
+            step = wordSymbol(w, x);
+        if (step == WordStep::NotHere)
+            step = wordPeriod(w, x);
+        if (step == WordStep::NotHere)
+            step = wordJoiner(w, x);
+        if (step == WordStep::Emitted)
+            return w.j;
+        if (step != WordStep::Continue)
+            break; // NotHere or End: the word ends at w.j
     }
+    return finishWord(w);
+}
+
+// Apostrophes inside or after a word: clitics ("do" + "n't", "I" + "'m"),
+// names ("O'Brien"), possessive plurals ("taxpayers'") and dropped g ("lovin'").
+Scanner::WordStep Scanner::wordApostrophe(WordScan &w, char32_t x)
+{
+    const int i = w.start, j = w.j;
+    if (isApostrophe(x) && isLetter(at(j + 1))) {
+        const int k = scanLetters(j + 1);
+        bool ok = false;
+        const std::string tail = lowerAscii(j + 1, k, &ok);
+        if (ok && !isWordChar(at(k)) && at(k) != '-' && !isApostrophe(at(k))) {
+            w.j = k;
+            if (clitics().count(tail)) {
+                emitSplit(i, j, k);
+                return WordStep::Emitted;
+            }
+            const bool nt = j - 1 > i && (at(j - 1) == 'n' || at(j - 1) == 'N');
+            if (tail == "t" && nt) {
+                emitSplit(i, j - 1, k);
+                return WordStep::Emitted;
+            }
+            // "I'ma", "wasn'ta": EWT reads "I'm a", "wasn't a".
+            if (tail == "ma" || (tail == "ta" && nt)) {
+                emitSplit(i, tail == "ma" ? j : j - 1, k - 1);
+                emit(k - 1, k);
+                return WordStep::Emitted;
+            }
+        }
+        // An apostrophe inside a name: "O'Brien", "Shi'ite", "al-Qa'ida".
+        w.simple = false;
+        w.j = k;
+        return WordStep::Continue;
+    }
+    if (isApostrophe(x) && x != 0x2018 && x != '`' && !isWordChar(at(j + 1))
+        && (at(j - 1) == 's' || at(j - 1) == 'S')) {
+        // "taxpayers'" is a possessive unless a single quote is open.
+        const bool open = x == '\'' ? m_openStraight > 0 : m_openCurly > 0;
+        if (!open) {
+            emitSplit(i, j, j + 1);
+            w.j = j + 1;
+            return WordStep::Emitted;
+        }
+        return WordStep::End;
+    }
+    if ((x == '\'' || x == 0x2019) && !isWordChar(at(j + 1)) && j - i >= 3 && at(j - 1) == 'n'
+        && at(j - 2) == 'i' && (x == '\'' ? m_openStraight : m_openCurly) == 0) {
+        emit(i, j + 1); // "lovin'", "nothin'"
+        w.j = j + 1;
+        return WordStep::Emitted;
+    }
+    return WordStep::NotHere;
+}
+
+// Dollar signs after letters ("US$") and hyphens: a known prefix ("anti-")
+// joins the next segment, "-wise" and "-esque" stay on the word, any other
+// hyphen ends it.
+Scanner::WordStep Scanner::wordSymbol(WordScan &w, char32_t x)
+{
+    const int i = w.start;
+    int &j = w.j;
+    if (x == '$' && isLetter(at(j - 1)) && !isDigit(at(j + 1))) {
+        while (at(j) == '$') // "US$", and "me$$age" in spam
+            ++j;
+        w.simple = false;
+        return WordStep::Continue;
+    }
+    if ((x == '-' || x == 0x2010 || x == 0x2011) && isWordChar(at(j + 1))) {
+        bool ok = false;
+        const std::string seg = lowerAscii(w.segStart, j, &ok);
+        if (ok && hyphenPrefixes().count(seg)) {
+            w.simple = false;
+            w.segStart = ++j;
+            return WordStep::Continue;
+        }
+        const int k = scanLetters(j + 1);
+        const std::string next = lowerAscii(j + 1, k, &ok);
+        if (ok && !isWordChar(at(k)) && (next == "wise" || next == "esque")) {
+            emit(i, k); // "career-wise"
+            j = k;
+            return WordStep::Emitted;
+        }
+        return WordStep::End;
+    }
+    return WordStep::NotHere;
+}
+
+// A period followed by a word character: degrees ("Ph.D."), letter-dot
+// acronyms ("U.S."), domains, file names, newsgroups and version numbers.
+Scanner::WordStep Scanner::wordPeriod(WordScan &w, char32_t x)
+{
+    const int i = w.start;
+    int &j = w.j;
+    if (x != '.' || !isWordChar(at(j + 1)))
+        return WordStep::NotHere;
+    if (w.segStart == i) {
+        // Degrees: "Ph.D.", "M.Sc."
+        const int k = scanLetters(j + 1);
+        bool ok = false;
+        const std::string dotted = lowerAscii(i, k, &ok);
+        if (ok && degreeAbbreviations().count(dotted) && !isWordChar(at(k))) {
+            j = at(k) == '.' && !(m_opt.splitFinalAbbreviationPeriod && isSentenceFinal(k)) ? k + 1 : k;
+            emit(i, j);
+            return WordStep::Emitted;
+        }
+    }
+    const int k = matchDottedContinuation(i, w.segStart, j);
+    if (k <= j)
+        return WordStep::End;
+    w.simple = false;
+    if (at(k - 1) == '.') { // a letter-dot acronym consumed its period
+        j = k;
+        if (m_opt.splitFinalAbbreviationPeriod && isSentenceFinal(k - 1) && k - 1 > i + 1) {
+            emit(i, k - 1);
+            j = k - 1;
+            return WordStep::Emitted;
+        }
+        emit(i, j);
+        return WordStep::Emitted;
+    }
+    w.segStart = j + 1;
+    j = k;
+    return WordStep::Continue;
+}
+
+// Symbols that join two parts into one word: "AT&T", "p&l", "w/o",
+// "ENRON_DEVELOPMENT", "f*ck", "Yahoo!".
+Scanner::WordStep Scanner::wordJoiner(WordScan &w, char32_t x)
+{
+    const int i = w.start;
+    int &j = w.j;
+    if (x == '&' && isLetter(at(j + 1)) && isUpperLetter(at(j - 1)) && isUpperLetter(at(j + 1))) {
+        w.simple = false; // "AT&T", "P&L"
+        w.segStart = ++j;
+        return WordStep::Continue;
+    }
+    if (x == '&' && (at(j + 1) == 'l' || at(j + 1) == 'L') && j - i == 1) {
+        w.simple = false; // "p&l"
+        w.segStart = ++j;
+        return WordStep::Continue;
+    }
+    if (x == '/' && j - w.segStart == 1 && isLetter(at(j - 1)) && isLetter(at(j + 1))
+        && !isWordChar(at(j + 2)) && at(j + 2) != '/') {
+        w.simple = false; // "w/o", "L/C"
+        j += 2;
+        return WordStep::End;
+    }
+    if ((x == '_' || x == '*') && isWordChar(at(j + 1))) {
+        w.simple = false; // "ENRON_DEVELOPMENT", "f*ck"
+        w.segStart = ++j;
+        return WordStep::Continue;
+    }
+    if (x == '!' && lowerAscii(i, j) == "yahoo") {
+        emit(i, j + 1);
+        j = j + 1;
+        return WordStep::Emitted;
+    }
+    return WordStep::NotHere;
+}
+
+// The word [w.start, w.j) is emitted: with a following abbreviation period,
+// split into its parts when it is a fused word ("gonna", "cannot"), else whole.
+int Scanner::finishWord(const WordScan &w)
+{
+    const int i = w.start, j = w.j;
     // A period after an abbreviation or an initial stays on the word.
     // "etc.." is "etc." + "."; three or more periods are an ellipsis.
     const bool single = at(j + 1) != '.' || (at(j + 2) != '.' && at(j + 1) == '.');
-    if (at(j) == '.' && single && isAbbreviation(i, j, segStart)) {
+    if (at(j) == '.' && single && isAbbreviation(i, j, w.segStart)) {
         if (m_opt.splitFinalAbbreviationPeriod && isSentenceFinal(j)) {
             emit(i, j);
             return j;
@@ -149,7 +205,7 @@ int Scanner::scanWord(int i)
         emit(i, j + 1);
         return j + 1;
     }
-    if (simple && m_opt.splitClitics && j - i <= 8) {
+    if (w.simple && m_opt.splitClitics && j - i <= 8) {
         bool ok = false;
         const std::string lower = lowerAscii(i, j, &ok);
         const auto &fused = fusedWords();
