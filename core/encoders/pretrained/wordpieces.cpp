@@ -66,13 +66,15 @@ PieceUnits groupPieces(const TokenEncoding &enc, const std::vector<std::string> 
         }
         const int start = enc.offsets[static_cast<std::size_t>(p)].first;
         const auto &sp = *spans[seq];
-        // The word whose span holds the piece's first character (else the last word starting before it):
-        // the spans are in order.
-        const auto after = std::upper_bound(sp.begin(), sp.end(), start,
-                                            [](int s, const std::pair<int, int> &span) { return s < span.first; });
-        const int w = after == sp.begin() ? 0 : static_cast<int>(after - sp.begin()) - 1;
-        if (w >= static_cast<int>(sp.size()))
+        if (sp.empty())
             continue;
+        // The first word the piece's characters overlap: a byte-level piece whose offsets keep its
+        // leading space ("Ġold" over " old", trim_offsets false) belongs to the word after the space.
+        // A piece of spaces only (a lone "Ġ", an empty trimmed span) belongs to the word that
+        // follows it (the last word when none does). The spans are in order.
+        const auto next = std::lower_bound(sp.begin(), sp.end(), start,
+                                           [](const std::pair<int, int> &span, int s) { return span.second <= s; });
+        const int w = next == sp.end() ? static_cast<int>(sp.size()) - 1 : static_cast<int>(next - sp.begin());
         int &u = wordUnit[seq][static_cast<std::size_t>(w)];
         if (u < 0) {
             u = static_cast<int>(units.size());

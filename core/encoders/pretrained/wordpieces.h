@@ -31,8 +31,10 @@ struct PieceUnits {
 };
 
 /// Groups `encoding`'s pieces: a special piece (sequence -1) is a unit of its own; a
-/// piece of text k belongs to the word of `words[k]` whose span holds its first
-/// character. A word without pieces takes its place among its text's words.
+/// piece of text k belongs to the first word of `words[k]` that ends after the piece's
+/// first character: the word that holds it, or, for a piece that starts with the space
+/// before a word (a byte-level "Ġold" whose offsets keep the space) or is only spaces,
+/// the word after it. A word without pieces takes its place among its text's words.
 PieceUnits groupPieces(const TokenEncoding &encoding, const std::vector<std::string> *words[2],
                        const std::vector<std::pair<int, int>> *spans[2]);
 
