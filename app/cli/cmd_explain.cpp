@@ -92,173 +92,234 @@ Result<std::string> sideText(const SideAttribution &side, const Sentence &senten
     return out;
 }
 
+/// explain's flags.
+struct ExplainSpec {
+    InputSpec input;
+    DeviceSpec dev;
+    std::string pairs, method = "ig", target, baseline, out;
+    int steps = 64;
+    bool json = false;
+};
+
+void addExplainOptions(CLI::App *cmd, ExplainSpec &spec)
+{
+    addInputOptions(cmd, spec.input, true);
+    cmd->add_option("--pairs", spec.pairs, "A sentence-pair corpus instead (a pair scorer's or classifier's pairs)")->type_name("PAIRS");
+    addModelOptions(cmd, spec.dev);
+    cmd->add_option("--method", spec.method, "ig (Integrated Gradients), grad-input (gradient x input) or rollout (attention "
+                                             "rollout, not a gradient)")
+        ->check(CLI::IsMember({"ig", "grad-input", "rollout"}))
+        ->capture_default_str();
+    cmd->add_option("--steps", spec.steps, "Integrated Gradients: interpolation points")->capture_default_str()->check(CLI::Range(1, 4096));
+    cmd->add_option("--target", spec.target, "The label explained (default: the predicted one; a pair scorer: its score)")->type_name("L");
+    cmd->add_option("--baseline", spec.baseline,
+                    "The baseline embedding: zero, pad, or a token of the model's vocabulary (default: zero; the models that "
+                    "layer-normalise their word vectors, where f jumps at zero: the unknown word)")
+        ->type_name("B");
+    cmd->add_flag("--json", spec.json, "JSON Lines: one object per sentence or pair (keys in docs/cli.md)");
+    cmd->add_option("-o,--output", spec.out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
+}
+
+ExplainOptions explainOptions(const ExplainSpec &spec)
+{
+    ExplainOptions options;
+    options.method = spec.method == "ig"           ? ExplainOptions::Method::IntegratedGradients
+                     : spec.method == "grad-input" ? ExplainOptions::Method::GradientInput
+                                                   : ExplainOptions::Method::Rollout;
+    options.steps = spec.steps;
+    options.target = spec.target;
+    options.baseline = spec.baseline;
+    return options;
+}
+
+/// The sentences (with --pairs: each pair's first and second), with both trees: the subtrees
+/// need them (tree-reading models too); the missing ones parsed.
+struct ExplainInput {
+    std::vector<Sentence> firsts, seconds;
+    std::string source;
+};
+
+Result<ExplainInput> readExplainInput(const ExplainSpec &spec)
+{
+    ExplainInput in;
+    if (!spec.pairs.empty()) {
+        auto corpus = readPairCorpus(spec.pairs);
+        if (!corpus)
+            return corpus.error();
+        in.source = corpus->source;
+        for (const SentencePair &p : corpus->pairs) {
+            in.firsts.push_back(p.first);
+            in.seconds.push_back(p.second);
+        }
+    } else {
+        auto read = readInput(spec.input);
+        if (!read)
+            return read.error();
+        in.source = inputSourceName(spec.input);
+        in.firsts = std::move(*read);
+    }
+    std::unique_ptr<Parser> parser;
+    const auto openParser = parserOnDemand(parser);
+    for (auto *side : {&in.firsts, &in.seconds})
+        if (!side->empty())
+            if (auto st = completeTrees(*side, true, true, in.source, openParser); !st)
+                return st.error();
+    return in;
+}
+
+/// What one attribution explains: a sentence (second null) or a pair.
+using ExplainJob = std::pair<const Sentence *, const Sentence *>;
+
+/// Explains input `i` (from 0): its pair as a pair model reads it, or each sentence alone.
+Result<std::vector<Attribution>> explainInput(Encoder &encoder, const ExplainInput &in, std::size_t i, const ExplainOptions &options,
+                                              const std::vector<ExplainJob> &jobs)
+{
+    std::vector<Attribution> results;
+    for (const auto &[first, second] : jobs) {
+        EncoderInput input = second ? pairEncoderInput(*first, *second)
+                                    : EncoderInput{first->words(), first->dependency, first->constituency, {}, {}, {}};
+        if (options.method == ExplainOptions::Method::Rollout) {
+            auto analysed = encoder.analyze({input});
+            if (!analysed)
+                return analysed.error();
+            auto r = attentionRollout(analysed->front(), encoder.info().hasClsToken);
+            if (!r)
+                return makeError(in.source + ": sentence " + std::to_string(i + 1), r.error());
+            results.push_back(std::move(*r));
+        } else {
+            auto r = encoder.explain({input}, options);
+            if (!r)
+                return makeError(in.source + ": sentence " + std::to_string(i + 1), r.error());
+            results.push_back(std::move(r->front()));
+        }
+    }
+    return results;
+}
+
+/// How the output names an input: "pair" or "sentence" (from 1), and a side of a pair that a
+/// single-sentence model explained alone.
+struct ExplainPlace {
+    std::size_t input;  ///< from 0
+    std::size_t side;   ///< the job's index: 0 first, 1 second
+    bool pairMode, pairModel;
+};
+
+/// --json: one object for attribution `a` of `job`.
+Result<std::string> attributionJson(const Attribution &a, const ExplainJob &job, const ExplainPlace &at)
+{
+    json j;
+    j[at.pairMode ? "pair" : "sentence"] = at.input + 1;
+    if (at.pairMode && !at.pairModel)
+        j["side"] = at.side == 0 ? "first" : "second";
+    j["method"] = a.method;
+    j["target"] = a.target;
+    j["quantity"] = a.quantity;
+    if (a.steps > 0)
+        j["steps"] = a.steps;
+    if (!std::isnan(a.fInput)) {
+        j["baseline"] = a.baseline;
+        j["f_input"] = a.fInput;
+        j["f_baseline"] = a.fBaseline;
+        j["sum"] = a.total();
+        j["completeness_gap"] = a.completenessGap();
+        if (!a.warning.empty())
+            j["warning"] = a.warning;
+    }
+    const Sentence *sides[2] = {job.first, job.second};
+    for (std::size_t s = 0; s < a.sides.size() && s < 2; ++s) {
+        if (!sides[s])
+            continue;
+        auto sj = sideJson(a.sides[s], *sides[s]);
+        if (!sj)
+            return sj.error();
+        if (at.pairModel)
+            j[s == 0 ? "first" : "second"] = *sj;
+        else
+            j.update(*sj);
+    }
+    return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+/// The text form of attribution `a` of `job`: the quantity and its completeness, then each side.
+Result<std::string> attributionText(const Attribution &a, const ExplainJob &job, const ExplainPlace &at)
+{
+    std::string text = (at.pairMode ? "pair " + std::to_string(at.input + 1) + (at.pairModel ? "" : at.side == 0 ? ", first" : ", second")
+                                    : "sentence " + std::to_string(at.input + 1)) +
+                       ": " + a.method + ", " + a.quantity;
+    if (!std::isnan(a.fInput)) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "; f(input) %.5f, f(baseline %s) %.5f, sum %.5f, gap %+.5f (%.1f%%)", a.fInput,
+                      a.baseline.c_str(), a.fBaseline, a.total(), a.completenessGap(),
+                      100.0 * std::abs(a.completenessGap()) / std::max(1e-12, std::abs(a.fInput - a.fBaseline)));
+        text += buf;
+    }
+    text += "\n";
+    if (!a.warning.empty())
+        text += " warning: " + a.warning + "\n";
+    const Sentence *sides[2] = {job.first, job.second};
+    for (std::size_t s = 0; s < a.sides.size() && s < 2; ++s) {
+        if (!sides[s])
+            continue;
+        if (at.pairModel)
+            text += s == 0 ? " first:\n" : " second:\n";
+        auto st = sideText(a.sides[s], *sides[s]);
+        if (!st)
+            return st.error();
+        text += *st;
+    }
+    return text;
+}
+
+/// explain's action: the model, the inputs with their trees, each input explained and written.
+int runExplain(const ExplainSpec &spec)
+{
+    auto enc = openModel(spec.dev);
+    if (!enc)
+        return fail(enc.message());
+    const EncoderInfo &info = (*enc)->info();
+    const ExplainOptions options = explainOptions(spec);
+    const bool pairMode = !spec.pairs.empty();
+    if (!pairMode)
+        if (const std::string why = singleSentenceRefusal(info); !why.empty())
+            return fail(why);
+    auto in = readExplainInput(spec);
+    if (!in)
+        return fail(in.message());
+    const bool pairModel = pairMode && info.pairInput;
+    std::string text;
+    for (std::size_t i = 0; i < in->firsts.size(); ++i) {
+        // A single-sentence model given pairs explains each side on its own.
+        std::vector<ExplainJob> jobs;
+        if (pairModel)
+            jobs.push_back({&in->firsts[i], &in->seconds[i]});
+        else {
+            jobs.push_back({&in->firsts[i], nullptr});
+            if (pairMode)
+                jobs.push_back({&in->seconds[i], nullptr});
+        }
+        auto results = explainInput(**enc, *in, i, options, jobs);
+        if (!results)
+            return fail(results.message());
+        for (std::size_t k = 0; k < results->size(); ++k) {
+            const ExplainPlace at{i, k, pairMode, pairModel};
+            auto out = spec.json ? attributionJson((*results)[k], jobs[k], at) : attributionText((*results)[k], jobs[k], at);
+            if (!out)
+                return fail(out.message());
+            text += *out;
+        }
+    }
+    return writeOutput(spec.out, text);
+}
+
 } // namespace
 
 void addExplainCommand(CLI::App &app, Action &action)
 {
     auto *cmd = app.add_subcommand("explain", "Attribute a model's prediction to its input words and to the subtrees of the "
                                               "sentence's trees (Integrated Gradients, gradient x input, attention rollout)");
-    struct Spec {
-        InputSpec input;
-        DeviceSpec dev;
-        std::string pairs, method = "ig", target, baseline, out;
-        int steps = 64;
-        bool json = false;
-    };
-    auto spec = std::make_shared<Spec>();
-    addInputOptions(cmd, spec->input, true);
-    cmd->add_option("--pairs", spec->pairs, "A sentence-pair corpus instead (a pair scorer's or classifier's pairs)")->type_name("PAIRS");
-    addModelOptions(cmd, spec->dev);
-    cmd->add_option("--method", spec->method, "ig (Integrated Gradients), grad-input (gradient x input) or rollout (attention "
-                                              "rollout, not a gradient)")
-        ->check(CLI::IsMember({"ig", "grad-input", "rollout"}))
-        ->capture_default_str();
-    cmd->add_option("--steps", spec->steps, "Integrated Gradients: interpolation points")->capture_default_str()->check(CLI::Range(1, 4096));
-    cmd->add_option("--target", spec->target, "The label explained (default: the predicted one; a pair scorer: its score)")->type_name("L");
-    cmd->add_option("--baseline", spec->baseline,
-                    "The baseline embedding: zero, pad, or a token of the model's vocabulary (default: zero; the models that "
-                    "layer-normalise their word vectors, where f jumps at zero: the unknown word)")
-        ->type_name("B");
-    cmd->add_flag("--json", spec->json, "JSON Lines: one object per sentence or pair (keys in docs/cli.md)");
-    cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
-    cmd->callback([&action, spec]() {
-        action = [spec]() {
-            auto enc = openModel(spec->dev);
-            if (!enc)
-                return fail(enc.message());
-            const EncoderInfo &info = (*enc)->info();
-            ExplainOptions options;
-            options.method = spec->method == "ig"           ? ExplainOptions::Method::IntegratedGradients
-                             : spec->method == "grad-input" ? ExplainOptions::Method::GradientInput
-                                                            : ExplainOptions::Method::Rollout;
-            options.steps = spec->steps;
-            options.target = spec->target;
-            options.baseline = spec->baseline;
-            const bool pairMode = !spec->pairs.empty();
-            if (!pairMode)
-                if (const std::string why = singleSentenceRefusal(info); !why.empty())
-                    return fail(why);
-            // The inputs, with both trees (the subtrees need them; tree-reading models too).
-            std::vector<Sentence> firsts, seconds;
-            std::string source;
-            if (pairMode) {
-                auto corpus = readPairCorpus(spec->pairs);
-                if (!corpus)
-                    return fail(corpus.message());
-                source = corpus->source;
-                for (const SentencePair &p : corpus->pairs) {
-                    firsts.push_back(p.first);
-                    seconds.push_back(p.second);
-                }
-            } else {
-                auto read = readInput(spec->input);
-                if (!read)
-                    return fail(read.message());
-                source = inputSourceName(spec->input);
-                firsts = std::move(*read);
-            }
-            std::unique_ptr<Parser> parser;
-            const auto openParser = parserOnDemand(parser);
-            for (auto *side : {&firsts, &seconds})
-                if (!side->empty())
-                    if (auto st = completeTrees(*side, true, true, source, openParser); !st)
-                        return fail(st.message());
-            const bool pairModel = pairMode && info.pairInput;
-            std::string text;
-            for (std::size_t i = 0; i < firsts.size(); ++i) {
-                // A single-sentence model given pairs explains each side on its own.
-                std::vector<std::pair<const Sentence *, const Sentence *>> jobs;
-                if (pairModel)
-                    jobs.push_back({&firsts[i], &seconds[i]});
-                else {
-                    jobs.push_back({&firsts[i], nullptr});
-                    if (pairMode)
-                        jobs.push_back({&seconds[i], nullptr});
-                }
-                std::vector<Attribution> results;
-                for (const auto &[first, second] : jobs) {
-                    EncoderInput in = second ? pairEncoderInput(*first, *second)
-                                             : EncoderInput{first->words(), first->dependency, first->constituency, {}, {}, {}};
-                    if (options.method == ExplainOptions::Method::Rollout) {
-                        auto analysed = (*enc)->analyze({in});
-                        if (!analysed)
-                            return fail(analysed.message());
-                        auto r = attentionRollout(analysed->front(), info.hasClsToken);
-                        if (!r)
-                            return fail(source + ": sentence " + std::to_string(i + 1) + ": " + r.message());
-                        results.push_back(std::move(*r));
-                    } else {
-                        auto r = (*enc)->explain({in}, options);
-                        if (!r)
-                            return fail(source + ": sentence " + std::to_string(i + 1) + ": " + r.message());
-                        results.push_back(std::move(r->front()));
-                    }
-                }
-                for (std::size_t k = 0; k < results.size(); ++k) {
-                    const Attribution &a = results[k];
-                    const Sentence *sides[2] = {jobs[k].first, jobs[k].second};
-                    if (spec->json) {
-                        json j;
-                        j[pairMode ? "pair" : "sentence"] = i + 1;
-                        if (pairMode && !pairModel)
-                            j["side"] = k == 0 ? "first" : "second";
-                        j["method"] = a.method;
-                        j["target"] = a.target;
-                        j["quantity"] = a.quantity;
-                        if (a.steps > 0)
-                            j["steps"] = a.steps;
-                        if (!std::isnan(a.fInput)) {
-                            j["baseline"] = a.baseline;
-                            j["f_input"] = a.fInput;
-                            j["f_baseline"] = a.fBaseline;
-                            j["sum"] = a.total();
-                            j["completeness_gap"] = a.completenessGap();
-                            if (!a.warning.empty())
-                                j["warning"] = a.warning;
-                        }
-                        for (std::size_t s = 0; s < a.sides.size() && s < 2; ++s) {
-                            const Sentence *sentence = sides[s] ? sides[s] : nullptr;
-                            if (!sentence)
-                                continue;
-                            auto sj = sideJson(a.sides[s], *sentence);
-                            if (!sj)
-                                return fail(sj.message());
-                            if (pairModel)
-                                j[s == 0 ? "first" : "second"] = *sj;
-                            else
-                                j.update(*sj);
-                        }
-                        text += j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-                        continue;
-                    }
-                    text += (pairMode ? "pair " + std::to_string(i + 1) + (pairModel ? "" : k == 0 ? ", first" : ", second")
-                                      : "sentence " + std::to_string(i + 1)) +
-                            ": " + a.method + ", " + a.quantity;
-                    if (!std::isnan(a.fInput)) {
-                        char buf[160];
-                        std::snprintf(buf, sizeof buf, "; f(input) %.5f, f(baseline %s) %.5f, sum %.5f, gap %+.5f (%.1f%%)", a.fInput,
-                                      a.baseline.c_str(), a.fBaseline, a.total(), a.completenessGap(),
-                                      100.0 * std::abs(a.completenessGap()) / std::max(1e-12, std::abs(a.fInput - a.fBaseline)));
-                        text += buf;
-                    }
-                    text += "\n";
-                    if (!a.warning.empty())
-                        text += " warning: " + a.warning + "\n";
-                    for (std::size_t s = 0; s < a.sides.size() && s < 2; ++s) {
-                        if (!sides[s])
-                            continue;
-                        if (pairModel)
-                            text += s == 0 ? " first:\n" : " second:\n";
-                        auto st = sideText(a.sides[s], *sides[s]);
-                        if (!st)
-                            return fail(st.message());
-                        text += *st;
-                    }
-                }
-            }
-            return writeOutput(spec->out, text);
-        };
-    });
+    auto spec = std::make_shared<ExplainSpec>();
+    addExplainOptions(cmd, *spec);
+    cmd->callback([&action, spec]() { action = [spec]() { return runExplain(*spec); }; });
 }
 
 } // namespace treelens::cli

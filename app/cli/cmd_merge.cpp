@@ -7,10 +7,80 @@
 #include <vector>
 
 #include "app/cli/command.h"
+#include "app/cli/commands.h"
 #include "core/base/fileio.h"
 #include "core/formats/shard.h"
 
 namespace treelens::cli {
+
+namespace {
+
+/// What was joined, on stderr.
+void sayMerged(const MergedShards &merged)
+{
+    std::string input = merged.first.input.path;
+    if (input.size() > 120) // several files (eval-induction's gold)
+        input = input.substr(0, 117) + "...";
+    std::cerr << "merge: " << merged.first.command << ", " << merged.first.shard.count << " shards, " << merged.records
+              << " records of " << input << '\n';
+}
+
+/// A Report command's shards (eval-pairs' scores, eval-induction's link probabilities): the
+/// report computed over all of them, as the whole run computes it.
+int mergeReport(const std::vector<std::string> &shards, const std::string &out, MergeReport report)
+{
+    auto merged = mergeShards(shards);
+    if (!merged)
+        return fail(merged.message());
+    sayMerged(*merged);
+    std::string note;
+    auto text = report(*merged, &note);
+    if (!text)
+        return fail(text.message());
+    std::cerr << note;
+    return writeOutput(out, *text);
+}
+
+/// The shards' records streamed into OUT (written atomically), a piece at a time.
+int mergeRecords(const std::vector<std::string> &shards, const std::string &out)
+{
+    auto writer = AtomicFileWriter::open(out.empty() ? std::string("-") : out);
+    if (!writer)
+        return fail(writer.message());
+    auto merged = mergeShardsTo(shards, [&](std::string_view piece) { return writer->write(piece); });
+    if (!merged)
+        return fail(merged.message());
+    if (auto st = writer->commit(); !st)
+        return fail(st.message());
+    sayMerged(*merged);
+    return 0;
+}
+
+/// The shards joined as the command table says their command's shards join.
+int mergeShardFiles(const std::vector<std::string> &shards, const std::string &out)
+{
+    auto first = readShardEnds(shards.front());
+    if (!first)
+        return fail(first.message());
+    const std::string &command = first->header.command;
+    // A command the table does not know (a newer version's shards?) has its records joined.
+    const CommandEntry *entry = findCommand(command);
+    const MergeRule rule = entry ? entry->merge : MergeRule{};
+    if (rule.kind == ShardMerge::Report)
+        return mergeReport(shards, out, rule.report);
+    // Features are binary floats: a file for the command's --features.
+    const bool toFile = !out.empty() && out != "-";
+    if (rule.kind == ShardMerge::Features && !toFile)
+        return fail(command + "'s shards hold features (binary floats): give -o FEATURES, the file " + command +
+                    " --features reads");
+    if (int code = mergeRecords(shards, out); code != 0)
+        return code;
+    if (rule.kind == ShardMerge::Features)
+        std::cerr << "merge: " << rule.next << ' ' << out << '\n';
+    return 0;
+}
+
+} // namespace
 
 void addMergeCommand(CLI::App &app, Action &action)
 {
@@ -28,52 +98,7 @@ void addMergeCommand(CLI::App &app, Action &action)
                 "files are shards 1..N of one input and one command line, each once and complete, and writes their records\n"
                 "in input order (eval-pairs, eval-induction: the report over all the shards' scores or link probabilities,\n"
                 "the input read again).");
-    cmd->callback([&action, spec]() {
-        action = [spec]() {
-            auto first = readShardEnds(spec->shards.front());
-            if (!first)
-                return fail(first.message());
-            auto said = [](const MergedShards &merged) {
-                std::string input = merged.first.input.path;
-                if (input.size() > 120) // several files (eval-induction's gold)
-                    input = input.substr(0, 117) + "...";
-                std::cerr << "merge: " << merged.first.command << ", " << merged.first.shard.count << " shards, " << merged.records
-                          << " records of " << input << '\n';
-            };
-            // eval-pairs' shards hold scores, eval-induction's link probabilities: the report is
-            // computed over all of them, as the whole run computes it.
-            const std::string &command = first->header.command;
-            if (command == "eval-pairs" || command == "eval-induction") {
-                auto merged = mergeShards(spec->shards);
-                if (!merged)
-                    return fail(merged.message());
-                said(*merged);
-                std::string note;
-                auto report = command == "eval-pairs" ? mergedEvalPairs(*merged, &note) : mergedEvalInduction(*merged);
-                if (!report)
-                    return fail(report.message());
-                std::cerr << note;
-                return writeOutput(spec->out, *report);
-            }
-            // probe's shards hold features (binary floats): a file for probe --features.
-            if (command == "probe" && (spec->out.empty() || spec->out == "-"))
-                return fail("probe's shards hold features (binary floats): give -o FEATURES, the file probe --features reads");
-            // The others: the records streamed into OUT (written atomically), a piece at a time.
-            auto writer = AtomicFileWriter::open(spec->out.empty() ? std::string("-") : spec->out);
-            if (!writer)
-                return fail(writer.message());
-            auto merged = mergeShardsTo(spec->shards, [&](std::string_view piece) { return writer->write(piece); });
-            if (!merged)
-                return fail(merged.message());
-            if (auto st = writer->commit(); !st)
-                return fail(st.message());
-            said(*merged);
-            if (command == "probe")
-                std::cerr << "merge: train the probes on them with the shards' probe options plus --features " << spec->out
-                          << '\n';
-            return 0;
-        };
-    });
+    cmd->callback([&action, spec]() { action = [spec]() { return mergeShardFiles(spec->shards, spec->out); }; });
 }
 
 } // namespace treelens::cli

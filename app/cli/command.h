@@ -1,5 +1,5 @@
 #pragma once
-// Shared plumbing for treelens-cli subcommands.
+// Shared plumbing for treelens-cli subcommands (the commands themselves: commands.h).
 
 #include <cstddef>
 #include <functional>
@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/cli/commands.h"
 #include "core/base/result.h"
 #include "core/data/sentence.h"
 #include "core/encoders/encoder.h"
@@ -20,35 +21,6 @@
 #include "core/parsing/parser.h"
 
 namespace treelens::cli {
-
-/// A subcommand's body: returns the process exit code (0 ok, 1 user/data error).
-using Action = std::function<int()>;
-
-/// Each add*Command registers a subcommand and sets `action` when it is chosen.
-void addTokenizeCommand(CLI::App &app, Action &action);
-void addParseCommand(CLI::App &app, Action &action);
-void addConvertCommand(CLI::App &app, Action &action);
-void addEvalParseCommand(CLI::App &app, Action &action);
-void addEvalTokenizeCommand(CLI::App &app, Action &action);
-void addEvalRawCommand(CLI::App &app, Action &action);
-void addInfoCommand(CLI::App &app, Action &action);
-void addAnalyzeCommand(CLI::App &app, Action &action);
-void addTrainCommand(CLI::App &app, Action &action);
-void addEvalInductionCommand(CLI::App &app, Action &action);
-void addTuneInductionCommand(CLI::App &app, Action &action);
-void addBenchCommand(CLI::App &app, Action &action);
-void addImportCheckpointCommand(CLI::App &app, Action &action);
-void addVerifyFixtureCommand(CLI::App &app, Action &action);
-void addScorePairsCommand(CLI::App &app, Action &action);
-void addEvalPairsCommand(CLI::App &app, Action &action);
-void addProbePairsCommand(CLI::App &app, Action &action);
-void addTrainParserCommand(CLI::App &app, Action &action);
-void addBenchParseCommand(CLI::App &app, Action &action);
-void addProbeCommand(CLI::App &app, Action &action);
-void addProbeTablesCommand(CLI::App &app, Action &action);
-void addWhatifCommand(CLI::App &app, Action &action);
-void addExplainCommand(CLI::App &app, Action &action);
-void addMergeCommand(CLI::App &app, Action &action);
 
 /// Progress of a long run on stderr ("analyze: 1200 sentences"): a line
 /// updated in place on a terminal (at most 4 times a second), otherwise a line

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "app/cli/commands.h"
 #include "core/base/inputlimits.h"
 
 int main(int argc, char **argv)
@@ -19,30 +20,8 @@ int main(int argc, char **argv)
 
     setCommandLine(argc, argv);
     Action action;
-    addTokenizeCommand(app, action);
-    addParseCommand(app, action);
-    addConvertCommand(app, action);
-    addEvalParseCommand(app, action);
-    addEvalTokenizeCommand(app, action);
-    addEvalRawCommand(app, action);
-    addInfoCommand(app, action);
-    addAnalyzeCommand(app, action);
-    addTrainCommand(app, action);
-    addEvalInductionCommand(app, action);
-    addTuneInductionCommand(app, action);
-    addBenchCommand(app, action);
-    addImportCheckpointCommand(app, action);
-    addVerifyFixtureCommand(app, action);
-    addScorePairsCommand(app, action);
-    addEvalPairsCommand(app, action);
-    addProbePairsCommand(app, action);
-    addTrainParserCommand(app, action);
-    addBenchParseCommand(app, action);
-    addProbeCommand(app, action);
-    addProbeTablesCommand(app, action);
-    addWhatifCommand(app, action);
-    addExplainCommand(app, action);
-    addMergeCommand(app, action);
+    for (const CommandEntry &command : commandTable())
+        command.add(app, action);
 
     try {
         app.parse(argc, argv);

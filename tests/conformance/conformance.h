@@ -1,8 +1,9 @@
 #pragma once
 // The conformance matrix (docs/conformance.md): every model a user can open,
 // through every door that opens a model. A model joins with one line in
-// models(); a command with one line in cliDoors(); a view is checked for every
-// model whose line lists it. Each cell expects what a user should see: a result,
+// models(); a command with its doors in its entry of treelens-cli's command table
+// (app/cli/commands.cpp); a view is checked for every model whose line lists it.
+// Each cell expects what a user should see: a result,
 // or a one-line refusal that says why (exit 1); never a signal, a hang, a blank
 // figure or a silent fallback.
 #include <string>

@@ -1,5 +1,6 @@
 // The conformance matrix, command-line doors: every model of conformance.h
-// through every treelens-cli command that opens a model (docs/conformance.md).
+// through every treelens-cli command that opens a model (docs/conformance.md), the
+// doors as the command table lists them (app/cli/commands.cpp).
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "app/cli/commands.h"
 #include "cli/clirun.h"
 #include "conformance.h"
 
@@ -27,98 +29,24 @@ const char *pythonPath();
 
 namespace {
 
-/// What a cell expects: a result whose standard output holds `needle`, or a refusal
-/// (exit 1, one line on stderr) that holds it. "{TEXT}" stands for the model's text line.
-struct Expect {
-    bool result;
-    const char *needle;
-};
+using cli::CliDoor;
+using Expect = cli::DoorExpect;
 
-Expect result(const char *needle) { return {true, needle}; }
 Expect refusal(const char *needle) { return {false, needle}; }
 
-struct CliDoor {
-    const char *name;
-    /// treelens-cli's arguments: {M} the model, {GOLD} the gold corpus, {PAIRS} the pairs; a chain of
-    /// commands (&&) names the binary {CLI} and writes its files under {TMP}, the cell's folder.
-    const char *args;
-    Expect sentenceModel;
-    Expect pairModel;
-};
-
-// One line per command that opens a model.
+/// The columns: the doors of every command in treelens-cli's command table (app/cli/commands.cpp,
+/// next to the command they run), then the Python module's.
 const std::vector<CliDoor> &cliDoors()
 {
-    static const std::vector<CliDoor> doors = {
-        {"analyze_text", "analyze --model {M} \"The old man saw a red kite .\"", result("{TEXT}"), refusal("--pairs")},
-        {"analyze_json", "analyze --json --no-attention --model {M} \"The old man saw a red kite .\"", result("\"tokens\""),
-         refusal("--pairs")},
-        // A treebank that carries both trees: no parser is opened (tested without one in test_cli.cpp).
-        {"analyze_corpus", "analyze --input {GOLD} --model {M}", result("sentence c-2:"), refusal("--pairs")},
-        {"analyze_pairs_text", "analyze --pairs {PAIRS} --model {M}", result("second:"), result("pair 4 (group q2, label 0)")},
-        {"analyze_pairs_json", "analyze --json --no-attention --pairs {PAIRS} --model {M}", result("\"pair\""),
-         result("\"prediction\"")},
-        {"score_pairs", "score-pairs --model {M} --input {PAIRS}", refusal("reads single sentences, not pairs"),
-         result("qid\tindex\tlabel\tscore")},
-        {"eval_pairs", "eval-pairs --model {M} --input {PAIRS}", refusal("reads single sentences, not pairs"), result("MAP")},
-        // What if the tree were different (issue 33): a dependency edit and a constituency edit of
-        // the gold corpus's first sentence, and a pair's second sentence edited (parsed first).
-        {"whatif_dependency", "whatif --input {GOLD} --model {M} --edit 'head 7=3' --edit 'label 7=nmod'",
-         result("edits: head 7=3; label 7=nmod"), refusal("--pairs")},
-        {"whatif_constituency", "whatif --input {GOLD} --model {M} --edit 'unbracket 5-7'",
-         result("constituency tree: edited (from the "), refusal("--pairs")},
-        {"whatif_pairs", "whatif --pairs {PAIRS} --side second --model {M} --edit 'label 2=dep'",
-         result("pair 1, second sentence:"), result("pair 1, second sentence:")},
-        // Attributions (issue 34): Integrated Gradients (few steps: the cell checks the door, the
-        // tests check the numbers) on a sentence and on pairs, and attention rollout.
-        {"explain_text", "explain --steps 4 --model {M} \"The old man saw a red kite .\"", result("sentence 1: ig"),
-         refusal("--pairs")},
-        {"explain_pairs", "explain --steps 4 --json --pairs {PAIRS} --model {M}", result("\"completeness_gap\""),
-         result("\"completeness_gap\"")},
-        {"explain_rollout", "explain --method rollout --model {M} \"The old man saw a red kite .\"", result("sentence 1: rollout"),
-         refusal("--pairs")},
-        // Sharded runs (issue 35): two shards and their merge, on standard output ({CLI} the binary,
-        // {TMP} the cell's own folder).
-        {"analyze_sharded",
-         "analyze --json --no-attention --input {GOLD} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} analyze --json "
-         "--no-attention --input {GOLD} --model {M} --shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
-         result("\"tokens\""), refusal("--pairs")},
-        // A corpus parsed in two shards, merged, then read by the model (the way to give a
-        // tree-reading model parsed trees at scale).
-        {"parse_sharded",
-         "parse --format conllu --input {GOLD} --shard 1/2 -o {TMP}/1 && {CLI} parse --format conllu --input {GOLD} --shard 2/2 "
-         "-o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1 -o {TMP}/parsed.conllu && {CLI} analyze --json --no-attention --input "
-         "{TMP}/parsed.conllu --model {M}",
-         result("\"tokens\""), refusal("--pairs")},
-        {"score_pairs_sharded",
-         "score-pairs --model {M} --input {PAIRS} --shard 1/2 -o {TMP}/1 && {CLI} score-pairs --model {M} --input {PAIRS} "
-         "--shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/1 {TMP}/2",
-         refusal("reads single sentences, not pairs"), result("qid\tindex\tlabel\tscore")},
-        {"eval_pairs_sharded",
-         "eval-pairs --model {M} --input {PAIRS} --shard 1/2 -o {TMP}/1 && {CLI} eval-pairs --model {M} --input {PAIRS} "
-         "--shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
-         refusal("reads single sentences, not pairs"), result("MAP")},
-        // Unsupervised parsing against gold PTB trees, whole and in two shards merged (a model
-        // without link probabilities refuses: see the cell).
-        {"eval_induction", "eval-induction --gold {GOLDPTB} --model {M}", result("right-branching"), result("right-branching")},
-        {"eval_induction_sharded",
-         "eval-induction --gold {GOLDPTB} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} eval-induction --gold {GOLDPTB} "
-         "--model {M} --shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
-         result("right-branching"), result("right-branching")},
-        // Probing reads each sentence as the model's encoder reads one (a pair model: one side).
-        {"probe", "probe --task sentlen,structural-depth --epochs 1 --json --train {GOLD} --test {GOLD} --model {M}",
-         result("\"tasks\""), result("\"tasks\"")},
+    static const std::vector<CliDoor> doors = [] {
+        std::vector<CliDoor> all;
+        for (const cli::CommandEntry &command : cli::commandTable())
+            all.insert(all.end(), command.doors.begin(), command.doors.end());
         // The Python module (docs/python.md): a sentence model analyses the gold corpus, a pair
         // model the pairs; with the GUI the default view is rendered (python/tests/conformance_door.py).
-        {"python", "{PYTHON_DOOR} {M} {GOLD} {PAIRS}", result("python: "), result("python: ")},
-        // ... and in two shards of features, merged, the probes trained on them.
-        {"probe_sharded",
-         "probe --task sentlen,structural-depth --train {GOLD} --test {GOLD} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} probe "
-         "--task sentlen,structural-depth --train {GOLD} --test {GOLD} --model {M} --shard 2/2 -o {TMP}/2 && {CLI} merge "
-         "{TMP}/2 {TMP}/1 -o {TMP}/features && {CLI} probe --task sentlen,structural-depth --epochs 1 --json --train {GOLD} "
-         "--test {GOLD} --model {M} --features {TMP}/features",
-         result("\"tasks\""), result("\"tasks\"")},
-    };
+        all.push_back({"python", "{PYTHON_DOOR} {M} {GOLD} {PAIRS}", {true, "python: "}, {true, "python: "}});
+        return all;
+    }();
     return doors;
 }
 
