@@ -23,6 +23,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   formats/latex.cpp
   formats/analysisjson.cpp
   formats/analysistext.cpp
+  formats/npy.cpp
   text/tokenizer.cpp
   text/tokenizer/wordlists.cpp
   text/tokenizer/scanner.cpp

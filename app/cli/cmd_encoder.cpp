@@ -1,5 +1,6 @@
 // analyze, eval-induction, bench, import-checkpoint: the encoder commands.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -26,6 +27,7 @@
 #include "core/eval/inductioneval.h"
 #include "core/formats/analysisjson.h"
 #include "core/formats/analysistext.h"
+#include "core/formats/npy.h"
 #include "core/formats/pairs.h"
 #include "core/parsing/parser.h"
 #include "core/formats/ptb.h"
@@ -132,19 +134,194 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool
 
 } // namespace
 
+namespace {
+
+/// analyze's options.
+struct AnalyzeSpec {
+    InputSpec input;
+    DeviceSpec dev;
+    bool json = false;
+    bool noAttention = false;
+    bool prependBos = false;
+    bool states = false;
+    std::string out, pairs, specialTokens = "show", arrays;
+    ShardOptions shard;
+};
+
+/// A file name from a sentence's id: its letters, digits, '.', '-' and '_' (others as '_'),
+/// after its 1-based number in the input (ids repeat across files, numbers do not).
+std::string arrayFileStem(std::size_t number, const std::string &id)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%06zu", number);
+    std::string stem = buf;
+    if (!id.empty()) {
+        stem += '-';
+        for (char c : id.substr(0, 120))
+            stem += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ? c : '_';
+    }
+    return stem;
+}
+
+/// [layers][heads] matrices of one size as one float32 array [L, H, n, n]; empty when there are none.
+std::pair<std::vector<float>, std::vector<std::int64_t>> stacked(const std::vector<std::vector<Matrix>> &layers)
+{
+    std::vector<float> data;
+    if (layers.empty() || layers.front().empty())
+        return {};
+    const Matrix &first = layers.front().front();
+    for (const auto &heads : layers)
+        for (const Matrix &m : heads)
+            data.insert(data.end(), m.data.begin(), m.data.end());
+    return {std::move(data), {static_cast<std::int64_t>(layers.size()), static_cast<std::int64_t>(layers.front().size()), first.rows,
+                              first.cols}};
+}
+
+/// --arrays DIR: the analysis' attention (word units and pieces) and, with --states, its layer
+/// states as .npy files named after the sentence; the JSON record names them under "arrays".
+Result<nlohmann::json> writeArrays(const std::string &dir, const std::string &stem, const Analysis &a)
+{
+    nlohmann::json files = nlohmann::json::object();
+    auto write = [&](const char *key, const std::pair<std::vector<float>, std::vector<std::int64_t>> &array) -> Status {
+        if (array.first.empty())
+            return {};
+        const std::string path = (std::filesystem::path(dir) / (stem + "." + key + ".npy")).string();
+        if (auto st = writeNpy(path, array.first, array.second); !st)
+            return st;
+        files[key] = path;
+        return {};
+    };
+    if (auto st = write("attention", stacked(a.attention)); !st)
+        return st.error();
+    if (auto st = write("piece_attention", stacked(a.pieceAttention)); !st)
+        return st.error();
+    if (!a.layerStates.empty()) {
+        std::vector<float> data;
+        for (const Matrix &m : a.layerStates)
+            data.insert(data.end(), m.data.begin(), m.data.end());
+        const Matrix &m = a.layerStates.front();
+        if (auto st = write("states", {data, {static_cast<std::int64_t>(a.layerStates.size()), m.rows, m.cols}}); !st)
+            return st.error();
+    }
+    return files;
+}
+
+/// One analysed sentence as analyze prints it: a JSON record (with --arrays, its arrays in files
+/// instead) or text under the sentence's id when there are several.
+Result<std::string> analysisRecord(const AnalyzeSpec &spec, const Analysis &a, const Sentence &sentence, std::size_t number,
+                                   bool several, bool attention)
+{
+    if (!spec.json) {
+        std::string out;
+        if (several)
+            out += "sentence " + (sentence.id.empty() ? std::to_string(number) : sentence.id) + ": " + join(sentence.words(), " ") + "\n";
+        return out + analysisToText(a);
+    }
+    if (spec.arrays.empty())
+        return analysisToJson(a, attention) + "\n";
+    auto files = writeArrays(spec.arrays, arrayFileStem(number, sentence.id), a);
+    if (!files)
+        return files.error();
+    std::string record = analysisToJson(a, false);
+    record.pop_back(); // the closing brace: the files go last
+    return record + ",\"arrays\":" + files->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "}\n";
+}
+
+/// analyze over sentences (TEXT, --input, stdin): a block of the input at a time (its blocks
+/// start at multiples of kBlock, so a shard batches every sentence as the whole run does),
+/// analysed one batch of --batch sentences at a time and written before the next, so a run
+/// holds one batch of analyses whatever the corpus' size. With -o nothing is written unless
+/// every sentence succeeds.
+int analyzeSentences(const AnalyzeSpec &spec)
+{
+    constexpr std::size_t kBlock = 512;
+    auto sharding = sentenceShard(spec.shard, "analyze", spec.input, spec.out, kBlock);
+    if (!sharding)
+        return fail(sharding.message());
+    if (sharding->done)
+        return 0;
+    const ShardRange range = sharding->range;
+    auto input = InputChunks::open(spec.input);
+    if (!input)
+        return fail(input.message());
+    if (!spec.arrays.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(spec.arrays, ec);
+        if (ec)
+            return fail(spec.arrays + ": " + ec.message());
+    }
+    auto enc = openModel(spec.dev);
+    if (!enc)
+        return fail(enc.message());
+    const EncoderInfo &info = (*enc)->info();
+    // A pair model analyses pairs (--pairs), never one sentence on its own.
+    if (const std::string why = singleSentenceRefusal(info); !why.empty())
+        return fail(why);
+    const int maxWords = info.maxTokens > 0 ? info.maxTokens - (info.hasClsToken ? 1 : 0) : 0;
+    const std::string source = inputSourceName(spec.input);
+    auto writer = AtomicFileWriter::open(spec.out.empty() ? std::string("-") : spec.out);
+    if (!writer)
+        return fail(writer.message());
+    AnalyzeOptions opt;
+    opt.attention = spec.json && (!spec.noAttention || !spec.arrays.empty());
+    opt.layerStates = spec.states;
+    opt.prependBos = spec.prependBos;
+    const bool fold = spec.specialTokens == "fold";
+    // A model that reads trees gets the input's own trees (CoNLL-U, PTB); sentences
+    // without the tree it needs are parsed first by the default parser, which is
+    // opened only then (a treebank that carries its trees needs no parser model).
+    const bool needsDep = readsTree(info.input, TreeKind::Dependency);
+    const bool needsConst = readsTree(info.input, TreeKind::Constituency);
+    std::unique_ptr<Parser> parser;
+    if (auto st = writer->write(sharding->firstLine()); !st)
+        return fail(st.message());
+    const std::size_t batchSize = static_cast<std::size_t>(std::max(1, spec.dev.batch));
+    auto done = forEachBlock(*input, kBlock, range.begin, range.end, "analyze", [&](std::vector<Sentence> &chunk, std::size_t counted) -> Status {
+        if (auto st = completeTrees(chunk, needsDep, needsConst, source, parserOnDemand(parser)); !st)
+            return st;
+        for (const Sentence &s : chunk)
+            if (auto st = checkSentenceLength(s.tokens.size(), maxWords, source, s.line, s.id,
+                                              "the model's " + std::to_string(info.maxTokens) + " positions");
+                !st)
+                return st;
+        const bool several = counted > 0 || chunk.size() > 1 || (sharding->header && sharding->header->total > 1);
+        for (std::size_t from = 0; from < chunk.size(); from += batchSize) {
+            const std::size_t to = std::min(chunk.size(), from + batchSize);
+            std::vector<EncoderInput> batch;
+            for (std::size_t k = from; k < to; ++k)
+                batch.push_back(EncoderInput{chunk[k].words(), chunk[k].dependency, chunk[k].constituency, {}, {}, {}});
+            auto res = (*enc)->analyze(batch, opt);
+            if (!res)
+                return res.error();
+            std::string out;
+            for (std::size_t k = from; k < to; ++k) {
+                const Analysis a = fold ? foldSpecialTokens((*res)[k - from]) : std::move((*res)[k - from]);
+                auto record = analysisRecord(spec, a, chunk[k], counted + k + 1, several, opt.attention && spec.arrays.empty());
+                if (!record)
+                    return record.error();
+                out += *record;
+            }
+            if (auto st = writer->write(out); !st)
+                return st;
+        }
+        return {};
+    });
+    if (!done)
+        return fail(done.message());
+    if (auto st = writer->write(sharding->lastLine(*done)); !st)
+        return fail(st.message());
+    if (auto st = writer->commit(); !st)
+        return fail(st.message());
+    return 0;
+}
+
+} // namespace
+
 void addAnalyzeCommand(CLI::App &app, Action &action)
 {
     auto *cmd = app.add_subcommand("analyze", "Run an encoder on sentences: link probabilities, constituent prior, "
-                                              "attention, induced tree, embeddings");
-    struct Spec {
-        InputSpec input;
-        DeviceSpec dev;
-        bool json = false;
-        bool noAttention = false;
-        std::string out, pairs, specialTokens = "show";
-        ShardOptions shard;
-    };
-    auto spec = std::make_shared<Spec>();
+                                              "attention, induced tree, embeddings, a language model's surprisal");
+    auto spec = std::make_shared<AnalyzeSpec>();
     cmd->add_option("text", spec->input.text, "Sentence text, or - for stdin")->type_name("TEXT");
     cmd->add_option("--pairs", spec->pairs, "Analyse a sentence-pair corpus (WikiQA folder, TSV, RTE XML, pairs JSON) "
                                             "instead: text, or JSON Lines with --json, one entry per pair")
@@ -153,6 +330,14 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
     addModelOptions(cmd, spec->dev);
     cmd->add_flag("--json", spec->json, "JSON Lines: one object per sentence (keys in docs/cli.md)");
     cmd->add_flag("--no-attention", spec->noAttention, "Leave the per-head attention matrices out of --json");
+    cmd->add_option("--arrays", spec->arrays,
+                    "With --json: write each sentence's attention (and with --states its layer states) as NumPy .npy files "
+                    "in DIR, named after the sentence, and name them in the record's \"arrays\" instead of writing them as JSON text")
+        ->type_name("DIR");
+    cmd->add_flag("--states", spec->states, "With --arrays: also every layer's hidden states per unit [layers + 1, units, d]");
+    cmd->add_flag("--prepend-bos", spec->prependBos,
+                  "A language model whose tokenizer adds no BOS (GPT-2, Pythia, Qwen): put the model's BOS in front, so that "
+                  "the first word is predicted too (off by default: the numbers are the library's for the plain text)");
     cmd->add_option("--special-tokens", spec->specialTokens,
                     "A word-piece model's [CLS]/[SEP] (<s>/</s>): show (their own rows and columns) or fold (left out; "
                     "rows not renormalised)")
@@ -161,88 +346,16 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
     cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
     addShardOptions(cmd, spec->shard, "blocks of 512 sentences (--pairs: the questions starting in each 64 pairs)");
     cmd->callback([&action, spec]() {
+        // Usage errors (exit 2), said before any model opens.
+        if ((!spec->arrays.empty() || spec->states) && !spec->json)
+            throw CLI::ValidationError("--arrays", "--arrays and --states go with --json (the records name the files)");
+        if (spec->states && spec->arrays.empty())
+            throw CLI::ValidationError("--states", "--states writes layer states into --arrays DIR: give the folder");
         action = [spec]() {
-            const bool fold = spec->specialTokens == "fold";
             if (!spec->pairs.empty())
-                return analyzePairs(spec->pairs, spec->dev, spec->json, spec->json && !spec->noAttention, fold, spec->out, spec->shard);
-            // 512 sentences at a time: enough for the encoder to sort them by length into
-            // batches of similar sentences (little padding), few enough to keep memory flat.
-            // The blocks start at multiples of 512 in the input, so a shard (whole blocks)
-            // batches every sentence with the neighbours the whole run gives it.
-            constexpr std::size_t kChunk = 512;
-            auto sharding = sentenceShard(spec->shard, "analyze", spec->input, spec->out, kChunk);
-            if (!sharding)
-                return fail(sharding.message());
-            if (sharding->done)
-                return 0;
-            const ShardRange range = sharding->range;
-            auto input = InputChunks::open(spec->input);
-            if (!input)
-                return fail(input.message());
-            auto enc = openModel(spec->dev);
-            if (!enc)
-                return fail(enc.message());
-            // Streaming: a chunk of sentences is read, checked against the
-            // model's length (with file and line), analysed, written and
-            // dropped, so memory does not grow with the number of sentences.
-            // With -o nothing is written unless every sentence succeeds.
-            const EncoderInfo &info = (*enc)->info();
-            // A pair model analyses pairs (--pairs), never one sentence on its own.
-            if (const std::string why = singleSentenceRefusal(info); !why.empty())
-                return fail(why);
-            const int maxWords = info.maxTokens > 0 ? info.maxTokens - (info.hasClsToken ? 1 : 0) : 0;
-            const std::string source = inputSourceName(spec->input);
-            auto writer = AtomicFileWriter::open(spec->out.empty() ? std::string("-") : spec->out);
-            if (!writer)
-                return fail(writer.message());
-            AnalyzeOptions opt;
-            opt.attention = spec->json && !spec->noAttention;
-            // A model that reads trees gets the input's own trees (CoNLL-U, PTB); sentences
-            // without the tree it needs are parsed first by the default parser, which is
-            // opened only then (a treebank that carries its trees needs no parser model).
-            const bool needsDep = readsTree(info.input, TreeKind::Dependency);
-            const bool needsConst = readsTree(info.input, TreeKind::Constituency);
-            std::unique_ptr<Parser> parser;
-            if (auto st = writer->write(sharding->firstLine()); !st)
-                return fail(st.message());
-            auto done = forEachBlock(*input, kChunk, range.begin, range.end, "analyze",
-                                     [&](std::vector<Sentence> &chunk, std::size_t counted) -> Status {
-                if (auto st = completeTrees(chunk, needsDep, needsConst, source, parserOnDemand(parser)); !st)
-                    return st;
-                std::vector<EncoderInput> batch;
-                for (const Sentence &s : chunk) {
-                    if (auto st = checkSentenceLength(s.tokens.size(), maxWords, source, s.line, s.id,
-                                                      "the model's " + std::to_string(info.maxTokens) + " positions");
-                        !st)
-                        return st;
-                    batch.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}, {}, {}});
-                }
-                auto res = (*enc)->analyze(batch, opt);
-                if (!res)
-                    return res.error();
-                std::string out;
-                for (std::size_t k = 0; k < res->size(); ++k) {
-                    const Analysis a = fold ? foldSpecialTokens((*res)[k]) : std::move((*res)[k]);
-                    if (spec->json) {
-                        out += analysisToJson(a, opt.attention);
-                        out += '\n';
-                    } else {
-                        // Several sentences: each under its id, so the lines can be told apart.
-                        if (counted > 0 || chunk.size() > 1 || (sharding->header && sharding->header->total > 1))
-                            out += "sentence " + (chunk[k].id.empty() ? std::to_string(counted + k + 1) : chunk[k].id) + ": " +
-                                   join(chunk[k].words(), " ") + "\n";
-                        out += analysisToText(a);
-                    }
-                }
-                return writer->write(out);
-            });
-            if (!done)
-                return fail(done.message());
-            if (auto st = writer->write(sharding->lastLine(*done)); !st)
-                return fail(st.message());
-            if (auto st = writer->commit(); !st)
-                return fail(st.message());
-            return 0;
+                return analyzePairs(spec->pairs, spec->dev, spec->json, spec->json && !spec->noAttention,
+                                    spec->specialTokens == "fold", spec->out, spec->shard);
+            return analyzeSentences(*spec);
         };
     });
 }

@@ -98,7 +98,9 @@ struct ExplainSpec {
     DeviceSpec dev;
     std::string pairs, method = "ig", target, baseline, out;
     int steps = 64;
+    int targetWord = 0; ///< 1-based; 0 = the last word
     bool json = false;
+    bool prependBos = false;
 };
 
 void addExplainOptions(CLI::App *cmd, ExplainSpec &spec)
@@ -112,6 +114,12 @@ void addExplainOptions(CLI::App *cmd, ExplainSpec &spec)
         ->capture_default_str();
     cmd->add_option("--steps", spec.steps, "Integrated Gradients: interpolation points")->capture_default_str()->check(CLI::Range(1, 4096));
     cmd->add_option("--target", spec.target, "The label explained (default: the predicted one; a pair scorer: its score)")->type_name("L");
+    cmd->add_option("--target-word", spec.targetWord,
+                    "A language model: explain log p(word N | the words before it), N from 1 (default: the last word)")
+        ->type_name("N")
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--prepend-bos", spec.prependBos,
+                  "A language model whose tokenizer adds no BOS: put the model's BOS in front (so the first words can be explained)");
     cmd->add_option("--baseline", spec.baseline,
                     "The baseline embedding: zero, pad, or a token of the model's vocabulary (default: zero; the models that "
                     "layer-normalise their word vectors, where f jumps at zero: the unknown word)")
@@ -129,6 +137,8 @@ ExplainOptions explainOptions(const ExplainSpec &spec)
     options.steps = spec.steps;
     options.target = spec.target;
     options.baseline = spec.baseline;
+    options.targetWord = spec.targetWord - 1;
+    options.prependBos = spec.prependBos;
     return options;
 }
 

@@ -91,6 +91,15 @@ py::object stack3(const std::vector<Matrix> &m)
     return std::move(out);
 }
 
+py::object doubles(const std::vector<double> &v)
+{
+    if (v.empty())
+        return py::none();
+    py::array_t<double> out(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), out.mutable_data());
+    return std::move(out);
+}
+
 py::object floats(const std::vector<float> &v, std::vector<py::ssize_t> shape = {})
 {
     if (v.empty())
@@ -202,6 +211,20 @@ void bindAnalysis(py::module_ &m)
             "piece_attention", [](PyAnalysis &p) { return keptArray(p, "piece_attention", [](const Analysis &a) -> py::object { return stack4(a.pieceAttention); }); },
             "Word-piece models: the attention between the pieces [layer, head, piece, piece]; None for others")
         .def_property_readonly("pieces", [](const PyAnalysis &p) { return p.a().pieces; }, "Word-piece models: the pieces of the sentence")
+        .def_property_readonly(
+            "piece_text", [](const PyAnalysis &p) { return p.a().pieceText.empty() ? p.a().pieces : p.a().pieceText; },
+            "The pieces as a person reads them (a byte-level 'Ġold' as ' old', byte tokens as their character)")
+        .def_property_readonly("causal", [](const PyAnalysis &p) { return p.a().causalAttention; },
+                               "A causal model (a language model): attention[l, h, i, j] for j > i is not possible, not zero")
+        .def_property_readonly(
+            "surprisal", [](PyAnalysis &p) { return keptArray(p, "surprisal", [](const Analysis &a) -> py::object { return doubles(a.surprisal); }); },
+            "float64 [words]: a language model's surprisal per word in nats, -log p of its pieces given everything before "
+            "them; NaN where nothing predicts the word (the sequence's first piece); None for other models")
+        .def_property_readonly(
+            "piece_surprisal", [](PyAnalysis &p) { return keptArray(p, "piece_surprisal", [](const Analysis &a) -> py::object { return doubles(a.pieceSurprisal); }); },
+            "float64 [pieces]: the same per piece (NaN for the first); None for other models")
+        .def_property_readonly("logprob", [](const PyAnalysis &p) -> py::object { return p.a().logprob ? py::cast(*p.a().logprob) : py::none(); },
+                               "log p of the sentence (the sum of its next-piece log-probabilities); None for other models")
         .def_property_readonly(
             "prior", [](PyAnalysis &p) { return keptArray(p, "prior", [](const Analysis &a) -> py::object { return stack3(a.constituentPrior); }); },
             "float32 [layer, i, j]: the constituent prior C (Tree Transformer); None without")

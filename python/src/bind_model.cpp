@@ -104,15 +104,16 @@ void completeModelTrees(const EncoderInfo &info, std::vector<Sentence> &sentence
     }));
 }
 
-AnalyzeOptions analyzeOptions(bool attention, bool states)
+AnalyzeOptions analyzeOptions(bool attention, bool states, bool prependBos = false)
 {
     AnalyzeOptions options;
     options.attention = attention;
     options.layerStates = states;
+    options.prependBos = prependBos;
     return options;
 }
 
-std::vector<AnalysisPtr> analyze(PyModel &m, const py::handle &input, int batchSize, bool attention, bool states)
+std::vector<AnalysisPtr> analyze(PyModel &m, const py::handle &input, int batchSize, bool attention, bool states, bool prependBos)
 {
     const EncoderInfo &info = m.encoder->info();
     if (const std::string why = singleSentenceRefusal(info); !why.empty())
@@ -125,7 +126,7 @@ std::vector<AnalysisPtr> analyze(PyModel &m, const py::handle &input, int batchS
     std::vector<EncoderInput> inputs;
     for (const auto &s : sentences)
         inputs.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}, {}, {}});
-    auto out = runAnalyses(m, inputs, batchSize, analyzeOptions(attention, states));
+    auto out = runAnalyses(m, inputs, batchSize, analyzeOptions(attention, states, prependBos));
     std::vector<AnalysisPtr> result;
     for (std::size_t k = 0; k < out.size(); ++k) {
         auto p = std::make_shared<PyAnalysis>();

@@ -97,7 +97,7 @@ class Model:
                                                                          i["device"])
 
     def analyze(self, sentences: SentencesLike, batch_size: int = 32, attention: bool = True,
-                states: bool = False) -> List[Analysis]:
+                states: bool = False, prepend_bos: bool = False) -> List[Analysis]:
         """One :class:`Analysis` per sentence. ``sentences``: one string of running text
         (split into sentences), a Sentence, or a list of strings and Sentences (each
         string one sentence: the analyses match the list one to one). A model that reads
@@ -105,8 +105,11 @@ class Model:
         parser, as ``treelens-cli analyze`` does. ``batch_size``: sentences handed over
         at a time (Ctrl+C is seen between them; the forward pass batches by
         ``load_model(batch_size=)``). ``attention=False`` leaves the attention matrices
-        out (faster); ``states=True`` adds every layer's hidden states."""
-        return self._model._analyze(sentences, batch_size, attention, states)
+        out (faster); ``states=True`` adds every layer's hidden states. A language model
+        (GPT-2, Llama, ...) gives each word's surprisal (``Analysis.surprisal``);
+        ``prepend_bos=True`` puts the model's BOS in front when its tokenizer adds none, so that
+        the first word is predicted too (``treelens-cli analyze --prepend-bos``)."""
+        return self._model._analyze(sentences, batch_size, attention, states, prepend_bos)
 
     def analyze_pairs(self, pairs: Union[PairCorpus, Iterable[Sequence[Union[str, Sentence]]]], batch_size: int = 32,
                       attention: bool = True, states: bool = False) -> List[Analysis]:
