@@ -3,12 +3,15 @@
 #include <algorithm>
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+
+#include "ui/viewregistry.h"
 
 namespace treelens {
 
@@ -54,17 +57,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     thrRow->addWidget(m_thresholdLabel);
     form->addRow(tr("Threshold:"), thrRow);
 
-    m_constMode = new QComboBox(this);
-    m_constMode->addItems({tr("Parser tree"), tr("Induced tree"), tr("Side by side"), tr("Compare brackets")});
-    m_constMode->setCurrentIndex(3);
-    form->addRow(tr("Constituency:"), m_constMode);
-    m_constOverlay = new QComboBox(this);
-    m_constOverlay->addItems({tr("No overlay"), tr("Cohesion (prior C)"), tr("Attention from word")});
-    m_constOverlay->setCurrentIndex(1);
-    form->addRow(tr("Overlay:"), m_constOverlay);
-    m_depLayout = new QComboBox(this);
-    m_depLayout->addItems({tr("Arcs (displaCy)"), tr("Hierarchical")});
-    form->addRow(tr("Dependency:"), m_depLayout);
+    addViewOptionRows(form);
     m_specialTokens = new QComboBox(this);
     m_specialTokens->addItems({tr("Their own rows"), tr("Folded away")});
     m_specialTokens->setToolTip(tr("A word-piece model's [CLS], [SEP], <s>, </s>: as rows and columns of their own in the "
@@ -83,9 +76,6 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
         m_thresholdLabel->setText(QString::number(v / 100.0, 'f', 2));
         readWidgets();
     });
-    connect(m_constMode, &QComboBox::currentIndexChanged, this, &ControlPanel::constituencyModeChanged);
-    connect(m_constOverlay, &QComboBox::currentIndexChanged, this, &ControlPanel::constituencyOverlayChanged);
-    connect(m_depLayout, &QComboBox::currentIndexChanged, this, &ControlPanel::dependencyLayoutChanged);
     connect(m_specialTokens, &QComboBox::currentIndexChanged, this, [this](int i) { Q_EMIT foldSpecialTokensChanged(i == 1); });
     setAttentionKinds(AttentionKinds::Prior); // the default model's
 }
@@ -171,14 +161,36 @@ void ControlPanel::setParsers(const QStringList &names, const QString &current)
     m_parser->setCurrentText(current);
 }
 
-int ControlPanel::constituencyMode() const { return m_constMode->currentIndex(); }
-int ControlPanel::constituencyOverlay() const { return m_constOverlay->currentIndex(); }
-int ControlPanel::dependencyLayout() const { return m_depLayout->currentIndex(); }
+void ControlPanel::addViewOptionRows(QFormLayout *form)
+{
+    for (const ViewOption *option : viewOptions(ViewOption::Scope::Display)) {
+        if (!option->panelLabel || option->valueLabels.empty())
+            continue;
+        auto *box = new QComboBox(this);
+        for (const char *label : option->valueLabels)
+            box->addItem(QCoreApplication::translate("ViewRegistry", label));
+        box->setCurrentIndex(option->defaultValue.toInt());
+        form->addRow(QCoreApplication::translate("ViewRegistry", option->panelLabel), box);
+        const QString key = option->key();
+        m_viewOptions.insert(key, box);
+        connect(box, &QComboBox::currentIndexChanged, this, [this, key](int value) { Q_EMIT viewOptionChanged(key, value); });
+    }
+}
+
+int ControlPanel::viewOption(const QString &key) const
+{
+    const QComboBox *box = m_viewOptions.value(key);
+    return box ? box->currentIndex() : -1;
+}
+
+void ControlPanel::setViewOption(const QString &key, int value)
+{
+    if (QComboBox *box = m_viewOptions.value(key))
+        box->setCurrentIndex(value);
+}
+
 bool ControlPanel::foldSpecialTokens() const { return m_specialTokens->currentIndex() == 1; }
 void ControlPanel::setFoldSpecialTokens(bool fold) { m_specialTokens->setCurrentIndex(fold ? 1 : 0); }
-void ControlPanel::setConstituencyMode(int mode) { m_constMode->setCurrentIndex(mode); }
-void ControlPanel::setConstituencyOverlay(int overlay) { m_constOverlay->setCurrentIndex(overlay); }
-void ControlPanel::setDependencyLayout(int layout) { m_depLayout->setCurrentIndex(layout); }
 
 void ControlPanel::stepLayer(int delta) { m_layer->setValue(m_layer->value() + delta); }
 void ControlPanel::stepHead(int delta) { m_head->setValue(m_head->value() + delta); }

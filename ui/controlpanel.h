@@ -2,17 +2,21 @@
 /// \file controlpanel.h
 /// The "View" dock: parser choice, layer and head, which attention (before/after ×C;
 /// plain, relation or combined),
-/// focus word, threshold, and the tree view modes. Owns no state beyond its
-/// widgets: it reports changes and the main window fans them out to the views.
+/// focus word, threshold, and the views' display options (every ViewOption of scope
+/// Display with a panel label in the view registry, as a choice; viewregistry.h). Owns
+/// no state beyond its widgets: it reports changes and the main window fans them out to
+/// the views.
 
 #include <string>
 #include <vector>
 
+#include <QHash>
 #include <QWidget>
 
 #include "viz/viewcommon.h"
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QSlider;
 class QSpinBox;
@@ -37,12 +41,10 @@ public:
     void setState(const ViewState &state);
     void setParsers(const QStringList &names, const QString &current);
 
-    int constituencyMode() const;
-    int constituencyOverlay() const;
-    int dependencyLayout() const;
-    void setConstituencyMode(int mode);
-    void setConstituencyOverlay(int overlay);
-    void setDependencyLayout(int layout);
+    /// A view's display option by ViewOption::key() ("constituency.mode"); -1 for one the
+    /// dock does not show. Setting it emits viewOptionChanged() when it changes.
+    int viewOption(const QString &key) const;
+    void setViewOption(const QString &key, int value);
     /// A word-piece model's special tokens folded away (true) or as their own rows (false).
     bool foldSpecialTokens() const;
     void setFoldSpecialTokens(bool fold);
@@ -54,12 +56,13 @@ public:
 Q_SIGNALS:
     void stateChanged(const treelens::ViewState &state);
     void parserChosen(const QString &name);
-    void constituencyModeChanged(int mode);
-    void constituencyOverlayChanged(int overlay);
-    void dependencyLayoutChanged(int layout);
+    /// The user chose `value` for the display option `key` (ViewHost::setViewOption).
+    void viewOptionChanged(const QString &key, int value);
     void foldSpecialTokensChanged(bool fold);
 
 private:
+    /// A row per display option the view registry gives a panel label.
+    void addViewOptionRows(QFormLayout *form);
     void readWidgets();
 
     ViewState m_state;
@@ -73,9 +76,7 @@ private:
     QComboBox *m_focus = nullptr;
     QSlider *m_threshold = nullptr;
     QLabel *m_thresholdLabel = nullptr;
-    QComboBox *m_constMode = nullptr;
-    QComboBox *m_constOverlay = nullptr;
-    QComboBox *m_depLayout = nullptr;
+    QHash<QString, QComboBox *> m_viewOptions; ///< by ViewOption::key()
     QComboBox *m_specialTokens = nullptr;
 };
 

@@ -36,6 +36,7 @@
 #include "ui/statusline.h"
 #include "ui/treeeditor.h"
 #include "ui/viewhost.h"
+#include "ui/viewregistry.h"
 #include "ui/viewtabs.h"
 #include "ui/whatifpanel.h"
 #include "viz/linkstripview.h"
@@ -88,14 +89,12 @@ void MainWindow::createDocks()
     addDockWidget(Qt::RightDockWidgetArea, controlsDock);
     connect(m_controls, &ControlPanel::stateChanged, &m_document, &AnalysisDocument::setSelection);
     connect(m_controls, &ControlPanel::parserChosen, this, &MainWindow::setParser);
+    // The views' display options (the view registry's), as saved, into the dock; the user's choices back.
     m_views->restoreViewOptions();
-    m_controls->setConstituencyMode(m_views->constituencyMode());
-    m_controls->setConstituencyOverlay(m_views->constituencyOverlay());
-    m_controls->setDependencyLayout(m_views->dependencyLayout());
+    for (const ViewOption *option : viewOptions(ViewOption::Scope::Display))
+        m_controls->setViewOption(option->key(), m_views->viewOption(option->key()));
     m_controls->setFoldSpecialTokens(m_views->foldSpecialTokens());
-    connect(m_controls, &ControlPanel::constituencyModeChanged, m_views.get(), &ViewHost::setConstituencyMode);
-    connect(m_controls, &ControlPanel::constituencyOverlayChanged, m_views.get(), &ViewHost::setConstituencyOverlay);
-    connect(m_controls, &ControlPanel::dependencyLayoutChanged, m_views.get(), &ViewHost::setDependencyLayout);
+    connect(m_controls, &ControlPanel::viewOptionChanged, m_views.get(), &ViewHost::setViewOption);
     connect(m_controls, &ControlPanel::foldSpecialTokensChanged, m_views.get(), &ViewHost::setFoldSpecialTokens);
 
     auto *modelDock = newDock(this, tr("Model"), QStringLiteral("modelDock"));

@@ -3,6 +3,7 @@
 #include <QDir>
 
 #include "ui/parserchoice.h"
+#include "ui/viewregistry.h"
 
 namespace treelens {
 
@@ -121,9 +122,18 @@ QString OffscreenExport::refusal(int layers, int heads) const
 QString OffscreenExport::selectionRefusal() const
 {
     const auto a = m_document.analysisFits() ? m_document.analysis() : nullptr;
-    if (a && m_options.attention == QLatin1String("relation") && a->attentionRelation.empty())
-        return QStringLiteral("--attention relation: this model has no relation attention (it reads no dependency relations)");
-    return a ? refusal(a->layers, a->heads) : QString();
+    if (!a)
+        return QString();
+    for (const ViewOption *option : viewOptions(ViewOption::Scope::Export))
+        if (option->refusal)
+            if (const QString why = option->refusal(*a, optionValue(*option)); !why.isEmpty())
+                return why;
+    return refusal(a->layers, a->heads);
+}
+
+QVariant OffscreenExport::optionValue(const ViewOption &option) const
+{
+    return m_options.viewOptions.value(option.key(), option.defaultValue);
 }
 
 QString OffscreenExport::modelRefusal() const
@@ -138,9 +148,9 @@ void OffscreenExport::exportCurrent()
         s.layer = m_options.layer;
     if (m_options.head >= 0)
         s.head = m_options.head;
-    s.aggregationStep = std::max(0, m_options.step);
-    s.weightedAttention = m_options.attention != QLatin1String("plain");
-    s.relationAttention = m_options.attention == QLatin1String("relation");
+    for (const ViewOption *option : viewOptions(ViewOption::Scope::Export))
+        if (option->applyToSelection)
+            option->applyToSelection(s, optionValue(*option));
     m_document.setSelection(s);
     if (m_batch && !m_dirMade) {
         if (!QDir().mkpath(m_options.out)) {

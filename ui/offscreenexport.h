@@ -13,6 +13,7 @@
 #include <QObject>
 #include <QPair>
 #include <QStringList>
+#include <QVariant>
 #include <QWidget>
 
 #include "ui/exportservice.h"
@@ -24,6 +25,8 @@
 
 namespace treelens {
 
+struct ViewOption;
+
 struct OffscreenExportOptions {
     QStringList views;           ///< names from ViewHost::exportableViewNames()
     /// One sentence: the file every view is written to (so, one view). A corpus:
@@ -32,11 +35,12 @@ struct OffscreenExportOptions {
     QString format = QStringLiteral("svg"); ///< a corpus' file format: png, svg, pdf or tex
     int layer = -1;              ///< 0-based; -1: the document's default (the first); beyond the model's: refused
     int head = -1;               ///< 0-based; -1: the document's default (the first); beyond the model's: refused
-    int step = 0;                ///< the composition (recursive models) shown up to this height; 0 = all
     int dpi = 300;               ///< PNG resolution
-    /// "model" (after ×C / gated), "plain" (before ×C / the plain score) or "relation"
-    /// (the Dependency-Transformer's relation attention; refused for other models).
-    QString attention = QStringLiteral("model");
+    /// The views' export options (ViewOption::Scope::Export of the view registry: `--step`,
+    /// `--attention`) by ViewOption::key(), as ViewOption::parse() reads them; an option not
+    /// here has its default. Each is written into the selection the views are drawn with,
+    /// and a value the analysis cannot draw is refused (ViewOption::refusal).
+    QMap<QString, QVariant> viewOptions;
     QString modelPath;           ///< the encoder ("" = trees only)
     QString precision = QStringLiteral("fp32"); ///< DeviceConfig::precision of the encoder
 };
@@ -69,6 +73,8 @@ private:
     void onFailed(quint64 generation, const QString &message);
     /// Why the requested layer/head cannot be drawn ("" when it can): the model has fewer.
     QString selectionRefusal() const;
+    /// The value of the export option `option` (given, or its default).
+    QVariant optionValue(const ViewOption &option) const;
     /// The same from the loaded model's own counts (known before its first result).
     QString modelRefusal() const;
     /// The refusal of --layer/--head against a model of `layers` and `heads` (0: unknown).

@@ -50,7 +50,7 @@
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/pairviews.h"
-#include "viz/tatnodeview.h"
+#include "viz/phraseview.h"
 #include "viz/viewexport.h"
 
 namespace treelens {
@@ -124,6 +124,36 @@ void PairWorkbench::fillSystemBox(QComboBox *box, bool allowNone)
 
 void PairWorkbench::buildUi()
 {
+    buildToolbar();
+    // Above: the question list with its filter, the question's candidates, the metrics tabs;
+    // below: the pair view.
+    QWidget *questions = buildQuestionList();
+    buildCandidateList();
+    buildMetricsTabs();
+    buildPairView();
+    auto *top = new QSplitter(Qt::Horizontal);
+    top->addWidget(questions);
+    top->addWidget(m_candidates);
+    top->addWidget(m_tabs);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 3);
+    top->setStretchFactor(2, 3);
+    auto *main = new QSplitter(Qt::Vertical);
+    main->addWidget(top);
+    main->addWidget(m_viewTabs);
+    setCentralWidget(main);
+    // Once laid out: a third for the lists, the rest for the pair (trees above the bridge).
+    QTimer::singleShot(0, this, [main, pairSplit = m_pairSplit] {
+        const int h = main->height();
+        main->setSizes({h * 30 / 100, h * 70 / 100});
+        const int p = pairSplit->height();
+        pairSplit->setSizes({p * 38 / 100, p * 62 / 100});
+    });
+    buildStatusBar();
+}
+
+void PairWorkbench::buildToolbar()
+{
     auto *bar = addToolBar(tr("Pairs"));
     bar->setObjectName(QStringLiteral("pairsToolbar"));
     bar->addAction(tr("Open pairs…"), this, [this] {
@@ -156,7 +186,7 @@ void PairWorkbench::buildUi()
     bar->addWidget(m_head);
     connect(m_layer, &QSpinBox::valueChanged, this, &PairWorkbench::updateSelection);
     connect(m_head, &QSpinBox::valueChanged, this, &PairWorkbench::updateSelection);
-    // The TAT's level-by-level aggregation, stepped or played (deepest level first).
+    // The level-by-level aggregation (or a recursive model's composition), stepped or played (deepest level first).
     bar->addSeparator();
     bar->addWidget(new QLabel(tr(" Step ")));
     m_step = new QSpinBox;
@@ -181,221 +211,10 @@ void PairWorkbench::buildUi()
         }
         m_step->setValue(m_step->value() + 1);
     });
+}
 
-    // Left: the question list with its filter.
-    auto *left = new QWidget;
-    auto *leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    m_filter = new QLineEdit;
-    m_filter->setPlaceholderText(tr("Filter: text in the question or a candidate"));
-    m_filter->setClearButtonEnabled(true);
-    leftLayout->addWidget(m_filter);
-    m_questions = new QTableWidget;
-    m_questions->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_questions->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_questions->setSortingEnabled(true);
-    m_questions->verticalHeader()->hide();
-    leftLayout->addWidget(m_questions);
-    connect(m_filter, &QLineEdit::textChanged, this, [this] {
-        rebuildTables();
-        updateMetrics();
-        updateSlices();
-    });
-    connect(m_questions, &QTableWidget::itemSelectionChanged, this, [this] {
-        const auto rows = m_questions->selectionModel()->selectedRows();
-        if (rows.isEmpty())
-            return;
-        const int r = m_questions->item(rows.front().row(), 0)->data(Qt::UserRole).toInt();
-        if (r != m_currentRow)
-            selectQuestion(r);
-        updateMetrics();
-    });
-
-    // Middle: candidates of the question.
-    m_candidates = new QTableWidget;
-    m_candidates->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_candidates->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_candidates->verticalHeader()->hide();
-    connect(m_candidates, &QTableWidget::itemSelectionChanged, this, [this] {
-        const auto rows = m_candidates->selectionModel()->selectedRows();
-        if (!rows.isEmpty())
-            showPair(m_candidates->item(rows.front().row(), 0)->data(Qt::UserRole).toInt());
-    });
-
-    // Right: metrics, slices, comparison.
-    m_tabs = new QTabWidget;
-    auto *metricsPage = new QWidget;
-    auto *ml = new QVBoxLayout(metricsPage);
-    m_metrics = new QLabel;
-    m_metrics->setTextFormat(Qt::RichText);
-    m_metrics->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    m_metrics->setWordWrap(true);
-    ml->addWidget(m_metrics);
-    m_confusion = new QTableWidget;
-    m_confusion->setToolTip(tr("Click a cell to list its pairs"));
-    ml->addWidget(m_confusion, 1);
-    connect(m_confusion, &QTableWidget::cellClicked, this, [this](int gold, int predicted) {
-        if (!m_corpus || !m_scores || m_corpus->task == kRankingTask)
-            return;
-        m_selectedPairs.clear();
-        for (std::size_t i = 0; i < m_corpus->pairs.size(); ++i)
-            if (m_corpus->pairs[i].label == m_corpus->labels[static_cast<std::size_t>(gold)] &&
-                m_scores->a.predicted[i] == m_corpus->labels[static_cast<std::size_t>(predicted)])
-                m_selectedPairs.push_back(static_cast<int>(i));
-        rebuildTables();
-    });
-    m_tabs->addTab(metricsPage, tr("Metrics"));
-
-    auto *slicePage = new QWidget;
-    auto *sl = new QVBoxLayout(slicePage);
-    auto *sliceBar = new QHBoxLayout;
-    m_sliceKind = new QComboBox;
-    for (SliceKind k : {SliceKind::QuestionWord, SliceKind::QuestionLength, SliceKind::CandidateLength,
-                        SliceKind::Overlap, SliceKind::TreeDepth})
-        m_sliceKind->addItem(QString::fromStdString(sliceKindName(k)), static_cast<int>(k));
-    m_sliceMetric = new QComboBox;
-    sliceBar->addWidget(new QLabel(tr("Slice by")));
-    sliceBar->addWidget(m_sliceKind, 1);
-    sliceBar->addWidget(m_sliceMetric);
-    sl->addLayout(sliceBar);
-    m_sliceNote = new QLabel;
-    m_sliceNote->setWordWrap(true);
-    m_sliceNote->setStyleSheet(QStringLiteral("color:#a04a00"));
-    m_sliceNote->hide();
-    sl->addWidget(m_sliceNote);
-    m_sliceTable = new QTableWidget;
-    m_sliceTable->verticalHeader()->hide();
-    sl->addWidget(m_sliceTable, 1);
-    m_sliceChart = new SliceBarChart;
-    sl->addWidget(m_sliceChart, 1);
-    connect(m_sliceKind, &QComboBox::currentIndexChanged, this, &PairWorkbench::updateSlices);
-    connect(m_sliceMetric, &QComboBox::currentIndexChanged, this, &PairWorkbench::updateSlices);
-    m_tabs->addTab(slicePage, tr("Slices"));
-
-    auto *comparePage = new QWidget;
-    auto *cl = new QVBoxLayout(comparePage);
-    m_scatter = new ScoreScatterPlot;
-    cl->addWidget(m_scatter, 1);
-    m_compareNote = new QLabel;
-    m_compareNote->setWordWrap(true);
-    m_compareNote->setStyleSheet(QStringLiteral("color:#a04a00"));
-    m_compareNote->hide();
-    cl->addWidget(m_compareNote);
-    cl->addWidget(new QLabel(tr("Questions where A and B put different answers first (ΔAP = B − A):")));
-    m_disagreements = new QTableWidget;
-    m_disagreements->verticalHeader()->hide();
-    m_disagreements->setSelectionBehavior(QAbstractItemView::SelectRows);
-    cl->addWidget(m_disagreements, 1);
-    connect(m_scatter, &ScoreScatterPlot::pairClicked, this, [this](int pair) {
-        if (!m_corpus)
-            return;
-        for (std::size_t r = 0; r < m_rows.size(); ++r)
-            for (int p : m_rows[r].ranked)
-                if (p == pair) {
-                    selectQuestion(static_cast<int>(r), pair);
-                    return;
-                }
-        showPair(pair);
-    });
-    connect(m_disagreements, &QTableWidget::cellClicked, this, [this](int row, int) {
-        selectQuestion(m_disagreements->item(row, 0)->data(Qt::UserRole).toInt());
-    });
-    m_tabs->addTab(comparePage, tr("Compare"));
-
-    // Bottom: the pair view.
-    m_viewTabs = new QTabWidget;
-    m_pairCaption = new QLabel;
-    auto *pairPage = new QWidget;
-    auto *pl = new QVBoxLayout(pairPage);
-    pl->setContentsMargins(2, 2, 2, 2);
-    // Each side: its dependency tree (with the model's attention as arcs) and its
-    // constituency tree (with the attention from the focus word), as tabs; the views
-    // come from the view registry through each side's ViewHost, the bridge with the first
-    // side's (its document carries the pair).
-    auto *trees = new QSplitter(Qt::Horizontal);
-    const QString sideName[2] = {tr("Question / text"), tr("Candidate / hypothesis")};
-    ConstituencyView *consts[2] = {nullptr, nullptr};
-    for (int i = 0; i < 2; ++i) {
-        auto *side = new QTabWidget;
-        m_sideTabs[i] = side;
-        side->setDocumentMode(true);
-        QStringList views = {QStringLiteral("dependency"), QStringLiteral("constituency")};
-        if (i == 0)
-            views << QStringLiteral("bridge");
-        auto *host = new ViewHost(m_sideDocs[i], side, views, backgroundWorkOf(m_jobs, JobRunner::Lane::Layout), this);
-        m_sideViews[i] = host;
-        // The pair's sentences are short (kMaxWords) and the views few: all stay current, shown or not.
-        host->setSyncsHiddenViews(true);
-        host->setSavesViewOptions(false); // the main window's tree options stay its own
-        host->setConstituencyMode(static_cast<int>(ConstituencyView::Mode::Parser));
-        host->setConstituencyOverlay(static_cast<int>(ConstituencyView::Overlay::FocusAttention));
-        qobject_cast<DependencyView *>(host->widget(QStringLiteral("dependency")))->setShowAttention(true);
-        consts[i] = qobject_cast<ConstituencyView *>(host->widget(QStringLiteral("constituency")));
-        side->addTab(host->widget(QStringLiteral("dependency")), tr("%1: dependency").arg(sideName[i]));
-        side->addTab(consts[i], tr("constituency"));
-        trees->addWidget(side);
-    }
-    auto *bridgeScroll = new QScrollArea;
-    bridgeScroll->setWidget(m_sideViews[0]->widget(QStringLiteral("bridge")));
-    bridgeScroll->setWidgetResizable(true);
-    m_tatNode = new TatNodeView;
-    auto *nodeScroll = new QScrollArea;
-    nodeScroll->setWidget(m_tatNode);
-    nodeScroll->setWidgetResizable(true);
-    m_detailTabs = new QTabWidget;
-    m_detailTabs->setDocumentMode(true);
-    m_detailTabs->addTab(bridgeScroll, QCoreApplication::translate("ViewRegistry", findViewSpec(QStringLiteral("bridge"))->tabLabel));
-    m_detailTabs->addTab(nodeScroll, tr("Phrase (tree aggregation)"));
-    m_rankPanel = new RankExplainPanel(m_jobs);
-    m_detailTabs->addTab(m_rankPanel, tr("Why this rank"));
-    connect(m_rankPanel, &RankExplainPanel::attributionsReady, this, [this](int pair) { applyAttributions(pair); });
-    connect(m_rankPanel, &RankExplainPanel::showPairRequested, this, [this](int pair) {
-        if (m_currentRow >= 0)
-            selectQuestion(m_currentRow, pair); // the candidate list follows, and shows the pair
-        else
-            showPair(pair);
-    });
-    for (int i = 0; i < 2; ++i)
-        connect(consts[i], &ConstituencyView::phraseClicked, this, [this, i](int id) {
-            selectTatNode(i, id);
-            showNodeView(true);
-        });
-    auto *pairSplit = new QSplitter(Qt::Vertical);
-    pairSplit->addWidget(trees);
-    pairSplit->addWidget(m_detailTabs);
-    pairSplit->setStretchFactor(0, 1);
-    pairSplit->setStretchFactor(1, 1);
-    auto *captionRow = new QHBoxLayout;
-    captionRow->addWidget(m_pairCaption, 1);
-    captionRow->addWidget(new QLabel(tr("Compare the question's phrases with:")));
-    m_compare = new QComboBox;
-    m_compare->setMinimumContentsLength(28);
-    m_compare->setToolTip(tr("Another candidate of the same question: the phrase view shows the question's phrase in both pairs"));
-    captionRow->addWidget(m_compare);
-    connect(m_compare, &QComboBox::activated, this, [this](int index) { setComparePair(m_compare->itemData(index).toInt()); });
-    pl->addLayout(captionRow);
-    pl->addWidget(pairSplit, 1);
-    m_viewTabs->addTab(pairPage, tr("Pair"));
-
-    auto *top = new QSplitter(Qt::Horizontal);
-    top->addWidget(left);
-    top->addWidget(m_candidates);
-    top->addWidget(m_tabs);
-    top->setStretchFactor(0, 3);
-    top->setStretchFactor(1, 3);
-    top->setStretchFactor(2, 3);
-    auto *main = new QSplitter(Qt::Vertical);
-    main->addWidget(top);
-    main->addWidget(m_viewTabs);
-    setCentralWidget(main);
-    // Once laid out: a third for the lists, the rest for the pair (trees above the bridge).
-    QTimer::singleShot(0, this, [main, pairSplit] {
-        const int h = main->height();
-        main->setSizes({h * 30 / 100, h * 70 / 100});
-        const int p = pairSplit->height();
-        pairSplit->setSizes({p * 38 / 100, p * 62 / 100});
-    });
-
+void PairWorkbench::buildStatusBar()
+{
     m_status = new QLabel(tr("Open a pair corpus: WikiQA folder, ranking TSV, RTE XML or pairs JSON (or drop it here)."));
     statusBar()->addWidget(m_status, 1);
     m_progress = new QProgressBar;
@@ -442,7 +261,7 @@ void PairWorkbench::buildMenus()
                     [this] { exportSideView(0, QStringLiteral("constituency")); });
     file->addAction(tr("Export candidate constituency tree (PNG/SVG/PDF)…"), this,
                     [this] { exportSideView(1, QStringLiteral("constituency")); });
-    file->addAction(tr("Export phrase view (PNG/SVG/PDF)…"), this, [this] { exportView(m_tatNode); });
+    file->addAction(tr("Export phrase view (PNG/SVG/PDF)…"), this, [this] { exportView(m_phraseView); });
     file->addAction(tr("Export slice chart (PNG/SVG/PDF)…"), this, [this] { exportView(m_sliceChart); });
     file->addAction(tr("Export score scatter plot (PNG/SVG/PDF)…"), this, [this] { exportView(m_scatter); });
     file->addSeparator();

@@ -32,6 +32,7 @@
 #include "core/formats/pairs.h"
 #include "core/data/analysis.h"
 #include "ui/pairscoring.h"
+#include "ui/viewregistry.h"
 
 class QComboBox;
 class QLabel;
@@ -39,6 +40,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QSplitter;
 class QTableWidget;
 class QTabWidget;
 
@@ -50,7 +52,7 @@ class JobRunner;
 class ViewHost;
 class ScoreScatterPlot;
 class SliceBarChart;
-class TatNodeView;
+class PhraseView;
 class ExportableView;
 class RankExplainPanel;
 
@@ -78,12 +80,12 @@ public:
     const std::vector<QuestionRow> &questionRows() const { return m_rows; }
     std::shared_ptr<const Analysis> pairAnalysis() const { return m_pairAnalysis; }
     QTabWidget *tabs() const { return m_tabs; }
+    /// Shows both sides' tree view `name` (a registry entry with a pairTreeTab) in the pair view.
+    void showTreeView(const QString &name);
     /// Shows both sides' constituency trees (true) or dependency trees (false) in the pair view.
     void showConstituencyTrees(bool constituency)
     {
-        for (QTabWidget *t : m_sideTabs)
-            if (t)
-                t->setCurrentIndex(constituency ? 1 : 0);
+        showTreeView(constituency ? QStringLiteral("constituency") : QStringLiteral("dependency"));
     }
     QString metricsText() const;
     /// What the slice tab says under its table (why candidate-side slices run high, whose training data this is).
@@ -97,20 +99,32 @@ public:
     /// The pair view's views of side 0 or 1 (side 0's also has the bridge).
     ViewHost &sideViews(int side) const { return *m_sideViews[side == 0 ? 0 : 1]; }
 
-    // The Tree Aggregation Transformer's views.
-    /// Shows the level-by-level aggregation up to 1-based `step` on both trees (0 = all done).
+    // A model that aggregates phrases level by level (or composes the tree bottom-up).
+    /// Shows the level-by-level aggregation (or the composition) up to 1-based `step` on both trees (0 = all done).
     void setAggregationStep(int step);
     int aggregationStep() const;
     /// Starts (or stops) stepping through the aggregation, deepest level first.
     void playAggregation(bool on);
-    /// Shows phrase `id` of side 0 (question) or 1 (candidate) in the node view.
-    void selectTatNode(int side, int id);
+    /// Shows phrase `id` (post-order) of side 0 (question) or 1 (candidate) in the phrase view.
+    void selectPhrase(int side, int id);
     /// The pair the question's phrases are compared with (another candidate of the same question; -1 = none).
     void setComparePair(int pair);
     int comparePair() const { return m_comparePair; }
-    /// Shows the node view (true) or the bridge (false) below the trees.
-    void showNodeView(bool on);
-    TatNodeView *tatNodeView() const { return m_tatNode; }
+    /// The phrase view (the registry's "phrase", below the trees).
+    PhraseView *phraseView() const { return m_phraseView; }
+
+    // The views below the trees: the registry's Pair views, then the Why this rank tab.
+    /// Shows the Pair view `name` ("bridge", "phrase") below the trees; an unknown name is ignored.
+    void showDetail(const QString &name);
+    /// The names of the views below the trees, in tab order (the first is shown at start).
+    QStringList detailViewNames() const { return m_detailNames; }
+    /// The name of the view shown below the trees ("" for the Why this rank tab).
+    QString shownDetail() const;
+    /// The view `name` below the trees, nullptr when there is none.
+    ExportableView *detailView(const QString &name) const;
+    /// The command line's pair-view options (ViewOption::Scope::Pairs): applied now, or each
+    /// time a pair is shown for those that say so (ViewOption::eachPair).
+    void applyViewOptions(const std::vector<ViewOptionValue> &values);
     /// The "Why this rank" tab.
     RankExplainPanel *rankPanel() const { return m_rankPanel; }
     /// Shows the "Why this rank" tab below the trees.
@@ -127,7 +141,23 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    // The window's panels, top to bottom (pairworkbench.cpp unless said).
     void buildUi();
+    void buildToolbar();
+    /// The question list with its filter (pairworkbenchlists.cpp).
+    QWidget *buildQuestionList();
+    /// The selected question's candidates (pairworkbenchlists.cpp).
+    void buildCandidateList();
+    /// Metrics, slices and the A/B comparison as tabs, and each page (pairworkbenchmetrics.cpp).
+    void buildMetricsTabs();
+    QWidget *buildMetricsPage();
+    QWidget *buildSlicePage();
+    QWidget *buildComparePage();
+    /// The pair view: the caption row, both sides' trees, the views below them (pairworkbenchpair.cpp).
+    void buildPairView();
+    QWidget *buildSideTrees();
+    void buildDetailTabs();
+    void buildStatusBar();
     void buildMenus();
     void setBusy(bool busy, const QString &what = {});
     void rebuildTables();
@@ -185,7 +215,10 @@ private:
     QTimer *m_playTimer;
     QComboBox *m_compare;
     QTabWidget *m_detailTabs;
-    TatNodeView *m_tatNode;
+    QStringList m_detailNames;   ///< the registry's Pair views in m_detailTabs, in tab order
+    QStringList m_treeViewNames; ///< the registry's tree views in each side's tabs, in tab order
+    QSplitter *m_pairSplit = nullptr; ///< the trees above the views below them
+    PhraseView *m_phraseView = nullptr;
     RankExplainPanel *m_rankPanel = nullptr;
     int m_docsPair = -1; ///< the corpus pair the side documents show (-1: none yet)
     int m_nodeSide = 0, m_nodeId = -1;

@@ -1,6 +1,7 @@
 // The pair workbench's lists (see pairworkbench.h): the questions (or, for
 // classification corpora, the pairs) with their filter, the selected question's
-// candidates, and the export of the question and slice tables.
+// candidates (their panels and how they are filled), and the export of the question
+// and slice tables.
 #include "ui/pairworkbench.h"
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QTableWidget>
+#include <QVBoxLayout>
 
 #include "ui/pairscoring.h"
 #include "ui/pairworkbenchparts.h"
@@ -37,6 +39,51 @@ QString sentenceText(const Sentence &s)
 }
 
 } // namespace
+
+QWidget *PairWorkbench::buildQuestionList()
+{
+    auto *left = new QWidget;
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    m_filter = new QLineEdit;
+    m_filter->setPlaceholderText(tr("Filter: text in the question or a candidate"));
+    m_filter->setClearButtonEnabled(true);
+    leftLayout->addWidget(m_filter);
+    m_questions = new QTableWidget;
+    m_questions->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_questions->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_questions->setSortingEnabled(true);
+    m_questions->verticalHeader()->hide();
+    leftLayout->addWidget(m_questions);
+    connect(m_filter, &QLineEdit::textChanged, this, [this] {
+        rebuildTables();
+        updateMetrics();
+        updateSlices();
+    });
+    connect(m_questions, &QTableWidget::itemSelectionChanged, this, [this] {
+        const auto rows = m_questions->selectionModel()->selectedRows();
+        if (rows.isEmpty())
+            return;
+        const int r = m_questions->item(rows.front().row(), 0)->data(Qt::UserRole).toInt();
+        if (r != m_currentRow)
+            selectQuestion(r);
+        updateMetrics();
+    });
+    return left;
+}
+
+void PairWorkbench::buildCandidateList()
+{
+    m_candidates = new QTableWidget;
+    m_candidates->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_candidates->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_candidates->verticalHeader()->hide();
+    connect(m_candidates, &QTableWidget::itemSelectionChanged, this, [this] {
+        const auto rows = m_candidates->selectionModel()->selectedRows();
+        if (!rows.isEmpty())
+            showPair(m_candidates->item(rows.front().row(), 0)->data(Qt::UserRole).toInt());
+    });
+}
 
 void PairWorkbench::rebuildTables()
 {

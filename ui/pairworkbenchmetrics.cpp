@@ -1,6 +1,7 @@
 // The pair workbench's analysis tabs (see pairworkbench.h): corpus metrics (the whole
 // corpus, the filtered list, the selection) with the confusion matrix, metrics per
-// slice as a table and a chart, and the comparison of systems A and B.
+// slice as a table and a chart, and the comparison of systems A and B: their panels and
+// how they are filled.
 #include "ui/pairworkbench.h"
 
 #include <algorithm>
@@ -17,15 +18,112 @@
 #include <QSignalBlocker>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QVBoxLayout>
 
 #include "core/eval/paireval.h"
 #include "ui/pairscoring.h"
 #include "ui/pairworkbenchparts.h"
+#include "ui/viewregistry.h"
 #include "viz/pairviews.h"
 
 namespace treelens {
 
 using namespace pairworkbench;
+
+void PairWorkbench::buildMetricsTabs()
+{
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(buildMetricsPage(), tr("Metrics"));
+    m_tabs->addTab(buildSlicePage(), tr("Slices"));
+    m_tabs->addTab(buildComparePage(), tr("Compare"));
+}
+
+QWidget *PairWorkbench::buildMetricsPage()
+{
+    auto *metricsPage = new QWidget;
+    auto *ml = new QVBoxLayout(metricsPage);
+    m_metrics = new QLabel;
+    m_metrics->setTextFormat(Qt::RichText);
+    m_metrics->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_metrics->setWordWrap(true);
+    ml->addWidget(m_metrics);
+    m_confusion = new QTableWidget;
+    m_confusion->setToolTip(tr("Click a cell to list its pairs"));
+    ml->addWidget(m_confusion, 1);
+    connect(m_confusion, &QTableWidget::cellClicked, this, [this](int gold, int predicted) {
+        if (!m_corpus || !m_scores || m_corpus->task == kRankingTask)
+            return;
+        m_selectedPairs.clear();
+        for (std::size_t i = 0; i < m_corpus->pairs.size(); ++i)
+            if (m_corpus->pairs[i].label == m_corpus->labels[static_cast<std::size_t>(gold)] &&
+                m_scores->a.predicted[i] == m_corpus->labels[static_cast<std::size_t>(predicted)])
+                m_selectedPairs.push_back(static_cast<int>(i));
+        rebuildTables();
+    });
+    return metricsPage;
+}
+
+QWidget *PairWorkbench::buildSlicePage()
+{
+    auto *slicePage = new QWidget;
+    auto *sl = new QVBoxLayout(slicePage);
+    auto *sliceBar = new QHBoxLayout;
+    m_sliceKind = new QComboBox;
+    for (SliceKind k : {SliceKind::QuestionWord, SliceKind::QuestionLength, SliceKind::CandidateLength,
+                        SliceKind::Overlap, SliceKind::TreeDepth})
+        m_sliceKind->addItem(QString::fromStdString(sliceKindName(k)), static_cast<int>(k));
+    m_sliceMetric = new QComboBox;
+    sliceBar->addWidget(new QLabel(tr("Slice by")));
+    sliceBar->addWidget(m_sliceKind, 1);
+    sliceBar->addWidget(m_sliceMetric);
+    sl->addLayout(sliceBar);
+    m_sliceNote = new QLabel;
+    m_sliceNote->setWordWrap(true);
+    m_sliceNote->setStyleSheet(QStringLiteral("color:#a04a00"));
+    m_sliceNote->hide();
+    sl->addWidget(m_sliceNote);
+    m_sliceTable = new QTableWidget;
+    m_sliceTable->verticalHeader()->hide();
+    sl->addWidget(m_sliceTable, 1);
+    m_sliceChart = buildView<SliceBarChart>(QStringLiteral("slices")); // the view registry's
+    sl->addWidget(m_sliceChart, 1);
+    connect(m_sliceKind, &QComboBox::currentIndexChanged, this, &PairWorkbench::updateSlices);
+    connect(m_sliceMetric, &QComboBox::currentIndexChanged, this, &PairWorkbench::updateSlices);
+    return slicePage;
+}
+
+QWidget *PairWorkbench::buildComparePage()
+{
+    auto *comparePage = new QWidget;
+    auto *cl = new QVBoxLayout(comparePage);
+    m_scatter = buildView<ScoreScatterPlot>(QStringLiteral("scores")); // the view registry's
+    cl->addWidget(m_scatter, 1);
+    m_compareNote = new QLabel;
+    m_compareNote->setWordWrap(true);
+    m_compareNote->setStyleSheet(QStringLiteral("color:#a04a00"));
+    m_compareNote->hide();
+    cl->addWidget(m_compareNote);
+    cl->addWidget(new QLabel(tr("Questions where A and B put different answers first (ΔAP = B − A):")));
+    m_disagreements = new QTableWidget;
+    m_disagreements->verticalHeader()->hide();
+    m_disagreements->setSelectionBehavior(QAbstractItemView::SelectRows);
+    cl->addWidget(m_disagreements, 1);
+    connect(m_scatter, &ScoreScatterPlot::pairClicked, this, [this](int pair) {
+        if (!m_corpus)
+            return;
+        for (std::size_t r = 0; r < m_rows.size(); ++r)
+            for (int p : m_rows[r].ranked)
+                if (p == pair) {
+                    selectQuestion(static_cast<int>(r), pair);
+                    return;
+                }
+        showPair(pair);
+    });
+    connect(m_disagreements, &QTableWidget::cellClicked, this, [this](int row, int) {
+        selectQuestion(m_disagreements->item(row, 0)->data(Qt::UserRole).toInt());
+    });
+    return comparePage;
+}
 
 QString PairWorkbench::metricsText() const
 {

@@ -1,7 +1,8 @@
-// The pair workbench's pair view (see pairworkbench.h): both sentences' trees with the
-// model's analysis of the pair (each side an AnalysisDocument with its ViewHost), the Tree
-// Aggregation Transformer's or recursive models' steps, and the phrase view with the
-// question's phrase in a second pair.
+// The pair workbench's pair view (see pairworkbench.h): its panels (both sentences' trees,
+// the views below them), the trees with the model's analysis of the pair (each side an
+// AnalysisDocument with its ViewHost), the aggregation steps (a model that aggregates
+// phrases level by level) or composition steps (recursive models), and the phrase view
+// with the question's phrase in a second pair.
 #include "ui/pairworkbench.h"
 
 #include <algorithm>
@@ -12,26 +13,32 @@
 #include <vector>
 
 #include <QComboBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTimer>
+#include <QVBoxLayout>
 
 #include "core/data/overlays.h"
 #include "core/encoders/encoder.h"
+#include "ui/backgroundjobs.h"
 #include "ui/pairscoring.h"
 #include "ui/pairworkbenchparts.h"
 #include "ui/rankexplainpanel.h"
 #include "ui/session/analysisdocument.h"
 #include "ui/session/jobrunner.h"
 #include "ui/viewhost.h"
+#include "ui/viewregistry.h"
 #include "viz/constituencyview.h"
 #include "viz/dependencyview.h"
 #include "viz/pairviews.h"
-#include "viz/tatnodes.h"
-#include "viz/tatnodeview.h"
+#include "viz/aggregationnodes.h"
+#include "viz/phraseview.h"
 
 namespace treelens {
 
@@ -39,15 +46,15 @@ using namespace pairworkbench;
 
 namespace {
 
-/// The aggregation steps of a pair analysis with aggregation nodes (the TAT): the levels of its deeper tree (0 without).
-int tatPairSteps(const Analysis &a)
+/// The aggregation steps of a pair analysis with aggregation nodes: the levels of its deeper tree (0 without).
+int aggregationPairSteps(const Analysis &a)
 {
     int steps = 0;
     if (!overlay::hasAggregationNodes(a))
         return 0;
     for (const Analysis *side : {&a, a.second.empty() ? nullptr : &a.second.front()})
         if (side)
-            if (auto n = tatNodesOf(*side))
+            if (auto n = aggregationNodesOf(*side))
                 steps = std::max(steps, n->steps());
     return steps;
 }
@@ -97,7 +104,118 @@ PairBridgeView *bridgeOf(ViewHost &host)
     return qobject_cast<PairBridgeView *>(host.widget(QStringLiteral("bridge")));
 }
 
+/// The registry's tree views on each side of a pair, in their tab order (ViewSpec::pairTreeTab).
+std::vector<const ViewSpec *> pairTreeSpecs()
+{
+    std::vector<const ViewSpec *> specs;
+    for (const ViewSpec &spec : viewRegistry())
+        if (spec.pairTreeTab >= 0)
+            specs.push_back(&spec);
+    std::sort(specs.begin(), specs.end(), [](const ViewSpec *a, const ViewSpec *b) { return a->pairTreeTab < b->pairTreeTab; });
+    return specs;
+}
+
 } // namespace
+
+void PairWorkbench::buildPairView()
+{
+    m_viewTabs = new QTabWidget;
+    m_pairCaption = new QLabel;
+    auto *pairPage = new QWidget;
+    auto *pl = new QVBoxLayout(pairPage);
+    pl->setContentsMargins(2, 2, 2, 2);
+    QWidget *trees = buildSideTrees();
+    buildDetailTabs();
+    m_pairSplit = new QSplitter(Qt::Vertical);
+    m_pairSplit->addWidget(trees);
+    m_pairSplit->addWidget(m_detailTabs);
+    m_pairSplit->setStretchFactor(0, 1);
+    m_pairSplit->setStretchFactor(1, 1);
+    auto *captionRow = new QHBoxLayout;
+    captionRow->addWidget(m_pairCaption, 1);
+    captionRow->addWidget(new QLabel(tr("Compare the question's phrases with:")));
+    m_compare = new QComboBox;
+    m_compare->setMinimumContentsLength(28);
+    m_compare->setToolTip(tr("Another candidate of the same question: the phrase view shows the question's phrase in both pairs"));
+    captionRow->addWidget(m_compare);
+    connect(m_compare, &QComboBox::activated, this, [this](int index) { setComparePair(m_compare->itemData(index).toInt()); });
+    pl->addLayout(captionRow);
+    pl->addWidget(m_pairSplit, 1);
+    m_viewTabs->addTab(pairPage, tr("Pair"));
+}
+
+QWidget *PairWorkbench::buildSideTrees()
+{
+    // Each side: its trees as tabs (the registry's entries with a pairTreeTab: the dependency
+    // tree with the model's attention as arcs, the constituency tree with the attention from
+    // the focus word); the views come from the view registry through each side's ViewHost,
+    // and the first side's also has the Pair views a document feeds (the bridge: its
+    // document carries the pair).
+    auto *trees = new QSplitter(Qt::Horizontal);
+    const QString sideName[2] = {tr("Question / text"), tr("Candidate / hypothesis")};
+    const std::vector<const ViewSpec *> treeSpecs = pairTreeSpecs();
+    m_treeViewNames.clear();
+    for (const ViewSpec *spec : treeSpecs)
+        m_treeViewNames << spec->name;
+    for (int i = 0; i < 2; ++i) {
+        auto *side = new QTabWidget;
+        m_sideTabs[i] = side;
+        side->setDocumentMode(true);
+        QStringList views = m_treeViewNames;
+        if (i == 0)
+            for (const ViewSpec &spec : viewRegistry())
+                if (spec.pane == ViewSpec::Pane::Pair && spec.create)
+                    views << spec.name;
+        auto *host = new ViewHost(m_sideDocs[i], side, views, backgroundWorkOf(m_jobs, JobRunner::Lane::Layout), this);
+        m_sideViews[i] = host;
+        // The pair's sentences are short (kMaxWords) and the views few: all stay current, shown or not.
+        host->setSyncsHiddenViews(true);
+        host->setSavesViewOptions(false); // the main window's tree options stay its own
+        host->setViewOption(QStringLiteral("constituency.mode"), static_cast<int>(ConstituencyView::Mode::Parser));
+        host->setViewOption(QStringLiteral("constituency.overlay"), static_cast<int>(ConstituencyView::Overlay::FocusAttention));
+        qobject_cast<DependencyView *>(host->widget(QStringLiteral("dependency")))->setShowAttention(true);
+        for (std::size_t t = 0; t < treeSpecs.size(); ++t)
+            side->addTab(host->widget(treeSpecs[t]->name),
+                         t == 0 ? QStringLiteral("%1: %2").arg(sideName[i], treeSpecs[t]->name) : treeSpecs[t]->name);
+        // A phrase clicked on either constituency tree: the phrase view shows it.
+        connect(qobject_cast<ConstituencyView *>(host->widget(QStringLiteral("constituency"))), &ConstituencyView::phraseClicked,
+                this, [this, i](int id) {
+                    selectPhrase(i, id);
+                    showDetail(QStringLiteral("phrase"));
+                });
+        trees->addWidget(side);
+    }
+    return trees;
+}
+
+void PairWorkbench::buildDetailTabs()
+{
+    // Below the trees: the registry's Pair views, each scrolled (the bridge from the first
+    // side's ViewHost; the phrase view, which this window fills, built through the registry),
+    // then the Why this rank tab.
+    m_detailTabs = new QTabWidget;
+    m_detailTabs->setDocumentMode(true);
+    m_detailNames.clear();
+    for (const ViewSpec &spec : viewRegistry()) {
+        if (spec.pane != ViewSpec::Pane::Pair)
+            continue;
+        auto *scroll = new QScrollArea;
+        scroll->setWidget(spec.create ? m_sideViews[0]->widget(spec.name) : buildView<QWidget>(spec.name));
+        scroll->setWidgetResizable(true);
+        m_detailTabs->addTab(scroll, viewTabLabel(spec.name));
+        m_detailNames << spec.name;
+    }
+    m_phraseView = dynamic_cast<PhraseView *>(detailView(QStringLiteral("phrase")));
+    m_rankPanel = new RankExplainPanel(m_jobs);
+    m_detailTabs->addTab(m_rankPanel, tr("Why this rank"));
+    connect(m_rankPanel, &RankExplainPanel::attributionsReady, this, [this](int pair) { applyAttributions(pair); });
+    connect(m_rankPanel, &RankExplainPanel::showPairRequested, this, [this](int pair) {
+        if (m_currentRow >= 0)
+            selectQuestion(m_currentRow, pair); // the candidate list follows, and shows the pair
+        else
+            showPair(pair);
+    });
+}
 
 ConstituencyView *PairWorkbench::constituencyView(int side) const
 {
@@ -160,25 +278,25 @@ void PairWorkbench::showPair(int pair)
                 m_head->setRange(1, std::max(1, a->heads));
             }
             auto secondAnalysis = a->second.empty() ? nullptr : std::make_shared<const Analysis>(a->second.front());
-            // The TAT: a step aggregates one level on both trees (the pair is one batch), so the deeper tree sets the steps.
-            const int tatSteps = tatPairSteps(*a);
+            // Aggregation nodes: a step aggregates one level on both trees (the pair is one batch), so the deeper tree sets the steps.
+            const int aggregationSteps = aggregationPairSteps(*a);
             for (int side = 0; side < 2; ++side)
-                sideViews(side).constituencyView()->setAggregationDepth(tatSteps - 1);
+                sideViews(side).constituencyView()->setAggregationDepth(aggregationSteps - 1);
             // The recursive models: a step composes one height on both trees.
-            const int steps = tatSteps > 0 ? tatSteps : recursivePairSteps(*a);
+            const int steps = aggregationSteps > 0 ? aggregationSteps : recursivePairSteps(*a);
             bridgeOf(sideViews(0))->setCaption(gold + QStringLiteral(" — ") + systemName(systemPath(m_systemA)));
             m_sideDocs[0]->setResult(first, a); // the pair: the bridge reads Analysis::second
             m_sideDocs[1]->setResult(second, secondAnalysis);
             m_docsPair = m_currentPair; // the latest showPair's job (older ones are superseded)
             applyAttributions(m_currentPair); // explained before: its attributions on the trees again
             updateSelection();
-            // The TAT: the question's root in the phrase view.
+            // Aggregation nodes: the question's root in the phrase view.
             m_step->setRange(0, steps);
             m_step->setEnabled(steps > 0);
             m_play->setEnabled(steps > 0);
-            if (tatSteps > 0) {
-                if (auto n = tatNodesOf(*a))
-                    selectTatNode(0, static_cast<int>(n->nodes.size()) - 1);
+            if (aggregationSteps > 0) {
+                if (auto n = aggregationNodesOf(*a))
+                    selectPhrase(0, static_cast<int>(n->nodes.size()) - 1);
             } else {
                 updateNodeView();
             }
@@ -242,7 +360,7 @@ void PairWorkbench::playAggregation(bool on)
     }
     if (on) {
         if (m_pairAnalysis && overlay::hasAggregationNodes(*m_pairAnalysis))
-            showConstituencyTrees(true); // the TAT aggregates over constituency trees
+            showConstituencyTrees(true); // phrases are aggregated over constituency trees
         m_step->setValue(1);
         m_playTimer->start();
     } else {
@@ -250,12 +368,51 @@ void PairWorkbench::playAggregation(bool on)
     }
 }
 
-void PairWorkbench::showNodeView(bool on)
+void PairWorkbench::showDetail(const QString &name)
 {
-    m_detailTabs->setCurrentIndex(on ? 1 : 0);
+    if (const int index = static_cast<int>(m_detailNames.indexOf(name)); index >= 0)
+        m_detailTabs->setCurrentIndex(index);
 }
 
-void PairWorkbench::selectTatNode(int side, int id)
+QString PairWorkbench::shownDetail() const
+{
+    return m_detailNames.value(m_detailTabs->currentIndex());
+}
+
+ExportableView *PairWorkbench::detailView(const QString &name) const
+{
+    const int index = static_cast<int>(m_detailNames.indexOf(name));
+    auto *scroll = index >= 0 ? qobject_cast<QScrollArea *>(m_detailTabs->widget(index)) : nullptr;
+    return scroll ? dynamic_cast<ExportableView *>(scroll->widget()) : nullptr;
+}
+
+void PairWorkbench::showTreeView(const QString &name)
+{
+    if (const int index = static_cast<int>(m_treeViewNames.indexOf(name)); index >= 0)
+        for (QTabWidget *t : m_sideTabs)
+            if (t)
+                t->setCurrentIndex(index);
+}
+
+void PairWorkbench::applyViewOptions(const std::vector<ViewOptionValue> &values)
+{
+    std::vector<ViewOptionValue> eachPair;
+    for (const ViewOptionValue &v : values) {
+        if (!v.option || v.option->scope != ViewOption::Scope::Pairs || !v.option->applyToPairs)
+            continue;
+        if (v.option->eachPair)
+            eachPair.push_back(v);
+        else
+            v.option->applyToPairs(*this, v.value);
+    }
+    if (!eachPair.empty())
+        connect(this, &PairWorkbench::pairReady, this, [this, eachPair] {
+            for (const ViewOptionValue &v : eachPair)
+                v.option->applyToPairs(*this, v.value);
+        });
+}
+
+void PairWorkbench::selectPhrase(int side, int id)
 {
     m_nodeSide = side == 0 ? 0 : 1;
     m_nodeId = id;
@@ -345,34 +502,34 @@ void PairWorkbench::updateNodeView()
 {
     const Analysis *a = m_pairAnalysis.get();
     if (!a || !overlay::hasAggregationNodes(*a)) {
-        m_tatNode->clear(tr("The phrase view shows a Tree Aggregation Transformer's pair: score the corpus with one (system A)."));
+        m_phraseView->clear(tr("The phrase view shows a Tree Aggregation Transformer's pair: score the corpus with one (system A)."));
         return;
     }
     const Analysis *side = m_nodeSide == 0 ? a : (a->second.empty() ? nullptr : &a->second.front());
     const SentencePair *pair = m_corpus && m_currentPair >= 0 ? &m_corpus->pairs[static_cast<std::size_t>(m_currentPair)] : nullptr;
     const Sentence *sentence = pair ? (m_nodeSide == 0 ? &pair->first : &pair->second) : nullptr;
-    auto nodes = side ? tatNodesOf(*side) : std::nullopt;
+    auto nodes = side ? aggregationNodesOf(*side) : std::nullopt;
     if (!nodes || !sentence || !sentence->constituency || m_nodeId < 0 || m_nodeId >= static_cast<int>(nodes->nodes.size())) {
-        m_tatNode->clear(tr("Click a phrase of either constituency tree."));
+        m_phraseView->clear(tr("Click a phrase of either constituency tree."));
         return;
     }
     const auto words = sentence->words();
-    auto panelOf = [&](const TatNodes &n, const Analysis &whole, const QString &who, const SentencePair &p) {
-        TatNodeView::Panel panel;
+    auto panelOf = [&](const AggregationNodes &n, const Analysis &whole, const QString &who, const SentencePair &p) {
+        PhraseView::Panel panel;
         panel.node = n.nodes[static_cast<std::size_t>(m_nodeId)];
-        panel.labels = tatPositionLabels(n, m_nodeId, *sentence->constituency, words);
-        panel.steps = tatPairSteps(whole);
+        panel.labels = phrasePositionLabels(n, m_nodeId, *sentence->constituency, words);
+        panel.steps = aggregationPairSteps(whole);
         const double score = whole.prediction ? whole.prediction->score : std::nan("");
         panel.caption = tr("%1 (%2), P(relevant) %3")
                             .arg(who, p.label == "1" ? tr("correct") : tr("wrong"))
                             .arg(score, 0, 'f', 3);
         return panel;
     };
-    std::vector<TatNodeView::Panel> panels;
+    std::vector<PhraseView::Panel> panels;
     panels.push_back(panelOf(*nodes, *a, tr("With candidate %1").arg(m_currentPair), *pair));
     // The question's tree is the same in every pair of the question: its phrase in the comparison pair.
     if (m_nodeSide == 0 && m_compareAnalysis && m_comparePair >= 0) {
-        auto other = tatNodesOf(*m_compareAnalysis);
+        auto other = aggregationNodesOf(*m_compareAnalysis);
         if (other && other->nodes.size() == nodes->nodes.size())
             panels.push_back(panelOf(*other, *m_compareAnalysis, tr("With candidate %1").arg(m_comparePair),
                                      m_corpus->pairs[static_cast<std::size_t>(m_comparePair)]));
@@ -383,9 +540,9 @@ void PairWorkbench::updateNodeView()
         text += (text.isEmpty() ? QString() : QStringLiteral(" ")) + QString::fromStdString(words[static_cast<std::size_t>(w)]);
     if (text.size() > 60)
         text = text.left(59) + QChar(0x2026);
-    m_tatNode->setPanels(tr("%1 phrase %2 “%3” (node %4)")
+    m_phraseView->setPanels(tr("%1 phrase %2 “%3” (node %4)")
                              .arg(m_nodeSide == 0 ? tr("Question") : tr("Candidate"),
-                                  QString::fromStdString(tatNodeLabel(m_nodeId, *sentence->constituency)), text)
+                                  QString::fromStdString(phraseLabel(m_nodeId, *sentence->constituency)), text)
                              .arg(m_nodeId),
                          std::move(panels));
 }

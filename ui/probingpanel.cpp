@@ -32,6 +32,7 @@
 #include "ui/probingmodels.h"
 #include "ui/probingresults.h"
 #include "ui/session/settings.h"
+#include "ui/viewregistry.h"
 #include "viz/inductionview.h"
 #include "viz/linkprobabilityplot.h"
 #include "viz/plotstyle.h"
@@ -267,19 +268,20 @@ QWidget *ProbingPanel::buildForm()
 
 QWidget *ProbingPanel::buildResults()
 {
-    m_curves = new ProbeCurvePlot;
+    // The views come from the view registry (its Probing entries); their tabs carry its labels.
+    m_curves = buildView<ProbeCurvePlot>(QStringLiteral("probe-curves"));
     m_table = new QTableWidget(0, 8);
     setUpProbeResultsTable(m_table);
-    m_attention = new ProbeAttentionView;
+    m_attention = buildView<ProbeAttentionView>(QStringLiteral("probe-heatmap"));
     connect(m_attention, &ProbeAttentionView::sentenceActivated, this,
             [this](const QString &id, int layer, int head) { Q_EMIT openSentence(id, layer, head, runSentence(id)); });
-    m_links = new LinkProbabilityPlot;
+    m_links = buildView<LinkProbabilityPlot>(QStringLiteral("probe-link-probs"));
 
     auto *tabs = m_tabs = new QTabWidget;
-    tabs->addTab(m_curves, tr("Learning curves"));
+    tabs->addTab(m_curves, viewTabLabel(QStringLiteral("probe-curves")));
     tabs->addTab(m_table, tr("Results"));
-    tabs->addTab(m_attention, tr("Attention"));
-    tabs->addTab(m_links, tr("Link probabilities"));
+    tabs->addTab(m_attention, viewTabLabel(QStringLiteral("probe-heatmap")));
+    tabs->addTab(m_links, viewTabLabel(QStringLiteral("probe-link-probs")));
 
     // Structural probes: the test sentences' gold vs predicted distances / depths.
     auto *structural = new QWidget;
@@ -293,14 +295,14 @@ QWidget *ProbingPanel::buildResults()
     row->addWidget(m_structTask);
     row->addStretch(1);
     v->addLayout(row);
-    m_structuralView = new StructuralView;
+    m_structuralView = buildView<StructuralView>(QStringLiteral("structural"));
     v->addWidget(m_structuralView, 1);
     connect(m_structTask, &QComboBox::currentIndexChanged, this, [this] { updateStructuralView(); });
     connect(m_structuralView, &StructuralView::openSentence, this, &ProbingPanel::openStructuralSentence);
-    tabs->addTab(structural, tr("Structural probes"));
-    m_inductionView = new InductionView;
+    tabs->addTab(structural, viewTabLabel(QStringLiteral("structural")));
+    m_inductionView = buildView<InductionView>(QStringLiteral("induction"));
     connect(m_inductionView, &InductionView::openSentence, this, &ProbingPanel::openInductionSentence);
-    tabs->addTab(m_inductionView, tr("Unsupervised parsing"));
+    tabs->addTab(m_inductionView, viewTabLabel(QStringLiteral("induction")));
     tabs->setObjectName(QStringLiteral("probingTabs"));
 
     // Compare: the models side by side (a tab only after a run of several models).

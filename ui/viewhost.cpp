@@ -24,8 +24,10 @@ ViewHost::ViewHost(AnalysisDocument *document, QWidget *viewParent, const QStrin
 {
     // Created in registry order whatever the order of `views`, so slots (and syncs) are too.
     for (const ViewSpec &spec : viewRegistry())
-        if (views.contains(spec.name))
+        if (spec.create && views.contains(spec.name))
             spec.create(*this, viewParent, work);
+    for (const ViewOption *option : viewOptions(ViewOption::Scope::Display))
+        m_options.insert(option->key(), option->defaultValue.toInt());
     applyViewOptions();
     connect(m_document, &AnalysisDocument::changed, this, &ViewHost::onDocumentChanged);
 }
@@ -42,7 +44,7 @@ QStringList ViewHost::exportableViewNames()
 QString ViewHost::viewRefusal(const QString &name, const Sentence *sentence, const Analysis *a)
 {
     const ViewSpec *spec = findViewSpec(name);
-    return spec ? spec->refusal(sentence, a) : QString();
+    return spec && spec->refusal ? spec->refusal(sentence, a) : QString();
 }
 
 QStringList ViewHost::allViewNames()
@@ -78,31 +80,16 @@ void ViewHost::selectLayer(int layer)
     m_document->setSelection(s);
 }
 
-void ViewHost::setConstituencyMode(int mode)
+void ViewHost::setViewOption(const QString &key, int value)
 {
-    m_constituencyMode = mode;
-    if (auto *view = qobject_cast<ConstituencyView *>(widget(QStringLiteral("constituency"))))
-        view->setMode(static_cast<ConstituencyView::Mode>(mode));
-    if (m_savesOptions)
-        Settings::setValue(QStringLiteral("view/constituencyMode"), mode);
-}
-
-void ViewHost::setConstituencyOverlay(int overlay)
-{
-    m_constituencyOverlay = overlay;
-    if (auto *view = qobject_cast<ConstituencyView *>(widget(QStringLiteral("constituency"))))
-        view->setOverlay(static_cast<ConstituencyView::Overlay>(overlay));
-    if (m_savesOptions)
-        Settings::setValue(QStringLiteral("view/constituencyOverlay"), overlay);
-}
-
-void ViewHost::setDependencyLayout(int layout)
-{
-    m_dependencyLayout = layout;
-    if (auto *view = qobject_cast<DependencyView *>(widget(QStringLiteral("dependency"))))
-        view->setLayout(static_cast<DependencyView::Layout>(layout));
-    if (m_savesOptions)
-        Settings::setValue(QStringLiteral("view/dependencyLayout"), layout);
+    const ViewOption *option = findViewOption(key);
+    if (!option || option->scope != ViewOption::Scope::Display)
+        return;
+    m_options[key] = value;
+    if (QWidget *view = widget(option->view); view && option->applyToView)
+        option->applyToView(view, value);
+    if (m_savesOptions && !option->settingsKey.isEmpty())
+        Settings::setValue(option->settingsKey, value);
 }
 
 void ViewHost::setFoldSpecialTokens(bool fold)
@@ -119,20 +106,17 @@ void ViewHost::setFoldSpecialTokens(bool fold)
 void ViewHost::restoreViewOptions()
 {
     m_foldSpecial = Settings::value(QStringLiteral("view/foldSpecialTokens"), false).toBool();
-    m_constituencyMode = Settings::value(QStringLiteral("view/constituencyMode"), 3).toInt();
-    m_constituencyOverlay = Settings::value(QStringLiteral("view/constituencyOverlay"), 1).toInt();
-    m_dependencyLayout = Settings::value(QStringLiteral("view/dependencyLayout"), 0).toInt();
+    for (const ViewOption *option : viewOptions(ViewOption::Scope::Display))
+        if (!option->settingsKey.isEmpty())
+            m_options[option->key()] = Settings::value(option->settingsKey, option->defaultValue).toInt();
     applyViewOptions();
 }
 
 void ViewHost::applyViewOptions()
 {
-    if (auto *view = qobject_cast<ConstituencyView *>(widget(QStringLiteral("constituency")))) {
-        view->setMode(static_cast<ConstituencyView::Mode>(m_constituencyMode));
-        view->setOverlay(static_cast<ConstituencyView::Overlay>(m_constituencyOverlay));
-    }
-    if (auto *view = qobject_cast<DependencyView *>(widget(QStringLiteral("dependency"))))
-        view->setLayout(static_cast<DependencyView::Layout>(m_dependencyLayout));
+    for (const ViewOption *option : viewOptions(ViewOption::Scope::Display))
+        if (QWidget *view = widget(option->view); view && option->applyToView)
+            option->applyToView(view, m_options.value(option->key()));
 }
 
 void ViewHost::onDocumentChanged(AnalysisDocument::Changes what)

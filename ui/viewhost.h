@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include <QHash>
 #include <QObject>
 #include <QStringList>
 
@@ -104,15 +105,13 @@ public:
     /// in the settings (the pair workbench keeps its own); true (the default): saved.
     void setSavesViewOptions(bool saves) { m_savesOptions = saves; }
 
-    /// The tree views' display options (ConstituencyView::Mode, ::Overlay,
-    /// DependencyView::Layout as ints): applied to the views and saved in the
-    /// settings ("view/constituencyMode", ...). restoreViewOptions() reads them back.
-    void setConstituencyMode(int mode);
-    void setConstituencyOverlay(int overlay);
-    void setDependencyLayout(int layout);
-    int constituencyMode() const { return m_constituencyMode; }
-    int constituencyOverlay() const { return m_constituencyOverlay; }
-    int dependencyLayout() const { return m_dependencyLayout; }
+    /// The views' display options (ViewOption::Scope::Display of viewRegistry(), by
+    /// ViewOption::key(): "constituency.mode" as ConstituencyView::Mode's int): applied to
+    /// this host's views and saved under the option's settingsKey ("view/constituencyMode").
+    /// restoreViewOptions() reads them back. An unknown key is ignored.
+    void setViewOption(const QString &key, int value);
+    /// The option's value (its default until set or restored); 0 for an unknown key.
+    int viewOption(const QString &key) const { return m_options.value(key); }
     /// Whether the tree views let the user edit the tree (DependencyView::setEditable,
     /// ConstituencyView::setEditable); their requests come out as treeEditRequested().
     /// Off by default (the pair workbench); the main window turns it on.
@@ -122,6 +121,8 @@ public:
     /// (foldSpecialTokens(), core/data/specialtokens.h); saved as "view/foldSpecialTokens".
     void setFoldSpecialTokens(bool fold);
     bool foldSpecialTokens() const { return m_foldSpecial; }
+    /// Reads the saved display options (those with a settingsKey) and the folding back
+    /// from the settings and applies them.
     void restoreViewOptions();
 
     /// Milliseconds the GUI thread spent giving the latest sentence to the views.
@@ -181,9 +182,7 @@ private:
     double m_lastUpdateMs = 0.0;
     bool m_syncHidden = false;
     bool m_savesOptions = true;
-    int m_constituencyMode = 3;    ///< ConstituencyView::Mode::Compare
-    int m_constituencyOverlay = 1; ///< ConstituencyView::Overlay::Cohesion
-    int m_dependencyLayout = 0;    ///< DependencyView::Layout::Arcs
+    QHash<QString, int> m_options; ///< the display options by key, from their defaults
     bool m_foldSpecial = false;
     bool m_treesEditable = false;
 };

@@ -17,6 +17,7 @@
 #include "core/formats/ptb.h"
 #include "ui/session/analysisdocument.h"
 #include "ui/treeeditor.h"
+#include "ui/viewregistry.h"
 #include "viz/viewexport.h"
 #include "viz/whatifview.h"
 
@@ -46,7 +47,7 @@ WhatIfPanel::WhatIfPanel(TreeEditor *editor, AnalysisDocument *document, QWidget
     auto *split = new QSplitter(Qt::Horizontal, this);
     m_undo = new QUndoView(editor->undoStack(), split);
     m_undo->setEmptyLabel(tr("the tree as it was"));
-    m_view = new WhatIfView(split);
+    m_view = buildView<WhatIfView>(QStringLiteral("whatif"), split); // the view registry's entry
     split->addWidget(m_undo);
     split->addWidget(m_view);
     split->setStretchFactor(1, 4);

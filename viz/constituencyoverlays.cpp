@@ -440,7 +440,7 @@ QStringList ConstituencyView::tatHoverLines(int id) const
     QStringList lines;
     if (!m_tat || id < 0 || id >= static_cast<int>(m_tat->nodes.size()))
         return lines;
-    const TatNodeRecord &r = m_tat->nodes[static_cast<std::size_t>(id)];
+    const AggregationNode &r = m_tat->nodes[static_cast<std::size_t>(id)];
     lines << QStringLiteral("TAT node %1, level %2: aggregated at step %3 of %4 (click for the node view)")
                  .arg(id)
                  .arg(r.level)
@@ -450,7 +450,7 @@ QStringList ConstituencyView::tatHoverLines(int id) const
     for (const QString &w : m_words)
         words.push_back(w.toStdString());
     const ConstituencyTree *tree = parserTree();
-    const auto labels = tree ? tatPositionLabels(*m_tat, id, *tree, words) : std::vector<std::string>();
+    const auto labels = tree ? phrasePositionLabels(*m_tat, id, *tree, words) : std::vector<std::string>();
     auto rows = [&](const std::vector<std::vector<float>> &heads, const QString &stream) {
         for (std::size_t h = 0; h < heads.size(); ++h) {
             QStringList cells;

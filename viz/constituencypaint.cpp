@@ -155,8 +155,8 @@ void ConstituencyView::drawTreeEdges(const TreeGraph &graph, QPointF offset)
         QString tip;
         const int parentTat = graph.nodes[static_cast<std::size_t>(graph.edges[e].first)].tatNode;
         const bool waiting = m_tat && parentTat >= 0 && parentTat < static_cast<int>(m_tat->nodes.size()) &&
-                             tatPhase(*m_tat, m_tat->nodes[static_cast<std::size_t>(parentTat)].level, m_state.aggregationStep) ==
-                                 TatPhase::Pending;
+                             aggregationPhase(*m_tat, m_tat->nodes[static_cast<std::size_t>(parentTat)].level, m_state.aggregationStep) ==
+                                 AggregationPhase::Pending;
         if (waiting) {
             // Not aggregated yet at this step: the edge carries no weight.
             pen = QPen(kPendingInk, 0.6, Qt::DashLine, Qt::RoundCap);
@@ -241,13 +241,13 @@ void ConstituencyView::lookOfPhrase(const TreeGraph::Node &node, bool compare, b
         look.hover << QStringLiteral("one word: cohesion does not apply (C of a word with itself is 0 by construction)");
     }
     if (m_tat && node.tatNode >= 0 && node.tatNode < static_cast<int>(m_tat->nodes.size())) {
-        const auto phase = tatPhase(*m_tat, m_tat->nodes[static_cast<std::size_t>(node.tatNode)].level, m_state.aggregationStep);
+        const auto phase = aggregationPhase(*m_tat, m_tat->nodes[static_cast<std::size_t>(node.tatNode)].level, m_state.aggregationStep);
         m_tatPhases.push_back({node.tatNode, static_cast<int>(phase)});
-        if (phase == TatPhase::Pending) {
+        if (phase == AggregationPhase::Pending) {
             look.fill = kPendingFill;
             look.text = kPendingInk;
             look.pen = QPen(kPendingInk, 0.8, Qt::DashLine);
-        } else if (phase == TatPhase::Current) {
+        } else if (phase == AggregationPhase::Current) {
             look.pen = QPen(kCurrentStep, 2.6);
         }
         if (node.tatNode == m_selectedTat)

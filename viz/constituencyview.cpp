@@ -74,7 +74,7 @@ void ConstituencyView::setData(const ViewData &data)
     }
     m_tat.reset();
     if (a)
-        m_tat = tatNodesOf(*a); // nothing for an analysis without aggregation nodes
+        m_tat = aggregationNodesOf(*a); // nothing for an analysis without aggregation nodes
     if (m_tat)
         m_tat->scheduleMaxLevel = std::max(m_tat->maxLevel, m_aggregationDepth);
     if (!m_tat || m_selectedTat >= static_cast<int>(m_tat->nodes.size()))

@@ -35,7 +35,7 @@
 
 #include "viz/backgroundwork.h"
 #include "viz/graphlayout.h"
-#include "viz/tatnodes.h"
+#include "viz/aggregationnodes.h"
 #include "viz/viewcommon.h"
 
 class QGraphicsItem;
@@ -252,11 +252,11 @@ private:
     QPoint m_pressPos;
     int m_pressWord = -1;
     QString m_lastHover;
-    std::optional<TatNodes> m_tat;        ///< the TAT's per-node record of the analysis (nullopt: not a TAT)
+    std::optional<AggregationNodes> m_tat; ///< the analysis' aggregation nodes (nullopt: it has none)
     int m_selectedTat = -1;
     int m_aggregationDepth = -1;
     int m_pressTat = -1;
-    std::vector<std::pair<int, int>> m_tatPhases; ///< (node id, TatPhase) as drawn
+    std::vector<std::pair<int, int>> m_tatPhases; ///< (node id, AggregationPhase) as drawn
     /// TAT: the hover lines of phrase `id` (level, step, weights per stream and head, norms).
     QStringList tatHoverLines(int id) const;
     int tatNodeAt(const QPoint &viewPos) const;

@@ -2,19 +2,25 @@
 //
 //   treelens [FILE] [--model M] [--sentence TEXT]
 //   treelens [--sentence TEXT | FILE] --export-view VIEW --out FILE.png|svg|pdf|tex [--layer L] [--head H]
+//   treelens --pairs PAIRS [--pair-systems A,B] [--grab-pairs PNG] ...
 //
+// The views' options (--attention, --step, --pair-trees, --pair-detail, --aggregation-step,
+// --phrase-node, ...) are the view registry's (ui/viewregistry.h): declared, checked and
+// applied from there, so a view's new option needs no line here.
 // With --export-view there is no window (ui/offscreenexport.h): the sentence (or
 // every sentence of FILE, then --out names a directory) is analysed, the views
 // rendered offscreen and written, and the program exits (0 ok, 1 error, 2 usage).
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <vector>
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QTabWidget>
+#include <QVariant>
 #include <QTimer>
 
 #include "core/base/inputlimits.h"
@@ -27,7 +33,7 @@
 #include "ui/offscreenexport.h"
 #include "ui/session/settings.h"
 #include "ui/viewhost.h"
-#include "viz/tatnodeview.h"
+#include "ui/viewregistry.h"
 #include "viz/viewexport.h"
 
 namespace {
@@ -71,6 +77,219 @@ int usage(const QString &message)
     return 2;
 }
 
+using treelens::ViewOption;
+using treelens::ViewOptionValue;
+
+/// A flag for every view option of `scope` that names one (the view registry's; viewregistry.h).
+void addViewOptionFlags(QCommandLineParser &cli, ViewOption::Scope scope)
+{
+    for (const ViewOption *option : treelens::viewOptions(scope))
+        if (!option->flags.isEmpty())
+            cli.addOption(QCommandLineOption(option->flags, option->helpText(), option->valueName));
+}
+
+/// Every flag: the program's own, with the views' options where they belong.
+void declareOptions(QCommandLineParser &cli)
+{
+    cli.setApplicationDescription(QStringLiteral("TreeLens: see what tree-structured attention encoders do."));
+    cli.addHelpOption();
+    cli.addVersionOption();
+    cli.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A corpus file to open (CoNLL-U, PTB, JSON, text)."),
+                              QStringLiteral("[FILE]"));
+    cli.addOptions({
+        {QStringLiteral("sentence"), QStringLiteral("Analyse this sentence at start-up."), QStringLiteral("TEXT")},
+        {QStringLiteral("model"), QStringLiteral("Encoder model file (.safetensors)."), QStringLiteral("M")},
+        {QStringLiteral("precision"),
+         QStringLiteral("Inference precision for this run: fp32 (reference numerics), int8, bf16 or auto (the fastest "
+                        "measured here); the default is the one chosen in File > Inference precision."),
+         QStringLiteral("P")},
+        {QStringLiteral("export-view"),
+         QStringLiteral("Render a view offscreen and exit: %1, or all (comma-separated lists work too).")
+             .arg(treelens::ViewHost::exportableViewNames().join(QStringLiteral(", "))),
+         QStringLiteral("VIEW")},
+        {QStringLiteral("out"),
+         QStringLiteral("Output file (.png, .svg, .pdf, .tex) for --export-view; with FILE, a directory that receives "
+                        "NNNN-VIEW.FORMAT per sentence."),
+         QStringLiteral("OUT")},
+        {QStringLiteral("format"), QStringLiteral("Batch export format: png, svg, pdf or tex (default svg)."), QStringLiteral("FMT"),
+         QStringLiteral("svg")},
+        {QStringLiteral("dpi"), QStringLiteral("PNG resolution for --export-view (default 300)."), QStringLiteral("DPI"),
+         QStringLiteral("300")},
+        {QStringLiteral("layer"), QStringLiteral("Layer to show (1-based)."), QStringLiteral("L")},
+        {QStringLiteral("head"), QStringLiteral("Head to show (1-based)."), QStringLiteral("H")},
+    });
+    addViewOptionFlags(cli, ViewOption::Scope::Export);
+    // For tests and scripted runs: quit with status 0 once the first analysis is shown (1 on error).
+    cli.addOptions({
+        {QStringLiteral("quit-after-analysis"), QStringLiteral("Quit once the first analysis is shown.")},
+        {QStringLiteral("pairs"),
+         QStringLiteral("Open a sentence-pair corpus in the pair workbench (WikiQA folder, TSV, RTE XML, pairs JSON)."),
+         QStringLiteral("PAIRS")},
+        {QStringLiteral("pair-systems"),
+         QStringLiteral("The workbench's systems A[,B]: model files, or idf for the word-overlap baseline."), QStringLiteral("A,B")},
+        {QStringLiteral("grab-pairs"),
+         QStringLiteral("Save a screenshot of the workbench once its first pair is shown, then quit."), QStringLiteral("PNG")},
+        {QStringLiteral("pairs-tab"), QStringLiteral("The workbench tab to show: 1 metrics, 2 slices, 3 compare."),
+         QStringLiteral("N")},
+    });
+    addViewOptionFlags(cli, ViewOption::Scope::Pairs);
+}
+
+/// The values given to the view options of `scope`; "" when they are valid, else the usage error.
+QString readViewOptions(const QCommandLineParser &cli, ViewOption::Scope scope, std::vector<ViewOptionValue> &values)
+{
+    for (const ViewOption *option : treelens::viewOptions(scope)) {
+        if (option->flags.isEmpty() || !cli.isSet(option->flags.front()))
+            continue;
+        QString error;
+        const QVariant value = option->parse(cli.value(option->flags.front()), &error);
+        if (!value.isValid())
+            return error;
+        values.push_back({option, value});
+    }
+    return QString();
+}
+
+/// The views `--export-view` names, checked: "" when they are known, else the usage error.
+QString readExportedViews(const QCommandLineParser &cli, QStringList &views)
+{
+    const QStringList known = treelens::ViewHost::exportableViewNames();
+    for (const QString &v : cli.value(QStringLiteral("export-view")).split(QLatin1Char(','), Qt::SkipEmptyParts))
+        views << (v == QLatin1String("all") ? known : QStringList{v.trimmed()});
+    for (const QString &v : views)
+        if (!known.contains(v))
+            return QStringLiteral("unknown view '%1' (expected %2 or all)").arg(v, known.join(QStringLiteral(", ")));
+    return QString();
+}
+
+/// `--export-view` and its flags into `options`; "" when they are valid, else the usage error.
+QString readExportRequest(const QCommandLineParser &cli, treelens::OffscreenExportOptions &options)
+{
+    if (QString error = readExportedViews(cli, options.views); !error.isEmpty())
+        return error;
+    if (!cli.isSet(QStringLiteral("out")))
+        return QStringLiteral("--export-view needs --out");
+    const bool corpus = !cli.positionalArguments().isEmpty();
+    if (!corpus && options.views.size() > 1)
+        return QStringLiteral("one view per output file; give FILE and an output directory to export several");
+    bool ok = true;
+    if (cli.isSet(QStringLiteral("layer")) && ((options.layer = cli.value(QStringLiteral("layer")).toInt(&ok) - 1) < 0 || !ok))
+        return QStringLiteral("--layer must be a positive integer");
+    if (cli.isSet(QStringLiteral("head")) && ((options.head = cli.value(QStringLiteral("head")).toInt(&ok) - 1) < 0 || !ok))
+        return QStringLiteral("--head must be a positive integer");
+    std::vector<ViewOptionValue> given;
+    if (QString error = readViewOptions(cli, ViewOption::Scope::Export, given); !error.isEmpty())
+        return error;
+    for (const ViewOptionValue &v : given)
+        options.viewOptions.insert(v.option->key(), v.value);
+    if ((options.dpi = cli.value(QStringLiteral("dpi")).toInt(&ok)) < 10 || options.dpi > 1200 || !ok)
+        return QStringLiteral("--dpi must be between 10 and 1200");
+    options.out = cli.value(QStringLiteral("out"));
+    options.format = cli.value(QStringLiteral("format"));
+    const QString format = corpus ? options.format.toLower() : QFileInfo(options.out).suffix().toLower();
+    if (corpus && !QStringList{QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf"), QStringLiteral("tex")}.contains(format))
+        return QStringLiteral("--format must be png, svg, pdf or tex, not '%1'").arg(options.format);
+    if (format == QLatin1String("tex")) {
+        // LaTeX draws trees only: refuse up front rather than write some files and fail the others.
+        QStringList plots;
+        for (const QString &v : options.views)
+            if (v != QLatin1String("constituency") && v != QLatin1String("dependency"))
+                plots << v;
+        if (!plots.isEmpty())
+            return QStringLiteral("LaTeX (.tex) is written for the constituency and dependency views only, not "
+                                  "%1: ask for --export-view constituency,dependency, or png, svg or pdf")
+                .arg(plots.join(QStringLiteral(", ")));
+    }
+    return QString();
+}
+
+/// Writes the views of `sentence` (or of every sentence of `file`) and exits (ui/offscreenexport.h).
+int runOffscreenExport(const treelens::OffscreenExportOptions &options, const QString &file, QString sentence)
+{
+    treelens::OffscreenExport exporter(options);
+    QObject::connect(&exporter, &treelens::OffscreenExport::reported, qApp,
+                     [](const QString &line) { std::fprintf(stderr, "treelens: %s\n", line.toUtf8().constData()); });
+    QObject::connect(&exporter, &treelens::OffscreenExport::finished, qApp, [](int rc) { QApplication::exit(rc); });
+    if (sentence.trimmed().isEmpty())
+        sentence = QStringLiteral("The old man saw a red kite.");
+    QTimer::singleShot(0, &exporter, [&exporter, file, sentence] {
+        if (!file.isEmpty())
+            exporter.runCorpus(file);
+        else
+            exporter.runSentence(sentence);
+    });
+    return QApplication::exec();
+}
+
+/// `--grab-pairs OUT`: once the first pair is shown, the workbench saved as OUT and the
+/// program quits. A view below the trees other than the first (`--pair-detail`) is also
+/// written whole as OUT-NAME-view.png (it scrolls in the window).
+void grabPairsWhenShown(treelens::PairWorkbench *pairs, const QString &out)
+{
+    pairs->resize(1600, 1100);
+    QObject::connect(pairs, &treelens::PairWorkbench::pairReady, qApp, [pairs, out] {
+        QTimer::singleShot(800, pairs, [pairs, out] {
+            bool ok = pairs->grab().save(out);
+            std::fprintf(stderr, "treelens: %s %s\n", ok ? "saved" : "could not save", out.toUtf8().constData());
+            const QString detail = pairs->shownDetail();
+            treelens::ExportableView *view = detail != pairs->detailViewNames().value(0) ? pairs->detailView(detail) : nullptr;
+            if (ok && view) {
+                const QString detailOut = QFileInfo(out).path() + QLatin1Char('/') + QFileInfo(out).completeBaseName() +
+                                          QStringLiteral("-%1-view.png").arg(detail);
+                QString error;
+                ok = treelens::exportView(*view, detailOut, &error, 110);
+                std::fprintf(stderr, "treelens: %s %s\n", ok ? "saved" : error.toUtf8().constData(),
+                             detailOut.toUtf8().constData());
+            }
+            QApplication::exit(ok ? 0 : 1);
+        });
+    });
+    QObject::connect(pairs, &treelens::PairWorkbench::failed, qApp, [](const QString &m) {
+        std::fprintf(stderr, "treelens: %s\n", m.toUtf8().constData());
+        QApplication::exit(1);
+    });
+}
+
+/// `--pairs`: the pair workbench with its systems, tab and view options, on the corpus.
+int runPairWorkbench(treelens::MainWindow &window, const QCommandLineParser &cli, const std::vector<ViewOptionValue> &options)
+{
+    treelens::PairWorkbench *pairs = window.pairWorkbench();
+    const QStringList systems = cli.value(QStringLiteral("pair-systems")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    if (!systems.isEmpty())
+        pairs->setSystems(systems.value(0), systems.value(1));
+    if (cli.isSet(QStringLiteral("pairs-tab")))
+        pairs->tabs()->setCurrentIndex(std::clamp(cli.value(QStringLiteral("pairs-tab")).toInt() - 1, 0, 2));
+    pairs->applyViewOptions(options); // the trees and the view below them now; steps and phrases once a pair is shown
+    if (cli.isSet(QStringLiteral("grab-pairs")))
+        grabPairsWhenShown(pairs, cli.value(QStringLiteral("grab-pairs")));
+    pairs->openCorpus(cli.value(QStringLiteral("pairs")));
+    return QApplication::exec();
+}
+
+/// The main window on FILE (its first sentence), or on the sentence given, last analysed or the default one.
+int runWindow(treelens::MainWindow &window, const QCommandLineParser &cli, const QString &file, QString sentence)
+{
+    if (cli.isSet(QStringLiteral("quit-after-analysis")))
+        QObject::connect(&window, &treelens::MainWindow::analysisShown, qApp, [](bool ok) { QApplication::exit(ok ? 0 : 1); });
+    window.show();
+    bool corpusShown = false; // an opened corpus shows its first sentence
+    if (!file.isEmpty()) {
+        QString error;
+        if (!window.openCorpus(file, &error))
+            std::fprintf(stderr, "treelens: %s\n", error.toUtf8().constData());
+        else
+            corpusShown = window.corpusPanel()->model()->rowCount() > 0; // an empty file shows nothing
+    }
+    if (sentence.isEmpty() && corpusShown)
+        return QApplication::exec();
+    if (sentence.isEmpty())
+        sentence = treelens::Settings::lastSentence();
+    if (sentence.isEmpty())
+        sentence = QStringLiteral("The old man saw a red kite.");
+    QTimer::singleShot(0, &window, [&window, sentence] { window.analyse(sentence); });
+    return QApplication::exec();
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -86,233 +305,44 @@ int main(int argc, char **argv)
     QApplication::setApplicationVersion(QStringLiteral(TREELENS_VERSION));
 
     QCommandLineParser cli;
-    cli.setApplicationDescription(QStringLiteral("TreeLens: see what tree-structured attention encoders do."));
-    const QCommandLineOption helpOpt = cli.addHelpOption();
-    const QCommandLineOption versionOpt = cli.addVersionOption();
-    cli.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A corpus file to open (CoNLL-U, PTB, JSON, text)."),
-                              QStringLiteral("[FILE]"));
-    const QCommandLineOption sentenceOpt(QStringLiteral("sentence"), QStringLiteral("Analyse this sentence at start-up."),
-                                         QStringLiteral("TEXT"));
-    const QCommandLineOption modelOpt(QStringLiteral("model"), QStringLiteral("Encoder model file (.safetensors)."),
-                                      QStringLiteral("M"));
-    const QCommandLineOption precisionOpt(
-        QStringLiteral("precision"),
-        QStringLiteral("Inference precision for this run: fp32 (reference numerics), int8, bf16 or auto (the fastest "
-                       "measured here); the default is the one chosen in File > Inference precision."),
-        QStringLiteral("P"));
-    const QCommandLineOption exportOpt(
-        QStringLiteral("export-view"),
-        QStringLiteral("Render a view offscreen and exit: %1, or all (comma-separated lists work too).")
-            .arg(treelens::ViewHost::exportableViewNames().join(QStringLiteral(", "))),
-        QStringLiteral("VIEW"));
-    const QCommandLineOption outOpt(QStringLiteral("out"),
-                                    QStringLiteral("Output file (.png, .svg, .pdf, .tex) for --export-view; with FILE, "
-                                                   "a directory that receives NNNN-VIEW.FORMAT per sentence."),
-                                    QStringLiteral("OUT"));
-    const QCommandLineOption formatOpt(QStringLiteral("format"),
-                                       QStringLiteral("Batch export format: png, svg, pdf or tex (default svg)."),
-                                       QStringLiteral("FMT"), QStringLiteral("svg"));
-    const QCommandLineOption dpiOpt(QStringLiteral("dpi"), QStringLiteral("PNG resolution for --export-view (default 300)."),
-                                    QStringLiteral("DPI"), QStringLiteral("300"));
-    const QCommandLineOption layerOpt(QStringLiteral("layer"), QStringLiteral("Layer to show (1-based)."), QStringLiteral("L"));
-    const QCommandLineOption headOpt(QStringLiteral("head"), QStringLiteral("Head to show (1-based)."), QStringLiteral("H"));
-    const QCommandLineOption attentionOpt(
-        QStringLiteral("attention"),
-        QStringLiteral("Attention to show: model (default: after xC, or the Dependency-Transformer's gated combination), "
-                       "plain (the softmax before xC / of the plain score) or relation (the Dependency-Transformer's "
-                       "relation attention)."),
-        QStringLiteral("KIND"), QStringLiteral("model"));
-    // For tests and scripted runs: quit with status 0 once the first analysis is shown (1 on error).
-    const QCommandLineOption quitOpt(QStringLiteral("quit-after-analysis"), QStringLiteral("Quit once the first analysis is shown."));
-    const QCommandLineOption pairsOpt(QStringLiteral("pairs"),
-                                      QStringLiteral("Open a sentence-pair corpus in the pair workbench (WikiQA folder, TSV, RTE XML, pairs JSON)."),
-                                      QStringLiteral("PAIRS"));
-    const QCommandLineOption systemsOpt(QStringLiteral("pair-systems"),
-                                        QStringLiteral("The workbench's systems A[,B]: model files, or idf for the word-overlap baseline."),
-                                        QStringLiteral("A,B"));
-    const QCommandLineOption grabOpt(QStringLiteral("grab-pairs"),
-                                     QStringLiteral("Save a screenshot of the workbench once its first pair is shown, then quit."),
-                                     QStringLiteral("PNG"));
-    const QCommandLineOption treesOpt(QStringLiteral("pair-trees"),
-                                      QStringLiteral("The pair view's trees: dependency (default) or constituency."),
-                                      QStringLiteral("KIND"));
-    const QCommandLineOption tabOpt(QStringLiteral("pairs-tab"), QStringLiteral("The workbench tab to show: 1 metrics, 2 slices, 3 compare."),
-                                    QStringLiteral("N"));
-    const QCommandLineOption stepOpt(QStringLiteral("tat-step"),
-                                     QStringLiteral("Tree Aggregation Transformer: show the aggregation up to this step (1 = deepest level)."),
-                                     QStringLiteral("K"));
-    const QCommandLineOption compositionStepOpt(QStringLiteral("step"),
-                                                QStringLiteral("--export-view composition: show the composition up to this height (0 = all)."),
-                                                QStringLiteral("K"));
-    const QCommandLineOption nodeOpt(QStringLiteral("tat-node"),
-                                     QStringLiteral("Tree Aggregation Transformer: the phrase view shows this phrase (q:ID or a:ID, "
-                                                    "post-order node id) instead of the question's root."),
-                                     QStringLiteral("SIDE:ID"));
-    const QCommandLineOption detailOpt(QStringLiteral("pair-detail"),
-                                       QStringLiteral("Below the pair's trees: bridge (default) or phrase (the TAT's phrase view)."),
-                                       QStringLiteral("KIND"));
-    cli.addOptions({sentenceOpt, modelOpt, exportOpt, outOpt, formatOpt, dpiOpt, layerOpt, headOpt, attentionOpt, quitOpt, pairsOpt,
-                    systemsOpt, grabOpt, tabOpt, treesOpt, stepOpt, nodeOpt, detailOpt, compositionStepOpt, precisionOpt});
+    declareOptions(cli);
     // An unknown or malformed option is a usage error (exit 2, as treelens-cli), not QCommandLineParser's exit 1.
     if (!cli.parse(QCoreApplication::arguments()))
         return usage(QStringLiteral("%1 (treelens --help lists the options)").arg(cli.errorText()));
-    if (cli.isSet(helpOpt))
+    if (cli.isSet(QStringLiteral("help")))
         cli.showHelp(0);
-    if (cli.isSet(versionOpt))
+    if (cli.isSet(QStringLiteral("version")))
         cli.showVersion();
-    if (cli.isSet(precisionOpt) &&
-        !QStringList{QStringLiteral("fp32"), QStringLiteral("int8"), QStringLiteral("bf16"), QStringLiteral("auto")}.contains(
-            cli.value(precisionOpt)))
-        return usage(QStringLiteral("--precision must be fp32, int8, bf16 or auto, not '%1'").arg(cli.value(precisionOpt)));
+    const QString precision = cli.value(QStringLiteral("precision"));
+    if (cli.isSet(QStringLiteral("precision")) &&
+        !QStringList{QStringLiteral("fp32"), QStringLiteral("int8"), QStringLiteral("bf16"), QStringLiteral("auto")}.contains(precision))
+        return usage(QStringLiteral("--precision must be fp32, int8, bf16 or auto, not '%1'").arg(precision));
 
-    const bool exporting = cli.isSet(exportOpt);
-    QStringList views;
-    int layer = -1, head = -1, dpi = 300;
-    if (exporting) {
-        for (const QString &v : cli.value(exportOpt).split(QLatin1Char(','), Qt::SkipEmptyParts))
-            views << (v == QLatin1String("all") ? treelens::ViewHost::exportableViewNames() : QStringList{v.trimmed()});
-        for (const QString &v : views)
-            if (!treelens::ViewHost::exportableViewNames().contains(v))
-                return usage(QStringLiteral("unknown view '%1' (expected %2 or all)")
-                                 .arg(v, treelens::ViewHost::exportableViewNames().join(QStringLiteral(", "))));
-        if (!cli.isSet(outOpt))
-            return usage(QStringLiteral("--export-view needs --out"));
-        if (cli.positionalArguments().isEmpty() && views.size() > 1)
-            return usage(QStringLiteral("one view per output file; give FILE and an output directory to export several"));
-        bool ok = true;
-        if (cli.isSet(layerOpt) && ((layer = cli.value(layerOpt).toInt(&ok) - 1) < 0 || !ok))
-            return usage(QStringLiteral("--layer must be a positive integer"));
-        if (cli.isSet(headOpt) && ((head = cli.value(headOpt).toInt(&ok) - 1) < 0 || !ok))
-            return usage(QStringLiteral("--head must be a positive integer"));
-        if (!QStringList{QStringLiteral("model"), QStringLiteral("plain"), QStringLiteral("relation")}.contains(cli.value(attentionOpt)))
-            return usage(QStringLiteral("--attention must be model, plain or relation, not '%1'").arg(cli.value(attentionOpt)));
-        if ((dpi = cli.value(dpiOpt).toInt(&ok)) < 10 || dpi > 1200 || !ok)
-            return usage(QStringLiteral("--dpi must be between 10 and 1200"));
-        const QString format = cli.positionalArguments().isEmpty()
-                                   ? QFileInfo(cli.value(outOpt)).suffix().toLower()
-                                   : cli.value(formatOpt).toLower();
-        if (!cli.positionalArguments().isEmpty() &&
-            !QStringList{QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf"), QStringLiteral("tex")}.contains(format))
-            return usage(QStringLiteral("--format must be png, svg, pdf or tex, not '%1'").arg(cli.value(formatOpt)));
-        if (format == QLatin1String("tex")) {
-            // LaTeX draws trees only: refuse up front rather than write some files and fail the others.
-            QStringList plots;
-            for (const QString &v : views)
-                if (v != QLatin1String("constituency") && v != QLatin1String("dependency"))
-                    plots << v;
-            if (!plots.isEmpty())
-                return usage(QStringLiteral("LaTeX (.tex) is written for the constituency and dependency views only, not "
-                                            "%1: ask for --export-view constituency,dependency, or png, svg or pdf")
-                                 .arg(plots.join(QStringLiteral(", "))));
-        }
-    }
-
-    QString model = cli.value(modelOpt);
+    QString model = cli.value(QStringLiteral("model"));
     if (model.isEmpty())
         model = QString::fromStdString(treelens::defaultModelPath());
-    QString sentence = cli.value(sentenceOpt);
+    const QString sentence = cli.value(QStringLiteral("sentence"));
     const QString file = cli.positionalArguments().value(0);
 
-    if (exporting) {
+    if (cli.isSet(QStringLiteral("export-view"))) {
         treelens::OffscreenExportOptions options;
-        options.views = views;
-        options.out = cli.value(outOpt);
-        options.format = cli.value(formatOpt);
-        options.layer = layer;
-        options.head = head;
-        options.step = cli.value(compositionStepOpt).toInt();
-        options.attention = cli.value(attentionOpt);
-        options.dpi = dpi;
+        if (const QString error = readExportRequest(cli, options); !error.isEmpty())
+            return usage(error);
         options.modelPath = model;
-        if (cli.isSet(precisionOpt))
-            options.precision = cli.value(precisionOpt);
-        treelens::OffscreenExport exporter(options);
-        QObject::connect(&exporter, &treelens::OffscreenExport::reported, &app,
-                         [](const QString &line) { std::fprintf(stderr, "treelens: %s\n", line.toUtf8().constData()); });
-        QObject::connect(&exporter, &treelens::OffscreenExport::finished, &app, [](int rc) { QApplication::exit(rc); });
-        if (sentence.trimmed().isEmpty())
-            sentence = QStringLiteral("The old man saw a red kite.");
-        QTimer::singleShot(0, &exporter, [&exporter, file, sentence] {
-            if (!file.isEmpty())
-                exporter.runCorpus(file);
-            else
-                exporter.runSentence(sentence);
-        });
-        return app.exec();
+        if (cli.isSet(QStringLiteral("precision")))
+            options.precision = precision;
+        return runOffscreenExport(options, file, sentence);
     }
+    std::vector<ViewOptionValue> pairOptions;
+    if (cli.isSet(QStringLiteral("pairs")))
+        if (const QString error = readViewOptions(cli, ViewOption::Scope::Pairs, pairOptions); !error.isEmpty())
+            return usage(error);
 
     treelens::MainWindow window;
-    if (cli.isSet(precisionOpt))
-        window.setPrecision(cli.value(precisionOpt), /*remember=*/false);
+    if (cli.isSet(QStringLiteral("precision")))
+        window.setPrecision(precision, /*remember=*/false);
     window.setModelPath(model);
-    if (cli.isSet(pairsOpt)) {
-        treelens::PairWorkbench *pairs = window.pairWorkbench();
-        const QStringList systems = cli.value(systemsOpt).split(QLatin1Char(','), Qt::SkipEmptyParts);
-        if (!systems.isEmpty())
-            pairs->setSystems(systems.value(0), systems.value(1));
-        if (cli.isSet(tabOpt))
-            pairs->tabs()->setCurrentIndex(std::clamp(cli.value(tabOpt).toInt() - 1, 0, 2));
-        if (cli.isSet(treesOpt))
-            pairs->showConstituencyTrees(cli.value(treesOpt) == QLatin1String("constituency"));
-        if (cli.isSet(detailOpt))
-            pairs->showNodeView(cli.value(detailOpt) == QLatin1String("phrase"));
-        if (cli.isSet(stepOpt) || cli.isSet(nodeOpt)) {
-            // Once the pair is shown (its trees decide the steps and the node ids).
-            const int step = cli.value(stepOpt).toInt();
-            const QString node = cli.value(nodeOpt);
-            QObject::connect(pairs, &treelens::PairWorkbench::pairReady, pairs, [pairs, step, node] {
-                if (step > 0)
-                    pairs->setAggregationStep(step);
-                if (node.contains(QLatin1Char(':')))
-                    pairs->selectTatNode(node.startsWith(QLatin1Char('a')) ? 1 : 0, node.section(QLatin1Char(':'), 1).toInt());
-            });
-        }
-        if (cli.isSet(grabOpt)) {
-            pairs->resize(1600, 1100);
-            const QString out = cli.value(grabOpt);
-            // With the phrase view below the trees, the view is also written whole (it scrolls in the window).
-            const QString phraseOut = cli.value(detailOpt) == QLatin1String("phrase")
-                                          ? QFileInfo(out).path() + QLatin1Char('/') + QFileInfo(out).completeBaseName() +
-                                                QStringLiteral("-phrase-view.png")
-                                          : QString();
-            QObject::connect(pairs, &treelens::PairWorkbench::pairReady, &app, [pairs, out, phraseOut] {
-                QTimer::singleShot(800, pairs, [pairs, out, phraseOut] {
-                    bool ok = pairs->grab().save(out);
-                    std::fprintf(stderr, "treelens: %s %s\n", ok ? "saved" : "could not save", out.toUtf8().constData());
-                    if (ok && !phraseOut.isEmpty()) {
-                        QString error;
-                        ok = treelens::exportView(*pairs->tatNodeView(), phraseOut, &error, 110);
-                        std::fprintf(stderr, "treelens: %s %s\n", ok ? "saved" : error.toUtf8().constData(),
-                                     phraseOut.toUtf8().constData());
-                    }
-                    QApplication::exit(ok ? 0 : 1);
-                });
-            });
-            QObject::connect(pairs, &treelens::PairWorkbench::failed, &app, [](const QString &m) {
-                std::fprintf(stderr, "treelens: %s\n", m.toUtf8().constData());
-                QApplication::exit(1);
-            });
-        }
-        pairs->openCorpus(cli.value(pairsOpt));
-        return app.exec();
-    }
-    if (cli.isSet(quitOpt))
-        QObject::connect(&window, &treelens::MainWindow::analysisShown, &app, [](bool ok) { QApplication::exit(ok ? 0 : 1); });
-    window.show();
-    bool corpusShown = false; // an opened corpus shows its first sentence
-    if (!file.isEmpty()) {
-        QString error;
-        if (!window.openCorpus(file, &error))
-            std::fprintf(stderr, "treelens: %s\n", error.toUtf8().constData());
-        else
-            corpusShown = window.corpusPanel()->model()->rowCount() > 0; // an empty file shows nothing
-    }
-    if (sentence.isEmpty() && corpusShown)
-        return app.exec();
-    if (sentence.isEmpty())
-        sentence = treelens::Settings::lastSentence();
-    if (sentence.isEmpty())
-        sentence = QStringLiteral("The old man saw a red kite.");
-    QTimer::singleShot(0, &window, [&window, sentence] { window.analyse(sentence); });
-    return app.exec();
+    if (cli.isSet(QStringLiteral("pairs")))
+        return runPairWorkbench(window, cli, pairOptions);
+    return runWindow(window, cli, file, sentence);
 }

@@ -186,10 +186,10 @@ TEST(ExportService, WritesTheTreesAsLatexWithTheSelection)
     ASSERT_TRUE(f.service.exportView(QStringLiteral("constituency"), constituency));
     EXPECT_EQ(readAll(constituency).toStdString(), constituencyToForest(*f.sentence->constituency));
     // The view shows only the induced tree: that one is written.
-    f.host.setConstituencyMode(static_cast<int>(ConstituencyView::Mode::Induced));
+    f.host.setViewOption(QStringLiteral("constituency.mode"), static_cast<int>(ConstituencyView::Mode::Induced));
     ASSERT_TRUE(f.service.exportView(QStringLiteral("constituency"), constituency));
     EXPECT_EQ(readAll(constituency).toStdString(), constituencyToForest(*f.analysis->inducedTree));
-    f.host.setConstituencyMode(static_cast<int>(ConstituencyView::Mode::Compare));
+    f.host.setViewOption(QStringLiteral("constituency.mode"), static_cast<int>(ConstituencyView::Mode::Compare));
 
     // Dependency: the selected head's attention arcs from the focus word, above the threshold.
     ViewState s = f.doc.selection();

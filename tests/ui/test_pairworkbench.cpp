@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <QComboBox>
 #include <QLabel>
@@ -23,9 +25,10 @@
 #include "ui/session/analysisdocument.h"
 #include "ui/session/jobrunner.h"
 #include "ui/viewhost.h"
+#include "ui/viewregistry.h"
 #include "viz/dependencyview.h"
 #include "viz/constituencyview.h"
-#include "viz/tatnodeview.h"
+#include "viz/phraseview.h"
 #include "viz/viewexport.h"
 #include "testutil.h"
 #include "uitestapp.h"
@@ -169,7 +172,7 @@ TEST(PairWorkbench, TreeAggregationStepsPhrasesAndTheCorrectWrongComparison)
     // The default comparison: the question's best-scored candidate of the other gold label (pair 0, the only correct one).
     EXPECT_EQ(wb.comparePair(), 0);
     // The phrase view shows the question's root in both pairs: same tree, the attention of each pair.
-    const auto &panels = wb.tatNodeView()->panels();
+    const auto &panels = wb.phraseView()->panels();
     ASSERT_EQ(panels.size(), 2u);
     EXPECT_EQ(panels[0].node.id, panels[1].node.id);
     EXPECT_EQ(panels[0].node.level, 0);
@@ -185,33 +188,101 @@ TEST(PairWorkbench, TreeAggregationStepsPhrasesAndTheCorrectWrongComparison)
             EXPECT_NEAR(sum, 1.0, 1e-4);
         }
     // A candidate phrase: one panel (the other candidate has another tree).
-    wb.selectTatNode(1, 0);
-    EXPECT_EQ(wb.tatNodeView()->panels().size(), 1u);
+    wb.selectPhrase(1, 0);
+    EXPECT_EQ(wb.phraseView()->panels().size(), 1u);
     // Aggregation steps: step 1 is the deepest level; phrases above it wait.
     auto *question = wb.constituencyView(0);
     question->finishPendingLayouts();
     wb.setAggregationStep(1);
     int current = 0, pending = 0;
     for (const auto &[id, phase] : question->tatPhrasePhases()) {
-        current += phase == static_cast<int>(TatPhase::Current);
-        pending += phase == static_cast<int>(TatPhase::Pending);
+        current += phase == static_cast<int>(AggregationPhase::Current);
+        pending += phase == static_cast<int>(AggregationPhase::Pending);
     }
     EXPECT_GE(current, 1);
     EXPECT_GE(pending, 1);
     // A step means one level on both trees (the pair is one batch): both notes count the same steps.
-    const QString steps = QStringLiteral("Aggregation step 1 of %1:").arg(wb.tatNodeView()->panels().front().steps);
+    const QString steps = QStringLiteral("Aggregation step 1 of %1:").arg(wb.phraseView()->panels().front().steps);
     EXPECT_NE(question->notes().join(QStringLiteral(" ")).indexOf(steps), -1) << question->notes().join(QStringLiteral(" | ")).toStdString();
     wb.constituencyView(1)->finishPendingLayouts();
     EXPECT_NE(wb.constituencyView(1)->notes().join(QStringLiteral(" ")).indexOf(steps), -1);
     wb.setAggregationStep(0);
     for (const auto &[id, phase] : question->tatPhrasePhases())
-        EXPECT_EQ(phase, static_cast<int>(TatPhase::Done));
+        EXPECT_EQ(phase, static_cast<int>(AggregationPhase::Done));
     // Play starts at step 1 on the constituency trees.
     wb.playAggregation(true);
     EXPECT_EQ(wb.aggregationStep(), 1);
     wb.playAggregation(false);
     QString err;
-    EXPECT_TRUE(exportView(*wb.tatNodeView(), QString::fromStdString(dir + "/tat-node.png"), &err, 96)) << err.toStdString();
+    EXPECT_TRUE(exportView(*wb.phraseView(), QString::fromStdString(dir + "/tat-node.png"), &err, 96)) << err.toStdString();
+
+    // The command line's options (the view registry's): the phrase view below the trees now,
+    // a step and a phrase each time a pair is shown.
+    std::vector<ViewOptionValue> options;
+    for (const auto &[key, text] : {std::pair{"pairs.detail", "phrase"}, std::pair{"phrase.aggregation-step", "2"},
+                                    std::pair{"phrase.node", "q:0"}}) {
+        const ViewOption *option = findViewOption(QString::fromLatin1(key));
+        ASSERT_NE(option, nullptr) << key;
+        options.push_back({option, option->parse(QString::fromLatin1(text), &err)});
+        ASSERT_TRUE(options.back().value.isValid()) << err.toStdString();
+    }
+    wb.applyViewOptions(options);
+    EXPECT_EQ(wb.shownDetail(), QStringLiteral("phrase"));
+    shown = false;
+    wb.showPair(0);
+    ASSERT_TRUE(waitFor([&] { return shown && !wb.isBusy(); }, 60000));
+    EXPECT_EQ(wb.aggregationStep(), 2);
+    ASSERT_FALSE(wb.phraseView()->panels().empty());
+    EXPECT_EQ(wb.phraseView()->panels().front().node.id, 0);
+}
+
+// The pair view's options are declared by the view registry: which tree each side shows
+// (--pair-trees), which view is below the trees (--pair-detail, the registry's Pair views),
+// the aggregation step and the phrase shown (the phrase view's), with their former
+// spellings; their values are checked and their help names what they select.
+TEST(PairWorkbench, ThePairViewsOptionsComeFromTheViewRegistry)
+{
+    test::uiApp();
+    JobRunner jobs;
+    PairWorkbench wb(jobs);
+    EXPECT_EQ(wb.detailViewNames(), QStringList({QStringLiteral("bridge"), QStringLiteral("phrase")}));
+    EXPECT_EQ(wb.shownDetail(), QStringLiteral("bridge"));
+    EXPECT_EQ(wb.detailView(QStringLiteral("phrase")), static_cast<ExportableView *>(wb.phraseView()));
+    EXPECT_EQ(wb.detailView(QStringLiteral("no-such-view")), nullptr);
+
+    const ViewOption *trees = findViewOption(QStringLiteral("pairs.trees"));
+    const ViewOption *detail = findViewOption(QStringLiteral("pairs.detail"));
+    const ViewOption *step = findViewOption(QStringLiteral("phrase.aggregation-step"));
+    const ViewOption *node = findViewOption(QStringLiteral("phrase.node"));
+    ASSERT_TRUE(trees && detail && step && node);
+    EXPECT_EQ(trees->flag(), QStringLiteral("--pair-trees"));
+    EXPECT_EQ(trees->values, QStringList({QStringLiteral("dependency"), QStringLiteral("constituency")}));
+    EXPECT_EQ(detail->values, wb.detailViewNames());
+    EXPECT_EQ(step->flags, QStringList({QStringLiteral("aggregation-step"), QStringLiteral("tat-step")}));
+    EXPECT_EQ(node->flags, QStringList({QStringLiteral("phrase-node"), QStringLiteral("tat-node")}));
+    EXPECT_TRUE(step->helpText().contains(QStringLiteral("--tat-step"))) << step->helpText().toStdString();
+
+    QString error;
+    EXPECT_FALSE(detail->parse(QStringLiteral("sideways"), &error).isValid());
+    EXPECT_EQ(error, QStringLiteral("--pair-detail must be bridge or phrase, not 'sideways'"));
+    EXPECT_EQ(step->parse(QStringLiteral("3"), &error).toInt(), 3);
+    EXPECT_FALSE(step->parse(QStringLiteral("-1"), &error).isValid());
+    EXPECT_TRUE(node->parse(QStringLiteral("a:12"), &error).isValid());
+    EXPECT_FALSE(node->parse(QStringLiteral("x:1"), &error).isValid());
+    EXPECT_TRUE(error.startsWith(QStringLiteral("--phrase-node must be q:ID or a:ID"))) << error.toStdString();
+    for (ViewOption::Scope scope : {ViewOption::Scope::Export, ViewOption::Scope::Pairs})
+        for (const ViewOption *option : viewOptions(scope)) {
+            EXPECT_FALSE(option->help.isEmpty()) << option->key().toStdString();
+            EXPECT_FALSE(option->help.contains(QStringLiteral("Transformer")) || option->help.contains(QStringLiteral("TAT")))
+                << option->key().toStdString() << ": " << option->help.toStdString();
+        }
+
+    wb.applyViewOptions({{trees, 1}, {detail, 1}});
+    EXPECT_EQ(wb.shownDetail(), QStringLiteral("phrase"));
+    for (int side = 0; side < 2; ++side) {
+        EXPECT_TRUE(wb.sideViews(side).widget(QStringLiteral("constituency"))->isVisibleTo(&wb));
+        EXPECT_FALSE(wb.sideViews(side).widget(QStringLiteral("dependency"))->isVisibleTo(&wb));
+    }
 }
 
 TEST(PairWorkbench, ScoresRanksAndShowsPairs)

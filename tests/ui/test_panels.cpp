@@ -1,5 +1,7 @@
 // The small pieces the main window is composed of: the sentence dock and the
 // status line.
+#include <memory>
+
 #include <QComboBox>
 #include <QLineEdit>
 #include <QListWidget>
@@ -14,7 +16,14 @@
 
 #include "core/model/modelfile.h"
 #include "ui/modelfiledialog.h"
+#include "ui/controlpanel.h"
 #include "ui/modelpanel.h"
+#include "ui/session/analysisdocument.h"
+#include "ui/session/settings.h"
+#include "ui/viewhost.h"
+#include "ui/viewregistry.h"
+#include "viz/constituencyview.h"
+#include "viz/dependencyview.h"
 #include "ui/sentencepanel.h"
 #include "ui/statusline.h"
 #include "core/data/sentence.h"
@@ -144,4 +153,71 @@ TEST(ModelFileDialog, ListsEncodersAndFoldersButNotTheParsers)
             EXPECT_EQ(treelens::encoderPathOf(folder + QString::fromLatin1(file)), folder) << file;
     }
     EXPECT_EQ(treelens::encoderPathOf(dir + QStringLiteral("ggsa-en-wikiqa.safetensors")), dir + QStringLiteral("ggsa-en-wikiqa.safetensors"));
+}
+
+// The views' display options are the view registry's: the View dock shows a row for each
+// (with the registry's labels), the host applies them to its views and saves them under
+// their settings keys, and a host that keeps its own leaves the settings alone.
+TEST(ViewOptions, TheViewDockAndTheHostReadTheRegistry)
+{
+    test::uiApp();
+    ControlPanel panel;
+    int rows = 0;
+    for (const ViewOption *option : viewOptions(ViewOption::Scope::Display)) {
+        if (!option->panelLabel)
+            continue;
+        ++rows;
+        EXPECT_EQ(panel.viewOption(option->key()), option->defaultValue.toInt()) << option->key().toStdString();
+    }
+    EXPECT_EQ(rows, 3); // the constituency mode and overlay, the dependency layout
+    EXPECT_EQ(panel.viewOption(QStringLiteral("constituency.mode")), static_cast<int>(ConstituencyView::Mode::Compare));
+    QString changedKey;
+    int changedValue = -1;
+    QObject::connect(&panel, &ControlPanel::viewOptionChanged, [&](const QString &key, int value) {
+        changedKey = key;
+        changedValue = value;
+    });
+    panel.setViewOption(QStringLiteral("dependency.layout"), static_cast<int>(DependencyView::Layout::Hierarchical));
+    EXPECT_EQ(changedKey, QStringLiteral("dependency.layout"));
+    EXPECT_EQ(changedValue, static_cast<int>(DependencyView::Layout::Hierarchical));
+    EXPECT_EQ(panel.viewOption(QStringLiteral("no.such")), -1);
+
+    const QVariant saved = Settings::value(QStringLiteral("view/constituencyMode"));
+    AnalysisDocument doc;
+    QWidget parent;
+    {
+        ViewHost host(&doc, &parent, {QStringLiteral("constituency"), QStringLiteral("dependency")});
+        EXPECT_EQ(host.viewOption(QStringLiteral("constituency.overlay")), static_cast<int>(ConstituencyView::Overlay::Cohesion));
+        host.setViewOption(QStringLiteral("constituency.mode"), static_cast<int>(ConstituencyView::Mode::Induced));
+        EXPECT_EQ(host.constituencyView()->mode(), ConstituencyView::Mode::Induced);
+        EXPECT_EQ(Settings::value(QStringLiteral("view/constituencyMode")).toInt(), static_cast<int>(ConstituencyView::Mode::Induced));
+        host.setViewOption(QStringLiteral("dependency.layout"), static_cast<int>(DependencyView::Layout::Hierarchical));
+        EXPECT_EQ(host.dependencyView()->layoutMode(), DependencyView::Layout::Hierarchical);
+    }
+    {
+        ViewHost again(&doc, &parent, {QStringLiteral("constituency")});
+        again.restoreViewOptions();
+        EXPECT_EQ(again.constituencyView()->mode(), ConstituencyView::Mode::Induced);
+        again.setSavesViewOptions(false);
+        again.setViewOption(QStringLiteral("constituency.mode"), static_cast<int>(ConstituencyView::Mode::Parser));
+        EXPECT_EQ(again.constituencyView()->mode(), ConstituencyView::Mode::Parser);
+        EXPECT_EQ(Settings::value(QStringLiteral("view/constituencyMode")).toInt(), static_cast<int>(ConstituencyView::Mode::Induced));
+    }
+    Settings::setValue(QStringLiteral("view/constituencyMode"), saved.isValid() ? saved : QVariant(3));
+    Settings::setValue(QStringLiteral("view/dependencyLayout"), 0);
+}
+
+// The views that windows and docks feed themselves are built through the registry too.
+TEST(ViewOptions, PanelViewsAreBuiltThroughTheRegistry)
+{
+    test::uiApp();
+    for (const ViewSpec &spec : viewRegistry()) {
+        if (!spec.build)
+            continue;
+        EXPECT_FALSE(inMainWindow(spec)) << spec.name.toStdString();
+        std::unique_ptr<QWidget> view(buildView<QWidget>(spec.name));
+        EXPECT_TRUE(view != nullptr) << spec.name.toStdString();
+    }
+    EXPECT_EQ(buildView<QWidget>(QStringLiteral("constituency")), nullptr); // a document's view: ViewHost creates it
+    EXPECT_EQ(buildView<QWidget>(QStringLiteral("no-such-view")), nullptr);
 }

@@ -426,14 +426,14 @@ TEST(ConstituencyViewNodeAttention, StepsThroughTheAggregationAndNamesEveryWeigh
     a->gates["aggregation.node_norm_syntactic"] = NamedArray{{3}, {0.5f, 0.25f, 0.125f}};
 
     // The record as the views read it.
-    auto nodes = tatNodesOf(*a);
+    auto nodes = aggregationNodesOf(*a);
     ASSERT_TRUE(nodes);
     EXPECT_EQ(nodes->heads, 1);
     EXPECT_EQ(nodes->maxLevel, 1);
     EXPECT_EQ(nodes->steps(), 2);
     EXPECT_EQ(nodes->nodes[2].sem, (std::vector<std::vector<float>>{{0.02f, 0.05f, 0.5f, 0.4f, 0.03f}}));
     EXPECT_EQ(nodes->nodes[1].syn, (std::vector<std::vector<float>>{{0.3f, 0.3f, 0.4f}}));
-    EXPECT_EQ(tatPositionLabels(*nodes, 2, *s->constituency, {"The", "cat", "sat", "."}),
+    EXPECT_EQ(phrasePositionLabels(*nodes, 2, *s->constituency, {"The", "cat", "sat", "."}),
               (std::vector<std::string>{"start (S)", "NP The cat", "VP sat", ".", "end (S)"}));
 
     ConstituencyView view;
@@ -445,8 +445,8 @@ TEST(ConstituencyViewNodeAttention, StepsThroughTheAggregationAndNamesEveryWeigh
             m[id] = phase;
         return m;
     };
-    const int done = static_cast<int>(TatPhase::Done), current = static_cast<int>(TatPhase::Current),
-              pending = static_cast<int>(TatPhase::Pending);
+    const int done = static_cast<int>(AggregationPhase::Done), current = static_cast<int>(AggregationPhase::Current),
+              pending = static_cast<int>(AggregationPhase::Pending);
     EXPECT_EQ(phases(), (std::map<int, int>{{0, done}, {1, done}, {2, done}}));
     auto weightedEdges = [&] {
         int n = 0;

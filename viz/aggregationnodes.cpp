@@ -1,5 +1,5 @@
-// Reading the TAT's per-node gates from an Analysis (see tatnodes.h).
-#include "viz/tatnodes.h"
+// Reading the aggregation nodes' overlays from an Analysis (see aggregationnodes.h).
+#include "viz/aggregationnodes.h"
 
 #include <algorithm>
 
@@ -18,7 +18,7 @@ const NamedArray *gate(const Analysis &a, const char *name)
 
 } // namespace
 
-std::optional<TatNodes> tatNodesOf(const Analysis &a)
+std::optional<AggregationNodes> aggregationNodesOf(const Analysis &a)
 {
     const NamedArray *level = gate(a, overlay::kAggregationNodeLevel), *span = gate(a, overlay::kAggregationNodeSpan), *len = gate(a, overlay::kAggregationNodeLength);
     if (!level || !span || !len || level->shape.size() != 1)
@@ -26,14 +26,14 @@ std::optional<TatNodes> tatNodesOf(const Analysis &a)
     const int N = level->shape[0];
     if (N <= 0 || span->data.size() != static_cast<std::size_t>(2 * N) || len->data.size() != static_cast<std::size_t>(N))
         return std::nullopt;
-    TatNodes out;
+    AggregationNodes out;
     const NamedArray *sem = gate(a, overlay::kAggregationAttentionSemantic), *syn = gate(a, overlay::kAggregationAttentionSyntactic);
     const NamedArray *normSem = gate(a, overlay::kAggregationNodeNormSemantic), *normSyn = gate(a, overlay::kAggregationNodeNormSyntactic);
     out.syntactic = syn != nullptr || !sem;
     if (sem && sem->shape.size() == 3 && sem->shape[0] == N)
         out.heads = sem->shape[1];
     for (int v = 0; v < N; ++v) {
-        TatNodeRecord r;
+        AggregationNode r;
         r.id = v;
         r.level = static_cast<int>(level->data[static_cast<std::size_t>(v)]);
         r.span = {static_cast<int>(span->data[static_cast<std::size_t>(2 * v)]), static_cast<int>(span->data[static_cast<std::size_t>(2 * v + 1)])};
@@ -64,15 +64,15 @@ std::optional<TatNodes> tatNodesOf(const Analysis &a)
     return out;
 }
 
-TatPhase tatPhase(const TatNodes &nodes, int level, int step)
+AggregationPhase aggregationPhase(const AggregationNodes &nodes, int level, int step)
 {
     if (step <= 0)
-        return TatPhase::Done;
+        return AggregationPhase::Done;
     const int current = nodes.levelAt(step);
-    return level > current ? TatPhase::Done : level == current ? TatPhase::Current : TatPhase::Pending;
+    return level > current ? AggregationPhase::Done : level == current ? AggregationPhase::Current : AggregationPhase::Pending;
 }
 
-std::string tatNodeLabel(int id, const ConstituencyTree &tree)
+std::string phraseLabel(int id, const ConstituencyTree &tree)
 {
     const auto order = phrasePostOrder(tree);
     if (id < 0 || id >= static_cast<int>(order.size()))
@@ -80,7 +80,7 @@ std::string tatNodeLabel(int id, const ConstituencyTree &tree)
     return tree.node(order[static_cast<std::size_t>(id)].first).label;
 }
 
-std::vector<std::string> tatPositionLabels(const TatNodes &nodes, int id, const ConstituencyTree &tree,
+std::vector<std::string> phrasePositionLabels(const AggregationNodes &nodes, int id, const ConstituencyTree &tree,
                                            const std::vector<std::string> &words)
 {
     std::vector<std::string> out;
@@ -91,7 +91,7 @@ std::vector<std::string> tatPositionLabels(const TatNodes &nodes, int id, const 
         return node >= 0 && node < static_cast<int>(order.size()) ? tree.node(order[static_cast<std::size_t>(node)].first).label
                                                                     : std::string();
     };
-    const TatNodeRecord &r = nodes.nodes[static_cast<std::size_t>(id)];
+    const AggregationNode &r = nodes.nodes[static_cast<std::size_t>(id)];
     out.push_back("start (" + label(id) + ")");
     for (int t : r.targets) {
         if (t < 0) {

@@ -1,5 +1,5 @@
-// One TAT phrase: semantic and syntactic attention over its sequence (see tatnodeview.h).
-#include "viz/tatnodeview.h"
+// One aggregated phrase: semantic and syntactic attention over its sequence (see phraseview.h).
+#include "viz/phraseview.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,14 +22,14 @@ QString elide(const std::string &s, int n)
     return q.size() <= n ? q : q.left(n - 1) + QChar(0x2026);
 }
 
-double panelWidth(const TatNodeView::Panel &p)
+double panelWidth(const PhraseView::Panel &p)
 {
     const double cols = std::max(1, p.node.length);
     const int streams = p.node.syn.empty() ? 1 : 2;
     return streams * (kRowLabel + cols * kCellW) + (streams - 1) * kGap;
 }
 
-double panelHeight(const TatNodeView::Panel &p)
+double panelHeight(const PhraseView::Panel &p)
 {
     const double heads = static_cast<double>(std::max(p.node.sem.size(), std::size_t(1)));
     return kCaption + kColumnLabels + heads * kCellH + kFooter;
@@ -37,12 +37,12 @@ double panelHeight(const TatNodeView::Panel &p)
 
 } // namespace
 
-TatNodeView::TatNodeView(QWidget *parent) : PaintedExportView(parent)
+PhraseView::PhraseView(QWidget *parent) : PaintedExportView(parent)
 {
-    m_hint = tr("A Tree Aggregation Transformer's pair: click a phrase of either tree.");
+    m_hint = tr("A pair analysed by a model that aggregates phrases level by level: click a phrase of either tree.");
 }
 
-void TatNodeView::setPanels(const QString &title, std::vector<Panel> panels)
+void PhraseView::setPanels(const QString &title, std::vector<Panel> panels)
 {
     m_title = title;
     m_panels = std::move(panels);
@@ -51,7 +51,7 @@ void TatNodeView::setPanels(const QString &title, std::vector<Panel> panels)
     update();
 }
 
-void TatNodeView::clear(const QString &hint)
+void PhraseView::clear(const QString &hint)
 {
     m_hint = hint;
     m_title.clear();
@@ -61,7 +61,7 @@ void TatNodeView::clear(const QString &hint)
     update();
 }
 
-QSize TatNodeView::sizeHint() const
+QSize PhraseView::sizeHint() const
 {
     double w = 420, h = 80;
     if (!m_panels.empty()) {
@@ -75,7 +75,7 @@ QSize TatNodeView::sizeHint() const
     return QSize(static_cast<int>(std::ceil(w)), static_cast<int>(std::ceil(h)));
 }
 
-void TatNodeView::paint(QPainter &p, const QSizeF &size) const
+void PhraseView::paint(QPainter &p, const QSizeF &size) const
 {
     if (m_panels.empty()) {
         p.setPen(Qt::gray);
@@ -92,7 +92,7 @@ void TatNodeView::paint(QPainter &p, const QSizeF &size) const
     p.drawText(QRectF(kMargin, y, size.width() - 2 * kMargin, kTitle), Qt::AlignLeft | Qt::AlignVCenter, m_title);
     y += kTitle;
     for (const Panel &panel : m_panels) {
-        const TatNodeRecord &n = panel.node;
+        const AggregationNode &n = panel.node;
         p.setFont(font());
         p.setPen(Qt::black);
         p.drawText(QRectF(kMargin, y, size.width() - 2 * kMargin, kCaption), Qt::AlignLeft | Qt::AlignVCenter,
