@@ -5,6 +5,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   base/fileio.cpp
   base/inputlimits.cpp
   base/jsonstrict.cpp
+  base/mappedfile.cpp
   base/numbering.cpp
   base/strings.cpp
   base/utf8.cpp

@@ -1,7 +1,9 @@
 // verify-fixture: read a fixture directory, compare computed tensors with expected.json (see fixture.h).
 #include "core/encoders/fixture.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -28,12 +30,17 @@ bool isIntegerType(DType t)
 std::vector<double> valuesOf(const TensorData &t)
 {
     std::vector<double> v;
-    if (t.dtype == DType::I64) {
-        const auto *p = reinterpret_cast<const std::int64_t *>(t.bytes.data());
-        v.assign(p, p + t.numel());
-    } else if (t.dtype == DType::F64) {
-        const auto *p = reinterpret_cast<const double *>(t.bytes.data());
-        v.assign(p, p + t.numel());
+    if (t.dtype == DType::I64 || t.dtype == DType::F64) {
+        // memcpy: the bytes of a mapped file need not be 8-byte aligned.
+        v.resize(std::min(t.numel(), t.size() / 8));
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            std::int64_t x = 0;
+            std::memcpy(&x, t.data() + 8 * i, 8);
+            if (t.dtype == DType::I64)
+                v[i] = static_cast<double>(x);
+            else
+                std::memcpy(&v[i], &x, 8);
+        }
     } else {
         const auto f = t.toFloat();
         v.assign(f.begin(), f.end());

@@ -1,6 +1,7 @@
 #include "core/model/modelfile.h"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -13,6 +14,35 @@
 #include "core/model/safetensors.h"
 
 namespace treelens {
+
+namespace {
+
+/// No NaN or Inf among the values of a float tensor, read in place (a checkpoint's
+/// weights are not copied to be checked): an all-ones exponent is Inf or NaN.
+bool allFinite(const TensorData &t)
+{
+    const std::size_t n = t.numel(), es = dtypeSize(t.dtype);
+    if (t.size() < n * es)
+        return true; // as toFloat(): no values (the readers never give such a tensor)
+    const std::uint8_t *p = t.data();
+    for (std::size_t i = 0; i < n; ++i, p += es) {
+        if (t.dtype == DType::F32) {
+            float v;
+            std::memcpy(&v, p, 4);
+            if (!std::isfinite(v))
+                return false;
+        } else if (t.dtype == DType::F16 || t.dtype == DType::BF16) {
+            std::uint16_t h;
+            std::memcpy(&h, p, 2);
+            const std::uint16_t exponent = t.dtype == DType::F16 ? 0x7c00 : 0x7f80;
+            if ((h & exponent) == exponent)
+                return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
 
 Status validateModelFile(const ModelFile &file, const std::string &where)
 {
@@ -36,9 +66,11 @@ Status validateModelFile(const ModelFile &file, const std::string &where)
     for (const auto &[name, t] : file.tensors) {
         if (t.dtype != DType::F32 && t.dtype != DType::F16 && t.dtype != DType::BF16)
             return makeError(where, "tensor '" + name + "' has dtype " + dtypeName(t.dtype) + "; weights must be F32, F16 or BF16");
-        for (float v : t.toFloat())
-            if (!std::isfinite(v))
-                return makeError(where, "tensor '" + name + "' contains NaN or Inf values (refused)");
+        const bool finite = allFinite(t);
+        // The values were only looked at: a mapped file's pages go back (the family reads them again when it copies).
+        t.releasePages();
+        if (!finite)
+            return makeError(where, "tensor '" + name + "' contains NaN or Inf values (refused)");
     }
     return {};
 }

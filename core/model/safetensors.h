@@ -25,7 +25,16 @@ struct SafetensorsFile {
 /// Largest header accepted (the format's own limit is 100 MB).
 constexpr std::uint64_t kSafetensorsMaxHeader = 100u * 1024u * 1024u;
 
+/// Maps the file read-only (MappedFile) and validates it: every tensor is a view
+/// into the mapping (TensorData::mapped), so reading costs the header, not the
+/// weights; the mapping lives as long as any tensor of it. A file of any size is
+/// taken (the 2 GiB limit of text files does not apply: nothing is read up front).
+/// Where the system will not map the file (or for "-", standard input), it is
+/// read into memory as readSafetensorsBytes() reads bytes. Errors as
+/// readSafetensorsBytes()'s, and readFile()'s for a file that cannot be read.
 Result<SafetensorsFile> readSafetensors(const std::string &path);
+/// Validates a whole file held in memory (`where` names it in errors); every
+/// tensor's bytes are copied out (owned), so `data` may go once this returns.
 Result<SafetensorsFile> readSafetensorsBytes(const std::uint8_t *data, std::size_t size, const std::string &where);
 
 /// The "__metadata__" of a header alone: `data` holds the 8-byte length and at

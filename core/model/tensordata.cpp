@@ -1,5 +1,7 @@
 #include "core/model/tensordata.h"
 
+#include "core/base/mappedfile.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -141,29 +143,53 @@ T load(const std::uint8_t *p)
 }
 } // namespace
 
-std::vector<float> TensorData::toFloat() const
+bool TensorData::toFloatInto(float *out) const
 {
     const std::size_t n = numel();
-    std::vector<float> out(n);
     const std::size_t es = dtypeSize(dtype);
-    if (bytes.size() < n * es)
-        return {};
-    const std::uint8_t *p = bytes.data();
-    for (std::size_t i = 0; i < n; ++i, p += es) {
-        switch (dtype) {
-        case DType::F32: out[i] = load<float>(p); break;
-        case DType::F16: out[i] = halfToFloat(load<std::uint16_t>(p)); break;
-        case DType::BF16: out[i] = bf16ToFloat(load<std::uint16_t>(p)); break;
-        case DType::F64: out[i] = static_cast<float>(load<double>(p)); break;
-        case DType::I64: out[i] = static_cast<float>(load<std::int64_t>(p)); break;
-        case DType::I32: out[i] = static_cast<float>(load<std::int32_t>(p)); break;
-        case DType::I16: out[i] = static_cast<float>(load<std::int16_t>(p)); break;
-        case DType::I8: out[i] = static_cast<float>(load<std::int8_t>(p)); break;
-        case DType::U8: out[i] = static_cast<float>(load<std::uint8_t>(p)); break;
-        case DType::Bool: out[i] = load<std::uint8_t>(p) ? 1.0f : 0.0f; break;
-        }
+    if (size() < n * es)
+        return false;
+    const std::uint8_t *p = data();
+    // One loop per dtype: the widening of a large mapped BF16 tensor is a tight loop.
+    switch (dtype) {
+    case DType::F32: if (n) std::memcpy(out, p, n * 4); break;
+    case DType::F16: for (std::size_t i = 0; i < n; ++i) out[i] = halfToFloat(load<std::uint16_t>(p + 2 * i)); break;
+    case DType::BF16: for (std::size_t i = 0; i < n; ++i) out[i] = bf16ToFloat(load<std::uint16_t>(p + 2 * i)); break;
+    case DType::F64: for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(load<double>(p + 8 * i)); break;
+    case DType::I64: for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(load<std::int64_t>(p + 8 * i)); break;
+    case DType::I32: for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(load<std::int32_t>(p + 4 * i)); break;
+    case DType::I16: for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(load<std::int16_t>(p + 2 * i)); break;
+    case DType::I8: for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(load<std::int8_t>(p + i)); break;
+    case DType::U8: for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(p[i]); break;
+    case DType::Bool: for (std::size_t i = 0; i < n; ++i) out[i] = p[i] ? 1.0f : 0.0f; break;
     }
+    return true;
+}
+
+std::vector<float> TensorData::toFloat() const
+{
+    std::vector<float> out(numel());
+    if (!toFloatInto(out.data()))
+        return {};
     return out;
+}
+
+TensorData TensorData::mapped(DType dtype, std::vector<std::int64_t> shape, std::shared_ptr<const MappedFile> file,
+                              std::size_t offset, std::size_t size)
+{
+    TensorData t;
+    t.dtype = dtype;
+    t.shape = std::move(shape);
+    t.m_view = file->data() + offset;
+    t.m_viewSize = size;
+    t.m_file = std::move(file);
+    return t;
+}
+
+void TensorData::releasePages() const
+{
+    if (m_file)
+        m_file->releasePages(m_view, m_viewSize);
 }
 
 TensorData TensorData::fromFloat(std::vector<std::int64_t> shape, const std::vector<float> &values)

@@ -283,8 +283,8 @@ TEST(Checkpoint, FixtureCheckpointsMatchLibTorchsOwnReaderBitForBit)
             const auto &t = m->at(key);
             auto want = e.value().toTensor().contiguous();
             ASSERT_EQ(t.shape, std::vector<std::int64_t>(want.sizes().begin(), want.sizes().end())) << key;
-            ASSERT_EQ(t.bytes.size(), static_cast<std::size_t>(want.numel() * want.element_size()));
-            EXPECT_EQ(std::memcmp(t.bytes.data(), want.data_ptr(), t.bytes.size()), 0) << name << " " << key;
+            ASSERT_EQ(t.size(), static_cast<std::size_t>(want.numel() * want.element_size()));
+            EXPECT_EQ(std::memcmp(t.data(), want.data_ptr(), t.size()), 0) << name << " " << key;
         }
         if (std::string(name) == "model.pth") {
             EXPECT_NE(note.find("'state_dict'"), std::string::npos) << note;
@@ -301,7 +301,7 @@ TEST(Checkpoint, FixtureCheckpointsMatchLibTorchsOwnReaderBitForBit)
         const auto key = e.key().toStringRef();
         ASSERT_TRUE(tm->count(key)) << key;
         auto want = e.value().toTensor().contiguous();
-        EXPECT_EQ(std::memcmp(tm->at(key).bytes.data(), want.data_ptr(), tm->at(key).bytes.size()), 0) << key;
+        EXPECT_EQ(std::memcmp(tm->at(key).data(), want.data_ptr(), tm->at(key).size()), 0) << key;
     }
 }
 

@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (v->kind != treelens::PickleValue::Kind::Tensor)
             continue;
         const auto &t = v->tensor;
-        if (t.bytes.size() != t.numel() * treelens::dtypeSize(t.dtype))
+        if (t.size() != t.numel() * treelens::dtypeSize(t.dtype))
             std::abort();
     }
     return 0;

@@ -1,5 +1,6 @@
 // Fuzzes the safetensors reader and the model-file checks: no crash, and what
 // it accepts must serialise back to bytes that read to the same tensors.
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -19,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         std::abort();
     for (const auto &[name, t] : r->tensors) {
         const auto &u = again->tensors.at(name);
-        if (u.bytes != t.bytes || u.shape != t.shape || u.dtype != t.dtype)
+        if (u.size() != t.size() || !std::equal(u.data(), u.data() + u.size(), t.data()) || u.shape != t.shape || u.dtype != t.dtype)
             std::abort();
     }
     treelens::ModelFile mf;

@@ -24,13 +24,40 @@ namespace treelens {
 /// Named parameters on a device, as a family's network holds them.
 using TorchParameters = std::map<std::string, torch::Tensor>;
 
+/// How parameters made from tensors of a mapped file (readSafetensors) hold their values.
+enum class ParameterMemory {
+    /// Every parameter owns its values: the default, for every network that trains
+    /// (optimizer steps write into the parameters, and the mapping is read-only).
+    Copied,
+    /// An F32 tensor of a mapped file, aligned to 4 bytes, becomes on the CPU a
+    /// parameter that refers to the mapping (no copy; the parameter keeps the
+    /// mapping alive after the TensorMap is gone). Only for networks that never
+    /// write their parameters (the pretrained family: inference only): a write
+    /// into such a parameter faults. Other tensors are copied as with Copied.
+    SharedWithFile
+};
+
 /// The tensors named by `shapes`, checked (missing, other shape, any tensor not
 /// in `shapes`: "unexpected tensor 'N' for WHAT"; with `floatingOnly`, integer
-/// dtypes too) and copied to `device` as f32. Errors start with `where`.
+/// dtypes too) and put on `device` as f32 (floatTensorOf). Errors start with `where`.
 Result<TorchParameters> parametersFromTensors(const std::map<std::string, std::vector<std::int64_t>> &shapes,
                                               const TensorMap &tensors, const torch::Device &device,
                                               const std::string &where, const std::string &what,
-                                              bool floatingOnly = false);
+                                              bool floatingOnly = false, ParameterMemory memory = ParameterMemory::Copied);
+/// One tensor as f32 on `device`. F16 and BF16 (and every other dtype) are widened
+/// exactly, straight from the stored bytes into the new tensor (no vector in
+/// between, bit for bit what TensorData::toFloat() gives); a mapped tensor's pages
+/// are then given back (TensorData::releasePages), so a BF16 file costs its f32
+/// weights, not both. With SharedWithFile, see ParameterMemory. Null tensor when
+/// the bytes are short of the shape (the readers never give such a tensor).
+torch::Tensor floatTensorOf(const TensorData &t, const torch::Device &device,
+                            ParameterMemory memory = ParameterMemory::Copied);
+/// One tensor on the CPU in the dtype it is stored in (F16 as kHalf, BF16 as
+/// kBFloat16, F32, F64 and the integers as theirs), its elements the stored bit
+/// patterns: for computing in reduced precision (BF16 weights kept as BF16).
+/// With SharedWithFile a mapped tensor aligned to its element size refers to the
+/// mapping (read-only, as above); otherwise the bytes are copied.
+torch::Tensor storedTensor(const TensorData &t, ParameterMemory memory = ParameterMemory::Copied);
 /// parametersFromTensors for a family's network: its config validated first (the
 /// config's error at `where`).
 template <class Config>

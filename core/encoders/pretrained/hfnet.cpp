@@ -73,7 +73,9 @@ Result<HfNet> HfNet::fromModelFile(const ModelFile &file, const HfConfig &config
     std::map<std::string, std::vector<std::int64_t>> shapes;
     for (const auto &[name, t] : file.tensors)
         shapes[name] = t.shape; // hfWeightsFrom checked every shape against the config
-    auto p = parametersFromTensors(shapes, file.tensors, device, modelWhere(file), "a pretrained Transformer", true);
+    // Inference only: F32 weights on the CPU stay in the mapped file (no copy; torchtensors.h, ParameterMemory).
+    auto p = parametersFromTensors(shapes, file.tensors, device, modelWhere(file), "a pretrained Transformer", true,
+                                   ParameterMemory::SharedWithFile);
     if (!p)
         return p.error();
     // The head was decided once, when the weights were read (treelens.config "head").

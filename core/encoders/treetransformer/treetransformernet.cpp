@@ -27,10 +27,7 @@ std::string layerName(int l, const char *rest)
 
 torch::Tensor toTorch(const TensorData &t, const torch::Device &device)
 {
-    const std::vector<float> v = t.toFloat();
-    std::vector<int64_t> shape(t.shape.begin(), t.shape.end());
-    auto cpu = torch::from_blob(const_cast<float *>(v.data()), shape, torch::kFloat32).clone();
-    return cpu.to(device);
+    return floatTensorOf(t, device); // copied (the network trains in place), a mapped file's pages given back
 }
 
 } // namespace
