@@ -71,6 +71,11 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
                                    "trees and heatmaps, or left out (the rows then show the share of each word's attention "
                                    "that went to the other words)"));
     form->addRow(tr("Special tokens:"), m_specialTokens);
+    m_surprisal = new QComboBox(this);
+    m_surprisal->addItems({tr("Band under the words"), tr("Hidden")});
+    m_surprisal->setToolTip(tr("A language model's surprisal of each word (nats) as a band under the words of the "
+                               "dependency and constituency trees; the Surprisal tab draws it either way"));
+    form->addRow(tr("Surprisal:"), m_surprisal);
 
     connect(m_parser, &QComboBox::activated, this, [this](int) { Q_EMIT parserChosen(m_parser->currentText()); });
     connect(m_layerSlider, &QSlider::valueChanged, m_layer, &QSpinBox::setValue);
@@ -87,6 +92,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     connect(m_constOverlay, &QComboBox::currentIndexChanged, this, &ControlPanel::constituencyOverlayChanged);
     connect(m_depLayout, &QComboBox::currentIndexChanged, this, &ControlPanel::dependencyLayoutChanged);
     connect(m_specialTokens, &QComboBox::currentIndexChanged, this, [this](int i) { Q_EMIT foldSpecialTokensChanged(i == 1); });
+    connect(m_surprisal, &QComboBox::currentIndexChanged, this, [this](int i) { Q_EMIT surprisalBandChanged(i == 0); });
     setAttentionKinds(AttentionKinds::Prior); // the default model's
 }
 
@@ -176,6 +182,8 @@ int ControlPanel::constituencyOverlay() const { return m_constOverlay->currentIn
 int ControlPanel::dependencyLayout() const { return m_depLayout->currentIndex(); }
 bool ControlPanel::foldSpecialTokens() const { return m_specialTokens->currentIndex() == 1; }
 void ControlPanel::setFoldSpecialTokens(bool fold) { m_specialTokens->setCurrentIndex(fold ? 1 : 0); }
+bool ControlPanel::surprisalBand() const { return m_surprisal->currentIndex() == 0; }
+void ControlPanel::setSurprisalBand(bool show) { m_surprisal->setCurrentIndex(show ? 0 : 1); }
 void ControlPanel::setConstituencyMode(int mode) { m_constMode->setCurrentIndex(mode); }
 void ControlPanel::setConstituencyOverlay(int overlay) { m_constOverlay->setCurrentIndex(overlay); }
 void ControlPanel::setDependencyLayout(int layout) { m_depLayout->setCurrentIndex(layout); }

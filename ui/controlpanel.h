@@ -46,6 +46,9 @@ public:
     /// A word-piece model's special tokens folded away (true) or as their own rows (false).
     bool foldSpecialTokens() const;
     void setFoldSpecialTokens(bool fold);
+    /// A language model's surprisal as a band under the tree views' words (true) or hidden.
+    bool surprisalBand() const;
+    void setSurprisalBand(bool show);
 
     // Keyboard steps (wrap-around free: clamped to the ranges).
     void stepLayer(int delta);
@@ -58,6 +61,7 @@ Q_SIGNALS:
     void constituencyOverlayChanged(int overlay);
     void dependencyLayoutChanged(int layout);
     void foldSpecialTokensChanged(bool fold);
+    void surprisalBandChanged(bool show);
 
 private:
     void readWidgets();
@@ -77,6 +81,7 @@ private:
     QComboBox *m_constOverlay = nullptr;
     QComboBox *m_depLayout = nullptr;
     QComboBox *m_specialTokens = nullptr;
+    QComboBox *m_surprisal = nullptr;
 };
 
 } // namespace treelens

@@ -93,10 +93,12 @@ void MainWindow::createDocks()
     m_controls->setConstituencyOverlay(m_views->constituencyOverlay());
     m_controls->setDependencyLayout(m_views->dependencyLayout());
     m_controls->setFoldSpecialTokens(m_views->foldSpecialTokens());
+    m_controls->setSurprisalBand(m_views->surprisalBand());
     connect(m_controls, &ControlPanel::constituencyModeChanged, m_views.get(), &ViewHost::setConstituencyMode);
     connect(m_controls, &ControlPanel::constituencyOverlayChanged, m_views.get(), &ViewHost::setConstituencyOverlay);
     connect(m_controls, &ControlPanel::dependencyLayoutChanged, m_views.get(), &ViewHost::setDependencyLayout);
     connect(m_controls, &ControlPanel::foldSpecialTokensChanged, m_views.get(), &ViewHost::setFoldSpecialTokens);
+    connect(m_controls, &ControlPanel::surprisalBandChanged, m_views.get(), &ViewHost::setSurprisalBand);
 
     auto *modelDock = newDock(this, tr("Model"), QStringLiteral("modelDock"));
     m_model = new ModelPanel(modelDock);

@@ -116,12 +116,21 @@ void ViewHost::setFoldSpecialTokens(bool fold)
         updateData(); // the views draw the folded (or whole) analysis
 }
 
+void ViewHost::setSurprisalBand(bool show)
+{
+    m_surprisalBand = show;
+    applyViewOptions();
+    if (m_savesOptions)
+        Settings::setValue(QStringLiteral("view/surprisalBand"), show);
+}
+
 void ViewHost::restoreViewOptions()
 {
     m_foldSpecial = Settings::value(QStringLiteral("view/foldSpecialTokens"), false).toBool();
     m_constituencyMode = Settings::value(QStringLiteral("view/constituencyMode"), 3).toInt();
     m_constituencyOverlay = Settings::value(QStringLiteral("view/constituencyOverlay"), 1).toInt();
     m_dependencyLayout = Settings::value(QStringLiteral("view/dependencyLayout"), 0).toInt();
+    m_surprisalBand = Settings::value(QStringLiteral("view/surprisalBand"), true).toBool();
     applyViewOptions();
 }
 
@@ -130,9 +139,12 @@ void ViewHost::applyViewOptions()
     if (auto *view = qobject_cast<ConstituencyView *>(widget(QStringLiteral("constituency")))) {
         view->setMode(static_cast<ConstituencyView::Mode>(m_constituencyMode));
         view->setOverlay(static_cast<ConstituencyView::Overlay>(m_constituencyOverlay));
+        view->setShowSurprisal(m_surprisalBand);
     }
-    if (auto *view = qobject_cast<DependencyView *>(widget(QStringLiteral("dependency"))))
+    if (auto *view = qobject_cast<DependencyView *>(widget(QStringLiteral("dependency")))) {
         view->setLayout(static_cast<DependencyView::Layout>(m_dependencyLayout));
+        view->setShowSurprisal(m_surprisalBand);
+    }
 }
 
 void ViewHost::onDocumentChanged(AnalysisDocument::Changes what)

@@ -122,6 +122,10 @@ public:
     /// (foldSpecialTokens(), core/data/specialtokens.h); saved as "view/foldSpecialTokens".
     void setFoldSpecialTokens(bool fold);
     bool foldSpecialTokens() const { return m_foldSpecial; }
+    /// A language model's surprisal as a band under the tree views' words (on by default;
+    /// DependencyView/ConstituencyView::setShowSurprisal); saved as "view/surprisalBand".
+    void setSurprisalBand(bool show);
+    bool surprisalBand() const { return m_surprisalBand; }
     void restoreViewOptions();
 
     /// Milliseconds the GUI thread spent giving the latest sentence to the views.
@@ -185,6 +189,7 @@ private:
     int m_constituencyOverlay = 1; ///< ConstituencyView::Overlay::Cohesion
     int m_dependencyLayout = 0;    ///< DependencyView::Layout::Arcs
     bool m_foldSpecial = false;
+    bool m_surprisalBand = true;
     bool m_treesEditable = false;
 };
 
