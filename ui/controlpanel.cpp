@@ -64,6 +64,11 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
                                    "trees and heatmaps, or left out (the rows then show the share of each word's attention "
                                    "that went to the other words)"));
     form->addRow(tr("Special tokens:"), m_specialTokens);
+    m_surprisal = new QComboBox(this);
+    m_surprisal->addItems({tr("Band under the words"), tr("Hidden")});
+    m_surprisal->setToolTip(tr("A language model's surprisal of each word (nats) as a band under the words of the "
+                               "dependency and constituency trees; the Surprisal tab draws it either way"));
+    form->addRow(tr("Surprisal:"), m_surprisal);
 
     connect(m_parser, &QComboBox::activated, this, [this](int) { Q_EMIT parserChosen(m_parser->currentText()); });
     connect(m_layerSlider, &QSlider::valueChanged, m_layer, &QSpinBox::setValue);
@@ -77,6 +82,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
         readWidgets();
     });
     connect(m_specialTokens, &QComboBox::currentIndexChanged, this, [this](int i) { Q_EMIT foldSpecialTokensChanged(i == 1); });
+    connect(m_surprisal, &QComboBox::currentIndexChanged, this, [this](int i) { Q_EMIT surprisalBandChanged(i == 0); });
     setAttentionKinds(AttentionKinds::Prior); // the default model's
 }
 
@@ -191,6 +197,8 @@ void ControlPanel::setViewOption(const QString &key, int value)
 
 bool ControlPanel::foldSpecialTokens() const { return m_specialTokens->currentIndex() == 1; }
 void ControlPanel::setFoldSpecialTokens(bool fold) { m_specialTokens->setCurrentIndex(fold ? 1 : 0); }
+bool ControlPanel::surprisalBand() const { return m_surprisal->currentIndex() == 0; }
+void ControlPanel::setSurprisalBand(bool show) { m_surprisal->setCurrentIndex(show ? 0 : 1); }
 
 void ControlPanel::stepLayer(int delta) { m_layer->setValue(m_layer->value() + delta); }
 void ControlPanel::stepHead(int delta) { m_head->setValue(m_head->value() + delta); }

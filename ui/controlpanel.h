@@ -48,6 +48,9 @@ public:
     /// A word-piece model's special tokens folded away (true) or as their own rows (false).
     bool foldSpecialTokens() const;
     void setFoldSpecialTokens(bool fold);
+    /// A language model's surprisal as a band under the tree views' words (true) or hidden.
+    bool surprisalBand() const;
+    void setSurprisalBand(bool show);
 
     // Keyboard steps (wrap-around free: clamped to the ranges).
     void stepLayer(int delta);
@@ -59,6 +62,7 @@ Q_SIGNALS:
     /// The user chose `value` for the display option `key` (ViewHost::setViewOption).
     void viewOptionChanged(const QString &key, int value);
     void foldSpecialTokensChanged(bool fold);
+    void surprisalBandChanged(bool show);
 
 private:
     /// A row per display option the view registry gives a panel label.
@@ -78,6 +82,7 @@ private:
     QLabel *m_thresholdLabel = nullptr;
     QHash<QString, QComboBox *> m_viewOptions; ///< by ViewOption::key()
     QComboBox *m_specialTokens = nullptr;
+    QComboBox *m_surprisal = nullptr;
 };
 
 } // namespace treelens

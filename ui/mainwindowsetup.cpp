@@ -95,7 +95,9 @@ void MainWindow::createDocks()
         m_controls->setViewOption(option->key(), m_views->viewOption(option->key()));
     m_controls->setFoldSpecialTokens(m_views->foldSpecialTokens());
     connect(m_controls, &ControlPanel::viewOptionChanged, m_views.get(), &ViewHost::setViewOption);
+    m_controls->setSurprisalBand(m_views->surprisalBand());
     connect(m_controls, &ControlPanel::foldSpecialTokensChanged, m_views.get(), &ViewHost::setFoldSpecialTokens);
+    connect(m_controls, &ControlPanel::surprisalBandChanged, m_views.get(), &ViewHost::setSurprisalBand);
 
     auto *modelDock = newDock(this, tr("Model"), QStringLiteral("modelDock"));
     m_model = new ModelPanel(modelDock);

@@ -103,12 +103,21 @@ void ViewHost::setFoldSpecialTokens(bool fold)
         updateData(); // the views draw the folded (or whole) analysis
 }
 
+void ViewHost::setSurprisalBand(bool show)
+{
+    m_surprisalBand = show;
+    applyViewOptions();
+    if (m_savesOptions)
+        Settings::setValue(QStringLiteral("view/surprisalBand"), show);
+}
+
 void ViewHost::restoreViewOptions()
 {
     m_foldSpecial = Settings::value(QStringLiteral("view/foldSpecialTokens"), false).toBool();
     for (const ViewOption *option : viewOptions(ViewOption::Scope::Display))
         if (!option->settingsKey.isEmpty())
             m_options[option->key()] = Settings::value(option->settingsKey, option->defaultValue).toInt();
+    m_surprisalBand = Settings::value(QStringLiteral("view/surprisalBand"), true).toBool();
     applyViewOptions();
 }
 
@@ -117,6 +126,10 @@ void ViewHost::applyViewOptions()
     for (const ViewOption *option : viewOptions(ViewOption::Scope::Display))
         if (QWidget *view = widget(option->view); view && option->applyToView)
             option->applyToView(view, m_options.value(option->key()));
+    if (auto *view = qobject_cast<ConstituencyView *>(widget(QStringLiteral("constituency"))))
+        view->setShowSurprisal(m_surprisalBand);
+    if (auto *view = qobject_cast<DependencyView *>(widget(QStringLiteral("dependency"))))
+        view->setShowSurprisal(m_surprisalBand);
 }
 
 void ViewHost::onDocumentChanged(AnalysisDocument::Changes what)

@@ -121,6 +121,10 @@ public:
     /// (foldSpecialTokens(), core/data/specialtokens.h); saved as "view/foldSpecialTokens".
     void setFoldSpecialTokens(bool fold);
     bool foldSpecialTokens() const { return m_foldSpecial; }
+    /// A language model's surprisal as a band under the tree views' words (on by default;
+    /// DependencyView/ConstituencyView::setShowSurprisal); saved as "view/surprisalBand".
+    void setSurprisalBand(bool show);
+    bool surprisalBand() const { return m_surprisalBand; }
     /// Reads the saved display options (those with a settingsKey) and the folding back
     /// from the settings and applies them.
     void restoreViewOptions();
@@ -184,6 +188,7 @@ private:
     bool m_savesOptions = true;
     QHash<QString, int> m_options; ///< the display options by key, from their defaults
     bool m_foldSpecial = false;
+    bool m_surprisalBand = true;
     bool m_treesEditable = false;
 };
 

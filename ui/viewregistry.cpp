@@ -26,6 +26,7 @@
 #include "viz/probecurveplot.h"
 #include "viz/relationheatmap.h"
 #include "viz/structuralview.h"
+#include "viz/surprisalview.h"
 #include "viz/treetextview.h"
 #include "viz/whatifview.h"
 
@@ -288,6 +289,19 @@ void addHeatmapViews(std::vector<ViewSpec> &r)
                            [](const Analysis &a) { return !a.pieceAttention.empty(); });
     pieces.create = make<PieceHeatmap>(pieces.name);
     r.push_back(pieces);
+
+    // A language model's surprisal per word (bars stacked by its pieces); its tab only for analyses that have it.
+    ViewSpec surprisal = entry(QStringLiteral("surprisal"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "Sur&prisal"));
+    surprisal.tabShown = [](const Analysis *a) { return a && !a->surprisal.empty(); };
+    surprisal.refusal = [](const Sentence *, const Analysis *a) {
+        if (a && !a->surprisal.empty())
+            return QString();
+        if (!a)
+            return lacks(QStringLiteral("surprisal"), a, QStringLiteral("a language model's surprisal per word"));
+        return QStringLiteral("the surprisal view draws a language model's surprisal per word, which this model does not compute");
+    };
+    surprisal.create = make<SurprisalView>(surprisal.name);
+    r.push_back(surprisal);
 
     ViewSpec overview = entry(QStringLiteral("overview"), Pane::Plots, QT_TRANSLATE_NOOP("ViewRegistry", "&Heads overview"));
     overview.refusal = needs(overview.name, QStringLiteral("attention matrices"), hasAttention);

@@ -48,6 +48,41 @@ bool rowsWhole(const Matrix &m)
     return whole;
 }
 
+/// The values a causal model's heads can have (on and left of the diagonal), or all of `m`.
+std::vector<float> possibleValues(const Matrix &m, bool causal)
+{
+    if (!causal)
+        return m.data;
+    std::vector<float> out;
+    out.reserve(m.data.size() / 2 + static_cast<std::size_t>(m.rows));
+    for (int r = 0; r < m.rows; ++r)
+        for (int c = 0; c <= r && c < m.cols; ++c)
+            out.push_back(m.at(r, c));
+    return out;
+}
+
+/// A piece as an axis label: a line break or a run of spaces would be an empty label.
+std::string visiblePiece(std::string piece)
+{
+    const bool blank = !piece.empty() && piece.find_first_not_of(' ') == std::string::npos;
+    if (blank) {
+        std::string out;
+        for (std::size_t i = 0; i < piece.size(); ++i)
+            out += "\u2423"; // OPEN BOX, the visible space
+        return out;
+    }
+    std::string out;
+    for (char ch : piece) {
+        if (ch == '\n')
+            out += "\u21b5";
+        else if (ch == '\t')
+            out += "\u21e5";
+        else if (ch != '\r')
+            out += ch;
+    }
+    return out;
+}
+
 } // namespace
 
 AttentionHeatmap::AttentionHeatmap(QWidget *parent, bool build) : HeatmapView(parent)
@@ -58,7 +93,31 @@ AttentionHeatmap::AttentionHeatmap(QWidget *parent, bool build) : HeatmapView(pa
 
 AttentionHeatmap::Wording AttentionHeatmap::wording() const
 {
-    return {QStringLiteral("Attention"), QStringLiteral("token"), true, QString()};
+    return {QStringLiteral("Attention"), QStringLiteral("token"), true, QString(), QStringLiteral("word")};
+}
+
+bool AttentionHeatmap::cellMasked(int r, int c) const
+{
+    return causallyMasked(*m_data.analysis, r, c);
+}
+
+bool AttentionHeatmap::notPossible(int r, int c) const
+{
+    return m_data.analysis && r >= 0 && c >= 0 && r < m_rows && c < m_rows && cellMasked(r, c);
+}
+
+void AttentionHeatmap::addItems(int n)
+{
+    if (m_data.analysis->causalAttention)
+        new CausalHatch(m_plot, n);
+}
+
+const CausalHatch *AttentionHeatmap::causalHatch() const
+{
+    for (int i = 0; i < m_plot->itemCount(); ++i)
+        if (auto *hatch = dynamic_cast<const CausalHatch *>(m_plot->item(i)))
+            return hatch;
+    return nullptr;
 }
 
 const Matrix *AttentionHeatmap::currentMatrix() const
@@ -81,7 +140,8 @@ HeatmapView::Figure AttentionHeatmap::describe(const Matrix *m) const
         f.title += QStringLiteral(", ") + variant;
     if (!m)
         f.title = w.subject + QStringLiteral(" \u2014 not available");
-    f.upper = m ? attentionScaleTop(m->data) : 1.0;
+    const bool causal = m_data.analysis && m_data.analysis->causalAttention;
+    f.upper = m ? attentionScaleTop(possibleValues(*m, causal)) : 1.0;
     const bool afterC = m_data.analysis && !m_data.analysis->constituentPrior.empty() && m_state.weightedAttention;
     f.scaleLabel = attentionScaleLabel(afterC);
     if (m) {
@@ -91,6 +151,8 @@ HeatmapView::Figure AttentionHeatmap::describe(const Matrix *m) const
             f.lines.push_back({groups, QColor(60, 60, 60)});
         if (!w.note.isEmpty())
             f.lines.push_back({w.note, QColor(60, 60, 60)});
+        if (causal)
+            f.lines.push_back({QStringLiteral("hatched: ") + causalNote(w.causalUnit), QColor(60, 60, 60), false, true});
     }
     f.xLabel = QStringLiteral("key %1 (attended to)").arg(w.unit);
     f.yLabel = QStringLiteral("query %1 (attending)").arg(w.unit);
@@ -100,6 +162,11 @@ HeatmapView::Figure AttentionHeatmap::describe(const Matrix *m) const
 QString AttentionHeatmap::describeCell(int r, int c) const
 {
     const auto &tokens = axisTokens();
+    if (cellMasked(r, c))
+        return QStringLiteral("attention[%1 \u2192 %2]: %3 (layer %4, head %5)")
+            .arg(fullToken(tokens, r), fullToken(tokens, c), causalNote(wording().causalUnit))
+            .arg(m_state.layer + 1)
+            .arg(m_state.head + 1);
     QString text = QStringLiteral("attention[%1 \u2192 %2] = %3, layer %4, head %5")
                        .arg(fullToken(tokens, r), fullToken(tokens, c), QString::number(cellValue(r, c), 'f', 4))
                        .arg(m_state.layer + 1)
@@ -127,7 +194,19 @@ PieceHeatmap::PieceHeatmap(QWidget *parent) : AttentionHeatmap(parent, false)
 AttentionHeatmap::Wording PieceHeatmap::wording() const
 {
     return {QStringLiteral("Attention between word pieces"), QStringLiteral("piece"), false,
-            QStringLiteral("as the model computed it; the trees and the Attention tab pool it per word")};
+            QStringLiteral("as the model computed it; the trees and the Attention tab pool it per word"),
+            QStringLiteral("piece")};
+}
+
+void PieceHeatmap::prepareMatrix()
+{
+    m_labels.clear();
+    if (!m_data.analysis)
+        return;
+    const Analysis &a = *m_data.analysis;
+    const bool readable = a.pieceText.size() == a.pieces.size();
+    for (std::size_t i = 0; i < a.pieces.size(); ++i)
+        m_labels.push_back(visiblePiece(readable ? a.pieceText[i] : a.pieces[i]));
 }
 
 const Matrix *PieceHeatmap::currentMatrix() const
@@ -137,7 +216,7 @@ const Matrix *PieceHeatmap::currentMatrix() const
 
 const std::vector<std::string> &PieceHeatmap::axisTokens() const
 {
-    return m_data.analysis->pieces;
+    return m_labels;
 }
 
 } // namespace treelens

@@ -158,7 +158,9 @@ QString AttentionOverview::syntacticLabel(int layer, int head) const
     const ArcHits &hits = m_cells[static_cast<std::size_t>(layer * m_heads + head)].hits;
     return QStringLiteral("%1% %2")
         .arg(std::lround(100.0 * share))
-        .arg(hits.depToHead >= hits.headToDep ? QStringLiteral("d\u2192h") : QStringLiteral("h\u2192d"));
+        .arg(hits.causal                        ? QStringLiteral("later\u2192earlier")
+             : hits.depToHead >= hits.headToDep ? QStringLiteral("d\u2192h")
+                                                : QStringLiteral("h\u2192d"));
 }
 
 double AttentionOverview::offsetBaseline() const
@@ -280,7 +282,10 @@ double AttentionOverview::sharedScaleTop() const
     for (int l = 0; l < m_layers; ++l)
         for (int h = 0; h < m_heads; ++h)
             if (const Matrix *m = attentionAt(l, h))
-                values.insert(values.end(), m->data.begin(), m->data.end());
+                for (int r = 0; r < m->rows; ++r)
+                    for (int c = 0; c < m->cols; ++c)
+                        if (!causallyMasked(*m_data.analysis, r, c)) // not possible: no part of the scale
+                            values.push_back(m->at(r, c));
     return attentionScaleTop(std::move(values));
 }
 
@@ -296,7 +301,8 @@ void AttentionOverview::countTreeHits()
             const Matrix *m = attentionAt(l, h);
             if (!m)
                 continue;
-            auto hits = arcHits(*sentence->dependency, *m, a.wordToken);
+            // A causal head sees an arc only as its later word attending the earlier one (core arcHits).
+            auto hits = arcHits(*sentence->dependency, *m, a.wordToken, 5, a.causalAttention);
             if (!hits || hits->arcs == 0)
                 continue;
             m_cells[static_cast<std::size_t>(l * m_heads + h)].hits = *hits;
@@ -305,22 +311,37 @@ void AttentionOverview::countTreeHits()
         }
 }
 
+QString AttentionOverview::bandCaption() const
+{
+    const std::string source = m_data.sentence->metadataValue("dependency_source");
+    const QString tree = source == "gold" || source == "edited" ? QString::fromStdString(source) : QStringLiteral("parsed");
+    const QString offset = QStringLiteral("%1%2: %3%")
+                               .arg(m_tree.bestOffset > 0 ? QStringLiteral("+") : QString())
+                               .arg(m_tree.bestOffset)
+                               .arg(std::lround(100.0 * m_tree.offsetHits / m_tree.arcs));
+    if (m_tree.causal)
+        return QStringLiteral("bands: how syntactic each head is: of the %2 arcs of the %1 dependency tree, the share whose "
+                              "later word attends most (among the words before it) to the earlier one (later\u2192earlier), "
+                              "the only direction a causal head can see an arc in; bold: above the best leftward fixed "
+                              "offset (%3)")
+            .arg(tree)
+            .arg(m_tree.arcs)
+            .arg(offset);
+    return QStringLiteral("bands: how syntactic each head is: of the %2 arcs of the %1 dependency tree, the share whose "
+                          "dependent attends most to its head (d\u2192h) or head to the dependent (h\u2192d), the better; "
+                          "bold: above the best fixed offset (%3)")
+        .arg(tree)
+        .arg(m_tree.arcs)
+        .arg(offset);
+}
+
 void AttentionOverview::setTitleLines(bool afterC)
 {
     std::vector<PlotTitle::Line> lines{{attentionScaleNote(afterC, m_upper, true), QColor(60, 60, 60)}};
-    if (m_bands) {
-        const std::string source = m_data.sentence->metadataValue("dependency_source");
-        lines.push_back(
-            {QStringLiteral("bands: how syntactic each head is: of the %2 arcs of the %1 dependency tree, the share whose "
-                            "dependent attends most to its head (d\u2192h) or head to the dependent (h\u2192d), the better; "
-                            "bold: above the best fixed offset (%3%4: %5%)")
-                 .arg(source == "gold" || source == "edited" ? QString::fromStdString(source) : QStringLiteral("parsed"))
-                 .arg(m_tree.arcs)
-                 .arg(m_tree.bestOffset > 0 ? QStringLiteral("+") : QString())
-                 .arg(m_tree.bestOffset)
-                 .arg(std::lround(100.0 * m_tree.offsetHits / m_tree.arcs)),
-             QColor(60, 60, 60)});
-    }
+    if (m_data.analysis->causalAttention)
+        lines.push_back({QStringLiteral("hatched: ") + causalNote(), QColor(60, 60, 60), PlotTitle::Glyph::Hatch});
+    if (m_bands)
+        lines.push_back({bandCaption(), QColor(60, 60, 60)});
     if (const QString note = unknownWordsNote(m_data.analysis.get()); !note.isEmpty())
         lines.push_back({note, noteColor()});
     m_title->setLines(std::move(lines));
@@ -364,7 +385,7 @@ void AttentionOverview::addCell(QCPLayoutGrid *grid, QCPColorScale *scale, int l
         const double share = syntacticScore(l, h);
         grid->addElement(mapRow(l) + 1, h + 1,
                          new SyntaxBand(m_plot, std::isnan(share) ? 0.0 : share, syntacticLabel(l, h),
-                                        std::max(cell.hits.depToHead, cell.hits.headToDep) > m_tree.offsetHits));
+                                        std::lround(cell.hits.share() * cell.hits.arcs) > m_tree.offsetHits));
     }
     rect->setAutoMargins(QCP::msNone);
     rect->setMargins(QMargins(1, 1, 1, 1));
@@ -388,16 +409,21 @@ void AttentionOverview::addCell(QCPLayoutGrid *grid, QCPColorScale *scale, int l
     auto *map = new QCPColorMap(x, y);
     map->setInterpolate(false);
     map->setSelectable(QCP::stNone);
-    map->setGradient(viridisGradient());
+    QCPColorGradient gradient = viridisGradient();
+    gradient.setNanHandling(QCPColorGradient::nhTransparent); // the hatching shows through
+    map->setGradient(gradient);
     map->setColorScale(scale);
     map->setDataRange(QCPRange(0.0, m_upper));
     QCPColorMapData *d = map->data();
     d->setSize(cell.n, cell.n);
     d->setRange(QCPRange(0, cell.n - 1), QCPRange(0, cell.n - 1));
+    const Analysis &a = *m_data.analysis;
     for (int r = 0; r < cell.n; ++r)
         for (int c = 0; c < cell.n; ++c)
-            d->setCell(c, r, static_cast<double>(m->at(r, c)));
+            d->setCell(c, r, causallyMasked(a, r, c) ? std::nan("") : static_cast<double>(m->at(r, c)));
     cell.map = map;
+    if (a.causalAttention) // a causal head's attention to later words: not possible, hatched
+        new CausalHatch(m_plot, cell.n, x, y);
 }
 
 void AttentionOverview::updateSelection()
@@ -456,12 +482,16 @@ void AttentionOverview::handleHover(const QPointF &pos, const QPoint &globalPos)
         const int r = static_cast<int>(std::lround(rect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y())));
         if (r >= 0 && c >= 0 && r < cell->n && c < cell->n) {
             const auto &tokens = m_data.analysis->tokens;
-            text += QStringLiteral(": attention[%1 \u2192 %2] = %3")
-                        .arg(fullToken(tokens, r), fullToken(tokens, c))
-                        .arg(cellValue(l, h, r, c), 0, 'f', 4);
+            text += causallyMasked(*m_data.analysis, r, c)
+                        ? QStringLiteral(": attention[%1 \u2192 %2]: %3").arg(fullToken(tokens, r), fullToken(tokens, c), causalNote())
+                        : QStringLiteral(": attention[%1 \u2192 %2] = %3")
+                              .arg(fullToken(tokens, r), fullToken(tokens, c))
+                              .arg(cellValue(l, h, r, c), 0, 'f', 4);
         }
     }
-    if (cell->hits.arcs > 0)
+    if (cell->hits.arcs > 0 && cell->hits.causal)
+        text += QStringLiteral("; on the tree: later\u2192earlier %1/%2").arg(cell->hits.laterToEarlier).arg(cell->hits.arcs);
+    else if (cell->hits.arcs > 0)
         text += QStringLiteral("; on the tree: d\u2192h %1/%3, h\u2192d %2/%3")
                     .arg(cell->hits.depToHead)
                     .arg(cell->hits.headToDep)

@@ -11,6 +11,12 @@
 /// head attends most to the dependent (h→d), the better of the two, coloured on
 /// its own scale; the title names the tree (parsed, gold) and the best fixed-offset
 /// baseline on the same arcs, and a head above that baseline is written in bold.
+///
+/// A causal model (Analysis::causalAttention) attends only to itself and earlier words: each
+/// map's cells above its diagonal are hatched (not possible, not 0; CausalHatch), and a band
+/// scores each arc in the only direction a causal head sees it, the later word attending most
+/// (among the words before it) to the earlier one, against the best leftward fixed offset
+/// (core arcHits with `causal`); the caption says so.
 
 #include <vector>
 
@@ -47,11 +53,13 @@ public:
     /// The notes under the title (what the figure cannot show).
     QStringList titleLines() const;
     /// How syntactic (layer, head) is on the sentence's dependency tree: the
-    /// better direction's share of its arcs in [0, 1]; NaN without a band there.
+    /// better direction's share of its arcs in [0, 1] (a causal head's: the share of
+    /// later→earlier hits, ArcHits::share); NaN without a band there.
     double syntacticScore(int layer, int head) const;
-    /// The band's text ("67% d→h"; "" without a band).
+    /// The band's text ("67% d→h"; "67% later→earlier" for a causal model; "" without a band).
     QString syntacticLabel(int layer, int head) const;
-    /// The share of the arcs the best fixed offset gets (NaN without bands).
+    /// The share of the arcs the best fixed offset gets (a causal model's: the best leftward
+    /// offset; NaN without bands).
     double offsetBaseline() const;
 
     QSizeF exportSize() const override;
@@ -79,8 +87,10 @@ private:
     double sharedScaleTop() const;
     /// Each head's hits on the sentence's dependency tree, when it has one of the analysis' words (m_bands).
     void countTreeHits();
-    /// The lines under the title: the scale, the bands' key, unknown words.
+    /// The lines under the title: the scale, a causal model's hatching, the bands' key, unknown words.
     void setTitleLines(bool afterC);
+    /// The bands' key: the tree, what a band counts (a causal model's one direction), the baseline.
+    QString bandCaption() const;
     /// The shared colour scale, right of the grid.
     QCPColorScale *addColourScale(bool afterC);
     /// Head titles over the columns and layer titles beside the rows.

@@ -18,6 +18,7 @@
 #include "core/data/overlays.h"
 #include "core/eval/inductioneval.h"
 #include "viz/constituencystyle.h"
+#include "viz/surprisalscale.h"
 
 namespace treelens {
 
@@ -272,6 +273,10 @@ QStringList ConstituencyView::collectNotes() const
                      .arg(here)
                      .arg(here == 1 ? QString() : QStringLiteral("s"));
     }
+    if (surprisalShown())
+        notes << SurprisalScale::bandNote();
+    if (m_data.analysis && m_data.analysis->causalAttention && m_overlay == Overlay::FocusAttention)
+        notes << QStringLiteral("Grey words after the focus word: ") + causalNote();
     if (m_data.analysis && overlay::wordAttribution(*m_data.analysis))
         notes << QStringLiteral("Badges on the nodes: the attribution to the prediction summed over each node's words "
                                 "(Explain dock): red raises it, blue lowers it");

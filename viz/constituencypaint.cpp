@@ -17,6 +17,7 @@
 #include "core/base/numbering.h"
 #include "core/data/overlays.h"
 #include "viz/constituencystyle.h"
+#include "viz/surprisalscale.h"
 
 namespace treelens {
 
@@ -204,8 +205,15 @@ ConstituencyView::NodeLook ConstituencyView::nodeLook(const TreeGraph::Node &nod
         lookOfWord(node, overlay, look);
     else
         lookOfPhrase(node, compare, notApplicable, look);
-    if (value)
+    if (overlay && m_overlay == Overlay::FocusAttention && m_data.analysis->causalAttention &&
+        node.span.first > m_state.focusWord) {
+        // Words after the focus word: a causal model's word never attends them (not attention 0).
+        look.fill = hatchFill();
+        look.text = kInk;
+        look.hover << causalNote();
+    } else if (value) {
         lookOfValue(node, *value, look);
+    }
     return look;
 }
 
@@ -333,6 +341,41 @@ QGraphicsPathItem *ConstituencyView::nodeItem(const TreeGraph::Node &node, const
     item->setPos(at);
     item->setZValue(1);
     return item;
+}
+
+double ConstituencyView::drawSurprisalBand(const DrawnTree &tree, double top)
+{
+    m_surprisalBands.clear();
+    if (!surprisalShown())
+        return top;
+    const SurprisalScale scale(m_data.analysis.get());
+    std::vector<QRectF> rects;
+    double bandTop = top;
+    for (const QGraphicsPathItem *w : tree.words) {
+        rects.push_back(w ? w->sceneBoundingRect() : QRectF());
+        if (w)
+            bandTop = std::max(bandTop, rects.back().bottom() + 3.0);
+    }
+    for (SurprisalBandItem *band : addSurprisalBand(*scene(), scale, rects, bandTop, 8.0)) {
+        band->setData(kHoverKey, band->text()); // the view's hover reads this
+        band->setData(kWordKey, band->word());  // a click on the band chooses the word, as on the leaf
+        m_surprisalBands.push_back(band);
+    }
+    return bandTop + 8.0;
+}
+
+double ConstituencyView::drawSurprisalKey(const DrawnTree &tree, double top)
+{
+    if (m_surprisalBands.empty())
+        return top;
+    const SurprisalScale scale(m_data.analysis.get());
+    return addSurprisalKey(*scene(), scale, QPointF(tree.rect.left(), top + 12.0), smallFont(), kInk).rect.bottom();
+}
+
+bool ConstituencyView::surprisalShown() const
+{
+    return m_showSurprisal && m_data.analysis && !m_data.analysis->surprisal.empty() &&
+           m_data.analysis->surprisal.size() == m_words.size();
 }
 
 void ConstituencyView::drawExtraBrackets(const DrawnTree &tree, double top)

@@ -120,6 +120,14 @@ void ConstituencyView::setMode(Mode mode)
     rebuild();
 }
 
+void ConstituencyView::setShowSurprisal(bool show)
+{
+    if (show == m_showSurprisal)
+        return;
+    m_showSurprisal = show;
+    rebuild();
+}
+
 void ConstituencyView::setOverlay(Overlay overlay)
 {
     if (overlay == m_overlay)
@@ -167,6 +175,7 @@ void ConstituencyView::rebuild()
     QGraphicsScene *s = scene();
     s->clear();
     m_primary = DrawnTree{};
+    m_surprisalBands.clear();
     clearComparison(); // only Compare mode recomputes it (classifySpans)
     m_notes.clear();
     m_lastHover.clear();
@@ -260,11 +269,13 @@ void ConstituencyView::rebuild()
             return;
         }
         DrawnTree drawn = drawTree(graph, QPointF(0.0, y), compare && primary);
-        y = drawn.rect.bottom();
+        y = primary ? drawSurprisalBand(drawn, drawn.rect.bottom()) : drawn.rect.bottom();
         if (compare && primary) {
             drawExtraBrackets(drawn, y);
             y = s->itemsBoundingRect().bottom();
         }
+        if (primary)
+            y = drawSurprisalKey(drawn, y); // under the red brackets, which belong to the words
         y += 24.0;
         if (primary)
             m_primary = std::move(drawn);

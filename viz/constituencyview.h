@@ -22,7 +22,11 @@
 ///    (gold or predicted), words the model does not know, no constituent prior;
 ///  - "attention from word X" (ViewState::focusWord): each leaf coloured by the
 ///    attention X gives it (selected layer/head), each constituent by the sum over
-///    its leaves.
+///    its leaves; for a causal model (Analysis::causalAttention) the words after X and the
+///    constituents of only such words are grey: not possible (causalNote), not attention 0;
+///  - a language model's surprisal (Analysis::surprisal) as a band under the leaves of the
+///    primary tree (surprisalscale.h: viridis, its key "surprisal, nats" under the band, the
+///    value on hover, hatched where nothing predicts the word), unless setShowSurprisal(false).
 
 #include <map>
 #include <memory>
@@ -43,6 +47,8 @@ class QGraphicsPathItem;
 class QMenu;
 
 namespace treelens {
+
+class SurprisalBandItem;
 
 class ConstituencyView : public QGraphicsView, public ExportableView {
     Q_OBJECT
@@ -88,6 +94,13 @@ public:
     QMenu *editMenu(std::pair<int, int> span, int word, QWidget *parent = nullptr);
     Mode mode() const { return m_mode; }
     Overlay overlay() const { return m_overlay; }
+    /// Whether a language model's surprisal is drawn as a band under the leaves (on by default;
+    /// drawn when the analysis has a surprisal for each word).
+    void setShowSurprisal(bool show);
+    bool showsSurprisal() const { return m_showSurprisal; }
+    /// The surprisal band under the primary tree's leaves (SurprisalBandItem, surprisalscale.h:
+    /// one per word; empty without it).
+    std::vector<SurprisalBandItem *> surprisalBands() const { return m_surprisalBands; }
 
     // For tests: what is in the scene.
     /// Leaf (word) items of the primary tree, left to right: the word boxes
@@ -207,6 +220,12 @@ private:
     void lookOfValue(const TreeGraph::Node &node, double value, NodeLook &look) const;
     /// The node's item at `centre` with its text (and a word's tag), noted in `drawn`; not yet in the scene.
     QGraphicsPathItem *nodeItem(const TreeGraph::Node &node, const NodeLook &look, QPointF centre, DrawnTree &drawn) const;
+    /// The surprisal band under `tree`'s leaves (from `top`); returns the bottom it reaches
+    /// (`top` without a band). Its key (drawSurprisalKey) goes under the extra brackets.
+    double drawSurprisalBand(const DrawnTree &tree, double top);
+    double drawSurprisalKey(const DrawnTree &tree, double top);
+    /// The band is drawn: shown, and the analysis has a surprisal for each word.
+    bool surprisalShown() const;
     void classifySpans();
     QRectF drawLegends(QPointF topLeft, double width);
     void drawExtraBrackets(const DrawnTree &tree, double top);
@@ -257,6 +276,8 @@ private:
     int m_aggregationDepth = -1;
     int m_pressTat = -1;
     std::vector<std::pair<int, int>> m_tatPhases; ///< (node id, AggregationPhase) as drawn
+    bool m_showSurprisal = true;
+    std::vector<SurprisalBandItem *> m_surprisalBands;
     /// TAT: the hover lines of phrase `id` (level, step, weights per stream and head, norms).
     QStringList tatHoverLines(int id) const;
     int tatNodeAt(const QPoint &viewPos) const;

@@ -70,7 +70,9 @@ void DependencyView::collect(std::vector<WordInfo> &words, std::vector<Arc> &arc
                 a.edgeWeight = recursiveWeight(a.head, i, overlay::kNodeEdgeForwardAttention);
             }
         } else if (a.head >= 0 && coloured) {
-            a.weight = wordAttention(*m_data.analysis, m_state, i, a.head);
+            // A causal head sees the arc only as its later word attending the earlier one.
+            const bool causal = m_data.analysis->causalAttention;
+            a.weight = wordAttention(*m_data.analysis, m_state, causal ? std::max(i, a.head) : i, causal ? std::min(i, a.head) : a.head);
             a.color = sequentialColor(a.weight);
         } else {
             a.color = QColor(40, 40, 40);

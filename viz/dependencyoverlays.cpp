@@ -16,6 +16,7 @@
 #include <QPen>
 
 #include "core/data/overlays.h"
+#include "viz/surprisalscale.h"
 
 namespace treelens {
 
@@ -153,11 +154,19 @@ QString DependencyView::arcText(int dependent, int head) const
             text += QStringLiteral("; %1's own word %2").arg(wordText(head)).arg(own, 0, 'f', 3);
         return text;
     }
-    if (head >= 0 && colouredByAttention())
-        text += QStringLiteral(", attention %1 (layer %2, head %3)")
-                    .arg(static_cast<double>(wordAttention(*m_data.analysis, m_state, dependent, head)), 0, 'f', 3)
+    if (head >= 0 && colouredByAttention()) {
+        // A causal head sees the arc only as its later word attending the earlier one.
+        const bool causal = m_data.analysis->causalAttention;
+        const int from = causal ? std::max(dependent, head) : dependent, to = causal ? std::min(dependent, head) : head;
+        const QString pair = causal ? QStringLiteral(" %1 \u2192 %2").arg(wordText(from), wordText(to)) : QString();
+        text += QStringLiteral(", attention%1 %2 (layer %3, head %4)")
+                    .arg(pair)
+                    .arg(static_cast<double>(wordAttention(*m_data.analysis, m_state, from, to)), 0, 'f', 3)
                     .arg(m_state.layer + 1)
                     .arg(m_state.head + 1);
+        if (causal)
+            text += QStringLiteral(": the only direction a causal head sees this arc in");
+    }
     return text;
 }
 
@@ -180,6 +189,8 @@ std::vector<DependencyView::AttentionArc> DependencyView::attentionPairs(int wor
         for (int to = 0; to < n; ++to) {
             if (to == from)
                 continue; // self-attention has no arc
+            if (a.causalAttention && to > from)
+                continue; // not possible for a causal model: no arc at all, not one of weight 0
             if (relation && isTreeArc(from, to))
                 continue; // drawn above the words as the tree arc
             const float w = wordAttention(a, m_state, from, to);
@@ -204,7 +215,7 @@ void DependencyView::addAttentionArcs(const std::vector<WordInfo> &words, double
     const bool relation = relationMode();
     std::vector<AttentionArc> pairs = attentionPairs(n);
     m_topKApplied = !(m_state.focusWord >= 0 && m_state.focusWord < n) && n > kAllPairsMaxWords;
-    const double y0 = wordRowH + 4;
+    const double y0 = wordRowH + 4 + surprisalBandSpace(); // below the surprisal band
     // Weak arcs first so strong ones are drawn on top.
     std::stable_sort(pairs.begin(), pairs.end(), [](const AttentionArc &x, const AttentionArc &y) { return x.weight < y.weight; });
     for (AttentionArc &p : pairs) {
@@ -250,6 +261,81 @@ void DependencyView::addAttentionArcs(const std::vector<WordInfo> &words, double
               [](const AttentionArc &x, const AttentionArc &y) { return std::make_pair(x.from, x.to) < std::make_pair(y.from, y.to); });
 }
 
+bool DependencyView::surprisalShown() const
+{
+    return m_showSurprisal && m_data.analysis && !m_data.analysis->surprisal.empty() && m_data.sentence &&
+           m_data.analysis->surprisal.size() == m_data.sentence->tokens.size();
+}
+
+double DependencyView::surprisalBandSpace() const
+{
+    return surprisalShown() ? kSurprisalBandHeight + 3.0 : 0.0;
+}
+
+void DependencyView::addWordBands()
+{
+    m_surprisalBands.clear();
+    m_attributionBands.clear();
+    if (surprisalShown())
+        addSurprisalBand();
+    addAttributionBands(surprisalBandSpace()); // under the surprisal band when there is one
+}
+
+void DependencyView::addSurprisalBand()
+{
+    const SurprisalScale scale(m_data.analysis.get());
+    std::vector<QRectF> rects;
+    double top = 0.0;
+    for (QGraphicsItem *w : m_wordItems) {
+        rects.push_back(w->sceneBoundingRect());
+        top = std::max(top, rects.back().bottom() + 2.0);
+    }
+    for (SurprisalBandItem *band : treelens::addSurprisalBand(*m_scene, scale, rects, top, kSurprisalBandHeight)) {
+        band->setData(0, QStringLiteral("surprisal"));
+        band->setData(1, band->word());
+        band->onHover = [this](const QString &text) { Q_EMIT hovered(text); };
+        m_surprisalBands.push_back(band);
+    }
+    // The key under everything drawn (the attention arcs hang below the words).
+    const QRectF drawn = m_scene->itemsBoundingRect();
+    const double left = m_wordItems.empty() ? drawn.left() : m_wordItems.front()->sceneBoundingRect().left();
+    const SurprisalKey key = addSurprisalKey(*m_scene, scale, QPointF(left, drawn.bottom() + 12.0), scaledFont(font(), 8.5),
+                                             QColor(30, 30, 30));
+    for (QGraphicsItem *item : key.items)
+        item->setData(0, QStringLiteral("surprisal-key"));
+    m_notes << SurprisalScale::bandNote();
+}
+
+void DependencyView::addAttributionBands(double below)
+{
+    // Attributions (the Explain dock): a band under each word, diverging colours.
+    if (const NamedArray *attr = m_data.analysis ? overlay::wordAttribution(*m_data.analysis) : nullptr;
+        attr && attr->data.size() == m_wordItems.size()) {
+        double largest = 0.0;
+        bool negative = false;
+        for (float v : attr->data) {
+            largest = std::max(largest, std::abs(static_cast<double>(v)));
+            negative = negative || v < 0;
+        }
+        for (std::size_t i = 0; i < m_wordItems.size(); ++i) {
+            const QRectF w = m_wordItems[i]->sceneBoundingRect();
+            const double v = attr->data[i];
+            auto *band = m_scene->addRect(QRectF(w.left() + 1, w.bottom() + 2 + below, w.width() - 2, 6), QPen(QColor(150, 150, 150), 0.4),
+                                          QBrush(divergingColor(largest > 0 ? v / largest : 0.0)));
+            band->setData(0, QStringLiteral("attribution"));
+            band->setData(1, static_cast<int>(i));
+            band->setToolTip(tr("attribution of \u201c%1\u201d: %2").arg(wordText(static_cast<int>(i))).arg(v, 0, 'f', 5));
+            m_attributionBands.push_back(band);
+        }
+        m_notes << (negative ? tr("Bands under the words: each word's attribution to the prediction (Explain dock): red raises "
+                                 "it, blue lowers it; the largest |attribution| is %1")
+                                   .arg(largest, 0, 'f', 4)
+                             : tr("Bands under the words: each word's share of the attention rolled out to the prediction "
+                                  "(Explain dock; not a gradient); the largest is %1")
+                                   .arg(largest, 0, 'f', 4));
+    }
+}
+
 double DependencyView::addLegend(const QPointF &topLeft, bool attentionKey)
 {
     if (relationMode())
@@ -280,14 +366,22 @@ double DependencyView::addLegend(const QPointF &topLeft, bool attentionKey)
     const QString kind = (!m_state.weightedAttention && !m_data.analysis->attentionRaw.empty())
         ? QStringLiteral("softmax")
         : QStringLiteral("attention");
-    addLegendText(QStringLiteral("Tree arc colour: %1 dependent → head, layer %2 head %3")
-                      .arg(kind)
+    const bool causal = m_data.analysis->causalAttention;
+    addLegendText(QStringLiteral("Tree arc colour: %1 %2, layer %3 head %4")
+                      .arg(kind,
+                           causal ? QStringLiteral("of the later word to the earlier one (the only direction a causal head "
+                                                   "sees an arc in)")
+                                  : QStringLiteral("dependent → head"))
                       .arg(m_state.layer + 1)
                       .arg(m_state.head + 1),
                   font9, QPointF(x, y));
     y += fm9.height() + 3;
     // Gradient bar 0..1 sampled from the same colour map the arcs use.
     y += addColourBar(QPointF(x, y), QStringLiteral("weight (0–1)"));
+    if (causal) { // arcs to later words are not possible: none drawn, not arcs of weight 0
+        addLegendText(QStringLiteral("Attention to later words: ") + causalNote(), font9, QPointF(x, y));
+        y += fm9.height() + 3;
+    }
     if (attentionKey) {
         QString caption = QStringLiteral("Arcs below the words: attention query → key, weight ≥ %1").arg(m_state.threshold, 0, 'g', 3);
         if (m_topKApplied)

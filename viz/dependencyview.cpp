@@ -63,6 +63,14 @@ void DependencyView::setLayout(Layout layout)
     rebuild();
 }
 
+void DependencyView::setShowSurprisal(bool show)
+{
+    if (show == m_showSurprisal)
+        return;
+    m_showSurprisal = show;
+    rebuild();
+}
+
 void DependencyView::setShowAttention(bool show)
 {
     if (show == m_showAttention)
@@ -297,6 +305,8 @@ void DependencyView::rebuild()
     m_attentionArcs.clear();
     m_topKApplied = false;
     m_notes.clear();
+    m_attributionBands.clear();
+    m_surprisalBands.clear();
 
     if (!m_data.sentence || m_data.sentence->tokens.empty()) {
         auto *t = m_scene->addSimpleText(tr("No sentence"), scaledFont(font(), 10.0));
@@ -338,33 +348,7 @@ void DependencyView::rebuild()
     // What the figure cannot show, above everything: where the tree came from, unknown words.
     m_notes = QStringList{treeSourceNote(*m_data.sentence, TreeKind::Dependency), unknownWordsNote(m_data.analysis.get())};
     m_notes.removeAll(QString());
-    // Attributions (the Explain dock): a band under each word, diverging colours.
-    m_attributionBands.clear();
-    if (const NamedArray *attr = m_data.analysis ? overlay::wordAttribution(*m_data.analysis) : nullptr;
-        attr && attr->data.size() == m_wordItems.size()) {
-        double largest = 0.0;
-        bool negative = false;
-        for (float v : attr->data) {
-            largest = std::max(largest, std::abs(static_cast<double>(v)));
-            negative = negative || v < 0;
-        }
-        for (std::size_t i = 0; i < m_wordItems.size(); ++i) {
-            const QRectF w = m_wordItems[i]->sceneBoundingRect();
-            const double v = attr->data[i];
-            auto *band = m_scene->addRect(QRectF(w.left() + 1, w.bottom() + 2, w.width() - 2, 6), QPen(QColor(150, 150, 150), 0.4),
-                                          QBrush(divergingColor(largest > 0 ? v / largest : 0.0)));
-            band->setData(0, QStringLiteral("attribution"));
-            band->setData(1, static_cast<int>(i));
-            band->setToolTip(tr("attribution of \u201c%1\u201d: %2").arg(wordText(static_cast<int>(i))).arg(v, 0, 'f', 5));
-            m_attributionBands.push_back(band);
-        }
-        m_notes << (negative ? tr("Bands under the words: each word's attribution to the prediction (Explain dock): red raises "
-                                 "it, blue lowers it; the largest |attribution| is %1")
-                                   .arg(largest, 0, 'f', 4)
-                             : tr("Bands under the words: each word's share of the attention rolled out to the prediction "
-                                  "(Explain dock; not a gradient); the largest is %1")
-                                   .arg(largest, 0, 'f', 4));
-    }
+    addWordBands(); // surprisal and attributions under the words, with their notes
     // Wrapped to the figure's width: a long note would otherwise set it, and a short
     // sentence would be drawn small in a wide figure.
     // The lines go above everything, the last first: the scene's bounds are read once,

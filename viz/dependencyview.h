@@ -35,9 +35,19 @@
 /// relations and the sentence's own). Each asks with treeEditRequested() in the edit
 /// language of core/data/treeedit.h ("head 4=14"); whoever applies it checks it.
 ///
+/// A causal model (Analysis::causalAttention: a decoder-only language model) attends only to
+/// itself and earlier words: no attention arc goes to a later word (not possible, not weight
+/// 0: none is drawn, whatever the threshold), a tree arc is coloured by the attention of its
+/// later word to its earlier one (the only direction a causal head sees it in, as the heads
+/// overview scores it), and the legend says so.
+///
+/// A language model's surprisal (Analysis::surprisal) is a band right under the words (viridis,
+/// its key "surprisal, nats" under the drawing; hover: the value and what it is conditioned on;
+/// hatched where nothing predicts the word), unless setShowSurprisal(false).
+///
 /// Scene items carry data(0) = kind ("word", "tree-arc", "relation-label",
-/// "attention-arc", "legend", "note") and data(1) = the word index / relation, for tests
-/// and tools. Arc items are QGraphicsPathItems whose pen colour is the arc colour.
+/// "attention-arc", "legend", "note", "surprisal", "surprisal-key") and data(1) = the word
+/// index / relation, for tests and tools. Arc items are QGraphicsPathItems whose pen colour is the arc colour.
 
 #include <utility>
 #include <vector>
@@ -95,6 +105,14 @@ public:
     /// The attribution bands under the words (one per word; empty without attributions:
     /// overlay::kAttributionWord), data(1) = the word.
     std::vector<QGraphicsItem *> attributionBands() const { return m_attributionBands; }
+    /// Whether a language model's surprisal is drawn as a band under the words (on by
+    /// default; drawn when the analysis has a surprisal for each of the sentence's words).
+    void setShowSurprisal(bool show);
+    bool showsSurprisal() const { return m_showSurprisal; }
+    /// The surprisal band (SurprisalBandItem, surprisalscale.h: one per word, data(0) =
+    /// "surprisal", data(1) = the word; empty without it). Its key ("surprisal, nats") is under
+    /// the drawing, data(0) = "surprisal-key"; the attribution bands go under it.
+    std::vector<QGraphicsItem *> surprisalBands() const { return m_surprisalBands; }
 
     QSizeF exportSize() const override;
     void renderTo(QPainter *painter, const QRectF &target) override;
@@ -155,6 +173,16 @@ private:
     void addLegendAbove(double left, double top, bool attentionKey);
     QString arcText(int dependent, int head) const;
     QString wordText(int word) const;
+    /// The surprisal band is drawn: shown, and the analysis has a surprisal for each word.
+    bool surprisalShown() const;
+    /// The room the surprisal band takes under the words (0 without it).
+    double surprisalBandSpace() const;
+    /// The bands under the words (the surprisal band, then the Explain dock's attributions
+    /// `below` it) and their notes.
+    void addWordBands();
+    void addSurprisalBand();
+    void addAttributionBands(double below);
+    static constexpr double kSurprisalBandHeight = 8.0;
 
     ViewData m_data;
     ViewState m_state;
@@ -172,6 +200,8 @@ private:
     QPoint m_pressPos;
     QGraphicsLineItem *m_dragLine = nullptr;  ///< from the dragged word to the mouse
     std::vector<QGraphicsItem *> m_attributionBands;
+    std::vector<QGraphicsItem *> m_surprisalBands;
+    bool m_showSurprisal = true;
 };
 
 } // namespace treelens

@@ -38,6 +38,13 @@ void setTokenTicks(QCPAxis *axis, const std::vector<std::string> &tokens, int n,
     axis->setTicker(ticker);
 }
 
+/// `g` with cells that hold NaN (cellMasked) left transparent, for an item to mark.
+QCPColorGradient withTransparentNan(QCPColorGradient g)
+{
+    g.setNanHandling(QCPColorGradient::nhTransparent);
+    return g;
+}
+
 } // namespace
 
 HeatmapView::HeatmapView(QWidget *parent) : QWidget(parent)
@@ -56,6 +63,7 @@ HeatmapView::HeatmapView(QWidget *parent) : QWidget(parent)
     // Row 0 (the first query token) at the top; the colour scale as tall as the map.
     const MatrixPlotParts parts = addMatrixPlot(m_plot);
     m_map = parts.map;
+    m_map->setGradient(withTransparentNan(viridisGradient()));
     m_scale = parts.scale;
     m_margins = parts.margins;
 
@@ -108,7 +116,7 @@ void HeatmapView::rebuild()
     const Figure figure = describe(m);
     m_title->setText(figure.title);
     if (figure.nearIsBright) {
-        m_map->setGradient(viridisGradient().inverted());
+        m_map->setGradient(withTransparentNan(viridisGradient().inverted()));
         m_scale->setGradient(viridisGradient().inverted());
     }
     m_scale->axis()->setLabel(figure.scaleLabel);
@@ -124,7 +132,8 @@ void HeatmapView::rebuild()
 
     std::vector<PlotTitle::Line> lines;
     for (const TitleLine &line : figure.lines)
-        lines.push_back({line.text, line.color, line.box ? PlotTitle::Glyph::BracketBox : PlotTitle::Glyph::None});
+        lines.push_back({line.text, line.color,
+                         line.box ? PlotTitle::Glyph::BracketBox : line.hatch ? PlotTitle::Glyph::Hatch : PlotTitle::Glyph::None});
     lines.push_back({unknownWordsNote(m_data.analysis.get()), noteColor()});
     lines.erase(std::remove_if(lines.begin(), lines.end(), [](const PlotTitle::Line &l) { return l.text.isEmpty(); }),
                 lines.end());
@@ -143,7 +152,7 @@ void HeatmapView::fillMap(const Matrix *m, int n)
     if (n > 0) {
         for (int r = 0; r < n; ++r)
             for (int c = 0; c < n; ++c)
-                d->setCell(c, r, static_cast<double>(m->at(r, c)));
+                d->setCell(c, r, cellMasked(r, c) ? std::nan("") : static_cast<double>(m->at(r, c)));
     } else {
         d->fill(std::nan(""));
     }
@@ -244,8 +253,9 @@ QSizeF HeatmapView::exportSize() const
     double widest = 0.0;
     if (m_rows > 0) {
         const QFontMetricsF fm(plotFont(kTickPt));
+        const std::vector<std::string> &tokens = axisTokens(); // the labels the axes show (a piece view's pieces)
         for (int i = 0; i < m_rows; ++i)
-            widest = std::max(widest, fm.horizontalAdvance(tokenLabel(m_data.analysis->tokens, i)));
+            widest = std::max(widest, fm.horizontalAdvance(tokenLabel(tokens, i)));
     }
     // At least as wide as the title and its lines (a short sentence's map is narrower).
     return QSizeF(std::max(side + widest + 150.0, static_cast<double>(m_title->neededWidth())),

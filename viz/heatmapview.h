@@ -38,7 +38,8 @@ public:
     // For tests.
     QCustomPlot *plot() const { return m_plot; }
     int rowCount() const;   ///< tokens shown (0 without data)
-    /// The value of the cell in row r (query token), column c (key token), as plotted.
+    /// The value of the cell in row r (query token), column c (key token), as plotted
+    /// (NaN for a cell the view leaves out: a causal model's attention to a later token).
     double cellValue(int r, int c) const;
     /// What hovering cell (r, c) says (the tooltip and the status bar); "" outside the map.
     QString cellText(int r, int c) const;
@@ -62,11 +63,13 @@ protected:
     /// constructor calls rebuild() once it is complete.
     explicit HeatmapView(QWidget *parent);
 
-    /// A line under the title (PlotTitle::Line): `box` leads it with the bracket-box glyph.
+    /// A line under the title (PlotTitle::Line): `box` leads it with the bracket-box glyph,
+    /// `hatch` with a hatched box.
     struct TitleLine {
         QString text;
         QColor color;
         bool box = false;
+        bool hatch = false; ///< leads it with a hatched box (the key of CausalHatch)
     };
     /// What a kind says about the matrix it shows (or about why there is none).
     struct Figure {
@@ -91,6 +94,14 @@ protected:
     virtual Figure describe(const Matrix *m) const = 0;
     /// Items drawn over the map of `n` > 0 tokens (boxes, cell labels; default: none).
     virtual void addItems(int n) { (void)n; }
+    /// Whether cell (r, c) has no value to show (left out of the map: NaN, transparent, for
+    /// an item to mark; default: none). Only called with an analysis.
+    virtual bool cellMasked(int r, int c) const
+    {
+        (void)r;
+        (void)c;
+        return false;
+    }
     /// The hover text of cell (r, c), both inside the map, with an analysis.
     virtual QString describeCell(int r, int c) const = 0;
     /// The export's points per cell for `n` tokens and the longest side of its map.

@@ -1,7 +1,11 @@
 #include "viz/plotstyle.h"
 
 #include <QPainter>
+#include <QPainterPath>
 #include <QPicture>
+
+#include <algorithm>
+#include <cmath>
 
 #include "viz/viewcommon.h"
 
@@ -117,9 +121,16 @@ void PlotTitle::draw(QCPPainter *painter)
         const QRect b = lineBounds(l);
         const int left = whole.left() + std::max(0, (whole.width() - b.width()) / 2);
         int textLeft = left;
-        if (l.glyph == Glyph::BracketBox) {
+        if (l.glyph != Glyph::None) {
             const int h = std::min(b.height(), QFontMetrics(plotFont(kLinePt)).height());
-            drawBracketBox(painter, QRectF(left + 2, y + h * 0.2, kGlyphWidth - 8, h * 0.6));
+            const QRectF glyph(left + 2, y + h * 0.2, kGlyphWidth - 8, h * 0.6);
+            if (l.glyph == Glyph::BracketBox) {
+                drawBracketBox(painter, glyph);
+            } else {
+                QPainterPath box;
+                box.addRect(glyph);
+                paintHatch(*painter, box, 3.0);
+            }
             textLeft += kGlyphWidth;
         }
         painter->setPen(l.color);
@@ -127,6 +138,41 @@ void PlotTitle::draw(QCPPainter *painter)
                           l.text);
         y += b.height() + 2;
     }
+}
+
+CausalHatch::CausalHatch(QCustomPlot *plot, int n, QCPAxis *key, QCPAxis *value) : QCPItemRect(plot), m_n(n)
+{
+    setSelectable(false);
+    for (QCPItemPosition *p : {topLeft, bottomRight})
+        if (key && value)
+            p->setAxes(key, value);
+    if (key && value)
+        setClipAxisRect(key->axisRect());
+    // The map's outer cell edges: row and column coordinates run 0..n-1.
+    topLeft->setCoords(-0.5, -0.5);
+    bottomRight->setCoords(n - 0.5, n - 0.5);
+}
+
+void CausalHatch::draw(QCPPainter *painter)
+{
+    if (m_n < 2)
+        return;
+    const QPointF tl = topLeft->pixelPosition(), br = bottomRight->pixelPosition();
+    const double n = m_n;
+    auto at = [&](double col, double row) {
+        return QPointF(tl.x() + col * (br.x() - tl.x()) / n, tl.y() + row * (br.y() - tl.y()) / n);
+    };
+    // The cells right of the diagonal as one staircase: along the top and the right edge,
+    // then back up the steps.
+    QPolygonF steps{at(1, 0), at(n, 0), at(n, n - 1)};
+    for (int r = m_n - 2; r >= 0; --r) {
+        steps << at(r + 1, r + 1) << at(r + 1, r);
+    }
+    QPainterPath area;
+    area.addPolygon(steps);
+    area.closeSubpath();
+    const double cell = std::abs(br.x() - tl.x()) / n;
+    paintHatch(*painter, area, std::clamp(cell * 0.5, 3.0, 6.0));
 }
 
 MatrixPlotParts addMatrixPlot(QCustomPlot *plot)

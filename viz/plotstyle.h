@@ -30,10 +30,11 @@ void styleAxis(QCPAxis *axis);
 /// A plot's title with small lines under it, centred and word-wrapped: notes on
 /// what the figure cannot show (noteColor()) and keys of what is drawn on the
 /// plot (a line may start with the induced-bracket box glyph the prior heatmap
-/// draws). Lines travel with the exports like the title.
+/// draws, or the hatched box of what is not possible: CausalHatch). Lines travel with
+/// the exports like the title.
 class PlotTitle : public QCPTextElement {
 public:
-    enum class Glyph { None, BracketBox };
+    enum class Glyph { None, BracketBox, Hatch };
     struct Line {
         QString text;
         QColor color;
@@ -62,6 +63,26 @@ private:
     int titleHeight() const;
     QRect lineBounds(const Line &line) const;
     std::vector<Line> m_lines;
+};
+
+/// A causal model's attention matrix (Analysis::causalAttention) has no cells above its
+/// diagonal: a unit never attends a later one. This item hatches them (paintHatch, one
+/// staircase-shaped area over the n × n cells whose column is after their row) on top of the
+/// map of `key` × `value` axes (the plot's own by default; row 0 at the top), so they never
+/// read as attention 0. The map under it should hold NaN there (transparent).
+class CausalHatch : public QCPItemRect {
+public:
+    CausalHatch(QCustomPlot *plot, int n, QCPAxis *key = nullptr, QCPAxis *value = nullptr);
+    /// The matrix side it hatches.
+    int side() const { return m_n; }
+    /// Whether it hatches cell (row r, column c).
+    bool covers(int r, int c) const { return r >= 0 && c < m_n && c > r; }
+
+protected:
+    void draw(QCPPainter *painter) override;
+
+private:
+    int m_n;
 };
 
 /// A matrix plot on the plot's axis rect: styled axes with row 0 at the top, one

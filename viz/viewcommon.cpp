@@ -3,6 +3,7 @@
 #include "core/data/treeedit.h"
 
 #include <QPainter>
+#include <QPainterPath>
 
 #include <algorithm>
 #include <array>
@@ -115,6 +116,35 @@ float wordAttention(const Analysis &analysis, const ViewState &state, int from, 
     if (r < 0 || c < 0 || r >= m->rows || c >= m->cols)
         return 0.0f;
     return m->at(r, c);
+}
+
+QString causalNote(const QString &unit)
+{
+    return QStringLiteral("not possible: a causal model's %1 attends only to itself and the %1s before it").arg(unit);
+}
+
+QColor hatchFill() { return QColor(236, 236, 236); }
+QColor hatchInk() { return QColor(150, 150, 150); }
+
+void paintHatch(QPainter &painter, const QPainterPath &area, double spacing)
+{
+    if (area.isEmpty())
+        return;
+    painter.save();
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(hatchFill());
+    painter.drawPath(area);
+    painter.setClipPath(area, Qt::IntersectClip);
+    // Lines drawn, not a Qt pattern brush: a pattern's pixels do not scale with an export's
+    // resolution, and SVG has no such brush.
+    QPen pen(hatchInk(), std::max(0.5, spacing / 6.0));
+    pen.setCapStyle(Qt::FlatCap);
+    painter.setPen(pen);
+    painter.setBrush(Qt::NoBrush);
+    const QRectF b = area.boundingRect();
+    for (double x = b.left() - b.height(); x < b.right(); x += spacing)
+        painter.drawLine(QPointF(x, b.bottom()), QPointF(x + b.height(), b.top()));
+    painter.restore();
 }
 
 QString unknownWordsNote(const Analysis *analysis)

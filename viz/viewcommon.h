@@ -21,6 +21,7 @@
 #include "core/data/viewstate.h"
 
 class QPainter;
+class QPainterPath;
 
 namespace treelens {
 
@@ -70,6 +71,24 @@ QString attentionVariantSuffix(const Analysis &analysis, const ViewState &state)
 /// selected layer/head: maps words to tokens through Analysis::wordToken.
 /// Returns 0 when unavailable.
 float wordAttention(const Analysis &analysis, const ViewState &state, int from, int to);
+
+/// A causal model (Analysis::causalAttention: a decoder-only language model) computes no
+/// attention from a unit to a later one: those cells and arcs are not possible, which is not
+/// the same as attention 0, so the views draw them hatched (paintHatch) or not at all and say
+/// so with this line: "not possible: a causal model's word attends only to itself and the
+/// words before it" (`unit`: "word", "piece"; its plural adds an "s").
+QString causalNote(const QString &unit = QStringLiteral("word"));
+/// Whether the cell (row `r` attends column `c`) of `analysis`' attention is not possible: a
+/// causal model's unit attending a later unit (c > r). Rows and columns in the model's order.
+inline bool causallyMasked(const Analysis &analysis, int r, int c) { return analysis.causalAttention && c > r; }
+
+/// Fills `area` the way every view marks what does not exist (a causal model's attention to a
+/// later unit, a word nothing predicts): light grey with darker grey diagonal lines every
+/// `spacing` units of the painter. Both greys have r = g = b, which no colour of a scale has.
+void paintHatch(QPainter &painter, const QPainterPath &area, double spacing = 5.0);
+/// The hatching's background and line colours.
+QColor hatchFill();
+QColor hatchInk();
 
 /// Figures say in their own text what they cannot show (a reader of an exported
 /// file has no status bar): words the model does not know, a model without a

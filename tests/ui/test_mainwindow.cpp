@@ -978,7 +978,8 @@ TEST_F(MainWindowTest, EveryRegisteredViewHasItsTabAndExportName)
     EXPECT_EQ(names.size(), w.treeTabs()->count() + w.plotTabs()->count());
     EXPECT_EQ(MainWindow::exportableViewNames(), exportable);
     const QStringList documented = {QStringLiteral("constituency"), QStringLiteral("dependency"), QStringLiteral("prior"),
-                                    QStringLiteral("attention"),    QStringLiteral("pieces"),     QStringLiteral("overview"),
+                                    QStringLiteral("attention"),    QStringLiteral("pieces"),     QStringLiteral("surprisal"),
+                                    QStringLiteral("overview"),
                                     QStringLiteral("links"),
                                     QStringLiteral("relations"),    QStringLiteral("gate"),       QStringLiteral("gates"),
                                     QStringLiteral("composition")};
