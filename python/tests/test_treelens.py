@@ -294,3 +294,58 @@ def test_render_draws_the_words():
     with pytest.raises(treelens.Error, match="prior"):
         treelens.render(dep.analyze(treelens.read_corpus(GOLD))[0], view="prior")
     assert "kite" in treelens.render(treelens.parse("The old man saw a red kite.")[0], view="constituency")
+
+
+DECODERS = os.path.join(ROOT, "..", "shared", "fixtures", "hf-decoders-reference")
+
+
+def reference_word_surprisal(sentence, words):
+    """Per word, -(sum of the reference's next-token log-probabilities of its pieces), from
+    expected.json alone: piece t (t >= 1) has log p(ids[t] | ids[..t]) = next_token_logprobs[t - 1];
+    a piece belongs to the word whose characters its offsets cover (a byte-level piece's span may
+    start with the space before the word); a word holding the sequence's first piece has no
+    prediction (NaN); the BOS ([0, 0]) belongs to no word."""
+    starts, pos = [], 0
+    for w in words:
+        starts.append(pos)
+        pos += len(w) + 1
+    out = [0.0] * len(words)
+    for t, (s, e) in enumerate(sentence["offsets"]):
+        if s == e:
+            continue
+        first = s
+        while first < e and sentence["text"][first] == " ":
+            first += 1
+        w = max(k for k, start in enumerate(starts) if start <= first)
+        out[w] += float("nan") if t == 0 else -sentence["next_token_logprobs"][t - 1]
+    return np.array(out)
+
+
+@pytest.mark.parametrize("folder", ["gpt2", "pythia", "llama2", "llama3", "qwen2", "qwen3", "gemma"])
+def test_decoder_surprisal_sums_the_reference_logprobs(folder, tmp_path):
+    path = os.path.join(DECODERS, folder + "-tiny-random")
+    if not os.path.isdir(path):
+        pytest.skip("SKIPPED: ../shared/fixtures/hf-decoders-reference not found (the decoder fixtures)")
+    with open(os.path.join(path, "expected.json"), encoding="utf-8") as f:
+        sentences = [s for s in json.load(f)["sentences"] if "  " not in s["text"] and s["text"].strip() == s["text"]]
+    assert sentences
+    # The reference's texts as CoNLL-U words split at single spaces: TreeLens joins them back into the same text.
+    conllu = tmp_path / "ref.conllu"
+    with open(conllu, "w", encoding="utf-8") as f:
+        for k, s in enumerate(sentences):
+            words = s["text"].split(" ")
+            f.write("# sent_id = ref-%d\n# text = %s\n" % (k + 1, s["text"]))
+            for i, w in enumerate(words):
+                f.write("%d\t%s\t_\t_\t_\t_\t%d\tdep\t_\t_\n" % (i + 1, w, i))
+            f.write("\n")
+    model = treelens.load_model(path, device="cpu")
+    got = model.analyze(treelens.read_corpus(str(conllu)))
+    expected_json = cli_json_lines("analyze", "--json", "--no-attention", "--input", str(conllu), "--model", path)
+    for a, s, e in zip(got, sentences, expected_json):
+        words = s["text"].split(" ")
+        ref = reference_word_surprisal(s, words)
+        assert a.causal and e["causal"]
+        np.testing.assert_allclose(a.surprisal, ref, atol=2e-5, err_msg=folder + ": " + s["text"])
+        cli_values = np.array([np.nan if v is None else v for v in e["surprisal"]])
+        np.testing.assert_allclose(cli_values, ref, atol=2e-5, err_msg=folder + " (CLI): " + s["text"])
+        assert abs(a.logprob - s["sentence_logprob"]) <= 2e-5

@@ -20,8 +20,9 @@ enum class Kind {
 
 struct ModelLine {
     const char *name;    ///< the test name (letters, digits, underscores)
-    /// "shipped/FILE" (resources/models), "fixture/FILE" (made by make_models.sh) or "hf/DIR" (a Hugging Face
-    /// folder of ../shared/fixtures/hf-transformers-reference, opened as it is)
+    /// "shipped/FILE" (resources/models), "fixture/FILE" (made by make_models.sh), "hf/DIR" (a Hugging Face
+    /// folder of ../shared/fixtures/hf-transformers-reference, opened as it is) or "hfd/DIR" (a decoder
+    /// language model's folder of ../shared/fixtures/hf-decoders-reference)
     const char *file;
     Kind kind;
     /// What `analyze TEXT` prints for it (a line's start), for a sentence model.
@@ -40,6 +41,9 @@ struct ModelLine {
 };
 
 inline constexpr const char *kNoPrediction = "makes no prediction to explain";
+/// A decoder language model's views: the trees (with its surprisal band), its causal attention, its
+/// pieces, the heads overview and its surprisal per word.
+inline constexpr const char *kDecoderViews = "constituency,dependency,attention,pieces,overview,surprisal";
 
 inline const std::vector<ModelLine> &models()
 {
@@ -80,6 +84,15 @@ inline const std::vector<ModelLine> &models()
          "", "", kNoPrediction},
         {"hf_roberta_tiny_random", "hf/roberta-tiny-random", Kind::Sentence, "holds:",
          "constituency,dependency,attention,pieces,overview", "", "", kNoPrediction},
+        // Hugging Face decoder language models (../shared/fixtures/hf-decoders-reference), opened in place:
+        // they predict the next word, so explain attributes the last word's log-probability.
+        {"hfd_gpt2_tiny_random", "hfd/gpt2-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
+        {"hfd_pythia_tiny_random", "hfd/pythia-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
+        {"hfd_llama2_tiny_random", "hfd/llama2-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
+        {"hfd_llama3_tiny_random", "hfd/llama3-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
+        {"hfd_qwen2_tiny_random", "hfd/qwen2-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
+        {"hfd_qwen3_tiny_random", "hfd/qwen3-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
+        {"hfd_gemma_tiny_random", "hfd/gemma-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
     };
     return lines;
 }
@@ -88,8 +101,10 @@ inline const std::vector<ModelLine> &models()
 inline std::string modelPath(const ModelLine &m)
 {
     const std::string f = m.file;
-    if (f.rfind("hf/", 0) == 0) {
-        const std::string p = test::sharedPath("fixtures/hf-transformers-reference/" + f.substr(3));
+    if (f.rfind("hf/", 0) == 0 || f.rfind("hfd/", 0) == 0) {
+        const bool decoder = f.rfind("hfd/", 0) == 0;
+        const std::string p = test::sharedPath(std::string(decoder ? "fixtures/hf-decoders-reference/" : "fixtures/hf-transformers-reference/") +
+                                               f.substr(decoder ? 4 : 3));
         return !p.empty() && test::pathExists(p) ? p : std::string();
     }
     const std::string p = f.rfind("shipped/", 0) == 0 ? std::string(TREELENS_SOURCE_DIR) + "/resources/models/" + f.substr(8)
