@@ -59,6 +59,8 @@ def flags():
     f = ["-std=c++17", "-x", "c++", "-I.", "-Itests", "-DQT_NO_KEYWORDS", "-D_GLIBCXX_USE_CXX11_ABI=1",
          "-isystem", "/usr/include/torch/csrc/api/include", "-Wno-everything"]
     f += pkg_cflags("Qt6Widgets", "Qt6Svg", "Qt6PrintSupport", "libgvc", "libzip")
+    # The Python module's units (python/src/bindings.h includes pybind11, which includes Python.h).
+    f += pkg_cflags("python3")
     # The GUI's moc/uic output is not needed to parse a header.
     return f
 

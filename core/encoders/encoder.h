@@ -9,6 +9,7 @@
 /// inference thread owns it and its device). analyze() polls RunControl between
 /// batches and returns an Error "cancelled" when asked to stop.
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
