@@ -7,6 +7,8 @@
 /// block's norms and residuals are arranged is one block function per HfBlock.
 
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <torch/types.h>
