@@ -145,7 +145,8 @@ struct HfArchitecture {
     std::vector<std::string> prefixes;
     std::vector<HfTensorName> tensors;         ///< the tensor-name table
     /// Tensors of the folder this build does not use (a masked-LM head, buffers): name
-    /// prefixes and suffixes (after the model prefix is taken off), reported in a note.
+    /// prefixes and suffixes of whole dot-separated components (after the model prefix is taken
+    /// off), reported in a note.
     std::vector<std::string> unusedPrefixes, unusedSuffixes;
     HfConfigKeys keys;
     HfMask mask = HfMask::Bidirectional;

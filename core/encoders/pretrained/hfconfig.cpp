@@ -110,8 +110,10 @@ bool unusedTensor(const std::string &name, const HfArchitecture &arch)
     for (const std::string &p : arch.unusedPrefixes)
         if (name.rfind(p, 0) == 0)
             return true;
+    // A suffix is whole components: "attn.bias" is GPT-2's mask buffer h.0.attn.bias, not h.0.attn.c_attn.bias.
     for (const std::string &x : arch.unusedSuffixes)
-        if (name.size() >= x.size() && name.compare(name.size() - x.size(), x.size(), x) == 0)
+        if (name.size() >= x.size() && name.compare(name.size() - x.size(), x.size(), x) == 0 &&
+            (name.size() == x.size() || name[name.size() - x.size() - 1] == '.'))
             return true;
     return false;
 }
