@@ -122,7 +122,7 @@ void addExplainOptions(CLI::App *cmd, ExplainSpec &spec)
                   "A language model whose tokenizer adds no BOS: put the model's BOS in front (so the first words can be explained)");
     cmd->add_option("--baseline", spec.baseline,
                     "The baseline embedding: zero, pad, or a token of the model's vocabulary (default: zero; the models that "
-                    "layer-normalise their word vectors, where f jumps at zero: the unknown word)")
+                    "layer-normalise their word vectors, where f jumps at zero: the unknown word; a language model: its BOS token)")
         ->type_name("B");
     cmd->add_flag("--json", spec.json, "JSON Lines: one object per sentence or pair (keys in docs/cli.md)");
     cmd->add_option("-o,--output", spec.out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");

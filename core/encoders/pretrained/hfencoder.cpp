@@ -151,12 +151,18 @@ public:
             return Error{"attention rollout is computed from the analysis, not by the family"};
         if (!info().outputs.prediction && !m_net.arch().languageModel)
             return Encoder::explain(batch, options, control);
-        auto baseline = baselineOf(options);
+        ExplainOptions chosen = options;
+        // A language model's default baseline is its BOS token: with rotary positions nothing is added to
+        // the word vectors, so the zero embedding is where the first norm jumps (f(0) is not the limit
+        // of f near 0) and the attributions could not add up to f(input) - f(baseline).
+        if (chosen.baseline.empty() && m_net.arch().languageModel && m_net.config().bosTokenId >= 0)
+            chosen.baseline = m_tok.tokenText(m_net.config().bosTokenId);
+        auto baseline = baselineOf(chosen);
         if (!baseline)
             return baseline.error();
         std::vector<Attribution> out;
         for (std::size_t i = 0; i < batch.size(); ++i) {
-            auto a = explainOne(batch[i], i, options, *baseline, control);
+            auto a = explainOne(batch[i], i, chosen, *baseline, control);
             if (!a)
                 return a.error();
             out.push_back(std::move(*a));
