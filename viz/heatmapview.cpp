@@ -257,8 +257,10 @@ QSizeF HeatmapView::exportSize() const
         for (int i = 0; i < m_rows; ++i)
             widest = std::max(widest, fm.horizontalAdvance(tokenLabel(tokens, i)));
     }
-    // At least as wide as the title and its lines (a short sentence's map is narrower).
-    return QSizeF(std::max(side + widest + 150.0, static_cast<double>(m_title->neededWidth())),
+    // At least as wide as the title and its lines (a short sentence's map is narrower). The title sits
+    // in the map's column, beside the colour scale's (its bar, ticks and label: about 120 pt), so the
+    // whole view needs that much more; without it a short causal map's title was cut on both sides.
+    return QSizeF(std::max(side + widest + 150.0, static_cast<double>(m_title->neededWidth()) + 120.0),
                   side + widest + 90.0 + m_title->linesHeight());
 }
 

@@ -124,7 +124,10 @@ SurprisalView::Layout SurprisalView::layout(const QSizeF &size) const
     const QFontMetricsF title(sizedFont(font(), 11.0, true)), small(sizedFont(font(), 8.5)), label(sizedFont(font(), 9.0));
     for (const QString &line : titleLines())
         l.lines << wrapToWidth(line, sizedFont(font(), 8.5), std::max(200.0, size.width() - 2 * kMargin));
-    l.linesTop = kMargin + title.height() + 4.0;
+    // The title wraps too: its facts (log p, mean surprisal) make it wider than a short sentence's bars.
+    const int titleRows = static_cast<int>(wrapToWidth(this->title(), sizedFont(font(), 11.0, true),
+                                                       std::max(200.0, size.width() - 2 * kMargin)).size());
+    l.linesTop = kMargin + std::max(1, titleRows) * title.height() + 4.0;
     const double top = l.linesTop + l.lines.size() * (small.height() + 1.0) + 10.0 + label.height();
     const double left = kMargin + label.height() + 8.0 + label.horizontalAdvance(QStringLiteral("000")) + 8.0;
     const double right = size.width() - kMargin;
@@ -226,8 +229,10 @@ void SurprisalView::paintTitle(QPainter &p, const Layout &l, const QSizeF &size)
 {
     p.setPen(QColor(20, 20, 20));
     p.setFont(sizedFont(font(), 11.0, true));
-    p.drawText(QRectF(kMargin, kMargin, size.width() - 2 * kMargin, l.linesTop - kMargin), Qt::AlignLeft | Qt::AlignTop,
-               title());
+    const QStringList titleRows = wrapToWidth(title(), p.font(), std::max(200.0, size.width() - 2 * kMargin));
+    const QFontMetricsF titleMetrics(p.font());
+    for (int i = 0; i < titleRows.size(); ++i)
+        p.drawText(QPointF(kMargin, kMargin + i * titleMetrics.height() + titleMetrics.ascent()), titleRows[i]);
     p.setFont(sizedFont(font(), 8.5));
     const QFontMetricsF fm(p.font());
     const int keyLines = titleLines().isEmpty() ? 0 : static_cast<int>(

@@ -304,17 +304,19 @@ def reference_word_surprisal(sentence, words):
     expected.json alone: piece t (t >= 1) has log p(ids[t] | ids[..t]) = next_token_logprobs[t - 1];
     a piece belongs to the word whose characters its offsets cover (a byte-level piece's span may
     start with the space before the word); a word holding the sequence's first piece has no
-    prediction (NaN); the BOS ([0, 0]) belongs to no word."""
+    prediction (NaN); the BOS ([0, 0] in front) belongs to no word. A piece that is only the space
+    before a word (trimmed offsets make its span empty, [s, s]) belongs to the word after it, as an
+    untrimmed space does."""
     starts, pos = [], 0
     for w in words:
         starts.append(pos)
         pos += len(w) + 1
     out = [0.0] * len(words)
     for t, (s, e) in enumerate(sentence["offsets"]):
-        if s == e:
+        if s == e and t == 0:
             continue
         first = s
-        while first < e and sentence["text"][first] == " ":
+        while first < len(sentence["text"]) and sentence["text"][first] == " ":
             first += 1
         w = max(k for k, start in enumerate(starts) if start <= first)
         out[w] += float("nan") if t == 0 else -sentence["next_token_logprobs"][t - 1]
