@@ -388,11 +388,11 @@ TEST_F(MainWindowTest, ExportViewWritesValidFilesForEveryView)
 {
     QTemporaryDir dir;
     const QString sentence = QStringLiteral("The old man saw a red kite near the river.");
-    // The default model (a Tree Transformer) draws no word pieces, relation matrix, gate or
-    // composition: those are refused with one line and no file (the conformance matrix checks
-    // every model).
+    // The default model (a Tree Transformer) draws no word pieces, relation matrix, gate,
+    // composition or surprisal (not a language model): those are refused with one line and no
+    // file (the conformance matrix checks every model).
     const QStringList notDrawn = {QStringLiteral("pieces"), QStringLiteral("relations"), QStringLiteral("gate"),
-                                  QStringLiteral("gates"), QStringLiteral("composition")};
+                                  QStringLiteral("gates"), QStringLiteral("composition"), QStringLiteral("surprisal")};
     for (const QString &view : notDrawn) {
         const QString out = dir.filePath(view + QStringLiteral(".svg"));
         QString err;
