@@ -107,11 +107,17 @@ def prepare(a, name):
     return folder, conllu, ids
 
 
-def run_child(cmd, out_path):
-    """Runs cmd with stdout to out_path; (wall s, CPU s, peak RSS KiB of the child, exit code)."""
+def run_child(cmd, out_path, threads):
+    """Runs cmd with stdout to out_path; (wall s, CPU s, peak RSS KiB of the child, exit code).
+    Both sides get the same thread count in every pool: torch.set_num_threads / --threads set the
+    libraries' own, and OMP/OpenBLAS/MKL_NUM_THREADS the BLAS pools underneath (without them the
+    eager side's OpenBLAS ran on every core: more CPU seconds than wall seconds at --threads 1)."""
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = str(threads)
     t0 = time.monotonic()
     with open(out_path, "w") as out, open(out_path + ".err", "w") as err:
-        p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(p.pid, 0)
     wall = time.monotonic() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -150,7 +156,7 @@ def measure(a, model, paths, batch, threads, rep, variant):
     folder, conllu, ids = paths
     out = os.path.join(a.work, f"out-{variant}.json")
     cmd = command(a, variant, folder, conllu, ids, batch, threads, out)
-    wall, cpu, rss, rc = run_child(cmd, out + ".stdout")
+    wall, cpu, rss, rc = run_child(cmd, out + ".stdout", threads)
     rec = {"model": model, "variant": variant, "batch": batch, "threads": threads, "rep": rep,
            "wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "vmhwm_mib": round(rss / 1024, 1), "rc": rc}
     if rc != 0:
