@@ -17,10 +17,13 @@
 
 #include "core/model/checkpoint.h"
 #include "core/model/pickle.h"
+#include "bytefiles.h"
 #include "testutil.h"
 #include "torchsave.h"
 
 using namespace treelens;
+using test::slurp;
+using test::spit;
 using test::makeZip;
 using test::Pickle;
 
@@ -31,26 +34,9 @@ const std::string kFixture = "fixtures/tree-transformer-official";
 using Bytes = std::vector<std::uint8_t>;
 using Storages = std::map<std::string, Bytes>;
 
-std::string tempPath(const std::string &name)
-{
-    const auto dir = std::filesystem::temp_directory_path() / "treelens-checkpoint-tests";
-    std::filesystem::create_directories(dir);
-    return (dir / name).string();
-}
+std::string tempPath(const std::string &name) { return test::scratchPath("treelens-checkpoint-tests", name); }
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
-void spit(const std::string &path, const std::string &bytes)
-{
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << bytes;
-}
 
 /// All entries of a zip archive, by name.
 std::map<std::string, std::string> readZip(const std::string &path)

@@ -22,43 +22,23 @@
 #include "core/encoders/encoder.h"
 #include "core/formats/analysisjson.h"
 #include "core/model/safetensors.h"
+#include "bytefiles.h"
 #include "testutil.h"
 
 using namespace treelens;
+using test::le64;
+using test::slurp;
+using test::spit;
 namespace fs = std::filesystem;
 
 namespace {
 
 const char *kBert = "fixtures/hf-transformers-reference/bert-tiny-random";
 
-std::string tempPath(const std::string &name)
-{
-    const auto dir = fs::temp_directory_path() / "treelens-mapped-weights-tests";
-    fs::create_directories(dir);
-    return (dir / name).string();
-}
+std::string tempPath(const std::string &name) { return test::scratchPath("treelens-mapped-weights-tests", name); }
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
-void spit(const std::string &path, const std::string &bytes)
-{
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << bytes;
-}
 
-std::string le64(std::uint64_t n)
-{
-    std::string s;
-    for (int i = 0; i < 8; ++i)
-        s += static_cast<char>((n >> (8 * i)) & 0xff);
-    return s;
-}
 
 Result<SafetensorsFile> readCopied(const std::string &bytes, const std::string &where)
 {

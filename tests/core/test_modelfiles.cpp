@@ -20,42 +20,22 @@
 #include "core/model/modelfile.h"
 #include "core/model/pickle.h"
 #include "core/model/safetensors.h"
+#include "bytefiles.h"
 #include "testutil.h"
 
 using namespace treelens;
+using test::le64;
+using test::slurp;
+using test::spit;
 
 namespace {
 
 const std::string kFixture = "fixtures/tree-transformer-official";
 
-std::string tempPath(const std::string &name)
-{
-    const auto dir = std::filesystem::temp_directory_path() / "treelens-modelfile-tests";
-    std::filesystem::create_directories(dir);
-    return (dir / name).string();
-}
+std::string tempPath(const std::string &name) { return test::scratchPath("treelens-modelfile-tests", name); }
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
-void spit(const std::string &path, const std::string &bytes)
-{
-    std::ofstream out(path, std::ios::binary);
-    out << bytes;
-}
 
-std::string le64(std::uint64_t n)
-{
-    std::string s;
-    for (int i = 0; i < 8; ++i)
-        s += static_cast<char>((n >> (8 * i)) & 0xff);
-    return s;
-}
 
 Result<SafetensorsFile> readBytes(const std::string &b)
 {
