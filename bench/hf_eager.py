@@ -365,8 +365,14 @@ class Decoder:
     """A folder's network: config + float32 weights. forward() is the library's eager
     forward in eval mode. Raises ValueError when a weight the config needs is missing."""
 
-    def __init__(self, folder, cfg=None, weights=None):
+    def __init__(self, folder, cfg=None, weights=None, projections="fp32"):
         self.folder = folder
+        # "bf16": TreeLens's --precision bf16 scheme for the blocks' projections (q, k, v, attention
+        # output, MLP): input and weight rounded to bfloat16, the product from torch in bfloat16,
+        # widened to float32, then the float32 bias added; everything else float32.
+        if projections not in ("fp32", "bf16"):
+            raise ValueError(f"projections {projections!r}: fp32 or bf16")
+        self.bf16 = projections == "bf16"
         self.cfg = cfg or load_config(folder)
         if weights is None:
             weights, self.stored_dtypes = load_weights(folder)
@@ -401,9 +407,18 @@ class Decoder:
         return self.w[name]
 
     # --- GPT-2 -----------------------------------------------------------------------
+    def _linear(self, x, w, b):
+        """F.linear, or the bf16 scheme (see __init__)."""
+        if not self.bf16:
+            return F.linear(x, w, b)
+        y = F.linear(x.bfloat16(), w.bfloat16()).float()
+        return y if b is None else y + b
+
     def _conv1d(self, x, name):
         w, b = self.p(name + ".weight"), self.p(name + ".bias")
         B, T, _ = x.shape
+        if self.bf16:
+            return (torch.mm(x.reshape(-1, x.shape[-1]).bfloat16(), w.bfloat16()).float() + b).view(B, T, w.shape[1])
         return torch.addmm(b, x.reshape(-1, x.shape[-1]), w).view(B, T, w.shape[1])
 
     def _gpt2_block(self, x, l, bias, ablate, keep):
@@ -424,7 +439,7 @@ class Decoder:
     def _neox_block(self, x, l, bias, cos, sin, ablate, keep):
         c, pre = self.cfg, f"layers.{l}."
         ln = lambda t, n: F.layer_norm(t, (c.hidden,), self.p(pre + n + ".weight"), self.p(pre + n + ".bias"), c.eps)
-        lin = lambda t, n: F.linear(t, self.p(pre + n + ".weight"), self.opt(pre + n + ".bias"))
+        lin = lambda t, n: self._linear(t, self.p(pre + n + ".weight"), self.opt(pre + n + ".bias"))
         B, T, _ = x.shape
         qkv = lin(ln(x, "input_layernorm"), "attention.query_key_value")
         qkv = qkv.view(B, T, c.heads, 3 * c.head_dim).transpose(1, 2)
@@ -445,7 +460,7 @@ class Decoder:
     def _llama_block(self, x, l, bias, cos, sin, ablate, keep):
         c, pre = self.cfg, f"layers.{l}."
         norm = lambda t, n: rms_norm(t, self.p(pre + n + ".weight"), c.eps, c.gemma_norm)
-        lin = lambda t, n: F.linear(t, self.p(pre + n + ".weight"), self.opt(pre + n + ".bias"))
+        lin = lambda t, n: self._linear(t, self.p(pre + n + ".weight"), self.opt(pre + n + ".bias"))
         a = norm(x, "input_layernorm")
         q = split_heads(lin(a, "self_attn.q_proj"), c.heads, c.head_dim)
         k = split_heads(lin(a, "self_attn.k_proj"), c.kv_heads, c.head_dim)

@@ -56,7 +56,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   encoders/common/vocabulary.cpp
   encoders/common/familykit.cpp
   encoders/common/batchedencoder.cpp
-  encoders/treetransformer/precisionrule.cpp
+  encoders/common/precisionrule.cpp
   training/pairtraining.cpp
   encoders/recursive/recconfig.cpp
   training/pretraincorpus.cpp

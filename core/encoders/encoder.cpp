@@ -25,7 +25,7 @@ std::string fp32OnlyNote(const std::string &requested)
     if (requested == "fp32" || requested.empty())
         return {};
     return "--precision " + requested + " not applied: this model family runs in fp32 (bf16, int8 and auto apply to "
-                                        "the Tree Transformer)";
+                                        "the Tree Transformer; bf16 and auto to pretrained Transformers)";
 }
 
 std::vector<std::string> availableEncoderFamilies()

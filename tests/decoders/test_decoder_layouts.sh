@@ -17,7 +17,8 @@
 #       decoder_eager_reference runs it), then generates the random folders below (bench/hf_random_folder.py) into a temporary
 #       directory and runs `treelens-cli verify-fixture` on each and on the seven fixtures
 #       (every run must exit 0); BF16 storage: `analyze --json` of the F32 (BF16-rounded)
-#       folder and of the BF16 folder must be identical
+#       folder and of the BF16 folder must be identical; `analyze --precision bf16` within
+#       1e-2 of an eager forward of the same scheme (bench/decoder_precision_check.py reference)
 #
 # Sentences: each fixture's five (its ids, tokens and offsets), plus four more when the npm
 # `tokenizers` package is installed in bench/node_modules (scripts/setup-bench.sh); the
@@ -163,6 +164,26 @@ for v in bf16-as-f32 bf16; do
 done
 if [[ -f $tmp/bf16.analysis.norm.json && -f $tmp/bf16-as-f32.analysis.norm.json ]]; then
   same "$tmp/bf16-as-f32.analysis.norm.json" "$tmp/bf16.analysis.norm.json" "analyze --json: BF16 storage = F32 BF16-rounded"
+fi
+
+echo "== --precision bf16 against an eager forward of the same scheme (bench/decoder_precision_check.py)"
+# TreeLens's bf16 path on the seven fixtures and two generated folders (BF16 storage, GPT-2's
+# Conv1D) over UD EWT dev sentences of at most 25 words: every piece attention probability and
+# surprisal within 1e-2 of hf_eager.py's Decoder(projections="bf16"), and the mean differences at
+# most a tenth of what bf16 changes against fp32 (so that a path which stayed fp32 fails).
+ewt=$shared/data/ud-english-ewt/en_ewt-ud-dev.conllu
+if [[ -f $ewt ]]; then
+  for d in "$fixtures"/*/ "$tmp/bf16" "$tmp/gpt2-3x8-untied-v4"; do
+    d=${d%/}
+    if out=$("$py" "$root/bench/decoder_precision_check.py" reference --cli "$cli" --folder "$d" --conllu "$ewt" \
+               --sentences 12 --max-words 25 --tolerance 1e-2); then
+      echo "ok: bf16 $(basename "$d"): $out"
+    else
+      fail "bf16 $(basename "$d"): $out"
+    fi
+  done
+else
+  echo "note: $ewt not found: the bf16 reference check is left out"
 fi
 
 echo "decoder layouts: ${#dirs[@]} folders, ${#failures[@]} failures, $(($(date +%s) - t_all)) s"

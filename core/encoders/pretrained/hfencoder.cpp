@@ -2,6 +2,7 @@
 #include "core/encoders/pretrained/hfencoder.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -15,11 +16,13 @@
 #include "core/encoders/common/attribution.h"
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
+#include "core/encoders/common/precisionrule.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/pretrained/hfconfig.h"
 #include "core/encoders/pretrained/hfnet.h"
 #include "core/encoders/pretrained/hfpieces.h"
 #include "core/encoders/pretrained/hftokenizer.h"
+#include "core/runtime/cpufeatures.h"
 #include "core/runtime/device.h"
 
 namespace treelens {
@@ -52,6 +55,78 @@ std::string storedDtypeOf(const ModelFile &file)
     for (const std::string &n : names)
         out += (out.empty() ? "" : " and ") + n;
     return names.size() > 1 ? "mixed: " + out : out;
+}
+
+struct PrecisionChoice {
+    std::string precision;
+    std::string note;
+};
+
+/// Sets `net` to the requested arithmetic (HfNet::setPrecision). int8 is not a path of this
+/// family (said, fp32 runs). "auto" times fp32 against bf16 where bf16 is native (a GPU, or a
+/// CPU with AVX512_BF16/AMX; elsewhere oneDNN emulates it, tens of times slower) on 40 pieces
+/// plus the first (warm-up, then three interleaved rounds, the fastest of each) and keeps bf16
+/// only when it is at least 10 % faster and every attention probability stays within the bound
+/// of fp32's (pickPrecision, precisionrule.h).
+Result<PrecisionChoice> choosePrecision(HfNet &net, const std::string &requested)
+{
+    const bool cpu = net.device().is_cpu();
+    const bool nativeBf16 = !cpu || cpuFeatures().nativeBf16();
+    if (requested.empty() || requested == "fp32")
+        return PrecisionChoice{"fp32", ""};
+    if (requested == "int8")
+        return PrecisionChoice{"fp32", "--precision int8 not applied: a pretrained Transformer runs fp32 or bf16 "
+                                       "(int8 applies to the Tree Transformer)"};
+    if (requested != "auto") {
+        if (auto st = net.setPrecision(requested); !st)
+            return st.error();
+        return PrecisionChoice{requested, !nativeBf16 ? "bf16 is emulated on this CPU (no AVX512_BF16 or AMX-BF16): usually "
+                                                        "slower than fp32 here"
+                                                      : ""};
+    }
+    const std::vector<std::string> candidates = autoPrecisionCandidates(false, nativeBf16);
+    std::vector<HfNet> nets;
+    for (const auto &c : candidates) {
+        nets.push_back(net);
+        if (auto st = nets.back().setPrecision(c); !st)
+            return st.error();
+    }
+    int64_t L = 41;
+    if (net.maxPieces() > 0)
+        L = std::min<int64_t>(L, net.maxPieces());
+    const auto onDevice = torch::TensorOptions().dtype(torch::kInt64).device(net.device());
+    torch::manual_seed(17);
+    const auto ids = torch::randint(0, net.config().vocabSize, {1, L}, onDevice);
+    const auto types = torch::zeros({1, L}, onDevice);
+    const auto mask = torch::ones({1, L}, onDevice.dtype(torch::kBool));
+    std::vector<torch::Tensor> attention(nets.size());
+    auto once = [&](std::size_t i) {
+        torch::InferenceMode guard;
+        const auto t0 = std::chrono::steady_clock::now();
+        const HfForward f = nets[i].run(ids, types, mask, true);
+        attention[i] = torch::stack(f.attention).to(torch::kCPU);
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    std::vector<double> best(candidates.size(), 1e300);
+    if (candidates.size() > 1) {
+        for (std::size_t i = 0; i < nets.size(); ++i)
+            once(i);
+        for (int round = 0; round < 3; ++round)
+            for (std::size_t i = 0; i < nets.size(); ++i)
+                best[i] = std::min(best[i], once(i));
+    } else {
+        best[0] = once(0);
+    }
+    std::vector<PrecisionTiming> timings;
+    for (std::size_t i = 0; i < nets.size(); ++i)
+        timings.push_back({candidates[i], best[i], i == 0 ? 0.0 : (attention[i] - attention[0]).abs().max().item<double>()});
+    PrecisionProbe probe;
+    probe.unit = "piece";
+    probe.compared = "attention";
+    const PrecisionPick chosen = pickPrecision(timings, static_cast<int>(L - 1), nativeBf16, probe);
+    net = std::move(nets[chosen.index]);
+    const std::string &forced = cpuFeatures().overridden;
+    return PrecisionChoice{candidates[chosen.index], chosen.note + (cpu && !forced.empty() ? " [" + forced + "]" : "")};
 }
 
 class PretrainedEncoder : public BatchedEncoder {
@@ -577,6 +652,11 @@ Result<std::unique_ptr<Encoder>> createPretrainedEncoder(const ModelFile &file, 
     info.architecture = arch.displayName + " (" + config->modelType + ")";
     info.hasClsToken = arch.firstTokenPooled;
     info.storedDtype = storedDtypeOf(file);
+    auto precision = choosePrecision(*net, device.precision);
+    if (!precision)
+        return precision.error();
+    info.precision = precision->precision;
+    info.precisionNote = precision->note;
     // A folder with a sequence-classification head classifies one sentence, or is a
     // cross-encoder that scores sentence pairs ([CLS] A [SEP] B [SEP], <s> A </s></s> B </s>)
     // when its config.json says so (HfConfig::pairInput).

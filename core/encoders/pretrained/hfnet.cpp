@@ -122,18 +122,53 @@ const torch::Tensor &HfNet::lmHeadWeight() const
     return m_c.tiedHead || !head ? wordEmbeddings() : *head;
 }
 
+Status HfNet::setPrecision(const std::string &precision)
+{
+    if (precision != "fp32" && precision != "bf16")
+        return makeError("precision", "'" + precision + "' is not fp32 or bf16 for a pretrained Transformer");
+    if (precision == m_precision)
+        return {};
+    if (m_precision != "fp32") // widening bf16 weights back would not give the file's fp32 values
+        return makeError("precision", "a pretrained Transformer's precision is set once, from fp32");
+    const auto dtype = precision == "bf16" ? torch::kBFloat16 : torch::kFloat32;
+    for (int l = 0; l < m_c.layers; ++l)
+        for (HfRole role : {HfRole::Query, HfRole::Key, HfRole::Value, HfRole::QueryKeyValue, HfRole::AttentionOutput,
+                            HfRole::MlpGate, HfRole::MlpUp, HfRole::MlpDown}) {
+            if (!hfHasRole(arch(), role))
+                continue;
+            const auto it = m_p.find(hfTensorName(arch(), role, l) + ".weight");
+            if (it != m_p.end()) // this net's own entry: a copy of the net keeps its weights
+                it->second = it->second.to(dtype).contiguous();
+        }
+    m_precision = precision;
+    return {};
+}
+
 torch::Tensor HfNet::linear(const torch::Tensor &x, HfRole role, int layer) const
 {
     const std::string name = hfTensorName(arch(), role, layer);
     const torch::Tensor *bias = find(name + ".bias");
+    const torch::Tensor &weight = w(name + ".weight");
+    if (weight.scalar_type() == torch::kBFloat16) { // setPrecision("bf16"): the product in bf16, the bias in fp32
+        const auto xb = x.to(torch::kBFloat16);
+        torch::Tensor y;
+        if (arch().conv1d) {
+            auto shape = x.sizes().vec();
+            shape.back() = weight.size(1);
+            y = torch::mm(xb.reshape({-1, x.size(-1)}), weight).view(shape);
+        } else {
+            y = torch::linear(xb, weight);
+        }
+        y = y.to(torch::kFloat32);
+        return bias ? y + *bias : y;
+    }
     if (arch().conv1d) { // GPT-2's Conv1D: y = x W + b with W [in, out], as the library's addmm computes it
-        const torch::Tensor &weight = w(name + ".weight");
         auto shape = x.sizes().vec();
         shape.back() = weight.size(1);
         const auto flat = x.reshape({-1, x.size(-1)});
         return (bias ? torch::addmm(*bias, flat, weight) : torch::mm(flat, weight)).view(shape);
     }
-    return torch::linear(x, w(name + ".weight"), bias ? *bias : torch::Tensor());
+    return torch::linear(x, weight, bias ? *bias : torch::Tensor());
 }
 
 torch::Tensor HfNet::norm(const torch::Tensor &x, HfRole role, int layer) const

@@ -66,6 +66,15 @@ public:
 
     /// ids, types: [B, N] int64; mask: [B, N] bool (true = a real piece; real pieces first).
     HfForward run(const torch::Tensor &ids, const torch::Tensor &types, const torch::Tensor &mask, const HfRunOptions &options) const;
+    /// The arithmetic of the blocks' projections (q, k, v, the attention output, the MLP's):
+    /// "fp32" (the library's numbers), or "bf16": their weights held in bfloat16 (a BF16-stored
+    /// folder's own values), each input rounded to bfloat16, the product accumulated in float32
+    /// by the matrix library and rounded to bfloat16, then widened and added to the float32 bias.
+    /// Embeddings, norms, scores, softmax, residuals and the LM head stay float32
+    /// (docs/performance.md, "Fast paths and their checks"). Anything else is refused.
+    Status setPrecision(const std::string &precision);
+    const std::string &precision() const { return m_precision; }
+
     /// run() with the attention probabilities or not, and the autograd graph or not.
     HfForward run(const torch::Tensor &ids, const torch::Tensor &types, const torch::Tensor &mask, bool attention,
                   bool grad = false) const;
@@ -104,6 +113,7 @@ private:
     torch::Device m_device;
     HfClassifier m_head;
     torch::Tensor m_invFreq; ///< the rotary inverse frequencies [rotary dims / 2], float32
+    std::string m_precision = "fp32";
 };
 
 } // namespace treelens

@@ -18,7 +18,7 @@
 #include "core/encoders/treetransformer/treetransformernet.h"
 #include "core/encoders/common/vocabulary.h"
 #include "core/model/modelfile.h"
-#include "core/encoders/treetransformer/precisionrule.h"
+#include "core/encoders/common/precisionrule.h"
 #include "core/runtime/cpufeatures.h"
 #include "core/runtime/device.h"
 #include "core/training/pretraincorpus.h"

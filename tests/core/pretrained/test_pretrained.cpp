@@ -559,3 +559,69 @@ TEST(PretrainedTransformer, AClassificationHeadIsExplainedOverItsPieces)
     ASSERT_FALSE(r);
     EXPECT_NE(r.message().find("makes no prediction to explain"), std::string::npos) << r.message();
 }
+
+namespace {
+
+/// The largest difference of two analyses' word attention, and of their surprisal (0 without).
+std::pair<double, double> largestDifference(const Analysis &a, const Analysis &b)
+{
+    double att = 0.0, s = 0.0;
+    for (std::size_t l = 0; l < a.attention.size(); ++l)
+        for (std::size_t h = 0; h < a.attention[l].size(); ++h)
+            for (std::size_t k = 0; k < a.attention[l][h].data.size(); ++k)
+                att = std::max(att, std::abs(double(a.attention[l][h].data[k]) - double(b.attention[l][h].data[k])));
+    for (std::size_t w = 0; w < a.surprisal.size() && w < b.surprisal.size(); ++w)
+        if (!std::isnan(a.surprisal[w]))
+            s = std::max(s, std::abs(a.surprisal[w] - b.surprisal[w]));
+    return {att, s};
+}
+
+} // namespace
+
+// --precision for the pretrained family: bf16 runs the blocks' projections in bfloat16 and
+// says so (the numbers move, within what bf16 rounding of a tiny random model gives; the
+// independent check against an eager PyTorch forward of the same scheme is
+// bench/decoder_precision_check.py, ctest decoder_layouts); int8 is not a path of this family
+// and says so; auto reports what it measured. The machine's choice is never asserted.
+TEST(PretrainedTransformerPrecision, Bf16RunsTheProjectionsInBf16AndOthersSaySo)
+{
+    const char *kGpt2 = "fixtures/hf-decoders-reference/gpt2-tiny-random";
+    TREELENS_REQUIRE_SHARED(kGpt2);
+    const std::string dir = test::sharedPath(kGpt2);
+    EncoderInput in;
+    in.words = {"The", "keys", "to", "the", "cabinet", "are", "on", "the", "table", "."};
+    auto run = [&](const std::string &precision, EncoderInfo &info) {
+        DeviceConfig d;
+        d.device = "cpu";
+        d.precision = precision;
+        auto enc = loadEncoder(dir, d);
+        EXPECT_TRUE(enc) << enc.message();
+        info = (*enc)->info();
+        auto r = (*enc)->analyze({in});
+        EXPECT_TRUE(r) << r.message();
+        return r->front();
+    };
+    EncoderInfo plainInfo, bfInfo, int8Info, autoInfo;
+    const Analysis plain = run("fp32", plainInfo);
+    EXPECT_EQ(plainInfo.precision, "fp32");
+    EXPECT_TRUE(plainInfo.precisionNote.empty()) << plainInfo.precisionNote;
+
+    const Analysis bf = run("bf16", bfInfo);
+    EXPECT_EQ(bfInfo.precision, "bf16");
+    const auto [att, surprisal] = largestDifference(plain, bf);
+    EXPECT_GT(att + surprisal, 0.0) << "bf16 gave fp32's numbers exactly: the projections did not run in bf16";
+    EXPECT_LT(att, 0.05);
+    EXPECT_LT(surprisal, 0.25);
+    ASSERT_EQ(bf.surprisal.size(), in.words.size());
+    EXPECT_TRUE(std::isnan(bf.surprisal[0])); // still nothing predicts the first word
+
+    const Analysis viaInt8 = run("int8", int8Info);
+    EXPECT_EQ(int8Info.precision, "fp32");
+    EXPECT_NE(int8Info.precisionNote.find("not applied"), std::string::npos) << int8Info.precisionNote;
+    EXPECT_EQ(largestDifference(plain, viaInt8), std::make_pair(0.0, 0.0));
+
+    run("auto", autoInfo);
+    EXPECT_TRUE(autoInfo.precision == "fp32" || autoInfo.precision == "bf16") << autoInfo.precision;
+    EXPECT_EQ(autoInfo.precisionNote.rfind("auto: " + autoInfo.precision + " (", 0), 0u) << autoInfo.precisionNote;
+    EXPECT_NE(autoInfo.precisionNote.find("-piece sentence"), std::string::npos) << autoInfo.precisionNote;
+}

@@ -16,7 +16,7 @@
 
 #include "core/encoders/encoder.h"
 #include "core/encoders/treetransformer/treetransformer.h"
-#include "core/encoders/treetransformer/precisionrule.h"
+#include "core/encoders/common/precisionrule.h"
 #include "core/encoders/treetransformer/treetransformernet.h"
 #include "core/encoders/common/vocabulary.h"
 #include "core/model/checkpoint.h"
@@ -248,6 +248,18 @@ TEST(TreeTransformerPrecision, AutoRuleOnInjectedTimings)
     p = pickPrecision({{"fp32", 5.0, 0.0}}, 12, true);
     EXPECT_EQ(p.index, 0u);
     EXPECT_EQ(p.note, "auto: fp32 (5.0 ms for a 12-word sentence)");
+    // Another family's probe (a pretrained Transformer: attention over 40 pieces, its own bound).
+    PrecisionProbe attention;
+    attention.unit = "piece";
+    attention.compared = "attention";
+    attention.bound = 1e-3;
+    p = pickPrecision({{"fp32", 20.0, 0.0}, {"bf16", 12.0, 1.5e-3}}, 40, true, attention);
+    EXPECT_EQ(p.index, 0u);
+    EXPECT_EQ(p.note, "auto: fp32 (20.0 ms for a 40-piece sentence; bf16 12.0 ms, attention off by 1.5e-03: too far from "
+                      "fp32 here)");
+    p = pickPrecision({{"fp32", 20.0, 0.0}, {"bf16", 12.0, 5e-4}}, 40, true, attention);
+    EXPECT_EQ(p.index, 1u);
+    EXPECT_EQ(p.note, "auto: bf16 (12.0 ms for a 40-piece sentence, attention within 5.0e-04 of fp32; fp32 20.0 ms)");
 }
 
 // The test-only override reports native bf16 present or absent whatever the CPU has.

@@ -1,4 +1,4 @@
-#include "core/encoders/treetransformer/precisionrule.h"
+#include "core/encoders/common/precisionrule.h"
 
 #include <cstdio>
 
@@ -13,11 +13,11 @@ std::string msText(double ms)
     return buf;
 }
 
-std::string driftText(double drift, bool within)
+std::string driftText(double drift, bool within, const PrecisionProbe &probe)
 {
     char buf[96];
-    std::snprintf(buf, sizeof buf, within ? ", links within %.1e of fp32" : ", links off by %.1e: too far from fp32 here", drift);
-    return buf;
+    std::snprintf(buf, sizeof buf, within ? " within %.1e of fp32" : " off by %.1e: too far from fp32 here", drift);
+    return ", " + probe.compared + buf;
 }
 
 } // namespace
@@ -32,24 +32,24 @@ std::vector<std::string> autoPrecisionCandidates(bool int8Available, bool native
     return c;
 }
 
-PrecisionPick pickPrecision(const std::vector<PrecisionTiming> &t, int words, bool nativeBf16)
+PrecisionPick pickPrecision(const std::vector<PrecisionTiming> &t, int words, bool nativeBf16, const PrecisionProbe &probe)
 {
     PrecisionPick pick;
     if (t.empty())
         return pick;
     for (std::size_t i = 1; i < t.size(); ++i)
-        if (t[i].linkDrift <= kAutoLinkBound && t[i].ms <= kAutoMaxTimeRatio * t[0].ms && t[i].ms < t[pick.index].ms)
+        if (t[i].linkDrift <= probe.bound && t[i].ms <= kAutoMaxTimeRatio * t[0].ms && t[i].ms < t[pick.index].ms)
             pick.index = i;
     const PrecisionTiming &p = t[pick.index];
-    std::string note = "auto: " + p.precision + " (" + msText(p.ms) + " for a " + std::to_string(words) + "-word sentence";
+    std::string note = "auto: " + p.precision + " (" + msText(p.ms) + " for a " + std::to_string(words) + "-" + probe.unit + " sentence";
     if (pick.index > 0)
-        note += driftText(p.linkDrift, true);
+        note += driftText(p.linkDrift, true, probe);
     for (std::size_t i = 0; i < t.size(); ++i) {
         if (i == pick.index)
             continue;
         note += "; " + t[i].precision + " " + msText(t[i].ms);
         if (i > 0)
-            note += driftText(t[i].linkDrift, t[i].linkDrift <= kAutoLinkBound);
+            note += driftText(t[i].linkDrift, t[i].linkDrift <= probe.bound, probe);
     }
     note += ")";
     if (!nativeBf16)

@@ -2,7 +2,8 @@
 /// \file precisionrule.h
 /// The rule `--precision auto` applies to what it measured (torch-free, so tests
 /// feed it any timings and CPU features): which candidates are tried, and which
-/// one is kept. The timing itself is in treetransformer.cpp.
+/// one is kept. The timing itself is the family's (treetransformer.cpp: link
+/// probabilities; pretrained/hfencoder.cpp: attention probabilities).
 
 #include <cstddef>
 #include <string>
@@ -22,12 +23,20 @@ constexpr double kAutoMaxTimeRatio = 0.9;
 /// CPU runs it natively (elsewhere oneDNN emulates it, tens of times slower).
 std::vector<std::string> autoPrecisionCandidates(bool int8Available, bool nativeBf16);
 
-/// One candidate as measured: its best time and how far its links are from fp32's
-/// (0 for fp32 itself).
+/// One candidate as measured: its best time and how far its links (or what the
+/// PrecisionProbe names) are from fp32's (0 for fp32 itself).
 struct PrecisionTiming {
     std::string precision;
     double ms = 0.0;
     double linkDrift = 0.0;
+};
+
+/// What the timing input was and what was compared with fp32 (the note's words) and
+/// the bound a candidate's drift must stay within.
+struct PrecisionProbe {
+    std::string unit = "word";       ///< "a 40-word sentence"
+    std::string compared = "links";  ///< "links within 4.0e-04 of fp32"
+    double bound = kAutoLinkBound;
 };
 
 struct PrecisionPick {
@@ -35,8 +44,10 @@ struct PrecisionPick {
     std::string note;      ///< EncoderInfo::precisionNote: "auto: int8 (9.8 ms for a 40-word sentence, ...); fp32 ..."
 };
 
-/// Keeps the fastest candidate within kAutoLinkBound that beats fp32 by the
-/// ratio; fp32 (timings[0]) otherwise. `words`: the timing sentence's length.
-PrecisionPick pickPrecision(const std::vector<PrecisionTiming> &timings, int words, bool nativeBf16);
+/// Keeps the fastest candidate within the probe's bound that beats fp32 by the
+/// ratio; fp32 (timings[0]) otherwise. `words`: the timing sentence's length (in
+/// the probe's unit).
+PrecisionPick pickPrecision(const std::vector<PrecisionTiming> &timings, int words, bool nativeBf16,
+                            const PrecisionProbe &probe = {});
 
 } // namespace treelens
