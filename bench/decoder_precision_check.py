@@ -18,7 +18,8 @@ paths and their checks", decoders). Two parts:
         log-probability and the top layer's word states; how often each (layer, head, word)
         row's most attended earlier word is the same (rows with at least two words to
         choose from; a tie within 1e-6 in fp32 is left out, as no arithmetic decides it);
-        and the Spearman correlation of the words' surprisal.
+        and the Spearman correlation of the words' surprisal. Also the wall seconds of the two
+        `analyze --json` processes, run one after the other with the same --threads.
 
 Prints one JSON object. Needs numpy and torch (Debian's python3-torch) for `reference`.
 """
@@ -27,15 +28,19 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def analyze(cli, model, conllu, precision, threads=1):
+def analyze(cli, model, conllu, precision, threads=1, times=None):
+    t0 = time.monotonic()
     p = subprocess.run([cli, "analyze", "--json", "--model", model, "--input", conllu, "--precision", precision,
                         "--threads", str(threads)], capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"decoder_precision_check: analyze --precision {precision} failed: {p.stderr.strip()}")
+    if times is not None:
+        times[precision] = round(time.monotonic() - t0, 3)
     return [json.loads(line) for line in p.stdout.splitlines() if line.strip()], p.stderr.strip()
 
 
@@ -131,8 +136,9 @@ def spearman(x, y):
 
 def drift(a):
     import numpy as np
-    base, _ = analyze(a.cli, a.model, a.conllu, "fp32", a.threads)
-    fast, note = analyze(a.cli, a.model, a.conllu, a.precision, a.threads)
+    times = {}
+    base, _ = analyze(a.cli, a.model, a.conllu, "fp32", a.threads, times)
+    fast, note = analyze(a.cli, a.model, a.conllu, a.precision, a.threads, times)
     keys = {"attention": "attention", "surprisal": "surprisal", "top_layer_states": "embedding"}
     worst = {k: 0.0 for k in keys}
     total = {k: 0.0 for k in keys}
@@ -169,6 +175,7 @@ def drift(a):
                       "sentence_logprob_max_abs_diff": logprob_worst,
                       "most_attended_word_same_share": same / max(1, rows), "rows": rows, "rows_tied_in_fp32": ties,
                       "surprisal_spearman": spearman(np.array(s_base), np.array(s_fast)) if len(s_base) > 1 else None,
+                      "wall_seconds": times, "threads": a.threads,
                       "treelens_note": note}))
     return 0
 

@@ -68,6 +68,8 @@ set(TREELENS_CORE_PLAIN_SOURCES
   probing/runfeaturefile.cpp
   formats/pairs.cpp
   eval/paireval.cpp
+  eval/minimalpairs.cpp
+  eval/makepairs.cpp
   encoders/pretrained/hftokenizer.cpp
   encoders/pretrained/hftokenizerjson.cpp
   encoders/pretrained/hfpostprocessorjson.cpp

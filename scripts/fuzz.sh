@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 30).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures)
+#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures minimalpairs)
 # Seeds come from tests/data; findings are written to build/fuzz/findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures)
+((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures minimalpairs)
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
@@ -48,6 +48,10 @@ for i, words in enumerate([2, 2, 1]):
 open(sys.argv[1], "wb").write(out + b"")
 PY
       ;;
+    minimalpairs)
+      # A TSV of pairs (first byte even) and the golden CoNLL-U files (odd: made into pairs).
+      printf '\x00good\tbad\tphenomenon\nThe dogs bark.\tThe dogs barks.\tagreement\n' >"$corpus"/pairs.seed
+      for f in tests/data/golden/*.conllu; do { printf '\x01'; cat "$f"; } >"$corpus/$(basename "$f").seed"; done 2>/dev/null || true ;;
     text) cp resources/samples/*.txt "$corpus"/ 2>/dev/null || true ;;
     safetensors)
       # A tiny valid file: one F32 tensor and metadata.

@@ -43,7 +43,7 @@ namespace {
 /// With --shard: whole blocks of questions (those starting in each 64 pairs), batched as
 /// the whole run batches them; pair numbers and indices are the whole corpus'.
 int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool attention, bool foldSpecial, const std::string &out,
-                 const ShardOptions &shardOptions)
+                 const ShardOptions &shardOptions, const std::vector<HeadAblation> &ablate)
 {
     constexpr std::size_t kChunk = 64;
     auto shard = shardHeaderFor(shardOptions, "analyze", path, out);
@@ -83,6 +83,7 @@ int analyzePairs(const std::string &path, const DeviceSpec &dev, bool json, bool
         return fail(writer.message());
     AnalyzeOptions opt;
     opt.attention = attention;
+    opt.ablate = ablate;
     if (*shard)
         if (auto st = writer->write(shardHeaderLine(**shard)); !st)
             return fail(st.message());
@@ -145,6 +146,7 @@ struct AnalyzeSpec {
     bool prependBos = false;
     bool states = false;
     std::string out, pairs, specialTokens = "show", arrays;
+    std::vector<std::string> ablate;
     ShardOptions shard;
 };
 
@@ -266,6 +268,10 @@ int analyzeSentences(const AnalyzeSpec &spec)
     opt.attention = spec.json && (!spec.noAttention || !spec.arrays.empty());
     opt.layerStates = spec.states;
     opt.prependBos = spec.prependBos;
+    auto ablate = parseAblations(spec.ablate);
+    if (!ablate)
+        return fail(ablate.message());
+    opt.ablate = *ablate;
     const bool fold = spec.specialTokens == "fold";
     // A model that reads trees gets the input's own trees (CoNLL-U, PTB); sentences
     // without the tree it needs are parsed first by the default parser, which is
@@ -343,6 +349,7 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
                     "rows not renormalised)")
         ->check(CLI::IsMember({"show", "fold"}))
         ->capture_default_str();
+    addAblateOption(cmd, spec->ablate);
     cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
     addShardOptions(cmd, spec->shard, "blocks of 512 sentences (--pairs: the questions starting in each 64 pairs)");
     cmd->callback([&action, spec]() {
@@ -352,9 +359,13 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
         if (spec->states && spec->arrays.empty())
             throw CLI::ValidationError("--states", "--states writes layer states into --arrays DIR: give the folder");
         action = [spec]() {
-            if (!spec->pairs.empty())
+            if (!spec->pairs.empty()) {
+                auto ablate = parseAblations(spec->ablate);
+                if (!ablate)
+                    return fail(ablate.message());
                 return analyzePairs(spec->pairs, spec->dev, spec->json, spec->json && !spec->noAttention,
-                                    spec->specialTokens == "fold", spec->out, spec->shard);
+                                    spec->specialTokens == "fold", spec->out, spec->shard, *ablate);
+            }
             return analyzeSentences(*spec);
         };
     });

@@ -101,6 +101,7 @@ struct ExplainSpec {
     int targetWord = 0; ///< 1-based; 0 = the last word
     bool json = false;
     bool prependBos = false;
+    std::vector<std::string> ablate;
 };
 
 void addExplainOptions(CLI::App *cmd, ExplainSpec &spec)
@@ -124,6 +125,7 @@ void addExplainOptions(CLI::App *cmd, ExplainSpec &spec)
                     "The baseline embedding: zero, pad, or a token of the model's vocabulary (default: zero; the models that "
                     "layer-normalise their word vectors, where f jumps at zero: the unknown word; a language model: its BOS token)")
         ->type_name("B");
+    addAblateOption(cmd, spec.ablate);
     cmd->add_flag("--json", spec.json, "JSON Lines: one object per sentence or pair (keys in docs/cli.md)");
     cmd->add_option("-o,--output", spec.out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
 }
@@ -283,11 +285,15 @@ Result<std::string> attributionText(const Attribution &a, const ExplainJob &job,
 /// explain's action: the model, the inputs with their trees, each input explained and written.
 int runExplain(const ExplainSpec &spec)
 {
+    auto ablate = parseAblations(spec.ablate);
+    if (!ablate)
+        return fail(ablate.message());
     auto enc = openModel(spec.dev);
     if (!enc)
         return fail(enc.message());
     const EncoderInfo &info = (*enc)->info();
-    const ExplainOptions options = explainOptions(spec);
+    ExplainOptions options = explainOptions(spec);
+    options.ablate = *ablate;
     const bool pairMode = !spec.pairs.empty();
     if (!pairMode)
         if (const std::string why = singleSentenceRefusal(info); !why.empty())

@@ -9,6 +9,7 @@
 
 #include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
+#include "core/base/strings.h"
 #include "core/eval/pairtable.h"
 #include "core/runtime/computecontext.h"
 #include "core/formats/plaintext.h"
@@ -457,10 +458,38 @@ void addModelOptions(CLI::App *cmd, DeviceSpec &spec)
     cmd->add_option("--device", spec.device, "auto (CUDA when available), cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--threads", spec.threads, "CPU threads for LibTorch (0 = its default)")->capture_default_str();
     cmd->add_option("--batch", spec.batch, "Sentences per forward pass")->capture_default_str();
-    cmd->add_option("--precision", spec.precision, "Tree Transformer projections: fp32 (reference numerics), int8 (dynamic "
-                                                   "quantization, CPU), bf16 (fast with AVX512_BF16/AMX or on a GPU) or auto "
-                                                   "(the fastest measured here; says which on stderr)")
+    cmd->add_option("--precision", spec.precision, "Projections: fp32 (reference numerics), int8 (dynamic quantization, "
+                                                   "CPU; the Tree Transformer), bf16 (fast with AVX512_BF16/AMX or on a GPU; "
+                                                   "the Tree Transformer and pretrained Transformers) or auto (the fastest "
+                                                   "measured here; says which on stderr)")
         ->check(CLI::IsMember({"fp32", "bf16", "int8", "auto"}))->capture_default_str();
+}
+
+void addAblateOption(CLI::App *cmd, std::vector<std::string> &specs)
+{
+    cmd->add_option("--ablate", specs, "Switch an attention head off: L.H (layer and head from 1; L.* every head of layer "
+                                       "L); repeat for more. Zero ablation: the head's output zeroed before the layer's "
+                                       "output projection")
+        ->type_name("L.H")
+        ->allow_extra_args(false); // one head a flag: a sentence after it stays the sentence
+}
+
+Result<std::vector<HeadAblation>> parseAblations(const std::vector<std::string> &specs)
+{
+    std::vector<HeadAblation> out;
+    for (const std::string &raw : specs) {
+        const auto dot = raw.find('.');
+        int layer = 0, head = 0;
+        const std::string l = raw.substr(0, dot), h = dot == std::string::npos ? std::string() : raw.substr(dot + 1);
+        if (dot == std::string::npos || !parseInt(l, layer) || layer < 1 || (h != "*" && (!parseInt(h, head) || head < 1)))
+            return makeError("--ablate", "'" + raw + "' is not L.H or L.* (layer and head numbered from 1)");
+        HeadAblation a;
+        a.layer = layer - 1;
+        a.head = h == "*" ? -1 : head - 1;
+        if (std::find(out.begin(), out.end(), a) == out.end())
+            out.push_back(a);
+    }
+    return out;
 }
 
 Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec)

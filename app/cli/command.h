@@ -116,6 +116,12 @@ void addModelOptions(CLI::App *cmd, DeviceSpec &spec);
 /// a precision other than plain fp32 is said on stderr.
 Result<std::unique_ptr<Encoder>> openModel(const DeviceSpec &spec);
 
+/// --ablate L.H / L.* (repeatable), numbered from 1 as everywhere on the command line.
+void addAblateOption(CLI::App *cmd, std::vector<std::string> &specs);
+/// The heads those options name, 0-based (HeadAblation), duplicates dropped; an error names
+/// a spelling that is not L.H or L.*. Whether the model has those heads is the encoder's check.
+Result<std::vector<HeadAblation>> parseAblations(const std::vector<std::string> &specs);
+
 /// Writes to OUT atomically, or stdout when OUT is empty or "-".
 int writeOutput(const std::string &out, const std::string &data);
 

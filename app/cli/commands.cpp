@@ -34,6 +34,9 @@ void addProbeTablesCommand(CLI::App &app, Action &action);
 void addWhatifCommand(CLI::App &app, Action &action);
 void addExplainCommand(CLI::App &app, Action &action);
 void addMergeCommand(CLI::App &app, Action &action);
+void addMinimalPairsCommand(CLI::App &app, Action &action);
+void addMakePairsCommand(CLI::App &app, Action &action);
+Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *note);
 
 namespace {
 
@@ -67,6 +70,10 @@ constexpr CliDoor kAnalyzeDoors[] = {
      result("\"prediction\"")},
     // Sharded runs (issue 35): two shards and their merge, on standard output ({CLI} the binary,
     // {TMP} the cell's own folder).
+    // Head ablation (issue 46): the first head of the first layer switched off; a family
+    // whose heads cannot be ablated says so.
+    {"analyze_ablate", "analyze --ablate 1.1 --model {M} \"The old man saw a red kite .\"", result("ablated: L1 H1"),
+     refusal("--pairs")},
     {"analyze_sharded",
      "analyze --json --no-attention --input {GOLD} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} analyze --json "
      "--no-attention --input {GOLD} --model {M} --shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
@@ -135,6 +142,16 @@ constexpr CliDoor kExplainDoors[] = {
      refusal("--pairs")},
 };
 
+// Minimal pairs (issue 46): a language model's log-probabilities of good and bad sentences,
+// whole and in two shards merged (a model without a sentence log-probability says so).
+constexpr CliDoor kMinimalPairsDoors[] = {
+    {"minimal_pairs", "minimal-pairs --json --input {MINPAIRS} --model {M}", result("\"summary\""), refusal("--pairs")},
+    {"minimal_pairs_sharded",
+     "minimal-pairs --json --input {MINPAIRS} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} minimal-pairs --json --input "
+     "{MINPAIRS} --model {M} --shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
+     result("\"summary\""), refusal("--pairs")},
+};
+
 constexpr const char *kNoModel = "opens no model";
 
 // Every command, in the order of --help: name, registration, doors or why none, shard merge.
@@ -167,6 +184,8 @@ constexpr CommandEntry kCommands[] = {
     {"probe-tables", addProbeTablesCommand, {}, "reads probe reports, opens no model", {}},
     {"whatif", addWhatifCommand, kWhatifDoors, nullptr, {}},
     {"explain", addExplainCommand, kExplainDoors, nullptr, {}},
+    {"minimal-pairs", addMinimalPairsCommand, kMinimalPairsDoors, nullptr, {ShardMerge::Report, mergedMinimalPairs, nullptr}},
+    {"make-pairs", addMakePairsCommand, {}, "makes pairs from a treebank's trees, opens no model", {}},
     {"merge", addMergeCommand, {}, "opens no model: the _sharded doors run it on every model's shards", {}},
 };
 

@@ -226,6 +226,15 @@ void bindAnalysis(py::module_ &m)
         .def_property_readonly("logprob", [](const PyAnalysis &p) -> py::object { return p.a().logprob ? py::cast(*p.a().logprob) : py::none(); },
                                "log p of the sentence (the sum of its next-piece log-probabilities); None for other models")
         .def_property_readonly(
+            "ablated",
+            [](const PyAnalysis &p) {
+                py::list out;
+                for (const auto &[layer, head] : p.a().ablated)
+                    out.append(py::make_tuple(layer, head < 0 ? py::object(py::none()) : py::object(py::int_(head))));
+                return out;
+            },
+            "the heads switched off for this analysis: (layer, head) from 0, head None for a whole layer")
+        .def_property_readonly(
             "prior", [](PyAnalysis &p) { return keptArray(p, "prior", [](const Analysis &a) -> py::object { return stack3(a.constituentPrior); }); },
             "float32 [layer, i, j]: the constituent prior C (Tree Transformer); None without")
         .def_property_readonly(

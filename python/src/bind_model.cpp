@@ -104,16 +104,20 @@ void completeModelTrees(const EncoderInfo &info, std::vector<Sentence> &sentence
     }));
 }
 
-AnalyzeOptions analyzeOptions(bool attention, bool states, bool prependBos = false)
+AnalyzeOptions analyzeOptions(bool attention, bool states, bool prependBos = false,
+                              const std::vector<std::pair<int, int>> &ablate = {})
 {
     AnalyzeOptions options;
     options.attention = attention;
     options.layerStates = states;
     options.prependBos = prependBos;
+    for (const auto &[layer, head] : ablate) // 0-based, head -1: the whole layer (checked in Python)
+        options.ablate.push_back(HeadAblation{layer, head});
     return options;
 }
 
-std::vector<AnalysisPtr> analyze(PyModel &m, const py::handle &input, int batchSize, bool attention, bool states, bool prependBos)
+std::vector<AnalysisPtr> analyze(PyModel &m, const py::handle &input, int batchSize, bool attention, bool states, bool prependBos,
+                                 const std::vector<std::pair<int, int>> &ablate)
 {
     const EncoderInfo &info = m.encoder->info();
     if (const std::string why = singleSentenceRefusal(info); !why.empty())
@@ -126,7 +130,7 @@ std::vector<AnalysisPtr> analyze(PyModel &m, const py::handle &input, int batchS
     std::vector<EncoderInput> inputs;
     for (const auto &s : sentences)
         inputs.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}, {}, {}});
-    auto out = runAnalyses(m, inputs, batchSize, analyzeOptions(attention, states, prependBos));
+    auto out = runAnalyses(m, inputs, batchSize, analyzeOptions(attention, states, prependBos, ablate));
     std::vector<AnalysisPtr> result;
     for (std::size_t k = 0; k < out.size(); ++k) {
         auto p = std::make_shared<PyAnalysis>();

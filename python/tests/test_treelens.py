@@ -351,3 +351,64 @@ def test_decoder_surprisal_sums_the_reference_logprobs(folder, tmp_path):
         cli_values = np.array([np.nan if v is None else v for v in e["surprisal"]])
         np.testing.assert_allclose(cli_values, ref, atol=2e-5, err_msg=folder + " (CLI): " + s["text"])
         assert abs(a.logprob - s["sentence_logprob"]) <= 2e-5
+
+
+def reference_pairs(folder):
+    """The fixture's sentences as minimal pairs (sentence k good, sentence k+1 bad), the texts
+    without runs of spaces, with their reference log-probabilities and ablation entries."""
+    with open(os.path.join(folder, "expected.json"), encoding="utf-8") as f:
+        sentences = [s for s in json.load(f)["sentences"] if "  " not in s["text"] and s["text"].strip() == s["text"]]
+    return sentences
+
+
+@pytest.mark.parametrize("folder", ["gpt2", "pythia", "llama2", "llama3", "qwen2", "qwen3", "gemma"])
+def test_minimal_pairs_logprobs_are_the_references_with_and_without_ablation(folder, tmp_path):
+    """minimal-pairs gives each sentence's log-probability within 1e-4 of the reference's
+    sentence_logprob, and with --ablate (the reference's 0-based entries given from 1, a whole
+    layer as L.*) the ablated run's."""
+    path = os.path.join(DECODERS, folder + "-tiny-random")
+    if not os.path.isdir(path):
+        pytest.skip("SKIPPED: ../shared/fixtures/hf-decoders-reference not found (the decoder fixtures)")
+    sentences = reference_pairs(path)
+    assert len(sentences) >= 2
+    tsv = tmp_path / "pairs.tsv"
+    with open(tsv, "w", encoding="utf-8") as f:
+        f.write("good\tbad\tphenomenon\n")
+        for a, b in zip(sentences, sentences[1:]):
+            f.write("%s\t%s\tfixture\n" % (a["text"], b["text"]))
+    records = cli_json_lines("minimal-pairs", "--json", "--input", str(tsv), "--model", path)
+    summary = records[-1]["summary"]
+    assert summary["pairs"] == len(sentences) - 1
+    for r, a, b in zip(records, sentences, sentences[1:]):
+        assert abs(r["good"]["logprob"] - a["sentence_logprob"]) <= 1e-4, (folder, a["text"])
+        assert abs(r["bad"]["logprob"] - b["sentence_logprob"]) <= 1e-4, (folder, b["text"])
+        assert r["correct"] == (a["sentence_logprob"] > b["sentence_logprob"])
+    correct = sum(a["sentence_logprob"] > b["sentence_logprob"] for a, b in zip(sentences, sentences[1:]))
+    assert summary["correct"] == correct
+    # Each of the reference's three ablations, through --ablate L.H / L.*.
+    for k in range(3):
+        entry = sentences[0]["ablations"][k]
+        flag = "%d.%s" % (entry["layer"] + 1, "*" if entry["head"] is None else entry["head"] + 1)
+        ablated = cli_json_lines("minimal-pairs", "--json", "--input", str(tsv), "--model", path, "--ablate", flag)
+        assert ablated[-1]["summary"]["ablated"] == [{"layer": entry["layer"] + 1,
+                                                       "head": None if entry["head"] is None else entry["head"] + 1}]
+        for r, a, b in zip(ablated, sentences, sentences[1:]):
+            ea = next(x for x in a["ablations"] if x["layer"] == entry["layer"] and x["head"] == entry["head"])
+            eb = next(x for x in b["ablations"] if x["layer"] == entry["layer"] and x["head"] == entry["head"])
+            assert abs(r["good"]["logprob"] - ea["sentence_logprob"]) <= 1e-4, (folder, flag, a["text"])
+            assert abs(r["bad"]["logprob"] - eb["sentence_logprob"]) <= 1e-4, (folder, flag, b["text"])
+    # Python: the same ablation, numbered from 0.
+    entry = sentences[0]["ablations"][0]
+    conllu = tmp_path / "first.conllu"
+    words = sentences[0]["text"].split(" ")
+    with open(conllu, "w", encoding="utf-8") as f:
+        f.write("# sent_id = ref-1\n# text = %s\n" % sentences[0]["text"])
+        for i, w in enumerate(words):
+            f.write("%d\t%s\t_\t_\t_\t_\t%d\tdep\t_\t_\n" % (i + 1, w, i))
+        f.write("\n")
+    model = treelens.load_model(path, device="cpu")
+    got = model.analyze(treelens.read_corpus(str(conllu)), attention=False, ablate=[(entry["layer"], entry["head"])])[0]
+    assert got.ablated == [(entry["layer"], entry["head"])]
+    assert abs(got.logprob - entry["sentence_logprob"]) <= 1e-4
+    with pytest.raises(ValueError):
+        model.analyze(treelens.read_corpus(str(conllu)), ablate=[(-1, 0)])

@@ -97,7 +97,8 @@ class Model:
                                                                          i["device"])
 
     def analyze(self, sentences: SentencesLike, batch_size: int = 32, attention: bool = True,
-                states: bool = False, prepend_bos: bool = False) -> List[Analysis]:
+                states: bool = False, prepend_bos: bool = False,
+                ablate: Sequence[Sequence[Optional[int]]] = ()) -> List[Analysis]:
         """One :class:`Analysis` per sentence. ``sentences``: one string of running text
         (split into sentences), a Sentence, or a list of strings and Sentences (each
         string one sentence: the analyses match the list one to one). A model that reads
@@ -108,8 +109,18 @@ class Model:
         out (faster); ``states=True`` adds every layer's hidden states. A language model
         (GPT-2, Llama, ...) gives each word's surprisal (``Analysis.surprisal``);
         ``prepend_bos=True`` puts the model's BOS in front when its tokenizer adds none, so that
-        the first word is predicted too (``treelens-cli analyze --prepend-bos``)."""
-        return self._model._analyze(sentences, batch_size, attention, states, prepend_bos)
+        the first word is predicted too (``treelens-cli analyze --prepend-bos``). ``ablate``:
+        heads switched off, ``(layer, head)`` pairs numbered from 0 like the arrays (``head``
+        None: every head of the layer), as ``treelens-cli analyze --ablate L.H`` with L and H
+        from 1; the family must support it (pretrained Transformers), others raise Error."""
+        heads = []
+        for entry in ablate:
+            layer, head = tuple(entry)
+            if not isinstance(layer, int) or layer < 0 or (head is not None and (not isinstance(head, int) or head < 0)):
+                raise ValueError("ablate: (layer, head) pairs numbered from 0, head None for a whole layer; got %r"
+                                 % (entry,))
+            heads.append((layer, -1 if head is None else head))
+        return self._model._analyze(sentences, batch_size, attention, states, prepend_bos, heads)
 
     def analyze_pairs(self, pairs: Union[PairCorpus, Iterable[Sequence[Union[str, Sentence]]]], batch_size: int = 32,
                       attention: bool = True, states: bool = False) -> List[Analysis]:

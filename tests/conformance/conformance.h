@@ -116,6 +116,8 @@ inline std::string modelPath(const ModelLine &m)
 /// dependency and constituency trees, and four ranking pairs of two questions.
 inline std::string goldCorpus() { return test::testData("conformance/gold.conllu"); }
 inline std::string pairCorpus() { return test::testData("conformance/pairs.tsv"); }
+/// Three minimal pairs (good<TAB>bad<TAB>phenomenon) for the minimal-pairs doors.
+inline std::string minimalPairsFile() { return test::testData("conformance/minimal-pairs.tsv"); }
 /// The gold corpus' two trees as PTB (eval-induction reads PTB).
 inline std::string goldPtb() { return test::testData("conformance/gold.mrg"); }
 inline const char *kSentence = "The old man saw a red kite .";

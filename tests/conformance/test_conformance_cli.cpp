@@ -96,6 +96,7 @@ TEST_P(CliMatrix, Cell)
     args = replaceAll(args, "{GOLD}", test::shellQuote(goldCorpus()));
     args = replaceAll(args, "{PAIRS}", test::shellQuote(pairCorpus()));
     args = replaceAll(args, "{GOLDPTB}", test::shellQuote(goldPtb()));
+    args = replaceAll(args, "{MINPAIRS}", test::shellQuote(minimalPairsFile()));
     const std::string tmp = test::cliTempDir() + "/" + m.name + "__" + d.name;
     std::filesystem::create_directories(tmp);
     args = replaceAll(args, "{TMP}", test::shellQuote(tmp));
@@ -128,6 +129,12 @@ TEST_P(CliMatrix, Cell)
     // Rollout needs attention matrices (a recursive model composes nodes instead).
     if (e.result && door == "explain_rollout" && std::find(views.begin(), views.end(), "attention") == views.end())
         e = refusal("needs the model's attention matrices");
+    // Minimal pairs need a sentence log-probability (the models that draw the surprisal view).
+    if (e.result && door.rfind("minimal_pairs", 0) == 0 && std::find(views.begin(), views.end(), "surprisal") == views.end())
+        e = refusal("gives no sentence log-probability");
+    // Head ablation is built for the Hugging Face folders (hf/, hfd/); the other families say so.
+    if (e.result && door == "analyze_ablate" && std::string(m.file).rfind("hf", 0) != 0)
+        e = refusal("head ablation is not built for the");
     if (e.result && *m.probeRefuses && (door == "probe" || door == "probe_sharded"))
         e = refusal(m.probeRefuses);
     const std::string needle = replaceAll(e.needle, "{TEXT}", m.text);

@@ -14,6 +14,7 @@
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
 #include "core/encoders/common/fixturerunner.h"
+#include "core/encoders/common/noablation.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/common/vocabulary.h"
 #include "core/encoders/deptransformer/deptransformernet.h"
@@ -74,6 +75,8 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
+        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
+            return refused.error();
         if (!m_info.pairInput)
             return analyzeSentences(batch, options, control);
         // A pair model: both sides through the encoder, then the Tai et al. head on their [root] vectors.
@@ -111,6 +114,8 @@ public:
     Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
                                              const RunControl *control) override
     {
+        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
+            return refused.error();
         if (options.method == ExplainOptions::Method::Rollout)
             return Error{"attention rollout is computed from the analysis, not by the family"};
         const auto &weight = m_net.named().at("emb.word.weight");

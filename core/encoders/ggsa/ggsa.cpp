@@ -13,9 +13,10 @@
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
 #include "core/encoders/common/fixturerunner.h"
+#include "core/encoders/common/noablation.h"
 #include "core/encoders/common/torchtensors.h"
-#include "core/encoders/ggsa/ggsanet.h"
 #include "core/encoders/common/vocabulary.h"
+#include "core/encoders/ggsa/ggsanet.h"
 #include "core/model/modelfile.h"
 #include "core/runtime/device.h"
 
@@ -112,6 +113,8 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
+        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
+            return refused.error();
         torch::NoGradGuard noGrad;
         const auto &cfg = m_net.config();
         return collectBatches<std::vector<Analysis>>(batch.size(), control, {}, [&](std::size_t start, std::size_t end, std::vector<Analysis> &out) -> Status {
@@ -188,6 +191,8 @@ public:
     Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
                                              const RunControl *control) override
     {
+        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
+            return refused.error();
         if (options.method == ExplainOptions::Method::Rollout)
             return Error{"attention rollout is computed from the analysis, not by the family"};
         const auto &cfg = m_net.config();

@@ -224,6 +224,8 @@ public:
     {
         if (options.method == ExplainOptions::Method::Rollout)
             return Error{"attention rollout is computed from the analysis, not by the family"};
+        if (auto s = checkAblation(options.ablate); !s)
+            return s.error();
         if (!info().outputs.prediction && !m_net.arch().languageModel)
             return Encoder::explain(batch, options, control);
         ExplainOptions chosen = options;

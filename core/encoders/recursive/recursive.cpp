@@ -10,9 +10,10 @@
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
 #include "core/encoders/common/fixturerunner.h"
+#include "core/encoders/common/noablation.h"
 #include "core/encoders/common/torchtensors.h"
-#include "core/encoders/recursive/recnet.h"
 #include "core/encoders/common/vocabulary.h"
+#include "core/encoders/recursive/recnet.h"
 #include "core/formats/ptb.h"
 #include "core/model/modelfile.h"
 #include "core/runtime/device.h"
@@ -121,6 +122,8 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
+        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
+            return refused.error();
         const RecConfig &c = m_net.config();
         std::vector<rec::Sentence> left, right;
         for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -230,6 +233,8 @@ public:
     Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
                                              const RunControl *control) override
     {
+        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
+            return refused.error();
         if (options.method == ExplainOptions::Method::Rollout)
             return Error{"attention rollout is computed from the analysis, not by the family"};
         const RecConfig &c = m_net.config();

@@ -12,6 +12,7 @@
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
 #include "core/encoders/common/fixturerunner.h"
+#include "core/encoders/common/noablation.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/tat/tatnet.h"
 #include "core/formats/ptb.h"
@@ -68,6 +69,8 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
+        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
+            return refused.error();
         const TatConfig &c = m_native.config;
         std::vector<tat::PairInput> pairs;
         for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -178,6 +181,8 @@ public:
     Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
                                              const RunControl *control) override
     {
+        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
+            return refused.error();
         if (options.method == ExplainOptions::Method::Rollout)
             return Error{"attention rollout is computed from the analysis, not by the family"};
         const TatConfig &c = m_native.config;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/encoders/common/configschema.h"
+#include "core/encoders/common/noablation.h"
 #include <torch/torch.h>
 
 #include "core/encoders/common/batchedencoder.h"
@@ -204,6 +205,8 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
+        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
+            return refused.error();
         const InductionConfig induction = options.induction.value_or(m_info.induction);
         if (auto s = induction.validate(m_info.layers); !s)
             return s.error();

@@ -1,0 +1,339 @@
+// treelens-cli minimal-pairs / make-pairs: a language model's preference for the grammatical
+// sentence of each minimal pair (BLiMP's JSON Lines or a good/bad TSV), with heads switched
+// off (--ablate), and agreement pairs made from a treebank's own trees (docs/minimal-pairs.md).
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command.h"
+#include "core/base/fileio.h"
+#include "core/encoders/encoder.h"
+#include "core/eval/makepairs.h"
+#include "core/eval/minimalpairs.h"
+#include "core/formats/corpus.h"
+#include "core/formats/shard.h"
+
+namespace treelens::cli {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+constexpr std::size_t kPairBlock = 64; ///< pairs a shard is made of, and pairs a batch
+
+struct MinimalPairsSpec {
+    DeviceSpec dev;
+    std::string input, out;
+    std::vector<std::string> ablate;
+    bool json = false;
+    bool prependBos = false;
+    ShardOptions shard;
+};
+
+ojson numberOrNull(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
+
+ojson ablatedJson(const std::vector<HeadAblation> &ablate)
+{
+    ojson out = ojson::array();
+    for (const HeadAblation &a : ablate)
+        out.push_back({{"layer", a.layer + 1}, {"head", a.head < 0 ? ojson(nullptr) : ojson(a.head + 1)}});
+    return out;
+}
+
+std::string ablatedText(const std::vector<HeadAblation> &ablate)
+{
+    std::string out;
+    for (const HeadAblation &a : ablate)
+        out += (out.empty() ? "" : ", ") + ("L" + std::to_string(a.layer + 1)) + (a.head < 0 ? " (every head)" : " H" + std::to_string(a.head + 1));
+    return out;
+}
+
+ojson sideJson(const std::string &text, const std::vector<std::string> &words, const Analysis &a)
+{
+    ojson surprisal = ojson::array();
+    for (double s : a.surprisal)
+        surprisal.push_back(numberOrNull(s));
+    return {{"text", text}, {"logprob", numberOrNull(a.logprob.value_or(std::nan("")))}, {"words", words}, {"surprisal", surprisal}};
+}
+
+double surprisalAt(const Analysis &a, int word)
+{
+    return word >= 0 && word < static_cast<int>(a.surprisal.size()) ? a.surprisal[static_cast<std::size_t>(word)] : std::nan("");
+}
+
+/// One pair's record (docs/minimal-pairs.md, "Records").
+ojson pairRecord(const MinimalPair &p, const Analysis &good, const Analysis &bad)
+{
+    const auto gw = pairWords(p.good), bw = pairWords(p.bad);
+    const double lg = good.logprob.value_or(std::nan("")), lb = bad.logprob.value_or(std::nan(""));
+    ojson r;
+    r["id"] = p.id;
+    r["phenomenon"] = p.phenomenon;
+    r["good"] = sideJson(p.good, gw, good);
+    r["bad"] = sideJson(p.bad, bw, bad);
+    r["correct"] = lg > lb;
+    r["margin"] = numberOrNull(lg - lb);
+    if (const auto k = firstDifference(gw, bw)) {
+        const auto wordAt = [](const std::vector<std::string> &w, int i) {
+            return i < static_cast<int>(w.size()) ? ojson(w[static_cast<std::size_t>(i)]) : ojson(nullptr);
+        };
+        r["diverge"] = {{"word", *k + 1},
+                        {"good_word", wordAt(gw, *k)},
+                        {"bad_word", wordAt(bw, *k)},
+                        {"good_surprisal", numberOrNull(surprisalAt(good, *k))},
+                        {"bad_surprisal", numberOrNull(surprisalAt(bad, *k))}};
+    } else {
+        r["diverge"] = nullptr;
+    }
+    return r;
+}
+
+/// What the summary is computed from, pair by pair.
+struct Tally {
+    std::vector<bool> correct;
+    std::vector<double> margin;
+    std::vector<std::string> phenomenon;
+    void add(const ojson &record)
+    {
+        correct.push_back(record.at("correct").get<bool>());
+        margin.push_back(record.at("margin").is_number() ? record.at("margin").get<double>() : 0.0);
+        phenomenon.push_back(record.at("phenomenon").get<std::string>());
+    }
+};
+
+ojson proportionJson(const Proportion &p, double margin)
+{
+    return {{"pairs", p.total}, {"correct", p.hits}, {"accuracy", p.value}, {"ci95", {p.low, p.high}}, {"mean_margin", margin}};
+}
+
+std::string summaryJson(const PairSummary &s, const std::string &model, const std::vector<HeadAblation> &ablate)
+{
+    ojson by = ojson::object();
+    for (const auto &[name, p] : s.byPhenomenon)
+        by[name] = proportionJson(p, s.marginByPhenomenon.at(name));
+    ojson sum = proportionJson(s.accuracy, s.meanMargin);
+    sum["by_phenomenon"] = by;
+    sum["model"] = model;
+    sum["ablated"] = ablatedJson(ablate);
+    sum["interval"] = "Wilson score, 95 %";
+    return ojson{{"summary", sum}}.dump() + "\n";
+}
+
+std::string summaryText(const PairSummary &s, const std::string &model, const std::vector<HeadAblation> &ablate)
+{
+    std::string out = "minimal pairs: " + model + (ablate.empty() ? "" : " (ablated: " + ablatedText(ablate) + ")") + "\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "%-40s %7s %9s  %-17s %12s\n", "phenomenon", "pairs", "accuracy", "95% CI (Wilson)",
+                  "mean margin");
+    out += line;
+    auto row = [&](const std::string &name, const Proportion &p, double margin) {
+        std::snprintf(line, sizeof line, "%-40s %7d %9.4f  [%.4f, %.4f] %12.4f\n", name.substr(0, 40).c_str(), p.total, p.value,
+                      p.low, p.high, margin);
+        out += line;
+    };
+    for (const auto &[name, p] : s.byPhenomenon)
+        row(name, p, s.marginByPhenomenon.at(name));
+    row("all", s.accuracy, s.meanMargin);
+    out += "(correct: log p(good) > log p(bad); margin: log p(good) - log p(bad), nats)\n";
+    return out;
+}
+
+/// The settings every shard repeats after its header: what the merge needs to print the summary.
+std::string settingsLine(bool json, const std::string &model, const std::vector<HeadAblation> &ablate)
+{
+    return ojson{{"json", json}, {"model", model}, {"ablated", ablatedJson(ablate)}}.dump() + "\n";
+}
+
+int runMinimalPairs(const MinimalPairsSpec &spec)
+{
+    auto ablate = parseAblations(spec.ablate);
+    if (!ablate)
+        return fail(ablate.message());
+    auto header = shardHeaderFor(spec.shard, "minimal-pairs", spec.input, spec.out);
+    if (!header)
+        return fail(header.message());
+    if (*header && skipDoneShard(spec.shard, **header, spec.out))
+        return 0;
+    auto pairs = readMinimalPairsFile(spec.input);
+    if (!pairs)
+        return fail(pairs.message());
+    ShardRange range{0, pairs->size()};
+    if (*header) {
+        range = shardRange(pairs->size(), (*header)->shard, kPairBlock);
+        (*header)->total = pairs->size();
+        (*header)->begin = range.begin;
+        (*header)->end = range.end;
+        (*header)->headerLines = 1;
+    }
+    auto enc = openModel(spec.dev);
+    if (!enc)
+        return fail(enc.message());
+    const EncoderInfo &info = (*enc)->info();
+    const std::string model = info.name.empty() ? spec.dev.model : info.name;
+    auto writer = AtomicFileWriter::open(spec.out.empty() ? std::string("-") : spec.out);
+    if (!writer)
+        return fail(writer.message());
+    if (*header)
+        if (auto st = writer->write(shardHeaderLine(**header) + settingsLine(spec.json, model, *ablate)); !st)
+            return fail(st.message());
+    AnalyzeOptions opt;
+    opt.attention = false;
+    opt.ablate = *ablate;
+    opt.prependBos = spec.prependBos;
+    Tally tally;
+    ProgressLine progress("minimal pairs");
+    for (std::size_t start = range.begin; start < range.end; start += kPairBlock) {
+        const std::size_t end = std::min(range.end, start + kPairBlock);
+        std::vector<EncoderInput> batch;
+        for (std::size_t i = start; i < end; ++i) {
+            batch.push_back(EncoderInput{pairWords((*pairs)[i].good), {}, {}, {}, {}, {}});
+            batch.push_back(EncoderInput{pairWords((*pairs)[i].bad), {}, {}, {}, {}, {}});
+        }
+        auto analysed = (*enc)->analyze(batch, opt);
+        if (!analysed)
+            return fail(spec.input + ":" + std::to_string((*pairs)[start].line) + "-" + std::to_string((*pairs)[end - 1].line) +
+                        ": " + analysed.message());
+        for (std::size_t i = start; i < end; ++i) {
+            const Analysis &good = (*analysed)[2 * (i - start)], &bad = (*analysed)[2 * (i - start) + 1];
+            if (!good.logprob || !bad.logprob)
+                return fail(model + " gives no sentence log-probability: minimal pairs score a language model (a decoder "
+                                    "folder: GPT-2, Pythia, Llama, Qwen, Gemma); the pseudo-log-likelihood of masked "
+                                    "language models is not built yet");
+            const ojson record = pairRecord((*pairs)[i], good, bad);
+            tally.add(record);
+            if (spec.json || *header)
+                if (auto st = writer->write(record.dump() + "\n"); !st)
+                    return fail(st.message());
+        }
+        progress.update(end - range.begin);
+    }
+    progress.finish();
+    const PairSummary summary = summarizePairs(tally.correct, tally.margin, tally.phenomenon);
+    Status st;
+    if (*header) {
+        st = writer->write(shardEndLine(range.size()));
+        if (range.size())
+            std::cerr << "minimal-pairs: shard " << (*header)->shard.str() << " (partial): accuracy " << summary.accuracy.value
+                      << " over " << range.size() << " pairs; merge gives the whole run's\n";
+    } else {
+        st = writer->write(spec.json ? summaryJson(summary, model, *ablate) : summaryText(summary, model, *ablate));
+    }
+    if (!st)
+        return fail(st.message());
+    if (auto c = writer->commit(); !c)
+        return fail(c.message());
+    return 0;
+}
+
+struct MakePairsSpec {
+    std::string input, out, phenomenon = "agreement";
+    std::size_t limit = 0;
+};
+
+int runMakePairs(const MakePairsSpec &spec)
+{
+    auto phenomenon = parsePairPhenomenon(spec.phenomenon);
+    if (!phenomenon)
+        return fail(phenomenon.message());
+    if (formatFromPath(spec.input) != CorpusFormat::Conllu)
+        return fail(spec.input + ": make-pairs reads a UD treebank (.conllu): it needs the tree's nsubj and det relations "
+                                 "and the words' number");
+    auto sentences = readCorpusNonEmpty(spec.input, CorpusFormat::Conllu);
+    if (!sentences)
+        return fail(sentences.message());
+    const MadePairs made = makePairs(*sentences, *phenomenon);
+    std::string out;
+    std::size_t written = 0;
+    for (const MadePair &p : made.pairs) {
+        if (spec.limit && written == spec.limit)
+            break;
+        out += madePairJson(p, *phenomenon, static_cast<int>(++written)) + "\n";
+    }
+    if (written == 0)
+        return fail(spec.input + ": no " + pairPhenomenonName(*phenomenon) + " pairs in " + std::to_string(sentences->size()) +
+                    " sentences");
+    if (int rc = writeOutput(spec.out, out); rc != 0)
+        return rc;
+    std::cerr << "make-pairs: " << written << " " << pairPhenomenonName(*phenomenon) << " pairs from " << sentences->size()
+              << " sentences";
+    std::string skipped;
+    for (const auto &[reason, count] : made.skipped)
+        skipped += (skipped.empty() ? "" : "; ") + reason + " " + std::to_string(count);
+    std::cerr << (skipped.empty() ? std::string() : " (skipped: " + skipped + ")") << "\n";
+    return 0;
+}
+
+} // namespace
+
+void addMinimalPairsCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("minimal-pairs", "A language model on minimal pairs (BLiMP JSON Lines or a good/bad TSV): "
+                                                    "log p of each sentence, which it prefers, accuracy per phenomenon");
+    auto spec = std::make_shared<MinimalPairsSpec>();
+    cmd->add_option("--input,-i", spec->input, "BLiMP JSON Lines (sentence_good, sentence_bad, UID, pairID) or a TSV with "
+                                               "the header good<TAB>bad[<TAB>phenomenon]")
+        ->required()
+        ->type_name("FILE");
+    addModelOptions(cmd, spec->dev);
+    addAblateOption(cmd, spec->ablate);
+    cmd->add_flag("--prepend-bos", spec->prependBos,
+                  "A language model whose tokenizer adds no BOS: put the model's BOS in front, so that the first word counts too");
+    cmd->add_flag("--json", spec->json, "JSON Lines: one record per pair, then {\"summary\": ...} (keys in docs/minimal-pairs.md)");
+    cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
+    addShardOptions(cmd, spec->shard, "blocks of 64 pairs; a shard writes its records, merge adds the summary");
+    cmd->callback([&action, spec]() { action = [spec]() { return runMinimalPairs(*spec); }; });
+}
+
+void addMakePairsCommand(CLI::App &app, Action &action)
+{
+    auto *cmd = app.add_subcommand("make-pairs", "Minimal pairs from a UD treebank's own trees: subject-verb agreement (the "
+                                                 "verb in the other number) or determiner-noun number, as BLiMP JSON Lines");
+    auto spec = std::make_shared<MakePairsSpec>();
+    cmd->add_option("--input,-i", spec->input, "A UD treebank (.conllu)")->required()->type_name("T.conllu");
+    cmd->add_option("--phenomenon", spec->phenomenon, "agreement (subject and finite present verb, or was/were) or "
+                                                      "determiner (this/these, that/those and their noun)")
+        ->check(CLI::IsMember({"agreement", "determiner"}))
+        ->capture_default_str();
+    cmd->add_option("--limit", spec->limit, "At most this many pairs (0: all)")->capture_default_str();
+    cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
+    cmd->callback([&action, spec]() { action = [spec]() { return runMakePairs(*spec); }; });
+}
+
+Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *)
+{
+    const std::string &body = merged.body;
+    std::size_t pos = body.find('\n');
+    if (pos == std::string::npos)
+        return makeError("merge", "the minimal-pairs shards hold no settings line");
+    bool json = false;
+    std::string model;
+    std::vector<HeadAblation> ablate;
+    Tally tally;
+    std::string records;
+    try {
+        const auto settings = nlohmann::json::parse(body.substr(0, pos));
+        json = settings.at("json").get<bool>();
+        model = settings.at("model").get<std::string>();
+        for (const auto &a : settings.at("ablated"))
+            ablate.push_back(HeadAblation{a.at("layer").get<int>() - 1, a.at("head").is_null() ? -1 : a.at("head").get<int>() - 1});
+        for (std::size_t start = pos + 1; start < body.size();) {
+            const std::size_t eol = body.find('\n', start);
+            const std::string line = body.substr(start, eol == std::string::npos ? std::string::npos : eol - start);
+            start = eol == std::string::npos ? body.size() : eol + 1;
+            if (line.empty())
+                continue;
+            tally.add(ojson::parse(line));
+            records += line + "\n";
+        }
+    } catch (const std::exception &e) {
+        return makeError("merge", std::string("a minimal-pairs shard record is not what minimal-pairs writes: ") + e.what());
+    }
+    const PairSummary summary = summarizePairs(tally.correct, tally.margin, tally.phenomenon);
+    return json ? records + summaryJson(summary, model, ablate) : summaryText(summary, model, ablate);
+}
+
+} // namespace treelens::cli
