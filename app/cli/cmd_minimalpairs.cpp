@@ -34,6 +34,12 @@ struct MinimalPairsSpec {
     ShardOptions shard;
 };
 
+std::string noLogprobRefusal(const std::string &model)
+{
+    return model + " gives no sentence log-probability: minimal pairs score a language model (a decoder folder: GPT-2, "
+                   "Pythia, Llama, Qwen, Gemma); the pseudo-log-likelihood of masked language models is not built yet";
+}
+
 ojson numberOrNull(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
 
 ojson ablatedJson(const std::vector<HeadAblation> &ablate)
@@ -174,6 +180,10 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
         return fail(enc.message());
     const EncoderInfo &info = (*enc)->info();
     const std::string model = info.name.empty() ? spec.dev.model : info.name;
+    // A model that reads trees or pairs is no language model: said before any sentence is read (the
+    // others are asked by their analyses: a sentence log-probability or not).
+    if (info.input != InputKind::Words || info.pairInput)
+        return fail(noLogprobRefusal(model));
     auto writer = AtomicFileWriter::open(spec.out.empty() ? std::string("-") : spec.out);
     if (!writer)
         return fail(writer.message());
@@ -200,9 +210,7 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
         for (std::size_t i = start; i < end; ++i) {
             const Analysis &good = (*analysed)[2 * (i - start)], &bad = (*analysed)[2 * (i - start) + 1];
             if (!good.logprob || !bad.logprob)
-                return fail(model + " gives no sentence log-probability: minimal pairs score a language model (a decoder "
-                                    "folder: GPT-2, Pythia, Llama, Qwen, Gemma); the pseudo-log-likelihood of masked "
-                                    "language models is not built yet");
+                return fail(noLogprobRefusal(model));
             const ojson record = pairRecord((*pairs)[i], good, bad);
             tally.add(record);
             if (spec.json || *header)

@@ -145,11 +145,12 @@ constexpr CliDoor kExplainDoors[] = {
 // Minimal pairs (issue 46): a language model's log-probabilities of good and bad sentences,
 // whole and in two shards merged (a model without a sentence log-probability says so).
 constexpr CliDoor kMinimalPairsDoors[] = {
-    {"minimal_pairs", "minimal-pairs --json --input {MINPAIRS} --model {M}", result("\"summary\""), refusal("--pairs")},
+    {"minimal_pairs", "minimal-pairs --json --input {MINPAIRS} --model {M}", result("\"summary\""),
+     refusal("gives no sentence log-probability")},
     {"minimal_pairs_sharded",
      "minimal-pairs --json --input {MINPAIRS} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} minimal-pairs --json --input "
      "{MINPAIRS} --model {M} --shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
-     result("\"summary\""), refusal("--pairs")},
+     result("\"summary\""), refusal("gives no sentence log-probability")},
 };
 
 constexpr const char *kNoModel = "opens no model";

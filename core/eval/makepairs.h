@@ -6,6 +6,7 @@
 /// are in docs/minimal-pairs.md. Torch-free, a pure function of the sentences.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/result.h"
