@@ -13,6 +13,7 @@ paths and their checks", decoders). Two parts:
         when TreeLens and the reference differ by more than --tolerance.
 
     decoder_precision_check.py drift --cli CLI --model F --conllu C [--precision bf16]
+        [--sentences 100] [--max-words 25] [--threads 1]
         What the fast path changes against fp32 over a corpus (e.g. UD EWT dev): largest and
         mean |difference| of the word attention, each word's surprisal, the sentence
         log-probability and the top layer's word states; how often each (layer, head, word)
@@ -136,9 +137,12 @@ def spearman(x, y):
 
 def drift(a):
     import numpy as np
+    import tempfile
     times = {}
-    base, _ = analyze(a.cli, a.model, a.conllu, "fp32", a.threads, times)
-    fast, note = analyze(a.cli, a.model, a.conllu, a.precision, a.threads, times)
+    with tempfile.TemporaryDirectory() as work:
+        conllu = subset(a.conllu, a.sentences, a.max_words, work)
+        base, _ = analyze(a.cli, a.model, conllu, "fp32", a.threads, times)
+        fast, note = analyze(a.cli, a.model, conllu, a.precision, a.threads, times)
     keys = {"attention": "attention", "surprisal": "surprisal", "top_layer_states": "embedding"}
     worst = {k: 0.0 for k in keys}
     total = {k: 0.0 for k in keys}
@@ -197,6 +201,8 @@ def main():
     d.add_argument("--conllu", required=True)
     d.add_argument("--precision", default="bf16")
     d.add_argument("--threads", type=int, default=1)
+    d.add_argument("--sentences", type=int, default=100)
+    d.add_argument("--max-words", type=int, default=25)
     a = ap.parse_args()
     return reference(a) if a.cmd == "reference" else drift(a)
 

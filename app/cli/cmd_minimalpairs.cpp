@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
+#include "app/cli/minimalpairsrun.h"
 #include "core/base/fileio.h"
 #include "core/encoders/encoder.h"
 #include "core/eval/makepairs.h"
@@ -33,12 +34,6 @@ struct MinimalPairsSpec {
     bool prependBos = false;
     ShardOptions shard;
 };
-
-std::string noLogprobRefusal(const std::string &model)
-{
-    return model + " gives no sentence log-probability: minimal pairs score a language model (a decoder folder: GPT-2, "
-                   "Pythia, Llama, Qwen, Gemma); the pseudo-log-likelihood of masked language models is not built yet";
-}
 
 ojson numberOrNull(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
 
@@ -103,8 +98,13 @@ struct Tally {
     std::vector<bool> correct;
     std::vector<double> margin;
     std::vector<std::string> phenomenon;
+    std::size_t skipped = 0; ///< pairs the model refused (a sentence over its context)
     void add(const ojson &record)
     {
+        if (record.contains("skipped")) {
+            ++skipped;
+            return;
+        }
         correct.push_back(record.at("correct").get<bool>());
         margin.push_back(record.at("margin").is_number() ? record.at("margin").get<double>() : 0.0);
         phenomenon.push_back(record.at("phenomenon").get<std::string>());
@@ -116,20 +116,21 @@ ojson proportionJson(const Proportion &p, double margin)
     return {{"pairs", p.total}, {"correct", p.hits}, {"accuracy", p.value}, {"ci95", {p.low, p.high}}, {"mean_margin", margin}};
 }
 
-std::string summaryJson(const PairSummary &s, const std::string &model, const std::vector<HeadAblation> &ablate)
+std::string summaryJson(const PairSummary &s, const std::string &model, const std::vector<HeadAblation> &ablate, std::size_t skipped)
 {
     ojson by = ojson::object();
     for (const auto &[name, p] : s.byPhenomenon)
         by[name] = proportionJson(p, s.marginByPhenomenon.at(name));
     ojson sum = proportionJson(s.accuracy, s.meanMargin);
     sum["by_phenomenon"] = by;
+    sum["skipped"] = skipped;
     sum["model"] = model;
     sum["ablated"] = ablatedJson(ablate);
     sum["interval"] = "Wilson score, 95 %";
     return ojson{{"summary", sum}}.dump() + "\n";
 }
 
-std::string summaryText(const PairSummary &s, const std::string &model, const std::vector<HeadAblation> &ablate)
+std::string summaryText(const PairSummary &s, const std::string &model, const std::vector<HeadAblation> &ablate, std::size_t skipped)
 {
     std::string out = "minimal pairs: " + model + (ablate.empty() ? "" : " (ablated: " + ablatedText(ablate) + ")") + "\n";
     char line[512];
@@ -145,6 +146,8 @@ std::string summaryText(const PairSummary &s, const std::string &model, const st
         row(name, p, s.marginByPhenomenon.at(name));
     row("all", s.accuracy, s.meanMargin);
     out += "(correct: log p(good) > log p(bad); margin: log p(good) - log p(bad), nats)\n";
+    if (skipped)
+        out += std::to_string(skipped) + " pair(s) skipped: the model refused a sentence (over its context)\n";
     return out;
 }
 
@@ -180,10 +183,8 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
         return fail(enc.message());
     const EncoderInfo &info = (*enc)->info();
     const std::string model = info.name.empty() ? spec.dev.model : info.name;
-    // A model that reads trees or pairs is no language model: said before any sentence is read (the
-    // others are asked by their analyses: a sentence log-probability or not).
-    if (info.input != InputKind::Words || info.pairInput)
-        return fail(noLogprobRefusal(model));
+    if (auto st = languageModelOnly(info, model); !st)
+        return fail(st.message());
     auto writer = AtomicFileWriter::open(spec.out.empty() ? std::string("-") : spec.out);
     if (!writer)
         return fail(writer.message());
@@ -198,20 +199,19 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
     ProgressLine progress("minimal pairs");
     for (std::size_t start = range.begin; start < range.end; start += kPairBlock) {
         const std::size_t end = std::min(range.end, start + kPairBlock);
-        std::vector<EncoderInput> batch;
+        auto scored = scorePairs(**enc, *pairs, start, end, opt, spec.input, model);
+        if (!scored)
+            return fail(scored.message());
         for (std::size_t i = start; i < end; ++i) {
-            batch.push_back(EncoderInput{pairWords((*pairs)[i].good), {}, {}, {}, {}, {}});
-            batch.push_back(EncoderInput{pairWords((*pairs)[i].bad), {}, {}, {}, {}, {}});
-        }
-        auto analysed = (*enc)->analyze(batch, opt);
-        if (!analysed)
-            return fail(spec.input + ":" + std::to_string((*pairs)[start].line) + "-" + std::to_string((*pairs)[end - 1].line) +
-                        ": " + analysed.message());
-        for (std::size_t i = start; i < end; ++i) {
-            const Analysis &good = (*analysed)[2 * (i - start)], &bad = (*analysed)[2 * (i - start) + 1];
-            if (!good.logprob || !bad.logprob)
-                return fail(noLogprobRefusal(model));
-            const ojson record = pairRecord((*pairs)[i], good, bad);
+            const MinimalPair &p = (*pairs)[i];
+            const ScoredPair &sp = (*scored)[i - start];
+            ojson record;
+            if (sp.skipped.empty()) {
+                record = pairRecord(p, sp.good, sp.bad);
+            } else {
+                record = {{"id", p.id}, {"phenomenon", p.phenomenon}, {"skipped", sp.skipped}};
+                std::cerr << "minimal-pairs: " << spec.input << ":" << p.line << ": skipped: " << sp.skipped << "\n";
+            }
             tally.add(record);
             if (spec.json || *header)
                 if (auto st = writer->write(record.dump() + "\n"); !st)
@@ -228,7 +228,8 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
             std::cerr << "minimal-pairs: shard " << (*header)->shard.str() << " (partial): accuracy " << summary.accuracy.value
                       << " over " << range.size() << " pairs; merge gives the whole run's\n";
     } else {
-        st = writer->write(spec.json ? summaryJson(summary, model, *ablate) : summaryText(summary, model, *ablate));
+        st = writer->write(spec.json ? summaryJson(summary, model, *ablate, tally.skipped)
+                                     : summaryText(summary, model, *ablate, tally.skipped));
     }
     if (!st)
         return fail(st.message());
@@ -276,6 +277,64 @@ int runMakePairs(const MakePairsSpec &spec)
 }
 
 } // namespace
+
+std::string noLogprobRefusal(const std::string &model)
+{
+    return model + " gives no sentence log-probability: minimal pairs score a language model (a decoder folder: GPT-2, "
+                   "Pythia, Llama, Qwen, Gemma); the pseudo-log-likelihood of masked language models is not built yet";
+}
+
+Status languageModelOnly(const EncoderInfo &info, const std::string &model)
+{
+    if (info.input != InputKind::Words || info.pairInput)
+        return Error{noLogprobRefusal(model), ErrorCode::Refused};
+    return {};
+}
+
+Result<std::vector<ScoredPair>> scorePairs(Encoder &encoder, const std::vector<MinimalPair> &pairs, std::size_t begin,
+                                           std::size_t end, const AnalyzeOptions &options, const std::string &source,
+                                           const std::string &model)
+{
+    auto inputs = [&](std::size_t i) {
+        return std::vector<EncoderInput>{EncoderInput{pairWords(pairs[i].good), {}, {}, {}, {}, {}},
+                                         EncoderInput{pairWords(pairs[i].bad), {}, {}, {}, {}, {}}};
+    };
+    std::vector<EncoderInput> batch;
+    for (std::size_t i = begin; i < end; ++i)
+        for (auto &in : inputs(i))
+            batch.push_back(std::move(in));
+    auto analysed = encoder.analyze(batch, options);
+    if (!analysed && analysed.code() != ErrorCode::Refused)
+        return makeError(source + ":" + std::to_string(pairs[begin].line) + "-" + std::to_string(pairs[end - 1].line),
+                         analysed.message(), analysed.code());
+    std::vector<ScoredPair> out;
+    for (std::size_t i = begin; i < end; ++i) {
+        ScoredPair sp;
+        if (analysed) {
+            sp.good = std::move((*analysed)[2 * (i - begin)]);
+            sp.bad = std::move((*analysed)[2 * (i - begin) + 1]);
+        } else { // a batch the model refused (a sentence over its context): this pair alone
+            auto alone = encoder.analyze(inputs(i), options);
+            if (alone) {
+                sp.good = std::move((*alone)[0]);
+                sp.bad = std::move((*alone)[1]);
+            } else if (alone.code() == ErrorCode::Refused) {
+                std::string why = alone.message(); // "sentence 1: ..." is the good one, "sentence 2: ..." the bad
+                if (why.rfind("sentence 1: ", 0) == 0)
+                    why = "good: " + why.substr(12);
+                else if (why.rfind("sentence 2: ", 0) == 0)
+                    why = "bad: " + why.substr(12);
+                sp.skipped = why;
+            } else {
+                return makeError(source + ":" + std::to_string(pairs[i].line), alone.message(), alone.code());
+            }
+        }
+        if (sp.skipped.empty() && (!sp.good.logprob || !sp.bad.logprob))
+            return Error{noLogprobRefusal(model), ErrorCode::Refused};
+        out.push_back(std::move(sp));
+    }
+    return out;
+}
 
 void addMinimalPairsCommand(CLI::App &app, Action &action)
 {
@@ -341,7 +400,7 @@ Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *
         return makeError("merge", std::string("a minimal-pairs shard record is not what minimal-pairs writes: ") + e.what());
     }
     const PairSummary summary = summarizePairs(tally.correct, tally.margin, tally.phenomenon);
-    return json ? records + summaryJson(summary, model, ablate) : summaryText(summary, model, ablate);
+    return json ? records + summaryJson(summary, model, ablate, tally.skipped) : summaryText(summary, model, ablate, tally.skipped);
 }
 
 } // namespace treelens::cli

@@ -36,7 +36,9 @@ void addExplainCommand(CLI::App &app, Action &action);
 void addMergeCommand(CLI::App &app, Action &action);
 void addMinimalPairsCommand(CLI::App &app, Action &action);
 void addMakePairsCommand(CLI::App &app, Action &action);
+void addAblateSweepCommand(CLI::App &app, Action &action);
 Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *note);
+Result<std::string> mergedAblateSweep(const MergedShards &merged, std::string *note);
 
 namespace {
 
@@ -153,6 +155,16 @@ constexpr CliDoor kMinimalPairsDoors[] = {
      result("\"summary\""), refusal("gives no sentence log-probability")},
 };
 
+// Every head and layer switched off in turn over the pairs, whole and in two shards merged.
+constexpr CliDoor kAblateSweepDoors[] = {
+    {"ablate_sweep", "ablate-sweep --input {MINPAIRS} --model {M}", result("baseline accuracy"),
+     refusal("gives no sentence log-probability")},
+    {"ablate_sweep_sharded",
+     "ablate-sweep --json --input {MINPAIRS} --model {M} --shard 1/2 -o {TMP}/1 && {CLI} ablate-sweep --json --input "
+     "{MINPAIRS} --model {M} --shard 2/2 -o {TMP}/2 && {CLI} merge {TMP}/2 {TMP}/1",
+     result("\"cells\""), refusal("gives no sentence log-probability")},
+};
+
 constexpr const char *kNoModel = "opens no model";
 
 // Every command, in the order of --help: name, registration, doors or why none, shard merge.
@@ -186,6 +198,7 @@ constexpr CommandEntry kCommands[] = {
     {"whatif", addWhatifCommand, kWhatifDoors, nullptr, {}},
     {"explain", addExplainCommand, kExplainDoors, nullptr, {}},
     {"minimal-pairs", addMinimalPairsCommand, kMinimalPairsDoors, nullptr, {ShardMerge::Report, mergedMinimalPairs, nullptr}},
+    {"ablate-sweep", addAblateSweepCommand, kAblateSweepDoors, nullptr, {ShardMerge::Report, mergedAblateSweep, nullptr}},
     {"make-pairs", addMakePairsCommand, {}, "makes pairs from a treebank's trees, opens no model", {}},
     {"merge", addMergeCommand, {}, "opens no model: the _sharded doors run it on every model's shards", {}},
 };

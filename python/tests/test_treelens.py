@@ -412,3 +412,36 @@ def test_minimal_pairs_logprobs_are_the_references_with_and_without_ablation(fol
     assert abs(got.logprob - entry["sentence_logprob"]) <= 1e-4
     with pytest.raises(ValueError):
         model.analyze(treelens.read_corpus(str(conllu)), ablate=[(-1, 0)])
+
+
+def test_ablate_sweep_cells_are_minimal_pairs_runs_with_that_ablation(tmp_path):
+    """Every cell of ablate-sweep (a head, or a whole layer) is minimal-pairs --ablate of that
+    cell against the unablated run: the same accuracy, the pairs flipped each way, the mean
+    margin change; the cells cover every head and layer of the model."""
+    path = os.path.join(DECODERS, "llama3-tiny-random")
+    if not os.path.isdir(path):
+        pytest.skip("SKIPPED: ../shared/fixtures/hf-decoders-reference not found (the decoder fixtures)")
+    sentences = reference_pairs(path)
+    tsv = tmp_path / "pairs.tsv"
+    with open(tsv, "w", encoding="utf-8") as f:
+        f.write("good\tbad\n")
+        for a in sentences:
+            for b in sentences:
+                if a is not b:
+                    f.write("%s\t%s\n" % (a["text"], b["text"]))
+    sweep = json.loads(cli("ablate-sweep", "--json", "--input", str(tsv), "--model", path))
+    assert (sweep["layers"], sweep["heads"]) == (2, 4)
+    assert len(sweep["cells"]) == 2 * (4 + 1)
+    base = cli_json_lines("minimal-pairs", "--json", "--input", str(tsv), "--model", path)
+    assert abs(sweep["baseline"]["accuracy"] - base[-1]["summary"]["accuracy"]) < 1e-12
+    for cell in sweep["cells"]:
+        flag = "%d.%s" % (cell["layer"], "*" if cell["head"] is None else cell["head"])
+        run = cli_json_lines("minimal-pairs", "--json", "--input", str(tsv), "--model", path, "--ablate", flag)
+        assert abs(cell["accuracy"] - run[-1]["summary"]["accuracy"]) < 1e-12, flag
+        to_wrong = [b["id"] for b, r in zip(base, run[:-1]) if b["correct"] and not r["correct"]]
+        to_right = [b["id"] for b, r in zip(base, run[:-1]) if not b["correct"] and r["correct"]]
+        assert cell["flipped_to_wrong"] == to_wrong and cell["flipped_to_right"] == to_right, flag
+        margin = np.mean([r["margin"] - b["margin"] for b, r in zip(base, run[:-1])])
+        assert abs(cell["mean_margin_change"] - margin) < 1e-9, flag
+        lo, hi = cell["accuracy_change_ci95"]
+        assert lo <= cell["accuracy_change"] <= hi

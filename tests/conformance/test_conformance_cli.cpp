@@ -130,7 +130,8 @@ TEST_P(CliMatrix, Cell)
     if (e.result && door == "explain_rollout" && std::find(views.begin(), views.end(), "attention") == views.end())
         e = refusal("needs the model's attention matrices");
     // Minimal pairs need a sentence log-probability (the models that draw the surprisal view).
-    if (e.result && door.rfind("minimal_pairs", 0) == 0 && std::find(views.begin(), views.end(), "surprisal") == views.end())
+    if (e.result && (door.rfind("minimal_pairs", 0) == 0 || door.rfind("ablate_sweep", 0) == 0) &&
+        std::find(views.begin(), views.end(), "surprisal") == views.end())
         e = refusal("gives no sentence log-probability");
     // Head ablation is built for the Hugging Face folders (hf/, hfd/); the other families say so.
     if (e.result && door == "analyze_ablate" && std::string(m.file).rfind("hf", 0) != 0)

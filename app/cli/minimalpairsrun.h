@@ -1,0 +1,37 @@
+#pragma once
+// What minimal-pairs and ablate-sweep share (cmd_minimalpairs.cpp): a model's analyses of the
+// good and the bad sentence of pairs, a block at a time.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/data/analysis.h"
+#include "core/encoders/encoder.h"
+#include "core/eval/minimalpairs.h"
+
+namespace treelens::cli {
+
+/// One pair as the model read it: both analyses, or why the model refused it ("bad: 169 word
+/// pieces, the model takes at most 128"); `skipped` empty when it was read.
+struct ScoredPair {
+    Analysis good, bad;
+    std::string skipped;
+};
+
+/// The refusal of a model without a sentence log-probability ("MODEL gives no sentence
+/// log-probability: ...").
+std::string noLogprobRefusal(const std::string &model);
+
+/// Refuses (the message of noLogprobRefusal) a model that reads trees or pairs, before any
+/// sentence is read; the others are asked by their analyses.
+Status languageModelOnly(const EncoderInfo &info, const std::string &model);
+
+/// Pairs [begin, end) of `pairs` analysed with `options`, in one batch; a batch the model
+/// refuses (a sentence over its context) pair by pair, a refused pair skipped. Errors name
+/// `source` and the pairs' lines; an analysis without a log-probability is the refusal above.
+Result<std::vector<ScoredPair>> scorePairs(Encoder &encoder, const std::vector<MinimalPair> &pairs, std::size_t begin,
+                                           std::size_t end, const AnalyzeOptions &options, const std::string &source,
+                                           const std::string &model);
+
+} // namespace treelens::cli
