@@ -38,6 +38,8 @@ struct ModelLine {
     /// `explain`'s refusal (Integrated Gradients), or "" when it explains the model's
     /// prediction (a model without one).
     const char *explainRefuses = "";
+    /// Its heads can be switched off (`--ablate`): the Hugging Face folders and the Tree Transformers.
+    bool ablates = false;
 };
 
 inline constexpr const char *kNoPrediction = "makes no prediction to explain";
@@ -50,9 +52,9 @@ inline const std::vector<ModelLine> &models()
     static const std::vector<ModelLine> lines = {
         // The shipped models.
         {"tree_transformer_en_small", "shipped/tree-transformer-en-small.safetensors", Kind::Sentence, "tree:",
-         "constituency,dependency,prior,attention,overview,links", "", "", kNoPrediction},
+         "constituency,dependency,prior,attention,overview,links", "", "", kNoPrediction, true},
         {"transformer_en_small", "shipped/transformer-en-small.safetensors", Kind::Sentence, "no constituent prior",
-         "constituency,dependency,attention,overview", "", "", kNoPrediction},
+         "constituency,dependency,attention,overview", "", "", kNoPrediction, true},
         {"dependency_transformer_en_polarity", "shipped/dependency-transformer-en-polarity.safetensors", Kind::Sentence,
          "prediction:", "constituency,dependency,attention,overview,relations,gate,gates"},
         {"dependency_transformer_en_trec", "shipped/dependency-transformer-en-trec.safetensors", Kind::Sentence, "prediction:",
@@ -66,7 +68,7 @@ inline const std::vector<ModelLine> &models()
         {"tree_lstm_attention_en_rte", "shipped/tree-lstm-attention-en-rte.safetensors", Kind::Pair, "", "", "", ""},
         // One model per family from each reference fixture (import-checkpoint; make_models.sh).
         {"fixture_tree_transformer", "fixture/fixture-tree-transformer.safetensors", Kind::Sentence, "tree:",
-         "constituency,dependency,prior,attention,overview,links", "", "", kNoPrediction},
+         "constituency,dependency,prior,attention,overview,links", "", "", kNoPrediction, true},
         {"fixture_dependency_transformer", "fixture/fixture-dependency-transformer.safetensors", Kind::Sentence,
          "prediction:", "constituency,dependency,attention,overview,relations,gate,gates"},
         {"fixture_ggsa", "fixture/fixture-ggsa.safetensors", Kind::Pair, "", ""},
@@ -81,18 +83,18 @@ inline const std::vector<ModelLine> &models()
         {"fixture_rec_treelstm_bin", "fixture/fixture-rec-treelstm.bin.safetensors", Kind::Pair, "", "", "", ""},
         // Hugging Face folders as the library writes them (the pretrained-transformer family), opened in place.
         {"hf_bert_tiny_random", "hf/bert-tiny-random", Kind::Sentence, "holds:", "constituency,dependency,attention,pieces,overview",
-         "", "", kNoPrediction},
+         "", "", kNoPrediction, true},
         {"hf_roberta_tiny_random", "hf/roberta-tiny-random", Kind::Sentence, "holds:",
-         "constituency,dependency,attention,pieces,overview", "", "", kNoPrediction},
+         "constituency,dependency,attention,pieces,overview", "", "", kNoPrediction, true},
         // Hugging Face decoder language models (../shared/fixtures/hf-decoders-reference), opened in place:
         // they predict the next word, so explain attributes the last word's log-probability.
-        {"hfd_gpt2_tiny_random", "hfd/gpt2-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
-        {"hfd_pythia_tiny_random", "hfd/pythia-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
-        {"hfd_llama2_tiny_random", "hfd/llama2-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
-        {"hfd_llama3_tiny_random", "hfd/llama3-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
-        {"hfd_qwen2_tiny_random", "hfd/qwen2-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
-        {"hfd_qwen3_tiny_random", "hfd/qwen3-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
-        {"hfd_gemma_tiny_random", "hfd/gemma-tiny-random", Kind::Sentence, "holds:", kDecoderViews},
+        {"hfd_gpt2_tiny_random", "hfd/gpt2-tiny-random", Kind::Sentence, "holds:", kDecoderViews, "", "", "", true},
+        {"hfd_pythia_tiny_random", "hfd/pythia-tiny-random", Kind::Sentence, "holds:", kDecoderViews, "", "", "", true},
+        {"hfd_llama2_tiny_random", "hfd/llama2-tiny-random", Kind::Sentence, "holds:", kDecoderViews, "", "", "", true},
+        {"hfd_llama3_tiny_random", "hfd/llama3-tiny-random", Kind::Sentence, "holds:", kDecoderViews, "", "", "", true},
+        {"hfd_qwen2_tiny_random", "hfd/qwen2-tiny-random", Kind::Sentence, "holds:", kDecoderViews, "", "", "", true},
+        {"hfd_qwen3_tiny_random", "hfd/qwen3-tiny-random", Kind::Sentence, "holds:", kDecoderViews, "", "", "", true},
+        {"hfd_gemma_tiny_random", "hfd/gemma-tiny-random", Kind::Sentence, "holds:", kDecoderViews, "", "", "", true},
     };
     return lines;
 }

@@ -133,8 +133,8 @@ TEST_P(CliMatrix, Cell)
     if (e.result && (door.rfind("minimal_pairs", 0) == 0 || door.rfind("ablate_sweep", 0) == 0) &&
         std::find(views.begin(), views.end(), "surprisal") == views.end())
         e = refusal("gives no sentence log-probability");
-    // Head ablation is built for the Hugging Face folders (hf/, hfd/); the other families say so.
-    if (e.result && door == "analyze_ablate" && std::string(m.file).rfind("hf", 0) != 0)
+    // Head ablation is built for the Hugging Face folders and the Tree Transformers; the other families say so.
+    if (e.result && door == "analyze_ablate" && !m.ablates)
         e = refusal("head ablation is not built for the");
     if (e.result && *m.probeRefuses && (door == "probe" || door == "probe_sharded"))
         e = refusal(m.probeRefuses);

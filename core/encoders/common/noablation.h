@@ -2,7 +2,8 @@
 /// \file noablation.h
 /// The refusal of a family whose heads cannot be switched off (yet): an analysis or an
 /// explanation asked with AnalyzeOptions::ablate / ExplainOptions::ablate must not run as
-/// if nothing were ablated. Head ablation is built for pretrained Transformers (hfnet.cpp).
+/// if nothing were ablated. Head ablation is built for pretrained Transformers (hfnet.cpp) and the
+/// Tree Transformer (treetransformernet.cpp).
 
 #include <string>
 #include <vector>
@@ -21,7 +22,7 @@ inline Status refuseHeadAblation(const EncoderInfo &info, const std::vector<Head
     if (info.heads <= 0)
         return makeError("--ablate", name + " has no attention heads to switch off");
     return makeError("--ablate", name + ": head ablation is not built for the " + info.family +
-                                     " family yet (it is for pretrained Transformers: Hugging Face folders)");
+                                     " family yet (it is for the Tree Transformer and for pretrained Transformers: Hugging Face folders)");
 }
 
 } // namespace treelens

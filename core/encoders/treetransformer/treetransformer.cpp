@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/encoders/common/configschema.h"
-#include "core/encoders/common/noablation.h"
 #include <torch/torch.h>
 
 #include "core/encoders/common/batchedencoder.h"
@@ -205,8 +204,14 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
-        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
-            return refused.error();
+        for (const HeadAblation &a : options.ablate) // zero ablation of the self-attention's heads (the prior C is not a head)
+            if (a.layer < 0 || a.layer >= m_info.layers || a.head >= m_info.heads)
+                return makeError("--ablate", "layer " + std::to_string(a.layer + 1) +
+                                                 (a.head < 0 ? "" : " head " + std::to_string(a.head + 1)) + " is not in " +
+                                                 (m_info.name.empty() ? "this model" : m_info.name) + " (" +
+                                                 std::to_string(m_info.layers) + " layers of " + std::to_string(m_info.heads) +
+                                                 " heads)",
+                                 ErrorCode::Refused);
         const InductionConfig induction = options.induction.value_or(m_info.induction);
         if (auto s = induction.validate(m_info.layers); !s)
             return s.error();
@@ -228,6 +233,7 @@ public:
             fo.keepAttention = options.attention;
             fo.keepPrior = true;
             fo.keepLayerOut = options.layerStates;
+            fo.ablate = options.ablate;
             const auto res = tt::forward(m_net, m_ids, m_mask, fo);
             auto cpu = [](const torch::Tensor &t) { return t.to(torch::kCPU, torch::kFloat32).contiguous(); };
             std::vector<torch::Tensor> A, C, att, raw, states;
@@ -262,6 +268,8 @@ public:
                 }
                 a.layers = m_info.layers;
                 a.heads = m_info.heads;
+                for (const HeadAblation &h : options.ablate)
+                    a.ablated.push_back({h.layer, h.head});
                 std::vector<std::vector<float>> wordLinks;
                 for (int l = 0; l < m_info.layers; ++l) {
                     const int64_t L = A[l].size(1);

@@ -353,7 +353,21 @@ struct Forward {
                 out.attnRaw.push_back(raw);
                 out.attn.push_back(att);
             }
-            auto ctx = torch::matmul(dropout(att), v).transpose(1, 2).reshape({B, L, d});
+            auto perHead = torch::matmul(dropout(att), v); // [B,H,L,dk]
+            if (!o.ablate.empty()) {
+                std::vector<float> keep(static_cast<std::size_t>(H), 1.0f);
+                bool any = false;
+                for (const HeadAblation &a : o.ablate)
+                    if (a.layer == l)
+                        for (int64_t h = 0; h < H; ++h)
+                            if (a.head < 0 || a.head == h) {
+                                keep[static_cast<std::size_t>(h)] = 0.0f;
+                                any = true;
+                            }
+                if (any)
+                    perHead = perHead * torch::tensor(keep, perHead.options()).view({1, H, 1, 1});
+            }
+            auto ctx = perHead.transpose(1, 2).reshape({B, L, d});
             x = x + dropout(fused ? fusedLinear(ctx, net.m_fused[l].out)
                                   : linear(ctx, P(l, "self_attn.linears.3.weight"), P(l, "self_attn.linears.3.bias")));
 

@@ -14,6 +14,7 @@
 #include <ATen/native/quantized/PackedParams.h>
 
 #include "core/base/result.h"
+#include "core/encoders/headablation.h"
 #include "core/encoders/treetransformer/treetransformer.h"
 #include "core/model/tensordata.h"
 
@@ -82,6 +83,10 @@ struct ForwardOptions {
     /// the vocabulary projection). Same results; used to time the official way
     /// of computing on the same machine.
     bool officialStyle = false;
+    /// Heads switched off: each head's output (its attention-weighted values) zeroed before the
+    /// layer's output projection (0-based; head -1: every head of the layer), as for the
+    /// pretrained family (docs/minimal-pairs.md, "Head ablation").
+    std::vector<HeadAblation> ablate;
 };
 
 struct Outputs {

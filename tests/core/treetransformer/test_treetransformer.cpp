@@ -295,6 +295,60 @@ TEST(TreeTransformerPriorOff, IsAPlainTransformerOfTheSameWeights)
     EXPECT_TRUE(torch::allclose(att, plain.attn[0], 1e-5, 1e-6));
 }
 
+// Head ablation is the fixture README's zero ablation: switching head h of layer l off gives
+// exactly what the same network gives with the output projection's columns of that head
+// (h·dk .. (h+1)·dk − 1 of self_attn.linears.3.weight) set to zero, its bias kept, and a
+// whole layer what it gives with every column zeroed. An independent route to the same
+// numbers: the weights changed, nothing switched off.
+TEST(TreeTransformerAblation, SwitchingAHeadOffIsZeroingItsOutputProjectionColumns)
+{
+    TreeTransformerConfig cfg;
+    cfg.layers = 3;
+    cfg.dModel = 16;
+    cfg.heads = 4;
+    cfg.dFF = 32;
+    cfg.vocabSize = 30;
+    cfg.maxLen = 16;
+    const TensorMap w = randomTreeTransformerWeights(cfg, 11);
+    auto zeroed = [&](int layer, int head) {
+        TensorMap z = w;
+        const std::string name = "layers." + std::to_string(layer) + ".self_attn.linears.3.weight";
+        std::vector<float> v = z.at(name).toFloat();
+        const int dk = cfg.dModel / cfg.heads;
+        for (int r = 0; r < cfg.dModel; ++r)
+            for (int c = 0; c < cfg.dModel; ++c)
+                if (head < 0 || c / dk == head)
+                    v[static_cast<std::size_t>(r * cfg.dModel + c)] = 0.0f;
+        z[name] = TensorData::fromFloat(z.at(name).shape, v);
+        return z;
+    };
+    auto net = tt::Net::fromTensors(cfg, w, torch::kCPU);
+    ASSERT_TRUE(net.ok());
+    torch::InferenceMode guard;
+    auto ids = torch::tensor({{5, 9, 11, 3, 7, 2}, {4, 8, 6, 0, 0, 0}}, torch::kInt64);
+    auto mask = ids.ne(0);
+    tt::ForwardOptions o;
+    o.keepAttention = true;
+    const auto plain = tt::forward(*net, ids, mask, o);
+    for (const HeadAblation a : {HeadAblation{1, 2}, HeadAblation{0, 0}, HeadAblation{2, -1}}) {
+        auto byWeights = tt::Net::fromTensors(cfg, zeroed(a.layer, a.head), torch::kCPU);
+        ASSERT_TRUE(byWeights.ok());
+        tt::ForwardOptions ablated = o;
+        ablated.ablate = {a};
+        const auto off = tt::forward(*net, ids, mask, ablated);
+        const auto ref = tt::forward(*byWeights, ids, mask, o);
+        const std::string what = "layer " + std::to_string(a.layer) + " head " + std::to_string(a.head);
+        EXPECT_TRUE(torch::allclose(off.finalHidden, ref.finalHidden, 1e-5, 1e-6)) << what;
+        for (int l = 0; l < cfg.layers; ++l) {
+            EXPECT_TRUE(torch::allclose(off.breakProb[l], ref.breakProb[l], 1e-5, 1e-6)) << what << ", links of layer " << l;
+            EXPECT_TRUE(torch::allclose(off.attn[l], ref.attn[l], 1e-5, 1e-6)) << what << ", attention of layer " << l;
+        }
+        // The ablation changed the network after its layer (else this proves nothing), not before it.
+        EXPECT_GT((off.finalHidden - plain.finalHidden).abs().max().item<double>(), 1e-4) << what;
+        EXPECT_TRUE(torch::equal(off.attn[a.layer], plain.attn[a.layer])) << what;
+    }
+}
+
 // The views word their note from what the analysis says the model is, never from the
 // family name: the shipped plain Transformer (a Tree Transformer with the prior off)
 // says so, the Tree Transformer says nothing more than its family.
