@@ -237,6 +237,26 @@ Status Net::refreshFused(const std::string &precision)
     return {};
 }
 
+namespace {
+
+/// The heads' outputs [B,H,L,dk] of layer `layer` with the ablated ones zeroed (ForwardOptions::ablate).
+torch::Tensor withoutAblatedHeads(const torch::Tensor &perHead, const std::vector<HeadAblation> &ablate, int layer)
+{
+    const int64_t H = perHead.size(1);
+    std::vector<float> keep(static_cast<std::size_t>(H), 1.0f);
+    bool any = false;
+    for (const HeadAblation &a : ablate)
+        if (a.layer == layer)
+            for (int64_t h = 0; h < H; ++h)
+                if (a.head < 0 || a.head == h) {
+                    keep[static_cast<std::size_t>(h)] = 0.0f;
+                    any = true;
+                }
+    return any ? perHead * torch::tensor(keep, perHead.options()).view({1, H, 1, 1}) : perHead;
+}
+
+} // namespace
+
 struct Forward {
     static Outputs run(const Net &net, const torch::Tensor &ids, const torch::Tensor &mask, const ForwardOptions &o)
     {
@@ -353,20 +373,7 @@ struct Forward {
                 out.attnRaw.push_back(raw);
                 out.attn.push_back(att);
             }
-            auto perHead = torch::matmul(dropout(att), v); // [B,H,L,dk]
-            if (!o.ablate.empty()) {
-                std::vector<float> keep(static_cast<std::size_t>(H), 1.0f);
-                bool any = false;
-                for (const HeadAblation &a : o.ablate)
-                    if (a.layer == l)
-                        for (int64_t h = 0; h < H; ++h)
-                            if (a.head < 0 || a.head == h) {
-                                keep[static_cast<std::size_t>(h)] = 0.0f;
-                                any = true;
-                            }
-                if (any)
-                    perHead = perHead * torch::tensor(keep, perHead.options()).view({1, H, 1, 1});
-            }
+            const auto perHead = withoutAblatedHeads(torch::matmul(dropout(att), v), o.ablate, l); // [B,H,L,dk]
             auto ctx = perHead.transpose(1, 2).reshape({B, L, d});
             x = x + dropout(fused ? fusedLinear(ctx, net.m_fused[l].out)
                                   : linear(ctx, P(l, "self_attn.linears.3.weight"), P(l, "self_attn.linears.3.bias")));
