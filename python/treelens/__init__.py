@@ -112,7 +112,7 @@ class Model:
         the first word is predicted too (``treelens-cli analyze --prepend-bos``). ``ablate``:
         heads switched off, ``(layer, head)`` pairs numbered from 0 like the arrays (``head``
         None: every head of the layer), as ``treelens-cli analyze --ablate L.H`` with L and H
-        from 1; the family must support it (pretrained Transformers), others raise Error."""
+        from 1; built for pretrained Transformers and the Tree Transformer, others raise Error."""
         heads = []
         for entry in ablate:
             layer, head = tuple(entry)
