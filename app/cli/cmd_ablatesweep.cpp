@@ -254,21 +254,15 @@ int runSweep(const SweepSpec &spec)
 {
     if (!spec.figure.empty() && !endsWith(spec.figure, ".svg"))
         return fail("--figure " + spec.figure + ": the heatmap is written as SVG (name it .svg)");
-    auto header = shardHeaderFor(spec.shard, "ablate-sweep", spec.input, spec.out);
-    if (!header)
-        return fail(header.message());
-    if (*header && skipDoneShard(spec.shard, **header, spec.out))
+    auto run = openPairRun("ablate-sweep", spec.input, spec.out, spec.shard, spec.dev);
+    if (!run)
+        return fail(run.message());
+    if (run->done)
         return 0;
-    auto pairs = readMinimalPairsFile(spec.input);
-    if (!pairs)
-        return fail(pairs.message());
-    auto enc = openModel(spec.dev);
-    if (!enc)
-        return fail(enc.message());
-    const EncoderInfo &info = (*enc)->info();
-    const std::string model = info.name.empty() ? spec.dev.model : info.name;
-    if (auto st = languageModelOnly(info, model); !st)
-        return fail(st.message());
+    const EncoderInfo &info = run->encoder->info();
+    const std::string &model = run->model;
+    const std::vector<MinimalPair> *pairs = &run->pairs;
+    auto &enc = run->encoder;
     if (info.layers <= 0 || info.heads <= 0)
         return fail(model + " has no attention heads to switch off");
     // The cells: each layer's heads, then the whole layer.
@@ -278,18 +272,11 @@ int runSweep(const SweepSpec &spec)
             cells.push_back(HeadAblation{l, h});
         cells.push_back(HeadAblation{l, -1});
     }
-    ShardRange range{0, cells.size()};
-    if (*header) {
-        range = shardRange(cells.size(), (*header)->shard, 1);
-        (*header)->total = cells.size();
-        (*header)->begin = range.begin;
-        (*header)->end = range.end;
-        (*header)->headerLines = 1;
-    }
+    const ShardRange range = shardItems(run->header, cells.size(), 1);
     AnalyzeOptions opt;
     opt.attention = false;
     opt.prependBos = spec.prependBos;
-    auto base = outcomes(**enc, *pairs, opt, spec.input, model);
+    auto base = outcomes(*enc, *pairs, opt, spec.input, model);
     if (!base)
         return fail(base.message());
     const ojson settings = {{"json", spec.json},     {"figure", spec.figure},       {"model", model},
@@ -299,7 +286,7 @@ int runSweep(const SweepSpec &spec)
     ProgressLine progress("ablate-sweep cells");
     for (std::size_t k = range.begin; k < range.end; ++k) {
         opt.ablate = {cells[k]};
-        auto ablated = outcomes(**enc, *pairs, opt, spec.input, model);
+        auto ablated = outcomes(*enc, *pairs, opt, spec.input, model);
         if (!ablated)
             return fail(ablated.message());
         done.push_back(cellJson(cells[k].layer, cells[k].head, *base, *ablated, *pairs));
@@ -307,8 +294,8 @@ int runSweep(const SweepSpec &spec)
     }
     progress.finish();
     std::string out;
-    if (*header) {
-        out = shardHeaderLine(**header) + settings.dump() + "\n";
+    if (run->header) {
+        out = shardHeaderLine(*run->header) + settings.dump() + "\n";
         for (const ojson &c : done)
             out += c.dump() + "\n";
         out += shardEndLine(done.size());
@@ -349,13 +336,8 @@ Result<std::string> mergedAblateSweep(const MergedShards &merged, std::string *)
     try {
         const ojson settings = ojson::parse(body.substr(0, eol));
         std::vector<ojson> cells;
-        for (std::size_t start = eol + 1; start < body.size();) {
-            const std::size_t end = body.find('\n', start);
-            const std::string line = body.substr(start, end == std::string::npos ? std::string::npos : end - start);
-            start = end == std::string::npos ? body.size() : end + 1;
-            if (!line.empty())
-                cells.push_back(ojson::parse(line));
-        }
+        for (std::string_view line : linesAfterSettings(body))
+            cells.push_back(ojson::parse(line));
         return sweepOutput(settings, cells);
     } catch (const std::exception &e) {
         return makeError("merge", std::string("an ablate-sweep shard is not what ablate-sweep writes: ") + e.what());

@@ -12,6 +12,7 @@
 #include "app/cli/command.h"
 #include "app/cli/minimalpairsrun.h"
 #include "core/base/fileio.h"
+#include "core/base/strings.h"
 #include "core/encoders/encoder.h"
 #include "core/eval/makepairs.h"
 #include "core/eval/minimalpairs.h"
@@ -162,34 +163,21 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
     auto ablate = parseAblations(spec.ablate);
     if (!ablate)
         return fail(ablate.message());
-    auto header = shardHeaderFor(spec.shard, "minimal-pairs", spec.input, spec.out);
-    if (!header)
-        return fail(header.message());
-    if (*header && skipDoneShard(spec.shard, **header, spec.out))
+    auto run = openPairRun("minimal-pairs", spec.input, spec.out, spec.shard, spec.dev);
+    if (!run)
+        return fail(run.message());
+    if (run->done)
         return 0;
-    auto pairs = readMinimalPairsFile(spec.input);
-    if (!pairs)
-        return fail(pairs.message());
-    ShardRange range{0, pairs->size()};
-    if (*header) {
-        range = shardRange(pairs->size(), (*header)->shard, kPairBlock);
-        (*header)->total = pairs->size();
-        (*header)->begin = range.begin;
-        (*header)->end = range.end;
-        (*header)->headerLines = 1;
-    }
-    auto enc = openModel(spec.dev);
-    if (!enc)
-        return fail(enc.message());
-    const EncoderInfo &info = (*enc)->info();
-    const std::string model = info.name.empty() ? spec.dev.model : info.name;
-    if (auto st = languageModelOnly(info, model); !st)
-        return fail(st.message());
+    std::optional<ShardHeader> &header = run->header;
+    const std::vector<MinimalPair> *pairs = &run->pairs;
+    const std::string &model = run->model;
+    auto &enc = run->encoder;
+    const ShardRange range = shardItems(header, pairs->size(), kPairBlock);
     auto writer = AtomicFileWriter::open(spec.out.empty() ? std::string("-") : spec.out);
     if (!writer)
         return fail(writer.message());
-    if (*header)
-        if (auto st = writer->write(shardHeaderLine(**header) + settingsLine(spec.json, model, *ablate)); !st)
+    if (header)
+        if (auto st = writer->write(shardHeaderLine(*header) + settingsLine(spec.json, model, *ablate)); !st)
             return fail(st.message());
     AnalyzeOptions opt;
     opt.attention = false;
@@ -199,7 +187,7 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
     ProgressLine progress("minimal pairs");
     for (std::size_t start = range.begin; start < range.end; start += kPairBlock) {
         const std::size_t end = std::min(range.end, start + kPairBlock);
-        auto scored = scorePairs(**enc, *pairs, start, end, opt, spec.input, model);
+        auto scored = scorePairs(*enc, *pairs, start, end, opt, spec.input, model);
         if (!scored)
             return fail(scored.message());
         for (std::size_t i = start; i < end; ++i) {
@@ -213,7 +201,7 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
                 std::cerr << "minimal-pairs: " << spec.input << ":" << p.line << ": skipped: " << sp.skipped << "\n";
             }
             tally.add(record);
-            if (spec.json || *header)
+            if (spec.json || header)
                 if (auto st = writer->write(record.dump() + "\n"); !st)
                     return fail(st.message());
         }
@@ -222,10 +210,10 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
     progress.finish();
     const PairSummary summary = summarizePairs(tally.correct, tally.margin, tally.phenomenon);
     Status st;
-    if (*header) {
+    if (header) {
         st = writer->write(shardEndLine(range.size()));
         if (range.size())
-            std::cerr << "minimal-pairs: shard " << (*header)->shard.str() << " (partial): accuracy " << summary.accuracy.value
+            std::cerr << "minimal-pairs: shard " << header->shard.str() << " (partial): accuracy " << summary.accuracy.value
                       << " over " << range.size() << " pairs; merge gives the whole run's\n";
     } else {
         st = writer->write(spec.json ? summaryJson(summary, model, *ablate, tally.skipped)
@@ -289,6 +277,55 @@ Status languageModelOnly(const EncoderInfo &info, const std::string &model)
     if (info.input != InputKind::Words || info.pairInput)
         return Error{noLogprobRefusal(model), ErrorCode::Refused};
     return {};
+}
+
+Result<PairRun> openPairRun(const std::string &command, const std::string &input, const std::string &out,
+                            const ShardOptions &shard, const DeviceSpec &dev)
+{
+    PairRun run;
+    auto header = shardHeaderFor(shard, command, input, out);
+    if (!header)
+        return header.error();
+    run.header = std::move(*header);
+    if (run.header && skipDoneShard(shard, *run.header, out)) {
+        run.done = true;
+        return run;
+    }
+    auto pairs = readMinimalPairsFile(input);
+    if (!pairs)
+        return pairs.error();
+    run.pairs = std::move(*pairs);
+    auto enc = openModel(dev);
+    if (!enc)
+        return enc.error();
+    run.encoder = std::move(*enc);
+    const EncoderInfo &info = run.encoder->info();
+    run.model = info.name.empty() ? dev.model : info.name;
+    if (auto st = languageModelOnly(info, run.model); !st)
+        return st.error();
+    return run;
+}
+
+ShardRange shardItems(std::optional<ShardHeader> &header, std::size_t total, std::size_t block)
+{
+    if (!header)
+        return {0, total};
+    const ShardRange range = shardRange(total, header->shard, block);
+    header->total = total;
+    header->begin = range.begin;
+    header->end = range.end;
+    header->headerLines = 1;
+    return range;
+}
+
+std::vector<std::string_view> linesAfterSettings(std::string_view body)
+{
+    std::vector<std::string_view> out;
+    const auto lines = splitView(body, '\n');
+    for (std::size_t i = 1; i < lines.size(); ++i)
+        if (!lines[i].empty())
+            out.push_back(lines[i]);
+    return out;
 }
 
 Result<std::vector<ScoredPair>> scorePairs(Encoder &encoder, const std::vector<MinimalPair> &pairs, std::size_t begin,
@@ -373,7 +410,7 @@ void addMakePairsCommand(CLI::App &app, Action &action)
 Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *)
 {
     const std::string &body = merged.body;
-    std::size_t pos = body.find('\n');
+    const std::size_t pos = body.find('\n');
     if (pos == std::string::npos)
         return makeError("merge", "the minimal-pairs shards hold no settings line");
     bool json = false;
@@ -387,14 +424,9 @@ Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *
         model = settings.at("model").get<std::string>();
         for (const auto &a : settings.at("ablated"))
             ablate.push_back(HeadAblation{a.at("layer").get<int>() - 1, a.at("head").is_null() ? -1 : a.at("head").get<int>() - 1});
-        for (std::size_t start = pos + 1; start < body.size();) {
-            const std::size_t eol = body.find('\n', start);
-            const std::string line = body.substr(start, eol == std::string::npos ? std::string::npos : eol - start);
-            start = eol == std::string::npos ? body.size() : eol + 1;
-            if (line.empty())
-                continue;
+        for (std::string_view line : linesAfterSettings(body)) {
             tally.add(ojson::parse(line));
-            records += line + "\n";
+            records.append(line).append("\n");
         }
     } catch (const std::exception &e) {
         return makeError("merge", std::string("a minimal-pairs shard record is not what minimal-pairs writes: ") + e.what());

@@ -2,9 +2,13 @@
 // What minimal-pairs and ablate-sweep share (cmd_minimalpairs.cpp): a model's analyses of the
 // good and the bad sentence of pairs, a block at a time.
 #include <cstddef>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "app/cli/command.h"
 #include "core/base/result.h"
 #include "core/data/analysis.h"
 #include "core/encoders/encoder.h"
@@ -26,6 +30,26 @@ std::string noLogprobRefusal(const std::string &model);
 /// Refuses (the message of noLogprobRefusal) a model that reads trees or pairs, before any
 /// sentence is read; the others are asked by their analyses.
 Status languageModelOnly(const EncoderInfo &info, const std::string &model);
+
+/// What both commands open before they score: the shard's header (nullopt without --shard), the
+/// pairs, the model and its name (its own, else --model as given); `done` when --skip-done found
+/// OUT complete (nothing else is opened then). A model that reads trees or pairs is refused here.
+struct PairRun {
+    std::optional<ShardHeader> header;
+    std::vector<MinimalPair> pairs;
+    std::unique_ptr<Encoder> encoder;
+    std::string model;
+    bool done = false;
+};
+Result<PairRun> openPairRun(const std::string &command, const std::string &input, const std::string &out,
+                            const ShardOptions &shard, const DeviceSpec &dev);
+
+/// The items [0, total) without --shard; with it, shard `header->shard` of them in blocks of
+/// `block`, written into the header (total, range, one settings line every shard repeats).
+ShardRange shardItems(std::optional<ShardHeader> &header, std::size_t total, std::size_t block);
+
+/// A merged body's lines after its first (the settings line), empty ones left out.
+std::vector<std::string_view> linesAfterSettings(std::string_view body);
 
 /// Pairs [begin, end) of `pairs` analysed with `options`, in one batch; a batch the model
 /// refuses (a sentence over its context) pair by pair, a refused pair skipped. Errors name

@@ -16,6 +16,7 @@
 #include "core/encoders/common/attribution.h"
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
+#include "core/encoders/common/noablation.h"
 #include "core/encoders/common/precisionrule.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/pretrained/hfconfig.h"
@@ -143,7 +144,7 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
-        if (auto s = checkAblation(options.ablate); !s)
+        if (auto s = checkHeadAblation(info(), options.ablate); !s)
             return s.error();
         auto pieces = piecesOfBatch(batch, options.prependBos);
         if (!pieces)
@@ -224,7 +225,7 @@ public:
     {
         if (options.method == ExplainOptions::Method::Rollout)
             return Error{"attention rollout is computed from the analysis, not by the family"};
-        if (auto s = checkAblation(options.ablate); !s)
+        if (auto s = checkHeadAblation(info(), options.ablate); !s)
             return s.error();
         if (!info().outputs.prediction && !m_net.arch().languageModel)
             return Encoder::explain(batch, options, control);
@@ -248,17 +249,6 @@ public:
     }
 
 private:
-    /// Every head and layer of `ablate` inside the model.
-    Status checkAblation(const std::vector<HeadAblation> &ablate) const
-    {
-        for (const HeadAblation &a : ablate)
-            if (a.layer < 0 || a.layer >= info().layers || a.head < -1 || a.head >= info().heads)
-                return makeError("--ablate", "layer " + std::to_string(a.layer + 1) + (a.head < 0 ? "" : " head " + std::to_string(a.head + 1)) +
-                                                 " is outside the model (" + std::to_string(info().layers) + " layers of " +
-                                                 std::to_string(info().heads) + " heads)",
-                                 ErrorCode::Refused);
-        return {};
-    }
 
     /// The BOS to put in front (--prepend-bos), or why there is none.
     Result<std::optional<std::int64_t>> bosFor(bool prepend) const

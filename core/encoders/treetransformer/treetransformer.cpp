@@ -15,6 +15,7 @@
 
 #include "core/encoders/common/batchedencoder.h"
 #include "core/encoders/common/familykit.h"
+#include "core/encoders/common/noablation.h"
 #include "core/encoders/treetransformer/treetransformernet.h"
 #include "core/encoders/common/vocabulary.h"
 #include "core/model/modelfile.h"
@@ -204,14 +205,9 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
-        for (const HeadAblation &a : options.ablate) // zero ablation of the self-attention's heads (the prior C is not a head)
-            if (a.layer < 0 || a.layer >= m_info.layers || a.head >= m_info.heads)
-                return makeError("--ablate", "layer " + std::to_string(a.layer + 1) +
-                                                 (a.head < 0 ? "" : " head " + std::to_string(a.head + 1)) + " is not in " +
-                                                 (m_info.name.empty() ? "this model" : m_info.name) + " (" +
-                                                 std::to_string(m_info.layers) + " layers of " + std::to_string(m_info.heads) +
-                                                 " heads)",
-                                 ErrorCode::Refused);
+        // Zero ablation of the self-attention's heads (the prior C is not a head).
+        if (auto s = checkHeadAblation(info(), options.ablate); !s)
+            return s.error();
         const InductionConfig induction = options.induction.value_or(m_info.induction);
         if (auto s = induction.validate(m_info.layers); !s)
             return s.error();
