@@ -117,7 +117,8 @@ ojson proportionJson(const Proportion &p, double margin)
     return {{"pairs", p.total}, {"correct", p.hits}, {"accuracy", p.value}, {"ci95", {p.low, p.high}}, {"mean_margin", margin}};
 }
 
-std::string summaryJson(const PairSummary &s, const std::string &model, const std::vector<HeadAblation> &ablate, std::size_t skipped)
+std::string summaryJson(const PairSummary &s, const std::string &model, const std::string &score, const std::vector<HeadAblation> &ablate,
+                        std::size_t skipped)
 {
     ojson by = ojson::object();
     for (const auto &[name, p] : s.byPhenomenon)
@@ -126,14 +127,16 @@ std::string summaryJson(const PairSummary &s, const std::string &model, const st
     sum["by_phenomenon"] = by;
     sum["skipped"] = skipped;
     sum["model"] = model;
+    sum["score"] = score;
     sum["ablated"] = ablatedJson(ablate);
     sum["interval"] = "Wilson score, 95 %";
     return ojson{{"summary", sum}}.dump() + "\n";
 }
 
-std::string summaryText(const PairSummary &s, const std::string &model, const std::vector<HeadAblation> &ablate, std::size_t skipped)
+std::string summaryText(const PairSummary &s, const std::string &model, const std::string &score, const std::vector<HeadAblation> &ablate,
+                        std::size_t skipped)
 {
-    std::string out = "minimal pairs: " + model + (ablate.empty() ? "" : " (ablated: " + ablatedText(ablate) + ")") + "\n";
+    std::string out = "minimal pairs: " + model + ", scored by " + score + (ablate.empty() ? "" : " (ablated: " + ablatedText(ablate) + ")") + "\n";
     char line[512];
     std::snprintf(line, sizeof line, "%-40s %7s %9s  %-17s %12s\n", "phenomenon", "pairs", "accuracy", "95% CI (Wilson)",
                   "mean margin");
@@ -153,9 +156,9 @@ std::string summaryText(const PairSummary &s, const std::string &model, const st
 }
 
 /// The settings every shard repeats after its header: what the merge needs to print the summary.
-std::string settingsLine(bool json, const std::string &model, const std::vector<HeadAblation> &ablate)
+std::string settingsLine(bool json, const std::string &model, const std::string &score, const std::vector<HeadAblation> &ablate)
 {
-    return ojson{{"json", json}, {"model", model}, {"ablated", ablatedJson(ablate)}}.dump() + "\n";
+    return ojson{{"json", json}, {"model", model}, {"score", score}, {"ablated", ablatedJson(ablate)}}.dump() + "\n";
 }
 
 int runMinimalPairs(const MinimalPairsSpec &spec)
@@ -177,7 +180,7 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
     if (!writer)
         return fail(writer.message());
     if (header)
-        if (auto st = writer->write(shardHeaderLine(*header) + settingsLine(spec.json, model, *ablate)); !st)
+        if (auto st = writer->write(shardHeaderLine(*header) + settingsLine(spec.json, model, run->score, *ablate)); !st)
             return fail(st.message());
     AnalyzeOptions opt;
     opt.attention = false;
@@ -216,8 +219,8 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
             std::cerr << "minimal-pairs: shard " << header->shard.str() << " (partial): accuracy " << summary.accuracy.value
                       << " over " << range.size() << " pairs; merge gives the whole run's\n";
     } else {
-        st = writer->write(spec.json ? summaryJson(summary, model, *ablate, tally.skipped)
-                                     : summaryText(summary, model, *ablate, tally.skipped));
+        st = writer->write(spec.json ? summaryJson(summary, model, run->score, *ablate, tally.skipped)
+                                     : summaryText(summary, model, run->score, *ablate, tally.skipped));
     }
     if (!st)
         return fail(st.message());
@@ -266,16 +269,24 @@ int runMakePairs(const MakePairsSpec &spec)
 
 } // namespace
 
-std::string noLogprobRefusal(const std::string &model)
+std::string noLogprobRefusal(const EncoderInfo &info, const std::string &model)
 {
-    return model + " gives no sentence log-probability: minimal pairs score a language model (a decoder folder: GPT-2, "
-                   "Pythia, Llama, Qwen, Gemma); the pseudo-log-likelihood of masked language models is not built yet";
+    return model + " gives no sentence log-probability" +
+           (info.sentenceScoreNote.empty() ? std::string() : " (" + info.sentenceScoreNote + ")") +
+           ": minimal pairs score a language model, a decoder folder (GPT-2, Pythia, Llama, Qwen, Gemma) by log p, or a "
+           "masked language model with its vocabulary head (a Tree Transformer saved with keep_projection, a "
+           "BertForMaskedLM or RobertaForMaskedLM folder) by its pseudo-log-likelihood";
+}
+
+std::string sentenceScoreName(SentenceScore score)
+{
+    return score == SentenceScore::PseudoLogLikelihood ? "pseudo-log-likelihood" : "log-probability";
 }
 
 Status languageModelOnly(const EncoderInfo &info, const std::string &model)
 {
-    if (info.input != InputKind::Words || info.pairInput)
-        return Error{noLogprobRefusal(model), ErrorCode::Refused};
+    if (info.input != InputKind::Words || info.pairInput || info.sentenceScore == SentenceScore::None)
+        return Error{noLogprobRefusal(info, model), ErrorCode::Refused};
     return {};
 }
 
@@ -303,6 +314,7 @@ Result<PairRun> openPairRun(const std::string &command, const std::string &input
     run.model = info.name.empty() ? dev.model : info.name;
     if (auto st = languageModelOnly(info, run.model); !st)
         return st.error();
+    run.score = sentenceScoreName(info.sentenceScore);
     return run;
 }
 
@@ -329,9 +341,11 @@ std::vector<std::string_view> linesAfterSettings(std::string_view body)
 }
 
 Result<std::vector<ScoredPair>> scorePairs(Encoder &encoder, const std::vector<MinimalPair> &pairs, std::size_t begin,
-                                           std::size_t end, const AnalyzeOptions &options, const std::string &source,
+                                           std::size_t end, const AnalyzeOptions &runOptions, const std::string &source,
                                            const std::string &model)
 {
+    AnalyzeOptions options = runOptions;
+    options.pseudoLogLikelihood = true; // a masked language model's score (a decoder's log p needs nothing)
     auto inputs = [&](std::size_t i) {
         return std::vector<EncoderInput>{EncoderInput{pairWords(pairs[i].good), {}, {}, {}, {}, {}},
                                          EncoderInput{pairWords(pairs[i].bad), {}, {}, {}, {}, {}}};
@@ -367,7 +381,7 @@ Result<std::vector<ScoredPair>> scorePairs(Encoder &encoder, const std::vector<M
             }
         }
         if (sp.skipped.empty() && (!sp.good.logprob || !sp.bad.logprob))
-            return Error{noLogprobRefusal(model), ErrorCode::Refused};
+            return Error{noLogprobRefusal(encoder.info(), model), ErrorCode::Refused};
         out.push_back(std::move(sp));
     }
     return out;
@@ -414,7 +428,7 @@ Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *
     if (pos == std::string::npos)
         return makeError("merge", "the minimal-pairs shards hold no settings line");
     bool json = false;
-    std::string model;
+    std::string model, score;
     std::vector<HeadAblation> ablate;
     Tally tally;
     std::string records;
@@ -422,6 +436,7 @@ Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *
         const auto settings = nlohmann::json::parse(body.substr(0, pos));
         json = settings.at("json").get<bool>();
         model = settings.at("model").get<std::string>();
+        score = settings.value("score", sentenceScoreName(SentenceScore::NextToken));
         for (const auto &a : settings.at("ablated"))
             ablate.push_back(HeadAblation{a.at("layer").get<int>() - 1, a.at("head").is_null() ? -1 : a.at("head").get<int>() - 1});
         for (std::string_view line : linesAfterSettings(body)) {
@@ -432,7 +447,8 @@ Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *
         return makeError("merge", std::string("a minimal-pairs shard record is not what minimal-pairs writes: ") + e.what());
     }
     const PairSummary summary = summarizePairs(tally.correct, tally.margin, tally.phenomenon);
-    return json ? records + summaryJson(summary, model, ablate, tally.skipped) : summaryText(summary, model, ablate, tally.skipped);
+    return json ? records + summaryJson(summary, model, score, ablate, tally.skipped)
+                : summaryText(summary, model, score, ablate, tally.skipped);
 }
 
 } // namespace treelens::cli

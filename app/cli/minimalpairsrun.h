@@ -24,11 +24,15 @@ struct ScoredPair {
 };
 
 /// The refusal of a model without a sentence log-probability ("MODEL gives no sentence
-/// log-probability: ...").
-std::string noLogprobRefusal(const std::string &model);
+/// log-probability (the family's reason): ...").
+std::string noLogprobRefusal(const EncoderInfo &info, const std::string &model);
 
-/// Refuses (the message of noLogprobRefusal) a model that reads trees or pairs, before any
-/// sentence is read; the others are asked by their analyses.
+/// "log-probability" (a decoder's log p) or "pseudo-log-likelihood" (a masked LM's): what the
+/// records' logprob is, as the summaries name it.
+std::string sentenceScoreName(SentenceScore score);
+
+/// Refuses (the message of noLogprobRefusal) a model that reads trees or pairs or gives no
+/// sentence score (EncoderInfo::sentenceScore), before any sentence is read.
 Status languageModelOnly(const EncoderInfo &info, const std::string &model);
 
 /// What both commands open before they score: the shard's header (nullopt without --shard), the
@@ -39,6 +43,7 @@ struct PairRun {
     std::vector<MinimalPair> pairs;
     std::unique_ptr<Encoder> encoder;
     std::string model;
+    std::string score; ///< sentenceScoreName of the model's
     bool done = false;
 };
 Result<PairRun> openPairRun(const std::string &command, const std::string &input, const std::string &out,
@@ -51,7 +56,8 @@ ShardRange shardItems(std::optional<ShardHeader> &header, std::size_t total, std
 /// A merged body's lines after its first (the settings line), empty ones left out.
 std::vector<std::string_view> linesAfterSettings(std::string_view body);
 
-/// Pairs [begin, end) of `pairs` analysed with `options`, in one batch; a batch the model
+/// Pairs [begin, end) of `pairs` analysed with `options` (and a masked language model's
+/// pseudo-log-likelihood asked for), in one batch; a batch the model
 /// refuses (a sentence over its context) pair by pair, a refused pair skipped. Errors name
 /// `source` and the pairs' lines; an analysis without a log-probability is the refusal above.
 Result<std::vector<ScoredPair>> scorePairs(Encoder &encoder, const std::vector<MinimalPair> &pairs, std::size_t begin,

@@ -215,11 +215,15 @@ struct Analysis {
     /// A language model's surprisal of each word in nats: -log p of the word's pieces given
     /// everything before them (the sum over its pieces); NaN where nothing predicts the word
     /// (its pieces include the sequence's first piece). Empty for a model that predicts no words.
+    /// A masked language model asked for its pseudo-log-likelihood (AnalyzeOptions): -log p of
+    /// each piece masked alone given all the others, summed per word.
     std::vector<double> surprisal;
-    /// The same per piece (NaN for the first piece of the sequence).
+    /// The same per piece (NaN for the first piece of the sequence; for a masked model NaN for
+    /// the special pieces, [CLS]/[SEP]/<s>, which are never masked).
     std::vector<double> pieceSurprisal;
     /// log p of the sentence: the sum of the next-piece log-probabilities of every piece after
-    /// the first (the library's sequence log-probability); unset without a language model.
+    /// the first (the library's sequence log-probability); for a masked model its
+    /// pseudo-log-likelihood (the sum over the pieces of the sentence); unset otherwise.
     std::optional<double> logprob;
     /// Heads switched off when this analysis was made (0-based; head -1: a whole layer).
     std::vector<std::pair<int, int>> ablated;

@@ -42,6 +42,13 @@ struct EncoderOutputs {
     bool crossAttention = false;
 };
 
+/// The score of a whole sentence a model gives (minimal pairs, docs/minimal-pairs.md).
+enum class SentenceScore {
+    None,                ///< no vocabulary head: nothing to score a sentence with
+    NextToken,           ///< a causal language model: log p of the sentence on every analysis (Analysis::logprob)
+    PseudoLogLikelihood, ///< a masked language model with its vocabulary head: AnalyzeOptions::pseudoLogLikelihood
+};
+
 struct EncoderInfo {
     std::string family;          ///< "tree-transformer", ...: for people (titles, reports), never for decisions
     /// What the model is, in words, where the family's name does not say it: "a plain
@@ -74,6 +81,10 @@ struct EncoderInfo {
     /// layer clamped to the model's layers, when the file has none).
     InductionConfig induction;
     std::string configJson;      ///< the model file's treelens.config, verbatim
+    SentenceScore sentenceScore = SentenceScore::None;
+    /// Why the model gives no sentence score (SentenceScore::None), where the family can say more
+    /// than "no vocabulary head" ("the file was saved without its vocabulary projection ..."); "" otherwise.
+    std::string sentenceScoreNote;
 };
 
 /// One input: words, and the trees or second sentence a family needs.
@@ -97,6 +108,12 @@ struct AnalyzeOptions {
     /// A language model whose tokenizer adds no BOS: put the model's BOS in front, so that the
     /// first word is predicted too (off: the numbers equal the library's plain encode()).
     bool prependBos = false;
+    /// A masked language model (EncoderInfo::sentenceScore PseudoLogLikelihood): score the sentence by its
+    /// pseudo-log-likelihood (Salazar et al. 2020): each piece masked in turn and predicted from all the
+    /// others; Analysis::logprob is the sum of those log-probabilities, surprisal and pieceSurprisal their
+    /// negatives (per word: the sum over its pieces). One more forward pass per piece; the other outputs
+    /// come from the unmasked sentence as without it. Ignored by other models.
+    bool pseudoLogLikelihood = false;
 };
 
 /// How embed() pools hidden states into one vector per sentence.

@@ -15,7 +15,8 @@ struct DeviceConfig {
     std::string device = "auto"; ///< "auto" (CUDA when LibTorch has it and a GPU is present), "cpu", "cuda", "cuda:N"
     int threads = 0;             ///< CPU threads of a pass (a ThreadScope on the calling thread); 0 = the process's count
     int batchSize = 32;          ///< sentences per forward pass (padded to the longest)
-    /// The projections' arithmetic (the Tree Transformer; other families run fp32):
+    /// The projections' arithmetic (the Tree Transformer and the pretrained family, which has
+    /// no int8 and says so; the other families run fp32):
     /// "fp32" (default; matches the reference implementations), "bf16" (bfloat16
     /// on oneDNN: fast only where the CPU has AVX512_BF16/AMX, or on a GPU),
     /// "int8" (dynamic int8 quantization, CPU only) or "auto" (the fastest of

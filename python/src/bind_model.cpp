@@ -105,9 +105,10 @@ void completeModelTrees(const EncoderInfo &info, std::vector<Sentence> &sentence
 }
 
 AnalyzeOptions analyzeOptions(bool attention, bool states, bool prependBos = false,
-                              const std::vector<std::pair<int, int>> &ablate = {})
+                              const std::vector<std::pair<int, int>> &ablate = {}, bool pseudoLogLikelihood = false)
 {
     AnalyzeOptions options;
+    options.pseudoLogLikelihood = pseudoLogLikelihood;
     options.attention = attention;
     options.layerStates = states;
     options.prependBos = prependBos;
@@ -117,9 +118,13 @@ AnalyzeOptions analyzeOptions(bool attention, bool states, bool prependBos = fal
 }
 
 std::vector<AnalysisPtr> analyze(PyModel &m, const py::handle &input, int batchSize, bool attention, bool states, bool prependBos,
-                                 const std::vector<std::pair<int, int>> &ablate)
+                                 const std::vector<std::pair<int, int>> &ablate, bool pseudoLogLikelihood)
 {
     const EncoderInfo &info = m.encoder->info();
+    if (pseudoLogLikelihood && info.sentenceScore != SentenceScore::PseudoLogLikelihood)
+        raise((info.name.empty() ? info.family : info.name) + " has no pseudo-log-likelihood" +
+              (info.sentenceScore == SentenceScore::NextToken ? std::string(": a causal language model gives log p (Analysis.logprob) anyway")
+                                                              : " (" + (info.sentenceScoreNote.empty() ? std::string("no masked-LM head") : info.sentenceScoreNote) + ")"));
     if (const std::string why = singleSentenceRefusal(info); !why.empty())
         raise(why + " (in Python: Model.analyze_pairs)");
     const auto given = sentencesOf(input);
@@ -130,7 +135,7 @@ std::vector<AnalysisPtr> analyze(PyModel &m, const py::handle &input, int batchS
     std::vector<EncoderInput> inputs;
     for (const auto &s : sentences)
         inputs.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}, {}, {}});
-    auto out = runAnalyses(m, inputs, batchSize, analyzeOptions(attention, states, prependBos, ablate));
+    auto out = runAnalyses(m, inputs, batchSize, analyzeOptions(attention, states, prependBos, ablate, pseudoLogLikelihood));
     std::vector<AnalysisPtr> result;
     for (std::size_t k = 0; k < out.size(); ++k) {
         auto p = std::make_shared<PyAnalysis>();

@@ -353,6 +353,17 @@ def test_decoder_surprisal_sums_the_reference_logprobs(folder, tmp_path):
         assert abs(a.logprob - s["sentence_logprob"]) <= 2e-5
 
 
+def write_words_conllu(path, text):
+    """One CoNLL-U sentence whose words are `text` split at single spaces (TreeLens joins them
+    back into the same text); returns the path."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# sent_id = ref-1\n# text = %s\n" % text)
+        for i, w in enumerate(text.split(" ")):
+            f.write("%d\t%s\t_\t_\t_\t_\t%d\tdep\t_\t_\n" % (i + 1, w, i))
+        f.write("\n")
+    return path
+
+
 def reference_pairs(folder):
     """The fixture's sentences as minimal pairs (sentence k good, sentence k+1 bad), the texts
     without runs of spaces, with their reference log-probabilities and ablation entries."""
@@ -399,19 +410,72 @@ def test_minimal_pairs_logprobs_are_the_references_with_and_without_ablation(fol
             assert abs(r["bad"]["logprob"] - eb["sentence_logprob"]) <= 1e-4, (folder, flag, b["text"])
     # Python: the same ablation, numbered from 0.
     entry = sentences[0]["ablations"][0]
-    conllu = tmp_path / "first.conllu"
-    words = sentences[0]["text"].split(" ")
-    with open(conllu, "w", encoding="utf-8") as f:
-        f.write("# sent_id = ref-1\n# text = %s\n" % sentences[0]["text"])
-        for i, w in enumerate(words):
-            f.write("%d\t%s\t_\t_\t_\t_\t%d\tdep\t_\t_\n" % (i + 1, w, i))
-        f.write("\n")
+    conllu = write_words_conllu(tmp_path / "first.conllu", sentences[0]["text"])
     model = treelens.load_model(path, device="cpu")
     got = model.analyze(treelens.read_corpus(str(conllu)), attention=False, ablate=[(entry["layer"], entry["head"])])[0]
     assert got.ablated == [(entry["layer"], entry["head"])]
     assert abs(got.logprob - entry["sentence_logprob"]) <= 1e-4
     with pytest.raises(ValueError):
         model.analyze(treelens.read_corpus(str(conllu)), ablate=[(-1, 0)])
+
+
+ENCODERS = os.path.join(ROOT, "..", "shared", "fixtures", "hf-transformers-reference")
+
+
+def eager_mlm():
+    """bench/hf_eager_mlm.py: the eager BERT/RoBERTa with the masked-LM head (the reference)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("hf_eager_mlm", os.path.join(ROOT, "bench", "hf_eager_mlm.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# BERT only: the RoBERTa reference folder's tokenizer holds nothing but its five special tokens
+# (every sentence is <s> </s>), so no piece of it could be masked.
+@pytest.mark.parametrize("folder", ["bert"])
+def test_minimal_pairs_of_a_masked_lm_folder_are_the_eager_pseudo_log_likelihoods(folder, tmp_path):
+    """A BertForMaskedLM folder (the fixture's weights and a random masked-LM head) scores each
+    sentence by its pseudo-log-likelihood: minimal-pairs gives the
+    eager reference's (each piece masked in turn, bench/hf_eager_mlm.py, itself checked against
+    the fixture's hidden states) within 1e-4, with and without --ablate; the folder without the
+    head is refused with the reason."""
+    src = os.path.join(ENCODERS, folder + "-tiny-random")
+    if not os.path.isdir(src):
+        pytest.skip("SKIPPED: ../shared/fixtures/hf-transformers-reference not found (the encoder fixtures)")
+    ref = eager_mlm()
+    assert ref.check(src) <= 1e-4  # the reference computes the fixture's network
+    mlm = ref.add_head(src, str(tmp_path / (folder + "-mlm")), seed=3)
+    model = ref.MaskedLm(mlm)
+    sentences = reference_pairs(src)[:4]
+    assert len(sentences) >= 2
+    tsv = tmp_path / "pairs.tsv"
+    with open(tsv, "w", encoding="utf-8") as f:
+        f.write("good\tbad\tphenomenon\n")
+        for a, b in zip(sentences, sentences[1:]):
+            f.write("%s\t%s\tfixture\n" % (a["text"], b["text"]))
+    for flag, ablate in [(None, ()), ("2.2", ((1, 1),)), ("1.*", ((0, None),))]:
+        args = ["minimal-pairs", "--json", "--input", str(tsv), "--model", mlm] + (["--ablate", flag] if flag else [])
+        records = cli_json_lines(*args)
+        want = [model.pll(s["input_ids"], ablate)[1] for s in sentences]
+        for r, wa, wb in zip(records, want, want[1:]):
+            assert abs(r["good"]["logprob"] - wa) <= 1e-4, (folder, flag, r["good"]["text"])
+            assert abs(r["bad"]["logprob"] - wb) <= 1e-4, (folder, flag, r["bad"]["text"])
+            assert r["correct"] == (wa > wb)
+        if flag:  # the ablation moved the scores (else this proves nothing about it)
+            assert max(abs(a - b) for a, b in zip(want, [model.pll(s["input_ids"])[1] for s in sentences])) > 1e-3
+    r = subprocess.run([CLI, "minimal-pairs", "--input", str(tsv), "--model", src], capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "no masked-LM head" in r.stderr, r.stderr
+    # Python: Model.analyze(..., pseudo_log_likelihood=True), the words as the reference's text has them.
+    conllu = write_words_conllu(tmp_path / "first.conllu", sentences[0]["text"])
+    loaded = treelens.load_model(mlm, device="cpu")
+    got = loaded.analyze(treelens.read_corpus(str(conllu)), attention=False, pseudo_log_likelihood=True)[0]
+    assert abs(got.logprob - model.pll(sentences[0]["input_ids"])[1]) <= 1e-4
+    assert abs(np.nansum(got.surprisal) + got.logprob) <= 1e-6
+    assert loaded.analyze(treelens.read_corpus(str(conllu)), attention=False)[0].logprob is None
+    with pytest.raises(treelens.Error):
+        treelens.load_model(src, device="cpu").analyze(treelens.read_corpus(str(conllu)), pseudo_log_likelihood=True)
 
 
 def test_ablate_sweep_cells_are_minimal_pairs_runs_with_that_ablation(tmp_path):

@@ -98,7 +98,8 @@ class Model:
 
     def analyze(self, sentences: SentencesLike, batch_size: int = 32, attention: bool = True,
                 states: bool = False, prepend_bos: bool = False,
-                ablate: Sequence[Sequence[Optional[int]]] = ()) -> List[Analysis]:
+                ablate: Sequence[Sequence[Optional[int]]] = (),
+                pseudo_log_likelihood: bool = False) -> List[Analysis]:
         """One :class:`Analysis` per sentence. ``sentences``: one string of running text
         (split into sentences), a Sentence, or a list of strings and Sentences (each
         string one sentence: the analyses match the list one to one). A model that reads
@@ -112,7 +113,11 @@ class Model:
         the first word is predicted too (``treelens-cli analyze --prepend-bos``). ``ablate``:
         heads switched off, ``(layer, head)`` pairs numbered from 0 like the arrays (``head``
         None: every head of the layer), as ``treelens-cli analyze --ablate L.H`` with L and H
-        from 1; built for pretrained Transformers and the Tree Transformer, others raise Error."""
+        from 1; built for every model with attention heads (a Tree-LSTM raises Error).
+        ``pseudo_log_likelihood=True``: a masked language model with its vocabulary head (a Tree
+        Transformer saved with its projection, a BertForMaskedLM / RobertaForMaskedLM folder) scores
+        each sentence by its pseudo-log-likelihood (each piece masked in turn; ``Analysis.logprob``
+        and ``.surprisal``), as ``treelens-cli minimal-pairs`` does; other models raise Error."""
         heads = []
         for entry in ablate:
             layer, head = tuple(entry)
@@ -120,7 +125,7 @@ class Model:
                 raise ValueError("ablate: (layer, head) pairs numbered from 0, head None for a whole layer; got %r"
                                  % (entry,))
             heads.append((layer, -1 if head is None else head))
-        return self._model._analyze(sentences, batch_size, attention, states, prepend_bos, heads)
+        return self._model._analyze(sentences, batch_size, attention, states, prepend_bos, heads, pseudo_log_likelihood)
 
     def analyze_pairs(self, pairs: Union[PairCorpus, Iterable[Sequence[Union[str, Sentence]]]], batch_size: int = 32,
                       attention: bool = True, states: bool = False) -> List[Analysis]:

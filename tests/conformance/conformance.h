@@ -38,8 +38,11 @@ struct ModelLine {
     /// `explain`'s refusal (Integrated Gradients), or "" when it explains the model's
     /// prediction (a model without one).
     const char *explainRefuses = "";
-    /// Its heads can be switched off (`--ablate`): the Hugging Face folders and the Tree Transformers.
+    /// Its heads can be switched off (`--ablate`): every model with attention heads (not a Tree-LSTM).
     bool ablates = false;
+    /// A masked language model with its vocabulary head: minimal pairs score it by its
+    /// pseudo-log-likelihood (a decoder's sentence score comes with its surprisal view).
+    bool scoresSentences = false;
 };
 
 inline constexpr const char *kNoPrediction = "makes no prediction to explain";
@@ -56,29 +59,31 @@ inline const std::vector<ModelLine> &models()
         {"transformer_en_small", "shipped/transformer-en-small.safetensors", Kind::Sentence, "no constituent prior",
          "constituency,dependency,attention,overview", "", "", kNoPrediction, true},
         {"dependency_transformer_en_polarity", "shipped/dependency-transformer-en-polarity.safetensors", Kind::Sentence,
-         "prediction:", "constituency,dependency,attention,overview,relations,gate,gates"},
+         "prediction:", "constituency,dependency,attention,overview,relations,gate,gates", "", "", "", true},
         {"dependency_transformer_en_trec", "shipped/dependency-transformer-en-trec.safetensors", Kind::Sentence, "prediction:",
-         "constituency,dependency,attention,overview,relations,gate,gates"},
-        {"dependency_transformer_en_rte", "shipped/dependency-transformer-en-rte.safetensors", Kind::Pair, "", ""},
+         "constituency,dependency,attention,overview,relations,gate,gates", "", "", "", true},
+        {"dependency_transformer_en_rte", "shipped/dependency-transformer-en-rte.safetensors", Kind::Pair, "", "", "", "", "", true},
         {"dtt_edges_en_polarity", "shipped/dtt-edges-en-polarity.safetensors", Kind::Sentence, "prediction:",
-         "constituency,dependency,composition", "", ""},
-        {"ggsa_en_wikiqa", "shipped/ggsa-en-wikiqa.safetensors", Kind::Pair, "", ""},
-        {"iggsa_en_wikiqa", "shipped/iggsa-en-wikiqa.safetensors", Kind::Pair, "", ""},
-        {"tat_en_wikiqa", "shipped/tat-en-wikiqa.safetensors", Kind::Pair, "", "", "", "probe its pair vectors with treelens-cli probe-pairs"},
+         "constituency,dependency,composition", "", "", "", true},
+        {"ggsa_en_wikiqa", "shipped/ggsa-en-wikiqa.safetensors", Kind::Pair, "", "", "", "", "", true},
+        {"iggsa_en_wikiqa", "shipped/iggsa-en-wikiqa.safetensors", Kind::Pair, "", "", "", "", "", true},
+        {"tat_en_wikiqa", "shipped/tat-en-wikiqa.safetensors", Kind::Pair, "", "", "", "probe its pair vectors with treelens-cli probe-pairs",
+         "", true},
         {"tree_lstm_attention_en_rte", "shipped/tree-lstm-attention-en-rte.safetensors", Kind::Pair, "", "", "", ""},
         // One model per family from each reference fixture (import-checkpoint; make_models.sh).
+        // The official fixture's Tree Transformer keeps its vocabulary projection: a masked LM that scores sentences.
         {"fixture_tree_transformer", "fixture/fixture-tree-transformer.safetensors", Kind::Sentence, "tree:",
-         "constituency,dependency,prior,attention,overview,links", "", "", kNoPrediction, true},
+         "constituency,dependency,prior,attention,overview,links", "", "", kNoPrediction, true, true},
         {"fixture_dependency_transformer", "fixture/fixture-dependency-transformer.safetensors", Kind::Sentence,
-         "prediction:", "constituency,dependency,attention,overview,relations,gate,gates"},
-        {"fixture_ggsa", "fixture/fixture-ggsa.safetensors", Kind::Pair, "", ""},
-        {"fixture_iggsa", "fixture/fixture-iggsa.safetensors", Kind::Pair, "", ""},
+         "prediction:", "constituency,dependency,attention,overview,relations,gate,gates", "", "", "", true},
+        {"fixture_ggsa", "fixture/fixture-ggsa.safetensors", Kind::Pair, "", "", "", "", "", true},
+        {"fixture_iggsa", "fixture/fixture-iggsa.safetensors", Kind::Pair, "", "", "", "", "", true},
         {"fixture_tree_aggregation_transformer", "fixture/fixture-tree-aggregation-transformer.safetensors", Kind::Pair, "",
-         "", "", "probe its pair vectors with treelens-cli probe-pairs"},
-        {"fixture_rec_ctt", "fixture/fixture-rec-ctt.safetensors", Kind::Pair, "", "", "", ""},
-        {"fixture_rec_dtt", "fixture/fixture-rec-dtt.safetensors", Kind::Pair, "", "", "", ""},
+         "", "", "probe its pair vectors with treelens-cli probe-pairs", "", true},
+        {"fixture_rec_ctt", "fixture/fixture-rec-ctt.safetensors", Kind::Pair, "", "", "", "", "", true},
+        {"fixture_rec_dtt", "fixture/fixture-rec-dtt.safetensors", Kind::Pair, "", "", "", "", "", true},
         {"fixture_rec_dtte", "fixture/fixture-rec-dtte.safetensors", Kind::Pair, "", "",
-         "is not in the model's edge-label table", ""},
+         "is not in the model's edge-label table", "", "", true},
         {"fixture_rec_treelstm_cs", "fixture/fixture-rec-treelstm.cs.safetensors", Kind::Pair, "", "", "", ""},
         {"fixture_rec_treelstm_bin", "fixture/fixture-rec-treelstm.bin.safetensors", Kind::Pair, "", "", "", ""},
         // Hugging Face folders as the library writes them (the pretrained-transformer family), opened in place.

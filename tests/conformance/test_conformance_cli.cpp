@@ -129,13 +129,14 @@ TEST_P(CliMatrix, Cell)
     // Rollout needs attention matrices (a recursive model composes nodes instead).
     if (e.result && door == "explain_rollout" && std::find(views.begin(), views.end(), "attention") == views.end())
         e = refusal("needs the model's attention matrices");
-    // Minimal pairs need a sentence log-probability (the models that draw the surprisal view).
+    // Minimal pairs need a sentence log-probability (the models that draw the surprisal view, and
+    // masked language models with their vocabulary head).
     if (e.result && (door.rfind("minimal_pairs", 0) == 0 || door.rfind("ablate_sweep", 0) == 0) &&
-        std::find(views.begin(), views.end(), "surprisal") == views.end())
+        std::find(views.begin(), views.end(), "surprisal") == views.end() && !m.scoresSentences)
         e = refusal("gives no sentence log-probability");
-    // Head ablation is built for the Hugging Face folders and the Tree Transformers; the other families say so.
+    // Head ablation is built for every family with heads; a model without them (a Tree-LSTM) says so.
     if (e.result && door == "analyze_ablate" && !m.ablates)
-        e = refusal("head ablation is not built for the");
+        e = refusal("has no attention heads to switch off");
     if (e.result && *m.probeRefuses && (door == "probe" || door == "probe_sharded"))
         e = refusal(m.probeRefuses);
     const std::string needle = replaceAll(e.needle, "{TEXT}", m.text);

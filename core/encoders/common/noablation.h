@@ -1,10 +1,10 @@
 #pragma once
 /// \file noablation.h
-/// Head ablation's checks at the family boundary: the heads asked for are in the model, and the
-/// refusal of a family whose heads cannot be switched off (yet): an analysis or an
-/// explanation asked with AnalyzeOptions::ablate / ExplainOptions::ablate must not run as
-/// if nothing were ablated. Head ablation is built for pretrained Transformers (hfnet.cpp) and the
-/// Tree Transformer (treetransformernet.cpp).
+/// Head ablation's check at the family boundary: the heads asked for are in the model, so that an
+/// analysis or an explanation asked with AnalyzeOptions::ablate / ExplainOptions::ablate never runs
+/// as if nothing were ablated. Every family with attention heads switches them off (through
+/// headmask.h's withoutAblatedHeads; the pretrained family in hfnet.cpp); a model without heads
+/// (a Tree-LSTM, the sequential TAT) refuses by its own words.
 
 #include <string>
 #include <vector>
@@ -25,18 +25,6 @@ inline Status checkHeadAblation(const EncoderInfo &info, const std::vector<HeadA
                                              std::to_string(info.heads) + " heads)",
                              ErrorCode::Refused);
     return {};
-}
-
-/// A family without it: an error naming the model and why when `ablate` is not empty; ok otherwise.
-inline Status refuseHeadAblation(const EncoderInfo &info, const std::vector<HeadAblation> &ablate)
-{
-    if (ablate.empty())
-        return {};
-    const std::string name = info.name.empty() ? "this " + info.family + " model" : info.name;
-    if (info.heads <= 0)
-        return makeError("--ablate", name + " has no attention heads to switch off");
-    return makeError("--ablate", name + ": head ablation is not built for the " + info.family +
-                                     " family yet (it is for the Tree Transformer and for pretrained Transformers: Hugging Face folders)");
 }
 
 } // namespace treelens

@@ -75,8 +75,8 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
-        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
-            return refused.error();
+        if (auto s = checkHeadAblation(info(), options.ablate); !s)
+            return s.error();
         if (!m_info.pairInput)
             return analyzeSentences(batch, options, control);
         // A pair model: both sides through the encoder, then the Tai et al. head on their [root] vectors.
@@ -114,8 +114,8 @@ public:
     Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
                                              const RunControl *control) override
     {
-        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
-            return refused.error();
+        if (auto s = checkHeadAblation(info(), options.ablate); !s)
+            return s.error();
         if (options.method == ExplainOptions::Method::Rollout)
             return Error{"attention rollout is computed from the analysis, not by the family"};
         const auto &weight = m_net.named().at("emb.word.weight");
@@ -152,17 +152,17 @@ public:
             auto logitsOf = [&](std::int64_t copies) {
                 if (!pair) {
                     auto t = tensorsFor(0, copies);
-                    return m_net.forward(t[0], t[1], t[2], t[3], t[4], false).logits;
+                    return m_net.forward(t[0], t[1], t[2], t[3], t[4], false, nullptr, false, options.ablate).logits;
                 }
                 AttributionScope *scope = AttributionScope::current();
                 if (scope)
                     scope->setSide(0);
                 auto ta = tensorsFor(0, copies);
-                auto va = m_net.forward(ta[0], ta[1], ta[2], ta[3], ta[4], false).sentence;
+                auto va = m_net.forward(ta[0], ta[1], ta[2], ta[3], ta[4], false, nullptr, false, options.ablate).sentence;
                 if (scope)
                     scope->setSide(1);
                 auto tb = tensorsFor(1, copies);
-                auto vb = m_net.forward(tb[0], tb[1], tb[2], tb[3], tb[4], false).sentence;
+                auto vb = m_net.forward(tb[0], tb[1], tb[2], tb[3], tb[4], false, nullptr, false, options.ablate).sentence;
                 return m_net.pairHead(va, vb).back();
             };
             // The target: the one asked for, else the predicted label (a pair model: its score).
@@ -231,7 +231,7 @@ public:
             for (std::size_t i = start; i < end; ++i)
                 items.push_back(&prepared[i]);
             auto t = deptrans::batchTensors(items, m_native.config, m_native.relations.padId(), m_net.device());
-            auto res = m_net.forward(t[0], t[1], t[2], t[3], t[4], record);
+            auto res = m_net.forward(t[0], t[1], t[2], t[3], t[4], record, nullptr, false, options.ablate);
             auto probs = torch::softmax(res.logits, -1).to(torch::kCPU);
             for (std::size_t i = start; i < end; ++i) {
                 const auto b = static_cast<std::int64_t>(i - start);
@@ -252,6 +252,8 @@ public:
                 }
                 a.unknownWords = unknown;
                 a.layers = m_native.config.layers;
+                for (const HeadAblation &h : options.ablate)
+                    a.ablated.push_back({h.layer, h.head});
                 a.heads = m_native.config.heads;
                 a.embedding = floatTensorData(res.sentence[b]).toFloat();
                 NamedArray ids{{n1, n1}, {}}, lv{{n1}, {}};

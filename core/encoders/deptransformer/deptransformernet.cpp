@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "core/encoders/common/attribution.h"
+#include "core/encoders/common/headmask.h"
 #include "core/encoders/common/torchtensors.h"
 
 namespace treelens::deptrans {
@@ -126,7 +127,7 @@ TensorMap Net::randomTensors(const DepTransformerConfig &c, unsigned seed)
 
 Output Net::forward(const torch::Tensor &ids, const torch::Tensor &positions, const torch::Tensor &levels,
                     const torch::Tensor &relations, const torch::Tensor &mask, bool record,
-                    const DepTransformerConfig *variant, bool train) const
+                    const DepTransformerConfig *variant, bool train, const std::vector<HeadAblation> &ablate) const
 {
     auto drop = [&](const torch::Tensor &t) {
         return train && m_dropout > 0 ? F::dropout(t, F::DropoutFuncOptions().p(m_dropout).training(true)) : t;
@@ -176,7 +177,7 @@ Output Net::forward(const torch::Tensor &ids, const torch::Tensor &positions, co
         else
             s = (1 - g) * sSelf + g * sRel;                                                       // eq. (2)
         auto a = torch::softmax(s.masked_fill(keyMask, ninf), -1);
-        auto ctx = torch::matmul(a, v).transpose(1, 2).reshape({B, L, H * dk});
+        auto ctx = withoutAblatedHeads(torch::matmul(a, v), ablate, l).transpose(1, 2).reshape({B, L, H * dk});
         auto o = F::linear(ctx, p(pre + "attn.o.weight"), p(pre + "attn.o.bias"));
         auto y = torch::layer_norm(x + drop(o), {m_config.dModel}, p(pre + "ln1.weight"), p(pre + "ln1.bias"), m_config.lnEps);
         auto ff = F::linear(torch::relu(F::linear(y, p(pre + "ffn.w1.weight"), p(pre + "ffn.w1.bias"))),

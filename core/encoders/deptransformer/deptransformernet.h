@@ -16,6 +16,7 @@
 #include "core/base/result.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/deptransformer/deptreefeatures.h"
+#include "core/encoders/headablation.h"
 #include "core/model/tensordata.h"
 
 namespace treelens::deptrans {
@@ -59,10 +60,12 @@ public:
     void setDropout(double p) { m_dropout = p; }
 
     /// ids, positions, levels: [B, L] int64; relations [B, L, L] int64; mask [B, L] bool.
-    /// `variant` overrides the config's level/relation/gate switches.
+    /// `variant` overrides the config's level/relation/gate switches. `ablate`: heads whose output
+    /// (their attention-weighted values) is zeroed before the layer's output projection.
     Output forward(const torch::Tensor &ids, const torch::Tensor &positions, const torch::Tensor &levels,
                    const torch::Tensor &relations, const torch::Tensor &mask, bool record,
-                   const DepTransformerConfig *variant = nullptr, bool train = false) const;
+                   const DepTransformerConfig *variant = nullptr, bool train = false,
+                   const std::vector<HeadAblation> &ablate = {}) const;
     /// The Tai et al. pair head on two sentence vectors [B, d]: h_mul, h_abs, h_s, logits.
     std::vector<torch::Tensor> pairHead(const torch::Tensor &a, const torch::Tensor &b) const;
 

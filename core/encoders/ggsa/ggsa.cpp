@@ -113,8 +113,8 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
-        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
-            return refused.error();
+        if (auto s = checkHeadAblation(info(), options.ablate); !s)
+            return s.error();
         torch::NoGradGuard noGrad;
         const auto &cfg = m_net.config();
         return collectBatches<std::vector<Analysis>>(batch.size(), control, {}, [&](std::size_t start, std::size_t end, std::vector<Analysis> &out) -> Status {
@@ -132,7 +132,7 @@ public:
             auto [qIds, qMask] = padIds(qs, cfg.padId, m_net.device());
             auto [aIds, aMask] = padIds(as, cfg.padId, m_net.device());
             const bool record = options.attention || options.layerStates;
-            auto res = m_net.forward(qIds, qMask, aIds, aMask, ggsa::AttentionKernel::Blocked, false, record);
+            auto res = m_net.forward(qIds, qMask, aIds, aMask, ggsa::AttentionKernel::Blocked, false, record, options.ablate);
             auto prob = torch::softmax(res.logits, 1).to(torch::kCPU);
             auto cosine = res.cosine.to(torch::kCPU);
             auto score = res.score.to(torch::kCPU);
@@ -159,6 +159,11 @@ public:
                     q.gates[overlay::kPairScoreCosine] = NamedArray{{1}, {cosine[b].item<float>()}};
                     q.gates[overlay::kPairScoreMlpRelevant] = NamedArray{{1}, {prob[b][1].item<float>()}};
                     q.second.push_back(std::move(a));
+                }
+                for (const HeadAblation &h : options.ablate) {
+                    q.ablated.push_back({h.layer, h.head});
+                    for (Analysis &second : q.second) // both encoders ran without the head
+                        second.ablated.push_back({h.layer, h.head});
                 }
                 out.push_back(std::move(q));
             }
@@ -191,8 +196,8 @@ public:
     Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
                                              const RunControl *control) override
     {
-        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
-            return refused.error();
+        if (auto s = checkHeadAblation(info(), options.ablate); !s)
+            return s.error();
         if (options.method == ExplainOptions::Method::Rollout)
             return Error{"attention rollout is computed from the analysis, not by the family"};
         const auto &cfg = m_net.config();
@@ -221,7 +226,7 @@ public:
                 [&](std::int64_t copies) {
                     auto [qIds, qMask] = padIds(std::vector<std::vector<std::int64_t>>(static_cast<std::size_t>(copies), q), cfg.padId, m_net.device());
                     auto [aIds, aMask] = padIds(std::vector<std::vector<std::int64_t>>(static_cast<std::size_t>(copies), a), cfg.padId, m_net.device());
-                    auto res = m_net.forward(qIds, qMask, aIds, aMask, ggsa::AttentionKernel::Blocked, false, false);
+                    auto res = m_net.forward(qIds, qMask, aIds, aMask, ggsa::AttentionKernel::Blocked, false, false, options.ablate);
                     return target < 0 ? res.score : torch::log_softmax(res.logits, 1).select(1, target);
                 },
                 {*baseline, *baseline}, options, at, control);

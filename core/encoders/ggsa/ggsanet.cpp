@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "core/encoders/common/attribution.h"
+#include "core/encoders/common/headmask.h"
 #include "core/encoders/common/torchtensors.h"
 
 namespace treelens::ggsa {
@@ -195,7 +196,8 @@ torch::Tensor Net::groupAttention(const torch::Tensor &q, const torch::Tensor &k
 }
 
 torch::Tensor Net::block(const std::string &pre, const torch::Tensor &x, const torch::Tensor &mask,
-                         AttentionKernel kernel, const torch::Tensor &questionContext, Recording *rec) const
+                         AttentionKernel kernel, const torch::Tensor &questionContext, Recording *rec,
+                         const std::vector<HeadAblation> &ablate, int layer) const
 {
     const auto &c = m_config;
     const auto B = x.size(0), L = x.size(1);
@@ -211,6 +213,7 @@ torch::Tensor Net::block(const std::string &pre, const torch::Tensor &x, const t
     torch::Tensor a, ga;
     auto t = groupAttention(q, k, v, mask, rec ? AttentionKernel::Dense : kernel, rec ? &a : nullptr,
                             rec ? &ga : nullptr);                                       // 3e, 3e'
+    t = withoutAblatedHeads(t, ablate, layer);                                          // head ablation
     auto cOut = affine(t.transpose(1, 2).reshape({B, L, n * d}), p(pre + "attn.w_o.weight")); // 3f
     auto y = layerNorm(x + cOut, p(pre + "ln.weight"), p(pre + "ln.bias"), c.lnEps);  // 3g
     auto ffn = [&](const std::string &name, const torch::Tensor &z) {
@@ -247,7 +250,8 @@ torch::Tensor Net::overlapIndicator(const torch::Tensor &ids, const torch::Tenso
 
 torch::Tensor Net::encode(const std::string &side, const torch::Tensor &ids, const torch::Tensor &mask,
                           AttentionKernel kernel, bool train, SideRecord *record, const torch::Tensor &questionH,
-                          const torch::Tensor &questionMask, const torch::Tensor &overlap) const
+                          const torch::Tensor &questionMask, const torch::Tensor &overlap,
+                          const std::vector<HeadAblation> &ablate) const
 {
     const auto &c = m_config;
     const auto L = ids.size(1);
@@ -269,7 +273,7 @@ torch::Tensor Net::encode(const std::string &side, const torch::Tensor &ids, con
         torch::Tensor context;
         if (inter)
             context = maskedMean(questionH.select(1, k), questionMask);                  // 4a
-        x = block(side + ".layers." + std::to_string(k) + ".", x, mask, kernel, context, record ? &rec : nullptr);
+        x = block(side + ".layers." + std::to_string(k) + ".", x, mask, kernel, context, record ? &rec : nullptr, ablate, k);
         hs.push_back(x);
     }
     auto H = torch::stack(hs, 1);
@@ -289,7 +293,8 @@ torch::Tensor Net::encode(const std::string &side, const torch::Tensor &ids, con
 }
 
 PairOutput Net::forward(const torch::Tensor &qIds, const torch::Tensor &qMask, const torch::Tensor &aIds,
-                        const torch::Tensor &aMask, AttentionKernel kernel, bool train, bool record) const
+                        const torch::Tensor &aMask, AttentionKernel kernel, bool train, bool record,
+                        const std::vector<HeadAblation> &ablate) const
 {
     const auto &c = m_config;
     PairOutput out;
@@ -298,8 +303,8 @@ PairOutput Net::forward(const torch::Tensor &qIds, const torch::Tensor &qMask, c
         qOverlap = overlapIndicator(qIds, qMask, aIds, aMask);
         aOverlap = overlapIndicator(aIds, aMask, qIds, qMask);
     }
-    auto Hq = encode("q_enc", qIds, qMask, kernel, train, record ? &out.q : nullptr, {}, {}, qOverlap);
-    auto Ha = encode("a_enc", aIds, aMask, kernel, train, record ? &out.a : nullptr, Hq, qMask, aOverlap);
+    auto Hq = encode("q_enc", qIds, qMask, kernel, train, record ? &out.q : nullptr, {}, {}, qOverlap, ablate);
+    auto Ha = encode("a_enc", aIds, aMask, kernel, train, record ? &out.a : nullptr, Hq, qMask, aOverlap, ablate);
     auto hq = Hq.select(1, c.layers - 1), ha = Ha.select(1, c.layers - 1);
     out.vq = maskedMax(hq, qMask);                                                       // step 6
     if (c.composition == "attention") {

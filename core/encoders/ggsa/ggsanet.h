@@ -17,6 +17,7 @@
 #include "core/base/result.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/ggsa/ggsaconfig.h"
+#include "core/encoders/headablation.h"
 #include "core/model/tensordata.h"
 
 namespace treelens::ggsa {
@@ -75,14 +76,16 @@ public:
     torch::Tensor encode(const std::string &side, const torch::Tensor &ids, const torch::Tensor &mask,
                          AttentionKernel kernel, bool train, SideRecord *record,
                          const torch::Tensor &questionH = {}, const torch::Tensor &questionMask = {},
-                         const torch::Tensor &overlap = {}) const;
+                         const torch::Tensor &overlap = {}, const std::vector<HeadAblation> &ablate = {}) const;
     /// 1 where a real, known word of `ids` occurs among the real words of `other`.
     torch::Tensor overlapIndicator(const torch::Tensor &ids, const torch::Tensor &mask, const torch::Tensor &other,
                                    const torch::Tensor &otherMask) const;
-    /// Question and answer through both encoders, composition and both heads.
+    /// Question and answer through both encoders, composition and both heads. `ablate`: heads
+    /// whose group-attention output is zeroed before the block's output projection (w_o), in
+    /// both encoders (layer l head h of the question's and of the answer's encoder).
     PairOutput forward(const torch::Tensor &qIds, const torch::Tensor &qMask, const torch::Tensor &aIds,
                        const torch::Tensor &aMask, AttentionKernel kernel = AttentionKernel::Blocked,
-                       bool train = false, bool record = false) const;
+                       bool train = false, bool record = false, const std::vector<HeadAblation> &ablate = {}) const;
 
     /// Group attention of one block for all heads: q, k, v [B, n, L, d] → [B, n, L, d];
     /// with `weights` set, the [B, n, L, L] weights (Dense only) and the diagnostic global weights.
@@ -95,7 +98,8 @@ private:
     const torch::Tensor &p(const std::string &name) const { return m_p.at(name); }
     using Recording = std::map<std::string, std::vector<torch::Tensor>>;
     torch::Tensor block(const std::string &prefix, const torch::Tensor &x, const torch::Tensor &mask,
-                        AttentionKernel kernel, const torch::Tensor &questionContext, Recording *rec) const;
+                        AttentionKernel kernel, const torch::Tensor &questionContext, Recording *rec,
+                        const std::vector<HeadAblation> &ablate, int layer) const;
 
     torch::Tensor m_pe; ///< positionTable(maxLen) on the device
 };

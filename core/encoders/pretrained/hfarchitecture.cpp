@@ -45,7 +45,13 @@ HfArchitecture bert()
     a.classes = {"BertModel", "BertForSequenceClassification", "BertForMaskedLM", "BertForPreTraining"};
     a.prefixes = {"bert."};
     a.tensors = bertTensors();
-    a.unusedPrefixes = {"cls.", "lm_head."};
+    // BertForMaskedLM's and BertForPreTraining's masked-LM head (cls.predictions, its decoder tied
+    // to the word embeddings); the next-sentence head of BertForPreTraining is not used.
+    a.tensors.push_back({R::MlmDense, "cls.predictions.transform.dense"});
+    a.tensors.push_back({R::MlmNorm, "cls.predictions.transform.LayerNorm"});
+    a.tensors.push_back({R::MlmDecoder, "cls.predictions.decoder", HfParts::BiasOptional});
+    a.tensors.push_back({R::MlmBias, "cls.predictions", HfParts::BiasOnly});
+    a.unusedPrefixes = {"cls.seq_relationship."};
     a.unusedSuffixes = {"embeddings.position_ids"};
     a.keys = bertKeys();
     return a;
@@ -59,6 +65,14 @@ HfArchitecture roberta()
     a.classes = {"RobertaModel", "RobertaForSequenceClassification", "RobertaForMaskedLM"};
     a.prefixes = {"roberta."};
     a.positions = HfPositions::LearnedAfterPadding;
+    // RobertaForMaskedLM's lm_head: dense, exact gelu, layer_norm, decoder (tied) + bias.
+    a.tensors = bertTensors();
+    a.tensors.push_back({R::MlmDense, "lm_head.dense"});
+    a.tensors.push_back({R::MlmNorm, "lm_head.layer_norm"});
+    a.tensors.push_back({R::MlmDecoder, "lm_head.decoder", HfParts::BiasOptional});
+    a.tensors.push_back({R::MlmBias, "lm_head", HfParts::BiasOnly});
+    a.unusedPrefixes = {};
+    a.mlmActivation = "gelu";
     return a;
 }
 

@@ -41,10 +41,14 @@ enum class HfRole {
     Classifier,        ///< [classes, hidden] on the pooled output
     ClassifierDense,   ///< [hidden, hidden] on h[first], then tanh (RoBERTa's head)
     ClassifierOut,     ///< [classes, hidden] after ClassifierDense
+    MlmDense,          ///< [hidden, hidden]: the masked-LM head's transform (then the activation and MlmNorm)
+    MlmNorm,           ///< [hidden], the masked-LM head's LayerNorm
+    MlmDecoder,        ///< [vocab, hidden] (+ an optional bias): absent when tied to the token embedding
+    MlmBias,           ///< [vocab]: the masked-LM head's output bias (HfParts::BiasOnly)
 };
 
 /// Which of its tensors a role's module has.
-enum class HfParts { Weight, WeightBias, BiasOptional };
+enum class HfParts { Weight, WeightBias, BiasOptional, BiasOnly };
 
 /// One role's module name; "{L}" stands for the layer number. The tensors are NAME.weight and
 /// NAME.bias (HfParts), after the architecture's prefix is taken off.
@@ -161,6 +165,9 @@ struct HfArchitecture {
     /// Linear modules stored [in, out] (y = x W + b: GPT-2's Conv1D) instead of [out, in].
     bool conv1d = false;
     bool languageModel = false;                ///< a causal LM: logits over the vocabulary (LmHead or tied)
+    /// The masked-LM head's activation (RoBERTa's lm_head: always the exact gelu); "" = the
+    /// config's hidden activation (BERT's BertPredictionHeadTransform).
+    std::string mlmActivation;
     /// The encoder's special-token rule: every sequence starts with a special token of its own
     /// ([CLS], <s>) that the pooler and the classifier read (hasClsToken).
     bool firstTokenPooled = true;

@@ -414,6 +414,10 @@ std::vector<HfTensorSpec> hfTensorSpecs(const HfConfig &c, std::int64_t classes)
         if (name.empty())
             return;
         const HfParts parts = hfTensorParts(arch, role);
+        if (parts == HfParts::BiasOnly) { // a lone parameter NAME.bias (BERT's cls.predictions.bias)
+            specs.push_back({name + ".bias", {bias}, role, required});
+            return;
+        }
         specs.push_back({name + ".weight", std::move(weight), role, required});
         if (parts != HfParts::Weight)
             specs.push_back({name + ".bias", {bias}, role, required && parts == HfParts::WeightBias});
@@ -444,6 +448,11 @@ std::vector<HfTensorSpec> hfTensorSpecs(const HfConfig &c, std::int64_t classes)
     add(HfRole::Classifier, -1, {classes, d}, classes, false);
     add(HfRole::ClassifierDense, -1, {d, d}, d, false);
     add(HfRole::ClassifierOut, -1, {classes, d}, classes, false);
+    // The masked-LM head: checked when present; hfWeightsFrom decides whether it is complete.
+    add(HfRole::MlmDense, -1, {d, d}, d, false);
+    add(HfRole::MlmNorm, -1, {d}, d, false);
+    add(HfRole::MlmDecoder, -1, {c.vocabSize, d}, c.vocabSize, false);
+    add(HfRole::MlmBias, -1, {}, c.vocabSize, false);
     return specs;
 }
 
@@ -507,8 +516,21 @@ Result<HfWeights> hfWeightsFrom(TensorMap raw, const HfConfig &c, const std::str
     if (!head)
         return head.error();
     w.head = *head;
+    // A masked-LM head (BertForMaskedLM, RobertaForMaskedLM): its transform, norm and output bias
+    // all there (the decoder's weight may be left out: tied to the word embeddings).
+    const std::string mlmDense = hfTensorName(arch, HfRole::MlmDense);
+    if (!mlmDense.empty() && w.tensors.count(mlmDense + ".weight")) {
+        const std::string bias = hfTensorName(arch, HfRole::MlmBias) + ".bias", decoderBias = hfTensorName(arch, HfRole::MlmDecoder) + ".bias";
+        for (const std::string &needed : {mlmDense + ".bias", hfTensorName(arch, HfRole::MlmNorm) + ".weight", hfTensorName(arch, HfRole::MlmNorm) + ".bias"})
+            if (!w.tensors.count(needed))
+                return makeError(where, "the masked-LM head has " + mlmDense + ".weight but no " + needed);
+        if (!w.tensors.count(bias) && !w.tensors.count(decoderBias))
+            return makeError(where, "the masked-LM head has " + mlmDense + ".weight but neither " + bias + " nor " + decoderBias);
+        w.mlmHead = true;
+    }
     if (!unused.empty())
-        w.note = std::to_string(unused.size()) + " tensors not used (the masked-LM head and buffers, e.g. " + unused.front() + ")";
+        w.note = std::to_string(unused.size()) + " tensors not used (heads this build does not read and buffers, e.g. " +
+                 unused.front() + ")";
     return w;
 }
 
@@ -586,6 +608,7 @@ Result<ModelFile> readHfModelFolder(const std::string &dir)
                      {"name", name},
                      {"task", weights->head == HfClassifier::None ? "encoder" : "classification"},
                      {"head", hfClassifierName(weights->head)},
+                     {"mlm_head", weights->mlmHead},
                      {"hf", json::parse(*text)},
                      {"weights", {{"file", fs::path(weights->file).filename().string()}, {"note", weights->note}}}};
     ModelFile file;

@@ -68,6 +68,7 @@ struct HfWeights {
     std::string note;            ///< what was left out ("the masked-LM head (cls.*) is not used") or the reader's note
     bool pooler = false;         ///< the folder has the pooler
     HfClassifier head = HfClassifier::None; ///< the sequence-classification head, decided here once by the tensors
+    bool mlmHead = false;        ///< a complete masked-LM head (HfRole::MlmDense .. MlmBias)
 };
 
 /// "pooled-linear", "dense-tanh-out", "" for none: the head's name in treelens.config ("head").

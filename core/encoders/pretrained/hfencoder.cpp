@@ -141,6 +141,13 @@ public:
             m_unk = m_tok.tokenId("<unk>");
     }
 
+    /// The mask piece by the names BERT and RoBERTa give it ([MASK], <mask>), if the tokenizer has one.
+    static std::optional<std::int64_t> maskPieceOf(const HfTokenizer &tok)
+    {
+        auto id = tok.tokenId("[MASK]");
+        return id ? id : tok.tokenId("<mask>");
+    }
+
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
@@ -163,6 +170,9 @@ public:
         });
         if (!s)
             return s.error();
+        if (options.pseudoLogLikelihood && info().sentenceScore == SentenceScore::PseudoLogLikelihood)
+            if (auto st = pseudoLogLikelihoods(*pieces, options, out, control); !st)
+                return st.error();
         return out;
     }
 
@@ -461,6 +471,80 @@ private:
         return m_net.run(tensorOf(ids), tensorOf(types), tensorOf(real).to(torch::kBool), ro);
     }
 
+    /// The pseudo-log-likelihood of every input's first text (Salazar et al. 2020): each of its
+    /// pieces replaced by the mask piece in turn, every other piece as it is, and predicted by the
+    /// masked-LM head from the last layer, with the run's ablated heads; special pieces are never
+    /// masked. Fills pieceSurprisal (NaN for the special pieces), surprisal (per word, the sum over
+    /// its pieces) and logprob (the sum of the log-probabilities). A sentence's masked copies go
+    /// through the model in batches of the device's batch size.
+    Status pseudoLogLikelihoods(const std::vector<Pieces> &pieces, const AnalyzeOptions &options, std::vector<Analysis> &out,
+                                const RunControl *control) const
+    {
+        const std::int64_t maskId = *maskPieceOf(m_tok);
+        const auto dev = m_net.device();
+        return forEachBatch(pieces.size(), control, [&](std::size_t begin, std::size_t end) -> Status {
+            for (std::size_t i = begin; i < end; ++i) {
+                const TokenEncoding &e = pieces[i].encoding;
+                const auto n = static_cast<std::int64_t>(e.ids.size());
+                std::vector<std::int64_t> masked; // the pieces of the first text
+                for (std::int64_t p = 0; p < n; ++p)
+                    if (static_cast<std::size_t>(p) < e.sequence.size() && e.sequence[static_cast<std::size_t>(p)] == 0)
+                        masked.push_back(p);
+                std::vector<double> logp(static_cast<std::size_t>(n), std::numeric_limits<double>::quiet_NaN());
+                const auto K = static_cast<std::int64_t>(masked.size());
+                const auto chunk = std::max<std::int64_t>(1, static_cast<std::int64_t>(m_batch));
+                const auto ids = torch::tensor(e.ids, torch::kLong);
+                std::vector<std::int64_t> typeIds(static_cast<std::size_t>(n), 0);
+                for (std::size_t p = 0; p < typeIds.size() && p < e.typeIds.size(); ++p)
+                    typeIds[p] = e.typeIds[p];
+                const auto types = torch::tensor(typeIds, torch::kLong);
+                for (std::int64_t from = 0; from < K; from += chunk) {
+                    const std::int64_t k = std::min(chunk, K - from);
+                    const auto at = torch::tensor(std::vector<std::int64_t>(masked.begin() + from, masked.begin() + from + k), torch::kLong);
+                    auto batchIds = ids.unsqueeze(0).repeat({k, 1});
+                    const auto rows = torch::arange(k, torch::kLong);
+                    batchIds.index_put_({rows, at}, maskId);
+                    HfRunOptions ro;
+                    ro.attention = false;
+                    ro.ablate = options.ablate;
+                    const HfForward f = m_net.run(batchIds.to(dev), types.unsqueeze(0).repeat({k, 1}).to(dev),
+                                                  torch::ones({k, n}, torch::kBool).to(dev), ro);
+                    const auto last = f.hidden.back().index({rows.to(dev), at.to(dev)}); // [k, hidden]
+                    const auto picked = torch::log_softmax(m_net.mlmLogits(last).to(torch::kDouble), -1)
+                                            .gather(1, ids.index_select(0, at).unsqueeze(1).to(dev))
+                                            .squeeze(1)
+                                            .to(torch::kCPU)
+                                            .contiguous();
+                    for (std::int64_t j = 0; j < k; ++j)
+                        logp[static_cast<std::size_t>(masked[static_cast<std::size_t>(from + j)])] = picked.data_ptr<double>()[j];
+                }
+                Analysis &a = out[i];
+                double total = 0.0;
+                a.pieceSurprisal.clear();
+                for (double lp : logp) {
+                    a.pieceSurprisal.push_back(-lp);
+                    if (!std::isnan(lp))
+                        total += lp;
+                }
+                // Per word: the sum over its pieces, each masked alone (NaN for a word without pieces).
+                a.surprisal.clear();
+                for (int u : pieces[i].units.unitOfWord[0]) {
+                    const auto &own = pieces[i].units.pieces[static_cast<std::size_t>(u)];
+                    double word = own.empty() ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+                    for (int k : own)
+                        word -= logp[static_cast<std::size_t>(k)];
+                    a.surprisal.push_back(word);
+                }
+                a.logprob = total;
+                a.notes.push_back("sentence score: pseudo-log-likelihood (each of the " + std::to_string(K) +
+                                  " pieces masked in turn)");
+            }
+            if (control)
+                control->report(end, pieces.size(), "pseudo-log-likelihood");
+            return {};
+        }, "pseudo-log-likelihood");
+    }
+
     void runBatch(const std::vector<Pieces> &pieces, const std::vector<std::size_t> &which, const AnalyzeOptions &options,
                   std::vector<Analysis> &out) const
     {
@@ -663,6 +747,19 @@ Result<std::unique_ptr<Encoder>> createPretrainedEncoder(const ModelFile &file, 
     info.outputs.embedding = true;
     info.outputs.layerStates = true;
     info.outputs.prediction = headed;
+    if (arch.languageModel) {
+        info.sentenceScore = SentenceScore::NextToken;
+    } else if (!net->hasMlmHead()) {
+        info.sentenceScoreNote = "the folder has no masked-LM head (a " + arch.classes.front() + " folder has none; " +
+                                 (config->modelType == "roberta" ? "RobertaForMaskedLM's lm_head.*" : "BertForMaskedLM's cls.predictions.*") +
+                                 " is one)";
+    } else if (!PretrainedEncoder::maskPieceOf(*tok)) {
+        info.sentenceScoreNote = "the tokenizer has no mask piece ([MASK] or <mask>) to mask a piece with";
+    } else if (headed && config->pairInput) {
+        info.sentenceScoreNote = "a cross-encoder scores sentence pairs, not sentences";
+    } else {
+        info.sentenceScore = SentenceScore::PseudoLogLikelihood;
+    }
     return std::unique_ptr<Encoder>(new PretrainedEncoder(std::move(*net), std::move(*tok), std::move(info), device));
 }
 

@@ -61,8 +61,8 @@ torch::Tensor inverseFrequencies(const HfConfig &c)
 
 } // namespace
 
-HfNet::HfNet(HfConfig config, TorchParameters p, torch::Device device, HfClassifier head)
-    : m_c(std::move(config)), m_p(std::move(p)), m_device(device), m_head(head)
+HfNet::HfNet(HfConfig config, TorchParameters p, torch::Device device, HfClassifier head, bool mlmHead)
+    : m_c(std::move(config)), m_p(std::move(p)), m_device(device), m_head(head), m_mlmHead(mlmHead)
 {
     if (arch().positions == HfPositions::Rotary)
         m_invFreq = inverseFrequencies(m_c).to(m_device);
@@ -81,7 +81,8 @@ Result<HfNet> HfNet::fromModelFile(const ModelFile &file, const HfConfig &config
     // The head was decided once, when the weights were read (treelens.config "head").
     const json j = json::parse(file.configJson, nullptr, false);
     const HfClassifier head = j.is_object() ? hfClassifierNamed(j.value("head", std::string())) : HfClassifier::None;
-    return HfNet(config, std::move(*p), device, head);
+    const bool mlm = j.is_object() && j.value("mlm_head", false) && config.arch && hfHasRole(*config.arch, HfRole::MlmDense);
+    return HfNet(config, std::move(*p), device, head, mlm);
 }
 
 const torch::Tensor *HfNet::find(const std::string &name) const
@@ -120,6 +121,20 @@ const torch::Tensor &HfNet::lmHeadWeight() const
 {
     const torch::Tensor *head = find(hfTensorName(arch(), HfRole::LmHead) + ".weight");
     return m_c.tiedHead || !head ? wordEmbeddings() : *head;
+}
+
+torch::Tensor HfNet::mlmLogits(const torch::Tensor &last) const
+{
+    auto h = linear(last, HfRole::MlmDense);
+    const std::string &act = arch().mlmActivation;
+    h = act == "gelu" ? torch::gelu(h) : activation(h);
+    h = norm(h, HfRole::MlmNorm);
+    const std::string decoder = hfTensorName(arch(), HfRole::MlmDecoder);
+    const torch::Tensor *weight = find(decoder + ".weight");
+    const torch::Tensor *bias = find(hfTensorName(arch(), HfRole::MlmBias) + ".bias");
+    if (!bias) // stored only as the decoder's (the two are one parameter in the library)
+        bias = find(decoder + ".bias");
+    return torch::linear(h, weight ? *weight : wordEmbeddings(), *bias);
 }
 
 Status HfNet::setPrecision(const std::string &precision)

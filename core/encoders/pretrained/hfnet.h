@@ -53,6 +53,11 @@ public:
     torch::Device device() const { return m_device; }
     bool hasPooler() const;
     HfClassifier head() const { return m_head; }
+    /// Whether the folder has a complete masked-LM head (BertForMaskedLM, RobertaForMaskedLM).
+    bool hasMlmHead() const { return m_mlmHead; }
+    /// The masked-LM head's logits [K, vocab] for hidden states [K, hidden] of the last layer:
+    /// decoder(norm(act(dense(h)))) + bias, in float32 (never bf16), as the library computes it.
+    torch::Tensor mlmLogits(const torch::Tensor &last) const;
     /// The first position id: LearnedAfterPadding counts from pad_token_id + 1.
     int firstPosition() const;
     const torch::Tensor &wordEmbeddings() const;
@@ -80,7 +85,7 @@ public:
                   bool grad = false) const;
 
 private:
-    HfNet(HfConfig config, TorchParameters p, torch::Device device, HfClassifier head);
+    HfNet(HfConfig config, TorchParameters p, torch::Device device, HfClassifier head, bool mlmHead);
 
     const torch::Tensor &w(const std::string &name) const { return m_p.at(name); }
     const torch::Tensor *find(const std::string &name) const;
@@ -112,6 +117,7 @@ private:
     TorchParameters m_p;
     torch::Device m_device;
     HfClassifier m_head;
+    bool m_mlmHead = false;
     torch::Tensor m_invFreq; ///< the rotary inverse frequencies [rotary dims / 2], float32
     std::string m_precision = "fp32";
 };

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "core/encoders/common/attribution.h"
+#include "core/encoders/common/headmask.h"
 
 namespace treelens::rec {
 
@@ -26,6 +27,7 @@ struct MbWeights {
     bool multiBranch = true;        // false: heads concatenated (multi-head, single-head)
     double dropout = 0.0;           // on each branch's PCNN output, training only
     bool training = false;
+    Tensor keep;                    // [n] 1/0 per branch (head ablation, headmask.h); undefined: every branch kept
 };
 
 /// Where the real member rows of a group of nodes sit: rows packed node after node
@@ -53,7 +55,9 @@ MbOut multiBranch(const MbWeights &w, const Tensor &xp, const Packing &pk, doubl
     Tensor s = q.matmul(k.transpose(-1, -2)) / std::sqrt(static_cast<double>(dk)); // [n, G, K, K]
     s = s.masked_fill(pk.mask.view({1, G, 1, K}).logical_not(), -std::numeric_limits<float>::infinity());
     const Tensor attn = torch::softmax(s, -1);
-    const Tensor av = attn.matmul(v).reshape({n, G * K, dk}).index_select(1, pk.pos); // [n, R, dk]
+    Tensor av = attn.matmul(v).reshape({n, G * K, dk}).index_select(1, pk.pos); // [n, R, dk]
+    if (w.keep.defined()) // head ablation: a switched-off head's output is zero before its projection
+        av = av * w.keep.view({n, 1, 1});
     MbOut o;
     o.attn = attn.permute({1, 0, 2, 3});
     if (!w.multiBranch) { // Eq. 9.4: the heads' outputs concatenated
@@ -355,14 +359,17 @@ struct CellGates {
 class TreeComposer {
 public:
     TreeComposer(const RecConfig &cfg, const TorchParameters &params, const torch::Device &device, bool training,
-                 const std::vector<const Sentence *> &batch, bool cross, bool record)
+                 const std::vector<const Sentence *> &batch, bool cross, bool record, const std::vector<HeadAblation> &ablate)
         : m_cfg(cfg), m_params(params), m_pre(cfg.prefix()), m_device(device), m_batch(batch), m_record(record),
           m_tl(cfg.treeLstm()), m_dtte(cfg.model == RecModel::Dtte),
           m_depRow(cfg.model == RecModel::Dtt || cfg.model == RecModel::Dtte), m_cross(cross), m_layout(slotLayout(batch))
     {
         m_E = wordVectors(m_params.at("embed.word.weight"), m_layout.ids, m_layout.lengths, 0, m_device);
-        if (!m_tl)
+        if (!m_tl) {
             m_w = mbWeights(training);
+            if (!ablate.empty()) // the one recursive layer (layer 0): its branches are its heads
+                m_w.keep = withoutAblatedHeads(torch::ones({1, m_w.n}, m_E.options()), ablate, 0).view({m_w.n});
+        }
         initBuffers();
         m_out.sentences.resize(batch.size());
         if (record)
@@ -716,10 +723,10 @@ private:
 } // namespace
 
 Encoded Net::encode(const std::vector<const Sentence *> &batch, const Tensor &others, bool record, Order order,
-                    const std::string &queryOverride) const
+                    const std::string &queryOverride, const std::vector<HeadAblation> &ablate) const
 {
     const bool cross = (queryOverride.empty() ? m_config.query : queryOverride) == "cross";
-    TreeComposer composer(m_config, m_p, m_device, m_training, batch, cross, record);
+    TreeComposer composer(m_config, m_p, m_device, m_training, batch, cross, record, ablate);
     composer.setQueries(others);
     for (const auto &group : nodeGroups(batch, order))
         composer.compose(group);
@@ -744,7 +751,7 @@ HeadOutput Net::head(const Tensor &a, const Tensor &b) const
 }
 
 Net::PairOutput Net::forwardPairs(const std::vector<const Sentence *> &left, const std::vector<const Sentence *> &right,
-                                  bool record, Order order, const std::string &query) const
+                                  bool record, Order order, const std::string &query, const std::vector<HeadAblation> &ablate) const
 {
     const bool cross = m_config.treeLstm() && (query.empty() ? m_config.query : query) == "cross";
     Tensor sa, sb;
@@ -758,8 +765,8 @@ Net::PairOutput Net::forwardPairs(const std::vector<const Sentence *> &left, con
     }
     PairOutput out;
     // Each side's query is its partner's sentence vector (L1172).
-    out.a = encode(left, sb, record, order, query);
-    out.b = encode(right, sa, record, order, query);
+    out.a = encode(left, sb, record, order, query, ablate);
+    out.b = encode(right, sa, record, order, query, ablate);
     out.head = head(out.a.roots, out.b.roots);
     return out;
 }

@@ -21,6 +21,7 @@
 
 #include "core/base/result.h"
 #include "core/encoders/common/torchtensors.h"
+#include "core/encoders/headablation.h"
 #include "core/encoders/recursive/recconfig.h"
 
 namespace treelens::rec {
@@ -86,8 +87,11 @@ public:
     /// Composes every tree bottom-up. `others` [B, m]: for a Tree-LSTM in cross mode, the
     /// sentence vector of each sentence's partner (its query); else undefined. `query`
     /// overrides the configuration's ("" = the model's).
+    /// `ablate`: branches (heads) of the recursive layer (layer 0) whose attention output is zeroed
+    /// before their projection (multi-branch) or the concatenation (multi-head); none for a Tree-LSTM.
     Encoded encode(const std::vector<const Sentence *> &batch, const torch::Tensor &others, bool record,
-                   Order order = Order::LevelBatched, const std::string &query = "") const;
+                   Order order = Order::LevelBatched, const std::string &query = "",
+                   const std::vector<HeadAblation> &ablate = {}) const;
     /// The head on root vectors: a pair's (a, b) or, for a one-sentence model, (a, undefined).
     HeadOutput head(const torch::Tensor &a, const torch::Tensor &b) const;
 
@@ -97,7 +101,8 @@ public:
         HeadOutput head;
     };
     PairOutput forwardPairs(const std::vector<const Sentence *> &left, const std::vector<const Sentence *> &right, bool record,
-                            Order order = Order::LevelBatched, const std::string &query = "") const;
+                            Order order = Order::LevelBatched, const std::string &query = "",
+                            const std::vector<HeadAblation> &ablate = {}) const;
 
 private:
     using ParameterNet::ParameterNet;

@@ -122,8 +122,8 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
-        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
-            return refused.error();
+        if (auto st = checkAblation(options.ablate); !st)
+            return st.error();
         const RecConfig &c = m_net.config();
         std::vector<rec::Sentence> left, right;
         for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -143,22 +143,24 @@ public:
                     r.push_back(&right[i]);
             }
             if (c.pair()) {
-                const auto res = m_net.forwardPairs(l, r, options.attention);
+                const auto res = m_net.forwardPairs(l, r, options.attention, rec::Order::LevelBatched, "", options.ablate);
                 for (std::size_t i = start; i < end; ++i) {
                     const std::size_t b = i - start;
                     Analysis a = sideAnalysis(c, left[i], res.a.sentences[b], batch[i].words, m_net, options.attention);
                     if (!batch[i].secondWords.empty())
                         a.second.push_back(sideAnalysis(c, right[i], res.b.sentences[b], batch[i].secondWords, m_net, options.attention));
                     a.prediction = recPrediction(c, res.head.logits[static_cast<std::int64_t>(b)]);
+                    markAblated(a, options.ablate);
                     out.push_back(std::move(a));
                 }
             } else {
-                const auto enc = m_net.encode(l, torch::Tensor(), options.attention);
+                const auto enc = m_net.encode(l, torch::Tensor(), options.attention, rec::Order::LevelBatched, "", options.ablate);
                 const auto head = m_net.head(enc.roots, torch::Tensor());
                 for (std::size_t i = start; i < end; ++i) {
                     const std::size_t b = i - start;
                     Analysis a = sideAnalysis(c, left[i], enc.sentences[b], batch[i].words, m_net, options.attention);
                     a.prediction = recPrediction(c, head.logits[static_cast<std::int64_t>(b)]);
+                    markAblated(a, options.ablate);
                     out.push_back(std::move(a));
                 }
             }
@@ -233,8 +235,8 @@ public:
     Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
                                              const RunControl *control) override
     {
-        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
-            return refused.error();
+        if (auto st = checkAblation(options.ablate); !st)
+            return st.error();
         if (options.method == ExplainOptions::Method::Rollout)
             return Error{"attention rollout is computed from the analysis, not by the family"};
         const RecConfig &c = m_net.config();
@@ -268,7 +270,7 @@ public:
                     r(static_cast<std::size_t>(copies), &sides->second);
                 if (!c.pair()) {
                     side(0);
-                    return m_net.head(m_net.encode(l, torch::Tensor(), false).roots, torch::Tensor()).logits;
+                    return m_net.head(m_net.encode(l, torch::Tensor(), false, rec::Order::LevelBatched, "", options.ablate).roots, torch::Tensor()).logits;
                 }
                 // As forwardPairs, each side's sentence vector read on its own (the LSTM is row-wise).
                 torch::Tensor sa, sb;
@@ -279,9 +281,9 @@ public:
                     sb = m_net.sentenceVectors(r);
                 }
                 side(0);
-                const auto a = m_net.encode(l, sb, false);
+                const auto a = m_net.encode(l, sb, false, rec::Order::LevelBatched, "", options.ablate);
                 side(1);
-                const auto b = m_net.encode(r, sa, false);
+                const auto b = m_net.encode(r, sa, false, rec::Order::LevelBatched, "", options.ablate);
                 return m_net.head(a.roots, b.roots).logits;
             };
             std::int64_t target = *targetOrError;
@@ -313,6 +315,30 @@ public:
     }
 
 private:
+    /// Head ablation of the recursive layer (the model's one layer, applied at every node): its
+    /// branches (multi-branch) or heads (multi-head) are its heads; a Tree-LSTM's attention over a
+    /// node's children is no set of heads, and is refused as such.
+    Status checkAblation(const std::vector<HeadAblation> &ablate) const
+    {
+        if (ablate.empty())
+            return {};
+        if (m_net.config().treeLstm())
+            return makeError("--ablate", (m_info.name.empty() ? std::string("this model") : m_info.name) +
+                                             " is a Tree-LSTM: it has no attention heads to switch off",
+                             ErrorCode::Refused);
+        return checkHeadAblation(m_info, ablate);
+    }
+
+    /// Says in the analysis (and its second sentence's) which heads were switched off.
+    static void markAblated(Analysis &a, const std::vector<HeadAblation> &ablate)
+    {
+        for (const HeadAblation &h : ablate) {
+            a.ablated.push_back({h.layer, h.head});
+            for (Analysis &second : a.second)
+                second.ablated.push_back({h.layer, h.head});
+        }
+    }
+
     /// Input i's sentence and, for a pair model, its second sentence, with the trees the model composes over.
     Result<std::pair<rec::Sentence, rec::Sentence>> sentencesOf(const EncoderInput &in, std::size_t i) const
     {

@@ -69,8 +69,8 @@ public:
     Result<std::vector<Analysis>> analyze(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
                                           const RunControl *control) override
     {
-        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
-            return refused.error();
+        if (auto s = checkAblation(options.ablate); !s)
+            return s.error();
         const TatConfig &c = m_native.config;
         std::vector<tat::PairInput> pairs;
         for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -84,7 +84,7 @@ public:
         return collectBatches<std::vector<Analysis>>(pairs.size(), control, {}, [&](std::size_t start, std::size_t end, std::vector<Analysis> &out) -> Status {
             std::vector<tat::PairInput> chunk(pairs.begin() + static_cast<std::ptrdiff_t>(start),
                                               pairs.begin() + static_cast<std::ptrdiff_t>(end));
-            auto res = m_net.forward(chunk, record);
+            auto res = m_net.forward(chunk, record, false, options.ablate);
             auto probs = torch::softmax(res.prediction, -1).to(torch::kCPU);
             // The sequential model has no trees' vectors: its sentence vector is the LM's <s> output.
             auto pairVec = c.sequential() ? res.x.select(1, 0).to(torch::kCPU) : res.pairVec.to(torch::kCPU);
@@ -101,6 +101,8 @@ public:
                     for (std::size_t k = 0; k < a.words.size(); ++k)
                         a.wordToken.push_back(static_cast<int>(k));
                     a.layers = 1;
+                    for (const HeadAblation &h : options.ablate)
+                        a.ablated.push_back({h.layer, h.head});
                     // Heads 1..H: the semantic stream's; H+1..2H: the syntactic stream's (nodeAttention's rows).
                     a.heads = streams * c.heads;
                     const TatTree &tree = chunk[static_cast<std::size_t>(b)].side[s].tree;
@@ -181,8 +183,8 @@ public:
     Result<std::vector<Attribution>> explain(const std::vector<EncoderInput> &batch, const ExplainOptions &options,
                                              const RunControl *control) override
     {
-        if (auto refused = refuseHeadAblation(info(), options.ablate); !refused)
-            return refused.error();
+        if (auto s = checkAblation(options.ablate); !s)
+            return s.error();
         if (options.method == ExplainOptions::Method::Rollout)
             return Error{"attention rollout is computed from the analysis, not by the family"};
         const TatConfig &c = m_native.config;
@@ -205,7 +207,7 @@ public:
             a.quantity = target < 0 ? "pair score p(" + labels[static_cast<std::size_t>(positive)] + ")" : "log p(" + a.target + ")";
             auto per = integrateGradients(
                 [&](std::int64_t copies) {
-                    const auto res = m_net.forward(std::vector<tat::PairInput>(static_cast<std::size_t>(copies), *pair), false);
+                    const auto res = m_net.forward(std::vector<tat::PairInput>(static_cast<std::size_t>(copies), *pair), false, false, options.ablate);
                     return target < 0 ? torch::softmax(res.prediction, -1).select(1, positive)
                                       : torch::log_softmax(res.prediction, -1).select(1, target);
                 },
@@ -238,6 +240,23 @@ public:
     }
 
 private:
+    /// Head ablation of the aggregation layer (the only layer with heads: layer 0), its heads
+    /// numbered as the views number them (semantic 0..H-1, then syntactic H..2H-1); the
+    /// sequential model has no aggregation layer, so nothing to switch off.
+    Status checkAblation(const std::vector<HeadAblation> &ablate) const
+    {
+        if (ablate.empty())
+            return {};
+        const TatConfig &c = m_native.config;
+        if (c.sequential())
+            return makeError("--ablate", (m_info.name.empty() ? std::string("this model") : m_info.name) +
+                                             " is the sequential variant: it has no aggregation layer whose heads could be switched off",
+                             ErrorCode::Refused);
+        EncoderInfo shown = m_info;
+        shown.heads = (c.syntactic() ? 2 : 1) * c.heads;
+        return checkHeadAblation(shown, ablate);
+    }
+
     /// Input i as the model reads it: both sentences, their constituency trees, the LM layout.
     Result<tat::PairInput> pairOf(const EncoderInput &in, std::size_t i) const
     {

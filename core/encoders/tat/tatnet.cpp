@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "core/encoders/common/attribution.h"
+#include "core/encoders/common/headmask.h"
 
 namespace treelens::tat {
 
@@ -280,10 +281,19 @@ struct StepEntries {
 class Aggregation {
 public:
     Aggregation(const std::vector<PairInput> &pairs, const TatConfig &c, const TorchParameters &parameters,
-                const torch::Device &device, std::int64_t T, bool record)
+                const torch::Device &device, std::int64_t T, bool record, const std::vector<HeadAblation> &ablate)
         : m_pairs(pairs), m_c(c), m_p(parameters), m_device(device), m_T(T), m_record(record), m_syntactic(c.syntactic()),
           m_slots(pairs.size())
     {
+        // The views' head numbering (0..H-1 semantic, H..2H-1 syntactic) as each stream's own.
+        for (const HeadAblation &a : ablate) {
+            if (a.layer != 0)
+                continue;
+            if (a.head < 0 || a.head < c.heads)
+                m_ablateSem.push_back({0, a.head});
+            if (a.head < 0 || a.head >= c.heads)
+                m_ablateSyn.push_back({0, a.head < 0 ? -1 : a.head - c.heads});
+        }
         for (std::size_t b = 0; b < pairs.size(); ++b)
             for (int s = 0; s < 2; ++s)
                 m_slots[b][static_cast<std::size_t>(s)].resize(pairs[b].side[s].tree.nodes.size());
@@ -359,7 +369,7 @@ private:
         auto scores = torch::matmul(q0, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(dh));
         scores = scores.masked_fill(keyMask, -std::numeric_limits<float>::infinity());
         auto a = torch::softmax(scores, -1);                 // [V, H, 1, L]
-        auto ctx = torch::matmul(a, v).reshape({V, dz});     // heads concatenated
+        auto ctx = withoutAblatedHeads(torch::matmul(a, v), z == "sem" ? m_ablateSem : m_ablateSyn, 0).reshape({V, dz}); // heads concatenated
         auto o = X.select(1, 0) + F::linear(ctx, m_p.at(pre + "o.weight"), m_p.at(pre + "o.bias"));
         const auto ffn = "tat.ffn_" + z + ".";
         auto y = o + F::linear(torch::relu(F::linear(o, m_p.at(ffn + "w1.weight"), m_p.at(ffn + "w1.bias"))), m_p.at(ffn + "w2.weight"),
@@ -380,6 +390,7 @@ private:
     std::vector<std::array<std::vector<Slot>, 2>> m_slots; ///< per pair and side, where each node's span embedding is
     std::vector<torch::Tensor> m_ySem, m_ySyn;              ///< per step, the span embeddings of its nodes
     std::vector<StepRecord> m_records;                      ///< per step, with record
+    std::vector<HeadAblation> m_ablateSem, m_ablateSyn;     ///< the heads switched off, per stream
 };
 
 StepEntries Aggregation::gather(int st, const std::vector<NodeRef> &nodes, StepRecord &rec)
@@ -532,7 +543,7 @@ torch::Tensor Net::lmForward(const std::vector<PairInput> &pairs) const
     return lm(ids.to(m_device), mask.to(m_device), nullptr);
 }
 
-Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeByNode) const
+Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeByNode, const std::vector<HeadAblation> &ablate) const
 {
     const auto &c = m_config;
     Output out;
@@ -548,7 +559,7 @@ Output Net::forward(const std::vector<PairInput> &pairs, bool record, bool nodeB
         return out;
     }
     auto xFlat = x.reshape({B * T, c.lmDModel});
-    Aggregation agg(pairs, c, m_p, m_device, T, record);
+    Aggregation agg(pairs, c, m_p, m_device, T, record, ablate);
     const auto steps = aggregationSchedule(pairs, nodeByNode);
     for (std::size_t st = 0; st < steps.size(); ++st) {
         agg.step(static_cast<int>(st), steps[st], xFlat, x.options());

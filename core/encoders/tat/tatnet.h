@@ -21,6 +21,7 @@
 #include "core/base/result.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/encoders/common/vocabulary.h"
+#include "core/encoders/headablation.h"
 #include "core/encoders/tat/tatconfig.h"
 #include "core/model/tensordata.h"
 
@@ -85,7 +86,11 @@ public:
     static Result<Net> fromTensors(const TatConfig &config, const TensorMap &tensors, const torch::Device &device,
                                    const std::string &where);
     /// Level-batched (README §6) unless `nodeByNode`: then one layer call per node, in post-order.
-    Output forward(const std::vector<PairInput> &pairs, bool record, bool nodeByNode = false) const;
+    /// `ablate`: heads of the aggregation layer (layer 0) whose output is zeroed before their
+    /// stream's output projection, numbered as the views number them: 0..H-1 the semantic
+    /// stream's, H..2H-1 the syntactic stream's (head -1: both streams' every head).
+    Output forward(const std::vector<PairInput> &pairs, bool record, bool nodeByNode = false,
+                   const std::vector<HeadAblation> &ablate = {}) const;
     /// The language-model stand-in alone over the pairs' inputs (padded): x [B, T, d_lm].
     torch::Tensor lmForward(const std::vector<PairInput> &pairs) const;
     /// The LM over padded ids [B, T] and mask [B, T] (true = token): [B, T, d_lm] (the masked-LM trainer's entry).

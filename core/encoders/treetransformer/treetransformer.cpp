@@ -322,6 +322,9 @@ public:
         }, "analysis");
         if (!status)
             return status.error();
+        if (options.pseudoLogLikelihood && m_info.sentenceScore == SentenceScore::PseudoLogLikelihood)
+            if (auto s = pseudoLogLikelihoods(batch, options, out, control); !s)
+                return s.error();
         return out;
     }
 
@@ -371,6 +374,62 @@ public:
     }
 
 private:
+    /// The pseudo-log-likelihood of every input (Salazar et al. 2020): each word masked alone
+    /// ([MASK] in its place, every other word and [CLS] as they are) and predicted by the
+    /// vocabulary projection from the final states, with the run's ablated heads; a word the
+    /// vocabulary lacks is scored as the model reads it, [UNK]. Fills each analysis's
+    /// surprisal (-log p per word, nats) and logprob (their negated sum). A sentence's masked
+    /// copies go through the model the device's batch size at a time, the logits taken at the
+    /// masked rows only.
+    Status pseudoLogLikelihoods(const std::vector<EncoderInput> &batch, const AnalyzeOptions &options,
+                                std::vector<Analysis> &out, const RunControl *control)
+    {
+        const auto threads = cpuThreadScope();
+        const auto chunk = std::max<std::int64_t>(1, static_cast<std::int64_t>(m_batch));
+        return forEachBatch(batch.size(), control, [&](std::size_t begin, std::size_t end) -> Status {
+            torch::InferenceMode guard;
+            for (std::size_t i = begin; i < end; ++i) {
+                const std::vector<int> enc = m_vocab.encode(batch[i].words);
+                const auto n = static_cast<std::int64_t>(enc.size()) - 1; // words after [CLS]
+                const auto L = n + 1;
+                const auto ids = torch::tensor(std::vector<std::int64_t>(enc.begin(), enc.end()), torch::kInt64);
+                std::vector<double> logp(static_cast<std::size_t>(n), 0.0);
+                for (std::int64_t from = 0; from < n; from += chunk) {
+                    const std::int64_t k = std::min(chunk, n - from);
+                    const auto rows = torch::arange(k, torch::kInt64);
+                    const auto at = rows + from + 1; // the masked positions (after [CLS])
+                    auto masked = ids.unsqueeze(0).repeat({k, 1});
+                    masked.index_put_({rows, at}, static_cast<std::int64_t>(m_vocab.maskId()));
+                    tt::ForwardOptions fo;
+                    fo.keepPrior = false;
+                    fo.logits = true;
+                    fo.ablate = options.ablate;
+                    fo.logitRows = (rows * L + at).to(m_net.device());
+                    const auto res = tt::forward(m_net, masked.to(m_net.device()), torch::ones({k, L}, torch::kBool).to(m_net.device()), fo);
+                    const auto picked = res.logits.to(torch::kCPU, torch::kFloat64)
+                                            .log_softmax(-1)
+                                            .gather(1, ids.index_select(0, at).unsqueeze(1))
+                                            .squeeze(1)
+                                            .contiguous();
+                    std::copy_n(picked.data_ptr<double>(), k, logp.begin() + from);
+                }
+                Analysis &a = out[i];
+                a.surprisal.clear();
+                double sum = 0.0;
+                for (double lp : logp) {
+                    a.surprisal.push_back(-lp);
+                    sum += lp;
+                }
+                a.logprob = sum;
+                a.notes.push_back("sentence score: pseudo-log-likelihood (each of the " + std::to_string(n) +
+                                  " words masked in turn)");
+            }
+            if (control)
+                control->report(end, batch.size(), "pseudo-log-likelihood");
+            return {};
+        }, "pseudo-log-likelihood");
+    }
+
     /// Threads for one analyze()/embed() call on the CPU: this encoder's count on the
     /// calling thread, and the GEMMs' library given them for the whole call (not only
     /// each forward: idle OpenMP workers left spinning by the copies between batches
@@ -570,6 +629,11 @@ Result<std::unique_ptr<Encoder>> createTreeTransformer(const ModelFile &file, co
     info.outputs.embedding = info.outputs.layerStates = true;
     info.precision = precision->precision;
     info.precisionNote = precision->note;
+    if (net->hasProjection())
+        info.sentenceScore = SentenceScore::PseudoLogLikelihood;
+    else
+        info.sentenceScoreNote = "the file holds no vocabulary projection, proj.weight, to predict a word with; a model "
+                                 "trained without options.keep_projection leaves it out";
     if (config.contains("induction")) {
         auto induction = InductionConfig::fromJson(config["induction"].dump());
         if (!induction)

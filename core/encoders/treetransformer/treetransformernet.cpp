@@ -10,6 +10,7 @@
 #include <ATen/record_function.h>
 #include <torch/torch.h>
 
+#include "core/encoders/common/headmask.h"
 #include "core/encoders/common/torchtensors.h"
 #include "core/runtime/cpufeatures.h"
 #include "core/runtime/device.h"
@@ -237,25 +238,6 @@ Status Net::refreshFused(const std::string &precision)
     return {};
 }
 
-namespace {
-
-/// The heads' outputs [B,H,L,dk] of layer `layer` with the ablated ones zeroed (ForwardOptions::ablate).
-torch::Tensor withoutAblatedHeads(const torch::Tensor &perHead, const std::vector<HeadAblation> &ablate, int layer)
-{
-    const int64_t H = perHead.size(1);
-    std::vector<float> keep(static_cast<std::size_t>(H), 1.0f);
-    bool any = false;
-    for (const HeadAblation &a : ablate)
-        if (a.layer == layer)
-            for (int64_t h = 0; h < H; ++h)
-                if (a.head < 0 || a.head == h) {
-                    keep[static_cast<std::size_t>(h)] = 0.0f;
-                    any = true;
-                }
-    return any ? perHead * torch::tensor(keep, perHead.options()).view({1, H, 1, 1}) : perHead;
-}
-
-} // namespace
 
 struct Forward {
     static Outputs run(const Net &net, const torch::Tensor &ids, const torch::Tensor &mask, const ForwardOptions &o)

@@ -5,6 +5,7 @@
 // the plain-dict files, independently of TreeLens's checkpoint importer.
 #include <torch/torch.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -295,12 +296,26 @@ TEST(TreeTransformerPriorOff, IsAPlainTransformerOfTheSameWeights)
     EXPECT_TRUE(torch::allclose(att, plain.attn[0], 1e-5, 1e-6));
 }
 
-// Head ablation is the fixture README's zero ablation: switching head h of layer l off gives
-// exactly what the same network gives with the output projection's columns of that head
-// (h·dk .. (h+1)·dk − 1 of self_attn.linears.3.weight) set to zero, its bias kept, and a
-// whole layer what it gives with every column zeroed. An independent route to the same
-// numbers: the weights changed, nothing switched off.
-TEST(TreeTransformerAblation, SwitchingAHeadOffIsZeroingItsOutputProjectionColumns)
+namespace {
+
+/// The word of id `id` (>= 4) in pllModelFile's vocabulary: "wa", "wb", ... (no digits: the
+/// vocabulary reads digits as N).
+std::string pllWord(int id) { return std::string("w") + static_cast<char>('a' + id - 4); }
+
+/// A Tree Transformer model file of `weights` over the vocabulary [PAD] [UNK] [MASK] [CLS] wa .. (26 words).
+ModelFile pllModelFile(const TreeTransformerConfig &cfg, TensorMap weights)
+{
+    ModelFile file;
+    file.vocab = {"[PAD]", "[UNK]", "[MASK]", "[CLS]"};
+    for (int i = 4; i < cfg.vocabSize; ++i)
+        file.vocab.push_back(pllWord(i));
+    file.tensors = std::move(weights);
+    file.configJson = nlohmann::json{{"family", "tree-transformer"}, {"name", "pll-test"}, {"model", nlohmann::json::parse(cfg.toJson())}}.dump();
+    return file;
+}
+
+/// A small random Tree Transformer's configuration (3 layers of 4 heads, 30 words).
+TreeTransformerConfig pllConfig()
 {
     TreeTransformerConfig cfg;
     cfg.layers = 3;
@@ -309,6 +324,19 @@ TEST(TreeTransformerAblation, SwitchingAHeadOffIsZeroingItsOutputProjectionColum
     cfg.dFF = 32;
     cfg.vocabSize = 30;
     cfg.maxLen = 16;
+    return cfg;
+}
+
+} // namespace
+
+// Head ablation is the fixture README's zero ablation: switching head h of layer l off gives
+// exactly what the same network gives with the output projection's columns of that head
+// (h·dk .. (h+1)·dk − 1 of self_attn.linears.3.weight) set to zero, its bias kept, and a
+// whole layer what it gives with every column zeroed. An independent route to the same
+// numbers: the weights changed, nothing switched off.
+TEST(TreeTransformerAblation, SwitchingAHeadOffIsZeroingItsOutputProjectionColumns)
+{
+    const TreeTransformerConfig cfg = pllConfig();
     const TensorMap w = randomTreeTransformerWeights(cfg, 11);
     auto zeroed = [&](int layer, int head) {
         TensorMap z = w;
@@ -366,5 +394,110 @@ TEST(TreeTransformerPriorOff, TheAnalysisSaysItIsAPlainTransformer)
         EXPECT_EQ(r->front().family, "tree-transformer");
         EXPECT_EQ(r->front().architecture, architecture) << path;
         EXPECT_EQ(r->front().constituentPrior.empty(), !architecture.empty()) << path;
+    }
+}
+
+
+// The pseudo-log-likelihood (Salazar et al. 2020) by hand: with the vocabulary projection's
+// weights zero, every masked word is predicted by the projection's bias b alone, so log p(word)
+// = b[id] - log sum exp(b) whatever the network does, and the sentence's score is the sum over
+// its words (a word the vocabulary lacks counts as [UNK], id 1). A file without the projection
+// gives no sentence score and says why.
+TEST(TreeTransformerPseudoLogLikelihood, AConstantHeadGivesTheLogSoftmaxOfItsBias)
+{
+    const TreeTransformerConfig cfg = pllConfig();
+    TensorMap w = randomTreeTransformerWeights(cfg, 5);
+    std::vector<float> bias(static_cast<std::size_t>(cfg.vocabSize));
+    for (int i = 0; i < cfg.vocabSize; ++i)
+        bias[static_cast<std::size_t>(i)] = 0.25f * static_cast<float>((i * 7) % 11) - 1.0f;
+    w["proj.weight"] = TensorData::fromFloat({cfg.vocabSize, cfg.dModel}, std::vector<float>(static_cast<std::size_t>(cfg.vocabSize * cfg.dModel), 0.0f));
+    w["proj.bias"] = TensorData::fromFloat({cfg.vocabSize}, bias);
+    auto enc = createTreeTransformer(pllModelFile(cfg, w), DeviceConfig{"cpu", 0, 2});
+    ASSERT_TRUE(enc.ok()) << enc.message();
+    EXPECT_EQ((*enc)->info().sentenceScore, SentenceScore::PseudoLogLikelihood);
+    double lse = 0.0;
+    for (float b : bias)
+        lse += std::exp(static_cast<double>(b));
+    lse = std::log(lse);
+    const std::vector<std::string> words = {pllWord(5), pllWord(17), "unheard", pllWord(9)};
+    const std::vector<int> ids = {5, 17, 1, 9};
+    AnalyzeOptions o;
+    o.pseudoLogLikelihood = true;
+    auto res = (*enc)->analyze({EncoderInput{words, {}, {}, {}, {}, {}}}, o);
+    ASSERT_TRUE(res.ok()) << res.message();
+    const Analysis &a = (*res)[0];
+    ASSERT_TRUE(a.logprob.has_value());
+    ASSERT_EQ(a.surprisal.size(), words.size());
+    double want = 0.0;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const double lp = static_cast<double>(bias[static_cast<std::size_t>(ids[i])]) - lse;
+        EXPECT_NEAR(a.surprisal[i], -lp, 1e-5) << words[i];
+        want += lp;
+    }
+    EXPECT_NEAR(*a.logprob, want, 1e-5);
+    // Without asking, no score; without the projection, none can be given.
+    auto plain = (*enc)->analyze({EncoderInput{words, {}, {}, {}, {}, {}}});
+    ASSERT_TRUE(plain.ok());
+    EXPECT_FALSE((*plain)[0].logprob.has_value());
+    w.erase("proj.weight");
+    w.erase("proj.bias");
+    auto headless = createTreeTransformer(pllModelFile(cfg, w), DeviceConfig{"cpu", 0, 2});
+    ASSERT_TRUE(headless.ok()) << headless.message();
+    EXPECT_EQ((*headless)->info().sentenceScore, SentenceScore::None);
+    EXPECT_NE((*headless)->info().sentenceScoreNote.find("vocabulary projection"), std::string::npos);
+    auto none = (*headless)->analyze({EncoderInput{words, {}, {}, {}, {}, {}}}, o);
+    ASSERT_TRUE(none.ok());
+    EXPECT_FALSE((*none)[0].logprob.has_value());
+}
+
+// Each word's term is the network's prediction at that word with [MASK] (id 2) in its place and
+// every other word as it is: the same numbers as running each masked copy alone through the
+// forward pass with the full [L, V] logits, with and without a head switched off, and whatever
+// the other sentences of the batch.
+TEST(TreeTransformerPseudoLogLikelihood, EachWordIsPredictedWithItselfMasked)
+{
+    const TreeTransformerConfig cfg = pllConfig();
+    const TensorMap w = randomTreeTransformerWeights(cfg, 7);
+    auto enc = createTreeTransformer(pllModelFile(cfg, w), DeviceConfig{"cpu", 0, 2});
+    ASSERT_TRUE(enc.ok()) << enc.message();
+    auto net = tt::Net::fromTensors(cfg, w, torch::kCPU);
+    ASSERT_TRUE(net.ok());
+    const std::vector<std::vector<int>> sentences = {{5, 9, 11, 7, 6}, {4, 8}, {12, 13, 14}};
+    std::vector<EncoderInput> batch;
+    for (const auto &s : sentences) {
+        std::vector<std::string> words;
+        for (int id : s)
+            words.push_back(pllWord(id));
+        batch.push_back(EncoderInput{words, {}, {}, {}, {}, {}});
+    }
+    for (const std::vector<HeadAblation> &ablate : {std::vector<HeadAblation>{}, std::vector<HeadAblation>{{1, 2}}}) {
+        AnalyzeOptions o;
+        o.pseudoLogLikelihood = true;
+        o.attention = false;
+        o.ablate = ablate;
+        auto res = (*enc)->analyze(batch, o);
+        ASSERT_TRUE(res.ok()) << res.message();
+        auto alone = (*enc)->analyze({batch[0]}, o);
+        ASSERT_TRUE(alone.ok()) << alone.message();
+        EXPECT_NEAR(*(*alone)[0].logprob, *(*res)[0].logprob, 1e-9);
+        torch::InferenceMode guard;
+        for (std::size_t s = 0; s < sentences.size(); ++s) {
+            double total = 0.0;
+            for (std::size_t k = 0; k < sentences[s].size(); ++k) {
+                std::vector<std::int64_t> ids = {3};
+                for (int id : sentences[s])
+                    ids.push_back(id);
+                ids[k + 1] = 2;
+                const auto t = torch::tensor(ids, torch::kInt64).unsqueeze(0);
+                tt::ForwardOptions fo;
+                fo.logits = true;
+                fo.ablate = ablate;
+                const auto out = tt::forward(*net, t, t.ne(0), fo);
+                const double lp = out.logits[0][static_cast<std::int64_t>(k + 1)].to(torch::kFloat64).log_softmax(-1)[sentences[s][k]].item<double>();
+                EXPECT_NEAR((*res)[s].surprisal[k], -lp, 1e-4) << "sentence " << s << " word " << k;
+                total += lp;
+            }
+            EXPECT_NEAR(*(*res)[s].logprob, total, 1e-4) << "sentence " << s;
+        }
     }
 }
