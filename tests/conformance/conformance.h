@@ -56,8 +56,9 @@ inline const std::vector<ModelLine> &models()
         // The shipped models.
         {"tree_transformer_en_small", "shipped/tree-transformer-en-small.safetensors", Kind::Sentence, "tree:",
          "constituency,dependency,prior,attention,overview,links", "", "", kNoPrediction, true},
+        // A masked LM shipped with its vocabulary projection: minimal pairs score it.
         {"transformer_en_small", "shipped/transformer-en-small.safetensors", Kind::Sentence, "no constituent prior",
-         "constituency,dependency,attention,overview", "", "", kNoPrediction, true},
+         "constituency,dependency,attention,overview", "", "", kNoPrediction, true, true},
         {"dependency_transformer_en_polarity", "shipped/dependency-transformer-en-polarity.safetensors", Kind::Sentence,
          "prediction:", "constituency,dependency,attention,overview,relations,gate,gates", "", "", "", true},
         {"dependency_transformer_en_trec", "shipped/dependency-transformer-en-trec.safetensors", Kind::Sentence, "prediction:",
