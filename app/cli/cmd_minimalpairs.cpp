@@ -285,7 +285,7 @@ std::string sentenceScoreName(SentenceScore score)
 
 Status languageModelOnly(const EncoderInfo &info, const std::string &model)
 {
-    if (info.input != InputKind::Words || info.pairInput || info.sentenceScore == SentenceScore::None)
+    if (info.sentenceScore == SentenceScore::None) // a model of trees or pairs gives none either
         return Error{noLogprobRefusal(info, model), ErrorCode::Refused};
     return {};
 }

@@ -31,8 +31,8 @@ std::string noLogprobRefusal(const EncoderInfo &info, const std::string &model);
 /// records' logprob is, as the summaries name it.
 std::string sentenceScoreName(SentenceScore score);
 
-/// Refuses (the message of noLogprobRefusal) a model that reads trees or pairs or gives no
-/// sentence score (EncoderInfo::sentenceScore), before any sentence is read.
+/// Refuses (the message of noLogprobRefusal) a model that gives no sentence score
+/// (EncoderInfo::sentenceScore: none for one that reads trees or pairs), before any sentence is read.
 Status languageModelOnly(const EncoderInfo &info, const std::string &model);
 
 /// What both commands open before they score: the shard's header (nullopt without --shard), the

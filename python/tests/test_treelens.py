@@ -353,6 +353,15 @@ def test_decoder_surprisal_sums_the_reference_logprobs(folder, tmp_path):
         assert abs(a.logprob - s["sentence_logprob"]) <= 2e-5
 
 
+def write_pairs_tsv(path, sentences):
+    """A good/bad TSV of consecutive sentences as pairs (sentence k good, k + 1 bad); returns the path."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("good\tbad\tphenomenon\n")
+        for a, b in zip(sentences, sentences[1:]):
+            f.write("%s\t%s\tfixture\n" % (a["text"], b["text"]))
+    return path
+
+
 def write_words_conllu(path, text):
     """One CoNLL-U sentence whose words are `text` split at single spaces (TreeLens joins them
     back into the same text); returns the path."""
@@ -382,11 +391,7 @@ def test_minimal_pairs_logprobs_are_the_references_with_and_without_ablation(fol
         pytest.skip("SKIPPED: ../shared/fixtures/hf-decoders-reference not found (the decoder fixtures)")
     sentences = reference_pairs(path)
     assert len(sentences) >= 2
-    tsv = tmp_path / "pairs.tsv"
-    with open(tsv, "w", encoding="utf-8") as f:
-        f.write("good\tbad\tphenomenon\n")
-        for a, b in zip(sentences, sentences[1:]):
-            f.write("%s\t%s\tfixture\n" % (a["text"], b["text"]))
+    tsv = write_pairs_tsv(tmp_path / "pairs.tsv", sentences)
     records = cli_json_lines("minimal-pairs", "--json", "--input", str(tsv), "--model", path)
     summary = records[-1]["summary"]
     assert summary["pairs"] == len(sentences) - 1
@@ -449,11 +454,7 @@ def test_minimal_pairs_of_a_masked_lm_folder_are_the_eager_pseudo_log_likelihood
     model = ref.MaskedLm(mlm)
     sentences = reference_pairs(src)[:4]
     assert len(sentences) >= 2
-    tsv = tmp_path / "pairs.tsv"
-    with open(tsv, "w", encoding="utf-8") as f:
-        f.write("good\tbad\tphenomenon\n")
-        for a, b in zip(sentences, sentences[1:]):
-            f.write("%s\t%s\tfixture\n" % (a["text"], b["text"]))
+    tsv = write_pairs_tsv(tmp_path / "pairs.tsv", sentences)
     for flag, ablate in [(None, ()), ("2.2", ((1, 1),)), ("1.*", ((0, None),))]:
         args = ["minimal-pairs", "--json", "--input", str(tsv), "--model", mlm] + (["--ablate", flag] if flag else [])
         records = cli_json_lines(*args)
