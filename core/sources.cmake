@@ -70,6 +70,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   eval/paireval.cpp
   eval/minimalpairs.cpp
   eval/makepairs.cpp
+  eval/minimalpairscoring.cpp
   encoders/pretrained/hftokenizer.cpp
   encoders/pretrained/hftokenizerjson.cpp
   encoders/pretrained/hfpostprocessorjson.cpp

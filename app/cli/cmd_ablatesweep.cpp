@@ -15,6 +15,7 @@
 #include "core/base/fileio.h"
 #include "core/base/strings.h"
 #include "core/eval/minimalpairs.h"
+#include "core/eval/minimalpairscoring.h"
 #include "core/formats/shard.h"
 
 namespace treelens::cli {
@@ -30,51 +31,6 @@ struct SweepSpec {
     bool prependBos = false;
     ShardOptions shard;
 };
-
-/// Per pair under one ablation: correct (1/0), margin; -1 / NaN for a pair the model refused.
-struct PairOutcomes {
-    std::vector<int> correct;
-    std::vector<double> margin;
-};
-
-Result<PairOutcomes> outcomes(Encoder &enc, const std::vector<MinimalPair> &pairs, const AnalyzeOptions &opt,
-                              const std::string &source, const std::string &model)
-{
-    constexpr std::size_t kBlock = 64;
-    PairOutcomes o;
-    for (std::size_t start = 0; start < pairs.size(); start += kBlock) {
-        auto scored = scorePairs(enc, pairs, start, std::min(pairs.size(), start + kBlock), opt, source, model);
-        if (!scored)
-            return scored.error();
-        for (const ScoredPair &sp : *scored) {
-            if (!sp.skipped.empty()) {
-                o.correct.push_back(-1);
-                o.margin.push_back(std::nan(""));
-                continue;
-            }
-            const double m = *sp.good.logprob - *sp.bad.logprob;
-            o.correct.push_back(m > 0 ? 1 : 0);
-            o.margin.push_back(m);
-        }
-    }
-    return o;
-}
-
-/// Mean and normal-approximation 95 % interval of paired differences.
-ojson pairedChange(const std::vector<double> &d)
-{
-    const double n = static_cast<double>(d.size());
-    if (d.empty())
-        return {{"change", nullptr}, {"ci95", nullptr}};
-    double mean = 0.0;
-    for (double x : d)
-        mean += x / n;
-    double var = 0.0;
-    for (double x : d)
-        var += (x - mean) * (x - mean) / std::max(1.0, n - 1.0);
-    const double half = 1.96 * std::sqrt(var / n);
-    return {{"change", mean}, {"ci95", {mean - half, mean + half}}};
-}
 
 /// The baseline over the pairs it read: accuracy and mean margin.
 ojson baselineJson(const PairOutcomes &b)
@@ -92,32 +48,26 @@ ojson baselineJson(const PairOutcomes &b)
             {"skipped", b.correct.size() - static_cast<std::size_t>(n)}};
 }
 
+ojson changeJson(const PairedChange &c) { return c.valid ? ojson(c.change) : ojson(nullptr); }
+ojson intervalJson(const PairedChange &c) { return c.valid ? ojson{c.low, c.high} : ojson(nullptr); }
+
 /// One cell: a head (or a whole layer, head null) against the baseline.
 ojson cellJson(int layer, int head, const PairOutcomes &base, const PairOutcomes &ablated, const std::vector<MinimalPair> &pairs)
 {
-    std::vector<double> dc, dm;
-    int hits = 0;
+    const SweepCell c = sweepCell(layer, head, base, ablated);
     ojson toWrong = ojson::array(), toRight = ojson::array();
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-        if (base.correct[i] < 0 || ablated.correct[i] < 0)
-            continue;
-        hits += ablated.correct[i];
-        dc.push_back(ablated.correct[i] - base.correct[i]);
-        dm.push_back(ablated.margin[i] - base.margin[i]);
-        if (base.correct[i] == 1 && ablated.correct[i] == 0)
-            toWrong.push_back(pairs[i].id);
-        else if (base.correct[i] == 0 && ablated.correct[i] == 1)
-            toRight.push_back(pairs[i].id);
-    }
-    const ojson acc = pairedChange(dc), margin = pairedChange(dm);
+    for (std::size_t i : c.flippedToWrong)
+        toWrong.push_back(pairs[i].id);
+    for (std::size_t i : c.flippedToRight)
+        toRight.push_back(pairs[i].id);
     return {{"layer", layer + 1},
             {"head", head < 0 ? ojson(nullptr) : ojson(head + 1)},
-            {"pairs", dc.size()},
-            {"accuracy", dc.empty() ? 0.0 : static_cast<double>(hits) / dc.size()},
-            {"accuracy_change", acc["change"]},
-            {"accuracy_change_ci95", acc["ci95"]},
-            {"mean_margin_change", margin["change"]},
-            {"mean_margin_change_ci95", margin["ci95"]},
+            {"pairs", c.pairs},
+            {"accuracy", c.accuracy},
+            {"accuracy_change", changeJson(c.accuracyChange)},
+            {"accuracy_change_ci95", intervalJson(c.accuracyChange)},
+            {"mean_margin_change", changeJson(c.marginChange)},
+            {"mean_margin_change_ci95", intervalJson(c.marginChange)},
             {"flipped_to_wrong", toWrong},
             {"flipped_to_right", toRight}};
 }
@@ -253,7 +203,8 @@ Result<std::string> sweepOutput(const ojson &settings, const std::vector<ojson> 
 int runSweep(const SweepSpec &spec)
 {
     if (!spec.figure.empty() && !endsWith(spec.figure, ".svg"))
-        return fail("--figure " + spec.figure + ": the heatmap is written as SVG (name it .svg)");
+        return fail("--figure " + spec.figure + ": treelens-cli writes the heatmap as SVG (name it .svg); for PNG or PDF "
+                    "draw the --json result with the app: treelens --sweep-figure SWEEP.json --out FILE.png|.pdf");
     auto run = openPairRun("ablate-sweep", spec.input, spec.out, spec.shard, spec.dev);
     if (!run)
         return fail(run.message());
@@ -276,7 +227,7 @@ int runSweep(const SweepSpec &spec)
     AnalyzeOptions opt;
     opt.attention = false;
     opt.prependBos = spec.prependBos;
-    auto base = outcomes(*enc, *pairs, opt, spec.input, model);
+    auto base = pairOutcomes(*enc, *pairs, opt, spec.input, model);
     if (!base)
         return fail(base.message());
     const ojson settings = {{"json", spec.json},     {"figure", spec.figure},       {"model", model},
@@ -286,7 +237,7 @@ int runSweep(const SweepSpec &spec)
     ProgressLine progress("ablate-sweep cells");
     for (std::size_t k = range.begin; k < range.end; ++k) {
         opt.ablate = {cells[k]};
-        auto ablated = outcomes(*enc, *pairs, opt, spec.input, model);
+        auto ablated = pairOutcomes(*enc, *pairs, opt, spec.input, model);
         if (!ablated)
             return fail(ablated.message());
         done.push_back(cellJson(cells[k].layer, cells[k].head, *base, *ablated, *pairs));

@@ -16,6 +16,7 @@
 #include "core/encoders/encoder.h"
 #include "core/eval/makepairs.h"
 #include "core/eval/minimalpairs.h"
+#include "core/eval/minimalpairscoring.h"
 #include "core/formats/corpus.h"
 #include "core/formats/shard.h"
 
@@ -269,27 +270,6 @@ int runMakePairs(const MakePairsSpec &spec)
 
 } // namespace
 
-std::string noLogprobRefusal(const EncoderInfo &info, const std::string &model)
-{
-    return model + " gives no sentence log-probability" +
-           (info.sentenceScoreNote.empty() ? std::string() : " (" + info.sentenceScoreNote + ")") +
-           ": minimal pairs score a language model, a decoder folder (GPT-2, Pythia, Llama, Qwen, Gemma) by log p, or a "
-           "masked language model with its vocabulary head (a Tree Transformer saved with keep_projection, a "
-           "BertForMaskedLM or RobertaForMaskedLM folder) by its pseudo-log-likelihood";
-}
-
-std::string sentenceScoreName(SentenceScore score)
-{
-    return score == SentenceScore::PseudoLogLikelihood ? "pseudo-log-likelihood" : "log-probability";
-}
-
-Status languageModelOnly(const EncoderInfo &info, const std::string &model)
-{
-    if (info.sentenceScore == SentenceScore::None) // a model of trees or pairs gives none either
-        return Error{noLogprobRefusal(info, model), ErrorCode::Refused};
-    return {};
-}
-
 Result<PairRun> openPairRun(const std::string &command, const std::string &input, const std::string &out,
                             const ShardOptions &shard, const DeviceSpec &dev)
 {
@@ -337,53 +317,6 @@ std::vector<std::string_view> linesAfterSettings(std::string_view body)
     for (std::size_t i = 1; i < lines.size(); ++i)
         if (!lines[i].empty())
             out.push_back(lines[i]);
-    return out;
-}
-
-Result<std::vector<ScoredPair>> scorePairs(Encoder &encoder, const std::vector<MinimalPair> &pairs, std::size_t begin,
-                                           std::size_t end, const AnalyzeOptions &runOptions, const std::string &source,
-                                           const std::string &model)
-{
-    AnalyzeOptions options = runOptions;
-    options.pseudoLogLikelihood = true; // a masked language model's score (a decoder's log p needs nothing)
-    auto inputs = [&](std::size_t i) {
-        return std::vector<EncoderInput>{EncoderInput{pairWords(pairs[i].good), {}, {}, {}, {}, {}},
-                                         EncoderInput{pairWords(pairs[i].bad), {}, {}, {}, {}, {}}};
-    };
-    std::vector<EncoderInput> batch;
-    for (std::size_t i = begin; i < end; ++i)
-        for (auto &in : inputs(i))
-            batch.push_back(std::move(in));
-    auto analysed = encoder.analyze(batch, options);
-    if (!analysed && analysed.code() != ErrorCode::Refused)
-        return makeError(source + ":" + std::to_string(pairs[begin].line) + "-" + std::to_string(pairs[end - 1].line),
-                         analysed.message(), analysed.code());
-    std::vector<ScoredPair> out;
-    for (std::size_t i = begin; i < end; ++i) {
-        ScoredPair sp;
-        if (analysed) {
-            sp.good = std::move((*analysed)[2 * (i - begin)]);
-            sp.bad = std::move((*analysed)[2 * (i - begin) + 1]);
-        } else { // a batch the model refused (a sentence over its context): this pair alone
-            auto alone = encoder.analyze(inputs(i), options);
-            if (alone) {
-                sp.good = std::move((*alone)[0]);
-                sp.bad = std::move((*alone)[1]);
-            } else if (alone.code() == ErrorCode::Refused) {
-                std::string why = alone.message(); // "sentence 1: ..." is the good one, "sentence 2: ..." the bad
-                if (why.rfind("sentence 1: ", 0) == 0)
-                    why = "good: " + why.substr(12);
-                else if (why.rfind("sentence 2: ", 0) == 0)
-                    why = "bad: " + why.substr(12);
-                sp.skipped = why;
-            } else {
-                return makeError(source + ":" + std::to_string(pairs[i].line), alone.message(), alone.code());
-            }
-        }
-        if (sp.skipped.empty() && (!sp.good.logprob || !sp.bad.logprob))
-            return Error{noLogprobRefusal(encoder.info(), model), ErrorCode::Refused};
-        out.push_back(std::move(sp));
-    }
     return out;
 }
 

@@ -1,4 +1,5 @@
 #include "core/eval/inductioneval.h"
+#include "core/encoders/headablation.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -120,6 +121,8 @@ Result<PunctuationFreeParse> induceWithoutPunctuation(Encoder &encoder, const Co
     AnalyzeOptions options;
     options.attention = false;
     options.induction = whole.induction;
+    for (const auto &[layer, head] : whole.ablated) // the heads `whole` was made without
+        options.ablate.push_back(HeadAblation{layer, head});
     auto r = encoder.analyze({EncoderInput{words, std::nullopt, std::nullopt, {}, {}, {}}}, options, control);
     if (!r)
         return r.error();

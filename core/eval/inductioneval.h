@@ -72,7 +72,7 @@ PunctuationFreeParse removePunctuation(const ConstituencyTree &tree, const std::
 
 /// One sentence's brackets as evaluateInduction makes them: `encoder` run on the
 /// words of `whole` that inductionKeptWords(tree) keeps, with the induction
-/// settings `whole` was made with (`whole` is the encoder's analysis of the whole
+/// settings and switched-off heads `whole` was made with (`whole` is the encoder's analysis of the whole
 /// sentence; tree leaves and its words correspond one to one). Without punctuation
 /// to take out, `whole`'s own brackets are the answer and the encoder does not run
 /// again; fewer than 2 words left give no brackets. Errors: the encoder's, or a
