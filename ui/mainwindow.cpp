@@ -10,6 +10,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSignalBlocker>
@@ -19,8 +20,10 @@
 
 #include "core/parsing/parser.h"
 #include "ui/controlpanel.h"
+#include "ui/ablationcontrol.h"
 #include "ui/corpuspanel.h"
 #include "ui/exportservice.h"
+#include "ui/minimalpairspanel.h"
 #include "ui/modelfiledialog.h"
 #include "ui/modelpanel.h"
 #include "ui/pairworkbench.h"
@@ -130,7 +133,11 @@ void MainWindow::setModelPath(const QString &path)
         if (own.isEmpty() || (own.size() == 1 && own.front() == m_jobs.modelPath()))
             m_probing->setModelPath(path);
     }
+    const bool another = path != m_jobs.modelPath();
     m_jobs.setModelPath(path);
+    if (another)
+        m_ablation->reset(); // the heads switched off were another model's
+    m_minimalPairs->setModelPath(path);
     if (!path.isEmpty()) {
         m_model->setLoading(path);
         Settings::addRecentModel(path);
@@ -164,6 +171,16 @@ void MainWindow::openProbedSentence(const QString &sentenceId, int layer, int he
                           .arg(sentenceId)
                           .arg(layer + 1)
                           .arg(head + 1));
+}
+
+void MainWindow::ablationChanged()
+{
+    m_jobs.setAblation(m_ablation->heads());
+    const QString badge = m_ablation->badge();
+    m_ablationBadge->setText(badge);
+    m_ablationBadge->setVisible(!badge.isEmpty());
+    if (m_document.sentence() && !m_jobs.modelPath().isEmpty())
+        analyseSentence(m_document.sentence()); // its trees kept; the model runs without those heads
 }
 
 void MainWindow::analyse(const QString &text)

@@ -16,11 +16,13 @@
 #include "ui/session/jobrunner.h"
 #include "viz/viewcommon.h"
 
+class QLabel;
 class QTabWidget;
 class QTextBrowser;
 
 namespace treelens {
 
+class AblationControl;
 class AttentionHeatmap;
 class AttentionOverview;
 class ConstituencyView;
@@ -30,6 +32,7 @@ class DependencyView;
 class ExplainPanel;
 class ExportService;
 class LinkStripView;
+class MinimalPairsPanel;
 class ModelPanel;
 class PairWorkbench;
 class PriorHeatmap;
@@ -77,6 +80,9 @@ public:
     WhatIfPanel *whatIfPanel() { return m_whatIf; }
     /// The Explain dock (issue 34): attributions of the shown prediction.
     ExplainPanel *explainPanel() { return m_explain; }
+    /// Head ablation (issue 46): the heads every analysis is made without, and the Minimal pairs dock.
+    AblationControl *ablation() { return m_ablation; }
+    MinimalPairsPanel *minimalPairsPanel() { return m_minimalPairs; }
     /// The view exported as `name` (constituency, dependency, prior, attention,
     /// overview, links), brought up to date; nullptr for an unknown name.
     ExportableView *exportableView(const QString &name);
@@ -125,6 +131,10 @@ private:
     /// Without a saved geometry: the available screen, most of it for the trees.
     void placeOnFirstRun();
     void createActions();
+    /// The Minimal pairs dock, the ablation set and its badge in the status bar (mainwindowsetup.cpp).
+    void createMinimalPairsDock();
+    /// The ablation set changed: the badge, and the sentence analysed again without those heads.
+    void ablationChanged();
 
     void onDocumentChanged(AnalysisDocument::Changes what);
     /// The View dock shows the document's selection (and its ranges).
@@ -151,6 +161,9 @@ private:
     TreeEditor *m_editor = nullptr;
     WhatIfPanel *m_whatIf = nullptr;
     ExplainPanel *m_explain = nullptr;
+    AblationControl *m_ablation = nullptr;
+    MinimalPairsPanel *m_minimalPairs = nullptr;
+    QLabel *m_ablationBadge = nullptr;
     QTextBrowser *m_inspector = nullptr;
     StatusLine *m_status = nullptr;
     bool m_waitingForAnalysis = false;

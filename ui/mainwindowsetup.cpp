@@ -15,6 +15,8 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QKeySequence>
+#include <QLabel>
+#include <QStatusBar>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
@@ -23,12 +25,14 @@
 #include <QTextBrowser>
 
 #include "ui/aboutdialog.h"
+#include "ui/ablationcontrol.h"
 #include "ui/backgroundjobs.h"
 #include "ui/controlpanel.h"
 #include "ui/corpuspanel.h"
 #include "ui/exportactions.h"
 #include "ui/explainpanel.h"
 #include "ui/exportservice.h"
+#include "ui/minimalpairspanel.h"
 #include "ui/modelpanel.h"
 #include "ui/probingpanel.h"
 #include "ui/sentencepanel.h"
@@ -39,6 +43,7 @@
 #include "ui/viewregistry.h"
 #include "ui/viewtabs.h"
 #include "ui/whatifpanel.h"
+#include "viz/attentionoverview.h"
 #include "viz/linkstripview.h"
 
 namespace treelens {
@@ -160,6 +165,41 @@ void MainWindow::createDocks()
     addDockWidget(Qt::RightDockWidgetArea, explainDock);
     tabifyDockWidget(inspectorDock, explainDock);
     inspectorDock->raise();
+    createMinimalPairsDock();
+}
+
+void MainWindow::createMinimalPairsDock()
+{
+    // Which heads make the model prefer the grammatical sentence (issue 46): the heads switched
+    // off, one undo step each; the dock scores pairs and sweeps heads. Hidden until asked for.
+    m_ablation = new AblationControl(this);
+    m_ablationBadge = new QLabel(this);
+    m_ablationBadge->setStyleSheet(QStringLiteral("QLabel { color: white; background: #b01010; padding: 1px 6px; "
+                                                  "border-radius: 3px; font-weight: bold; }"));
+    m_ablationBadge->setToolTip(tr("Every view and figure is computed with these heads switched off; Edit ▸ Undo head "
+                                   "switch-off goes back"));
+    m_ablationBadge->hide();
+    statusBar()->addPermanentWidget(m_ablationBadge);
+    connect(m_ablation, &AblationControl::changed, this, &MainWindow::ablationChanged);
+    auto *overview = qobject_cast<AttentionOverview *>(m_views->widget(QStringLiteral("overview")));
+    if (overview)
+        connect(overview, &AttentionOverview::ablationToggled, m_ablation, &AblationControl::toggle);
+
+    auto *dock = newDock(this, tr("Minimal pairs"), QStringLiteral("minimalPairsDock"));
+    m_minimalPairs = new MinimalPairsPanel(&m_jobs, m_ablation, dock);
+    dock->setWidget(m_minimalPairs);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    dock->hide();
+    m_minimalPairs->setCorpusSource([this] { return m_corpus->model()->corpus(); });
+    m_minimalPairs->setModelPath(m_jobs.modelPath());
+    connect(m_minimalPairs, &MinimalPairsPanel::clickAblatesChanged, this, [overview](bool on) {
+        if (overview)
+            overview->setClickAblates(on);
+    });
+    connect(m_minimalPairs, &MinimalPairsPanel::statusMessage, this, [this](const QString &text) {
+        if (m_status)
+            m_status->setText(text);
+    });
 }
 
 void MainWindow::createActions()
@@ -221,6 +261,12 @@ void MainWindow::createActions()
         m_whatIf->editLine()->setFocus();
     });
     edit->addAction(tr("Re&vert the tree edits"), this, [this] { m_editor->revert(); });
+    edit->addSeparator();
+    QAction *undoAblation = m_ablation->undoStack()->createUndoAction(this, tr("Undo head switch-off"));
+    undoAblation->setShortcut(QKeySequence(tr("Ctrl+Alt+Z")));
+    edit->addAction(undoAblation);
+    edit->addAction(m_ablation->undoStack()->createRedoAction(this, tr("Redo head switch-off")));
+    edit->addAction(tr("Switch every head &on"), this, [this] { m_ablation->clear(); });
 
     auto *nav = menuBar()->addMenu(tr("&Navigate"));
     nav->addAction(tr("&Next sentence"), QKeySequence(tr("Alt+Down")), this, [this] { m_corpus->step(+1); });

@@ -19,6 +19,7 @@
 #include "viz/inductionview.h"
 #include "viz/linkprobabilityplot.h"
 #include "viz/linkstripview.h"
+#include "viz/minimalpairview.h"
 #include "viz/pairviews.h"
 #include "viz/phraseview.h"
 #include "viz/priorheatmap.h"
@@ -27,6 +28,7 @@
 #include "viz/relationheatmap.h"
 #include "viz/structuralview.h"
 #include "viz/surprisalview.h"
+#include "viz/sweepheatmap.h"
 #include "viz/treetextview.h"
 #include "viz/whatifview.h"
 
@@ -423,6 +425,14 @@ void addDockViews(std::vector<ViewSpec> &r)
         entry(QStringLiteral("induction"), Pane::Probing, QT_TRANSLATE_NOOP("ViewRegistry", "Unsupervised parsing"));
     induction.build = built<InductionView>();
     r.push_back(induction);
+
+    // The Minimal pairs dock (issue 46): the selected pair on its tree, and the ablation sweep.
+    ViewSpec pair = entry(QStringLiteral("minimal-pair"), Pane::Dock, QT_TRANSLATE_NOOP("ViewRegistry", "Pair"));
+    pair.build = built<MinimalPairView>();
+    r.push_back(pair);
+    ViewSpec sweep = entry(QStringLiteral("ablation-sweep"), Pane::Dock, QT_TRANSLATE_NOOP("ViewRegistry", "Head sweep"));
+    sweep.build = built<SweepHeatmap>();
+    r.push_back(sweep);
 }
 
 std::vector<ViewSpec> makeRegistry()

@@ -38,6 +38,33 @@ protected:
     }
 };
 
+/// A head the analysis was made without: a red frame and cross over its map, and "off".
+class AblatedMark : public QCPItemRect {
+public:
+    explicit AblatedMark(QCustomPlot *plot) : QCPItemRect(plot) { setSelectable(false); }
+
+protected:
+    void draw(QCPPainter *painter) override
+    {
+        const QRectF r = QRectF(topLeft->pixelPosition(), bottomRight->pixelPosition()).normalized();
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        QColor veil(Qt::white);
+        veil.setAlpha(120);
+        painter->fillRect(r, veil);
+        painter->setPen(QPen(ablationColor(), 2.0));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(r.adjusted(-1, -1, 1, 1));
+        painter->drawLine(r.topLeft(), r.bottomRight());
+        painter->drawLine(r.topRight(), r.bottomLeft());
+        QFont f = painter->font();
+        f.setBold(true);
+        painter->setFont(f);
+        const QRectF label(r.center() - QPointF(14, 8), QSizeF(28, 16));
+        painter->fillRect(label, Qt::white);
+        painter->drawText(label, Qt::AlignCenter, QStringLiteral("off"));
+    }
+};
+
 /// A row title of a layout grid. A plain QCPTextElement caps its row at the
 /// text height, which would squash the maps beside it.
 class RowLabel : public QCPTextElement {
@@ -114,7 +141,7 @@ AttentionOverview::AttentionOverview(QWidget *parent) : QWidget(parent)
             [this](QMouseEvent *e) { handleHover(e->position(), e->globalPosition().toPoint()); });
     connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *e) {
         if (e->button() == Qt::LeftButton)
-            handleClick(e->position());
+            handleClick(e->position(), m_clickAblates || (e->modifiers() & Qt::ControlModifier));
     });
     rebuild();
 }
@@ -270,6 +297,7 @@ void AttentionOverview::rebuild()
 
     const QSize natural = exportSize().toSize();
     m_plot->setMinimumSize(natural.width() * 3 / 4, natural.height() * 3 / 4);
+    markAblated();
     updateSelection();
     m_plot->replot();
 }
@@ -344,6 +372,9 @@ void AttentionOverview::setTitleLines(bool afterC)
         lines.push_back({bandCaption(), QColor(60, 60, 60)});
     if (const QString note = unknownWordsNote(m_data.analysis.get()); !note.isEmpty())
         lines.push_back({note, noteColor()});
+    if (const QString badge = ablationBadge(m_data.analysis.get()); !badge.isEmpty())
+        lines.insert(lines.begin(), {badge + QStringLiteral(" (crossed out below; Ctrl+click a head to switch it on or off)"),
+                                     ablationColor()});
     m_title->setLines(std::move(lines));
 }
 
@@ -426,6 +457,18 @@ void AttentionOverview::addCell(QCPLayoutGrid *grid, QCPColorScale *scale, int l
         new CausalHatch(m_plot, cell.n, x, y);
 }
 
+QCPItemRect *AttentionOverview::coverMap(QCPItemRect *item, const Cell &cell)
+{
+    item->setClipToAxisRect(false);
+    for (QCPItemPosition *p : {item->topLeft, item->bottomRight}) {
+        p->setType(QCPItemPosition::ptAxisRectRatio);
+        p->setAxisRect(cell.rect);
+    }
+    item->topLeft->setCoords(0.0, 0.0);
+    item->bottomRight->setCoords(1.0, 1.0);
+    return item;
+}
+
 void AttentionOverview::updateSelection()
 {
     if (m_selection) {
@@ -435,15 +478,7 @@ void AttentionOverview::updateSelection()
     const Cell *cell = cellAt(m_state.layer, m_state.head);
     if (!cell)
         return;
-    auto *box = new SelectionBox(m_plot);
-    box->setClipToAxisRect(false);
-    for (QCPItemPosition *p : {box->topLeft, box->bottomRight}) {
-        p->setType(QCPItemPosition::ptAxisRectRatio);
-        p->setAxisRect(cell->rect);
-    }
-    box->topLeft->setCoords(0.0, 0.0);
-    box->bottomRight->setCoords(1.0, 1.0);
-    m_selection = box;
+    m_selection = coverMap(new SelectionBox(m_plot), *cell);
 }
 
 bool AttentionOverview::hitCell(const QPointF &pos, int *layer, int *head) const
@@ -460,11 +495,42 @@ bool AttentionOverview::hitCell(const QPointF &pos, int *layer, int *head) const
     return false;
 }
 
-void AttentionOverview::handleClick(const QPointF &pos)
+void AttentionOverview::handleClick(const QPointF &pos, bool toggle)
 {
     int l = -1, h = -1;
-    if (hitCell(pos, &l, &h))
+    if (!hitCell(pos, &l, &h))
+        return;
+    if (toggle)
+        Q_EMIT ablationToggled(l, h);
+    else
         Q_EMIT cellActivated(l, h);
+}
+
+QRect AttentionOverview::mapRect(int layer, int head) const
+{
+    const Cell *cell = cellAt(layer, head);
+    return cell ? cell->rect->rect() : QRect();
+}
+
+bool AttentionOverview::isAblated(int layer, int head) const
+{
+    if (!m_data.analysis)
+        return false;
+    for (const auto &[l, h] : m_data.analysis->ablated)
+        if (l == layer && (h < 0 || h == head))
+            return true;
+    return false;
+}
+
+void AttentionOverview::markAblated()
+{
+    for (int l = 0; l < m_layers; ++l)
+        for (int h = 0; h < m_heads; ++h) {
+            const Cell *cell = cellAt(l, h);
+            if (!cell || !isAblated(l, h))
+                continue;
+            coverMap(new AblatedMark(m_plot), *cell);
+        }
 }
 
 void AttentionOverview::handleHover(const QPointF &pos, const QPoint &globalPos)
@@ -496,7 +562,9 @@ void AttentionOverview::handleHover(const QPointF &pos, const QPoint &globalPos)
                     .arg(cell->hits.depToHead)
                     .arg(cell->hits.headToDep)
                     .arg(cell->hits.arcs);
-    text += QStringLiteral(" (click to select)");
+    text += isAblated(l, h) ? QStringLiteral(" — switched off") : QString();
+    text += m_clickAblates ? QStringLiteral(" (click to switch this head off or on)")
+                           : QStringLiteral(" (click to select; Ctrl+click to switch it off or on)");
     Q_EMIT hovered(text);
     QToolTip::showText(globalPos, text, m_plot);
 }

@@ -3,6 +3,10 @@
 /// A layers × heads grid of small attention maps (QCustomPlot, one axis rect per
 /// cell, rows = layers from the top, columns = heads) on one shared colour scale.
 /// Clicking a cell emits cellActivated(layer, head); the selected cell is outlined.
+/// Ctrl+click (or any click while setClickAblates(true)) emits ablationToggled(layer, head)
+/// instead: the app switches that head off or on again (issue 46). A head the analysis was
+/// made without (Analysis::ablated) is crossed out in red, and the title's first line
+/// names them ("L3 H2 ablated").
 ///
 /// When the sentence has a dependency tree of its words, a band under each map
 /// says how syntactic that head is on it (Clark et al. 2019's criteria, as
@@ -61,6 +65,13 @@ public:
     /// The share of the arcs the best fixed offset gets (a causal model's: the best leftward
     /// offset; NaN without bands).
     double offsetBaseline() const;
+    /// Whether a plain click toggles a head's ablation (ablationToggled) rather than selecting it.
+    void setClickAblates(bool on) { m_clickAblates = on; }
+    bool clickAblates() const { return m_clickAblates; }
+    /// Whether (layer, head) is drawn crossed out: the analysis was made without it.
+    bool isAblated(int layer, int head) const;
+    /// The map of (layer, head) in the plot's pixels (empty without one): where a click lands.
+    QRect mapRect(int layer, int head) const;
 
     QSizeF exportSize() const override;
     void renderTo(QPainter *painter, const QRectF &target) override;
@@ -68,6 +79,8 @@ public:
 
 Q_SIGNALS:
     void cellActivated(int layer, int head);
+    /// Asks for the head to be switched off, or on again (0-based).
+    void ablationToggled(int layer, int head);
     void hovered(const QString &text);
 
 private:
@@ -100,9 +113,13 @@ private:
     /// The grid row of layer `layer`'s maps (their bands, if any, in the row under it).
     int mapRow(int layer) const { return m_bands ? 2 * layer + 1 : layer + 1; }
     void updateSelection();
+    /// `item` placed over the map of `cell` (its frame drawn outside the axis rect); returns it.
+    static QCPItemRect *coverMap(QCPItemRect *item, const Cell &cell);
     const Cell *cellAt(int layer, int head) const;
     bool hitCell(const QPointF &pos, int *layer, int *head) const;
-    void handleClick(const QPointF &pos);
+    void handleClick(const QPointF &pos, bool toggle);
+    /// A red cross over every head the analysis was made without.
+    void markAblated();
     void handleHover(const QPointF &pos, const QPoint &globalPos);
     ViewData m_data;
     ViewState m_state;
@@ -114,6 +131,7 @@ private:
     std::vector<Cell> m_cells; ///< layer-major
     int m_layers = 0;
     int m_heads = 0;
+    bool m_clickAblates = false;
     bool m_bands = false;   ///< a band under every map (the sentence has a usable tree)
     ArcHits m_tree;         ///< the tree's arcs and best fixed offset (the same for every head)
 };

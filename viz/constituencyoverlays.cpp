@@ -257,6 +257,7 @@ QStringList ConstituencyView::collectNotes() const
     if (m_data.sentence && parserTree() && m_mode != Mode::Induced)
         notes << treeSourceNote(*m_data.sentence, TreeKind::Constituency);
     notes << unknownWordsNote(m_data.analysis.get());
+    notes.prepend(ablationBadge(m_data.analysis.get()));
     if (!m_tat)
         notes << noPriorNote(m_data.analysis.get());
     if (m_tat && m_state.aggregationStep > 0) {
@@ -290,9 +291,11 @@ double ConstituencyView::drawNotes(double top, double width)
     double y = top;
     // Wrapped to the tree's width: a long note would otherwise set the scene's width,
     // and a short tree would be drawn small in a wide figure.
+    const QString badge = ablationBadge(m_data.analysis.get());
     for (const QString &note : m_notes)
         for (const QString &line : wrapToWidth(note, legendFont(), width)) {
-            auto *t = addText(scene(), line, legendFont(), noteColor(), QPointF(0.0, y));
+            auto *t = addText(scene(), line, legendFont(), !badge.isEmpty() && note == badge ? ablationColor() : noteColor(),
+                              QPointF(0.0, y));
             t->setData(kHoverKey, note);
             y = t->sceneBoundingRect().bottom() + 1.0;
         }

@@ -346,7 +346,8 @@ void DependencyView::rebuild()
         t->setPos(b.left(), b.top() - t->boundingRect().height() - 8);
     }
     // What the figure cannot show, above everything: where the tree came from, unknown words.
-    m_notes = QStringList{treeSourceNote(*m_data.sentence, TreeKind::Dependency), unknownWordsNote(m_data.analysis.get())};
+    m_notes = QStringList{ablationBadge(m_data.analysis.get()), treeSourceNote(*m_data.sentence, TreeKind::Dependency),
+                          unknownWordsNote(m_data.analysis.get())};
     m_notes.removeAll(QString());
     addWordBands(); // surprisal and attributions under the words, with their notes
     // Wrapped to the figure's width: a long note would otherwise set it, and a short
@@ -357,11 +358,12 @@ void DependencyView::rebuild()
     const QRectF drawn = m_scene->itemsBoundingRect();
     const double noteWidth = std::max(360.0, drawn.width());
     double top = drawn.top();
+    const QString badge = ablationBadge(m_data.analysis.get());
     for (auto it = m_notes.crbegin(); it != m_notes.crend(); ++it) {
         const QStringList lines = wrapToWidth(*it, noteFont, noteWidth);
         for (int k = static_cast<int>(lines.size()) - 1; k >= 0; --k) {
             auto *t = m_scene->addSimpleText(lines[k], noteFont);
-            t->setBrush(noteColor());
+            t->setBrush(!badge.isEmpty() && *it == badge ? ablationColor() : noteColor());
             t->setData(0, QStringLiteral("note"));
             const bool firstDrawn = it == m_notes.crbegin() && k == static_cast<int>(lines.size()) - 1;
             t->setPos(drawn.left(), top - t->boundingRect().height() - (firstDrawn ? 10 : 1));

@@ -167,6 +167,8 @@ void GateOverview::rebuild()
     }
     if (const QString note = unknownWordsNote(a); !note.isEmpty())
         lines.push_back({note, noteColor()});
+    if (const QString badge = ablationBadge(a); !badge.isEmpty())
+        lines.insert(lines.begin(), {badge, ablationColor()});
     m_title->setLines(std::move(lines));
 
     QCPColorMapData *d = m_map->data();

@@ -135,6 +135,7 @@ void HeatmapView::rebuild()
         lines.push_back({line.text, line.color,
                          line.box ? PlotTitle::Glyph::BracketBox : line.hatch ? PlotTitle::Glyph::Hatch : PlotTitle::Glyph::None});
     lines.push_back({unknownWordsNote(m_data.analysis.get()), noteColor()});
+    lines.insert(lines.begin(), {ablationBadge(m_data.analysis.get()), ablationColor()});
     lines.erase(std::remove_if(lines.begin(), lines.end(), [](const PlotTitle::Line &l) { return l.text.isEmpty(); }),
                 lines.end());
     m_title->setLines(std::move(lines));

@@ -430,6 +430,8 @@ void LinkStripView::rebuild()
 
     // What the figure cannot show, under the title (before the sizes: it takes room).
     std::vector<PlotTitle::Line> notes;
+    if (const QString badge = ablationBadge(m_data.analysis.get()); !badge.isEmpty())
+        notes.push_back({badge, ablationColor()});
     for (const QString &note : {noPriorNote(m_data.analysis.get()), unknownWordsNote(m_data.analysis.get())})
         if (!note.isEmpty())
             notes.push_back({note, noteColor()});

@@ -34,16 +34,6 @@ QString visible(QString text)
     return text;
 }
 
-/// "layer 1 head 2, layer 3 (all heads)": the heads an analysis was made without, counted from 1.
-QString ablatedText(const std::vector<std::pair<int, int>> &ablated)
-{
-    QStringList parts;
-    for (const auto &[layer, head] : ablated)
-        parts << (head < 0 ? QStringLiteral("layer %1 (all heads)").arg(layer + 1)
-                           : QStringLiteral("layer %1 head %2").arg(layer + 1).arg(head + 1));
-    return parts.join(QStringLiteral(", "));
-}
-
 } // namespace
 
 SurprisalView::SurprisalView(QWidget *parent) : PaintedExportView(parent)
@@ -101,7 +91,7 @@ QStringList SurprisalView::titleLines() const
                             "(each the piece's own \u2212log p given everything before it; hover for them); hatched: %1")
                  .arg(SurprisalScale::noPredictionLabel());
     if (!a->ablated.empty())
-        lines << QStringLiteral("Made with heads switched off: %1").arg(ablatedText(a->ablated));
+        lines << QStringLiteral("Made with heads switched off: %1").arg(ablationBadge(a));
     if (const QString unknown = unknownWordsNote(a); !unknown.isEmpty())
         lines << unknown;
     return lines;

@@ -147,6 +147,20 @@ void paintHatch(QPainter &painter, const QPainterPath &area, double spacing)
     painter.restore();
 }
 
+QString ablationBadge(const std::vector<std::pair<int, int>> &ablated)
+{
+    if (ablated.empty())
+        return {};
+    QStringList parts;
+    for (const auto &[layer, head] : ablated)
+        parts << (head < 0 ? QStringLiteral("L%1 (every head)").arg(layer + 1) : QStringLiteral("L%1 H%2").arg(layer + 1).arg(head + 1));
+    return parts.join(QStringLiteral(", ")) + QStringLiteral(" ablated");
+}
+
+QString ablationBadge(const Analysis *analysis) { return analysis ? ablationBadge(analysis->ablated) : QString(); }
+
+QColor ablationColor() { return QColor(0xb0, 0x10, 0x10); }
+
 QString unknownWordsNote(const Analysis *analysis)
 {
     if (!analysis || !analysis->unknownWords || analysis->words.empty())

@@ -5,6 +5,7 @@
 /// scale, and the interface the exporter (viewexport.h) renders through.
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <QColor>
@@ -104,6 +105,14 @@ inline constexpr double kUnknownWordWarningRate = 0.3;
 /// kUnknownWordWarningRate of the words (punctuation aside) are unknown; "" otherwise, and when the
 /// model has no word vocabulary to check (Analysis::unknownWords unset).
 QString unknownWordsNote(const Analysis *analysis);
+
+/// The heads switched off when the analysis was made (Analysis::ablated), as every view and
+/// figure caption names them: "L3 H2 ablated", "L3 H2, L4 (every head) ablated"; "" when none.
+QString ablationBadge(const Analysis *analysis);
+/// The same badge for heads numbered from 0 (head -1: a whole layer).
+QString ablationBadge(const std::vector<std::pair<int, int>> &ablated);
+/// The colour of that badge: a strong red, since every number on the view is changed by it.
+QColor ablationColor();
 
 /// "This model has no constituent prior …" for an analysis with attention but no
 /// prior (a plain Transformer; other families are named: "A ggsa model has no

@@ -13,10 +13,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <vector>
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QTabWidget>
@@ -26,14 +28,17 @@
 #include "core/base/inputlimits.h"
 #include "core/base/lsansuppressions.h"
 #include "core/encoders/encoder.h"
+#include "core/eval/minimalpairscoring.h"
 #include "ui/corpuspanel.h"
 #include "ui/mainwindow.h"
+#include "ui/minimalpairspanel.h"
 #include "ui/pairworkbench.h"
 #include "ui/session/corpusmodel.h"
 #include "ui/offscreenexport.h"
 #include "ui/session/settings.h"
 #include "ui/viewhost.h"
 #include "ui/viewregistry.h"
+#include "viz/sweepheatmap.h"
 #include "viz/viewexport.h"
 
 namespace {
@@ -131,6 +136,18 @@ void declareOptions(QCommandLineParser &cli)
          QStringLiteral("Save a screenshot of the workbench once its first pair is shown, then quit."), QStringLiteral("PNG")},
         {QStringLiteral("pairs-tab"), QStringLiteral("The workbench tab to show: 1 metrics, 2 slices, 3 compare."),
          QStringLiteral("N")},
+        {QStringLiteral("minimal-pairs"),
+         QStringLiteral("Open the Minimal pairs dock on this pair file (BLiMP JSON Lines or a good/bad TSV), or on the "
+                        "pairs 'agreement' or 'determiner' made from the corpus FILE, and score them with the model."),
+         QStringLiteral("PAIRS")},
+        {QStringLiteral("grab-minimal-pairs"),
+         QStringLiteral("With --minimal-pairs: once scored, select the first pair the model gets wrong, sweep every head, "
+                        "save the dock as PNG and PNG-sweep.png (its Head sweep tab), then quit."),
+         QStringLiteral("PNG")},
+        {QStringLiteral("sweep-figure"),
+         QStringLiteral("Draw a `treelens-cli ablate-sweep --json` result as the Minimal pairs dock's heatmap into --out "
+                        "(.png at --dpi, .svg or .pdf) and exit; no display needed."),
+         QStringLiteral("SWEEP.json")},
     });
     addViewOptionFlags(cli, ViewOption::Scope::Pairs);
 }
@@ -221,6 +238,40 @@ int runOffscreenExport(const treelens::OffscreenExportOptions &options, const QS
     return QApplication::exec();
 }
 
+/// `--sweep-figure SWEEP.json --out FILE`: the CLI's sweep drawn by the app's heatmap view.
+int runSweepFigure(const QCommandLineParser &cli)
+{
+    const QString in = cli.value(QStringLiteral("sweep-figure")), out = cli.value(QStringLiteral("out"));
+    if (out.isEmpty())
+        return usage(QStringLiteral("--sweep-figure needs --out FILE (.png, .svg or .pdf)"));
+    bool ok = true;
+    const int dpi = cli.value(QStringLiteral("dpi")).toInt(&ok);
+    if (!ok || dpi < 10 || dpi > 1200)
+        return usage(QStringLiteral("--dpi must be between 10 and 1200"));
+    auto text = treelens::readFileLimited(in.toStdString(), treelens::inputLimits().maxTextFileBytes);
+    auto table = text ? treelens::readSweepJson(*text, in.toStdString()) : treelens::Result<treelens::SweepTable>(text.error());
+    if (!table) {
+        std::fprintf(stderr, "treelens: %s\n", table.message().c_str());
+        return 1;
+    }
+    treelens::SweepFigure figure;
+    figure.model = QString::fromStdString(table->model);
+    figure.pairs = QString::fromStdString(table->input);
+    figure.layers = table->layers;
+    figure.heads = table->heads;
+    figure.baseline = table->baseline;
+    figure.baselinePairs = table->baselinePairs;
+    figure.cells = table->cells;
+    std::unique_ptr<treelens::SweepHeatmap> view(treelens::buildView<treelens::SweepHeatmap>(QStringLiteral("ablation-sweep")));
+    view->setFigure(std::move(figure));
+    QString error;
+    if (!treelens::exportView(*view, out, &error, dpi)) {
+        std::fprintf(stderr, "treelens: %s\n", error.toUtf8().constData());
+        return 1;
+    }
+    return 0;
+}
+
 /// `--grab-pairs OUT`: once the first pair is shown, the workbench saved as OUT and the
 /// program quits. A view below the trees other than the first (`--pair-detail`) is also
 /// written whole as OUT-NAME-view.png (it scrolls in the window).
@@ -248,6 +299,66 @@ void grabPairsWhenShown(treelens::PairWorkbench *pairs, const QString &out)
         std::fprintf(stderr, "treelens: %s\n", m.toUtf8().constData());
         QApplication::exit(1);
     });
+}
+
+/// `--minimal-pairs PAIRS [--grab-minimal-pairs PNG]`: the dock opened on the pairs (and saved).
+void openMinimalPairs(treelens::MainWindow &window, const QCommandLineParser &cli)
+{
+    treelens::MinimalPairsPanel *panel = window.minimalPairsPanel();
+    auto *dock = qobject_cast<QDockWidget *>(panel->parentWidget());
+    if (dock) {
+        dock->show();
+        dock->raise();
+    }
+    const QString out = cli.value(QStringLiteral("grab-minimal-pairs"));
+    if (!out.isEmpty()) {
+        if (dock) {
+            dock->setFloating(true);
+            dock->resize(1500, 660);
+        }
+        auto fail = [](const QString &m) {
+            std::fprintf(stderr, "treelens: %s\n", m.toUtf8().constData());
+            QApplication::exit(1);
+        };
+        QObject::connect(panel, &treelens::MinimalPairsPanel::scored, qApp, [panel, out] {
+            if (panel->sweepCells().empty() && !panel->isSweeping())
+                panel->sweep();
+        });
+        QObject::connect(panel, &treelens::MinimalPairsPanel::sweepFinished, qApp, [panel, out] {
+            const auto *s = panel->scoring();
+            int wrong = 0;
+            for (std::size_t i = 0; s && i < s->rows.size(); ++i)
+                if (s->rows[i].skipped.empty() && s->rows[i].goodLogprob <= s->rows[i].badLogprob) {
+                    wrong = static_cast<int>(i);
+                    break;
+                }
+            const QString sweepOut = QFileInfo(out).path() + QLatin1Char('/') + QFileInfo(out).completeBaseName() +
+                                     QStringLiteral("-sweep.png");
+            panel->tabs()->setCurrentIndex(1);
+            QTimer::singleShot(500, panel, [panel, out, sweepOut, wrong] {
+                bool ok = panel->grab().save(sweepOut);
+                panel->selectPair(wrong);
+                panel->tabs()->setCurrentIndex(0);
+                QTimer::singleShot(500, panel, [panel, out, ok] {
+                    const bool saved = ok && panel->grab().save(out);
+                    std::fprintf(stderr, "treelens: %s %s\n", saved ? "saved" : "could not save", out.toUtf8().constData());
+                    QApplication::exit(saved ? 0 : 1);
+                });
+            });
+        });
+        QObject::connect(panel, &treelens::MinimalPairsPanel::statusMessage, qApp, [panel, fail](const QString &m) {
+            if (!panel->scoring() && !panel->isScoring())
+                fail(m); // the model refused the pairs
+        });
+    }
+    QString error;
+    const QString pairs = cli.value(QStringLiteral("minimal-pairs"));
+    const bool made = pairs == QLatin1String("agreement") || pairs == QLatin1String("determiner");
+    if (!(made ? panel->makePairsFromCorpus(pairs, &error) : panel->openPairs(pairs, &error))) {
+        std::fprintf(stderr, "treelens: %s\n", error.toUtf8().constData());
+        if (!out.isEmpty())
+            QApplication::exit(1);
+    }
 }
 
 /// `--pairs`: the pair workbench with its systems, tab and view options, on the corpus.
@@ -296,7 +407,8 @@ int main(int argc, char **argv)
 {
     // Offscreen export needs no display: choose the platform before QApplication exists.
     for (int i = 1; i < argc; ++i)
-        if (qstrcmp(argv[i], "--export-view") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        if ((qstrcmp(argv[i], "--export-view") == 0 || qstrcmp(argv[i], "--sweep-figure") == 0) &&
+            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
 
     GuardedApplication app(argc, argv);
@@ -324,6 +436,8 @@ int main(int argc, char **argv)
     const QString sentence = cli.value(QStringLiteral("sentence"));
     const QString file = cli.positionalArguments().value(0);
 
+    if (cli.isSet(QStringLiteral("sweep-figure")))
+        return runSweepFigure(cli);
     if (cli.isSet(QStringLiteral("export-view"))) {
         treelens::OffscreenExportOptions options;
         if (const QString error = readExportRequest(cli, options); !error.isEmpty())
@@ -342,6 +456,8 @@ int main(int argc, char **argv)
     if (cli.isSet(QStringLiteral("precision")))
         window.setPrecision(precision, /*remember=*/false);
     window.setModelPath(model);
+    if (cli.isSet(QStringLiteral("minimal-pairs")))
+        QTimer::singleShot(0, &window, [&window, &cli] { openMinimalPairs(window, cli); });
     if (cli.isSet(QStringLiteral("pairs")))
         return runPairWorkbench(window, cli, pairOptions);
     return runWindow(window, cli, file, sentence);

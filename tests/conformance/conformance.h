@@ -43,6 +43,11 @@ struct ModelLine {
     /// A masked language model with its vocabulary head: minimal pairs score it by its
     /// pseudo-log-likelihood (a decoder's sentence score comes with its surprisal view).
     bool scoresSentences = false;
+    /// Minimal pairs can score it: a decoder (its surprisal view) or a masked LM with its head.
+    bool givesSentenceScore() const
+    {
+        return scoresSentences || (std::string(",") + views + ",").find(",surprisal,") != std::string::npos;
+    }
 };
 
 inline constexpr const char *kNoPrediction = "makes no prediction to explain";

@@ -16,11 +16,14 @@
 
 #include "conformance.h"
 #include "core/encoders/encoder.h"
+#include "ui/ablationcontrol.h"
 #include "ui/mainwindow.h"
+#include "ui/minimalpairspanel.h"
 #include "ui/session/analysisdocument.h"
 #include "ui/viewhost.h"
 #include "ui/uitestapp.h"
 #include "viz/constituencyview.h"
+#include "viz/attentionoverview.h"
 #include "viz/dependencyview.h"
 
 using namespace treelens;
@@ -301,3 +304,48 @@ TEST_P(ModelSwitch, TypedSentenceThenCorpus)
 
 INSTANTIATE_TEST_SUITE_P(Conformance, ModelSwitch, ::testing::Range<std::size_t>(0, models().size()),
                          [](const ::testing::TestParamInfo<std::size_t> &info) { return std::string(models()[info.param].name); });
+
+// The Minimal pairs dock and head ablation in the app (issue 46): the conformance pairs opened
+// in the dock and scored by this model (a language model: the accuracy; any other: the one-line
+// refusal, no scores), and one head switched off from the window (a model with heads: the
+// analysis made without it, the badge on the overview; a Tree-LSTM: the refusal in the status).
+TEST_P(ModelSwitch, MinimalPairsDockAndHeadAblation)
+{
+    const ModelLine &m = models()[GetParam()];
+    const std::string path = modelPath(m);
+    if (path.empty())
+        GTEST_SKIP() << "SKIPPED: " << m.file << kFixtureMissing;
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(path));
+    w.show();
+    MinimalPairsPanel *panel = w.minimalPairsPanel();
+    QString error;
+    ASSERT_TRUE(panel->openPairs(QString::fromStdString(minimalPairsFile()), &error)) << error.toStdString();
+    QString failure;
+    QObject::connect(panel, &MinimalPairsPanel::statusMessage, [&](const QString &t) { failure = t; });
+    ASSERT_TRUE(test::waitFor([&] { return !panel->isScoring() && (panel->scoring() || !failure.isEmpty()); }, 600000))
+        << m.name << ": the dock never finished";
+    if (m.givesSentenceScore()) {
+        ASSERT_TRUE(panel->scoring()) << m.name << ": " << failure.toStdString();
+        EXPECT_EQ(panel->scoring()->rows.size(), panel->pairSet().pairs.size()) << m.name;
+        EXPECT_TRUE(panel->summaryText().contains(QLatin1String("accuracy"))) << m.name;
+    } else {
+        EXPECT_FALSE(panel->scoring()) << m.name << ": scored pairs without a sentence log-probability";
+        EXPECT_TRUE(failure.contains(QLatin1String("gives no sentence log-probability"))) << m.name << ": " << failure.toStdString();
+    }
+    if (m.kind == Kind::Pair)
+        return; // the window analyses no single sentence with it
+    ASSERT_TRUE(waitShown(w, [&] { w.analyse(QStringLiteral("The old man saw a red kite.")); }));
+    ASSERT_TRUE(waitShown(w, [&] { w.ablation()->toggle(0, 0); })) << m.name << ": the ablated analysis was never shown";
+    const auto a = w.document()->analysisFits() ? w.document()->analysis() : nullptr;
+    if (m.ablates) {
+        ASSERT_TRUE(a) << m.name << ": " << w.document()->modelMessage().toStdString();
+        EXPECT_EQ(a->ablated, (std::vector<std::pair<int, int>>{{0, 0}})) << m.name;
+        if (!a->attention.empty())
+            EXPECT_TRUE(w.overviewView()->titleLines().join(' ').contains(QLatin1String("L1 H1 ablated"))) << m.name;
+    } else {
+        EXPECT_FALSE(a) << m.name << ": analysed with a head switched off that it does not have";
+        EXPECT_TRUE(w.document()->modelMessage().contains(QLatin1String("head"))) << m.name << ": "
+                                                                                   << w.document()->modelMessage().toStdString();
+    }
+}

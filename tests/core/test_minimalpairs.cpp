@@ -1,10 +1,14 @@
 // Minimal pairs: the pair files (BLiMP JSON Lines, good/bad TSV), the Wilson interval
 // (against hand-computed values), and pairs made from hand-annotated UD trees, where each
 // expected pair, skip and attractor was worked out by hand from the trees below.
+#include <cmath>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "core/eval/makepairs.h"
 #include "core/eval/minimalpairs.h"
+#include "core/eval/minimalpairscoring.h"
 #include "core/formats/conllu.h"
 
 using namespace treelens;
@@ -182,4 +186,58 @@ TEST(MinimalPairs, WilsonIntervalAsComputedByHand)
     EXPECT_EQ(s.byPhenomenon.at("a").total, 2);
     EXPECT_DOUBLE_EQ(s.marginByPhenomenon.at("a"), -0.5);
     EXPECT_EQ(s.byPhenomenon.at("(none)").hits, 1);
+}
+
+TEST(MinimalPairs, SweepResultsReadBackWithTheirCellsNumberedFromZero)
+{
+    const char *sweep = R"J({"model": "m", "input": "p.jsonl", "baseline": {"pairs": 40, "accuracy": 0.75, "ci95": [0.6, 0.86],
+        "mean_margin": 1.5, "skipped": 0}, "layers": 2, "heads": 2, "cells": [
+        {"layer": 1, "head": 2, "pairs": 40, "accuracy": 0.7, "accuracy_change": -0.05, "accuracy_change_ci95": [-0.12, 0.02],
+         "mean_margin_change": -0.3, "mean_margin_change_ci95": [-0.5, -0.1], "flipped_to_wrong": ["3", "9"], "flipped_to_right": []},
+        {"layer": 2, "head": null, "pairs": 0, "accuracy": 0.0, "accuracy_change": null, "accuracy_change_ci95": null,
+         "mean_margin_change": null, "mean_margin_change_ci95": null, "flipped_to_wrong": [], "flipped_to_right": ["4"]}],
+        "intervals": "paired differences, mean +- 1.96 sd / sqrt(n)"})J";
+    auto t = readSweepJson(sweep, "sweep.json");
+    ASSERT_TRUE(t) << t.message();
+    EXPECT_EQ(t->model, "m");
+    EXPECT_EQ(t->layers, 2);
+    EXPECT_DOUBLE_EQ(t->baseline, 0.75);
+    EXPECT_EQ(t->baselinePairs, 40);
+    ASSERT_EQ(t->cells.size(), 2u);
+    EXPECT_EQ(t->cells[0].layer, 0);
+    EXPECT_EQ(t->cells[0].head, 1);
+    EXPECT_TRUE(t->cells[0].accuracyChange.valid);
+    EXPECT_DOUBLE_EQ(t->cells[0].accuracyChange.low, -0.12);
+    EXPECT_DOUBLE_EQ(t->cells[0].marginChange.high, -0.1);
+    EXPECT_EQ(t->cells[0].flippedToWrong.size(), 2u);
+    EXPECT_EQ(t->cells[1].head, -1); // the whole layer
+    EXPECT_FALSE(t->cells[1].accuracyChange.valid);
+    EXPECT_EQ(t->cells[1].flippedToRight.size(), 1u);
+
+    auto outside = readSweepJson(R"({"model": "m", "input": "p", "baseline": {"pairs": 1, "accuracy": 1}, "layers": 1, "heads": 1,
+        "cells": [{"layer": 3, "head": 1}]})", "s.json");
+    ASSERT_FALSE(outside);
+    EXPECT_NE(outside.message().find("s.json"), std::string::npos);
+    EXPECT_NE(outside.message().find("outside"), std::string::npos) << outside.message();
+    EXPECT_FALSE(readSweepJson("{\"records\": 1}", "s.json"));
+}
+
+TEST(MinimalPairs, PairedChangeAndSweepCellsAsComputedByHand)
+{
+    // Four pairs: the baseline gets 1, 2, 3 right (pair 3 refused by the ablated run), the ablation 2 and 4.
+    PairOutcomes base{{1, 1, 1, 0}, {1.0, 2.0, 0.5, -1.0}};
+    PairOutcomes off{{0, 1, -1, 1}, {-0.5, 1.0, std::nan(""), 0.25}};
+    const SweepCell c = sweepCell(2, -1, base, off);
+    EXPECT_EQ(c.layer, 2);
+    EXPECT_EQ(c.head, -1);
+    EXPECT_EQ(c.pairs, 3);                       // pair 3 is left out
+    EXPECT_DOUBLE_EQ(c.accuracy, 2.0 / 3.0);
+    EXPECT_EQ(c.flippedToWrong, (std::vector<std::size_t>{0}));
+    EXPECT_EQ(c.flippedToRight, (std::vector<std::size_t>{3}));
+    // Differences of correctness -1, 0, +1: mean 0, sd 1, half-width 1.96 / sqrt(3).
+    EXPECT_DOUBLE_EQ(c.accuracyChange.change, 0.0);
+    EXPECT_NEAR(c.accuracyChange.high, 1.96 / std::sqrt(3.0), 1e-12);
+    // Margins -1.5, -1, +1.25: mean -5/12.
+    EXPECT_NEAR(c.marginChange.change, -5.0 / 12.0, 1e-12);
+    EXPECT_FALSE(pairedChange({}).valid);
 }

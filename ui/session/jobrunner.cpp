@@ -241,9 +241,9 @@ quint64 JobRunner::requestParse(const QString &text)
 {
     auto pipeline = m_pipeline;
     return enqueue(Lane::Document, documentGroup(), this, {},
-                   [this, pipeline, text = text.toStdString(), config = m_config, model = m_modelPath.toStdString()](
-                       quint64 id, const RunControl &control) {
-                       return deliverSentence(this, id, pipeline->runText(text, config, model, control));
+                   [this, pipeline, text = text.toStdString(), config = m_config, model = m_modelPath.toStdString(),
+                    ablate = m_ablate](quint64 id, const RunControl &control) {
+                       return deliverSentence(this, id, pipeline->runText(text, config, model, control, ablate));
                    });
 }
 
@@ -251,9 +251,9 @@ quint64 JobRunner::requestSentence(std::shared_ptr<const Sentence> sentence)
 {
     auto pipeline = m_pipeline;
     return enqueue(Lane::Document, documentGroup(), this, {},
-                   [this, pipeline, sentence = std::move(sentence), config = m_config, model = m_modelPath.toStdString()](
-                       quint64 id, const RunControl &control) {
-                       return deliverSentence(this, id, pipeline->run(*sentence, config, model, control));
+                   [this, pipeline, sentence = std::move(sentence), config = m_config, model = m_modelPath.toStdString(),
+                    ablate = m_ablate](quint64 id, const RunControl &control) {
+                       return deliverSentence(this, id, pipeline->run(*sentence, config, model, control, ablate));
                    });
 }
 

@@ -47,6 +47,7 @@
 #include "core/data/sentence.h"
 #include "core/encoders/common/encodercache.h"
 #include "core/encoders/encoder.h"
+#include "core/encoders/headablation.h"
 #include "core/eval/corpusinduction.h"
 #include "core/parsing/parser.h"
 #include "core/training/recipe.h"
@@ -94,6 +95,10 @@ public:
     /// modelLoaded or modelFailed.
     void setModelPath(const QString &path);
     QString modelPath() const { return m_modelPath; }
+    /// The heads switched off in every later document request (0-based; head -1: a whole
+    /// layer), captured with the request as the parser settings are. Empty: none.
+    void setAblation(const std::vector<HeadAblation> &ablate) { m_ablate = ablate; }
+    const std::vector<HeadAblation> &ablation() const { return m_ablate; }
 
     /// Tokenises and parses `text` (one sentence) and runs the encoder.
     quint64 requestParse(const QString &text);
@@ -216,6 +221,7 @@ private:
     std::shared_ptr<SentencePipeline> m_pipeline; ///< used on the document lane only
     ParserConfig m_config;
     QString m_modelPath;
+    std::vector<HeadAblation> m_ablate;
     std::shared_ptr<std::atomic<bool>> m_alive; ///< false once destroyed (queued calls check it)
 };
 

@@ -54,7 +54,8 @@ Result<Parser *> SentencePipeline::parser(const ParserConfig &config)
 }
 
 SentencePipeline::Output SentencePipeline::runText(const std::string &text, const ParserConfig &parser,
-                                                   const std::string &modelPath, const RunControl &control)
+                                                   const std::string &modelPath, const RunControl &control,
+                                                   const std::vector<HeadAblation> &ablate)
 {
     Sentence s;
     s.id = "input";
@@ -66,11 +67,11 @@ SentencePipeline::Output SentencePipeline::runText(const std::string &text, cons
         out.error = "Type a sentence to analyse.";
         return out;
     }
-    return run(std::move(s), parser, modelPath, control);
+    return run(std::move(s), parser, modelPath, control, ablate);
 }
 
 SentencePipeline::Output SentencePipeline::run(Sentence s, const ParserConfig &config, const std::string &modelPath,
-                                               const RunControl &control)
+                                               const RunControl &control, const std::vector<HeadAblation> &ablate)
 {
     Output out;
     // The input-limits policy (core/base/inputlimits.h), as in the CLI: a
@@ -123,7 +124,9 @@ SentencePipeline::Output SentencePipeline::run(Sentence s, const ParserConfig &c
             out.modelError = refusal;
         } else if (encoder) {
             const auto t0 = std::chrono::steady_clock::now();
-            auto a = (*encoder)->analyze({EncoderInput{s.words(), s.dependency, s.constituency, {}, {}, {}}}, AnalyzeOptions{}, &control);
+            AnalyzeOptions options;
+            options.ablate = ablate;
+            auto a = (*encoder)->analyze({EncoderInput{s.words(), s.dependency, s.constituency, {}, {}, {}}}, options, &control);
             if (a) {
                 Analysis &analysis = a->front();
                 keepDeclaredOutputs(analysis, (*encoder)->info().outputs);

@@ -8,11 +8,13 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/base/runcontrol.h"
 #include "core/data/analysis.h"
 #include "core/data/sentence.h"
 #include "core/encoders/common/encodercache.h"
+#include "core/encoders/headablation.h"
 #include "core/parsing/parser.h"
 
 namespace treelens {
@@ -30,7 +32,7 @@ public:
 
     /// Tokenises `text` as one sentence and runs run() on it.
     Output runText(const std::string &text, const ParserConfig &parser, const std::string &modelPath,
-                   const RunControl &control);
+                   const RunControl &control, const std::vector<HeadAblation> &ablate = {});
     /// Fills the trees `sentence` lacks, then runs the encoder ("" = none). Each
     /// tree's provenance is in the metadata (dependency_source, constituency_source):
     /// "parsed" for a tree the parser made, and a tree the sentence came with keeps
@@ -43,8 +45,11 @@ public:
     /// and an encoder that induces trees, it also gets the induced brackets as
     /// evaluation makes them (Analysis::withoutPunctuation: the encoder run again
     /// on the words without punctuation when there is any). Stage timings go into
-    /// the metadata (timing.parse_ms, timing.encoder_ms).
-    Output run(Sentence sentence, const ParserConfig &parser, const std::string &modelPath, const RunControl &control);
+    /// the metadata (timing.parse_ms, timing.encoder_ms). `ablate`: the heads switched off
+    /// (AnalyzeOptions::ablate; the analysis lists them in Analysis::ablated; a model
+    /// without heads refuses them in `modelError`).
+    Output run(Sentence sentence, const ParserConfig &parser, const std::string &modelPath, const RunControl &control,
+               const std::vector<HeadAblation> &ablate = {});
 
 private:
     /// The parser for `config`, created again only when the configuration changed.
