@@ -328,7 +328,6 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
     auto *cmd = app.add_subcommand("analyze", "Run an encoder on sentences: link probabilities, constituent prior, "
                                               "attention, induced tree, embeddings, a language model's surprisal");
     auto spec = std::make_shared<AnalyzeSpec>();
-    cmd->add_option("text", spec->input.text, "Sentence text, or - for stdin")->type_name("TEXT");
     cmd->add_option("--pairs", spec->pairs, "Analyse a sentence-pair corpus (WikiQA folder, TSV, RTE XML, pairs JSON) "
                                             "instead: text, or JSON Lines with --json, one entry per pair")
         ->type_name("PAIRS");

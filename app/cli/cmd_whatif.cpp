@@ -78,7 +78,8 @@ void addWhatifOptions(CLI::App *cmd, WhatifSpec &spec)
                     "An edit, applied in order (repeat the flag): head W=H (0 = root), label W=REL, bracket I-J LABEL, "
                     "unbracket I-J, relabel I-J LABEL; words from 1")
         ->type_name("E")
-        ->required();
+        ->required()
+        ->allow_extra_args(false); // one edit a flag: a sentence after it stays the sentence
     cmd->add_option("--sentence", spec.sentence, "The sentence (or pair) of the input to edit, from 1")->capture_default_str();
     cmd->add_option("--side", spec.side, "With --pairs: the sentence of the pair to edit")
         ->check(CLI::IsMember({"first", "second"}))

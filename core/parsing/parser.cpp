@@ -50,10 +50,15 @@ Status completeTrees(std::vector<Sentence> &sentences, bool dependency, bool con
         return parsed.error();
     for (std::size_t k = 0; k < where.size(); ++k) {
         Sentence &s = sentences[where[k]];
-        if (!s.dependency)
+        // A tree the parser made says so (an edit of it is "edited (from the parsed tree)").
+        if (!s.dependency && (*parsed)[k].dependency) {
             s.dependency = (*parsed)[k].dependency;
-        if (!s.constituency)
+            s.setMetadata("dependency_source", "parsed");
+        }
+        if (!s.constituency && (*parsed)[k].constituency) {
             s.constituency = (*parsed)[k].constituency;
+            s.setMetadata("constituency_source", "parsed");
+        }
     }
     return {};
 }

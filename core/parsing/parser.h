@@ -91,7 +91,8 @@ Result<std::vector<Sentence>> parseCorpus(Parser &parser, std::vector<Sentence> 
 /// constituency tree (`constituency`) a model reads, parsed by the parser `open`
 /// returns; `open` is called only when some sentence lacks a tree, so a treebank that
 /// carries its trees needs no parser (nor its model files). Trees a sentence has are
-/// kept. Errors: `open`'s, or parseCorpus's naming `source`.
+/// kept; a tree it was given is marked in its metadata (`dependency_source` or
+/// `constituency_source` = "parsed", what an edit of it reports as its origin). Errors: `open`'s, or parseCorpus's naming `source`.
 Status completeTrees(std::vector<Sentence> &sentences, bool dependency, bool constituency, const std::string &source,
                      const std::function<Result<Parser *>()> &open);
 

@@ -67,6 +67,32 @@ TEST(Cli, UsageErrorsExitWith2)
     EXPECT_EQ(cli("convert x.conllu").code, 2); // --to missing
 }
 
+// Issue 47, item 10: a mistyped command names the nearest one; an empty sentence is a usage
+// error (it read standard input before, and waited); analyze --help lists its positional once.
+TEST(Cli, AMistypedCommandGetsTheNearestOneAndAnEmptySentenceIsAUsageError)
+{
+    const CliRun typo = cli("anlyze x");
+    EXPECT_EQ(typo.code, 2);
+    EXPECT_NE(typo.err.find("did you mean 'analyze'?"), std::string::npos) << typo.err;
+    EXPECT_NE(cli("evall-parse").err.find("did you mean 'eval-parse'?"), std::string::npos);
+    EXPECT_NE(cli("tok").err.find("did you mean 'tokenize'?"), std::string::npos);
+    const CliRun far = cli("frobnicate");
+    EXPECT_EQ(far.code, 2);
+    EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+    EXPECT_NE(far.err.find("'frobnicate' is not a command"), std::string::npos) << far.err;
+    for (const char *cmd : {"analyze ''", "tokenize '  '", "parse ''", "whatif --edit 'head 2=1' ''"}) {
+        const CliRun r = cli(cmd, "A sentence on standard input .\n");
+        EXPECT_EQ(r.code, 2) << cmd << "\n" << r.err;
+        EXPECT_NE(r.err.find("the sentence is empty"), std::string::npos) << cmd << "\n" << r.err;
+        EXPECT_TRUE(r.out.empty()) << cmd;
+    }
+    const CliRun help = cli("analyze --help");
+    EXPECT_EQ(help.out.find("[text] [text]"), std::string::npos) << help.out;
+    const std::size_t first = help.out.find("  text TEXT");
+    ASSERT_NE(first, std::string::npos);
+    EXPECT_EQ(help.out.find("  text TEXT", first + 1), std::string::npos) << help.out;
+}
+
 TEST(Cli, ParsePrintsConlluWithConstituencyTree)
 {
     const CliRun r = cli("parse \"The old man saw a red kite.\"");

@@ -229,6 +229,24 @@ TEST(CliWhatif, AModelThatDoesNotReadTheTreeSaysSo)
     EXPECT_NE(t.out.find("does not read the edited tree"), std::string::npos) << t.out;
 }
 
+// Issue 47, item 2: a typed sentence after --edit stays the sentence (it was read as a second
+// edit: "unknown edit 'The'"), and its tree, which the parser made, is called parsed, not input.
+TEST(CliWhatif, ATypedSentenceAfterTheEditIsTheSentenceAndItsTreeIsCalledParsed)
+{
+    const auto r = cli("whatif --edit 'head 2=4' 'The old man saw a red kite .'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("dependency tree: edited (from the parsed tree, 1 edit)"), std::string::npos) << r.out;
+    const auto two = cli("whatif -e 'head 2=4' -e 'label 2=dep' 'The old man saw a red kite .'");
+    ASSERT_EQ(two.code, 0) << two.err;
+    EXPECT_NE(two.out.find("edited (from the parsed tree, 2 edits)"), std::string::npos) << two.out;
+    // A file's tree is still the input's.
+    const std::string input = writeTemp("bark3.conllu", "1\tdogs\t_\tNOUN\t_\t_\t2\tnsubj\t_\t_\n"
+                                                        "2\tbark\t_\tVERB\t_\t_\t0\troot\t_\t_\n\n");
+    const auto f = cli("whatif --input " + q(input) + " --edit 'label 1=obj'");
+    ASSERT_EQ(f.code, 0) << f.err;
+    EXPECT_EQ(f.out.find("from the parsed tree"), std::string::npos) << f.out;
+}
+
 // explain (issue 34): f(input) is analyze's log-probability (classifier) and score-pairs'
 // score (pair scorer); every subtree's attribution is the sum of its words'; Integrated
 // Gradients with 256 steps closes the completeness gap to 2%.
