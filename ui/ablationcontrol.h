@@ -1,7 +1,8 @@
 #pragma once
 /// \file ablationcontrol.h
-/// The heads switched off in the app (issue 46): the set every later analysis is made
-/// without (the document's sentence, the Minimal pairs dock's pairs), changed one head at a
+/// The heads switched off in the app (issue 46): the set every later analysis of the window
+/// is made without (the document's sentence and its views, the Explain dock, the Minimal
+/// pairs dock's pairs; not corpus scoring, probing or the pair workbench), changed one head at a
 /// time from the heads overview (Ctrl+click, or a click while the dock's "click switches heads
 /// off" is on). Each change is one step on its own undo stack (Edit ▸ Undo head switch-off),
 /// so a linguist can go back to the model as it was. GUI thread only.

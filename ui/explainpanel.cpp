@@ -104,6 +104,8 @@ void ExplainPanel::explain()
     options.method = static_cast<ExplainOptions::Method>(m_method->currentIndex());
     options.steps = m_steps->value();
     options.target = m_target->currentData().toString().toStdString();
+    for (const auto &[layer, head] : analysis->ablated) // the heads the shown analysis was made without
+        options.ablate.push_back(HeadAblation{layer, head});
     const std::string model = m_jobs->modelPath().toStdString();
     m_summary->setText(tr("Explaining\u2026"));
     m_run->setEnabled(false);

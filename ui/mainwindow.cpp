@@ -133,10 +133,13 @@ void MainWindow::setModelPath(const QString &path)
         if (own.isEmpty() || (own.size() == 1 && own.front() == m_jobs.modelPath()))
             m_probing->setModelPath(path);
     }
-    const bool another = path != m_jobs.modelPath();
+    if (path != m_jobs.modelPath()) { // the heads switched off were another model's
+        const QSignalBlocker quiet(m_ablation); // no analysis with the old model: the new one follows
+        m_ablation->reset();
+        m_jobs.setAblation({});
+        m_ablationBadge->hide();
+    }
     m_jobs.setModelPath(path);
-    if (another)
-        m_ablation->reset(); // the heads switched off were another model's
     m_minimalPairs->setModelPath(path);
     if (!path.isEmpty()) {
         m_model->setLoading(path);

@@ -176,8 +176,9 @@ void MainWindow::createMinimalPairsDock()
     m_ablationBadge = new QLabel(this);
     m_ablationBadge->setStyleSheet(QStringLiteral("QLabel { color: white; background: #b01010; padding: 1px 6px; "
                                                   "border-radius: 3px; font-weight: bold; }"));
-    m_ablationBadge->setToolTip(tr("Every view and figure is computed with these heads switched off; Edit ▸ Undo head "
-                                   "switch-off goes back"));
+    m_ablationBadge->setToolTip(tr("The window's sentence (every view, figure and prediction), the Explain dock and the "
+                                   "Minimal pairs dock are computed with these heads switched off (corpus scoring, probing "
+                                   "and the pair workbench use the whole model); Edit ▸ Undo head switch-off goes back"));
     m_ablationBadge->hide();
     statusBar()->addPermanentWidget(m_ablationBadge);
     connect(m_ablation, &AblationControl::changed, this, &MainWindow::ablationChanged);

@@ -40,12 +40,6 @@ QString proportionText(const Proportion &p)
     return QStringLiteral("%1 % [%2, %3] of %4").arg(percent(p.value), percent(p.low), percent(p.high)).arg(p.total);
 }
 
-/// The model's name as the dock and its figures write it.
-std::string modelName(const EncoderInfo &info, const std::string &path)
-{
-    return info.name.empty() ? QFileInfo(QString::fromStdString(path)).fileName().toStdString() : info.name;
-}
-
 /// Scores every pair of `pairs` (the job's work).
 Result<PairScoring> scoreAll(EncoderCache &encoders, const std::string &model, const PairSet &set,
                              const std::vector<HeadAblation> &ablate, const std::vector<std::pair<int, int>> &ablated,
@@ -55,7 +49,7 @@ Result<PairScoring> scoreAll(EncoderCache &encoders, const std::string &model, c
     auto enc = encoders.get(model);
     if (!enc)
         return enc.error();
-    const std::string name = modelName((*enc)->info(), model);
+    const std::string name = pairModelName((*enc)->info(), model);
     if (auto st = languageModelOnly((*enc)->info(), name); !st)
         return st.error();
     AnalyzeOptions options;
@@ -99,6 +93,11 @@ Result<PairScoring> scoreAll(EncoderCache &encoders, const std::string &model, c
 }
 
 } // namespace
+
+std::string pairModelName(const EncoderInfo &info, const std::string &path)
+{
+    return info.name.empty() ? QFileInfo(QString::fromStdString(path)).fileName().toStdString() : info.name;
+}
 
 MinimalPairsPanel::MinimalPairsPanel(JobRunner *jobs, AblationControl *ablation, QWidget *parent)
     : QWidget(parent), m_jobs(jobs), m_ablation(ablation)
@@ -176,12 +175,16 @@ void MinimalPairsPanel::build()
     lists->setSizes({110, 330});
     m_pairs->setWordWrap(false);
     m_pairs->setColumnHidden(1, true); // the phenomenon is in the table above, and in the pair's title
-    connect(m_pairs, &QTableWidget::currentCellChanged, this, [this](int r) {
+    auto showRow = [this](int r) {
         if (r >= 0 && r < static_cast<int>(m_shown.size()))
             selectPair(static_cast<int>(m_shown[static_cast<std::size_t>(r)]));
-    });
+    };
+    connect(m_pairs, &QTableWidget::currentCellChanged, this, showRow);
+    connect(m_pairs, &QTableWidget::cellClicked, this, showRow); // the same row after a refill holds another pair
     connect(m_phenomena, &QTableWidget::cellClicked, this, [this](int r) {
         m_filter = m_phenomena->item(r, 0)->data(Qt::UserRole).toString();
+        m_flipped.reset();
+        m_flippedBy.clear();
         m_heatmap->setSelected(-1, -1);
         fillPairTable();
     });
@@ -217,13 +220,25 @@ void MinimalPairsPanel::build()
 
 void MinimalPairsPanel::setModelPath(const QString &path)
 {
-    if (path == m_modelPath)
-        return;
+    // Also the same path again: a reload (another precision, a retry after a failed load).
     m_modelPath = path;
-    m_cells.clear();
-    m_heatmap->setFigure({});
+    dropSweep();
+    fillPairTable();
     if (!m_set.pairs.empty())
         score();
+}
+
+void MinimalPairsPanel::dropSweep()
+{
+    if (m_sweeping)
+        m_jobs->cancelGroup(QStringLiteral("ablation-sweep"));
+    m_sweeping = false;
+    m_sweepButton->setText(tr("Sweep heads"));
+    m_cells.clear();
+    m_heatmap->setFigure({});
+    m_exportButton->setEnabled(false);
+    m_flipped.reset();
+    m_flippedBy.clear();
 }
 
 void MinimalPairsPanel::setCorpusSource(std::function<std::shared_ptr<const std::vector<Sentence>>()> source)
@@ -299,9 +314,7 @@ void MinimalPairsPanel::setPairs(PairSet set)
     m_set = std::move(set);
     m_current = -1;
     m_scoring.reset();
-    m_cells.clear();
-    m_heatmap->setFigure({});
-    m_exportButton->setEnabled(false);
+    dropSweep();
     m_filter.clear();
     m_view->setPair(std::nullopt);
     fillPhenomena();
@@ -311,6 +324,8 @@ void MinimalPairsPanel::setPairs(PairSet set)
 
 void MinimalPairsPanel::ablationChanged()
 {
+    dropSweep(); // its baseline had the heads switched off before
+    fillPairTable();
     if (!m_set.pairs.empty())
         score();
 }
@@ -320,6 +335,8 @@ bool MinimalPairsPanel::isScoring() const { return m_jobs->isRunning(kScoreGroup
 void MinimalPairsPanel::score()
 {
     if (m_modelPath.isEmpty()) {
+        m_jobs->cancelGroup(kScoreGroup); // a scoring of the pairs before, with the model before
+        m_scoring.reset();
         m_summary->setText(tr("%1 pairs from %2. Load a language model (File ▸ Load model) to score them.")
                                .arg(m_set.pairs.size())
                                .arg(m_set.source));
@@ -340,6 +357,7 @@ void MinimalPairsPanel::score()
         [this](quint64, const QString &message) {
             m_summary->setText(message);
             Q_EMIT statusMessage(message);
+            Q_EMIT scoreFailed(message);
         },
         [this](const JobProgress &p) {
             m_summary->setText(tr("Scoring pairs: %1 of %2…").arg(p.done).arg(p.total));

@@ -25,6 +25,7 @@
 #include "core/data/dependencytree.h"
 #include "core/data/sentence.h"
 #include "core/eval/minimalpairs.h"
+#include "core/encoders/encoder.h"
 #include "core/eval/minimalpairscoring.h"
 
 class QCheckBox;
@@ -61,6 +62,9 @@ struct PairScoring {
     std::vector<std::pair<int, int>> ablated;
     double seconds = 0.0;
 };
+
+/// A model's name as the dock and its figures write it: its own, else its file's name.
+std::string pairModelName(const EncoderInfo &info, const std::string &path);
 
 class MinimalPairsPanel : public QWidget {
     Q_OBJECT
@@ -99,13 +103,17 @@ public:
     QTabWidget *tabs() const { return m_tabs; }
     QCheckBox *clickAblatesBox() const { return m_clickAblates; }
     bool isScoring() const;
-    bool isSweeping() const;
+    bool isSweeping() const { return m_sweeping; }
 
 Q_SIGNALS:
     void clickAblatesChanged(bool on);
     void statusMessage(const QString &text);
     void scored();
+    /// The pairs could not be scored (the model refused them, or could not be loaded): why.
+    void scoreFailed(const QString &message);
     void sweepFinished();
+    /// The sweep stopped without a heatmap (no heads, cancelled, an error): why.
+    void sweepFailed(const QString &message);
 
 private:
     void build();
@@ -116,6 +124,8 @@ private:
     void exportSweep();
     void openDialog();
     void ablationChanged();
+    /// Stops a running sweep and forgets the heatmap and its filter (the pairs, model or heads changed).
+    void dropSweep();
 
     JobRunner *m_jobs;
     AblationControl *m_ablation;
@@ -128,7 +138,8 @@ private:
     QString m_filter;                 ///< the phenomenon the list is restricted to ("" = every one)
     std::optional<std::vector<std::size_t>> m_flipped; ///< the pairs a sweep cell flips, when one is chosen
     QString m_flippedBy;
-    int m_current = -1;               ///< the pair shown in the pair view (-1: none)              ///< that cell ("L3 H2")
+    int m_current = -1;               ///< the pair shown in the pair view (-1: none)
+    bool m_sweeping = false;          ///< a sweep of this panel is running (not yet delivered or dropped)              ///< that cell ("L3 H2")
 
     QLabel *m_summary = nullptr, *m_listNote = nullptr;
     QComboBox *m_phenomenon = nullptr;

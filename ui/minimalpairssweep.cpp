@@ -32,7 +32,7 @@ Result<SweepFigure> sweepAll(EncoderCache &encoders, const std::string &model, c
     if (!enc)
         return enc.error();
     const EncoderInfo &info = (*enc)->info();
-    const std::string name = info.name.empty() ? model : info.name;
+    const std::string name = pairModelName(info, model);
     if (auto st = languageModelOnly(info, name); !st)
         return st.error();
     if (info.layers <= 0 || info.heads <= 0)
@@ -50,6 +50,8 @@ Result<SweepFigure> sweepAll(EncoderCache &encoders, const std::string &model, c
     figure.pairs = source;
     figure.layers = info.layers;
     figure.heads = info.heads;
+    for (const HeadAblation &a : base)
+        figure.ablated.emplace_back(a.layer, a.head);
     int hits = 0;
     for (int c : baseline->correct)
         if (c >= 0) {
@@ -63,15 +65,23 @@ Result<SweepFigure> sweepAll(EncoderCache &encoders, const std::string &model, c
             if (control.isCancelled())
                 return Error{"cancelled"};
             const HeadAblation cell{l, h < info.heads ? h : -1};
+            const bool offAlready = std::any_of(base.begin(), base.end(), [&](const HeadAblation &b) {
+                return b.layer == l && (b.head < 0 || b.head == cell.head);
+            });
+            if (offAlready) { // in the baseline already: no cell (the heatmap hatches it)
+                control.report(++done, cells + 1, "Sweeping heads");
+                continue;
+            }
             options.ablate = base;
-            if (std::find(base.begin(), base.end(), cell) == base.end())
-                options.ablate.push_back(cell);
+            options.ablate.push_back(cell);
             auto ablated = pairOutcomes(**enc, pairs, options, source.toStdString(), name, &control);
             if (!ablated)
                 return ablated.error();
             figure.cells.push_back(sweepCell(cell.layer, cell.head, *baseline, *ablated));
             control.report(++done, cells + 1, "Sweeping heads");
         }
+    if (figure.cells.empty())
+        return Error{"every head of " + name + " is switched off already: nothing to sweep"};
     return figure;
 }
 
@@ -186,18 +196,19 @@ void MinimalPairsPanel::showFlipped(int layer, int head)
     fillPairTable();
 }
 
-bool MinimalPairsPanel::isSweeping() const { return m_jobs->isRunning(kSweepGroup); }
-
 void MinimalPairsPanel::sweep()
 {
-    if (isSweeping()) { // the button reads "Stop the sweep" meanwhile
-        m_jobs->cancelGroup(kSweepGroup);
-        m_sweepButton->setText(tr("Sweep heads"));
+    if (m_sweeping) { // the button reads "Stop the sweep" meanwhile
+        dropSweep();
+        fillPairTable();
         Q_EMIT statusMessage(tr("Head sweep stopped."));
+        Q_EMIT sweepFailed(tr("Head sweep stopped."));
         return;
     }
     if (m_modelPath.isEmpty() || m_set.pairs.empty()) {
-        Q_EMIT statusMessage(tr("The sweep needs pairs and a language model."));
+        const QString why = tr("The sweep needs pairs and a language model.");
+        Q_EMIT statusMessage(why);
+        Q_EMIT sweepFailed(why);
         return;
     }
     auto pairs = std::make_shared<const std::vector<MinimalPair>>(m_set.pairs);
@@ -205,6 +216,7 @@ void MinimalPairsPanel::sweep()
     const QString source = m_set.source;
     const std::vector<HeadAblation> base = m_ablation->heads();
     JobRunner *jobs = m_jobs;
+    m_sweeping = true;
     m_sweepButton->setText(tr("Stop the sweep"));
     m_tabs->setCurrentIndex(1);
     jobs->submit<SweepFigure>(
@@ -213,6 +225,7 @@ void MinimalPairsPanel::sweep()
             return sweepAll(jobs->encoders(), model, *pairs, source, base, control);
         },
         [this](quint64, std::shared_ptr<const SweepFigure> figure) {
+            m_sweeping = false;
             m_cells = figure->cells;
             m_heatmap->setFigure(*figure);
             m_heatmap->resize(m_heatmap->sizeHint());
@@ -222,8 +235,10 @@ void MinimalPairsPanel::sweep()
             Q_EMIT sweepFinished();
         },
         [this](quint64, const QString &message) {
+            m_sweeping = false;
             m_sweepButton->setText(tr("Sweep heads"));
             Q_EMIT statusMessage(message);
+            Q_EMIT sweepFailed(message);
         },
         [this](const JobProgress &p) { Q_EMIT statusMessage(tr("Sweeping heads: %1 of %2 cells…").arg(p.done).arg(p.total)); });
 }

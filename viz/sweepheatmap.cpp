@@ -6,6 +6,7 @@
 
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPainterPath>
 #include <QToolTip>
 
 namespace treelens {
@@ -47,10 +48,13 @@ QStringList SweepHeatmap::titleLines() const
 {
     QStringList lines;
     lines << tr("%1: change of minimal-pair accuracy when a head is switched off").arg(m_figure.model);
-    lines << tr("%1 — %2 pairs, %3 % correct with every head on; points; red: worse without the head, blue: better")
+    const QString base = m_figure.ablated.empty() ? tr("with every head on")
+                                                  : tr("with %1 as the baseline").arg(ablationBadge(m_figure.ablated));
+    lines << tr("%1 — %2 pairs, %3 % correct %4; points; red: worse without the head, blue: better")
                  .arg(m_figure.pairs)
                  .arg(m_figure.baselinePairs)
-                 .arg(100.0 * m_figure.baseline, 0, 'f', 1);
+                 .arg(100.0 * m_figure.baseline, 0, 'f', 1)
+                 .arg(base);
     lines << tr("each cell: the change, and under it how many pairs it flips to wrong / to right");
     return lines;
 }
@@ -134,7 +138,23 @@ void SweepHeatmap::paint(QPainter &p, const QSizeF &) const
     const double top = largestChange();
     QFont small = f;
     small.setPointSizeF(std::max(6.0, f.pointSizeF() * 0.8));
+    // A cell without a change (none measured: no pair read; or a head off in the baseline) is
+    // hatched, never the white of "no change".
+    for (int l = 0; l < m_figure.layers; ++l)
+        for (int h = -1; h < m_figure.heads; ++h) {
+            const SweepCell *c = find(l, h);
+            if (c && c->accuracyChange.valid)
+                continue;
+            const QRectF r = cellRect(l, h);
+            QPainterPath area;
+            area.addRect(r);
+            paintHatch(p, area);
+            p.setPen(QColor(60, 60, 60));
+            p.drawText(r, Qt::AlignCenter, c ? tr("n/a") : tr("off"));
+        }
     for (const SweepCell &c : m_figure.cells) {
+        if (!c.accuracyChange.valid)
+            continue;
         const QRectF r = cellRect(c.layer, c.head);
         const double v = pointsOf(c);
         const double shown = std::abs(v) < 0.05 ? 0.0 : v; // below the 0.1 points written: no change

@@ -8,6 +8,7 @@
 /// a click emits cellClicked (the dock lists the pairs it flips). Exports as PNG, SVG or PDF
 /// through viewexport.h.
 
+#include <utility>
 #include <vector>
 
 #include <QString>
@@ -22,8 +23,11 @@ struct SweepFigure {
     QString model;        ///< the model's name
     QString pairs;        ///< where the pairs came from (a file name, "EWT train, agreement")
     int layers = 0, heads = 0;
-    double baseline = 0.0; ///< accuracy with every head on
+    double baseline = 0.0; ///< accuracy of the baseline: every head on but `ablated`
     int baselinePairs = 0;
+    /// Heads switched off in the baseline too (0-based; head -1: a whole layer): its title
+    /// names them and their cells are hatched (no cell: they cannot be switched off again).
+    std::vector<std::pair<int, int>> ablated;
     std::vector<SweepCell> cells;
 };
 

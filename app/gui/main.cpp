@@ -346,10 +346,10 @@ void openMinimalPairs(treelens::MainWindow &window, const QCommandLineParser &cl
                 });
             });
         });
-        QObject::connect(panel, &treelens::MinimalPairsPanel::statusMessage, qApp, [panel, fail](const QString &m) {
-            if (!panel->scoring() && !panel->isScoring())
-                fail(m); // the model refused the pairs
-        });
+        QObject::connect(panel, &treelens::MinimalPairsPanel::scoreFailed, qApp, fail);  // the model refused the pairs
+        QObject::connect(panel, &treelens::MinimalPairsPanel::sweepFailed, qApp, fail);  // no heads, or an error
+        // A scripted run never waits for ever: 2 hours is far beyond any shipped model on a pair file.
+        QTimer::singleShot(2 * 3600 * 1000, qApp, [fail] { fail(QStringLiteral("--grab-minimal-pairs: no result after 2 hours")); });
     }
     QString error;
     const QString pairs = cli.value(QStringLiteral("minimal-pairs"));
@@ -438,6 +438,9 @@ int main(int argc, char **argv)
 
     if (cli.isSet(QStringLiteral("sweep-figure")))
         return runSweepFigure(cli);
+    if (cli.isSet(QStringLiteral("grab-minimal-pairs")) && !cli.isSet(QStringLiteral("minimal-pairs")))
+        return usage(QStringLiteral("--grab-minimal-pairs needs --minimal-pairs PAIRS (a pair file, or agreement or "
+                                    "determiner with a corpus FILE)"));
     if (cli.isSet(QStringLiteral("export-view"))) {
         treelens::OffscreenExportOptions options;
         if (const QString error = readExportRequest(cli, options); !error.isEmpty())
