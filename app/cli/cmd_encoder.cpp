@@ -145,6 +145,7 @@ struct AnalyzeSpec {
     bool noAttention = false;
     bool prependBos = false;
     bool states = false;
+    bool strict = false;
     std::string out, pairs, specialTokens = "show", arrays;
     std::vector<std::string> ablate;
     ShardOptions shard;
@@ -208,26 +209,74 @@ Result<nlohmann::json> writeArrays(const std::string &dir, const std::string &st
     return files;
 }
 
-/// One analysed sentence as analyze prints it: a JSON record (with --arrays, its arrays in files
-/// instead) or text under the sentence's id when there are several.
+/// A sentence's id as every record names it: the corpus's sent_id (the readers name a text
+/// file's sentences s1, s2, ...), else its line, else its number in the input.
+std::string recordId(const Sentence &sentence, std::size_t number)
+{
+    if (!sentence.id.empty())
+        return sentence.id;
+    return std::to_string(sentence.line > 0 ? static_cast<std::size_t>(sentence.line) : number);
+}
+
+/// `{"sent_id": ID, ` + the rest of the JSON object `record` (which starts with '{').
+std::string withSentId(const std::string &record, const std::string &id)
+{
+    return "{\"sent_id\":" + nlohmann::json(id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+           (record.size() > 2 ? "," : "") + record.substr(1);
+}
+
+/// One analysed sentence as analyze prints it: a JSON record led by its sent_id (with --arrays,
+/// its arrays in files instead) or text under the sentence's id when there are several.
 Result<std::string> analysisRecord(const AnalyzeSpec &spec, const Analysis &a, const Sentence &sentence, std::size_t number,
                                    bool several, bool attention)
 {
     if (!spec.json) {
         std::string out;
         if (several)
-            out += "sentence " + (sentence.id.empty() ? std::to_string(number) : sentence.id) + ": " + join(sentence.words(), " ") + "\n";
+            out += "sentence " + recordId(sentence, number) + ": " + join(sentence.words(), " ") + "\n";
         return out + analysisToText(a);
     }
     if (spec.arrays.empty())
-        return analysisToJson(a, attention) + "\n";
+        return withSentId(analysisToJson(a, attention), recordId(sentence, number)) + "\n";
     auto files = writeArrays(spec.arrays, arrayFileStem(number, sentence.id), a);
     if (!files)
         return files.error();
-    std::string record = analysisToJson(a, false);
+    std::string record = withSentId(analysisToJson(a, false), recordId(sentence, number));
     record.pop_back(); // the closing brace: the files go last
     return record + ",\"arrays\":" + files->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "}\n";
 }
+
+/// The record of a sentence the model could not take (too long, refused): JSON
+/// {"sent_id", "error"}, or a text line under its id.
+std::string skippedRecord(const AnalyzeSpec &spec, const Sentence &sentence, std::size_t number, const std::string &why)
+{
+    if (spec.json)
+        return nlohmann::json{{"sent_id", recordId(sentence, number)}, {"error", why}}.dump(-1, ' ', false,
+                                                                                          nlohmann::json::error_handler_t::replace) +
+               "\n";
+    return "sentence " + recordId(sentence, number) + ": skipped: " + printableMessage(why) + "\n";
+}
+
+/// What a corpus run skipped: the count and the first few reasons, for stderr.
+struct SkipLog {
+    std::size_t count = 0;
+    std::vector<std::string> first;
+    void add(const std::string &why)
+    {
+        if (++count <= 3)
+            first.push_back(why);
+    }
+    std::string summary(const std::string &command, std::size_t total) const
+    {
+        std::string s = command + ": skipped " + std::to_string(count) + " of " + std::to_string(total) +
+                        " sentences the model could not take (a record with \"error\" each; --strict stops at the first):";
+        for (const std::string &w : first)
+            s += "\n  " + printableMessage(w);
+        if (count > first.size())
+            s += "\n  ...";
+        return s;
+    }
+};
 
 /// analyze over sentences (TEXT, --input, stdin): a block of the input at a time (its blocks
 /// start at multiples of kBlock, so a shard batches every sentence as the whole run does),
@@ -282,26 +331,71 @@ int analyzeSentences(const AnalyzeSpec &spec)
     if (auto st = writer->write(sharding->firstLine()); !st)
         return fail(st.message());
     const std::size_t batchSize = static_cast<std::size_t>(std::max(1, spec.dev.batch));
+    SkipLog skips;
     auto done = forEachBlock(*input, kBlock, range.begin, range.end, "analyze", [&](std::vector<Sentence> &chunk, std::size_t counted) -> Status {
-        if (auto st = completeTrees(chunk, needsDep, needsConst, source, parserOnDemand(parser)); !st)
-            return st;
-        for (const Sentence &s : chunk)
-            if (auto st = checkSentenceLength(s.tokens.size(), maxWords, source, s.line, s.id,
-                                              "the model's " + std::to_string(info.maxTokens) + " positions");
-                !st)
-                return st;
         const bool several = counted > 0 || chunk.size() > 1 || (sharding->header && sharding->header->total > 1);
+        // A corpus run goes on past a sentence the model cannot take (a record says why);
+        // one sentence alone, or --strict, stops there as before.
+        const bool skipping = several && !spec.strict;
+        std::vector<std::string> refused(chunk.size());
+        for (std::size_t k = 0; k < chunk.size(); ++k)
+            if (auto st = checkSentenceLength(chunk[k].tokens.size(), maxWords, source, chunk[k].line, chunk[k].id,
+                                              "the model's " + std::to_string(info.maxTokens) + " positions");
+                !st) {
+                if (!skipping)
+                    return st;
+                refused[k] = st.message();
+            }
+        std::vector<Sentence> fits; // the trees only for the sentences the model will read
+        std::vector<std::size_t> where;
+        for (std::size_t k = 0; k < chunk.size(); ++k)
+            if (refused[k].empty()) {
+                fits.push_back(std::move(chunk[k]));
+                where.push_back(k);
+            }
+        if (auto st = completeTrees(fits, needsDep, needsConst, source, parserOnDemand(parser)); !st)
+            return st;
+        for (std::size_t j = 0; j < fits.size(); ++j)
+            chunk[where[j]] = std::move(fits[j]);
+        auto analyseOne = [&](std::size_t k) {
+            return (*enc)->analyze({EncoderInput{chunk[k].words(), chunk[k].dependency, chunk[k].constituency, {}, {}, {}}}, opt);
+        };
         for (std::size_t from = 0; from < chunk.size(); from += batchSize) {
             const std::size_t to = std::min(chunk.size(), from + batchSize);
             std::vector<EncoderInput> batch;
+            std::vector<std::size_t> inBatch;
             for (std::size_t k = from; k < to; ++k)
-                batch.push_back(EncoderInput{chunk[k].words(), chunk[k].dependency, chunk[k].constituency, {}, {}, {}});
-            auto res = (*enc)->analyze(batch, opt);
-            if (!res)
+                if (refused[k].empty()) {
+                    batch.push_back(EncoderInput{chunk[k].words(), chunk[k].dependency, chunk[k].constituency, {}, {}, {}});
+                    inBatch.push_back(k);
+                }
+            std::vector<std::optional<Analysis>> analyses(to - from);
+            auto res = batch.empty() ? Result<std::vector<Analysis>>(std::vector<Analysis>{}) : (*enc)->analyze(batch, opt);
+            if (res) {
+                for (std::size_t j = 0; j < inBatch.size(); ++j)
+                    analyses[inBatch[j] - from] = std::move((*res)[j]);
+            } else if (res.code() == ErrorCode::Refused && skipping) { // one sentence refused the batch: each alone
+                for (std::size_t k : inBatch) {
+                    auto one = analyseOne(k);
+                    if (one)
+                        analyses[k - from] = std::move(one->front());
+                    else if (one.code() == ErrorCode::Refused)
+                        refused[k] = source + ":" + (chunk[k].line > 0 ? std::to_string(chunk[k].line) : recordId(chunk[k], counted + k + 1)) +
+                                     ": " + one.message();
+                    else
+                        return one.error();
+                }
+            } else {
                 return res.error();
+            }
             std::string out;
             for (std::size_t k = from; k < to; ++k) {
-                const Analysis a = fold ? foldSpecialTokens((*res)[k - from]) : std::move((*res)[k - from]);
+                if (!refused[k].empty()) {
+                    skips.add(refused[k]);
+                    out += skippedRecord(spec, chunk[k], counted + k + 1, refused[k]);
+                    continue;
+                }
+                const Analysis a = fold ? foldSpecialTokens(*analyses[k - from]) : std::move(*analyses[k - from]);
                 auto record = analysisRecord(spec, a, chunk[k], counted + k + 1, several, opt.attention && spec.arrays.empty());
                 if (!record)
                     return record.error();
@@ -314,6 +408,8 @@ int analyzeSentences(const AnalyzeSpec &spec)
     });
     if (!done)
         return fail(done.message());
+    if (skips.count > 0)
+        std::cerr << "treelens-cli: " << skips.summary("analyze", *done) << "\n";
     if (auto st = writer->write(sharding->lastLine(*done)); !st)
         return fail(st.message());
     if (auto st = writer->commit(); !st)
@@ -335,6 +431,9 @@ void addAnalyzeCommand(CLI::App &app, Action &action)
     addModelOptions(cmd, spec->dev);
     cmd->add_flag("--json", spec->json, "JSON Lines: one object per sentence (keys in docs/cli.md)");
     cmd->add_flag("--no-attention", spec->noAttention, "Leave the per-head attention matrices out of --json");
+    cmd->add_flag("--strict", spec->strict,
+                  "Stop at the first sentence the model cannot take (too long, refused); without it a corpus run goes "
+                  "on, writes a record saying why ({\"sent_id\", \"error\"} with --json) and counts them on stderr");
     cmd->add_option("--arrays", spec->arrays,
                     "With --json: write each sentence's attention (and with --states its layer states) as NumPy .npy files "
                     "in DIR, named after the sentence, and name them in the record's \"arrays\" instead of writing them as JSON text")

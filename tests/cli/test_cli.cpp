@@ -305,10 +305,48 @@ TEST(Cli, AnalyzeRefusesLongSentencesNamingFileAndLineAndWritesNothing)
     text += "\n";
     const std::string f = writeTemp("long.conllu", text);
     const std::string out = tempDir() + "/long-analysis.txt";
-    const CliRun r = cli("analyze -i " + quote(f) + " -o " + quote(out));
+    const CliRun r = cli("analyze --strict -i " + quote(f) + " -o " + quote(out));
     EXPECT_EQ(r.code, 1);
     EXPECT_NE(r.err.find("long.conllu:3: sentence has 300 words (limit 255"), std::string::npos) << r.err;
     EXPECT_FALSE(test::pathExists(out));
+}
+
+// Issue 47, items 3 and 4: one long sentence no longer stops a corpus run (it stopped at it and
+// wrote nothing): it gets a record saying why, the others are analysed, stderr counts what was
+// skipped; and every JSON record names its sentence (sent_id, else its line in a text file).
+TEST(Cli, ACorpusRunGoesOnPastASentenceItCannotTakeAndEveryRecordNamesItsSentence)
+{
+    std::string text = "# sent_id = first\n1\tDogs\tdog\tNOUN\tNNS\t_\t2\tnsubj\t_\t_\n2\tbark\tbark\tVERB\tVBP\t_\t0\troot\t_\t_\n\n";
+    text += "# sent_id = too-long\n";
+    for (int i = 1; i <= 300; ++i)
+        text += std::to_string(i) + "\tw\tw\tX\tX\t_\t" + (i == 1 ? "0\troot" : "1\tdep") + "\t_\t_\n";
+    text += "\n# sent_id = third\n1\tCats\tcat\tNOUN\tNNS\t_\t2\tnsubj\t_\t_\n2\tsleep\tsleep\tVERB\tVBP\t_\t0\troot\t_\t_\n\n";
+    const std::string f = writeTemp("mixed.conllu", text);
+    const CliRun r = cli("analyze --json --no-attention -i " + quote(f));
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::vector<nlohmann::json> records;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+        records.push_back(nlohmann::json::parse(line));
+    ASSERT_EQ(records.size(), 3u);
+    EXPECT_EQ(records[0]["sent_id"], "first");
+    EXPECT_TRUE(records[0].contains("tokens"));
+    EXPECT_EQ(records[1]["sent_id"], "too-long");
+    EXPECT_NE(records[1]["error"].get<std::string>().find("sentence has 300 words (limit 255"), std::string::npos) << records[1];
+    EXPECT_FALSE(records[1].contains("tokens"));
+    EXPECT_EQ(records[2]["sent_id"], "third");
+    EXPECT_NE(r.err.find("skipped 1 of 3 sentences"), std::string::npos) << r.err;
+    // As text: the skipped sentence is a line under its id.
+    const CliRun t = cli("analyze -i " + quote(f));
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.out.find("sentence too-long: skipped: "), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("sentence third: Cats sleep"), std::string::npos) << t.out;
+    // A text file's records are named as the reader names its sentences: s1, s2, ... in order.
+    const std::string plain = writeTemp("two.txt", "Dogs bark .\n\nCats sleep .\n");
+    const CliRun p = cli("analyze --json --no-attention -i " + quote(plain));
+    ASSERT_EQ(p.code, 0) << p.err;
+    EXPECT_EQ(p.out.rfind("{\"sent_id\":\"s1\",", 0), 0u) << p.out.substr(0, 80);
+    EXPECT_NE(p.out.find("\n{\"sent_id\":\"s2\","), std::string::npos) << p.out.substr(0, 200);
 }
 
 TEST(Cli, AnalyzeStreamsInChunksWithTheSameOutputAsOneSentenceAtATime)
@@ -341,7 +379,10 @@ TEST(Cli, AnalyzeStreamsInChunksWithTheSameOutputAsOneSentenceAtATime)
         ASSERT_EQ(one.code, 0) << one.err;
         // Same keys, tokens and trees; numbers equal up to the rounding of a
         // batched forward pass (padding changes the GEMM blocking).
-        const auto a = nlohmann::json::parse(one.out), b = nlohmann::json::parse(lines[static_cast<std::size_t>(i)]);
+        auto a = nlohmann::json::parse(one.out), b = nlohmann::json::parse(lines[static_cast<std::size_t>(i)]);
+        EXPECT_EQ(b["sent_id"], "s" + std::to_string(i + 1)); // its place in the file
+        a.erase("sent_id");
+        b.erase("sent_id");
         EXPECT_EQ(a["tokens"], b["tokens"]) << "sentence " << i;
         EXPECT_EQ(a["induced_tree"], b["induced_tree"]) << "sentence " << i;
         double worst = 0;
