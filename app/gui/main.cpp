@@ -103,7 +103,7 @@ void declareOptions(QCommandLineParser &cli)
                               QStringLiteral("[FILE]"));
     cli.addOptions({
         {QStringLiteral("sentence"), QStringLiteral("Analyse this sentence at start-up."), QStringLiteral("TEXT")},
-        {QStringLiteral("model"), QStringLiteral("Encoder model file (.safetensors)."), QStringLiteral("M")},
+        {QStringLiteral("model"), QStringLiteral("Model: a .safetensors file or a model folder (Hugging Face: config.json and its weights)."), QStringLiteral("M")},
         {QStringLiteral("precision"),
          QStringLiteral("Inference precision for this run: fp32 (reference numerics), int8, bf16 or auto (the fastest "
                         "measured here); the default is the one chosen in File > Inference precision."),
