@@ -104,6 +104,36 @@ void completeModelTrees(const EncoderInfo &info, std::vector<Sentence> &sentence
     }));
 }
 
+/// Which of the `count` sentences of `input` (as sentencesOf reads it) were typed text: all of
+/// a str (running text, split), the str items of a list; not a Sentence or a corpus.
+std::vector<bool> typedText(const py::handle &input, std::size_t count)
+{
+    if (py::isinstance<py::str>(input))
+        return std::vector<bool>(count, true);
+    std::vector<bool> typed;
+    if (py::isinstance<py::list>(input) || py::isinstance<py::tuple>(input))
+        for (const auto &item : input)
+            typed.push_back(py::isinstance<py::str>(item));
+    typed.resize(count, false);
+    return typed;
+}
+
+/// Both trees of the typed sentences, from the default parser (opened only when there are some).
+void parseTypedText(std::vector<Sentence> &sentences, const std::vector<bool> &typed)
+{
+    std::vector<Sentence> todo;
+    for (std::size_t k = 0; k < sentences.size(); ++k)
+        if (typed[k])
+            todo.push_back(sentences[k]);
+    if (todo.empty())
+        return;
+    std::unique_ptr<Parser> parser;
+    check(completeTrees(todo, true, true, "<python>", parserOnDemand(parser)));
+    for (std::size_t k = 0, j = 0; k < sentences.size(); ++k)
+        if (typed[k])
+            sentences[k] = std::move(todo[j++]);
+}
+
 AnalyzeOptions analyzeOptions(bool attention, bool states, bool prependBos = false,
                               const std::vector<std::pair<int, int>> &ablate = {}, bool pseudoLogLikelihood = false)
 {
@@ -132,6 +162,9 @@ std::vector<AnalysisPtr> analyze(PyModel &m, const py::handle &input, int batchS
     for (const auto &s : given)
         sentences.push_back(*s);
     completeModelTrees(info, sentences);
+    // Typed text is parsed as `treelens-cli analyze "..."` parses it, so that its analysis
+    // has both trees to draw (a Sentence or a corpus keeps what it has).
+    parseTypedText(sentences, typedText(input, sentences.size()));
     std::vector<EncoderInput> inputs;
     for (const auto &s : sentences)
         inputs.push_back(EncoderInput{s.words(), s.dependency, s.constituency, {}, {}, {}});

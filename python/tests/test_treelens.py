@@ -296,6 +296,21 @@ def test_render_draws_the_words():
     assert "kite" in treelens.render(treelens.parse("The old man saw a red kite.")[0], view="constituency")
 
 
+def test_typed_text_is_parsed_as_the_cli_parses_it():
+    # Issue 47, item 5: a string's analysis had no trees ("the parser gave none" in render).
+    m = treelens.load_model(device="cpu")
+    a = m.analyze("The old man saw a red kite.")[0]
+    s = treelens.parse("The old man saw a red kite.")[0]
+    assert a.sentence.heads == s.heads and a.sentence.deprels == s.deprels
+    assert a.sentence.ptb() == s.ptb()
+    # Each string of a list is one sentence, parsed.
+    mixed = m.analyze(["Cats sleep .", "The old man saw a red kite ."])
+    assert mixed[0].sentence.heads and mixed[1].sentence.heads == s.heads
+    if HAS_GUI:
+        svg = treelens.render(a, view="dependency", layer=2, head=1)
+        assert "kite" in svg and "layer 3" in svg.lower().replace("\n", " ")
+
+
 DECODERS = os.path.join(ROOT, "..", "shared", "fixtures", "hf-decoders-reference")
 
 

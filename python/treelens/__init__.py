@@ -104,7 +104,8 @@ class Model:
         (split into sentences), a Sentence, or a list of strings and Sentences (each
         string one sentence: the analyses match the list one to one). A model that reads
         trees takes the sentences' own and has the missing ones parsed by the shipped
-        parser, as ``treelens-cli analyze`` does. ``batch_size``: sentences handed over
+        parser, as ``treelens-cli analyze`` does; typed text (a string) is always parsed,
+        so its analysis has both trees to draw (``render(a, view="dependency")``). ``batch_size``: sentences handed over
         at a time (Ctrl+C is seen between them; the forward pass batches by
         ``load_model(batch_size=)``). ``attention=False`` leaves the attention matrices
         out (faster); ``states=True`` adds every layer's hidden states. A language model
