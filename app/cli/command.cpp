@@ -1,6 +1,7 @@
 #include "app/cli/command.h"
 
 #include <algorithm>
+#include <thread>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -254,6 +255,27 @@ void setCommandLine(int argc, char **argv)
     commandLineStorage() = quotedLine(argumentsStorage());
 }
 
+int threadsArgument()
+{
+    const auto &args = argumentsStorage();
+    int threads = 0;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string value;
+        if (args[i] == "--threads" && i + 1 < args.size())
+            value = args[i + 1];
+        else if (args[i].rfind("--threads=", 0) == 0)
+            value = args[i].substr(10);
+        else
+            continue;
+        try {
+            threads = std::max(0, std::stoi(value));
+        } catch (const std::exception &) {
+            threads = 0; // CLI11 refused it already
+        }
+    }
+    return threads;
+}
+
 std::string shardOptionsLine()
 {
     // The flags that do not change what the output holds; each with its value (or =value).
@@ -322,6 +344,8 @@ Result<std::optional<ShardHeader>> shardHeaderFor(const ShardOptions &options, c
     ShardHeader h;
     h.command = command;
     h.options = shardOptionsLine();
+    h.threads = threadsArgument();
+    h.cpus = static_cast<int>(std::thread::hardware_concurrency());
     h.shard = *spec;
     h.input = *id;
     return std::optional<ShardHeader>{h};

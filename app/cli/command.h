@@ -146,6 +146,8 @@ Result<std::optional<ShardHeader>> shardHeaderFor(const ShardOptions &options, c
 bool skipDoneShard(const ShardOptions &options, const ShardHeader &header, const std::string &out);
 /// The command line as typed, without the flags shardHeaderFor() leaves out.
 std::string shardOptionsLine();
+/// The --threads of the command line (0 when not given: the libraries' default), for the shard header.
+int threadsArgument();
 
 /// The streaming loop of a sharded (or whole) run: `body` gets the input's sentences
 /// begin .. end − 1 in blocks aligned to multiples of `block` in the whole input (an item

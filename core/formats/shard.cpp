@@ -147,7 +147,9 @@ std::string shardHeaderLine(const ShardHeader &h)
               {"total", h.total},
               {"begin", h.begin},
               {"end", h.end},
-              {"header_lines", h.headerLines}};
+              {"header_lines", h.headerLines},
+              {"threads", h.threads},
+              {"cpus", h.cpus}};
     return kShardLine + j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -176,6 +178,8 @@ Status parseShardLine(const std::string &path, const std::string &line, ShardHea
         h.begin = j.at("begin").get<std::size_t>();
         h.end = j.at("end").get<std::size_t>();
         h.headerLines = j.at("header_lines").get<int>();
+        h.threads = j.value("threads", -1); // absent before issue 47
+        h.cpus = j.value("cpus", 0);
     } catch (const std::exception &e) {
         return Error{path + ": the shard line is not readable: " + e.what()};
     }
@@ -258,6 +262,19 @@ bool shardIsDone(const std::string &path, const ShardHeader &h)
            sameContent(g.input, h.input) && f->records == g.end - g.begin;
 }
 
+std::string differentThreads(const ShardHeader &a, const ShardHeader &b)
+{
+    if (a.threads < 0 || b.threads < 0) // not recorded
+        return {};
+    auto said = [](const ShardHeader &h) {
+        return h.threads == 0 ? "the default threads (" + std::to_string(h.cpus) + " CPUs)"
+                              : std::to_string(h.threads) + (h.threads == 1 ? " thread" : " threads");
+    };
+    if (a.threads != b.threads || (a.threads == 0 && a.cpus != b.cpus))
+        return said(a) + " and " + said(b);
+    return {};
+}
+
 Result<MergedShards> mergeShardsTo(const std::vector<std::string> &paths, const std::function<Status(std::string_view)> &write)
 {
     if (paths.empty())
@@ -290,6 +307,9 @@ Result<MergedShards> mergeShardsTo(const std::vector<std::string> &paths, const 
             return Error{p + " comes from another command line than " + p0 + " ('" + h.options + "' against '" + h0.options + "')"};
         if (h.shard.count != h0.shard.count)
             return Error{p + " is shard " + h.shard.str() + ", " + p0 + " shard " + h0.shard.str() + ": another number of shards"};
+        if (auto why = differentThreads(h0, h); !why.empty())
+            return Error{p0 + " and " + p + " were run with " + why +
+                         ": the numbers differ in their last digits; run every shard with the same --threads"};
         if (auto [it, fresh] = byIndex.emplace(h.shard.index, k); !fresh)
             return Error{"shard " + h.shard.str() + " is given twice: " + files[it->second].first + " and " + p};
     }

@@ -77,10 +77,19 @@ struct ShardHeader {
     std::size_t total = 0;   ///< input items (sentences, pairs)
     std::size_t begin = 0, end = 0;
     int headerLines = 0;     ///< body lines every shard repeats at its start (kept once by the merge)
+    /// The CPU threads the run was given (--threads; 0 = the libraries' default, which is the
+    /// machine's `cpus`): float sums in another order round differently, so merge refuses shards
+    /// of different counts. -1: not recorded (a shard written before this field).
+    int threads = -1;
+    int cpus = 0;            ///< std::thread::hardware_concurrency() where the shard ran (with threads 0)
 };
 
 inline constexpr const char *kShardLine = "#treelens-shard ";
 inline constexpr const char *kShardEndLine = "#treelens-shard-end ";
+
+/// "" when shards `a` and `b` ran with the same threads (or one did not record them), else
+/// what differs ("1 thread and 4 threads", "the default threads (16 CPUs) and ...").
+std::string differentThreads(const ShardHeader &a, const ShardHeader &b);
 
 /// The first line of a shard output, and its last.
 std::string shardHeaderLine(const ShardHeader &h);

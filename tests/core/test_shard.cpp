@@ -186,6 +186,30 @@ TEST(Shard, MergeJoinsShardsInAnyOrderAndRefusesWhatIsNotTheWholeRun)
     options.options += " --format tsv";
     refused({a, b, shardFile("z", options)}, "comes from another command line");
     refused({a, b, shardFile("w", header(3, 4, 2, 5))}, "another number of shards");
+    // Issue 47, item 10: shards run with other threads round differently; merge says so. A shard
+    // written before the header recorded threads (-1) is not compared.
+    ShardHeader fourThreads = header(3, 3, 2, 5);
+    fourThreads.threads = 4;
+    ShardHeader oneThread = header(1, 3, 0, 2);
+    oneThread.threads = 1;
+    refused({shardFile("t1", oneThread), b, shardFile("t4", fourThreads)}, "were run with 1 thread and 4 threads");
+    ShardHeader defaults16 = header(3, 3, 2, 5), defaults8 = header(1, 3, 0, 2);
+    defaults16.threads = defaults8.threads = 0;
+    defaults16.cpus = 16;
+    defaults8.cpus = 8;
+    refused({shardFile("d8", defaults8), b, shardFile("d16", defaults16)}, "the default threads (8 CPUs) and the default threads (16 CPUs)");
+    EXPECT_EQ(differentThreads(oneThread, header(2, 3, 2, 2)), ""); // not recorded: not compared
+    ShardHeader round = header(1, 3, 0, 2);
+    round.threads = 2;
+    round.cpus = 4;
+    ShardFile back;
+    {
+        auto r = readShardFile(shardFile("rt", round));
+        ASSERT_TRUE(r) << r.message();
+        back = *r;
+    }
+    EXPECT_EQ(back.header.threads, 2);
+    EXPECT_EQ(back.header.cpus, 4);
     refused({a, shardFile("v", header(2, 3, 3, 3)), c}, "starts at record 3");
     refused({write("plain", "qid\tindex\n")}, "not a shard output");
     // An end line that counts other records than the shard line says.
