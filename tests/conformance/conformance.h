@@ -64,6 +64,8 @@ inline const std::vector<ModelLine> &models()
         // A masked LM shipped with its vocabulary projection: minimal pairs score it.
         {"transformer_en_small", "shipped/transformer-en-small.safetensors", Kind::Sentence, "no constituent prior",
          "constituency,dependency,attention,overview", "", "", kNoPrediction, true, true},
+        {"tree_transformer_en_small_mlm", "shipped/tree-transformer-en-small-mlm.safetensors", Kind::Sentence, "tree:",
+         "constituency,dependency,prior,attention,overview,links", "", "", kNoPrediction, true, true},
         {"dependency_transformer_en_polarity", "shipped/dependency-transformer-en-polarity.safetensors", Kind::Sentence,
          "prediction:", "constituency,dependency,attention,overview,relations,gate,gates", "", "", "", true},
         {"dependency_transformer_en_trec", "shipped/dependency-transformer-en-trec.safetensors", Kind::Sentence, "prediction:",
