@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <QMouseEvent>
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -365,7 +366,14 @@ void CompositionView::paintHeader(QPainter &p, const Fonts &fonts, int step, int
     p.setFont(fonts.title);
     const QString stepText = step == 0 ? tr("all %1 nodes composed").arg(a.nodeAttention.size())
                                        : tr("step %1 of %2: the nodes of height %1 compose their members").arg(step).arg(lastStep);
-    p.drawText(QPointF(kMargin, kMargin + 12), tr("Bottom-up composition, %1 — %2").arg(branchName, stepText));
+    const QString title = tr("Bottom-up composition, %1 — %2").arg(branchName, stepText);
+    p.drawText(QPointF(kMargin, kMargin + 12), title);
+    if (const QString badge = ablationBadge(&a); !badge.isEmpty()) { // the branches switched off, beside the title
+        const QPen pen = p.pen();
+        p.setPen(ablationColor());
+        p.drawText(QPointF(kMargin + QFontMetricsF(fonts.title).horizontalAdvance(title) + 14, kMargin + 12), badge);
+        p.setPen(pen);
+    }
     p.setFont(fonts.body);
     if (a.prediction) {
         const Prediction &pr = *a.prediction;

@@ -79,6 +79,32 @@ TEST(CliPairs, VerifyFixtureFailsOnAChangedOrMissingTensor)
     EXPECT_NE(r.out.find("2 failed"), std::string::npos) << r.out;
 }
 
+// Issue 47, item 10: verify-fixture on the Tree Transformer's official-code fixture said
+// "config.json: No such file"; it checks that layout now (any folder of it), and fails when a
+// number in it is changed.
+TEST(CliPairs, VerifyFixtureChecksTheOfficialTreeTransformerLayout)
+{
+    TREELENS_REQUIRE_SHARED("fixtures/tree-transformer-official/summary.json");
+    namespace fs = std::filesystem;
+    const fs::path src = test::sharedPath("fixtures/tree-transformer-official");
+    const auto r = cli("verify-fixture " + q(src.string()));
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("sentences[1].link_probs_word_level"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("parser_cases.brackets"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+    const fs::path dir = fs::path(test::cliTempDir()) / "tt-official-copy";
+    fs::create_directories(dir);
+    for (const char *f : {"state_dict.pt", "dictionary.json"})
+        fs::copy_file(src / f, dir / f, fs::copy_options::overwrite_existing);
+    std::ifstream in(src / "summary.json");
+    auto j = nlohmann::json::parse(in);
+    j["sentences"][0]["link_probs_word_level"][2][1] = j["sentences"][0]["link_probs_word_level"][2][1].get<double>() + 1e-3;
+    std::ofstream(dir / "summary.json") << j.dump();
+    const auto changed = cli("verify-fixture -q " + q(dir.string()));
+    EXPECT_EQ(changed.code, 1) << changed.out << changed.err;
+    EXPECT_NE(changed.out.find("FAIL  sentences[0].link_probs_word_level"), std::string::npos) << changed.out;
+}
+
 TEST(CliPairs, ImportedFixtureModelScoresPairsAsTheFixtureSays)
 {
     TREELENS_REQUIRE_SHARED("fixtures/ggsa-reference/expected.json");
