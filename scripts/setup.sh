@@ -17,6 +17,7 @@ PACKAGES=(
   libzip-dev zlib1g-dev unzip libpugixml-dev libicu-dev
   dpkg-dev file graphviz appstream desktop-file-utils librsvg2-bin
   slurm-wlm munge parallel
+  patchelf strace
   python3-dev pybind11-dev python3-numpy python3-pytest jupyter-nbconvert python3-ipykernel python3-nbformat
   python3-torch
 )

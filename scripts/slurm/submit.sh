@@ -19,7 +19,11 @@
 #   merge MERGEJOBID
 #   train TRAINJOBID        (probe only)
 # Environment:
-#   TREELENS_CLI            the treelens-cli the jobs run (default: treelens-cli on PATH)
+#   TREELENS                what the jobs run: an extracted bundle's folder (scripts/bundle.sh;
+#                           TREELENS/bin/treelens-cli) or an Apptainer image (*.sif; apptainer
+#                           exec TREELENS treelens-cli); docs/cluster.md, first section
+#   TREELENS_CLI            the treelens-cli the jobs run when TREELENS is not set (default:
+#                           treelens-cli on PATH). scripts/slurm/cli.sh reads both.
 #   TREELENS_SBATCH         more sbatch options for every job (--partition=P --time=T ...)
 #   TREELENS_ARRAY_SBATCH   more sbatch options for the array only (--gres=gpu:1 ...)
 #   TREELENS_TRAIN_SBATCH   more sbatch options for probe's training job only (--gres=gpu:1,
@@ -45,8 +49,11 @@ command -v sbatch >/dev/null || { echo "submit: sbatch not found (no Slurm here)
 input=$(realpath "$input")
 mkdir -p "$outdir/logs"
 outdir=$(cd "$outdir" && pwd)
-cli=${TREELENS_CLI:-treelens-cli}
-if [[ $cli == */* ]]; then cli=$(realpath "$cli"); fi
+# The CLI (TREELENS or TREELENS_CLI), handed to the jobs with the folder of cli.sh.
+# shellcheck source=cli.sh
+source "$here/cli.sh"
+treelens_cli_resolve || exit 1
+export_cli="TREELENS_SLURM_DIR=$here,${treelens_export[0]},${treelens_export[1]}"
 array_range=1-$n
 if [[ -n ${TREELENS_MAX_RUNNING:-} ]]; then array_range+=%$TREELENS_MAX_RUNNING; fi
 # shellcheck disable=SC2206  # word splitting wanted: lists of options
@@ -57,13 +64,13 @@ array_extra=(${TREELENS_ARRAY_SBATCH:-})
 train_extra=(${TREELENS_TRAIN_SBATCH:-})
 
 array=$(sbatch --parsable --array="$array_range" --job-name="treelens-$task" \
-  --export="ALL,TREELENS_SHARDS=$n,TREELENS_CLI=$cli" --output="$outdir/logs/$task.%A_%a.out" \
+  --export="ALL,TREELENS_SHARDS=$n,$export_cli" --output="$outdir/logs/$task.%A_%a.out" \
   "${common[@]}" "${array_extra[@]}" "$here/$task-array.sbatch" "$input" "$outdir" "$@")
 array=${array%%;*}
 echo "array $array"
 # Without its merge job the array is cancelled, not left running unseen.
 if ! merge=$(sbatch --parsable --dependency="afterok:$array" --kill-on-invalid-dep=yes --job-name="treelens-merge-$task" \
-  --export="ALL,TREELENS_CLI=$cli" --output="$outdir/logs/merge-$task.%j.out" \
+  --export="ALL,$export_cli" --output="$outdir/logs/merge-$task.%j.out" \
   "${common[@]}" "$here/merge.sbatch" "$outdir" "$task" "$n"); then
   echo "submit: the merge job could not be submitted; cancelling array job $array" >&2
   scancel "$array" || true
@@ -78,7 +85,7 @@ fi
 # probe: the probes train on the merged features. Without this job the array and the
 # merge are cancelled too.
 if ! train=$(sbatch --parsable --dependency="afterok:$merge" --kill-on-invalid-dep=yes --job-name="treelens-probe-train" \
-  --export="ALL,TREELENS_CLI=$cli" --output="$outdir/logs/probe-train.%j.out" \
+  --export="ALL,$export_cli" --output="$outdir/logs/probe-train.%j.out" \
   "${common[@]}" "${train_extra[@]}" "$here/probe-train.sbatch" "$outdir" "$input" "$@"); then
   echo "submit: the training job could not be submitted; cancelling array job $array and merge job $merge" >&2
   scancel "$array" "$merge" || true

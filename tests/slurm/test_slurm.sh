@@ -18,7 +18,10 @@
 #                                                 array and a dependent job that joins its files,
 #                                                 then submit.sh, the array and merge scripts
 #                                                 with a stand-in CLI (a failed shard cancels the
-#                                                 merge; the resubmission redoes that shard only)
+#                                                 merge; the resubmission redoes that shard only),
+#                                                 and TREELENS (scripts/slurm/cli.sh) naming a
+#                                                 bundle folder, a .sif (a stand-in apptainer)
+#                                                 and a folder that is neither
 # Exit 77 (CTest: skipped) with "SKIPPED: why" when the cluster cannot start (not
 # root, Slurm or MUNGE missing: scripts/setup.sh installs them) or treelens-cli has no
 # --shard. Set KEEP_SLURM_TEST=1 to keep the temporary directory (logs, outputs).
@@ -173,7 +176,7 @@ case $cmd in
     [[ ${FAKE_FAIL_SHARD:-} == "$i" ]] && { echo "analyze: shard $i fails (FAKE_FAIL_SHARD)" >&2; exit 1; }
     l=$(wc -l <"$input")
     { echo "#shard $shard"; sed -n "$(((i - 1) * l / n + 1)),$((i * l / n))p" "$input"; echo "#end $shard"; } >"$out.tmp"
-    printf '%s\n' "${all[@]}" >"$out.args"
+    printf '%s\n' "${all[@]}" "cli $0" "runner ${FAKE_RUNNER:-none}" >"$out.args"
     mv "$out.tmp" "$out" ;;
   merge)
     files=() out=
@@ -228,6 +231,54 @@ FAKE
   [[ $(grep -l 'skipped' "$out"/logs/analyze."$array_id"_*.out | wc -l) == 3 ]] || fail "three shards should say skipped"
   cmp "$corpus" "$out/analyze.jsonl" || fail "merged file differs from the input"
   timed "stand-in: resubmission + merge" "$t0"
+
+  # 3. TREELENS, the one variable for a bundle or a container (scripts/slurm/cli.sh): an
+  # extracted bundle's folder runs its bin/treelens-cli; a .sif image runs `apptainer exec
+  # IMAGE treelens-cli` (a stand-in apptainer on PATH); TREELENS wins over TREELENS_CLI.
+  t0=$(date +%s.%N)
+  bundle=$tmp/bundle
+  mkdir -p "$bundle/bin" "$tmp/fakebin"
+  cp "$cli" "$bundle/bin/treelens-cli"
+  cat >"$tmp/fakebin/apptainer" <<FAKE
+#!/usr/bin/env bash
+[[ \$1 == exec && \$3 == treelens-cli ]] || { echo "apptainer stand-in: unexpected \$*" >&2; exit 2; }
+img=\$2
+shift 3
+FAKE_RUNNER="apptainer exec \$img" exec "$cli" "\$@"
+FAKE
+  chmod +x "$tmp/fakebin/apptainer"
+  : >"$tmp/treelens.sif"
+  expect_run() { # OUTDIR CLI RUNNER: the merged file is the input, shard 1 ran CLI under RUNNER
+    cmp -s "$corpus" "$1/analyze.jsonl" || fail "$1: merged file missing or differs from the input"
+    grep -qx "cli $2" "$1/analyze.shard1-of-2.jsonl.args" || fail "$1: shard 1 ran $(grep '^cli ' "$1/analyze.shard1-of-2.jsonl.args"), not $2"
+    grep -qx "runner $3" "$1/analyze.shard1-of-2.jsonl.args" || fail "$1: shard 1 ran under $(grep '^runner ' "$1/analyze.shard1-of-2.jsonl.args"), not $3"
+  }
+  TREELENS=$bundle submit analyze 2 "$corpus" "$tmp/out-bundle"
+  bundle_ids=("$array_id" "$merge_id")
+  PATH=$tmp/fakebin:$PATH TREELENS=$tmp/treelens.sif submit analyze 2 "$corpus" "$tmp/out-sif"
+  sif_ids=("$array_id" "$merge_id")
+  # sbatch on a job script directly: no submit.sh, so no TREELENS_SLURM_DIR; the script finds
+  # cli.sh where Slurm recorded it (scontrol's Command=).
+  direct=$(TREELENS=$bundle sbatch --parsable --array=1-2 --output="$tmp/direct.%A_%a.out" \
+    "$slurm/analyze-array.sbatch" "$corpus" "$tmp/out-direct") || fail "sbatch analyze-array.sbatch exited $?"
+  direct=${direct%%;*}
+  wait_jobs 120 "${bundle_ids[@]}" "${sif_ids[@]}" "$direct"
+  expect_jobs "${bundle_ids[0]}" 2 COMPLETED
+  expect_jobs "${bundle_ids[1]}" 1 COMPLETED
+  expect_jobs "${sif_ids[0]}" 2 COMPLETED
+  expect_jobs "${sif_ids[1]}" 1 COMPLETED
+  expect_jobs "$direct" 2 COMPLETED
+  expect_run "$tmp/out-bundle" "$bundle/bin/treelens-cli" none
+  expect_run "$tmp/out-sif" "$cli" "apptainer exec $tmp/treelens.sif"
+  grep -qx "cli $bundle/bin/treelens-cli" "$tmp/out-direct/analyze.shard2-of-2.jsonl.args" ||
+    fail "sbatch analyze-array.sbatch with TREELENS: shard 2 did not run the bundle's CLI"
+  # A TREELENS that is neither is refused before anything is submitted.
+  if TREELENS=$tmp/fakebin "$slurm/submit.sh" analyze 2 "$corpus" "$tmp/out-bad" >/dev/null 2>"$tmp/bad.err"; then
+    fail "submit.sh accepted TREELENS=$tmp/fakebin (no bin/treelens-cli)"
+  fi
+  grep -q "without bin/treelens-cli" "$tmp/bad.err" || fail "TREELENS=folder without bin/: $(cat "$tmp/bad.err")"
+  [[ ! -e $tmp/out-bad/analyze.jsonl ]] || fail "a refused TREELENS submitted jobs"
+  timed "TREELENS: bundle, .sif, direct" "$t0"
   echo "selftest: passed"
   report
   exit 0
