@@ -88,6 +88,8 @@ void addParseCommand(CLI::App &app, Action &action)
                   "first; one X constituent) and a note on stderr instead of stopping; for scoring whole test sets");
     addShardOptions(cmd, spec->shard, "blocks of 2,000 sentences");
     cmd->footer("Files in CoNLL-U, PTB or JSON keep their tokenization; their trees are re-predicted (--parser file keeps them).\n"
+                "CoNLL-U output names the predicted columns (# treelens.predicted) and those kept from the input\n"
+                "(# treelens.from_input); an input's DEPS are dropped with its tree.\n"
                 "Example: treelens-cli parse \"The old man saw a red kite.\"");
     cmd->callback([&action, spec]() {
         action = [spec]() {
@@ -133,8 +135,13 @@ void addParseCommand(CLI::App &app, Action &action)
                         std::cerr << "treelens-cli: warning: " << printableMessage(f) << " (flat tree written)\n";
                     notParsed += failures.size();
                 }
-                if (spec->format == "conllu")
+                if (spec->format == "conllu") {
+                    // Which columns are predicted, which the input's (docs/formats.md).
+                    const ParserInfo info = (*parser)->info();
+                    for (auto &s : *parsed)
+                        markColumnProvenance(s, info, config.treeFile, spec->input.file);
                     return writer->write(writeConllu(*parsed));
+                }
                 if (spec->format == "json")
                     return writer->write(writeTreeLensJson(*parsed));
                 auto p = writePtb(*parsed, PtbStyle::OneLine);

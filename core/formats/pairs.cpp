@@ -89,6 +89,7 @@ Sentence tokenizedSentence(const Tokenizer &tokenizer, std::string_view text, in
     Sentence s;
     s.text = std::string(text);
     s.tokens = tokenizer.tokenize(s.text);
+    markSpaceAfter(s.tokens, s.text);
     s.line = lineNo;
     return s;
 }

@@ -38,6 +38,7 @@ Result<std::vector<Sentence>> readPlainText(std::string_view input, const std::s
                 continue;
             s.text = std::string(trimmed);
             s.tokens = tokenizer.tokenize(s.text);
+            markSpaceAfter(s.tokens, s.text);
             if (s.tokens.empty())
                 continue;
             s.id = "s" + std::to_string(options.firstIndex + out.size() + 1);
@@ -62,6 +63,7 @@ Result<std::vector<Sentence>> readPlainText(std::string_view input, const std::s
         Sentence s;
         s.text = std::string(line);
         s.tokens = tokenizer.tokenize(s.text);
+        markSpaceAfter(s.tokens, s.text);
         if (s.tokens.empty())
             continue;
         s.id = "s" + std::to_string(options.firstIndex + out.size() + 1);

@@ -444,8 +444,10 @@ Result<std::unique_ptr<Parser>> createExternalParser(const ParserConfig &config)
 
 ParserInfo externalParserInfo()
 {
-    return {"external", true, false,
-            "runs an external command: one line of space-separated tokens on stdin, CoNLL-U on stdout"};
+    ParserInfo i{"external", true, false,
+                 "runs an external command: one line of space-separated tokens on stdin, CoNLL-U on stdout"};
+    i.tags = true; // the command's UPOS/XPOS replace the input's where it gives them
+    return i;
 }
 
 } // namespace treelens

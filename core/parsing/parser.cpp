@@ -1,6 +1,11 @@
 // Parser: the interface's shared code, parsing a corpus, completing trees (see parser.h).
 #include "core/parsing/parser.h"
 
+#include <algorithm>
+#include <string_view>
+
+#include "core/base/strings.h"
+
 namespace treelens {
 
 Status ParserConfig::validate() const
@@ -113,6 +118,72 @@ Result<std::vector<Sentence>> parseCorpus(Parser &parser, std::vector<Sentence> 
         sentences[i] = std::move(*r);
     }
     return sentences;
+}
+
+void markColumnProvenance(Sentence &s, const ParserInfo &info, const std::string &treeFile, const std::string &inputFile)
+{
+    s.comments.erase(std::remove_if(s.comments.begin(), s.comments.end(),
+                                    [](const std::string &c) {
+                                        const std::string_view t = trimView(c);
+                                        return startsWith(t, "treelens.predicted") || startsWith(t, "treelens.from_input")
+                                            || startsWith(t, "treelens.trees_from");
+                                    }),
+                     s.comments.end());
+    // The id and text first, as CoNLL-U files put them (the writer would add them after).
+    const auto has = [&](std::string_view key) {
+        return std::any_of(s.comments.begin(), s.comments.end(), [&](const std::string &c) {
+            const std::string_view t = trimView(c);
+            return startsWith(t, key) && t.size() > key.size() && (t[key.size()] == ' ' || t[key.size()] == '=');
+        });
+    };
+    if (!has("sent_id") && !s.id.empty())
+        s.comments.push_back(" sent_id = " + s.id);
+    if (!has("text") && !s.text.empty())
+        s.comments.push_back(" text = " + s.text);
+    const bool failed = !s.metadataValue("parser.failed").empty();
+    const bool fromFile = info.name == "file";
+    const bool treesPredicted = !failed && !fromFile && info.dependencies;
+    const bool tagsPredicted = !failed && !fromFile && info.tags;
+    const bool treesFromInput = fromFile && (treeFile.empty() || treeFile == inputFile);
+    auto any = [&](auto field) {
+        return std::any_of(s.tokens.begin(), s.tokens.end(), [&](const Token &t) {
+            const std::string &v = t.*field;
+            return !v.empty() && v != "_";
+        });
+    };
+    std::string predicted, fromInput;
+    auto add = [](std::string &list, const char *column) { list += list.empty() ? column : std::string(" ") + column; };
+    if (tagsPredicted) {
+        add(predicted, "UPOS");
+        add(predicted, "XPOS");
+    }
+    if (treesPredicted) {
+        add(predicted, "HEAD");
+        add(predicted, "DEPREL");
+        for (Token &t : s.tokens)
+            t.deps.clear();
+        s.emptyNodes.clear();
+    }
+    if (any(&Token::lemma))
+        add(fromInput, "LEMMA");
+    if (!tagsPredicted && any(&Token::upos))
+        add(fromInput, "UPOS");
+    if (!tagsPredicted && any(&Token::xpos))
+        add(fromInput, "XPOS");
+    if (any(&Token::feats))
+        add(fromInput, "FEATS");
+    if (treesFromInput && s.dependency) {
+        add(fromInput, "HEAD");
+        add(fromInput, "DEPREL");
+    }
+    if (any(&Token::deps))
+        add(fromInput, "DEPS");
+    if (any(&Token::misc))
+        add(fromInput, "MISC");
+    s.comments.push_back(" treelens.predicted = " + (predicted.empty() ? std::string("none") : predicted));
+    s.comments.push_back(" treelens.from_input = " + (fromInput.empty() ? std::string("none") : fromInput));
+    if (fromFile && !treesFromInput)
+        s.comments.push_back(" treelens.trees_from = " + treeFile);
 }
 
 std::function<Result<Parser *>()> parserOnDemand(std::unique_ptr<Parser> &holder)

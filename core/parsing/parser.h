@@ -52,6 +52,9 @@ struct ParserInfo {
     bool dependencies = false;
     bool constituencies = false;
     std::string description;
+    /// The backend writes UPOS and XPOS (a tagger beside the parser); otherwise the
+    /// input's tags are kept.
+    bool tags = false;
 };
 
 class Parser {
@@ -100,6 +103,17 @@ Status completeTrees(std::vector<Sentence> &sentences, bool dependency, bool con
 /// the `open` of completeTrees(), so that an input that carries its trees needs no
 /// parser model. `holder` must outlive the function.
 std::function<Result<Parser *>()> parserOnDemand(std::unique_ptr<Parser> &holder);
+
+/// Says which CoNLL-U columns of a sentence `parser` parsed are predicted and which
+/// were carried over from the input, as two comments (any earlier ones replaced):
+/// "# treelens.predicted = UPOS XPOS HEAD DEPREL" (the tags only when info.tags)
+/// and "# treelens.from_input = LEMMA FEATS MISC" (the columns not predicted that are
+/// not empty in some word; "none" when there are none). The backend "file" predicts
+/// nothing: its HEAD and DEPREL are named "# treelens.trees_from = FILE" unless FILE
+/// is `inputFile`. A sentence the parser failed on (metadata "parser.failed", a flat
+/// tree) predicts nothing. When HEAD/DEPREL are predicted, the input's enhanced graph
+/// (DEPS, empty nodes) is dropped: it belongs to the input's own tree.
+void markColumnProvenance(Sentence &s, const ParserInfo &info, const std::string &treeFile, const std::string &inputFile);
 
 /// Names accepted by createParser().
 std::vector<ParserInfo> availableParsers();

@@ -287,4 +287,17 @@ std::vector<Sentence> Tokenizer::splitAndTokenize(std::string_view text) const
     return out;
 }
 
+void markSpaceAfter(std::vector<Token> &words, std::string_view text)
+{
+    for (Token &w : words) {
+        if (w.charStart < 0 || w.charEnd < w.charStart || static_cast<std::size_t>(w.charEnd) > text.size())
+            continue;
+        if (spaceOrEndAt(text, static_cast<std::size_t>(w.charEnd)))
+            continue;
+        if (w.misc.find("SpaceAfter=No") != std::string::npos)
+            continue;
+        w.misc = w.misc.empty() || w.misc == "_" ? std::string("SpaceAfter=No") : "SpaceAfter=No|" + w.misc;
+    }
+}
+
 } // namespace treelens

@@ -85,4 +85,12 @@ private:
     TokenizerOptions m_options;
 };
 
+/// Sets "SpaceAfter=No" in the MISC of every word that is not followed by
+/// white space (or the end) in `text`, from the words' byte offsets (charStart,
+/// charEnd into `text`; words without offsets are left alone). Other MISC
+/// attributes are kept. This is UD English EWT's convention for words that
+/// share a surface token ("do" SpaceAfter=No "n't"), so "# text" can be rebuilt
+/// from the word forms.
+void markSpaceAfter(std::vector<Token> &words, std::string_view text);
+
 } // namespace treelens

@@ -67,6 +67,7 @@ ParserInfo neuralParserInfo()
     i.name = "neural";
     i.dependencies = true;
     i.constituencies = !findShippedModel(kShippedConstituencyParser).empty();
+    i.tags = true; // the dependency model's tagger writes UPOS and XPOS
     i.description = "TreeLens neural parsers: biaffine dependency parser + tagger (UD English EWT), span-based "
                     "constituency parser (PTB sample)";
     return i;
