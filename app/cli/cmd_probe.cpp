@@ -23,6 +23,7 @@
 #include "core/formats/shard.h"
 #include "core/probing/probejson.h"
 #include "core/probing/probecompare.h"
+#include "core/probing/probenotes.h"
 #include "core/probing/proberun.h"
 #include "core/probing/runreport.h"
 
@@ -36,6 +37,7 @@ struct ProbeSpec : ProbeRunConfig {
     std::string out;
     bool extractFeatures = false; ///< write the features (to -o) instead of training probes
     ShardOptions shard;
+    std::string relationSubtypes = "fold"; ///< --relation-subtypes
 };
 
 /// Core's error messages name the setting (ProbeRunConfig's field in words);
@@ -173,6 +175,11 @@ void addProbeCommand(CLI::App &app, Action &action)
                                                   "(majority / mean baselines are always reported)");
     cmd->add_flag("--raw-attention", spec->rawAttention, "Attention tasks: the attention before the constituent "
                                                          "prior (softmax, not softmax x C)");
+    cmd->add_option("--relation-subtypes", spec->relationSubtypes,
+                    "head-accuracy: fold UD relation subtypes into their universal relation (nsubj:pass counted as "
+                    "nsubj) or keep them as relations of their own; the report says which")
+        ->check(CLI::IsMember({"fold", "keep"}))
+        ->capture_default_str();
     cmd->add_option("--tree-source", spec->treeSource,
                     "Constituency trees: auto (the input's; those missing are predicted with the neural parser), gold "
                     "(never parse) or parsed (always predict)")
@@ -227,6 +234,7 @@ void addProbeCommand(CLI::App &app, Action &action)
     cmd->callback([&action, spec]() {
         action = [spec]() -> int {
             ProbeRunConfig config = *spec;
+            config.keepRelationSubtypes = spec->relationSubtypes == "keep";
             config.commandLine = commandLine();
             if (const std::string note = probeRunLayersNote(config.layers); !note.empty())
                 std::cerr << "treelens-cli: note: " << printableMessage(withFlagNames(note)) << std::endl;
@@ -237,6 +245,10 @@ void addProbeCommand(CLI::App &app, Action &action)
             auto report = runProbes(config, callbacks);
             if (!report)
                 return fail(withFlagNames(report.message()));
+            // Small splits and baselines that win are said where the user looks first.
+            for (const auto &task : report->sentenceTasks)
+                for (const auto &note : sentenceTaskNotes(task, report->settings.poolings))
+                    std::cerr << "treelens-cli: " << printableMessage(note) << "\n";
             return writeOutput(spec->out, spec->json ? probeReportJson(*report) + "\n" : probeReportText(*report));
         };
     });

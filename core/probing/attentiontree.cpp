@@ -370,7 +370,8 @@ Result<HeadAccuracyReport> headAccuracy(const std::vector<Sentence> &gold, const
             const int head = dep.heads[d] - 1;
             if (head < 0)
                 continue;
-            const std::string rel = d < static_cast<int>(dep.deprels.size()) ? universalRelation(dep.deprels[d]) : "_";
+            const std::string rel = d < static_cast<int>(dep.deprels.size()) ? (options.keepRelationSubtypes ? dep.deprels[d] : universalRelation(dep.deprels[d]))
+                                                                               : "_";
             std::vector<std::string> targets{"all"};
             if (rel != "all")
                 targets.push_back(rel);
@@ -405,6 +406,7 @@ Result<HeadAccuracyReport> headAccuracy(const std::vector<Sentence> &gold, const
     }
 
     HeadAccuracyReport report;
+    report.subtypesKept = options.keepRelationSubtypes;
     report.layers = L;
     report.heads = H;
     report.sentences = gold.size();

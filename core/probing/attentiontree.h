@@ -90,6 +90,9 @@ struct AttentionTreeOptions {
     Spans spans = Spans::Auto;
     /// Offsets searched for the head-accuracy baselines: ±1 .. ±max (at least 2).
     int maxBaselineOffset = 5;
+    /// Head accuracy per relation: keep UD subtypes (`nsubj:pass`, `nmod:poss` their
+    /// own rows) rather than fold them into the universal relation (`nsubj`, `nmod`).
+    bool keepRelationSubtypes = false;
 };
 
 /// head value that selects the layer-mean row of a UUAS report.
@@ -152,6 +155,8 @@ struct HeadAccuracyReport {
     std::size_t sentences = 0;
     /// "all" first, then the relations in alphabetical order.
     std::vector<RelationHeadAccuracy> relations;
+    /// Whether UD subtypes were kept as relations of their own (else folded).
+    bool subtypesKept = false;
 
     const RelationHeadAccuracy *find(const std::string &relation) const;
 };

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/numbering.h"
+#include "core/probing/probenotes.h"
 
 namespace treelens {
 
@@ -148,13 +149,27 @@ json probeJson(const ProbeResult &r, bool withCurve = true)
     return j;
 }
 
-json sentenceLayersJson(const std::vector<SentenceProbeLayer> &layers, bool regression)
+/// The poolings a task's layers were probed with ("cls", "mean"), in the report's order.
+std::vector<std::string> poolingsOf(const SentenceProbeTask &t)
+{
+    std::vector<std::string> out;
+    if (!t.layers.empty())
+        for (const auto &entry : t.layers.front().pooling)
+            out.push_back(entry.first);
+    return out;
+}
+
+json sentenceLayersJson(const std::vector<SentenceProbeLayer> &layers, bool regression, long testExamples)
 {
     json rows = json::array();
     for (const auto &layer : layers) {
         json lj = {{"layer", probedLayerJson(layer.layer)}};
         for (const auto &[pooling, cell] : layer.pooling) {
             json pj = probeJson(cell.result);
+            if (!regression) {
+                const auto [lo, hi] = accuracyInterval(cell.result.test.accuracy, testExamples);
+                pj["test"]["accuracy_ci95"] = {pct(lo), pct(hi)};
+            }
             if (cell.control) {
                 pj["control"] = probeJson(*cell.control, false);
                 pj["selectivity"] = regression ? r4(cell.selectivity) : rounded(cell.selectivity, 2);
@@ -187,13 +202,14 @@ json sentenceTaskJson(const SentenceProbeTask &t)
         j["baselines"]["majority"] = {{"label", b.majorityLabel},
                                       {"accuracy", pct(b.majorityAccuracy)},
                                       {"macro_f1", pct(b.majorityMacroF1)}};
-    j["layers"] = sentenceLayersJson(t.layers, reg);
+    j["layers"] = sentenceLayersJson(t.layers, reg, t.examples[2]);
     if (t.control)
         j["control_task"] = "labels a seeded random function of the lower-cased first word (Hewitt & Liang); "
                             "selectivity = test " +
                             std::string(reg ? "R2" : "accuracy points") + " of the task minus the control";
     if (t.randomInit)
-        j["random_init"] = {{"seed", t.randomInitSeed}, {"layers", sentenceLayersJson(t.randomInitLayers, reg)}};
+        j["random_init"] = {{"seed", t.randomInitSeed}, {"layers", sentenceLayersJson(t.randomInitLayers, reg, t.examples[2])}};
+    j["notes"] = sentenceTaskNotes(t, poolingsOf(t));
     return j;
 }
 
@@ -287,6 +303,7 @@ json headAccuracyJson(const HeadAccuracyReport &rep, json j, const AttentionTask
                         {"best_head_to_dep", bestCellJson(rel.bestHeadToDep)},
                         {"best_offset", {{"offset", rel.bestOffset.offset}, {"accuracy", rounded(rel.bestOffset.accuracy, 2)}}}});
     j["relations"] = rels;
+    j["relation_subtypes"] = rep.subtypesKept ? "kept" : "folded";
     if (s.worstSentences)
         j["worst_sentences_best_dep_to_head"] = *s.worstSentences;
     return j;

@@ -333,6 +333,7 @@ void readHeadAccuracy(const json &j, AttentionTaskSummary &s, ProbeRunAttention 
     rep.layers = j.at("layers").get<int>();
     rep.heads = j.at("heads").get<int>();
     rep.sentences = s.sentences;
+    rep.subtypesKept = j.value("relation_subtypes", std::string("folded")) == "kept"; // absent before: folded
     for (const json &rj : j.at("relations")) {
         RelationHeadAccuracy rel;
         rel.relation = rj.at("relation").get<std::string>();

@@ -62,6 +62,7 @@ struct ProbeRunConfig {
     bool baselines = false;                   ///< control and randomInit
     bool randomInit = false;                  ///< also probe a random-weight encoder
     bool rawAttention = false;                ///< attention before the constituent prior
+    bool keepRelationSubtypes = false;        ///< head-accuracy: nsubj:pass its own relation
     std::string treeSource = "auto";          ///< auto, gold or parsed
     std::string tree = "auto";                ///< auto, constituency or dependency
     int depthMinCount = 10;

@@ -388,6 +388,7 @@ Result<AttentionStageResult> runAttentionTasks(const ProbeRunContext &ctx, Encod
                                                         : "the model's attention (after its relation weighting)")
                                  : "softmax attention"};
     job.options.raw = config.rawAttention;
+    job.options.keepRelationSubtypes = config.keepRelationSubtypes;
     job.options.spans = trees.tree == "dependency" ? AttentionTreeOptions::Spans::Dependency
                                                    : AttentionTreeOptions::Spans::Constituency;
     for (const auto &name : tasks) {

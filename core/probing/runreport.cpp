@@ -6,6 +6,7 @@
 
 #include "core/base/numbering.h"
 #include "core/probing/probecompare.h"
+#include "core/probing/probenotes.h"
 #include "core/probing/runcontext.h"
 
 namespace treelens {
@@ -97,6 +98,8 @@ std::vector<std::string> sentenceHeader(const SentenceProbeTask &t, const std::v
     std::vector<std::string> header = {"layer"};
     for (const auto &p : poolings) {
         header.push_back(p + (reg ? " R2" : " acc"));
+        if (!reg)
+            header.push_back(p + " 95% CI");
         header.push_back(p + (reg ? " MSE" : " F1"));
         if (t.control) {
             header.push_back(p + (reg ? " ctl R2" : " ctl acc"));
@@ -119,6 +122,10 @@ std::string sentenceTaskText(const SentenceProbeTask &t, const std::vector<std::
             const SentenceProbeCell &c = layer.pooling.at(p);
             const ProbeResult &m = c.result;
             row.push_back(reg ? probeFixed(m.test.r2, 4) : probeFixed(100 * m.test.accuracy, 2));
+            if (!reg) {
+                const auto [lo, hi] = accuracyInterval(m.test.accuracy, t.examples[2]);
+                row.push_back(probeFixed(100 * lo, 1) + "-" + probeFixed(100 * hi, 1));
+            }
             row.push_back(reg ? probeFixed(m.test.mse, 3) : probeFixed(100 * m.test.macroF1, 2));
             if (t.control) {
                 row.push_back(reg ? probeFixed(c.control->test.r2, 4) : probeFixed(100 * c.control->test.accuracy, 2));
@@ -152,6 +159,11 @@ std::string sentenceTaskText(const SentenceProbeTask &t, const std::vector<std::
     else
         text += "  baseline: majority class \"" + b.majorityLabel + "\": accuracy " +
                 probeFixed(100 * b.majorityAccuracy, 2) + ", macro-F1 " + probeFixed(100 * b.majorityMacroF1, 2) + "\n";
+    if (!reg)
+        text += "  95% CI: Wilson interval of the test accuracy over its " + std::to_string(t.examples[2]) +
+                " examples\n";
+    for (const auto &note : sentenceTaskNotes(t, poolings))
+        text += "  " + note + "\n";
     return text;
 }
 
@@ -198,6 +210,9 @@ std::string headAccuracyText(const HeadAccuracyReport &rep, const AttentionTaskS
                             std::to_string(rel.bestOffset.offset) + ")"});
     std::string text = "\nhead-accuracy (" + std::to_string(s.sentences) + " sentences, " + s.attention +
                        "; percent; best head as layer-head, numbered from 1)\n";
+    text += rep.subtypesKept ? "relations with their UD subtypes kept (nsubj:pass apart from nsubj)\n"
+                             : "relations with their UD subtypes folded (nsubj:pass counted as nsubj; "
+                               "--relation-subtypes keep keeps them)\n";
     if (const auto *all = rep.find("all")) {
         text += gridText(all->depToHead, 2, "all relations, dependent -> head:");
         text += gridText(all->headToDep, 2, "all relations, head -> dependent:");

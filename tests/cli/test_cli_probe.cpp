@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -564,4 +565,35 @@ TEST(CliProbe, HeadAccuracyOnAHuggingFaceFolder)
     ASSERT_EQ(text.code, 0) << text.err;
     EXPECT_NE(text.out.find("best offset"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("pretrained-transformer"), std::string::npos) << text.out;
+    EXPECT_EQ(ha.at("relation_subtypes"), "folded");
+    EXPECT_NE(text.out.find("subtypes folded (nsubj:pass counted as nsubj"), std::string::npos) << text.out;
+
+    // Issue 47 (item 9): subtypes folded or kept, said either way. The relations of a
+    // hand-written treebank with two subtype arcs (nmod:poss, acl:relcl), read from the file:
+    // kept, the rows are exactly its relations; folded, the subtypes are gone.
+    const std::string sub = test::testData("ui/agreement.conllu");
+    std::set<std::string> relations{"all"}, folded{"all"};
+    std::ifstream subIn(sub);
+    for (std::string line; std::getline(subIn, line);) {
+        std::vector<std::string> cols;
+        std::stringstream ss(line);
+        for (std::string c; std::getline(ss, c, '\t');)
+            cols.push_back(c);
+        if (cols.size() == 10 && line[0] != '#' && cols[6] != "0") {
+            relations.insert(cols[7]);
+            folded.insert(cols[7].substr(0, cols[7].find(':')));
+        }
+    }
+    ASSERT_NE(relations, folded) << "the file has no subtype";
+    for (const bool keep : {true, false}) {
+        const CliRun k = cli("probe --task head-accuracy --json --model " + quote(model) + " --train " + quote(sub) +
+                             " --test " + quote(sub) + (keep ? " --relation-subtypes keep" : ""));
+        ASSERT_EQ(k.code, 0) << k.err;
+        const json kj = json::parse(k.out).at("tasks").at("head-accuracy");
+        EXPECT_EQ(kj.at("relation_subtypes"), keep ? "kept" : "folded");
+        std::set<std::string> rows;
+        for (const auto &rel : kj.at("relations"))
+            rows.insert(rel.at("relation").get<std::string>());
+        EXPECT_EQ(rows, keep ? relations : folded);
+    }
 }

@@ -210,6 +210,35 @@ TEST(AttentionTree, HeadAccuracyHandComputed)
     EXPECT_TRUE(sentencesForCell(*rep, 0, 2).empty());
 }
 
+TEST(AttentionTree, HeadAccuracyKeepsOrFoldsRelationSubtypesAsAsked)
+{
+    // The hand corpus's one compound:prt arc (down, sat): folded it is the row "compound"
+    // (above); kept it is a row of its own with the same numbers, and no "compound" row.
+    const Corpus c = handCorpus();
+    auto folded = headAccuracy(c.gold, c.analyses);
+    ASSERT_TRUE(folded.ok()) << folded.message();
+    EXPECT_FALSE(folded->subtypesKept);
+    AttentionTreeOptions keep;
+    keep.keepRelationSubtypes = true;
+    auto kept = headAccuracy(c.gold, c.analyses, keep);
+    ASSERT_TRUE(kept.ok()) << kept.message();
+    EXPECT_TRUE(kept->subtypesKept);
+    const std::vector<std::string> names = {"all", "advmod", "compound:prt", "det", "nsubj"};
+    ASSERT_EQ(kept->relations.size(), names.size());
+    for (std::size_t i = 0; i < names.size(); ++i)
+        EXPECT_EQ(kept->relations[i].relation, names[i]);
+    EXPECT_EQ(kept->find("compound"), nullptr);
+    const auto *prt = kept->find("compound:prt");
+    ASSERT_NE(prt, nullptr);
+    EXPECT_EQ(prt->count, 1);
+    EXPECT_DOUBLE_EQ(prt->depToHead.at(0, 0), 0.0);
+    EXPECT_DOUBLE_EQ(prt->depToHead.at(0, 1), 100.0);
+    EXPECT_DOUBLE_EQ(prt->headToDep.at(0, 0), 100.0);
+    EXPECT_DOUBLE_EQ(prt->headToDep.at(0, 1), 0.0);
+    // "all" does not depend on the choice.
+    EXPECT_EQ(kept->find("all")->depToHead.values, folded->find("all")->depToHead.values);
+}
+
 // One sentence at a time (what the heads overview colours by): the same counts as
 // the corpus report's per-sentence numbers, and the best offset on its arcs.
 TEST(AttentionTree, ArcHitsOfOneSentence)

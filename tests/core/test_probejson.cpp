@@ -56,6 +56,8 @@ json renumbered(json r)
         } else if (kind == "attention") {
             t["layer_numbering"] = "1-based: \"layer\" and \"head\" count from 1; row i of a grid is layer i + 1, "
                                    "column j head j + 1";
+            if (t.contains("relations")) // earlier versions always folded UD subtypes
+                t["relation_subtypes"] = "folded";
             if (t.contains("relations"))
                 for (auto &rel : t["relations"])
                     for (const char *best : {"best_dep_to_head", "best_head_to_dep"}) {
@@ -82,6 +84,33 @@ json renumbered(json r)
         }
     }
     return r;
+}
+
+/// A written report without what is derived from its numbers on writing (issue 47):
+/// each sentence task's "notes" and each test accuracy's "accuracy_ci95" (tested by hand
+/// in test_runreport.cpp), so that a report of an earlier version compares as it was.
+std::string withoutDerived(const std::string &written)
+{
+    json j = json::parse(written);
+    auto strip = [](json &report) {
+        for (auto &t : report["tasks"]) {
+            if (t["kind"] != "sentence")
+                continue;
+            t.erase("notes");
+            for (json *layers : {&t["layers"], t.contains("random_init") ? &t["random_init"]["layers"] : nullptr})
+                if (layers)
+                    for (auto &l : *layers)
+                        for (auto &[key, cell] : l.items())
+                            if (cell.is_object() && cell.contains("test"))
+                                cell["test"].erase("accuracy_ci95");
+        }
+    };
+    if (j.contains("models"))
+        for (auto &m : j["models"])
+            strip(m);
+    else
+        strip(j);
+    return j.dump();
 }
 
 std::string fixture(const std::string &name)
@@ -183,7 +212,7 @@ TEST(ProbeJson, ReportsOfEarlierVersionsComeBackNumberedFromOne)
         ASSERT_TRUE(reports.ok()) << reports.message();
         ASSERT_EQ(reports->size(), 1u) << name;
         const std::string written = probeReportJson(reports->front());
-        EXPECT_EQ(written, renumbered(json::parse(text)).dump()) << name;
+        EXPECT_EQ(withoutDerived(written), renumbered(json::parse(text)).dump()) << name;
         // Today's JSON reads back to the same bytes.
         auto again = readProbeReportsJson(written, name);
         ASSERT_TRUE(again.ok()) << again.message();
@@ -196,7 +225,7 @@ TEST(ProbeJson, ReportsOfEarlierVersionsComeBackNumberedFromOne)
     json expected = json::parse(models);
     for (auto &m : expected["models"])
         m = renumbered(m);
-    EXPECT_EQ(probeReportsJson({&(*reports)[0], &(*reports)[1]}), expected.dump());
+    EXPECT_EQ(withoutDerived(probeReportsJson({&(*reports)[0], &(*reports)[1]})), expected.dump());
     EXPECT_EQ((*reports)[1].model.name, "transformer-en-small");
 }
 

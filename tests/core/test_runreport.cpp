@@ -2,8 +2,11 @@
 // and its text, checked against text written out by hand.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+#include <tuple>
 
+#include "core/probing/probenotes.h"
 #include "core/probing/runreport.h"
 
 using namespace treelens;
@@ -86,8 +89,73 @@ TEST(RunReport, TextOfASentenceProbe)
               "  embeddings   0.5000     1.250\n"
               "  2            0.0000         -\n" // −0.00001 is shown 0.0000; NaN as "-"
               "  baseline: predict the train mean 5.50: R2 -0.0100, MSE 2.500\n"
+              // 3 test and 3 dev examples: said (issue 47).
+              "  warning: sentlen: the test split has 3 examples: differences between layers on so few are not "
+              "evidence (use a larger corpus or --test)\n"
+              "  warning: sentlen: the dev split has 3 examples: the epoch kept (chosen on dev) is a noisy choice\n"
               "\n"
               "time: 1.2 s\n");
+}
+
+// Issue 47 (item 9): a classification task on 20 test examples. Hand-computed Wilson 95 %
+// intervals (z = 1.96): 11/20 = 0.55 -> [0.3421, 0.7418]; 14/20 = 0.70 -> [0.4810, 0.8545];
+// at 0.5 the half width is 0.2007 (+-20 points).
+TEST(RunReport, SmallSplitsIntervalsAndWinningBaselinesAreSaid)
+{
+    auto [lo, hi] = accuracyInterval(0.7, 20);
+    EXPECT_NEAR(lo, 0.4810, 5e-5);
+    EXPECT_NEAR(hi, 0.8545, 5e-5);
+    std::tie(lo, hi) = accuracyInterval(0.55, 20);
+    EXPECT_NEAR(lo, 0.3421, 5e-5);
+    EXPECT_NEAR(hi, 0.7418, 5e-5);
+    EXPECT_TRUE(std::isnan(accuracyInterval(0.5, 0).first));
+
+    auto layer = [](int l, double acc) {
+        SentenceProbeLayer out{l, {}};
+        SentenceProbeCell c;
+        c.result.test.accuracy = acc;
+        c.result.test.macroF1 = acc;
+        out.pooling["mean"] = c;
+        return out;
+    };
+    SentenceProbeTask t;
+    t.name = "treedepth";
+    t.labels = {"2", "3"};
+    t.examples = {160, 200, 20};
+    t.baseline.majorityLabel = "2";
+    t.baseline.majorityAccuracy = 0.60;
+    t.baseline.majorityMacroF1 = 0.375;
+    t.layers = {layer(0, 0.55), layer(1, 0.70)};
+    t.randomInit = true;
+    t.randomInitLayers = {layer(0, 0.50), layer(1, 0.75)};
+    const std::vector<std::string> notes = sentenceTaskNotes(t, {"mean"});
+    ASSERT_EQ(notes.size(), 3u);
+    EXPECT_EQ(notes[0], "warning: treedepth: the test split has 20 examples: a test accuracy near 50 % has a 95 % "
+                        "interval of about +-20 points, so differences between layers smaller than that are not "
+                        "evidence (use a larger corpus or --test)");
+    // 0.55 <= the majority's 0.60 at the embeddings; 0.70 > 0.60 at layer 1.
+    EXPECT_EQ(notes[1], "note: treedepth (mean): at layer embeddings the probe is no better than always answering "
+                        "the majority class: nothing there is evidence that the layer encodes the property");
+    // The random encoder's 0.75 >= 0.70 at layer 1 only, and inside [0.4810, 0.8545].
+    EXPECT_EQ(notes[2], "note: treedepth (mean): the random-weight encoder's probe scores at least as high as the "
+                        "trained encoder's at layer 1: what the probe reads there needs no training (word identity "
+                        "and position survive random layers; Zhang & Bowman 2018, Hewitt & Liang 2019); at 1 of them "
+                        "the random encoder's accuracy is inside the trained probe's 95 % interval (20 test "
+                        "examples): the two do not differ");
+
+    ProbeRunReport r = smallReport();
+    r.settings.poolings = {"mean"};
+    r.sentenceTasks = {t};
+    const std::string text = probeReportText(r);
+    EXPECT_NE(text.find("  layer       mean acc  mean 95% CI  mean F1  mean rand acc\n"
+                        "  embeddings     55.00    34.2-74.2    55.00          50.00\n"
+                        "  1              70.00    48.1-85.5    70.00          75.00\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("  95% CI: Wilson interval of the test accuracy over its 20 examples\n  " + notes[0] + "\n  " +
+                        notes[1] + "\n  " + notes[2] + "\n"),
+              std::string::npos)
+        << text;
 }
 
 TEST(RunReport, TextOfAStructuralProbeAndGivenSplits)
