@@ -23,8 +23,24 @@ namespace treelens {
 
 QString unitName(const std::string &kind)
 {
-    return kind == "word" ? ExplainPanel::tr("word") : kind == "dependency" ? ExplainPanel::tr("subtree") : ExplainPanel::tr("constituent");
+    return kind == "word"                      ? ExplainPanel::tr("word")
+           : kind == "dependency"              ? ExplainPanel::tr("subtree")
+           : kind == "constituent"             ? ExplainPanel::tr("constituent")
+                                               : ExplainPanel::tr("subtree = constituent");
 }
+
+/// A row of the ranked list: the two number columns sort by value (Qt::UserRole), the others as text.
+class RankedItem : public QTreeWidgetItem {
+public:
+    using QTreeWidgetItem::QTreeWidgetItem;
+    bool operator<(const QTreeWidgetItem &other) const override
+    {
+        const int column = treeWidget() ? treeWidget()->sortColumn() : 0;
+        if (column <= 1)
+            return data(column, Qt::UserRole).toDouble() < other.data(column, Qt::UserRole).toDouble();
+        return QTreeWidgetItem::operator<(other);
+    }
+};
 
 ExplainPanel::ExplainPanel(AnalysisDocument *document, JobRunner *jobs, QWidget *parent)
     : QWidget(parent), m_document(document), m_jobs(jobs)
@@ -52,11 +68,12 @@ ExplainPanel::ExplainPanel(AnalysisDocument *document, JobRunner *jobs, QWidget 
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_summary);
     m_list = new QTreeWidget(this);
-    m_list->setHeaderLabels({tr("attribution"), tr("words"), tr("unit"), tr("label")});
+    m_list->setHeaderLabels({tr("attribution"), tr("per word"), tr("words"), tr("unit"), tr("label")});
+    m_list->headerItem()->setToolTip(1, tr("The attribution divided by the unit's words: a ranking by it does not favour "
+                                           "long subtrees as the sum does (click a header to sort by it)"));
     m_list->setRootIsDecorated(false);
-    m_list->setSortingEnabled(false);
     m_list->header()->setStretchLastSection(false);
-    m_list->header()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_list->header()->setSectionResizeMode(2, QHeaderView::Stretch);
     layout->addWidget(m_list, 1);
     connect(m_run, &QPushButton::clicked, this, &ExplainPanel::explain);
     connect(m_method, &QComboBox::currentIndexChanged, this, [this](int i) { m_steps->setEnabled(i == 0); });
@@ -160,20 +177,39 @@ void ExplainPanel::show(std::shared_ptr<const Attribution> result)
     if (!sentence || !analysis || result->sides.empty())
         return;
     const SideAttribution &side = result->sides.front();
-    // The ranked list: words and subtrees, most positive first.
+    // The whole sentence is one sum, said apart from the ranked subtrees (issue 47); how a
+    // word-piece model's rollout makes word values, when it matters.
+    if (auto subtrees = subtreeAttributions(*sentence, side.word)) {
+        const RankedSubtrees ranked = rankedSubtrees(*subtrees);
+        if (ranked.hasWholeSentence)
+            text += tr("\nWhole sentence: %1 (the sum over its words; not ranked).").arg(ranked.wholeSentence, 0, 'f', 5);
+    }
+    if (const std::string rule = rolloutWordRule(side); !rule.empty())
+        text += tr("\nWords: %1.").arg(QString::fromStdString(rule));
+    m_summary->setText(text);
+    // The ranked list: words and subtrees, most positive first; a click on a header sorts
+    // by that column (the per-word mean does not favour long subtrees).
     auto units = unitAttributions(*sentence, side.word);
     std::stable_sort(units.begin(), units.end(), [](const auto &a, const auto &b) { return a.attribution > b.attribution; });
     const auto words = sentence->words();
+    m_list->setSortingEnabled(false);
     for (const SubtreeAttribution &u : units) {
         QStringList w;
         for (int x : u.words)
             w << QString::fromStdString(words[static_cast<std::size_t>(x)]);
         const QString text = w.join(QLatin1Char(' '));
-        auto *item = new QTreeWidgetItem(m_list, {QString::number(u.attribution, 'f', 5), text, unitName(u.kind),
-                                                  QString::fromStdString(u.label)});
-        item->setToolTip(1, text);
+        auto *item = new RankedItem(m_list, {QString::number(u.attribution, 'f', 5), QString::number(u.perWord(), 'f', 5),
+                                             text, unitName(u.kind), QString::fromStdString(u.label)});
+        item->setData(0, Qt::UserRole, u.attribution);
+        item->setData(1, Qt::UserRole, u.perWord());
+        if (u.kind == "word" && static_cast<std::size_t>(u.head) < side.pieces.size() && side.pieces[u.head] > 1)
+            item->setText(3, tr("word (%1 pieces)").arg(side.pieces[u.head]));
+        item->setToolTip(2, text);
         item->setForeground(0, divergingColor(u.attribution < 0 ? -1.0 : 1.0)); // the tree views' blue and red
+        item->setForeground(1, divergingColor(u.perWord() < 0 ? -1.0 : 1.0));
     }
+    m_list->setSortingEnabled(true);
+    m_list->sortByColumn(0, Qt::DescendingOrder);
     // The bands under the words: the analysis shown, with the attributions.
     if (side.word.size() == analysis->words.size()) {
         auto copy = std::make_shared<Analysis>(*analysis);

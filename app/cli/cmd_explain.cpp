@@ -34,9 +34,15 @@ Result<json> sideJson(const SideAttribution &side, const Sentence &sentence)
 {
     json j;
     json words = json::array();
-    for (std::size_t k = 0; k < side.word.size(); ++k)
-        words.push_back({{"index", k + 1}, {"word", k < side.words.size() ? side.words[k] : ""}, {"attribution", side.word[k]}});
+    for (std::size_t k = 0; k < side.word.size(); ++k) {
+        json w = {{"index", k + 1}, {"word", k < side.words.size() ? side.words[k] : ""}, {"attribution", side.word[k]}};
+        if (k < side.pieces.size())
+            w["pieces"] = side.pieces[k];
+        words.push_back(w);
+    }
     j["words"] = words;
+    if (const std::string rule = rolloutWordRule(side); !rule.empty())
+        j["word_rule"] = rule;
     json tokens = json::array();
     for (std::size_t k = 0; k < side.token.size(); ++k)
         tokens.push_back({{"token", k < side.tokens.size() ? side.tokens[k] : ""}, {"attribution", side.token[k]}});
@@ -50,12 +56,16 @@ Result<json> sideJson(const SideAttribution &side, const Sentence &sentence)
         json w = json::array();
         for (int x : s.words)
             w.push_back(x + 1);
-        json e = {{"kind", s.kind}, {"label", s.label}, {"words", w}, {"attribution", s.attribution}};
+        json e = {{"kind", s.kind}, {"label", s.label}, {"words", w}, {"attribution", s.attribution},
+                  {"per_word", s.perWord()}, {"whole_sentence", s.wholeSentence}};
         if (s.head >= 0)
             e["head"] = s.head + 1;
         st.push_back(e);
     }
     j["subtrees"] = st;
+    const RankedSubtrees ranked = rankedSubtrees(*subtrees);
+    if (ranked.hasWholeSentence)
+        j["whole_sentence"] = {{"attribution", ranked.wholeSentence}, {"units", ranked.wholeNames}};
     return j;
 }
 
@@ -63,32 +73,51 @@ Result<json> sideJson(const SideAttribution &side, const Sentence &sentence)
 Result<std::string> sideText(const SideAttribution &side, const Sentence &sentence)
 {
     std::string out;
-    for (std::size_t k = 0; k < side.word.size(); ++k)
-        out += "  " + std::to_string(k + 1) + "\t" + (k < side.words.size() ? side.words[k] : "") + "\t" + num(side.word[k]) + "\n";
+    for (std::size_t k = 0; k < side.word.size(); ++k) {
+        out += "  " + std::to_string(k + 1) + "\t" + (k < side.words.size() ? side.words[k] : "") + "\t" + num(side.word[k]);
+        if (k < side.pieces.size() && side.pieces[k] > 1)
+            out += "\t(" + std::to_string(side.pieces[k]) + " pieces)";
+        out += "\n";
+    }
+    if (const std::string rule = rolloutWordRule(side); !rule.empty())
+        out += " words: " + rule + "\n";
     if (side.specials != 0.0)
         out += "  special tokens\t" + num(side.specials) + "\n";
     auto subtrees = subtreeAttributions(sentence, side.word);
     if (!subtrees)
         return subtrees.error();
-    std::vector<SubtreeAttribution> s = *subtrees;
-    std::sort(s.begin(), s.end(), [](const SubtreeAttribution &a, const SubtreeAttribution &b) { return a.attribution > b.attribution; });
+    // The whole sentence is one sum, said apart; the subtrees ranked by their sum and by
+    // their mean per word (the sum favours long subtrees), units of the same words merged.
+    const RankedSubtrees ranked = rankedSubtrees(*subtrees);
+    if (ranked.hasWholeSentence) {
+        std::string names;
+        for (const auto &n : ranked.wholeNames)
+            names += (names.empty() ? "" : ", ") + n;
+        out += " whole sentence\t" + num(ranked.wholeSentence) + " (the sum over its words: " + names + ")\n";
+    }
     const auto words = sentence.words();
-    auto show = [&](const SubtreeAttribution &t) {
+    auto show = [&](const SubtreeAttribution &t, double v) {
         std::string w;
         for (int x : t.words)
             w += (w.empty() ? "" : " ") + words[static_cast<std::size_t>(x)];
-        return "  " + num(t.attribution) + "  " + t.kind + " " + t.label + ": " + w + "\n";
+        return "  " + num(v) + "  " + t.kind + " " + t.label + ": " + w + "\n";
     };
-    if (!s.empty() && s.front().attribution > 0) {
-        out += " most positive subtrees:\n";
-        for (std::size_t k = 0; k < s.size() && k < 3 && s[k].attribution > 0; ++k)
-            out += show(s[k]);
-    }
-    if (!s.empty() && s.back().attribution < 0) {
-        out += " most negative subtrees:\n";
-        for (std::size_t k = 0; k < s.size() && k < 3 && s[s.size() - 1 - k].attribution < 0; ++k)
-            out += show(s[s.size() - 1 - k]);
-    }
+    auto ranking = [&](const char *title, double (*value)(const SubtreeAttribution &)) {
+        std::vector<SubtreeAttribution> s = ranked.subtrees;
+        std::stable_sort(s.begin(), s.end(), [&](const auto &a, const auto &b) { return value(a) > value(b); });
+        if (!s.empty() && value(s.front()) > 0) {
+            out += std::string(" most positive subtrees") + title + ":\n";
+            for (std::size_t k = 0; k < s.size() && k < 3 && value(s[k]) > 0; ++k)
+                out += show(s[k], value(s[k]));
+        }
+        if (!s.empty() && value(s.back()) < 0) {
+            out += std::string(" most negative subtrees") + title + ":\n";
+            for (std::size_t k = 0; k < s.size() && k < 3 && value(s[s.size() - 1 - k]) < 0; ++k)
+                out += show(s[s.size() - 1 - k], value(s[s.size() - 1 - k]));
+        }
+    };
+    ranking("", [](const SubtreeAttribution &t) { return t.attribution; });
+    ranking(" per word (the mean over their words)", [](const SubtreeAttribution &t) { return t.perWord(); });
     return out;
 }
 

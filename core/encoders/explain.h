@@ -53,6 +53,8 @@ struct SideAttribution {
     /// ([root], [CLS], [SEP]) belong to no word and stay in `token` only.
     std::vector<double> word;
     double specials = 0.0;             ///< the sum over the tokens that are no word's
+    /// Rollout on a word-piece model: per word, the number of its pieces (empty otherwise).
+    std::vector<int> pieces;
 };
 
 struct Attribution {

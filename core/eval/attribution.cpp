@@ -75,6 +75,9 @@ SideAttribution rolloutSide(const Analysis &a, bool clsToken)
     for (int j = 0; j < n; ++j)
         if (!isWord[static_cast<std::size_t>(j)])
             side.specials += side.token[static_cast<std::size_t>(j)];
+    if (!a.pieceToken.empty())
+        for (int t : a.wordToken)
+            side.pieces.push_back(static_cast<int>(std::count(a.pieceToken.begin(), a.pieceToken.end(), t)));
     return side;
 }
 
@@ -123,6 +126,7 @@ Result<std::vector<SubtreeAttribution>> subtreeAttributions(const Sentence &sent
             s.label = h < static_cast<int>(t.deprels.size()) ? t.deprels[static_cast<std::size_t>(h)] : "";
             s.start = words.front();
             s.end = words.back() + 1;
+            s.wholeSentence = static_cast<int>(words.size()) == n;
             for (int w : words)
                 s.attribution += wordAttribution[static_cast<std::size_t>(w)];
             s.words = std::move(words);
@@ -142,11 +146,47 @@ Result<std::vector<SubtreeAttribution>> subtreeAttributions(const Sentence &sent
             s.label = span.label;
             s.start = span.start;
             s.end = span.end;
+            s.wholeSentence = span.start == 0 && span.end == n;
             for (int w = span.start; w < span.end; ++w) {
                 s.words.push_back(w);
                 s.attribution += wordAttribution[static_cast<std::size_t>(w)];
             }
             out.push_back(std::move(s));
+        }
+    }
+    return out;
+}
+
+std::string rolloutWordRule(const SideAttribution &side)
+{
+    if (std::none_of(side.pieces.begin(), side.pieces.end(), [](int k) { return k > 1; }))
+        return {};
+    return "rollout runs on the word-level attention the views draw (Clark et al. 2019: attention to a word is the "
+           "sum over its pieces, from a word the mean over its pieces), so a word of k pieces gathers the attention "
+           "of k pieces - about k times a one-piece word's share when attention is spread evenly; the words of "
+           "more than one piece are marked with their count";
+}
+
+RankedSubtrees rankedSubtrees(const std::vector<SubtreeAttribution> &subtrees)
+{
+    RankedSubtrees out;
+    for (const SubtreeAttribution &s : subtrees) {
+        if (s.wholeSentence) {
+            out.hasWholeSentence = true;
+            out.wholeSentence = s.attribution; // every whole-sentence unit sums the same words
+            out.wholeNames.push_back(s.kind + " " + s.label);
+            continue;
+        }
+        auto same = std::find_if(out.subtrees.begin(), out.subtrees.end(),
+                                 [&](const SubtreeAttribution &t) { return t.words == s.words; });
+        if (same == out.subtrees.end()) {
+            out.subtrees.push_back(s);
+        } else if (same->kind != s.kind || same->label != s.label) {
+            if (same->kind != s.kind && same->kind.find(" + ") == std::string::npos)
+                same->kind += " + " + s.kind;
+            same->label += " / " + s.label;
+            if (same->head < 0)
+                same->head = s.head;
         }
     }
     return out;
@@ -160,8 +200,10 @@ std::vector<SubtreeAttribution> unitAttributions(const Sentence &sentence, const
         const int w = static_cast<int>(k);
         units.push_back({"word", "", w, w, w + 1, {w}, wordAttribution[k]});
     }
-    if (auto subtrees = subtreeAttributions(sentence, wordAttribution))
-        units.insert(units.end(), subtrees->begin(), subtrees->end());
+    if (auto subtrees = subtreeAttributions(sentence, wordAttribution)) {
+        const RankedSubtrees ranked = rankedSubtrees(*subtrees);
+        units.insert(units.end(), ranked.subtrees.begin(), ranked.subtrees.end());
+    }
     return units;
 }
 

@@ -319,4 +319,21 @@ TEST(CliExplain, MatchesAnalyzeAndScorePairsAndSubtreesSumTheirWords)
     const auto ro = cli("explain --method rollout --input " + q(input));
     EXPECT_EQ(ro.code, 0) << ro.err;
     EXPECT_NE(ro.out.find("rollout, attention rolled out"), std::string::npos) << ro.out;
+    // Issue 47: the whole sentence once, apart; the ranked subtrees without it, by sum and per word.
+    EXPECT_NE(ro.out.find(" whole sentence\t+"), std::string::npos) << ro.out;
+    EXPECT_NE(ro.out.find("(the sum over its words: dependency root"), std::string::npos) << ro.out;
+    EXPECT_EQ(ro.out.find("  dependency root:"), std::string::npos) << ro.out;
+    EXPECT_EQ(ro.out.find(": the film is not funny .\n"), std::string::npos) << ro.out;
+    EXPECT_NE(ro.out.find(" most positive subtrees per word (the mean over their words):"), std::string::npos) << ro.out;
+    const auto rj = cli("explain --method rollout --json --input " + q(input));
+    ASSERT_EQ(rj.code, 0) << rj.err;
+    const json jr = json::parse(rj.out);
+    double all = 0.0;
+    for (const auto &w : jr["words"])
+        all += w["attribution"].get<double>();
+    EXPECT_NEAR(jr["whole_sentence"]["attribution"].get<double>(), all, 1e-9);
+    for (const auto &st : jr["subtrees"]) {
+        EXPECT_EQ(st["whole_sentence"].get<bool>(), st["words"].size() == 6u) << st.dump();
+        EXPECT_NEAR(st["per_word"].get<double>(), st["attribution"].get<double>() / st["words"].size(), 1e-12);
+    }
 }

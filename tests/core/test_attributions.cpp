@@ -171,6 +171,45 @@ TEST(Attributions, RolloutAndSubtreesByHand)
     EXPECT_EQ((*st)[3].label, "NP");
     EXPECT_DOUBLE_EQ((*st)[3].attribution, 1.25);
     EXPECT_FALSE(subtreeAttributions(s, {1.0, 2.0}));
+
+    // Issue 47: the whole sentence apart, units of the same words merged, a mean per word.
+    EXPECT_FALSE((*st)[0].wholeSentence);
+    EXPECT_TRUE((*st)[1].wholeSentence); // sat's subtree: all four words
+    EXPECT_TRUE((*st)[2].wholeSentence); // S
+    EXPECT_FALSE((*st)[3].wholeSentence);
+    const RankedSubtrees ranked = rankedSubtrees(*st);
+    EXPECT_TRUE(ranked.hasWholeSentence);
+    EXPECT_DOUBLE_EQ(ranked.wholeSentence, -0.75);
+    EXPECT_EQ(ranked.wholeNames, (std::vector<std::string>{"dependency root", "constituent S"}));
+    ASSERT_EQ(ranked.subtrees.size(), 1u); // cat's subtree and NP: the same three words
+    EXPECT_EQ(ranked.subtrees[0].kind, "dependency + constituent");
+    EXPECT_EQ(ranked.subtrees[0].label, "nsubj / NP");
+    EXPECT_DOUBLE_EQ(ranked.subtrees[0].attribution, 1.25);
+    EXPECT_DOUBLE_EQ(ranked.subtrees[0].perWord(), 1.25 / 3);
+    // The dock's list: the four words, then the one merged subtree (no whole sentence).
+    const auto units = unitAttributions(s, w);
+    ASSERT_EQ(units.size(), 5u);
+    EXPECT_EQ(units[4].label, "nsubj / NP");
+
+    // Rollout on a word-piece analysis: each word's piece count, and the rule said only
+    // when a word has more than one piece. Units [CLS] dogs barked; pieces [CLS] dogs bark ##ed.
+    Analysis p;
+    p.tokens = {"[CLS]", "dogs", "barked"};
+    p.words = {"dogs", "barked"};
+    p.wordToken = {1, 2};
+    p.pieces = {"[CLS]", "dogs", "bark", "##ed"};
+    p.pieceToken = {0, 1, 2, 2};
+    Matrix u(3, 3, 1.0f / 3);
+    p.attention = {{u}};
+    auto pr = attentionRollout(p, true);
+    ASSERT_TRUE(pr) << pr.message();
+    EXPECT_EQ(pr->sides[0].pieces, (std::vector<int>{1, 2}));
+    EXPECT_NE(rolloutWordRule(pr->sides[0]).find("sum over its pieces"), std::string::npos);
+    p.pieces = {"[CLS]", "dogs", "barked"};
+    p.pieceToken = {0, 1, 2};
+    pr = attentionRollout(p, true);
+    EXPECT_EQ(pr->sides[0].pieces, (std::vector<int>{1, 1}));
+    EXPECT_EQ(rolloutWordRule(pr->sides[0]), "");
 }
 
 TEST(Attributions, DependencyTransformerPolarityIsComplete)
