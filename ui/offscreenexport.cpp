@@ -1,7 +1,10 @@
 #include "ui/offscreenexport.h"
 
+#include <string>
+
 #include <QDir>
 
+#include "core/base/strings.h"
 #include "ui/parserchoice.h"
 #include "ui/viewregistry.h"
 
@@ -176,10 +179,10 @@ void OffscreenExport::exportCurrent()
             }
             continue;
         }
-        const QString path = m_batch ? QDir(m_options.out)
-                                           .filePath(QStringLiteral("%1-%2.%3")
-                                                         .arg(m_index + 1, 4, 10, QLatin1Char('0'))
-                                                         .arg(view, m_options.format))
+        // NNNN-ID-VIEW.FORMAT: the number keeps the input's order, the id joins the figure
+        // back to the corpus (issue 47).
+        const QString stem = QString::fromStdString(numberedFileStem(static_cast<std::size_t>(m_index) + 1, sentence ? sentence->id : std::string(), 4));
+        const QString path = m_batch ? QDir(m_options.out).filePath(QStringLiteral("%1-%2.%3").arg(stem, view, m_options.format))
                                      : m_options.out;
         if (const Status st = m_service.exportView(view, path, m_options.dpi); !st) {
             Q_EMIT reported(QStringLiteral("%1: %2").arg(path, QString::fromStdString(st.message())));

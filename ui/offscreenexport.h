@@ -30,7 +30,8 @@ struct ViewOption;
 struct OffscreenExportOptions {
     QStringList views;           ///< names from ViewHost::exportableViewNames()
     /// One sentence: the file every view is written to (so, one view). A corpus:
-    /// the directory (created) that receives NNNN-VIEW.FORMAT per sentence (from 0001).
+    /// the directory (created) that receives NNNN-ID-VIEW.FORMAT per sentence (from 0001;
+    /// ID the sentence's id, core/base/strings.h numberedFileStem).
     QString out;
     QString format = QStringLiteral("svg"); ///< a corpus' file format: png, svg, pdf or tex
     int layer = -1;              ///< 0-based; -1: the document's default (the first); beyond the model's: refused

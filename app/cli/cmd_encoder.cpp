@@ -151,20 +151,8 @@ struct AnalyzeSpec {
     ShardOptions shard;
 };
 
-/// A file name from a sentence's id: its letters, digits, '.', '-' and '_' (others as '_'),
-/// after its 1-based number in the input (ids repeat across files, numbers do not).
-std::string arrayFileStem(std::size_t number, const std::string &id)
-{
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%06zu", number);
-    std::string stem = buf;
-    if (!id.empty()) {
-        stem += '-';
-        for (char c : id.substr(0, 120))
-            stem += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ? c : '_';
-    }
-    return stem;
-}
+/// A file name from a sentence's id after its 1-based number in the input (numberedFileStem).
+std::string arrayFileStem(std::size_t number, const std::string &id) { return numberedFileStem(number, id, 6); }
 
 /// [layers][heads] matrices of one size as one float32 array [L, H, n, n]; empty when there are none.
 std::pair<std::vector<float>, std::vector<std::int64_t>> stacked(const std::vector<std::vector<Matrix>> &layers)

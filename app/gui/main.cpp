@@ -114,7 +114,7 @@ void declareOptions(QCommandLineParser &cli)
          QStringLiteral("VIEW")},
         {QStringLiteral("out"),
          QStringLiteral("Output file (.png, .svg, .pdf, .tex) for --export-view; with FILE, a directory that receives "
-                        "NNNN-VIEW.FORMAT per sentence."),
+                        "NNNN-ID-VIEW.FORMAT per sentence (its number and id)."),
          QStringLiteral("OUT")},
         {QStringLiteral("format"), QStringLiteral("Batch export format: png, svg, pdf or tex (default svg)."), QStringLiteral("FMT"),
          QStringLiteral("svg")},

@@ -1,5 +1,6 @@
 #include "core/base/strings.h"
 
+#include <cctype>
 #include <charconv>
 
 namespace treelens {
@@ -86,6 +87,19 @@ std::vector<std::string> splitListLines(const std::string &text)
     while (!out.empty() && out.back().empty())
         out.pop_back();
     return out;
+}
+
+std::string numberedFileStem(std::size_t number, const std::string &id, int digits)
+{
+    std::string stem = std::to_string(number);
+    if (static_cast<int>(stem.size()) < digits)
+        stem.insert(0, static_cast<std::size_t>(digits) - stem.size(), '0');
+    if (!id.empty()) {
+        stem += '-';
+        for (char c : id.substr(0, 120))
+            stem += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ? c : '_';
+    }
+    return stem;
 }
 
 } // namespace treelens

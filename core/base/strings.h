@@ -2,6 +2,7 @@
 /// \file strings.h
 /// Small string helpers used by the readers and writers.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,5 +20,10 @@ std::string toLowerAscii(std::string_view s);
 std::vector<std::string> splitListLines(const std::string &text);
 /// Parses a decimal int with nothing else around it; false on overflow/garbage.
 bool parseInt(std::string_view s, int &out);
+/// A file name stem for the `number`-th (1-based) sentence of an input: the number with
+/// `digits` digits, then '-' and the sentence's id (its first 120 bytes; letters, digits,
+/// '.', '-' and '_' kept, anything else '_'); just the number when the id is empty. Ids
+/// repeat across files, numbers do not, so the number stays: "0003-weblog-0001".
+std::string numberedFileStem(std::size_t number, const std::string &id, int digits);
 
 } // namespace treelens

@@ -121,9 +121,10 @@ TEST_F(OffscreenExportTest, WritesEveryViewOfEveryCorpusSentence)
     ASSERT_EQ(run.exitCode, 0) << run.reported.join(QLatin1Char('\n')).toStdString();
     EXPECT_FALSE(run.sawMainWindow);
     EXPECT_EQ(QDir(options.out).entryList(QDir::Files, QDir::Name),
-              QStringList({QStringLiteral("0001-constituency.tex"), QStringLiteral("0001-dependency.tex"),
-                           QStringLiteral("0002-constituency.tex"), QStringLiteral("0002-dependency.tex"),
-                           QStringLiteral("0003-constituency.tex"), QStringLiteral("0003-dependency.tex")}));
+              // NNNN-ID-VIEW: the corpus's sent_ids ui-1, ui-2, ui-3 (issue 47).
+              QStringList({QStringLiteral("0001-ui-1-constituency.tex"), QStringLiteral("0001-ui-1-dependency.tex"),
+                           QStringLiteral("0002-ui-2-constituency.tex"), QStringLiteral("0002-ui-2-dependency.tex"),
+                           QStringLiteral("0003-ui-3-constituency.tex"), QStringLiteral("0003-ui-3-dependency.tex")}));
     EXPECT_EQ(run.reported.value(0), QStringLiteral("exported 6 file(s) for 3 sentence(s) to %1").arg(options.out));
     // The gold dependency tree of the corpus was kept (the last sentence is shown).
     EXPECT_EQ(exporter.document().sentence()->metadataValue("dependency_source"), "gold");
