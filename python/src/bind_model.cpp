@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <filesystem>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -24,6 +25,16 @@ ModelPtr loadModel(const std::string &pathIn, const std::string &device, int thr
                    const std::string &precision)
 {
     std::string path = pathIn.empty() ? defaultModelPath() : pathIn;
+    // A shipped model by its name ("ggsa-en-wikiqa" or "ggsa-en-wikiqa.safetensors") when no
+    // such file or folder is at that path: a notebook runs from any folder.
+    std::error_code ec;
+    if (!path.empty() && path.find('/') == std::string::npos && !std::filesystem::exists(path, ec)) {
+        for (const std::string &name : {path, path + ".safetensors"})
+            if (const std::string shipped = findShippedModel(name); !shipped.empty()) {
+                path = shipped;
+                break;
+            }
+    }
     if (path.empty())
         raise("no model given and the shipped default model (tree-transformer-en-small.safetensors) was not found");
     DeviceConfig config;

@@ -525,3 +525,16 @@ def test_ablate_sweep_cells_are_minimal_pairs_runs_with_that_ablation(tmp_path):
         assert abs(cell["mean_margin_change"] - margin) < 1e-9, flag
         lo, hi = cell["accuracy_change_ci95"]
         assert lo <= cell["accuracy_change"] <= hi
+
+
+def test_a_shipped_model_opens_by_name_from_any_folder(tmp_path, monkeypatch):
+    # Issue 47 (item 6): the tour runs outside docs/notebooks; a bare name that is no file in
+    # the current folder opens the shipped model of that name, with or without the extension.
+    monkeypatch.chdir(tmp_path)
+    full = treelens.load_model(os.path.join(MODELS, "ggsa-en-wikiqa.safetensors"), device="cpu")
+    for name in ("ggsa-en-wikiqa", "ggsa-en-wikiqa.safetensors"):
+        m = treelens.load_model(name, device="cpu")
+        assert os.path.realpath(m.info["path"]) == os.path.realpath(full.info["path"])
+        assert m.info["name"] == full.info["name"]
+    with pytest.raises(treelens.Error):
+        treelens.load_model("no-such-model", device="cpu")

@@ -68,7 +68,8 @@ def load_model(path: Optional[Union[str, "_os.PathLike[str]"]] = None, device: s
     ``"cuda:N"`` or ``"auto"`` (the GPU when there is one); ``threads``: CPU threads of a
     forward pass (0: the libraries' default); ``precision``: fp32, int8, bf16 or auto
     (the Tree Transformer; docs/performance.md); ``batch_size``: sentences per forward
-    pass. ``~`` in ``path`` is the home folder."""
+    pass. ``~`` in ``path`` is the home folder; a bare name that is not a file here
+    (``"ggsa-en-wikiqa"``, with or without ``.safetensors``) opens that shipped model."""
     return Model(_core._load_model("" if path is None else _path(path), device, threads, batch_size, precision))
 
 
