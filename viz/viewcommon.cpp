@@ -172,8 +172,18 @@ QString unknownWordsNote(const Analysis *analysis)
         return QString();
     const auto unknown = static_cast<double>(analysis->unknownWords->size());
     const auto words = static_cast<double>(wordCount);
-    if (unknown / words <= kUnknownWordWarningRate)
+    if (unknown == 0.0)
         return QString();
+    if (unknown / words <= kUnknownWordWarningRate) {
+        // A few: named, so a reader knows which words the model did not see (issue 47).
+        QStringList names;
+        for (int w : *analysis->unknownWords)
+            if (w >= 0 && w < static_cast<int>(analysis->words.size()) && names.size() < 6)
+                names << QString::fromStdString(analysis->words[static_cast<std::size_t>(w)]);
+        if (analysis->unknownWords->size() > 6)
+            names << QStringLiteral("...");
+        return QStringLiteral("Not in the model's vocabulary (it saw its unknown token): %1").arg(names.join(QStringLiteral(", ")));
+    }
     return QStringLiteral("%1 of %2 words (%3%) are not in the model's vocabulary: it saw its unknown token "
                           "instead, so its attention, prior and induced tree say little about them (another "
                           "language?)")

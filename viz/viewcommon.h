@@ -102,7 +102,8 @@ QColor hatchInk();
 inline constexpr double kUnknownWordWarningRate = 0.3;
 
 /// "5 of 8 words (62%) are not in the model's vocabulary …" when more than
-/// kUnknownWordWarningRate of the words (punctuation aside) are unknown; "" otherwise, and when the
+/// kUnknownWordWarningRate of the words (punctuation aside) are unknown; below that, a note naming
+/// the unknown words (up to six); "" when none are unknown, and when the
 /// model has no word vocabulary to check (Analysis::unknownWords unset).
 QString unknownWordsNote(const Analysis *analysis);
 

@@ -127,6 +127,14 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
     }
     if (a.logprob)
         j["logprob"] = *a.logprob;
+    if (a.unknownWords) {
+        // Words the model's vocabulary lacks, numbered from 1 as the words are; [] when none
+        // (absent: the model has no word vocabulary to check).
+        nlohmann::json unknown = nlohmann::json::array();
+        for (int w : *a.unknownWords)
+            unknown.push_back(w + 1);
+        j["unknown_words"] = unknown;
+    }
     if (!a.ablated.empty()) {
         // As a person counts them (1-based), as --ablate takes them.
         nlohmann::json ab = nlohmann::json::array();

@@ -81,6 +81,15 @@ void sentenceLines(const Analysis &a, const std::string &indent, std::string &ou
             line += " L" + std::to_string(layer + 1) + (head < 0 ? std::string(" (every head)") : " H" + std::to_string(head + 1));
         out += indent + line + "\n";
     }
+    // Words the model's vocabulary lacks (it saw its unknown token): said on every sentence
+    // the model checks, "none" included, so their absence is a finding (issue 47).
+    if (a.unknownWords) {
+        std::string line = "unknown words:";
+        for (int w : *a.unknownWords)
+            line += " " + (w >= 0 && w < static_cast<int>(a.words.size()) ? a.words[static_cast<std::size_t>(w)] : std::string("?")) +
+                    " (" + std::to_string(w + 1) + ")";
+        out += indent + (a.unknownWords->empty() ? std::string("unknown words: none") : line) + "\n";
+    }
     if (a.inducedTree)
         out += indent + "tree:  " + writePtbTree(*a.inducedTree) + "\n";
     if (!a.linkProbs.empty() && !a.linkProbs.back().empty())

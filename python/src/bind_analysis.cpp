@@ -226,6 +226,18 @@ void bindAnalysis(py::module_ &m)
         .def_property_readonly("logprob", [](const PyAnalysis &p) -> py::object { return p.a().logprob ? py::cast(*p.a().logprob) : py::none(); },
                                "log p of the sentence (the sum of its next-piece log-probabilities); None for other models")
         .def_property_readonly(
+            "unknown_words",
+            [](const PyAnalysis &p) -> py::object {
+                if (!p.a().unknownWords)
+                    return py::none();
+                py::list out;
+                for (int w : *p.a().unknownWords)
+                    out.append(w);
+                return out;
+            },
+            "the words (indices from 0) the model's vocabulary lacks (it saw its unknown token); [] when none, "
+            "None for a model without a word vocabulary to check")
+        .def_property_readonly(
             "ablated",
             [](const PyAnalysis &p) {
                 py::list out;

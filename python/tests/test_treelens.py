@@ -538,3 +538,11 @@ def test_a_shipped_model_opens_by_name_from_any_folder(tmp_path, monkeypatch):
         assert m.info["name"] == full.info["name"]
     with pytest.raises(treelens.Error):
         treelens.load_model("no-such-model", device="cpu")
+
+
+def test_unknown_words_are_reported():
+    # Issue 47 (item 9): "zxqv" is not in the shipped model's vocabulary; the others are.
+    m = treelens.load_model(device="cpu")
+    a = m.analyze("The zxqv company said it will sell the shares .")[0]
+    assert a.unknown_words == [1]
+    assert m.analyze("The company said it will sell the shares .")[0].unknown_words == []

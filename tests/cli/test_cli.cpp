@@ -538,3 +538,23 @@ TEST(Cli, AForwardThatThrowsIsAOneLineErrorNotAnInternalError)
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }
 }
+
+// Issue 47 (item 9): the words the model's vocabulary lacks are reported on every sentence,
+// none included. "zxqv" is no English word; the shipped Tree Transformer's vocabulary (from
+// WSJ and EWT text) has every other word of "The zxqv company said it will sell the shares ."
+// (and lacks "kite": the old example sentence had an unknown word nobody was told about).
+TEST(Cli, UnknownWordsAreReportedInTextAndJson)
+{
+    const CliRun j = cli("analyze --json --no-attention \"The zxqv company said it will sell the shares .\"");
+    ASSERT_EQ(j.code, 0) << j.err;
+    const auto a = nlohmann::json::parse(j.out);
+    EXPECT_EQ(a["unknown_words"], nlohmann::json::parse("[2]")) << j.out.substr(0, 300);
+    const CliRun t = cli("analyze \"The zxqv company said it will sell the shares .\"");
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.out.find("unknown words: zxqv (2)\n"), std::string::npos) << t.out;
+    const CliRun none = cli("analyze --json --no-attention \"The company said it will sell the shares .\"");
+    ASSERT_EQ(none.code, 0) << none.err;
+    EXPECT_EQ(nlohmann::json::parse(none.out)["unknown_words"], nlohmann::json::array());
+    const CliRun noneText = cli("analyze \"The company said it will sell the shares .\"");
+    EXPECT_NE(noneText.out.find("unknown words: none\n"), std::string::npos) << noneText.out;
+}

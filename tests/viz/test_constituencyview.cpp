@@ -748,8 +748,15 @@ TEST(ConstituencyView, NotesSayWhatTheFigureCannotShow)
     EXPECT_EQ(view.notes()[0], QStringLiteral("Tree: predicted by the neural parser, not gold"));
     EXPECT_TRUE(view.notes()[1].startsWith(QStringLiteral("3 of 4 words (75%) are not in the model's vocabulary")))
         << view.notes()[1].toStdString();
-    // One unknown word of four (25%) is ordinary English: no note.
+    // One unknown word of four (25%) is ordinary English: no warning, but the word is named
+    // (issue 47: unknown words were reported nowhere below the warning's rate).
     b->unknownWords = std::vector<int>{0};
+    view.setData({predicted, b});
+    ASSERT_EQ(view.notes().size(), 2);
+    EXPECT_EQ(view.notes()[1], QStringLiteral("Not in the model's vocabulary (it saw its unknown token): ") +
+                                   QString::fromStdString(b->words[0]))
+        << view.notes()[1].toStdString();
+    b->unknownWords = std::vector<int>{};
     view.setData({predicted, b});
     EXPECT_EQ(view.notes().size(), 1);
 

@@ -295,6 +295,11 @@ TEST(LinkStripView, NotesUnderTheTitle)
     auto b = makeAnalysis();
     b->unknownWords = std::vector<int>{6};
     view.setData({nullptr, b});
+    ASSERT_EQ(view.titleLines().size(), 1); // below the warning's rate: the word named (issue 47)
+    EXPECT_EQ(view.titleLines()[0],
+              QStringLiteral("Not in the model's vocabulary (it saw its unknown token): ") + QString::fromStdString(kWords[6]));
+    b->unknownWords = std::vector<int>{};
+    view.setData({nullptr, b});
     EXPECT_TRUE(view.titleLines().isEmpty());
     // Punctuation is neither counted nor counted against: a quote-heavy English line
     // (two unknown words of four, punctuation aside) is at 50%, not 2 of 9.
