@@ -48,6 +48,25 @@ void appendFloat(std::string &out, float v)
     out.append(buf, res.ptr);
 }
 
+/// What the model saw of the input and what was switched off: `unknown_words` (the words its
+/// vocabulary lacks, numbered from 1 as the words are; [] when none; absent when the model has
+/// no word vocabulary to check) and `ablated` (the heads, 1-based as --ablate takes them).
+void addInputNotes(nlohmann::json &j, const Analysis &a)
+{
+    if (a.unknownWords) {
+        nlohmann::json unknown = nlohmann::json::array();
+        for (int w : *a.unknownWords)
+            unknown.push_back(w + 1);
+        j["unknown_words"] = unknown;
+    }
+    if (!a.ablated.empty()) {
+        nlohmann::json ab = nlohmann::json::array();
+        for (const auto &[layer, head] : a.ablated)
+            ab.push_back({{"layer", layer + 1}, {"head", head < 0 ? nlohmann::json(nullptr) : nlohmann::json(head + 1)}});
+        j["ablated"] = ab;
+    }
+}
+
 nlohmann::json analysisJson(const Analysis &a, bool withAttention)
 {
     nlohmann::json j;
@@ -127,21 +146,7 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
     }
     if (a.logprob)
         j["logprob"] = *a.logprob;
-    if (a.unknownWords) {
-        // Words the model's vocabulary lacks, numbered from 1 as the words are; [] when none
-        // (absent: the model has no word vocabulary to check).
-        nlohmann::json unknown = nlohmann::json::array();
-        for (int w : *a.unknownWords)
-            unknown.push_back(w + 1);
-        j["unknown_words"] = unknown;
-    }
-    if (!a.ablated.empty()) {
-        // As a person counts them (1-based), as --ablate takes them.
-        nlohmann::json ab = nlohmann::json::array();
-        for (const auto &[layer, head] : a.ablated)
-            ab.push_back({{"layer", layer + 1}, {"head", head < 0 ? nlohmann::json(nullptr) : nlohmann::json(head + 1)}});
-        j["ablated"] = ab;
-    }
+    addInputNotes(j, a);
     if (!a.embedding.empty())
         j["embedding"] = a.embedding;
     if (!a.meanEmbedding.empty())
