@@ -83,6 +83,10 @@ public:
     /// Head ablation (issue 46): the heads every analysis is made without, and the Minimal pairs dock.
     AblationControl *ablation() { return m_ablation; }
     MinimalPairsPanel *minimalPairsPanel() { return m_minimalPairs; }
+    /// Shows and raises the dock named `name` ("probing", "what-if", "explain",
+    /// "minimal-pairs", "model", "inspector", "corpus", "sentence", "view"; its object name
+    /// without "Dock"); false for an unknown name (`treelens --dock NAMES`).
+    bool showDock(const QString &name);
     /// The view exported as `name` (constituency, dependency, prior, attention,
     /// overview, links), brought up to date; nullptr for an unknown name.
     ExportableView *exportableView(const QString &name);

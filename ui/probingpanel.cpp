@@ -250,17 +250,24 @@ QWidget *ProbingPanel::buildForm()
     buttons->addWidget(m_cancel);
     buttons->addWidget(m_export);
     buttons->addStretch(1);
-    form->addRow(buttons);
     m_status = new QLabel(tr("Ready."));
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    form->addRow(m_status);
     connect(m_run, &QPushButton::clicked, this, &ProbingPanel::run);
     connect(m_cancel, &QPushButton::clicked, this, &ProbingPanel::cancel);
 
+    // The form scrolls; Run, Cancel, Export and the status stay under it, always in view
+    // (issue 47: docked at 1600 x 1000 the Run button was below the screen's edge).
     QScrollArea *scroll = newScrollArea(controls);
-    scroll->setMinimumWidth(340);
-    return scroll;
+    scroll->setMinimumHeight(80);
+    auto *column = new QWidget;
+    auto *columnLayout = new QVBoxLayout(column);
+    columnLayout->setContentsMargins(0, 0, 0, 0);
+    columnLayout->addWidget(scroll, 1);
+    columnLayout->addLayout(buttons);
+    columnLayout->addWidget(m_status);
+    column->setMinimumWidth(340);
+    return column;
 }
 
 // ---------------------------------------------------------------------------
@@ -304,6 +311,10 @@ QWidget *ProbingPanel::buildResults()
     connect(m_inductionView, &InductionView::openSentence, this, &ProbingPanel::openInductionSentence);
     tabs->addTab(m_inductionView, viewTabLabel(QStringLiteral("induction")));
     tabs->setObjectName(QStringLiteral("probingTabs"));
+    // An explicit minimum: the tallest page's (the structural probe's sentence, 600 px) made
+    // the docked dock taller than a 1000 px screen, Run and the status below its edge
+    // (issue 47); a short dock now squeezes the page, a drag or Float gives it room.
+    tabs->setMinimumHeight(160);
 
     // Compare: the models side by side (a tab only after a run of several models).
     m_compareTab = new QWidget(this);
@@ -354,6 +365,7 @@ QCustomPlot *ProbingPanel::curvePlot() const { return m_curves; }
 QCustomPlot *ProbingPanel::heatmapPlot() const { return m_attention->plot(); }
 QCustomPlot *ProbingPanel::linkPlot() const { return m_links; }
 QCPColorMap *ProbingPanel::heatmap() const { return m_attention->map(); }
+QStringList ProbingPanel::heatmapCellTexts() const { return m_attention->cellTexts(); }
 QComboBox *ProbingPanel::relationCombo() const { return m_attention->relationCombo(); }
 QListWidget *ProbingPanel::sentenceList() const { return m_attention->sentenceList(); }
 int ProbingPanel::curvePointCount() const { return m_curves->pointCount(); }

@@ -163,6 +163,8 @@ public:
     QCustomPlot *heatmapPlot() const;
     QCustomPlot *linkPlot() const;
     QCPColorMap *heatmap() const;
+    /// The numbers drawn on the heatmap's cells, row by row.
+    QStringList heatmapCellTexts() const;
     QComboBox *relationCombo() const;
     QMenu *exportMenu() const { return m_exportMenu; }
     QTabWidget *tabs() const { return m_tabs; }

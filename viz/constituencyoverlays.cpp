@@ -338,17 +338,17 @@ QRectF ConstituencyView::drawLegends(QPointF topLeft, double width)
         used = used.united(t->sceneBoundingRect());
         return used.united(addColourBar(QRectF(x, y + 16.0, 150.0, 9.0)));
     }
-    // Colour scale: title, viridis bar 0..1, ticks and the unit.
-    if (m_overlay != Overlay::None && m_data.analysis) {
+    // Colour scale: title, viridis bar 0..1, ticks and the unit. A model without a prior has
+    // no cohesion to key: the note (noPriorNote) says so once, so no key either.
+    const bool noPrior = m_overlay == Overlay::Cohesion && m_data.analysis && m_data.analysis->constituentPrior.empty();
+    if (m_overlay != Overlay::None && m_data.analysis && !noPrior) {
         QString title, unit, note;
         if (m_overlay == Overlay::Cohesion) {
             title = QStringLiteral("Cohesion of each constituent: prior C(first word, last word), layer %1")
                         .arg(m_state.layer + 1);
             unit = QStringLiteral("probability");
             if (!overlayActive())
-                note = m_data.analysis->constituentPrior.empty()
-                           ? QStringLiteral("(this model has no constituent prior: no cohesion to show)")
-                           : QStringLiteral("(no constituent prior for this layer)");
+                note = QStringLiteral("(no constituent prior for this layer)");
         } else {
             const bool haveFocus = m_state.focusWord >= 0 && m_state.focusWord < static_cast<int>(m_words.size());
             // Which attention, for a model that has more than one ("after ×C"; none for a plain Transformer's).

@@ -64,11 +64,15 @@ struct AttributionTotals {
     }
 };
 
-/// The badge at the top-right corner of a node's `item`: the total over its words, diverging colours.
-QGraphicsEllipseItem *addAttributionBadge(QGraphicsPathItem *item, double total, double largest)
+/// The badge at the top-right corner of a node's `item` (a word's at its bottom-right corner:
+/// the POS tag sits above the word, and a badge at the top covered it, issue 47): the total
+/// over its words, diverging colours.
+QGraphicsEllipseItem *addAttributionBadge(QGraphicsPathItem *item, double total, double largest, bool word)
 {
     const QRectF box = item->shape().boundingRect();
-    auto *badge = new QGraphicsEllipseItem(QRectF(box.right() - 4.0, box.top() - 5.0, 9.0, 9.0), item);
+    // A word's box is tight around its text: the badge just outside its right edge.
+    const QRectF at = word ? QRectF(box.right() - 1.0, box.bottom() - 7.0, 9.0, 9.0) : QRectF(box.right() - 4.0, box.top() - 5.0, 9.0, 9.0);
+    auto *badge = new QGraphicsEllipseItem(at, item);
     badge->setBrush(divergingColor(total / largest));
     badge->setPen(QPen(QColor(120, 120, 120), 0.5));
     badge->setData(0, QStringLiteral("attribution"));
@@ -133,7 +137,7 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
         const auto span = badgeSpan(node);
         if (attribution.array && attribution.largest > 0 && span) {
             const double total = attribution.over(*span);
-            QGraphicsItem *badge = addAttributionBadge(item, total, attribution.largest);
+            QGraphicsItem *badge = addAttributionBadge(item, total, attribution.largest, node.kind == TreeGraph::Kind::Word);
             itemHover += (itemHover.isEmpty() ? QString() : QStringLiteral("\n")) +
                          QStringLiteral("attribution over its words: %1").arg(total, 0, 'f', 5);
             drawn.attributionBadges.push_back({badge, *span});

@@ -72,7 +72,7 @@ HeatmapView::HeatmapView(QWidget *parent) : QWidget(parent)
     // Labels are thinned for the size the map actually got; re-check after each
     // layout (converges at once: thinning hardly changes the margins).
     connect(m_plot, &QCustomPlot::afterReplot, this, [this] {
-        if (updateTicks(static_cast<double>(std::min(m_plot->axisRect()->width(), m_plot->axisRect()->height()))))
+        if (updateTicks(m_plot->axisRect()->width(), m_plot->axisRect()->height()))
             m_plot->replot(QCustomPlot::rpQueuedReplot);
     });
 }
@@ -140,7 +140,7 @@ void HeatmapView::rebuild()
                 lines.end());
     m_title->setLines(std::move(lines));
 
-    updateTicks(static_cast<double>(std::min(m_plot->axisRect()->width(), m_plot->axisRect()->height())));
+    updateTicks(m_plot->axisRect()->width(), m_plot->axisRect()->height());
     m_plot->replot();
 }
 
@@ -173,7 +173,7 @@ QString HeatmapView::scaleLabel() const
     return m_scale->axis()->label();
 }
 
-bool HeatmapView::updateTicks(double axisPixels)
+bool HeatmapView::updateTicks(double columnPixels, double rowPixels)
 {
     const int n = m_rows;
     if (n <= 0) {
@@ -186,26 +186,30 @@ bool HeatmapView::updateTicks(double axisPixels)
         return true;
     }
     const std::vector<std::string> &tokens = axisTokens();
-    const double perCell = axisPixels / n;
+    const double perRow = rowPixels / n, perColumn = columnPixels / n;
     // A small pane (the plots' tab under the trees) first gets smaller labels, down to
-    // kMinTickPt; only below that are labels thinned (8 words once lost every other one).
+    // kMinTickPt; only below that are labels thinned (8 words once lost every other one),
+    // each axis for its own length: the pane is wide and short, so the columns keep every
+    // label where the rows cannot (17 tokens lost 8 on both axes).
     const double fullHeight = QFontMetricsF(plotFont(kTickPt)).height();
-    const double pt = std::clamp(kTickPt * perCell / (fullHeight * 1.15), kMinTickPt, kTickPt);
+    const double pt = std::clamp(kTickPt * std::min(perRow, perColumn) / (fullHeight * 1.15), kMinTickPt, kTickPt);
     const QFontMetricsF fm(plotFont(pt));
-    const int step = labelStep(perCell, fm.height());
+    const int step = labelStep(perRow, fm.height());
     // Horizontal labels only when every label fits its column.
     double widest = 0.0;
     for (int i = 0; i < n; ++i)
         widest = std::max(widest, fm.horizontalAdvance(tokenLabel(tokens, i)));
-    const bool rotate = widest + 4.0 > perCell;
-    if (step == m_tickStep && rotate == m_rotated && std::abs(pt - m_tickPt) < 0.05)
+    const bool rotate = widest + 4.0 > perColumn;
+    const int columnStep = rotate ? labelStep(perColumn, fm.height()) : 1;
+    if (step == m_tickStep && columnStep == m_columnStep && rotate == m_rotated && std::abs(pt - m_tickPt) < 0.05)
         return false;
     m_tickStep = step;
+    m_columnStep = columnStep;
     m_rotated = rotate;
     m_tickPt = pt;
     m_plot->xAxis->setTickLabelFont(plotFont(pt));
     m_plot->yAxis->setTickLabelFont(plotFont(pt));
-    setTokenTicks(m_plot->xAxis, tokens, n, step);
+    setTokenTicks(m_plot->xAxis, tokens, n, columnStep);
     setTokenTicks(m_plot->yAxis, tokens, n, step);
     m_plot->xAxis->setTickLabelRotation(rotate ? 90.0 : 0.0);
     return true;
@@ -274,7 +278,7 @@ void HeatmapView::renderTo(QPainter *painter, const QRectF &target)
     painter->restore();
     // Lay the map out at the export size first so label thinning fits it.
     layOutPlotAt(m_plot, size);
-    updateTicks(static_cast<double>(std::min(m_plot->axisRect()->width(), m_plot->axisRect()->height())));
+    updateTicks(m_plot->axisRect()->width(), m_plot->axisRect()->height());
     paintPlot(m_plot, painter, target, size);
     m_plot->setViewport(m_plot->rect());
     // The queued replot lays the widget out again and afterReplot re-thins its labels.

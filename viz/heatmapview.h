@@ -47,9 +47,11 @@ public:
     QStringList titleLines() const;
     /// The colour scale's label (what the colours measure).
     QString scaleLabel() const;
-    /// Every k-th token is labelled on the axes (1: all; 0 before the first layout),
-    /// and at what point size.
+    /// Every k-th token is labelled on the rows' axis (1: all; 0 before the first layout),
+    /// every columnTickStep()-th on the columns' (which is wider in the app's short pane:
+    /// each axis is thinned for its own length), and at what point size.
     int tickStep() const { return m_tickStep; }
+    int columnTickStep() const { return m_columnStep; }
     double tickPointSize() const { return m_tickPt; }
 
     QSizeF exportSize() const override;
@@ -117,13 +119,14 @@ private:
     /// Fills the colour map with the first n × n cells of `m` (none: an empty map).
     void fillMap(const Matrix *m, int n);
     /// Thins and rotates the token labels for a map `axisPixels` on its shorter side; true when changed.
-    bool updateTicks(double axisPixels);
+    bool updateTicks(double columnPixels, double rowPixels);
     void handleHover(const QPointF &pos, const QPoint &globalPos);
     QCPColorMap *m_map = nullptr;
     QCPColorScale *m_scale = nullptr;
     PlotTitle *m_title = nullptr;
     QCPMarginGroup *m_margins = nullptr;
-    int m_tickStep = 0;   ///< every k-th token labelled (0: not computed yet)
+    int m_tickStep = 0;   ///< every k-th row labelled (0: not computed yet)
+    int m_columnStep = 0; ///< every k-th column labelled
     bool m_rotated = false;
     double m_tickPt = 0.0; ///< the token labels' point size (smaller before thinned)
 };

@@ -1,6 +1,7 @@
 #include "viz/probeattentionview.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -294,6 +295,9 @@ void ProbeAttentionView::updateMap()
             value = [grid](int l, int h) { return grid->at(l, h); };
         }
     }
+    for (QCPItemText *t : m_cellTexts)
+        m_plot->removeItem(t);
+    m_cellTexts.clear();
     if (!value || rows <= 0 || heads <= 0) {
         m_map->data()->clear();
         m_plot->setMinimumHeight(220);
@@ -311,6 +315,29 @@ void ProbeAttentionView::updateMap()
     m_map->rescaleDataRange(true);
     if (ha) // accuracies: the full percent scale, so relations and layers compare
         m_map->setDataRange(QCPRange(0, 100));
+    // Each cell's number on it (percent with one decimal, the mass difference with three),
+    // dark on the bright end of the scale; not on grids too dense to read.
+    if (rows * heads <= 400) {
+        const QCPRange range = m_map->dataRange();
+        const QFont cellFont = plotFont(rows * heads > 144 ? kPlotTickPt - 1.5 : kPlotTickPt);
+        for (int r = 0; r < rows; ++r)
+            for (int h = 0; h < heads; ++h) {
+                const double v = value(r, h);
+                if (!std::isfinite(v))
+                    continue;
+                auto *t = new QCPItemText(m_plot);
+                t->position->setCoords(h + 1, rowBase + r);
+                t->setText(ha || task == QLatin1String("attention-mst") ? QString::number(v, 'f', 1)
+                                                                        : QString::number(v, 'f', 3));
+                t->setFont(cellFont);
+                t->setTextAlignment(Qt::AlignCenter);
+                // Dark text on a light cell, light on a dark one (the cell's own colour decides).
+                const QColor cell = QColor::fromRgb(m_map->gradient().color(v, range));
+                t->setColor(cell.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(250, 250, 250));
+                t->setSelectable(false);
+                m_cellTexts.push_back(t);
+            }
+    }
     m_scale->axis()->setLabel(label);
     m_plot->xAxis->setRange(0.5, heads + 0.5);
     m_plot->yAxis->setRange(rowBase - 0.5, rowBase + rows - 0.5);
@@ -441,6 +468,14 @@ void ProbeAttentionView::activateSentence(int row)
     if (!item || m_cellLayer < 0)
         return;
     Q_EMIT sentenceActivated(item->data(Qt::UserRole).toString(), m_cellLayer, m_cellHead);
+}
+
+QStringList ProbeAttentionView::cellTexts() const
+{
+    QStringList out;
+    for (const QCPItemText *t : m_cellTexts)
+        out << t->text();
+    return out;
 }
 
 } // namespace treelens

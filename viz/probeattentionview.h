@@ -12,14 +12,17 @@
 /// The API takes the typed report's 0-based indices.
 
 #include <memory>
+#include <vector>
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include "core/probing/probereport.h"
 
 class QComboBox;
 class QCPColorMap;
+class QCPItemText;
 class QCPColorScale;
 class QCPTextElement;
 class QCustomPlot;
@@ -66,6 +69,8 @@ public:
 
     QCustomPlot *plot() const { return m_plot; }
     QCPColorMap *map() const { return m_map; }
+    /// The numbers drawn on the cells, row by row (empty on a grid too dense to label).
+    QStringList cellTexts() const;
     QComboBox *relationCombo() const { return m_relation; }
     QListWidget *sentenceList() const { return m_sentences; }
 
@@ -89,6 +94,7 @@ private:
     QWidget *m_headControls = nullptr;
     QCustomPlot *m_plot = nullptr;
     QCPColorMap *m_map = nullptr;
+    std::vector<QCPItemText *> m_cellTexts; ///< each cell's number (issue 47: the cells had none)
     QCPColorScale *m_scale = nullptr;
     QCPTextElement *m_title = nullptr;
     QLabel *m_cellLabel = nullptr;

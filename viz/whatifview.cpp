@@ -6,6 +6,8 @@
 #include <map>
 
 #include <QFontMetricsF>
+#include <QResizeEvent>
+#include <QTransform>
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
@@ -194,6 +196,25 @@ void WhatIfView::rebuild()
         addTree(lines.y() + 10, fonts);
     }
     m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-kMarginPt, -kMarginPt, kMarginPt, kMarginPt));
+    fitToViewport();
+}
+
+void WhatIfView::fitToViewport()
+{
+    constexpr double kMinFitScale = 0.45; // smaller text is unreadable: scroll instead
+    const QRectF scene = m_scene->sceneRect();
+    const QSizeF view = viewport()->size();
+    if (scene.isEmpty() || view.isEmpty())
+        return;
+    const double fit = std::min(view.width() / scene.width(), view.height() / scene.height());
+    const double scale = std::clamp(fit, kMinFitScale, 1.0);
+    setTransform(QTransform::fromScale(scale, scale));
+}
+
+void WhatIfView::resizeEvent(QResizeEvent *event)
+{
+    QGraphicsView::resizeEvent(event);
+    fitToViewport();
 }
 
 void WhatIfView::addEdits(TextLines &lines, const Fonts &fonts) const

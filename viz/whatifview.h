@@ -86,6 +86,15 @@ private:
     class TextLines;  ///< the lines of text stacked down the top of the scene (whatifview.cpp)
     struct TreeRow;   ///< where the edited tree's words and arcs go (whatifview.cpp)
     void rebuild();
+    /// Shows the whole comparison: scaled down to the viewport when it is larger (never
+    /// below kMinFitScale, then it scrolls), never enlarged (issue 47: docked, the tree
+    /// under the notes was cut off).
+    void fitToViewport();
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
+private:
     // The sections of the drawing, top to bottom.
     /// The title and the edits in order.
     void addEdits(TextLines &lines, const Fonts &fonts) const;

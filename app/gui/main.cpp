@@ -132,6 +132,10 @@ void declareOptions(QCommandLineParser &cli)
          QStringLiteral("PAIRS")},
         {QStringLiteral("pair-systems"),
          QStringLiteral("The workbench's systems A[,B]: model files, or idf for the word-overlap baseline."), QStringLiteral("A,B")},
+        {QStringLiteral("dock"),
+         QStringLiteral("Show (and raise) these docks at start-up: probing, what-if, explain, minimal-pairs, model, "
+                        "inspector, corpus (comma-separated)."),
+         QStringLiteral("NAMES")},
         {QStringLiteral("grab-pairs"),
          QStringLiteral("Save a screenshot of the workbench once its first pair is shown, then quit."), QStringLiteral("PNG")},
         {QStringLiteral("pairs-tab"), QStringLiteral("The workbench tab to show: 1 metrics, 2 slices, 3 compare."),
@@ -383,6 +387,11 @@ int runWindow(treelens::MainWindow &window, const QCommandLineParser &cli, const
     if (cli.isSet(QStringLiteral("quit-after-analysis")))
         QObject::connect(&window, &treelens::MainWindow::analysisShown, qApp, [](bool ok) { QApplication::exit(ok ? 0 : 1); });
     window.show();
+    for (const QString &name : cli.value(QStringLiteral("dock")).split(QLatin1Char(','), Qt::SkipEmptyParts))
+        if (!window.showDock(name.trimmed()))
+            std::fprintf(stderr, "treelens: --dock: no dock '%s' (probing, what-if, explain, minimal-pairs, model, "
+                                 "inspector, corpus)\n",
+                         name.toUtf8().constData());
     bool corpusShown = false; // an opened corpus shows its first sentence
     if (!file.isEmpty()) {
         QString error;

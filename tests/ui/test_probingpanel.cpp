@@ -466,6 +466,18 @@ TEST_F(ProbingPanelTest, HeadAccuracyPerRelationAndDirection)
     for (int l = 0; l < L; ++l)
         for (int h = 0; h < H; ++h)
             EXPECT_NEAR(panel.heatmap()->data()->cell(h, l), nsubjDep[l].toArray()[h].toDouble(), 0.0051);
+    // Issue 47: every cell carries its number (percent, one decimal), row by row, as the JSON has it.
+    const QStringList numbers = panel.heatmapCellTexts();
+    ASSERT_EQ(numbers.size(), L * H);
+    for (int l = 0; l < L; ++l)
+        for (int h = 0; h < H; ++h)
+            EXPECT_EQ(numbers[l * H + h], QString::number(nsubjDep[l].toArray()[h].toDouble(), 'f', 1)) << l << "," << h;
+    if (const QByteArray dir = qgetenv("TREELENS_SCREENSHOTS"); !dir.isEmpty()) {
+        if (auto *tabs = panel.findChild<QTabWidget *>(QStringLiteral("probingTabs")))
+            tabs->setCurrentIndex(2);
+        QApplication::processEvents();
+        panel.grab().save(QString::fromUtf8(dir) + QStringLiteral("/probing-heatmap-numbers.png"));
+    }
     // Axes numbered from 1, as the View dock: cells centred on 1..H and 1..L.
     EXPECT_DOUBLE_EQ(panel.heatmap()->data()->keyRange().lower, 1.0);
     EXPECT_DOUBLE_EQ(panel.heatmap()->data()->keyRange().upper, H);

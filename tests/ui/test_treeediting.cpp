@@ -11,6 +11,7 @@
 #include <QDockWidget>
 #include <QApplication>
 #include <QGraphicsItem>
+#include <QGraphicsSimpleTextItem>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QTreeWidget>
@@ -122,6 +123,18 @@ TEST(TreeEditing, DragRelabelRefuseUndoAndCompare)
     ASSERT_TRUE(w.document()->analysis()->prediction);
     EXPECT_FLOAT_EQ(static_cast<float>(cmp->delta().scoreAfter), w.document()->analysis()->prediction->score);
     EXPECT_FLOAT_EQ(static_cast<float>(cmp->delta().scoreBefore), editor->originalAnalysis()->prediction->score);
+    // Issue 47: the whole comparison in the dock's view (scaled down to fit, never enlarged;
+    // below the floor of 0.45 it scrolls instead): docked, the tree under the notes was cut off.
+    QApplication::processEvents();
+    const QRect shown = cmp->mapFromScene(cmp->sceneRect()).boundingRect();
+    const double scale = cmp->transform().m11();
+    EXPECT_LE(scale, 1.0);
+    if (scale > 0.45 + 1e-9) {
+        EXPECT_LE(shown.width(), cmp->viewport()->width() + 2) << "scale " << scale;
+        EXPECT_LE(shown.height(), cmp->viewport()->height() + 2) << "scale " << scale;
+    }
+    if (const QByteArray dir = qgetenv("TREELENS_SCREENSHOTS"); !dir.isEmpty())
+        w.grab().save(QString::fromUtf8(dir) + QStringLiteral("/whatif-window.png"));
     QString error;
     EXPECT_TRUE(exportView(*cmp, QStringLiteral("/tmp/treelens-whatif-dt.png"), &error)) << error.toStdString();
     // The relation gate's change instead of the attention's: it moves with the tree too.
@@ -324,6 +337,11 @@ TEST(Explaining, TheDockExplainsTheShownPredictionAndTheTreeDrawsIt)
         for (int x = span.first; x < span.second; ++x)
             sum += result->sides.front().word[static_cast<std::size_t>(x)];
         EXPECT_NEAR(badge->data(1).toDouble(), sum, 1e-5);
+        // Issue 47: a badge covers no text of its node (a word's POS tag sat under it).
+        for (QGraphicsItem *sibling : badge->parentItem()->childItems())
+            if (auto *text = dynamic_cast<QGraphicsSimpleTextItem *>(sibling))
+                EXPECT_FALSE(badge->sceneBoundingRect().intersects(text->sceneBoundingRect()))
+                    << "badge over '" << text->text().toStdString() << "'";
     }
     EXPECT_TRUE(cv->notes().join(QLatin1Char('\n')).contains(QStringLiteral("Badges on the nodes")));
     EXPECT_TRUE(exportView(*cv, QStringLiteral("/tmp/treelens-explain-dt-constituency.png"), &error)) << error.toStdString();

@@ -544,6 +544,28 @@ TEST(HeatmapView, EveryScaleLabelFitsItsBarAndEightWordsKeepEveryLabelInASmallPa
     }
 }
 
+TEST(HeatmapView, AWideShortPaneLabelsEveryColumnOfSeventeenTokens)
+{
+    // Issue 47: in the app at 1600 x 1000 the plots' pane is wide and short; both axes were
+    // thinned for the shorter one, so 9 of 17 tokens had labels on the columns as well.
+    ensureApp();
+    const std::vector<std::string> words = {"The", "committee", "members", "who", "had", "argued", "about", "the",
+                                            "budget", "finally", "agreed", "on", "a", "new", "library", "."};
+    auto a = makeAnalysis(words, 2, 1); // 17 tokens with [CLS]
+    for (bool prior : {true, false}) {
+        const auto view = makeHeatmap(prior);
+        view->resize(900, 230);
+        view->setData({nullptr, a});
+        view->show();
+        view->plot()->replot();
+        QApplication::processEvents();
+        view->plot()->replot();
+        ASSERT_EQ(view->rowCount(), 17);
+        EXPECT_EQ(view->columnTickStep(), 1) << view->plot()->axisRect()->width() << " px wide";
+        EXPECT_GE(view->tickStep(), 1);
+    }
+}
+
 TEST(HeatmapView, GroupAttentionSaysWhatItsBlocksAre)
 {
     // Issue 30: the GGSA attention figure's block edges (its groups) were not explained.
