@@ -138,16 +138,21 @@ void PairWorkbench::buildUi()
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 3);
     top->setStretchFactor(2, 3);
+    // The metrics tabs' scatter plot and bar chart (240 px) held the lists at 40% of a
+    // 1000 px window; an explicit minimum lets the pair below have its share (issue 47).
+    m_tabs->setMinimumHeight(150);
     auto *main = new QSplitter(Qt::Vertical);
     main->addWidget(top);
     main->addWidget(m_viewTabs);
     setCentralWidget(main);
-    // Once laid out: a third for the lists, the rest for the pair (trees above the bridge).
+    // Once laid out: a quarter for the lists, the rest for the pair, its trees and the bridge
+    // half and half (issue 47: at 30/70 and 38/62 the trees got about 100 px at 1600 x 1000,
+    // their arcs and labels clipped).
     QTimer::singleShot(0, this, [main, pairSplit = m_pairSplit] {
         const int h = main->height();
-        main->setSizes({h * 30 / 100, h * 70 / 100});
+        main->setSizes({h * 25 / 100, h * 75 / 100});
         const int p = pairSplit->height();
-        pairSplit->setSizes({p * 38 / 100, p * 62 / 100});
+        pairSplit->setSizes({p / 2, p - p / 2});
     });
     buildStatusBar();
 }

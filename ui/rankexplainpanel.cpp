@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QFileInfo>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
@@ -163,6 +164,18 @@ void RankExplainPanel::setCorpus(std::shared_ptr<const PairCorpus> corpus, const
     m_shown = m_top = m_other = -1;
     m_rows.clear();
     fillTable();
+    // The summary says what this system allows (a message of the corpus before, "System A
+    // is the IDF baseline" while A was being scored, stayed once iGGSA was: issue 47).
+    if (!m_corpus)
+        m_summary->setText(tr("Pick a question, then explain its pair or ask why its top candidate ranks first."));
+    else if (m_model.isEmpty())
+        m_summary->setText(tr("System A is being scored: its explanations come once the pairs are scored."));
+    else if (m_model == QStringLiteral("idf"))
+        m_summary->setText(tr("System A is the IDF baseline: it has no gradients to explain. Choose a pair model."));
+    else
+        m_summary->setText(tr("System A is %1. Pick a question, then explain its pair or ask why its top candidate "
+                              "ranks first.")
+                               .arg(QFileInfo(m_model).completeBaseName().toHtmlEscaped()));
     updateButtons();
 }
 
@@ -190,8 +203,6 @@ void RankExplainPanel::updateButtons()
     m_showTop->setEnabled(m_contrast.has_value());
     m_showOther->setEnabled(m_contrast.has_value());
     m_export->setEnabled(!m_rows.empty());
-    if (!model && m_corpus)
-        m_summary->setText(tr("System A is the IDF baseline: it has no gradients to explain. Choose a pair model."));
 }
 
 bool RankExplainPanel::isCorrect(int pair) const

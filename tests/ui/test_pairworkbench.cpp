@@ -492,6 +492,10 @@ TEST(PairWorkbench, WhyThisRankExplainsTheTopCandidateAgainstTheOther)
     ASSERT_TRUE(waitFor([&] { return shown && !wb.isBusy(); }, 60000));
     RankExplainPanel *panel = wb.rankPanel();
     ASSERT_NE(panel, nullptr);
+    // Issue 47: the tab names system A as scored (it said "System A is the IDF baseline"
+    // from while A was being scored).
+    EXPECT_FALSE(panel->summary().contains(QStringLiteral("IDF"))) << panel->summary().toStdString();
+    EXPECT_TRUE(panel->summary().startsWith(QStringLiteral("System A is "))) << panel->summary().toStdString();
     panel->setSteps(128);
     bool done = false, ok = false;
     QObject::connect(panel, &RankExplainPanel::explained, [&](bool good) {
@@ -613,4 +617,34 @@ TEST(PairWorkbench, WhyThisRankOnAWikiQaQuestionTheModelGetsWrong)
     EXPECT_TRUE(wb.grab().save(QString::fromStdString(dir + "/pairs-why-this-rank.png")));
     wb.showConstituencyTrees(false);
     EXPECT_TRUE(wb.grab().save(QString::fromStdString(dir + "/pairs-why-this-rank-dependency.png")));
+}
+
+// Issue 47 (item 7): at 1600 x 1000 the pair's trees got about 100 px (a third of the height
+// for the lists, 38% of the rest for the trees): arcs and labels were clipped. Now a quarter
+// for the lists and the pair's half for its trees: each tree pane a quarter of the window
+// or more (it was a fifth).
+TEST(PairWorkbench, ThePairsTreesGetAQuarterOfTheWindow)
+{
+    test::uiApp();
+    const std::string dir = ::testing::TempDir();
+    const std::string pairs = dir + "/workbench-room.tsv";
+    std::ofstream(pairs) << kPairs;
+    JobRunner jobs;
+    PairWorkbench wb(jobs);
+    wb.setSystems(QString::fromStdString(makeModel(dir)), QString());
+    wb.resize(1600, 1000);
+    wb.show();
+    bool shown = false;
+    QObject::connect(&wb, &PairWorkbench::pairReady, [&] { shown = true; });
+    openAndScore(wb, pairs);
+    ASSERT_TRUE(waitFor([&] { return shown && !wb.isBusy(); }, 60000));
+    QApplication::processEvents();
+    for (int side : {0, 1}) {
+        QWidget *tree = wb.sideViews(side).widget(QStringLiteral("dependency"));
+        ASSERT_NE(tree, nullptr);
+        EXPECT_GE(tree->height(), wb.height() / 4) << "side " << side << ": " << tree->height() << " px of " << wb.height();
+    }
+    // Why this rank names the scored system (it said "System A is the IDF baseline").
+    EXPECT_TRUE(wb.rankPanel()->summary().startsWith(QStringLiteral("System A is "))) << wb.rankPanel()->summary().toStdString();
+    EXPECT_FALSE(wb.rankPanel()->summary().contains(QStringLiteral("IDF")));
 }
