@@ -250,6 +250,12 @@ Result<std::string> attributionJson(const Attribution &a, const ExplainJob &job,
 {
     json j;
     j[at.pairMode ? "pair" : "sentence"] = at.input + 1;
+    // The ids join the record back to the corpus (issue 47): a sentence's sent_id (s1, s2, ...
+    // for text), a pair's two sentences' ids.
+    if (!at.pairMode && job.first && !job.first->id.empty())
+        j["sent_id"] = job.first->id;
+    if (at.pairMode)
+        j["ids"] = {job.first ? job.first->id : std::string(), job.second ? job.second->id : std::string()};
     if (at.pairMode && !at.pairModel)
         j["side"] = at.side == 0 ? "first" : "second";
     j["method"] = a.method;
@@ -285,7 +291,8 @@ Result<std::string> attributionJson(const Attribution &a, const ExplainJob &job,
 Result<std::string> attributionText(const Attribution &a, const ExplainJob &job, const ExplainPlace &at)
 {
     std::string text = (at.pairMode ? "pair " + std::to_string(at.input + 1) + (at.pairModel ? "" : at.side == 0 ? ", first" : ", second")
-                                    : "sentence " + std::to_string(at.input + 1)) +
+                                    : "sentence " + std::to_string(at.input + 1) +
+                                          (job.first && !job.first->id.empty() ? " (" + job.first->id + ")" : std::string())) +
                        ": " + a.method + ", " + a.quantity;
     if (!std::isnan(a.fInput)) {
         char buf[160];

@@ -328,6 +328,10 @@ TEST(CliExplain, MatchesAnalyzeAndScorePairsAndSubtreesSumTheirWords)
     const auto rj = cli("explain --method rollout --json --input " + q(input));
     ASSERT_EQ(rj.code, 0) << rj.err;
     const json jr = json::parse(rj.out);
+    EXPECT_TRUE(jr.contains("sent_id")) << rj.out.substr(0, 200); // joins the record back to the corpus
+    const auto named = cli("explain --method rollout --json \"The old man saw a red car .\"");
+    ASSERT_EQ(named.code, 0) << named.err;
+    EXPECT_EQ(json::parse(named.out)["sent_id"], "s1");
     double all = 0.0;
     for (const auto &w : jr["words"])
         all += w["attribution"].get<double>();
