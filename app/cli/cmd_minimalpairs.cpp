@@ -60,7 +60,14 @@ ojson sideJson(const std::string &text, const std::vector<std::string> &words, c
     ojson surprisal = ojson::array();
     for (double s : a.surprisal)
         surprisal.push_back(numberOrNull(s));
-    return {{"text", text}, {"logprob", numberOrNull(a.logprob.value_or(std::nan("")))}, {"words", words}, {"surprisal", surprisal}};
+    ojson side = {{"text", text}, {"logprob", numberOrNull(a.logprob.value_or(std::nan("")))}, {"words", words}, {"surprisal", surprisal}};
+    if (a.unknownWords) { // words the model's vocabulary lacks, from 1 (issue 47); absent: nothing to check
+        ojson unknown = ojson::array();
+        for (int w : *a.unknownWords)
+            unknown.push_back(w + 1);
+        side["unknown_words"] = unknown;
+    }
+    return side;
 }
 
 double surprisalAt(const Analysis &a, int word)

@@ -81,8 +81,12 @@ void sentenceLines(const Analysis &a, const std::string &indent, std::string &ou
             line += " L" + std::to_string(layer + 1) + (head < 0 ? std::string(" (every head)") : " H" + std::to_string(head + 1));
         out += indent + line + "\n";
     }
+    if (a.inducedTree)
+        out += indent + "tree:  " + writePtbTree(*a.inducedTree) + "\n";
+    if (!a.linkProbs.empty() && !a.linkProbs.back().empty())
+        out += indent + "links (top layer): " + linksLine(a) + "\n";
     // Words the model's vocabulary lacks (it saw its unknown token): said on every sentence
-    // the model checks, "none" included, so their absence is a finding (issue 47).
+    // the model checks (after the tree and links, which lead as before), "none" included, so their absence is a finding (issue 47).
     if (a.unknownWords) {
         std::string line = "unknown words:";
         for (int w : *a.unknownWords)
@@ -90,10 +94,6 @@ void sentenceLines(const Analysis &a, const std::string &indent, std::string &ou
                     " (" + std::to_string(w + 1) + ")";
         out += indent + (a.unknownWords->empty() ? std::string("unknown words: none") : line) + "\n";
     }
-    if (a.inducedTree)
-        out += indent + "tree:  " + writePtbTree(*a.inducedTree) + "\n";
-    if (!a.linkProbs.empty() && !a.linkProbs.back().empty())
-        out += indent + "links (top layer): " + linksLine(a) + "\n";
     // What the family says a reader needs (a Tree Transformer with its prior off: why no tree follows).
     for (const std::string &note : a.notes)
         out += indent + note + "\n";

@@ -557,4 +557,15 @@ TEST(Cli, UnknownWordsAreReportedInTextAndJson)
     EXPECT_EQ(nlohmann::json::parse(none.out)["unknown_words"], nlohmann::json::array());
     const CliRun noneText = cli("analyze \"The company said it will sell the shares .\"");
     EXPECT_NE(noneText.out.find("unknown words: none\n"), std::string::npos) << noneText.out;
+    // minimal-pairs: each side of a pair says them too (the shipped masked LM's vocabulary).
+    const std::string pairs = writeTemp("unknown-pairs.tsv", "good\tbad\n"
+                                                             "The zxqv company says it will sell the shares .\t"
+                                                             "The zxqv company say it will sell the shares .\n");
+    const CliRun mp = cli("minimal-pairs --json --model " +
+                          quote(std::string(TREELENS_SOURCE_DIR) + "/resources/models/tree-transformer-en-small-mlm.safetensors") +
+                          " --input " + quote(pairs));
+    ASSERT_EQ(mp.code, 0) << mp.err;
+    const auto record = nlohmann::json::parse(mp.out.substr(0, mp.out.find('\n')));
+    EXPECT_EQ(record["good"]["unknown_words"], nlohmann::json::parse("[2]")) << mp.out.substr(0, 400);
+    EXPECT_EQ(record["bad"]["unknown_words"], nlohmann::json::parse("[2]"));
 }
