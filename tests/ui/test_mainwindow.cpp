@@ -676,7 +676,9 @@ TEST_F(MainWindowTest, TheFirstWindowUsesTheScreenAndGivesTheTreesMostOfIt)
     ASSERT_TRUE(split);
     const QList<int> sizes = split->sizes();
     ASSERT_EQ(sizes.size(), 2);
-    EXPECT_GT(sizes[0], sizes[1] * 3 / 2) << sizes[0] << " vs " << sizes[1];
+    // 56/44 since issue 47 (at 64/36 a 17-word sentence lost every other row label in the plots).
+    EXPECT_GT(sizes[0], sizes[1]) << sizes[0] << " vs " << sizes[1];
+    EXPECT_GT(sizes[1] * 10, (sizes[0] + sizes[1]) * 4) << sizes[0] << " vs " << sizes[1]; // the plots 40% or more
     w.close();
 }
 

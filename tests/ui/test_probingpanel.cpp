@@ -720,7 +720,18 @@ TEST_F(ProbingPanelTest, ExportsEveryPlotAsPngSvgPdf)
         // Nothing clipped: every text run starts inside the page.
         int texts = 0;
         for (int at = svgText.indexOf(QStringLiteral("<text")); at >= 0; at = svgText.indexOf(QStringLiteral("<text"), at + 1)) {
-            const double x = svgText.mid(at).section(QStringLiteral(" x=\""), 1).section(QLatin1Char('"'), 0, 0).toDouble();
+            // x is in the coordinates of the enclosing group: QCustomPlot's item texts (the
+            // heatmap's cell numbers) are drawn centred on a translated origin, so their own x
+            // is negative; the group's matrix(a,b,c,d,e,f) maps it onto the page (a x + c y + e).
+            double x = svgText.mid(at).section(QStringLiteral(" x=\""), 1).section(QLatin1Char('"'), 0, 0).toDouble();
+            const double y = svgText.mid(at).section(QStringLiteral(" y=\""), 1).section(QLatin1Char('"'), 0, 0).toDouble();
+            const int group = svgText.lastIndexOf(QStringLiteral("<g "), at);
+            const int matrix = group < 0 ? -1 : svgText.indexOf(QStringLiteral("transform=\"matrix("), group);
+            if (matrix >= 0 && matrix < svgText.indexOf(QLatin1Char('>'), group)) {
+                const QStringList m = svgText.mid(matrix + 18).section(QLatin1Char(')'), 0, 0).split(QLatin1Char(','));
+                if (m.size() == 6)
+                    x = m[0].toDouble() * x + m[2].toDouble() * y + m[4].toDouble();
+            }
             EXPECT_LT(x, width - 10) << name;
             EXPECT_GE(x, 0.0) << name;
             ++texts;
