@@ -136,11 +136,11 @@ constexpr CliDoor kWhatifDoors[] = {
 // Attributions (issue 34): Integrated Gradients (few steps: the cell checks the door, the
 // tests check the numbers) on a sentence and on pairs, and attention rollout.
 constexpr CliDoor kExplainDoors[] = {
-    {"explain_text", "explain --steps 4 --model {M} \"The old man saw a red kite .\"", result("sentence 1: ig"),
+    {"explain_text", "explain --steps 4 --model {M} \"The old man saw a red kite .\"", result("sentence 1 (s1): ig"),
      refusal("--pairs")},
     {"explain_pairs", "explain --steps 4 --json --pairs {PAIRS} --model {M}", result("\"completeness_gap\""),
      result("\"completeness_gap\"")},
-    {"explain_rollout", "explain --method rollout --model {M} \"The old man saw a red kite .\"", result("sentence 1: rollout"),
+    {"explain_rollout", "explain --method rollout --model {M} \"The old man saw a red kite .\"", result("sentence 1 (s1): rollout"),
      refusal("--pairs")},
 };
 
