@@ -66,6 +66,8 @@ set(TREELENS_CORE_PLAIN_SOURCES
   probing/probetasks.cpp
   probing/runcontext.cpp
   probing/runfeaturefile.cpp
+  query/tregex.cpp
+  query/tregexmatch.cpp
   formats/pairs.cpp
   eval/paireval.cpp
   eval/minimalpairs.cpp

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 30).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures minimalpairs)
+#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures minimalpairs tregex)
 # Seeds come from tests/data; findings are written to build/fuzz/findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures minimalpairs)
+((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures minimalpairs tregex)
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
@@ -26,6 +26,12 @@ for t in "${targets[@]}"; do
       # PTB trees (first byte even) and a dependency tree (odd: head and relation bytes per token).
       for f in tests/data/golden/*.mrg; do { printf '\x00'; cat "$f"; } >"$corpus/$(basename "$f").seed"; done 2>/dev/null || true
       printf '\x01\x03\x03\x03\x04\x04\x01\x00\x00' >"$corpus"/dep.seed ;;
+    tregex)
+      # A pattern on the first line, a PTB tree after it (fuzz_tregex.cpp).
+      printf 'S < (NP=np $+ VP) !<< /^-NONE-$/ | @NP [< DT | <1 NN] ?$- =np\n(S (NP (DT the) (NN cat)) (VP (VBD sat)))\n' >"$corpus"/seed.txt
+      printf 'NP <, DT <- NN >> S\n' >"$corpus"/p1.txt
+      printf '__ <: __ . /x/ ,, _ROOT_\n' >"$corpus"/p2.txt
+      printf 'VP << (NN|NNS=n .. JJ) $++ PP >2 S\n' >"$corpus"/p3.txt ;;
     treeedit)
       # A PTB tree, then edits of the edit language, one per line.
       printf '(S (NP (DT the) (JJ big) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))))\nhead 6=2\nbracket 2-3 NX\nunbracket 2-3\nrelabel 5-7 PP\nhead 1=0\nlabel 3=obj\nhead 3=5\nbracket 3-5 X\n' >"$corpus"/seed.txt ;;
