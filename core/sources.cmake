@@ -31,11 +31,13 @@ set(TREELENS_CORE_PLAIN_SOURCES
   text/tokenizer/scanwords.cpp
   parsing/headrules.cpp
   parsing/treedecoders.cpp
+  parsing/lemmarules.cpp
   parsing/neural/parserencoderconfig.cpp
   parsing/chunkingparser.cpp
   parsing/externalparser.cpp
   eval/bracketeval.cpp
   eval/depeval.cpp
+  eval/morpheval.cpp
   eval/analysisdelta.cpp
   eval/rankcontrast.cpp
   eval/attribution.cpp

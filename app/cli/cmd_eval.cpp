@@ -8,6 +8,7 @@
 #include "app/cli/command.h"
 #include "core/eval/bracketeval.h"
 #include "core/eval/depeval.h"
+#include "core/eval/morpheval.h"
 #include "core/eval/rawtexteval.h"
 #include "core/eval/tokeneval.h"
 #include "core/formats/conllu.h"
@@ -41,6 +42,23 @@ nlohmann::json bracketJson(const BracketCounts &c)
             {"gold_brackets", c.gold}, {"predicted_brackets", c.predicted}, {"matched_brackets", c.matched}};
 }
 
+/// UFeats and Lemmas (CoNLL 2018, core/eval/morpheval.h) when the gold file has lemmas or features.
+void addMorphology(const std::vector<Sentence> &gold, const std::vector<Sentence> &pred, nlohmann::json &j, std::string &text)
+{
+    const bool any = std::any_of(gold.begin(), gold.end(), [](const Sentence &s) {
+        return std::any_of(s.tokens.begin(), s.tokens.end(), [](const Token &t) {
+            return (!t.lemma.empty() && t.lemma != "_") || (!t.feats.empty() && t.feats != "_");
+        });
+    });
+    if (!any)
+        return;
+    const MorphCounts m = scoreMorphology(gold, pred);
+    j["dependency"]["ufeats"] = round2(100.0 * m.accuracy(m.ufeats));
+    j["dependency"]["lemmas"] = round2(100.0 * m.accuracy(m.lemmas));
+    text += "  UFeats " + fixed(100.0 * m.accuracy(m.ufeats)) + "  Lemmas " + fixed(100.0 * m.accuracy(m.lemmas)) +
+            "  (CoNLL 2018: universal features as sets; a gold lemma _ matches any)\n";
+}
+
 } // namespace
 
 void addEvalParseCommand(CLI::App &app, Action &action)
@@ -54,7 +72,8 @@ void addEvalParseCommand(CLI::App &app, Action &action)
     cmd->add_flag("--json", spec->json, "Print one JSON object instead of text");
     cmd->add_flag("--keep-punct", spec->keepPunct, "Brackets: do not delete punctuation (evalb deletes it)");
     cmd->footer("Dependencies (when both files have them): UAS/LAS with and without punctuation (LAS on the universal\n"
-                "relation, CoNLL 2018 style). Constituents (when both have them): labelled and unlabelled bracket\n"
+                "relation, CoNLL 2018 style), UPOS/XPOS, and UFeats/Lemmas when the gold file has lemmas or features\n"
+                "(CoNLL 2018 definitions). Constituents (when both have them): labelled and unlabelled bracket\n"
                 "P/R/F1 with evalb COLLINS.prm conventions (see docs/evaluation.md).");
     cmd->callback([&action, spec]() {
         action = [spec]() {
@@ -111,6 +130,8 @@ void addEvalParseCommand(CLI::App &app, Action &action)
                                              : std::string("-"))
                             + "  (tokens with a gold tag)\n";
             }
+            if (doDep)
+                addMorphology(*gold, *pred, j, text);
             if (doCon) {
                 BracketEvalOptions opt;
                 opt.ignorePunctuation = !spec->keepPunct;
@@ -294,8 +315,9 @@ void addEvalRawCommand(CLI::App &app, Action &action)
             const auto shownFailures = static_cast<std::ptrdiff_t>(std::min<std::size_t>(failures.size(), 5));
             const std::vector<std::pair<std::string, const PrfCounts *>> rows = {
                 {"tokens", &r.tokens}, {"sentences", &r.sentences}, {"words", &r.words},
-                {"upos", &r.upos},     {"xpos", &r.xpos},           {"uas", &r.uas},
-                {"las", &r.las},       {"uas_no_punct", &r.uasNoPunct}, {"las_no_punct", &r.lasNoPunct}};
+                {"upos", &r.upos},     {"xpos", &r.xpos},           {"ufeats", &r.ufeats},
+                {"lemmas", &r.lemmas}, {"uas", &r.uas},             {"las", &r.las},
+                {"uas_no_punct", &r.uasNoPunct}, {"las_no_punct", &r.lasNoPunct}};
             if (spec->json) {
                 nlohmann::json j = {{"gold", spec->gold},
                                     {"parser", spec->parser.parser},
@@ -316,8 +338,8 @@ void addEvalRawCommand(CLI::App &app, Action &action)
                 std::cout << j.dump() << '\n';
                 return 0;
             }
-            const std::vector<std::string> labels = {"Tokens", "Sentences", "Words", "UPOS", "XPOS", "UAS", "LAS",
-                                                     "UAS no punct", "LAS no punct"};
+            const std::vector<std::string> labels = {"Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "Lemmas",
+                                                     "UAS", "LAS", "UAS no punct", "LAS no punct"};
             std::cout << "Raw text: " << r.sentences.gold << " gold sentences in " << r.paragraphs << " paragraphs, "
                       << r.sentences.predicted << " system sentences; parser " << spec->parser.parser << " ("
                       << fixed(r.tokenizeSeconds) << " s tokenizing, " << fixed(r.parseSeconds) << " s parsing)\n";

@@ -131,22 +131,26 @@ void addTrainCommand(CLI::App &app, Action &action)
 
 void addTrainParserCommand(CLI::App &app, Action &action)
 {
-    auto *cmd = app.add_subcommand("train-parser", "Train a neural parser from a recipe (same as train dependency-parser|"
-                                                   "constituency-parser)");
+    auto *cmd = app.add_subcommand("train-parser", "Train a neural parser or the morphological tagger from a recipe (same as "
+                                                   "train dependency-parser|constituency-parser|morph-tagger)");
     struct Spec {
         std::string kind;
         TrainFlags flags;
     };
     auto spec = std::make_shared<Spec>();
-    cmd->add_option("kind", spec->kind, "dep (dependency parser and tagger) or const (constituency parser)")
+    cmd->add_option("kind", spec->kind,
+                    "dep (dependency parser and tagger), const (constituency parser) or morph (LEMMA/FEATS tagger)")
         ->required()
-        ->check(CLI::IsMember({"dep", "const"}));
+        ->check(CLI::IsMember({"dep", "const", "morph"}));
     addTrainFlags(cmd, spec->flags);
     cmd->footer("Progress goes to stderr; a checkpoint is written atomically after every epoch and the model\n"
                 "file whenever the dev metric improves. Recipe keys and the shipped recipes: docs/parsers.md.");
     cmd->callback([&action, spec]() {
         action = [spec]() {
-            return runTrain(spec->kind == "dep" ? "dependency-parser" : "constituency-parser", spec->flags, "train-parser: ");
+            const std::string family = spec->kind == "dep"     ? "dependency-parser"
+                                       : spec->kind == "morph" ? "morph-tagger"
+                                                               : "constituency-parser";
+            return runTrain(family, spec->flags, "train-parser: ");
         };
     });
 }

@@ -184,6 +184,10 @@ void addParserOptions(CLI::App *cmd, ParserSpec &spec, const std::string &treeFi
         ->type_name("CMD");
     cmd->add_option("--parser-model", spec.model, "--parser neural: dependency parser model (default: the shipped one)")
         ->type_name("M");
+    cmd->add_option("--morph-model", spec.morphModel,
+                    "--parser neural: LEMMA/FEATS tagger model (default: the shipped one when present; none = keep "
+                    "the input's LEMMA and FEATS)")
+        ->type_name("M");
     cmd->add_option("--tree-file", spec.treeFile,
                     "--parser file: parsed file (CoNLL-U, PTB, JSON) whose trees are used, matched by words"
                         + treeFileNote)
@@ -198,6 +202,7 @@ ParserConfig parserConfig(const ParserSpec &spec)
     config.maxWords = spec.maxWords;
     config.command = spec.command;
     config.dependencyModel = spec.model;
+    config.morphologyModel = spec.morphModel;
     config.treeFile = spec.treeFile;
     return config;
 }

@@ -81,9 +81,10 @@ struct ParserSpec {
     int maxWords = 250;
     std::string command;
     std::string model;
+    std::string morphModel;
     std::string treeFile;
 };
-/// --parser, --timeout, --max-words, --parser-command, --parser-model, --tree-file
+/// --parser, --timeout, --max-words, --parser-command, --parser-model, --morph-model, --tree-file
 /// (`treeFileNote` is appended to the last one's help, e.g. its default).
 void addParserOptions(CLI::App *cmd, ParserSpec &spec, const std::string &treeFileNote = "");
 /// The ParserConfig those options stand for.

@@ -8,6 +8,7 @@
 
 #include "core/base/utf8.h"
 #include "core/eval/depeval.h"
+#include "core/eval/morpheval.h"
 #include "core/eval/textspans.h"
 
 namespace treelens {
@@ -21,6 +22,8 @@ struct Unit {
     TextSpan span;
     std::string upos;
     std::string xpos;
+    std::string ufeats; // universal features only (morpheval.h)
+    std::string lemma;
     std::string deprel; // universal part
     int head = kNoHead; // index of the head unit on the same side, or kRoot / kNoHead
     bool punct = false;
@@ -120,6 +123,8 @@ Result<Side> buildSide(const std::vector<Sentence> &sentences, const std::vector
             u.span = {spans.words[k].first + off, spans.words[k].second + off};
             u.upos = t.upos;
             u.xpos = t.xpos;
+            u.ufeats = universalFeatures(t.feats);
+            u.lemma = t.lemma.empty() ? "_" : t.lemma;
             if (s.dependency)
                 u.deprel = universalRelation(s.dependency->deprels[static_cast<std::size_t>(rep)]);
             u.punct = gold ? isPunctuation(t) : systemPunctuation(t);
@@ -205,7 +210,7 @@ Result<RawTextScore> scoreRawText(const std::vector<Sentence> &gold, const std::
     const std::vector<int> goldOf = alignWords(g->words, s->words);
     const long long nGold = static_cast<long long>(g->words.size());
     const long long nSystem = static_cast<long long>(s->words.size());
-    for (PrfCounts *c : {&score.words, &score.upos, &score.xpos, &score.uas, &score.las}) {
+    for (PrfCounts *c : {&score.words, &score.upos, &score.xpos, &score.ufeats, &score.lemmas, &score.uas, &score.las}) {
         c->gold = nGold;
         c->predicted = nSystem;
     }
@@ -229,6 +234,8 @@ Result<RawTextScore> scoreRawText(const std::vector<Sentence> &gold, const std::
         ++score.words.correct;
         score.upos.correct += gu.upos == su.upos;
         score.xpos.correct += gu.xpos == su.xpos;
+        score.ufeats.correct += gu.ufeats == su.ufeats;
+        score.lemmas.correct += lemmaMatches(gu.lemma, su.lemma);
         const bool head = (gu.head == kRoot && su.head == kRoot)
             || (gu.head >= 0 && su.head >= 0 && goldOf[static_cast<std::size_t>(su.head)] == gu.head);
         const bool label = head && gu.deprel == su.deprel;

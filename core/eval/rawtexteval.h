@@ -51,6 +51,8 @@ struct RawTextScore {
     PrfCounts words;
     PrfCounts upos;
     PrfCounts xpos;
+    PrfCounts ufeats; ///< CoNLL 2018 UFeats and Lemmas (core/eval/morpheval.h)
+    PrfCounts lemmas;
     PrfCounts uas;
     PrfCounts las;
     PrfCounts uasNoPunct; ///< gold/predicted count the words left in (see the file comment)

@@ -144,6 +144,7 @@ void markColumnProvenance(Sentence &s, const ParserInfo &info, const std::string
     const bool fromFile = info.name == "file";
     const bool treesPredicted = !failed && !fromFile && info.dependencies;
     const bool tagsPredicted = !failed && !fromFile && info.tags;
+    const bool morphologyPredicted = !failed && !fromFile && info.morphology;
     const bool treesFromInput = fromFile && (treeFile.empty() || treeFile == inputFile);
     auto any = [&](auto field) {
         return std::any_of(s.tokens.begin(), s.tokens.end(), [&](const Token &t) {
@@ -153,10 +154,15 @@ void markColumnProvenance(Sentence &s, const ParserInfo &info, const std::string
     };
     std::string predicted, fromInput;
     auto add = [](std::string &list, const char *column) { list += list.empty() ? column : std::string(" ") + column; };
+    // Column order, as in from_input.
+    if (morphologyPredicted)
+        add(predicted, "LEMMA");
     if (tagsPredicted) {
         add(predicted, "UPOS");
         add(predicted, "XPOS");
     }
+    if (morphologyPredicted)
+        add(predicted, "FEATS");
     if (treesPredicted) {
         add(predicted, "HEAD");
         add(predicted, "DEPREL");
@@ -164,13 +170,13 @@ void markColumnProvenance(Sentence &s, const ParserInfo &info, const std::string
             t.deps.clear();
         s.emptyNodes.clear();
     }
-    if (any(&Token::lemma))
+    if (!morphologyPredicted && any(&Token::lemma))
         add(fromInput, "LEMMA");
     if (!tagsPredicted && any(&Token::upos))
         add(fromInput, "UPOS");
     if (!tagsPredicted && any(&Token::xpos))
         add(fromInput, "XPOS");
-    if (any(&Token::feats))
+    if (!morphologyPredicted && any(&Token::feats))
         add(fromInput, "FEATS");
     if (treesFromInput && s.dependency) {
         add(fromInput, "HEAD");

@@ -41,6 +41,10 @@ struct ParserConfig {
     /// Backend "neural": the constituency parser model ("" = the shipped
     /// parser-const-en-ptb.safetensors when present).
     std::string constituencyModel;
+    /// Backend "neural": the LEMMA/FEATS tagger model ("" = the shipped
+    /// tagger-morph-en-ewt.safetensors when present, "none" = no tagger: the
+    /// input's LEMMA and FEATS are kept).
+    std::string morphologyModel;
     /// Backend "file": the parsed file (CoNLL-U, PTB or JSON) trees are read from.
     std::string treeFile;
 
@@ -55,6 +59,9 @@ struct ParserInfo {
     /// The backend writes UPOS and XPOS (a tagger beside the parser); otherwise the
     /// input's tags are kept.
     bool tags = false;
+    /// The backend writes LEMMA and FEATS (a morphological tagger); otherwise the
+    /// input's are kept.
+    bool morphology = false;
 };
 
 class Parser {
@@ -106,8 +113,9 @@ std::function<Result<Parser *>()> parserOnDemand(std::unique_ptr<Parser> &holder
 
 /// Says which CoNLL-U columns of a sentence `parser` parsed are predicted and which
 /// were carried over from the input, as two comments (any earlier ones replaced):
-/// "# treelens.predicted = UPOS XPOS HEAD DEPREL" (the tags only when info.tags)
-/// and "# treelens.from_input = LEMMA FEATS MISC" (the columns not predicted that are
+/// "# treelens.predicted = LEMMA UPOS XPOS FEATS HEAD DEPREL" (the tags only when
+/// info.tags, LEMMA and FEATS only when info.morphology; in column order) and
+/// "# treelens.from_input = LEMMA FEATS MISC" (the columns not predicted that are
 /// not empty in some word; "none" when there are none). The backend "file" predicts
 /// nothing: its HEAD and DEPREL are named "# treelens.trees_from = FILE" unless FILE
 /// is `inputFile`. A sentence the parser failed on (metadata "parser.failed", a flat

@@ -10,6 +10,7 @@
 #include "core/encoders/treetransformer/mlmtrainer.h"
 #include "core/parsing/neural/constparser.h"
 #include "core/parsing/neural/depparser.h"
+#include "core/parsing/neural/morphtagger.h"
 #include "core/training/trainer.h"
 #include "core/training/trainerfamily.h"
 
@@ -23,6 +24,7 @@ const std::vector<training::TrainerFamily> &families()
         maskedLmTrainer(),
         dependencyParserTrainer(),
         constituencyParserTrainer(),
+        morphTaggerTrainer(),
         ggsaTrainer(),
         iggsaTrainer(),
         depTransformerTrainer(),

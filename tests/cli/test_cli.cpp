@@ -182,6 +182,29 @@ TEST(Cli, ConvertWsjSampleMatchesHandCheckedHeads)
     EXPECT_EQ(got->front().dependency->heads, gold->front().dependency->heads);
 }
 
+TEST(Cli, EvalParseScoresUFeatsAndLemmas)
+{
+    // Hand-checked (CoNLL 2018 definitions): "were" has the wrong lemma but its features
+    // in another order; "x" has gold lemma "_" (any lemma counts) and only a non-universal
+    // feature (Typo); "." gets a feature it should not have. UFeats 3/4, Lemmas 3/4.
+    const std::string gold = writeTemp("morph-gold.conllu", "1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur\t2\tnsubj\t_\t_\n"
+                                                            "2\twere\tbe\tAUX\tVBD\tMood=Ind|Number=Plur|Tense=Past\t0\troot\t_\t_\n"
+                                                            "3\tx\t_\tX\tGW\tTypo=Yes\t2\tdep\t_\t_\n"
+                                                            "4\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_\n\n");
+    const std::string pred = writeTemp("morph-pred.conllu", "1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur\t2\tnsubj\t_\t_\n"
+                                                            "2\twere\twere\tAUX\tVBD\tTense=Past|Mood=Ind|Number=Plur\t0\troot\t_\t_\n"
+                                                            "3\tx\tx\tX\tGW\t_\t2\tdep\t_\t_\n"
+                                                            "4\t.\t.\tPUNCT\t.\tNumber=Sing\t2\tpunct\t_\t_\n\n");
+    const CliRun t = cli("eval-parse --gold " + quote(gold) + " --pred " + quote(pred));
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.out.find("UFeats 75.00  Lemmas 75.00"), std::string::npos) << t.out;
+    const CliRun j = cli("eval-parse --json --gold " + quote(gold) + " --pred " + quote(pred));
+    ASSERT_EQ(j.code, 0) << j.err;
+    const auto o = nlohmann::json::parse(j.out);
+    EXPECT_DOUBLE_EQ(o["dependency"]["ufeats"].get<double>(), 75.0);
+    EXPECT_DOUBLE_EQ(o["dependency"]["lemmas"].get<double>(), 75.0);
+}
+
 TEST(Cli, EvalParseTextAndJson)
 {
     const std::string gold = writeTemp("gold.conllu",

@@ -60,7 +60,8 @@ TEST(CliParse, PredictedColumnsAreNamedAndTheInputsEnhancedGraphNeverContradicts
 {
     const std::string in = test::cliTempDir() + "/absurd.conllu";
     std::ofstream(in, std::ios::binary) << kAbsurd;
-    const CliRun r = cli("parse --input " + test::shellQuote(in));
+    // Without the morphological tagger (--morph-model none) LEMMA and FEATS stay the input's.
+    const CliRun r = cli("parse --morph-model none --input " + test::shellQuote(in));
     ASSERT_EQ(r.code, 0) << r.err;
     auto parsed = readConllu(r.out, "stdout");
     ASSERT_TRUE(parsed.ok()) << parsed.message();
@@ -89,7 +90,7 @@ TEST(CliParse, PredictedColumnsAreNamedAndTheInputsEnhancedGraphNeverContradicts
     // Parsing the output again replaces the marks rather than adding more.
     const std::string again = test::cliTempDir() + "/again.conllu";
     std::ofstream(again, std::ios::binary) << r.out;
-    const CliRun r2 = cli("parse --input " + test::shellQuote(again));
+    const CliRun r2 = cli("parse --morph-model none --input " + test::shellQuote(again));
     ASSERT_EQ(r2.code, 0) << r2.err;
     EXPECT_EQ(countComments(r2.out, "treelens.predicted"), 1) << r2.out;
     EXPECT_EQ(countComments(r2.out, "treelens.from_input"), 1) << r2.out;
@@ -127,9 +128,48 @@ TEST(CliParse, RawTextGetsSpaceAfterFromTheTokenizersOffsets)
     EXPECT_EQ(noSpace, (std::vector<std::string>{"(", "red", "kite", "is", "it"}));
     EXPECT_EQ(std::string(trimView(rebuilt)), text);
     EXPECT_EQ(comment(s, "text"), text);
-    EXPECT_EQ(comment(s, "treelens.predicted"), "UPOS XPOS HEAD DEPREL");
+    EXPECT_EQ(comment(s, "treelens.predicted"), "LEMMA UPOS XPOS FEATS HEAD DEPREL");
     EXPECT_EQ(comment(s, "treelens.from_input"), "MISC");
     // sent_id and text come before TreeLens's own comments.
     EXPECT_LT(r.out.find("# sent_id"), r.out.find("# treelens.predicted")) << r.out;
     EXPECT_LT(r.out.find("# text"), r.out.find("# treelens.predicted")) << r.out;
+}
+
+TEST(CliParse, RawTextGetsPredictedLemmasAndFeatures)
+{
+    // The shipped morphological tagger (tagger-morph-en-ewt) writes LEMMA and FEATS, so
+    // agreement patterns work on raw text; the input's LEMMA/FEATS are replaced, not kept.
+    const CliRun r = cli("parse " + test::shellQuote("The dogs were barking at the cities."));
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto parsed = readConllu(r.out, "stdout");
+    ASSERT_TRUE(parsed.ok()) << parsed.message();
+    const Sentence &s = parsed->front();
+    ASSERT_EQ(s.tokens.size(), 8u);
+    EXPECT_EQ(comment(s, "treelens.predicted"), "LEMMA UPOS XPOS FEATS HEAD DEPREL");
+    for (const Token &t : s.tokens)
+        EXPECT_FALSE(t.lemma.empty() || t.lemma == "_") << t.text;
+    // FEATS as EWT has them: "at" and "." have none.
+    auto hasFeature = [&](std::size_t i, const std::string &f) {
+        return ("|" + s.tokens[i].feats + "|").find("|" + f + "|") != std::string::npos;
+    };
+    EXPECT_TRUE(hasFeature(0, "Definite=Def")) << s.tokens[0].feats;
+    EXPECT_TRUE(hasFeature(1, "Number=Plur")) << s.tokens[1].feats;
+    EXPECT_TRUE(hasFeature(2, "Tense=Past")) << s.tokens[2].feats;
+    EXPECT_TRUE(hasFeature(6, "Number=Plur")) << s.tokens[6].feats;
+    EXPECT_EQ(s.tokens[4].feats, "_");
+    EXPECT_EQ(s.tokens[1].lemma, "dog");
+    EXPECT_EQ(s.tokens[2].lemma, "be");
+    EXPECT_EQ(s.tokens[3].lemma, "bark");
+    EXPECT_EQ(s.tokens[6].lemma, "city");
+
+    // A CoNLL-U input's own LEMMA/FEATS give way to the predicted ones.
+    const std::string in = test::cliTempDir() + "/absurd-tagged.conllu";
+    std::ofstream(in, std::ios::binary) << kAbsurd;
+    const CliRun tagged = cli("parse --input " + test::shellQuote(in));
+    ASSERT_EQ(tagged.code, 0) << tagged.err;
+    auto t = readConllu(tagged.out, "stdout");
+    ASSERT_TRUE(t.ok()) << t.message();
+    EXPECT_EQ(comment(t->front(), "treelens.predicted"), "LEMMA UPOS XPOS FEATS HEAD DEPREL");
+    EXPECT_EQ(comment(t->front(), "treelens.from_input"), "MISC");
+    EXPECT_EQ(t->front().tokens[3].lemma, "see");
 }

@@ -145,6 +145,12 @@ TEST(RawTextEval, HandBuiltSystemWithWrongTokensAndBoundary)
     EXPECT_EQ(r->upos.gold, 11);
     EXPECT_EQ(r->upos.predicted, 9);
     EXPECT_EQ(r->xpos.correct, 7);
+    // UFeats: gold FEATS are all "_", the system's empty: the 7 aligned agree. Lemmas:
+    // every aligned gold lemma is a word the system left empty ("_"): none.
+    EXPECT_EQ(r->ufeats.correct, 7);
+    EXPECT_EQ(r->ufeats.gold, 11);
+    EXPECT_EQ(r->ufeats.predicted, 9);
+    EXPECT_EQ(r->lemmas.correct, 0);
     // UAS: a1->a3=g4 ok, a3 root ok, a4 ok, b1->b2=g7 ok, b2 root ok, b3 ok;
     // b4's head b5 is not aligned -> wrong. 6.
     EXPECT_EQ(r->uas.correct, 6);

@@ -15,6 +15,7 @@ bool sameParser(const ParserConfig &a, const ParserConfig &b)
 {
     return a.backend == b.backend && a.timeoutSeconds == b.timeoutSeconds && a.maxWords == b.maxWords &&
            a.command == b.command && a.dependencyModel == b.dependencyModel && a.constituencyModel == b.constituencyModel &&
+           a.morphologyModel == b.morphologyModel &&
            a.chunkLongerThan == b.chunkLongerThan && a.chunkMaxPiece == b.chunkMaxPiece && a.treeFile == b.treeFile;
 }
 

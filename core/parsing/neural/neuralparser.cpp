@@ -4,6 +4,7 @@
 #include "core/encoders/encoder.h"
 #include "core/parsing/neural/constparser.h"
 #include "core/parsing/neural/depparser.h"
+#include "core/parsing/neural/morphtagger.h"
 
 namespace treelens {
 
@@ -12,12 +13,18 @@ namespace {
 class NeuralParser : public Parser {
 public:
     NeuralParser(std::unique_ptr<DependencyParserModel> dep, std::unique_ptr<ConstituencyParserModel> constituency,
-                 int maxWords)
-        : m_dep(std::move(dep)), m_const(std::move(constituency)), m_maxWords(maxWords)
+                 std::unique_ptr<MorphTaggerModel> morph, int maxWords)
+        : m_dep(std::move(dep)), m_const(std::move(constituency)), m_morph(std::move(morph)), m_maxWords(maxWords)
     {
     }
 
-    ParserInfo info() const override { return neuralParserInfo(); }
+    ParserInfo info() const override
+    {
+        ParserInfo i = neuralParserInfo();
+        i.constituencies = m_const != nullptr;
+        i.morphology = m_morph != nullptr;
+        return i;
+    }
 
     Result<Sentence> parse(const Sentence &input) override
     {
@@ -44,11 +51,16 @@ public:
         if (m_const)
             if (auto st = m_const->parse(out, &control); !st)
                 return st.error();
+        if (m_morph)
+            if (auto st = m_morph->tag(out, &control); !st)
+                return st.error();
         for (auto &s : out) {
             s.setMetadata("parser", "neural");
             s.setMetadata("parser.dependency_model", m_dep->name());
             if (m_const)
                 s.setMetadata("parser.constituency_model", m_const->name());
+            if (m_morph)
+                s.setMetadata("parser.morphology_model", m_morph->name());
         }
         return out;
     }
@@ -56,6 +68,7 @@ public:
 private:
     std::unique_ptr<DependencyParserModel> m_dep;
     std::unique_ptr<ConstituencyParserModel> m_const;
+    std::unique_ptr<MorphTaggerModel> m_morph;
     int m_maxWords;
 };
 
@@ -68,8 +81,9 @@ ParserInfo neuralParserInfo()
     i.dependencies = true;
     i.constituencies = !findShippedModel(kShippedConstituencyParser).empty();
     i.tags = true; // the dependency model's tagger writes UPOS and XPOS
+    i.morphology = !findShippedModel(kShippedMorphTagger).empty();
     i.description = "TreeLens neural parsers: biaffine dependency parser + tagger (UD English EWT), span-based "
-                    "constituency parser (PTB sample)";
+                    "constituency parser (PTB sample), LEMMA/FEATS tagger (UD English EWT)";
     return i;
 }
 
@@ -91,7 +105,17 @@ Result<std::unique_ptr<Parser>> createNeuralParser(const ParserConfig &config)
             return c.error();
         constituency = std::move(*c);
     }
-    return std::unique_ptr<Parser>(new NeuralParser(std::move(*dep), std::move(constituency), config.maxWords));
+    // So is the morphological tagger: without it LEMMA and FEATS stay the input's.
+    std::unique_ptr<MorphTaggerModel> morph;
+    const std::string morphPath = config.morphologyModel.empty() ? findShippedModel(kShippedMorphTagger) : config.morphologyModel;
+    if (!morphPath.empty() && morphPath != "none") {
+        auto m = MorphTaggerModel::load(morphPath, 0);
+        if (!m)
+            return m.error();
+        morph = std::move(*m);
+    }
+    return std::unique_ptr<Parser>(
+        new NeuralParser(std::move(*dep), std::move(constituency), std::move(morph), config.maxWords));
 }
 
 } // namespace treelens

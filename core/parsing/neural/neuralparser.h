@@ -2,7 +2,8 @@
 /// \file neuralparser.h
 /// The "neural" parser backend: TreeLens's own trained models — the biaffine
 /// dependency parser and tagger (depparser.h; UD relations, UPOS and PTB XPOS)
-/// and, when its model is present, the span-based constituency parser. Models
+/// and, when their models are present, the span-based constituency parser and
+/// the morphological tagger (morphtagger.h; LEMMA and FEATS). Models
 /// default to the ones shipped in resources/models (findShippedModel). parseAll
 /// batches sentences by length, which is where its speed comes from.
 
@@ -15,6 +16,7 @@ namespace treelens {
 /// File names of the shipped parser models.
 inline constexpr const char *kShippedDependencyParser = "parser-dep-en-ewt.safetensors";
 inline constexpr const char *kShippedConstituencyParser = "parser-const-en-ptb.safetensors";
+inline constexpr const char *kShippedMorphTagger = "tagger-morph-en-ewt.safetensors";
 
 ParserInfo neuralParserInfo();
 /// Errors when the dependency model cannot be found or loaded (the message names the file).
