@@ -70,6 +70,8 @@ set(TREELENS_CORE_PLAIN_SOURCES
   probing/runfeaturefile.cpp
   query/tregex.cpp
   query/tregexmatch.cpp
+  query/deppattern.cpp
+  query/depmatch.cpp
   formats/pairs.cpp
   eval/paireval.cpp
   eval/minimalpairs.cpp
