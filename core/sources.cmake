@@ -72,6 +72,7 @@ set(TREELENS_CORE_PLAIN_SOURCES
   query/tregexmatch.cpp
   query/deppattern.cpp
   query/depmatch.cpp
+  query/querystat.cpp
   formats/pairs.cpp
   eval/paireval.cpp
   eval/minimalpairs.cpp
