@@ -13,6 +13,7 @@ namespace treelens::cli {
 void addTokenizeCommand(CLI::App &app, Action &action);
 void addParseCommand(CLI::App &app, Action &action);
 void addConvertCommand(CLI::App &app, Action &action);
+void addQueryCommand(CLI::App &app, Action &action);
 void addEvalParseCommand(CLI::App &app, Action &action);
 void addEvalTokenizeCommand(CLI::App &app, Action &action);
 void addEvalRawCommand(CLI::App &app, Action &action);
@@ -39,6 +40,7 @@ void addMakePairsCommand(CLI::App &app, Action &action);
 void addAblateSweepCommand(CLI::App &app, Action &action);
 Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *note);
 Result<std::string> mergedAblateSweep(const MergedShards &merged, std::string *note);
+Result<std::string> mergedQuery(const MergedShards &merged, std::string *note);
 
 namespace {
 
@@ -172,6 +174,9 @@ constexpr CommandEntry kCommands[] = {
     {"tokenize", addTokenizeCommand, {}, kNoModel, {}},
     {"parse", addParseCommand, kParseDoors, nullptr, kRecords},
     {"convert", addConvertCommand, {}, kNoModel, {}},
+    // Its shards end with their totals: the merge writes the records, or sums the totals (--count).
+    {"query", addQueryCommand, {}, "searches trees with a pattern, opens no model (a parser at most)",
+     {ShardMerge::Report, mergedQuery, nullptr}},
     {"eval-parse", addEvalParseCommand, {}, "opens no model: compares trees with trees", {}},
     {"eval-tokenize", addEvalTokenizeCommand, {}, kNoModel, {}},
     {"eval-raw", addEvalRawCommand, {}, "opens a parser, no model", {}},
