@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 30).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures minimalpairs tregex)
+#   (targets: conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures minimalpairs tregex grew)
 # Seeds come from tests/data; findings are written to build/fuzz/findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures minimalpairs tregex)
+((${#targets[@]})) || targets=(conllu ptb text json safetensors pickle decoders stream wikiqa pairtsv rte pairjson labelled rectree hftokenizer treeedit shard probefeatures minimalpairs tregex grew)
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
@@ -32,6 +32,12 @@ for t in "${targets[@]}"; do
       printf 'NP <, DT <- NN >> S\n' >"$corpus"/p1.txt
       printf '__ <: __ . /x/ ,, _ROOT_\n' >"$corpus"/p2.txt
       printf 'VP << (NN|NNS=n .. JJ) $++ PP >2 S\n' >"$corpus"/p3.txt ;;
+    grew)
+      # A Grew request, a line "#", one CoNLL-U sentence (fuzz_grew.cpp).
+      { printf 'pattern { V [upos=VERB, Number=Sing]; S [upos=NOUN|PROPN, lemma<>"it"]; V -[nsubj]-> S; S << V }\nwithout { V -[aux]-> A }\n#\n'
+        printf '1\tKim\tKim\tPROPN\tNNP\tNumber=Sing\t2\tnsubj\t_\t_\n2\tsleeps\tsleep\tVERB\tVBZ\tNumber=Sing\t0\troot\t_\t_\n\n'; } >"$corpus"/seed.txt
+      printf 'pattern { X -[1=nsubj, !2]-> Y; X.Number = Y.Number; Y < X } with { X -[^punct|re"a.*"]-> * }\n' >"$corpus"/p1.txt
+      printf '%% c\npattern { R$ [form=re"\\(a\\|b\\)[^x]*"]; R -*-> Z; Z >> R } without { Z [!Tense, lemma=/x|y/] }\n' >"$corpus"/p2.txt ;;
     treeedit)
       # A PTB tree, then edits of the edit language, one per line.
       printf '(S (NP (DT the) (JJ big) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))))\nhead 6=2\nbracket 2-3 NX\nunbracket 2-3\nrelabel 5-7 PP\nhead 1=0\nlabel 3=obj\nhead 3=5\nbracket 3-5 X\n' >"$corpus"/seed.txt ;;
