@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
+#include "app/cli/querystatcmd.h"
 #include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
 #include "core/base/strings.h"
@@ -48,6 +49,7 @@ struct QuerySpec {
     int limit = 0;
     std::string out;
     ShardOptions shard;
+    QueryStatSpec stat; ///< --stat: a statistic over the occurrences (cmd_querystat.cpp)
 };
 
 enum class TreeKind { Dependency, Constituency };
@@ -421,6 +423,19 @@ int runQuery(const QuerySpec &spec)
     auto query = readQuery(spec);
     if (!query)
         return fail(query.message());
+    if (spec.stat.active()) {
+        if (spec.count || spec.limit > 0 || !spec.shard.shard.empty() || spec.syntax == "tregex")
+            return fail("--stat does not take --count, --limit, --shard or --syntax tregex (it reads every occurrence of a Grew request)");
+        std::string text = spec.pattern;
+        if (!spec.patternFile.empty()) {
+            auto file = readFile(spec.patternFile);
+            if (!file)
+                return fail(file.message());
+            text = *file;
+        }
+        return runQueryStat(spec.stat, text, spec.patternFile.empty() ? "--pattern" : spec.patternFile, spec.input, spec.parser,
+                            spec.json, spec.out);
+    }
     auto sharding = sentenceShard(spec.shard, "query", spec.input, spec.out, kQueryBlock);
     if (!sharding)
         return fail(sharding.message());
@@ -482,6 +497,7 @@ void addQueryCommand(CLI::App &app, Action &action)
     count->excludes(limit);
     cmd->add_option("-o,--output", spec->out, "Write to FILE (atomically) instead of standard output")->type_name("FILE");
     addShardOptions(cmd, spec->shard, "blocks of 2,000 sentences");
+    addQueryStatOptions(cmd, spec->stat);
     cmd->footer("A sentence without the tree its pattern reads (raw text; CoNLL-U without HEAD for a Grew request or without\n"
                 "'# constituency' for a Tregex pattern) is parsed first with the parser options; stderr then says how many\n"
                 "trees are predicted, and JSON records say \"trees\": \"predicted\" (else \"gold\").\n"

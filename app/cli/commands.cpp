@@ -167,6 +167,18 @@ constexpr CliDoor kAblateSweepDoors[] = {
      result("\"cells\""), refusal("gives no sentence log-probability")},
 };
 
+// Statistics over a Grew request's occurrences in the gold corpus (issue 48): attention from
+// the verb to its subject per head, surprisal at the verb binned by the distance.
+constexpr CliDoor kQueryDoors[] = {
+    {"query_stat_attention",
+     "query --stat attention V S --pattern 'pattern { V [upos=VERB]; V -[nsubj]-> S }' --input {GOLD} --model {M}",
+     result("attention from V to S"), refusal("--pairs")},
+    {"query_stat_surprisal",
+     "query --json --stat surprisal V --by 'distance(S,V)' --pattern 'pattern { V [upos=VERB]; V -[nsubj]-> S }' --input "
+     "{GOLD} --model {M}",
+     result("\"stat\":\"surprisal\""), refusal("--pairs")},
+};
+
 constexpr const char *kNoModel = "opens no model";
 
 // Every command, in the order of --help: name, registration, doors or why none, shard merge.
@@ -175,7 +187,7 @@ constexpr CommandEntry kCommands[] = {
     {"parse", addParseCommand, kParseDoors, nullptr, kRecords},
     {"convert", addConvertCommand, {}, kNoModel, {}},
     // Its shards end with their totals: the merge writes the records, or sums the totals (--count).
-    {"query", addQueryCommand, {}, "searches trees with a pattern, opens no model (a parser at most)",
+    {"query", addQueryCommand, kQueryDoors, nullptr,
      {ShardMerge::Report, mergedQuery, nullptr}},
     {"eval-parse", addEvalParseCommand, {}, "opens no model: compares trees with trees", {}},
     {"eval-tokenize", addEvalTokenizeCommand, {}, kNoModel, {}},

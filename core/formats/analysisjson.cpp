@@ -71,6 +71,8 @@ nlohmann::json analysisJson(const Analysis &a, bool withAttention)
 {
     nlohmann::json j;
     j["tokens"] = a.tokens;
+    if (!a.wordToken.empty()) // each input word's index in `tokens` (attention rows and columns)
+        j["word_token"] = a.wordToken;
     j["family"] = a.family;
     if (!a.pieces.empty()) {
         j["pieces"] = a.pieces;

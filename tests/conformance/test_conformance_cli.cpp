@@ -134,6 +134,12 @@ TEST_P(CliMatrix, Cell)
     if (e.result && (door.rfind("minimal_pairs", 0) == 0 || door.rfind("ablate_sweep", 0) == 0) &&
         std::find(views.begin(), views.end(), "surprisal") == views.end() && !m.scoresSentences)
         e = refusal("gives no sentence log-probability");
+    // query --stat: attention needs attention matrices, surprisal a language model.
+    if (e.result && door == "query_stat_attention" && std::find(views.begin(), views.end(), "attention") == views.end())
+        e = refusal("needs the model's attention matrices");
+    if (e.result && door == "query_stat_surprisal" && std::find(views.begin(), views.end(), "surprisal") == views.end() &&
+        !m.scoresSentences)
+        e = refusal("gives no surprisal");
     // Head ablation is built for every family with heads; a model without them (a Tree-LSTM) says so.
     if (e.result && door == "analyze_ablate" && !m.ablates)
         e = refusal("has no attention heads to switch off");
