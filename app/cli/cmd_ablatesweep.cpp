@@ -110,14 +110,6 @@ std::string sweepText(const ojson &settings, const std::vector<ojson> &cells)
     return out;
 }
 
-std::string xmlEscaped(const std::string &s)
-{
-    std::string out;
-    for (char c : s)
-        out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&quot;" : std::string(1, c);
-    return out;
-}
-
 /// The heatmap: a row per layer, a column per head and one for the whole layer; red where
 /// switching off lowers the accuracy, blue where it raises it, white at no change, the scale
 /// symmetric around 0 up to the largest change; each cell's value in points.

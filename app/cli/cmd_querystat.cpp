@@ -51,14 +51,6 @@ ojson meanJson(const std::vector<std::vector<MeanCi>> &cells, bool ci)
 
 ojson meanCiJson(const MeanCi &c) { return {{"occurrences", c.n}, {"mean", c.mean}, {"ci95", {c.ci95[0], c.ci95[1]}}}; }
 
-std::string xmlEscaped(const std::string &s)
-{
-    std::string out;
-    for (char c : s)
-        out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&quot;" : std::string(1, c);
-    return out;
-}
-
 /// Two layer × head grids side by side: the mean attention X → Y and the baseline's; white
 /// at 0, dark blue at the largest mean of either; each cell's mean written in it and its
 /// interval in the tooltip.

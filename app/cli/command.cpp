@@ -473,6 +473,14 @@ Result<std::size_t> forEachBlock(InputChunks &input, std::size_t block, std::siz
 
 const std::string &commandLine() { return commandLineStorage(); }
 
+std::string xmlEscaped(const std::string &s)
+{
+    std::string out;
+    for (char c : s)
+        out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&quot;" : std::string(1, c);
+    return out;
+}
+
 int writeOutput(const std::string &out, const std::string &data)
 {
     const Status st = writeFileAtomic(out.empty() ? std::string("-") : out, data);

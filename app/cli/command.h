@@ -125,6 +125,8 @@ Result<std::vector<HeadAblation>> parseAblations(const std::vector<std::string> 
 
 /// Writes to OUT atomically, or stdout when OUT is empty or "-".
 int writeOutput(const std::string &out, const std::string &data);
+/// `s` with & < > " escaped, for the text of the SVG figures the commands write.
+std::string xmlEscaped(const std::string &s);
 
 /// --shard I/N and --skip-done of the commands that walk a corpus (core/formats/shard.h,
 /// docs/cluster.md).
