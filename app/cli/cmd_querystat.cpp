@@ -212,6 +212,55 @@ Result<StatKind> statKind(const QueryStatSpec &spec, const DepPattern &p)
     return Error{"--stat takes 'attention X Y' or 'surprisal X' (X, Y: nodes of the pattern)"};
 }
 
+/// What a statistic run found besides the statistic, for its output.
+struct StatContext {
+    std::string model, pattern, trees;
+    std::size_t sentences = 0, matched = 0;
+};
+
+/// The attention statistic as JSON or text (and its heatmap with --figure); "" after an error.
+std::optional<std::string> attentionOutput(const AttentionStat &s, const StatContext &c, const std::vector<OccurrenceRef> &refs,
+                                           const QueryStatSpec &spec, bool json)
+{
+    if (!spec.figure.empty())
+        if (writeOutput(spec.figure, attentionSvg(s, c.model, c.pattern)) != 0)
+            return std::nullopt;
+    if (!json)
+        return attentionText(s, c.model, c.matched);
+    ojson j = {{"stat", "attention"}, {"from", s.from}, {"to", s.to}, {"pattern", c.pattern}, {"model", c.model},
+               {"trees", c.trees}, {"sentences", c.sentences}, {"sentences_matched", c.matched}, {"occurrences", s.occurrences},
+               {"skipped", s.skipped}, {"layers", s.layers}, {"heads", s.heads}, {"causal", s.causal}, {"later", s.later},
+               {"mean", meanJson(s.cells, false)}, {"ci95", meanJson(s.cells, true)},
+               {"baseline", {{"kind", "fixed offset"}, {"offset", s.baseline.offset}, {"hits", s.baseline.hits},
+                             {"occurrences", s.baseline.occurrences}, {"mean", meanJson(s.baseline.cells, false)},
+                             {"ci95", meanJson(s.baseline.cells, true)}}},
+               {"intervals", "mean +- 1.96 sd / sqrt(n)"}};
+    ojson list = ojson::array();
+    for (const auto &r : refs)
+        list.push_back({{"sent_id", r.sentId}, {"from", r.from}, {"to", r.to}});
+    j["list"] = std::move(list);
+    return j.dump() + "\n";
+}
+
+std::string surprisalOutput(const SurprisalStat &s, const StatContext &c, bool json)
+{
+    if (!json)
+        return surprisalText(s, c.model);
+    ojson bins = ojson::array();
+    for (const auto &[v, m] : s.bins) {
+        ojson b = meanCiJson(m);
+        b["value"] = v;
+        bins.push_back(b);
+    }
+    ojson overall = meanCiJson(s.overall);
+    return ojson{{"stat", "surprisal"}, {"at", s.at}, {"by", s.by}, {"pattern", c.pattern}, {"model", c.model}, {"trees", c.trees},
+                 {"sentences", c.sentences}, {"sentences_matched", c.matched}, {"occurrences", s.occurrences}, {"skipped", s.skipped},
+                 {"unit", "nats"}, {"mean", s.overall.mean}, {"ci95", overall["ci95"]}, {"bins", bins},
+                 {"intervals", "mean +- 1.96 sd / sqrt(n)"}}
+               .dump()
+         + "\n";
+}
+
 } // namespace
 
 void addQueryStatOptions(CLI::App *cmd, QueryStatSpec &spec)
@@ -338,48 +387,15 @@ int runQueryStat(const QueryStatSpec &spec, const std::string &patternText, cons
                   << parserSpec.parser << "), not the input's\n";
     if (tooLong > 0)
         std::cerr << "query: " << tooLong << " matched sentences are longer than the model's " << maxWords << " words (left out)\n";
+    const StatContext context{model, patternText, trees, sentences, matched};
     std::string text;
     if (kind->attention) {
-        const AttentionStat s = att.result();
-        if (!spec.figure.empty())
-            if (int rc = writeOutput(spec.figure, attentionSvg(s, model, patternText)); rc != 0)
-                return rc;
-        if (json) {
-            ojson j = {{"stat", "attention"}, {"from", s.from}, {"to", s.to}, {"pattern", patternText}, {"model", model},
-                       {"trees", trees}, {"sentences", sentences}, {"sentences_matched", matched}, {"occurrences", s.occurrences},
-                       {"skipped", s.skipped + 0}, {"layers", s.layers}, {"heads", s.heads}, {"causal", s.causal}, {"later", s.later},
-                       {"mean", meanJson(s.cells, false)}, {"ci95", meanJson(s.cells, true)},
-                       {"baseline", {{"kind", "fixed offset"}, {"offset", s.baseline.offset}, {"hits", s.baseline.hits},
-                                     {"occurrences", s.baseline.occurrences}, {"mean", meanJson(s.baseline.cells, false)},
-                                     {"ci95", meanJson(s.baseline.cells, true)}}},
-                       {"intervals", "mean +- 1.96 sd / sqrt(n)"}};
-            ojson list = ojson::array();
-            for (const auto &r : refs)
-                list.push_back({{"sent_id", r.sentId}, {"from", r.from}, {"to", r.to}});
-            j["list"] = std::move(list);
-            text = j.dump() + "\n";
-        } else {
-            text = attentionText(s, model, matched);
-        }
+        auto o = attentionOutput(att.result(), context, refs, spec, json);
+        if (!o)
+            return 1;
+        text = *o;
     } else {
-        const SurprisalStat s = sur.result();
-        if (json) {
-            ojson bins = ojson::array();
-            for (const auto &[v, c] : s.bins) {
-                ojson b = meanCiJson(c);
-                b["value"] = v;
-                bins.push_back(b);
-            }
-            ojson overall = meanCiJson(s.overall);
-            text = ojson{{"stat", "surprisal"}, {"at", s.at}, {"by", s.by}, {"pattern", patternText}, {"model", model}, {"trees", trees},
-                         {"sentences", sentences}, {"sentences_matched", matched}, {"occurrences", s.occurrences}, {"skipped", s.skipped},
-                         {"unit", "nats"}, {"mean", s.overall.mean}, {"ci95", overall["ci95"]}, {"bins", bins},
-                         {"intervals", "mean +- 1.96 sd / sqrt(n)"}}
-                       .dump()
-                 + "\n";
-        } else {
-            text = surprisalText(s, model);
-        }
+        text = surprisalOutput(sur.result(), context, json);
     }
     return writeOutput(out.empty() ? std::string("-") : out, text);
 }
