@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
+#include "app/cli/queryfilter.h"
 #include "core/base/strings.h"
 #include "core/encoders/encoder.h"
 #include "core/eval/attribution.h"
@@ -131,6 +134,7 @@ struct ExplainSpec {
     bool json = false;
     bool prependBos = false;
     std::vector<std::string> ablate;
+    WhereSpec where;
 };
 
 void addExplainOptions(CLI::App *cmd, ExplainSpec &spec)
@@ -157,6 +161,7 @@ void addExplainOptions(CLI::App *cmd, ExplainSpec &spec)
     addAblateOption(cmd, spec.ablate);
     cmd->add_flag("--json", spec.json, "JSON Lines: one object per sentence or pair (keys in docs/cli.md)");
     cmd->add_option("-o,--output", spec.out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
+    addWhereOptions(cmd, spec.where, "Explain only the sentences with an occurrence (each record names the words it binds)");
 }
 
 ExplainOptions explainOptions(const ExplainSpec &spec)
@@ -174,13 +179,16 @@ ExplainOptions explainOptions(const ExplainSpec &spec)
 }
 
 /// The sentences (with --pairs: each pair's first and second), with both trees: the subtrees
-/// need them (tree-reading models too); the missing ones parsed.
+/// need them (tree-reading models too); the missing ones parsed. With --where only the
+/// sentences with an occurrence, their numbers in the input and their occurrences.
 struct ExplainInput {
     std::vector<Sentence> firsts, seconds;
     std::string source;
+    std::vector<std::size_t> numbers; ///< --where: each kept sentence's index in the input
+    std::vector<std::vector<PatternOccurrence>> matches;
 };
 
-Result<ExplainInput> readExplainInput(const ExplainSpec &spec)
+Result<ExplainInput> readExplainInput(const ExplainSpec &spec, QueryFilter *filter)
 {
     ExplainInput in;
     if (!spec.pairs.empty()) {
@@ -198,6 +206,12 @@ Result<ExplainInput> readExplainInput(const ExplainSpec &spec)
             return read.error();
         in.source = inputSourceName(spec.input);
         in.firsts = std::move(*read);
+        if (filter) { // before the trees: the pattern's tree is parsed once, by its own rules
+            auto matches = filter->keepMatched(in.firsts, &in.numbers);
+            if (!matches)
+                return matches.error();
+            in.matches = std::move(*matches);
+        }
     }
     std::unique_ptr<Parser> parser;
     const auto openParser = parserOnDemand(parser);
@@ -243,6 +257,8 @@ struct ExplainPlace {
     std::size_t input;  ///< from 0
     std::size_t side;   ///< the job's index: 0 first, 1 second
     bool pairMode, pairModel;
+    const std::vector<PatternOccurrence> *matches = nullptr; ///< --where: the sentence's occurrences
+    const QueryFilter *filter = nullptr;
 };
 
 /// --json: one object for attribution `a` of `job`.
@@ -258,6 +274,8 @@ Result<std::string> attributionJson(const Attribution &a, const ExplainJob &job,
         j["ids"] = {job.first ? job.first->id : std::string(), job.second ? job.second->id : std::string()};
     if (at.pairMode && !at.pairModel)
         j["side"] = at.side == 0 ? "first" : "second";
+    if (at.matches) // --where: the words each occurrence binds
+        j["matches"] = json::parse(at.filter->matchesJson(*at.matches));
     j["method"] = a.method;
     j["target"] = a.target;
     j["quantity"] = a.quantity;
@@ -302,6 +320,8 @@ Result<std::string> attributionText(const Attribution &a, const ExplainJob &job,
         text += buf;
     }
     text += "\n";
+    if (at.matches && job.first)
+        text += " matches: " + at.filter->matchesText(*at.matches, *job.first) + "\n";
     if (!a.warning.empty())
         text += " warning: " + a.warning + "\n";
     const Sentence *sides[2] = {job.first, job.second};
@@ -321,6 +341,15 @@ Result<std::string> attributionText(const Attribution &a, const ExplainJob &job,
 /// explain's action: the model, the inputs with their trees, each input explained and written.
 int runExplain(const ExplainSpec &spec)
 {
+    const ParserSpec whereParser; // --where's parser: query's default parser options
+    std::optional<QueryFilter> where;
+    if (spec.where.given()) { // a pattern that does not parse stops the run before the input is read
+        auto f = QueryFilter::open(spec.where, whereParser, inputSourceName(spec.input));
+        if (!f)
+            return fail(f.message());
+        where = std::move(*f);
+    }
+    QueryFilter *filter = where ? &*where : nullptr;
     auto ablate = parseAblations(spec.ablate);
     if (!ablate)
         return fail(ablate.message());
@@ -334,7 +363,7 @@ int runExplain(const ExplainSpec &spec)
     if (!pairMode)
         if (const std::string why = singleSentenceRefusal(info); !why.empty())
             return fail(why);
-    auto in = readExplainInput(spec);
+    auto in = readExplainInput(spec, filter);
     if (!in)
         return fail(in.message());
     const bool pairModel = pairMode && info.pairInput;
@@ -349,18 +378,23 @@ int runExplain(const ExplainSpec &spec)
             if (pairMode)
                 jobs.push_back({&in->seconds[i], nullptr});
         }
-        auto results = explainInput(**enc, *in, i, options, jobs);
+        const std::size_t number = filter ? in->numbers[i] : i; // in the input, from 0
+        auto results = explainInput(**enc, *in, number, options, jobs);
         if (!results)
             return fail(results.message());
         for (std::size_t k = 0; k < results->size(); ++k) {
-            const ExplainPlace at{i, k, pairMode, pairModel};
+            const ExplainPlace at{number, k, pairMode, pairModel, filter ? &in->matches[i] : nullptr, filter};
             auto out = spec.json ? attributionJson((*results)[k], jobs[k], at) : attributionText((*results)[k], jobs[k], at);
             if (!out)
                 return fail(out.message());
             text += *out;
         }
     }
-    return writeOutput(spec.out, text);
+    if (int rc = writeOutput(spec.out, text); rc != 0)
+        return rc;
+    if (filter)
+        std::cerr << filter->note("explain", "explained");
+    return 0;
 }
 
 } // namespace
@@ -371,7 +405,11 @@ void addExplainCommand(CLI::App &app, Action &action)
                                               "sentence's trees (Integrated Gradients, gradient x input, attention rollout)");
     auto spec = std::make_shared<ExplainSpec>();
     addExplainOptions(cmd, *spec);
-    cmd->callback([&action, spec]() { action = [spec]() { return runExplain(*spec); }; });
+    cmd->callback([&action, spec]() {
+        if (spec->where.given() && !spec->pairs.empty())
+            throw CLI::ValidationError("--where", "--where restricts the sentences of TEXT or --input, not --pairs");
+        action = [spec]() { return runExplain(*spec); };
+    });
 }
 
 } // namespace treelens::cli

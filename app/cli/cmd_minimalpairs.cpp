@@ -6,11 +6,13 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
 #include "app/cli/minimalpairsrun.h"
+#include "app/cli/queryfilter.h"
 #include "core/base/fileio.h"
 #include "core/base/strings.h"
 #include "core/encoders/encoder.h"
@@ -18,6 +20,7 @@
 #include "core/eval/minimalpairs.h"
 #include "core/eval/minimalpairscoring.h"
 #include "core/formats/corpus.h"
+#include "core/formats/plaintext.h"
 #include "core/formats/shard.h"
 
 namespace treelens::cli {
@@ -35,6 +38,7 @@ struct MinimalPairsSpec {
     bool json = false;
     bool prependBos = false;
     ShardOptions shard;
+    WhereSpec where;
 };
 
 ojson numberOrNull(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
@@ -126,7 +130,7 @@ ojson proportionJson(const Proportion &p, double margin)
 }
 
 std::string summaryJson(const PairSummary &s, const std::string &model, const std::string &score, const std::vector<HeadAblation> &ablate,
-                        std::size_t skipped)
+                        std::size_t skipped, const ojson &where)
 {
     ojson by = ojson::object();
     for (const auto &[name, p] : s.byPhenomenon)
@@ -138,13 +142,21 @@ std::string summaryJson(const PairSummary &s, const std::string &model, const st
     sum["score"] = score;
     sum["ablated"] = ablatedJson(ablate);
     sum["interval"] = "Wilson score, 95 %";
+    if (!where.is_null())
+        sum["where"] = where;
     return ojson{{"summary", sum}}.dump() + "\n";
 }
 
 std::string summaryText(const PairSummary &s, const std::string &model, const std::string &score, const std::vector<HeadAblation> &ablate,
-                        std::size_t skipped)
+                        std::size_t skipped, const ojson &where)
 {
     std::string out = "minimal pairs: " + model + ", scored by " + score + (ablate.empty() ? "" : " (ablated: " + ablatedText(ablate) + ")") + "\n";
+    if (!where.is_null())
+        out += "restricted (--where): " + std::to_string(where.at("sentences_matched").get<std::size_t>()) + " of " +
+               std::to_string(where.at("pairs").get<std::size_t>()) + " pairs whose good sentence has an occurrence (" +
+               std::to_string(where.at("occurrences").get<std::size_t>()) + " occurrences) of the " +
+               (where.at("syntax") == "grew" ? "Grew request " : "Tregex pattern ") +
+               patternOneLine(where.at("pattern").get<std::string>()) + "\n";
     char line[512];
     std::snprintf(line, sizeof line, "%-40s %7s %9s  %-17s %12s\n", "phenomenon", "pairs", "accuracy", "95% CI (Wilson)",
                   "mean margin");
@@ -163,14 +175,59 @@ std::string summaryText(const PairSummary &s, const std::string &model, const st
     return out;
 }
 
-/// The settings every shard repeats after its header: what the merge needs to print the summary.
-std::string settingsLine(bool json, const std::string &model, const std::string &score, const std::vector<HeadAblation> &ablate)
+/// The settings every shard repeats after its header: what the merge needs to print the summary
+/// (with --where its pattern; the merge counts the pairs kept from the records).
+std::string settingsLine(bool json, const std::string &model, const std::string &score, const std::vector<HeadAblation> &ablate,
+                         const QueryFilter *filter)
 {
-    return ojson{{"json", json}, {"model", model}, {"score", score}, {"ablated", ablatedJson(ablate)}}.dump() + "\n";
+    ojson settings{{"json", json}, {"model", model}, {"score", score}, {"ablated", ablatedJson(ablate)}};
+    if (filter)
+        settings["where"] = {{"pattern", filter->pattern().text()}, {"syntax", filter->pattern().syntax()}};
+    return settings.dump() + "\n";
+}
+
+/// minimal-pairs' summary of --where: the pattern, the pairs searched, kept and their occurrences.
+ojson whereSummary(const std::string &pattern, const std::string &syntax, std::size_t pairs, std::size_t kept, std::size_t occurrences)
+{
+    return {{"pattern", pattern}, {"syntax", syntax}, {"pairs", pairs}, {"sentences_matched", kept}, {"occurrences", occurrences}};
+}
+
+/// --where on a block of pairs: each good sentence tokenized as a text line and parsed (query's
+/// default parser), the pairs without an occurrence dropped; `occurrences` gets the kept pairs'.
+Status wherePairs(QueryFilter &filter, std::vector<MinimalPair> &pairs, const std::string &source, std::vector<std::size_t> &occurrences)
+{
+    std::vector<Sentence> good;
+    for (const MinimalPair &p : pairs) {
+        auto read = readPlainText(p.good, source);
+        Sentence s = read && !read->empty() ? std::move(read->front()) : Sentence{};
+        s.id = p.id;
+        s.line = p.line;
+        good.push_back(std::move(s));
+    }
+    auto found = filter.match(good);
+    if (!found)
+        return found.error();
+    std::vector<MinimalPair> kept;
+    occurrences.clear();
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+        if (!(*found)[i].empty()) {
+            kept.push_back(std::move(pairs[i]));
+            occurrences.push_back((*found)[i].size());
+        }
+    pairs = std::move(kept);
+    return {};
 }
 
 int runMinimalPairs(const MinimalPairsSpec &spec)
 {
+    const ParserSpec whereParser; // --where's parser: query's default parser options
+    std::optional<QueryFilter> filter;
+    if (spec.where.given()) { // a pattern that does not parse stops the run before the pairs are read
+        auto f = QueryFilter::open(spec.where, whereParser, spec.input);
+        if (!f)
+            return fail(f.message());
+        filter = std::move(*f);
+    }
     auto ablate = parseAblations(spec.ablate);
     if (!ablate)
         return fail(ablate.message());
@@ -188,7 +245,8 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
     if (!writer)
         return fail(writer.message());
     if (header)
-        if (auto st = writer->write(shardHeaderLine(*header) + settingsLine(spec.json, model, run->score, *ablate)); !st)
+        if (auto st = writer->write(shardHeaderLine(*header) + settingsLine(spec.json, model, run->score, *ablate, filter ? &*filter : nullptr));
+            !st)
             return fail(st.message());
     AnalyzeOptions opt;
     opt.attention = false;
@@ -198,12 +256,19 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
     ProgressLine progress("minimal pairs");
     for (std::size_t start = range.begin; start < range.end; start += kPairBlock) {
         const std::size_t end = std::min(range.end, start + kPairBlock);
-        auto scored = scorePairs(*enc, *pairs, start, end, opt, spec.input, model);
+        // --where: the block's pairs whose good sentence has an occurrence (per pair, after the shard's cut)
+        std::vector<MinimalPair> block(pairs->begin() + static_cast<std::ptrdiff_t>(start), pairs->begin() + static_cast<std::ptrdiff_t>(end));
+        std::vector<std::size_t> occurrences;
+        if (filter)
+            if (auto st = wherePairs(*filter, block, spec.input, occurrences); !st)
+                return fail(st.message());
+        auto scored = block.empty() ? Result<std::vector<ScoredPair>>(std::vector<ScoredPair>{})
+                                    : scorePairs(*enc, block, 0, block.size(), opt, spec.input, model);
         if (!scored)
             return fail(scored.message());
-        for (std::size_t i = start; i < end; ++i) {
-            const MinimalPair &p = (*pairs)[i];
-            const ScoredPair &sp = (*scored)[i - start];
+        for (std::size_t i = 0; i < block.size(); ++i) {
+            const MinimalPair &p = block[i];
+            const ScoredPair &sp = (*scored)[i];
             ojson record;
             if (sp.skipped.empty()) {
                 record = pairRecord(p, sp.good, sp.bad);
@@ -211,6 +276,8 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
                 record = {{"id", p.id}, {"phenomenon", p.phenomenon}, {"skipped", sp.skipped}};
                 std::cerr << "minimal-pairs: " << spec.input << ":" << p.line << ": skipped: " << sp.skipped << "\n";
             }
+            if (filter)
+                record["occurrences"] = occurrences[i];
             tally.add(record);
             if (spec.json || header)
                 if (auto st = writer->write(record.dump() + "\n"); !st)
@@ -227,20 +294,47 @@ int runMinimalPairs(const MinimalPairsSpec &spec)
             std::cerr << "minimal-pairs: shard " << header->shard.str() << " (partial): accuracy " << summary.accuracy.value
                       << " over " << range.size() << " pairs; merge gives the whole run's\n";
     } else {
-        st = writer->write(spec.json ? summaryJson(summary, model, run->score, *ablate, tally.skipped)
-                                     : summaryText(summary, model, run->score, *ablate, tally.skipped));
+        const ojson where = filter ? whereSummary(filter->pattern().text(), filter->pattern().syntax(), range.size(),
+                                                  filter->totals().matched, filter->totals().occurrences)
+                                   : ojson();
+        st = writer->write(spec.json ? summaryJson(summary, model, run->score, *ablate, tally.skipped, where)
+                                     : summaryText(summary, model, run->score, *ablate, tally.skipped, where));
     }
     if (!st)
         return fail(st.message());
     if (auto c = writer->commit(); !c)
         return fail(c.message());
+    if (filter)
+        std::cerr << filter->note("minimal-pairs", "scored (the sentences: the pairs' good sentences, each parsed as a text line)");
     return 0;
 }
 
 struct MakePairsSpec {
     std::string input, out, phenomenon = "agreement";
     std::size_t limit = 0;
+    WhereSpec where;
 };
+
+/// make-pairs --where: which sentences have an occurrence (matched on a copy, so that what a
+/// parser gives for the pattern never changes the pairs); an empty list without --where.
+Result<std::vector<bool>> makePairsSources(const MakePairsSpec &spec, std::optional<QueryFilter> &filter, const ParserSpec &parser,
+                                           const std::vector<Sentence> &sentences)
+{
+    if (!spec.where.given())
+        return std::vector<bool>{};
+    auto f = QueryFilter::open(spec.where, parser, spec.input);
+    if (!f)
+        return f.error();
+    filter = std::move(*f);
+    std::vector<Sentence> copy = sentences;
+    auto found = filter->match(copy);
+    if (!found)
+        return found.error();
+    std::vector<bool> from;
+    for (const auto &occurrences : *found)
+        from.push_back(!occurrences.empty());
+    return from;
+}
 
 int runMakePairs(const MakePairsSpec &spec)
 {
@@ -250,10 +344,18 @@ int runMakePairs(const MakePairsSpec &spec)
     if (formatFromPath(spec.input) != CorpusFormat::Conllu)
         return fail(spec.input + ": make-pairs reads a UD treebank (.conllu): it needs the tree's nsubj and det relations "
                                  "and the words' number");
+    if (spec.where.given()) // a pattern that does not parse stops the run before the treebank is read
+        if (auto p = readTreePattern(spec.where.pattern, spec.where.file, spec.where.syntax, "--where"); !p)
+            return fail(p.message());
     auto sentences = readCorpusNonEmpty(spec.input, CorpusFormat::Conllu);
     if (!sentences)
         return fail(sentences.message());
-    const MadePairs made = makePairs(*sentences, *phenomenon);
+    const ParserSpec whereParser; // --where's parser: query's default parser options
+    std::optional<QueryFilter> filter;
+    auto from = makePairsSources(spec, filter, whereParser, *sentences);
+    if (!from)
+        return fail(from.message());
+    const MadePairs made = makePairs(*sentences, *phenomenon, *from);
     std::string out;
     std::size_t written = 0;
     for (const MadePair &p : made.pairs) {
@@ -261,13 +363,19 @@ int runMakePairs(const MakePairsSpec &spec)
             break;
         out += madePairJson(p, *phenomenon, static_cast<int>(++written)) + "\n";
     }
+    if (filter)
+        std::cerr << filter->note("make-pairs", "the sources of pairs");
     if (written == 0)
-        return fail(spec.input + ": no " + pairPhenomenonName(*phenomenon) + " pairs in " + std::to_string(sentences->size()) +
-                    " sentences");
+        return fail(spec.input + ": no " + pairPhenomenonName(*phenomenon) + " pairs in " +
+                    (filter ? std::to_string(filter->totals().matched) + " sentences with an occurrence of --where's pattern (of " +
+                                  std::to_string(sentences->size()) + ")"
+                            : std::to_string(sentences->size()) + " sentences"));
     if (int rc = writeOutput(spec.out, out); rc != 0)
         return rc;
-    std::cerr << "make-pairs: " << written << " " << pairPhenomenonName(*phenomenon) << " pairs from " << sentences->size()
-              << " sentences";
+    std::cerr << "make-pairs: " << written << " " << pairPhenomenonName(*phenomenon) << " pairs from "
+              << (filter ? std::to_string(filter->totals().matched) + " sentences with an occurrence (of " +
+                               std::to_string(sentences->size()) + ")"
+                         : std::to_string(sentences->size()) + " sentences");
     std::string skipped;
     for (const auto &[reason, count] : made.skipped)
         skipped += (skipped.empty() ? "" : "; ") + reason + " " + std::to_string(count);
@@ -343,6 +451,8 @@ void addMinimalPairsCommand(CLI::App &app, Action &action)
     cmd->add_flag("--json", spec->json, "JSON Lines: one record per pair, then {\"summary\": ...} (keys in docs/minimal-pairs.md)");
     cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
     addShardOptions(cmd, spec->shard, "blocks of 64 pairs; a shard writes its records, merge adds the summary");
+    addWhereOptions(cmd, spec->where,
+                    "Score only the pairs whose good sentence (tokenized as a text line, parsed) has an occurrence");
     cmd->callback([&action, spec]() { action = [spec]() { return runMinimalPairs(*spec); }; });
 }
 
@@ -358,6 +468,7 @@ void addMakePairsCommand(CLI::App &app, Action &action)
         ->capture_default_str();
     cmd->add_option("--limit", spec->limit, "At most this many pairs (0: all)")->capture_default_str();
     cmd->add_option("-o,--output", spec->out, "Write to OUT (atomically) instead of stdout")->type_name("OUT");
+    addWhereOptions(cmd, spec->where, "Make pairs only from the sentences with an occurrence");
     cmd->callback([&action, spec]() { action = [spec]() { return runMakePairs(*spec); }; });
 }
 
@@ -372,6 +483,8 @@ Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *
     std::vector<HeadAblation> ablate;
     Tally tally;
     std::string records;
+    ojson where; // --where's pattern, and what its records say
+    std::size_t kept = 0, occurrences = 0;
     try {
         const auto settings = nlohmann::json::parse(body.substr(0, pos));
         json = settings.at("json").get<bool>();
@@ -379,16 +492,24 @@ Result<std::string> mergedMinimalPairs(const MergedShards &merged, std::string *
         score = settings.value("score", sentenceScoreName(SentenceScore::NextToken));
         for (const auto &a : settings.at("ablated"))
             ablate.push_back(HeadAblation{a.at("layer").get<int>() - 1, a.at("head").is_null() ? -1 : a.at("head").get<int>() - 1});
+        if (settings.contains("where"))
+            where = settings.at("where");
         for (std::string_view line : linesAfterSettings(body)) {
-            tally.add(ojson::parse(line));
+            const ojson record = ojson::parse(line);
+            tally.add(record);
+            ++kept;
+            occurrences += record.value("occurrences", std::size_t{0});
             records.append(line).append("\n");
         }
     } catch (const std::exception &e) {
         return makeError("merge", std::string("a minimal-pairs shard record is not what minimal-pairs writes: ") + e.what());
     }
     const PairSummary summary = summarizePairs(tally.correct, tally.margin, tally.phenomenon);
-    return json ? records + summaryJson(summary, model, score, ablate, tally.skipped)
-                : summaryText(summary, model, score, ablate, tally.skipped);
+    const ojson restriction = where.is_null() ? ojson()
+                                              : whereSummary(where.at("pattern").get<std::string>(), where.value("syntax", std::string()),
+                                                             merged.first.total, kept, occurrences);
+    return json ? records + summaryJson(summary, model, score, ablate, tally.skipped, restriction)
+                : summaryText(summary, model, score, ablate, tally.skipped, restriction);
 }
 
 } // namespace treelens::cli

@@ -9,6 +9,7 @@
 // probe-tables: the Markdown tables of docs/probing.md from probe reports, by the
 // comparison rules of core/probing/probecompare.h (the GUI's Compare tab uses the
 // same); scripts/probing_tables.py runs it.
+#include <algorithm>
 #include <cstddef>
 #include <iostream>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "app/cli/command.h"
+#include "app/cli/queryfilter.h"
 #include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
 #include "core/formats/shard.h"
@@ -38,6 +40,7 @@ struct ProbeSpec : ProbeRunConfig {
     bool extractFeatures = false; ///< write the features (to -o) instead of training probes
     ShardOptions shard;
     std::string relationSubtypes = "fold"; ///< --relation-subtypes
+    WhereSpec where;
 };
 
 /// Core's error messages name the setting (ProbeRunConfig's field in words);
@@ -50,6 +53,7 @@ std::string withFlagNames(std::string message)
         {"layers: ", "--layers: "},
         {"probe device: ", "--probe-device: "},
         {"pooling cls: ", "--pooling cls: "},
+        {"where: ", "--where: "},
     };
     for (const auto &[core, flag] : kPrefixes)
         if (message.rfind(core, 0) == 0)
@@ -114,6 +118,63 @@ int extractFeatures(const ProbeSpec &spec, const ProbeRunConfig &config, const P
     if (auto st = writer->commit(); !st)
         return fail(st.message());
     return 0;
+}
+
+/// The corpora's name in --where's parser messages: the one file, or all of them.
+std::string corporaName(const ProbeSpec &spec)
+{
+    std::vector<std::string> files = spec.train;
+    files.insert(files.end(), spec.dev.begin(), spec.dev.end());
+    files.insert(files.end(), spec.test.begin(), spec.test.end());
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    return files.size() == 1 ? files.front() : "the probe corpora";
+}
+
+/// --where: the restriction core applies to the run (core/probing/runwhere.h), its
+/// occurrences found by the query filter (sentences lacking the pattern's tree parsed as query
+/// parses them, in blocks of 2,000), its words from 0 as core counts them.
+Result<ProbeRestriction> probeRestriction(const ProbeSpec &spec)
+{
+    auto parser = std::make_shared<const ParserSpec>(); // query's default parser options
+    auto opened = QueryFilter::open(spec.where, *parser, corporaName(spec));
+    if (!opened)
+        return opened.error();
+    auto filter = std::make_shared<QueryFilter>(std::move(*opened));
+    ProbeRestriction r;
+    r.pattern = filter->pattern().text();
+    r.syntax = filter->pattern().syntax();
+    r.nodes = filter->pattern().names().size();
+    r.match = [filter, parser](const std::vector<const Sentence *> &sentences) -> Result<ProbeWhereMatches> {
+        constexpr std::size_t kBlock = 2000;
+        const bool dependency = filter->pattern().tree() == PatternTree::Dependency;
+        ProbeWhereMatches m;
+        for (std::size_t begin = 0; begin < sentences.size(); begin += kBlock) {
+            std::vector<Sentence> chunk;
+            for (std::size_t i = begin; i < std::min(sentences.size(), begin + kBlock); ++i)
+                chunk.push_back(*sentences[i]);
+            auto found = filter->match(chunk);
+            if (!found)
+                return found.error();
+            for (std::size_t k = 0; k < chunk.size(); ++k) {
+                std::vector<std::vector<int>> occurrences;
+                for (const PatternOccurrence &o : (*found)[k]) {
+                    std::vector<int> words;
+                    for (int w : o.words)
+                        words.push_back(w > 0 ? w - 1 : -1); // the anchor (0) and unbound names (-1) bind no word
+                    occurrences.push_back(std::move(words));
+                }
+                m.occurrences.push_back(std::move(occurrences));
+                m.searched.push_back(dependency ? chunk[k].dependency.has_value()
+                                                : chunk[k].constituency && !chunk[k].constituency->empty());
+            }
+        }
+        m.predicted = filter->totals().predicted;
+        m.trees = filter->totals().trees();
+        m.parser = m.predicted > 0 ? parser->parser : std::string();
+        return m;
+    };
+    return r;
 }
 
 } // namespace
@@ -226,6 +287,9 @@ void addProbeCommand(CLI::App &app, Action &action)
     addShardOptions(cmd, spec->shard,
                     "blocks of 512 sentences, the feature extraction only (implies --extract-features; treelens-cli "
                     "merge joins the shards into the features file that --features reads)");
+    addWhereOptions(cmd, spec->where,
+                    "Probe only the sentences (of every split, every task) with an occurrence, and score head-accuracy on "
+                    "the arcs it binds (both words; a pattern of one node: the arcs into its word)");
     cmd->footer("Example: treelens-cli probe --task treedepth,topconst --train wsj_0001.mrg ... wsj_0159.mrg --json\n"
                 "Sentence probes report test accuracy / macro-F1 (R2 / MSE for sentlen) per layer and pooling, with the\n"
                 "majority (mean) baseline; structural probes UUAS and DSpr / root accuracy and NSpr; attention tasks\n"
@@ -235,6 +299,12 @@ void addProbeCommand(CLI::App &app, Action &action)
         action = [spec]() -> int {
             ProbeRunConfig config = *spec;
             config.keepRelationSubtypes = spec->relationSubtypes == "keep";
+            if (spec->where.given()) { // a pattern that does not parse stops the run before a corpus is read
+                auto where = probeRestriction(*spec);
+                if (!where)
+                    return fail(where.message());
+                config.where = std::move(*where);
+            }
             config.commandLine = commandLine();
             if (const std::string note = probeRunLayersNote(config.layers); !note.empty())
                 std::cerr << "treelens-cli: note: " << printableMessage(withFlagNames(note)) << std::endl;

@@ -142,7 +142,8 @@ const std::map<std::string, std::string> &irregular()
 
 class Maker {
 public:
-    Maker(const std::vector<Sentence> &sentences, PairPhenomenon p) : m_sentences(sentences), m_phenomenon(p)
+    Maker(const std::vector<Sentence> &sentences, PairPhenomenon p, const std::vector<bool> &from)
+        : m_sentences(sentences), m_phenomenon(p), m_from(from)
     {
         if (p == PairPhenomenon::Agreement)
             m_lex = learnLexicon(sentences);
@@ -150,7 +151,10 @@ public:
 
     MadePairs run()
     {
-        for (const Sentence &s : m_sentences) {
+        for (std::size_t k = 0; k < m_sentences.size(); ++k) {
+            const Sentence &s = m_sentences[k];
+            if (!m_from.empty() && (k >= m_from.size() || !m_from[k]))
+                continue;
             if (!s.dependency || s.dependency->size() != s.tokens.size()) {
                 skip("no dependency tree");
                 continue;
@@ -311,6 +315,7 @@ private:
     Lexicon m_lex;
     MadePairs m_out;
     std::map<std::string, int> m_skipped;
+    const std::vector<bool> &m_from;
 };
 
 } // namespace
@@ -326,9 +331,9 @@ Result<PairPhenomenon> parsePairPhenomenon(const std::string &name)
 
 std::string pairPhenomenonName(PairPhenomenon p) { return p == PairPhenomenon::Agreement ? "agreement" : "determiner"; }
 
-MadePairs makePairs(const std::vector<Sentence> &sentences, PairPhenomenon phenomenon)
+MadePairs makePairs(const std::vector<Sentence> &sentences, PairPhenomenon phenomenon, const std::vector<bool> &from)
 {
-    return Maker(sentences, phenomenon).run();
+    return Maker(sentences, phenomenon, from).run();
 }
 
 std::string madePairJson(const MadePair &pair, PairPhenomenon phenomenon, int number)

@@ -43,8 +43,10 @@ struct MadePairs {
 
 /// The pairs of `phenomenon` in `sentences` (each needs its dependency tree; one without
 /// is skipped and counted). The lexicon of -s forms (lemma -> third-person singular form,
-/// lemma -> plural form) is learned from `sentences` themselves.
-MadePairs makePairs(const std::vector<Sentence> &sentences, PairPhenomenon phenomenon);
+/// lemma -> plural form) is learned from `sentences` themselves. With `from` (one flag per
+/// sentence; `make-pairs --where`), pairs are made only from the flagged sentences, and only
+/// they are counted in `skipped`; the lexicon is still learned from all of them.
+MadePairs makePairs(const std::vector<Sentence> &sentences, PairPhenomenon phenomenon, const std::vector<bool> &from = {});
 
 /// The BLiMP JSON record of a made pair (one line, no newline): sentence_good,
 /// sentence_bad (words joined by single spaces), UID, field, linguistics_term, pairID

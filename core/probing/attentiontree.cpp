@@ -1,6 +1,7 @@
 #include "core/probing/attentiontree.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -311,6 +312,29 @@ Result<std::vector<std::pair<int, int>>> goldConstituentSpans(const Sentence &s,
 
 // ---------------------------------------------------------------- (a)
 
+namespace {
+
+/// Which of the n words' arcs head accuracy scores: all, or those options.arcsMetadata lists.
+std::vector<char> scoredArcs(const Sentence &s, int n, const AttentionTreeOptions &options)
+{
+    if (options.arcsMetadata.empty())
+        return std::vector<char>(static_cast<std::size_t>(n), 1);
+    std::vector<char> scored(static_cast<std::size_t>(n), 0);
+    const std::string list = s.metadataValue(options.arcsMetadata);
+    std::size_t start = 0;
+    while (start < list.size()) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        int d = 0;
+        const auto [end, ec] = std::from_chars(list.data() + start, list.data() + comma, d);
+        if (ec == std::errc() && end == list.data() + comma && d >= 1 && d <= n)
+            scored[static_cast<std::size_t>(d - 1)] = 1;
+        start = comma + 1;
+    }
+    return scored;
+}
+
+} // namespace
+
 Result<HeadAccuracyReport> headAccuracy(const std::vector<Sentence> &gold, const std::vector<Analysis> &analyses,
                                         const AttentionTreeOptions &options)
 {
@@ -366,9 +390,10 @@ Result<HeadAccuracyReport> headAccuracy(const std::vector<Sentence> &gold, const
                     am[i] = a.causalAttention ? argmaxEarlier(w, n, i) : argmaxOther(w, n, i);
             }
         std::map<std::string, HeadAccuracySentence> perSentence;
+        const std::vector<char> scored = scoredArcs(s, n, options);
         for (int d = 0; d < n; ++d) {
             const int head = dep.heads[d] - 1;
-            if (head < 0)
+            if (head < 0 || !scored[static_cast<std::size_t>(d)])
                 continue;
             const std::string rel = d < static_cast<int>(dep.deprels.size()) ? (options.keepRelationSubtypes ? dep.deprels[d] : universalRelation(dep.deprels[d]))
                                                                                : "_";

@@ -93,6 +93,11 @@ struct AttentionTreeOptions {
     /// Head accuracy per relation: keep UD subtypes (`nsubj:pass`, `nmod:poss` their
     /// own rows) rather than fold them into the universal relation (`nsubj`, `nmod`).
     bool keepRelationSubtypes = false;
+    /// Head accuracy on some arcs only (`probe --where`, core/probing/runwhere.h): when set,
+    /// each sentence's metadata under this key lists the dependents (from 1, comma-separated)
+    /// of the arcs scored; a sentence without the key scores none. The offset baselines
+    /// count the same arcs.
+    std::string arcsMetadata;
 };
 
 /// head value that selects the layer-mean row of a UUAS report.

@@ -420,6 +420,25 @@ json attentionTasksJson(const ProbeRunReport &r)
     return tasks;
 }
 
+/// `probe --where`: the pattern, what it found, the arcs head-accuracy scores.
+json whereJson(const ProbeRunWhere &w)
+{
+    json j = {{"pattern", w.pattern},
+              {"syntax", w.syntax},
+              {"sentences", w.sentences},
+              {"sentences_matched", w.sentencesMatched},
+              {"occurrences", w.occurrences},
+              {"trees", w.trees},
+              {"head_accuracy_arcs", w.arcs},
+              {"head_accuracy_arc_count", w.arcCount},
+              {"splits", w.splits}};
+    if (!w.parser.empty())
+        j["parser"] = w.parser;
+    if (w.unsearched > 0)
+        j["unsearched"] = w.unsearched;
+    return j;
+}
+
 json timingJson(const ProbeRunTiming &t)
 {
     json j = {{"total_seconds", rounded(t.total, 2)},
@@ -444,6 +463,8 @@ std::string probeReportJson(const ProbeRunReport &r)
     report["model"] = modelJson(r.model);
     report["settings"] = settingsJson(r.settings);
     report["data"] = dataJson(r.data);
+    if (r.where)
+        report["where"] = whereJson(*r.where);
     json tasks = attentionTasksJson(r);
     for (const auto &t : r.sentenceTasks)
         tasks[t.name] = sentenceTaskJson(t);

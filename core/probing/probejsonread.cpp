@@ -489,6 +489,25 @@ void canonicalOrder(std::vector<Task> &tasks, const std::vector<std::string> &or
     std::stable_sort(tasks.begin(), tasks.end(), [&](const Task &a, const Task &b) { return rank(a) < rank(b); });
 }
 
+/// `probe --where`'s object (probejson.cpp's whereJson).
+ProbeRunWhere readWhere(const json &j)
+{
+    ProbeRunWhere w;
+    w.pattern = j.at("pattern").get<std::string>();
+    w.syntax = j.value("syntax", std::string());
+    w.sentences = j.value("sentences", std::size_t{0});
+    w.sentencesMatched = j.value("sentences_matched", std::size_t{0});
+    w.occurrences = j.value("occurrences", std::size_t{0});
+    w.unsearched = j.value("unsearched", std::size_t{0});
+    w.trees = j.value("trees", std::string());
+    w.parser = j.value("parser", std::string());
+    w.arcs = j.value("head_accuracy_arcs", std::string());
+    w.arcCount = j.value("head_accuracy_arc_count", 0L);
+    if (j.contains("splits"))
+        w.splits = j.at("splits").get<std::map<std::string, std::size_t>>();
+    return w;
+}
+
 Result<ProbeRunReport> readReport(const json &j)
 {
     ProbeRunReport r;
@@ -498,6 +517,8 @@ Result<ProbeRunReport> readReport(const json &j)
     r.model = readModel(j.at("model"));
     r.settings = readSettings(j.at("settings"));
     r.data = readData(j.at("data"));
+    if (j.contains("where"))
+        r.where = readWhere(j.at("where"));
     for (const auto &[name, t] : j.at("tasks").items()) {
         const std::string kind = t.at("kind").get<std::string>();
         if (kind == "sentence") {

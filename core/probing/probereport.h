@@ -230,6 +230,28 @@ struct ProbeRunInduction {
 };
 
 // ---------------------------------------------------------------------------
+// A run restricted to a construction
+
+/// `probe --where P` (core/probing/runwhere.h): the pattern, what it found, and which arcs
+/// head-accuracy scores.
+struct ProbeRunWhere {
+    std::string pattern;                 ///< as written
+    std::string syntax;                  ///< "grew" or "tregex"
+    std::size_t sentences = 0;           ///< the run's sentences, searched
+    std::size_t sentencesMatched = 0;    ///< with an occurrence: the only sentences of the run from then on
+    std::size_t occurrences = 0;
+    std::size_t unsearched = 0;          ///< without the tree the pattern reads (left out)
+    std::string trees;                   ///< the trees matched: "gold", "predicted" or "mixed"
+    std::string parser;                  ///< the parser of the predicted ones ("" when none)
+    /// Which arcs head-accuracy scores: "between bound words" (an arc whose head and
+    /// dependent one occurrence binds) or "into bound words" (a pattern of one node: every
+    /// arc whose dependent is bound).
+    std::string arcs;
+    long arcCount = 0;                   ///< such arcs in the matched sentences
+    std::map<std::string, std::size_t> splits; ///< sentences kept per split: "corpus", or "train", "dev", "test"
+};
+
+// ---------------------------------------------------------------------------
 // Timing and the report
 
 /// Seconds (the only numbers that differ between two runs).
@@ -253,6 +275,7 @@ struct ProbeRunReport {
     ProbeRunAttention attention;
     std::map<std::string, ProbeRunStructural> structural; ///< "structural-distance" / "structural-depth" viewers
     std::optional<ProbeRunInduction> induction;            ///< task unsupervised-parsing
+    std::optional<ProbeRunWhere> where;                    ///< `--where`: the run's restriction
     ProbeRunTiming timing;
 
     const SentenceProbeTask *sentenceTask(const std::string &name) const;

@@ -17,6 +17,7 @@
 #include "core/probing/runprobes.h"
 #include "core/probing/runreport.h"
 #include "core/probing/runtrees.h"
+#include "core/probing/runwhere.h"
 
 namespace treelens {
 
@@ -89,7 +90,32 @@ struct ProbeSetup {
     DeviceConfig device;
     std::shared_ptr<Encoder> encoder;
     ProbeData data;
+    std::optional<ProbeRunWhere> where; ///< config.where: the restriction's report
 };
+
+/// config.where: the sentences without an occurrence left out (runwhere.h), matched on the
+/// trees the tasks read (a PTB tree's dependencies by head rules: what head-accuracy scores).
+/// head-accuracy on a restriction that selects no arc is an error, not an empty grid.
+Status restrictProbeRun(ProbeSetup &s)
+{
+    const ProbeRestriction &where = *s.config.where;
+    addHeadRuleDependencies(s.data);
+    auto r = restrictProbeData(where, s.data);
+    if (!r)
+        return r.error();
+    s.where = std::move(*r);
+    const bool headAccuracy =
+        std::find(s.attentionTasks.begin(), s.attentionTasks.end(), "head-accuracy") != s.attentionTasks.end();
+    if (headAccuracy && s.where->arcCount == 0)
+        return Error{"where: head-accuracy: " +
+                     std::string(where.nodes <= 1 ? "no dependency arc leads into a word an occurrence binds"
+                                                  : "no dependency arc has both its head and its dependent bound by one "
+                                                    "occurrence (a pattern of two or more nodes scores the arcs between "
+                                                    "its bound words)") +
+                     " in the " + std::to_string(s.where->sentencesMatched) + " sentences with an occurrence of " +
+                     where.pattern};
+    return {};
+}
 
 /// The checks, the tasks, the encoder, its layers and poolings, the corpora.
 Result<ProbeSetup> setUpProbeRun(const ProbeRunConfig &configIn)
@@ -123,6 +149,9 @@ Result<ProbeSetup> setUpProbeRun(const ProbeRunConfig &configIn)
     if (!data)
         return data.error();
     s.data = std::move(*data);
+    if (config.where)
+        if (auto st = restrictProbeRun(s); !st)
+            return st.error();
     return s;
 }
 
@@ -165,6 +194,8 @@ Result<ProbeFeatureLayout> featureLayoutFor(const ProbeSetup &s)
     l.randomInitSeed = config.seed;
     l.encoderBatch = config.encoderBatch;
     l.precision = config.precision;
+    if (config.where)
+        l.where = config.where->syntax + " " + config.where->pattern;
     return l;
 }
 
@@ -189,6 +220,11 @@ Result<ProbeRunReport> runProbes(const ProbeRunConfig &configIn, const ProbeRunC
     ProbeData &data = setup->data;
 
     ProbeRunReport report;
+    report.where = setup->where;
+    if (report.where)
+        ProgressLine(ctx) << "where: " << report.where->sentencesMatched << " of " << report.where->sentences
+                          << " sentences have an occurrence (" << report.where->occurrences << "); head-accuracy arcs "
+                          << report.where->arcs << ": " << report.where->arcCount;
     // 1-2. Data (read above) and trees.
     auto trees = prepareProbeTrees(ctx, data, config, plan.tasks);
     if (!trees)

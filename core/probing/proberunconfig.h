@@ -8,6 +8,9 @@
 /// layers (1..4) ..."), never by a command-line flag: the CLI (app/cli/cmd_probe.cpp) puts
 /// its flag names in where it reports them.
 
+#include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +39,30 @@ Result<std::vector<std::string>> parseProbeRunTasks(const std::string &text);
 Result<std::vector<int>> parseProbeRunLayers(const std::string &text, int layers);
 /// A note when `text` uses an old spelling ("0" for the embeddings), else "".
 std::string probeRunLayersNote(const std::string &text);
+
+/// What a restriction's matcher says of a run's sentences (core/probing/runwhere.h).
+struct ProbeWhereMatches {
+    /// [sentence][occurrence][node]: the word (0-based) each pattern node binds, -1 for
+    /// none (a Grew request's anchor node, a Tregex name left unbound); one entry per sentence.
+    std::vector<std::vector<std::vector<int>>> occurrences;
+    std::vector<bool> searched; ///< per sentence: false when it could not be searched (no tree)
+    std::size_t predicted = 0;  ///< sentences searched on a tree predicted for the pattern
+    std::string trees;          ///< "gold", "predicted" or "mixed": the trees the pattern was matched on
+    std::string parser;         ///< the parser that predicted them ("" when none did)
+};
+
+/// A run restricted to a construction (`probe --where P`, issue 48; core/probing/runwhere.h).
+/// Core knows no pattern language: the caller matches the pattern (app/cli/queryfilter.h).
+struct ProbeRestriction {
+    std::string pattern;  ///< as written (the report's where.pattern)
+    std::string syntax;   ///< "grew" or "tregex"
+    /// The pattern's nodes: with one, head-accuracy scores the arcs into the bound word; with
+    /// more, the arcs whose two words an occurrence binds.
+    std::size_t nodes = 0;
+    /// The occurrences in each of `sentences` (in the run's order, once their input trees and
+    /// head-rule dependency trees are there). Errors stop the run.
+    std::function<Result<ProbeWhereMatches>(const std::vector<const Sentence *> &sentences)> match;
+};
 
 /// Everything a run needs; the defaults are those of `treelens-cli probe`.
 struct ProbeRunConfig {
@@ -83,6 +110,9 @@ struct ProbeRunConfig {
     /// The probes' features from this file (`probe --features`, core/probing/runfeaturefile.h)
     /// instead of the encoders: the model is loaded for its description and the attention tasks.
     std::string featuresFile;
+    /// Only the sentences with an occurrence of a pattern, and for head-accuracy only the arcs
+    /// it binds (`probe --where`; core/probing/runwhere.h).
+    std::optional<ProbeRestriction> where;
 
     /// The checks that need no model, in the order a run makes them: the task
     /// list, a dev split without a test split, the counts, the probes' options.

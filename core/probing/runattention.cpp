@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/encoders/encoder.h"
+#include "core/probing/runwhere.h"
 
 namespace treelens {
 
@@ -389,6 +390,8 @@ Result<AttentionStageResult> runAttentionTasks(const ProbeRunContext &ctx, Encod
                                  : "softmax attention"};
     job.options.raw = config.rawAttention;
     job.options.keepRelationSubtypes = config.keepRelationSubtypes;
+    if (config.where) // head-accuracy on the arcs the pattern binds (runwhere.h)
+        job.options.arcsMetadata = kProbeWhereArcs;
     job.options.spans = trees.tree == "dependency" ? AttentionTreeOptions::Spans::Dependency
                                                    : AttentionTreeOptions::Spans::Constituency;
     for (const auto &name : tasks) {

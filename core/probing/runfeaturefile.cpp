@@ -79,6 +79,8 @@ std::string ProbeFeatureLayout::line() const
            {"splits", splits},               {"layers", layers},   {"dim", dim},
            {"vectors", vectors},             {"encoders", encoders}, {"random_init_seed", randomInitSeed},
            {"encoder_batch", encoderBatch},  {"precision", precision}, {"values", kValues}};
+    if (!where.empty())
+        j["where"] = where;
     return kProbeFeaturesLine + j.dump() + "\n";
 }
 
@@ -114,6 +116,7 @@ Result<ProbeFeatureLayout> parseProbeFeatureLayout(const std::string &line)
         l.randomInitSeed = j.at("random_init_seed").get<unsigned>();
         l.encoderBatch = j.at("encoder_batch").get<int>();
         l.precision = j.at("precision").get<std::string>();
+        l.where = j.value("where", std::string());
     } catch (const std::exception &e) {
         return Error{std::string("its first line is not readable: ") + e.what()};
     }
@@ -134,6 +137,9 @@ std::string probeFeatureMismatch(const ProbeFeatureLayout &have, const ProbeFeat
     if (!sameContent(have.input, wanted.input))
         return "they are of another corpus (" + have.input.path + ", CRC-32 " + have.input.crc32 + "; this run reads " +
                wanted.input.path + ", CRC-32 " + wanted.input.crc32 + ")";
+    if (have.where != wanted.where) // the same counts could hold other sentences
+        return "they were extracted " + (have.where.empty() ? std::string("without --where") : "with --where " + have.where) +
+               ", this run " + (wanted.where.empty() ? std::string("has none") : "has --where " + wanted.where);
     if (have.splits != wanted.splits) {
         auto text = [](const ProbeFeatureLayout &l) {
             std::string s;

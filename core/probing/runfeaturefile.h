@@ -53,6 +53,9 @@ struct ProbeFeatureLayout {
     unsigned randomInitSeed = 0;
     int encoderBatch = 0;                                    ///< sentences per forward pass (blocks are its multiples)
     std::string precision;                                   ///< the encoder's precision setting
+    /// The run's restriction (`probe --where`, runwhere.h): "" for none, else the pattern's
+    /// syntax, a space and the pattern; the line holds "where" only when there is one.
+    std::string where;
 
     std::size_t sentences() const;
     /// The bytes of the record of a sentence of `words` words.

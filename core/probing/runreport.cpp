@@ -86,6 +86,15 @@ std::string headerText(const ProbeRunReport &r)
     text += "dependency trees: " + d.dependencyTrees + "\n";
     for (const auto &[k, n] : d.excluded)
         text += "excluded: " + k + " " + std::to_string(n) + "\n";
+    if (r.where) {
+        const ProbeRunWhere &w = *r.where;
+        std::string pattern = w.pattern;
+        std::replace_if(pattern.begin(), pattern.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+        text += "where: " + std::string(w.syntax == "grew" ? "Grew request " : "Tregex pattern ") + pattern + ": " +
+                std::to_string(w.sentencesMatched) + " of " + std::to_string(w.sentences) + " sentences have an occurrence (" +
+                std::to_string(w.occurrences) + " occurrences; trees " + w.trees + "); only they are probed; head-accuracy "
+                "scores the arcs " + w.arcs + " (" + std::to_string(w.arcCount) + ")\n";
+    }
     text += "layers: embeddings, and k = the output of encoder layer k (layers and heads numbered from 1); probe " +
             r.settings.probe + ", seed " +
             std::to_string(r.settings.seed) + "\n";

@@ -239,6 +239,37 @@ TEST(AttentionTree, HeadAccuracyKeepsOrFoldsRelationSubtypesAsAsked)
     EXPECT_EQ(kept->find("all")->depToHead.values, folded->find("all")->depToHead.values);
 }
 
+// `probe --where` (arcsMetadata): only the arcs each sentence's metadata lists. s0's nsubj
+// (word 2, cat→sat) and s1's (word 1, dogs→bark): "all" is then the nsubj row above, and a
+// sentence without the key (s2) scores none; the offset baselines count the same arcs.
+TEST(AttentionTree, HeadAccuracyOnTheListedArcsOnly)
+{
+    Corpus c = handCorpus();
+    c.gold[0].setMetadata("where.arcs", "2");
+    c.gold[1].setMetadata("where.arcs", "1");
+    AttentionTreeOptions options;
+    options.arcsMetadata = "where.arcs";
+    auto rep = headAccuracy(c.gold, c.analyses, options);
+    ASSERT_TRUE(rep.ok()) << rep.message();
+    auto whole = headAccuracy(c.gold, c.analyses);
+    ASSERT_TRUE(whole.ok());
+    const auto *all = rep->find("all");
+    ASSERT_NE(all, nullptr);
+    EXPECT_EQ(all->count, 2);
+    EXPECT_EQ(all->depToHead.values, whole->find("nsubj")->depToHead.values);
+    EXPECT_EQ(all->headToDep.values, whole->find("nsubj")->headToDep.values);
+    EXPECT_EQ(all->offsets.size(), whole->find("nsubj")->offsets.size());
+    EXPECT_DOUBLE_EQ(all->offsetAccuracy(1), whole->find("nsubj")->offsetAccuracy(1)); // both subjects precede their verb
+    ASSERT_EQ(rep->relations.size(), 2u) << "all and nsubj";
+    EXPECT_EQ(rep->relations[1].relation, "nsubj");
+    // Malformed or out-of-range entries select nothing.
+    c.gold[0].setMetadata("where.arcs", "9,x,0");
+    c.gold[1].setMetadata("where.arcs", "");
+    auto none = headAccuracy(c.gold, c.analyses, options);
+    ASSERT_TRUE(none.ok()) << none.message();
+    EXPECT_EQ(none->find("all")->count, 0);
+}
+
 // One sentence at a time (what the heads overview colours by): the same counts as
 // the corpus report's per-sentence numbers, and the best offset on its arcs.
 TEST(AttentionTree, ArcHitsOfOneSentence)
