@@ -3,7 +3,7 @@
 // (core/query/tregex.h) on constituency trees; a sentence without the tree its pattern reads is
 // parsed first (the parser options of `parse`) and every record and summary says so.
 //
-// Stages: the pattern (readQuery), the trees (TreeSupply), one sentence's occurrences as records
+// Stages: the pattern and the trees (readTreePattern, TreeSupply: queryfilter.h, shared with --where), one sentence's occurrences as records
 // (grewRecords, tregexRecords), the run over the input in blocks (runQuery), the totals (--count,
 // and the last line of a shard) and the merge of shards (mergedQuery).
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.h"
+#include "app/cli/queryfilter.h"
 #include "app/cli/querystatcmd.h"
 #include "core/base/fileio.h"
 #include "core/base/inputlimits.h"
@@ -51,50 +52,6 @@ struct QuerySpec {
     ShardOptions shard;
     QueryStatSpec stat; ///< --stat: a statistic over the occurrences (cmd_querystat.cpp)
 };
-
-enum class TreeKind { Dependency, Constituency };
-
-const char *treeName(TreeKind k) { return k == TreeKind::Dependency ? "dependency" : "constituency"; }
-/// The metadata completeTrees() and TreeSupply set on a tree they parsed.
-std::string sourceKey(TreeKind k) { return std::string(treeName(k)) + "_source"; }
-
-/// The pattern in one of the two languages.
-struct Query {
-    std::optional<DepPattern> grew;
-    std::optional<TregexPattern> tregex;
-    TreeKind tree() const { return grew ? TreeKind::Dependency : TreeKind::Constituency; }
-};
-
-/// The pattern of --pattern or --pattern-file, parsed in the language --syntax names (auto:
-/// a Grew request when looksLikeGrewRequest says so). Errors name the flag or the file, then
-/// the parser's line and column.
-Result<Query> readQuery(const QuerySpec &spec)
-{
-    std::string text = spec.pattern, where = "--pattern";
-    if (!spec.patternFile.empty()) {
-        auto file = readFile(spec.patternFile);
-        if (!file)
-            return file.error();
-        text = std::move(*file);
-        while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ' || text.back() == '\t'))
-            text.pop_back();
-        where = spec.patternFile;
-    }
-    const bool grew = spec.syntax == "grew" || (spec.syntax == "auto" && looksLikeGrewRequest(text));
-    Query q;
-    if (grew) {
-        auto p = DepPattern::parse(text);
-        if (!p)
-            return makeError(where + " (Grew request)", p.error());
-        q.grew = std::move(*p);
-    } else {
-        auto p = TregexPattern::parse(text);
-        if (!p)
-            return makeError(where + " (Tregex pattern)", p.error());
-        q.tregex = std::move(*p);
-    }
-    return q;
-}
 
 /// What a run (or a shard) found, and what --count prints.
 struct Totals {
@@ -163,89 +120,6 @@ std::string totalsLine(const Totals &t, const OutputSettings &s)
                        {"limit", s.limit}, {"tree", s.tree}, {"parser", s.parser}}}};
     return j.dump() + "\n";
 }
-
-/// Trees for the sentences that lack the one the pattern reads, from the parser of the
-/// parser options, opened for the first sentence that needs it (a treebank that carries its
-/// trees opens none).
-class TreeSupply {
-public:
-    TreeSupply(const ParserSpec &spec, TreeKind kind, std::string source) : m_spec(spec), m_kind(kind), m_source(std::move(source)) {}
-
-    /// Gives every sentence of `chunk` that lacks it the parser's tree (marked "parsed" in its
-    /// metadata, sourceKey()), and the tags, lemmas and features its words lack; the input's
-    /// trees and columns are kept. A sentence the parser refuses (--max-words) or fails on
-    /// alone is left without, its message in `failures`.
-    Status complete(std::vector<Sentence> &chunk, std::vector<std::string> &failures)
-    {
-        std::vector<Sentence> todo;
-        std::vector<std::size_t> where;
-        for (std::size_t i = 0; i < chunk.size(); ++i)
-            if (!has(chunk[i])) {
-                todo.push_back(chunk[i]);
-                where.push_back(i);
-            }
-        if (todo.empty())
-            return {};
-        if (auto st = open(); !st)
-            return st;
-        auto parsed = parseSentences(*m_parser, m_spec, std::move(todo), m_source, &failures);
-        if (!parsed)
-            return parsed.error();
-        for (std::size_t k = 0; k < where.size(); ++k)
-            take(chunk[where[k]], (*parsed)[k]);
-        return {};
-    }
-
-private:
-    bool has(const Sentence &s) const { return m_kind == TreeKind::Dependency ? s.dependency.has_value() : s.constituency.has_value(); }
-
-    Status open()
-    {
-        if (m_parser)
-            return {};
-        auto parser = createParser(parserConfig(m_spec));
-        if (!parser)
-            return parser.error();
-        const ParserInfo info = (*parser)->info();
-        const bool gives = m_kind == TreeKind::Dependency ? info.dependencies : info.constituencies;
-        if (!gives)
-            return Error{"the parser '" + info.name + "' gives no " + treeName(m_kind) + " trees, and " +
-                         (m_kind == TreeKind::Dependency ? "a Grew request is matched on dependency trees"
-                                                         : "a Tregex pattern is matched on constituency trees (give an input "
-                                                           "that has them: PTB brackets, or CoNLL-U with '# constituency' "
-                                                           "comments, or a parser that gives them)")};
-        m_parser = std::move(*parser);
-        return {};
-    }
-
-    void take(Sentence &s, const Sentence &parsed) const
-    {
-        const bool dep = m_kind == TreeKind::Dependency;
-        if (dep ? !parsed.dependency : !parsed.constituency)
-            return; // refused or failed: left without (its message is in the failures)
-        if (dep)
-            s.dependency = parsed.dependency;
-        else
-            s.constituency = parsed.constituency;
-        s.setMetadata(sourceKey(m_kind), "parsed");
-        // Raw text has no tags: the parser's, where the input has none (a Grew request reads them).
-        auto fill = [](std::string &mine, const std::string &theirs) {
-            if ((mine.empty() || mine == "_") && !theirs.empty())
-                mine = theirs;
-        };
-        for (std::size_t i = 0; i < s.tokens.size() && i < parsed.tokens.size(); ++i) {
-            fill(s.tokens[i].upos, parsed.tokens[i].upos);
-            fill(s.tokens[i].xpos, parsed.tokens[i].xpos);
-            fill(s.tokens[i].lemma, parsed.tokens[i].lemma);
-            fill(s.tokens[i].feats, parsed.tokens[i].feats);
-        }
-    }
-
-    const ParserSpec &m_spec;
-    TreeKind m_kind;
-    std::string m_source;
-    std::unique_ptr<Parser> m_parser;
-};
 
 /// A sentence's id as every record names it (as analyze's records): the corpus's sent_id
 /// (the readers name a text file's sentences s1, s2, ...), else its line, else its number.
@@ -366,7 +240,7 @@ std::string tregexRecords(const TregexPattern &p, const Sentence &s, const Sente
 /// One run: the pattern, the trees, the output and what was found so far.
 struct QueryRun {
     const QuerySpec &spec;
-    const Query &query;
+    const TreePattern &query;
     TreeSupply supply;
     AtomicFileWriter &writer;
     OutputSettings settings;
@@ -383,18 +257,18 @@ Status searchBlock(QueryRun &run, std::vector<Sentence> &chunk, std::size_t firs
         return st;
     for (const auto &f : failures)
         std::cerr << "treelens-cli: warning: " << printableMessage(f) << " (not searched)\n";
-    const TreeKind kind = run.query.tree();
+    const PatternTree kind = run.query.tree();
     const std::size_t limit = run.settings.limit;
     std::string out;
     for (std::size_t k = 0; k < chunk.size(); ++k) {
         const Sentence &s = chunk[k];
         ++run.totals.sentences;
-        if (kind == TreeKind::Dependency ? !s.dependency : (!s.constituency || s.constituency->empty())) {
+        if (kind == PatternTree::Dependency ? !s.dependency : (!s.constituency || s.constituency->empty())) {
             ++run.totals.unparsed;
             continue;
         }
         const SentenceHead head{sentenceId(s, first + k + 1), run.spec.json ? std::string() : sentenceText(s), s.line,
-                                s.metadataValue(sourceKey(kind)) == "parsed"};
+                                s.metadataValue(TreeSupply::treeSourceKey(kind)) == "parsed"};
         if (head.predicted)
             ++run.totals.predicted;
         const std::size_t left = limit > 0 ? limit - run.totals.occurrences : 0;
@@ -420,7 +294,7 @@ Status searchBlock(QueryRun &run, std::vector<Sentence> &chunk, std::size_t firs
 /// next block is read. With -o nothing is written unless the run succeeds.
 int runQuery(const QuerySpec &spec)
 {
-    auto query = readQuery(spec);
+    auto query = readTreePattern(spec.pattern, spec.patternFile, spec.syntax, "--pattern");
     if (!query)
         return fail(query.message());
     if (spec.stat.active()) {
@@ -448,7 +322,7 @@ int runQuery(const QuerySpec &spec)
     if (!writer)
         return fail(writer.message());
     QueryRun run{spec, *query, TreeSupply(spec.parser, query->tree(), inputSourceName(spec.input)), *writer, {}, {}, false};
-    run.settings = {spec.json, spec.count, static_cast<std::size_t>(std::max(0, spec.limit)), treeName(query->tree()), spec.parser.parser};
+    run.settings = {spec.json, spec.count, static_cast<std::size_t>(std::max(0, spec.limit)), patternTreeName(query->tree()), spec.parser.parser};
     if (auto st = writer->write(sharding->firstLine()); !st)
         return fail(st.message());
     const ShardRange range = sharding->range;
