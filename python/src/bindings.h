@@ -166,5 +166,6 @@ void bindModel(py::module_ &m);
 void bindPairs(py::module_ &m);
 /// A probing run (its report as JSON).
 void bindProbing(py::module_ &m);
+void bindQuery(py::module_ &m);
 
 } // namespace treelens::python

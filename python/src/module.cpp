@@ -98,5 +98,6 @@ PYBIND11_MODULE(_treelens, m)
     bindModel(m);
     bindPairs(m);
     bindProbing(m);
+    bindQuery(m);
     m.def("_last_work", [] { return lastWork(); }, "(items done, items) of the last run in blocks (for the tests)");
 }

@@ -546,3 +546,45 @@ def test_unknown_words_are_reported():
     a = m.analyze("The zxqv company said it will sell the shares .")[0]
     assert a.unknown_words == [1]
     assert m.analyze("The company said it will sell the shares .")[0].unknown_words == []
+
+
+def test_corpus_query_agrees_with_cli_query():
+    # A Grew request on the gold CoNLL-U trees and Tregex on the gold PTB trees: the same
+    # occurrences as treelens-cli query --json, by sentence and bound words.
+    corpus = treelens.read_corpus(GOLD)
+    assert isinstance(corpus, treelens.Corpus) and isinstance(corpus, list)
+    request = "pattern { V [upos=VERB]; S []; V -[1=nsubj]-> S } without { V -[obj]-> O }"
+    got = corpus.query(request)
+    expected = cli_json_lines("query", "--json", "--input", GOLD, "--pattern", request)
+    assert len(got) == len(expected) == 1  # "Dogs bark loudly.": "saw" has an object
+    assert got[0]["nodes"] == {"V": 2, "S": 1}
+    for g, e in zip(got, expected):
+        assert g["sent_id"] == e["sent_id"] == corpus[g["sentence"]].id
+        assert g["nodes"] == {name: n["word"] for name, n in e["nodes"].items()}
+    ptb = treelens.read_corpus(os.path.join(DATA, "conformance", "gold.mrg"))
+    got = ptb.query("VP < NP=obj")
+    expected = cli_json_lines("query", "--json", "--input", os.path.join(DATA, "conformance", "gold.mrg"), "--pattern",
+                              "VP < NP=obj")
+    assert len(got) == len(expected) > 0
+    for g, e in zip(got, expected):
+        assert g["nodes"]["obj"]["first"] == e["nodes"]["obj"]["first"]
+        assert g["nodes"]["obj"]["label"] == e["nodes"]["obj"]["label"] == "NP"
+    with pytest.raises(treelens.Error, match="line 1, column 23"):
+        corpus.query("pattern { V [upos=VERB; }")
+
+
+def test_corpus_attention_stat_agrees_with_cli_stat():
+    corpus = treelens.read_corpus(GOLD)
+    request = "pattern { V [upos=VERB]; S []; V -[nsubj]-> S }"
+    m = treelens.load_model(None, device="cpu")
+    stat = corpus.attention_stat(m, request, "V", "S")
+    expected = json.loads(cli("query", "--json", "--input", GOLD, "--pattern", request, "--stat", "attention", "V", "S"))
+    assert stat["occurrences"] == expected["occurrences"] > 0
+    close(stat["mean"], expected["mean"], "mean")
+    close(stat["ci95"], expected["ci95"], "ci95")
+    assert stat["baseline"]["offset"] == expected["baseline"]["offset"]
+    close(stat["baseline"]["mean"], expected["baseline"]["mean"], "baseline mean")
+    assert stat["values"].shape == (stat["occurrences"], stat["layers"], stat["heads"])
+    np.testing.assert_allclose(stat["values"].mean(axis=0), stat["mean"], atol=1e-6)
+    assert [(o["sent_id"], o["nodes"]["V"], o["nodes"]["S"]) for o in stat["list"]] == \
+        [(o["sent_id"], o["from"], o["to"]) for o in expected["list"]]

@@ -20,7 +20,7 @@ from ._treelens import Analysis, ConstituencyTree, DependencyTree, Error, PairCo
 __version__ = _core.__version__
 
 __all__ = [
-    "Analysis", "ConstituencyTree", "DependencyTree", "Error", "Model", "PairCorpus", "Sentence", "evaluate_pairs", "load_model", "parse", "probe",
+    "Analysis", "ConstituencyTree", "Corpus", "DependencyTree", "Error", "Model", "PairCorpus", "Sentence", "evaluate_pairs", "load_model", "parse", "probe",
     "read_corpus", "read_pairs", "render", "score_pairs_idf", "sentences", "views", "write_corpus",
 ]
 
@@ -31,19 +31,61 @@ def _path(path: Union[str, "_os.PathLike[str]"]) -> str:
     return _os.path.expanduser(_os.fspath(path))
 
 
-def read_corpus(path: Union[str, "_os.PathLike[str]"], format: str = "auto") -> List[Sentence]:
+class Corpus(list):
+    """A list of :class:`Sentence` (what :func:`read_corpus` and :func:`sentences` give) that
+    can be searched by tree pattern (docs/query.md, "Python")."""
+
+    def query(self, pattern: str, syntax: str = "auto") -> List[Dict[str, Any]]:
+        """The occurrences of a tree pattern, as ``treelens-cli query --json`` finds them: a
+        Grew request (``"pattern { V [upos=VERB]; S []; V -[nsubj]-> S }"``, docs/grew.md) on
+        the dependency trees, or a Tregex pattern (``"VP < NP=obj"``, docs/tregex.md) on the
+        constituency trees; ``syntax``: ``"grew"``, ``"tregex"`` or ``"auto"`` (a Grew request
+        when the text starts with ``pattern {``, ``with {`` or ``without {``). One dict per
+        occurrence: ``sentence`` (the index in this list), ``sent_id`` and ``nodes``: for
+        Grew, each pattern node's word number from 1 (0: the anchor node), for Tregex each
+        named node (and ``_root_``) as ``{"label", "first", "last"}`` (words from 1; None
+        over traces only) or None when unbound. Sentences without the tree are skipped:
+        parse them first (:func:`parse`)."""
+        return _core._query(list(self), pattern, syntax)
+
+    def attention_stat(self, model: "Model", pattern: str, from_node: str, to_node: str,
+                       batch_size: int = 32) -> Dict[str, Any]:
+        """``treelens-cli query --stat attention FROM TO`` as NumPy arrays: the model runs on
+        the sentences where the Grew request matches, and for each layer x head the mean
+        attention from the word bound to ``from_node`` to the word bound to ``to_node``
+        (``mean`` [layers, heads], ``ci95`` [layers, heads, 2]), the best fixed-offset
+        baseline (``baseline``: ``offset``, ``hits``, ``mean``, ``ci95``), every occurrence's
+        value (``values`` [occurrences, layers, heads]) and which occurrence each is
+        (``list``: the dicts of :meth:`query`, in the same order)."""
+        found = self.query(pattern, "grew")
+        names = set(found[0]["nodes"]) if found else set()
+        for n in (from_node, to_node):
+            if found and n not in names:
+                raise Error("'%s' is not a node of the pattern (%s)" % (n, ", ".join(sorted(names))))
+        rows = sorted({o["sentence"] for o in found})
+        analyses = model.analyze([self[i] for i in rows], batch_size=batch_size) if rows else []
+        where = {i: k for k, i in enumerate(rows)}
+        occurrences = [(where[o["sentence"]], o["nodes"][from_node], o["nodes"][to_node]) for o in found]
+        stat = _core._attention_stat(analyses, occurrences, from_node, to_node)
+        # The occurrences that were counted (an anchor node is skipped), in the order of `values`.
+        stat["list"] = [o for o in found if o["nodes"][from_node] > 0 and o["nodes"][to_node] > 0]
+        return stat
+
+
+def read_corpus(path: Union[str, "_os.PathLike[str]"], format: str = "auto") -> Corpus:
     """The sentences of a corpus file: CoNLL-U, PTB brackets (.mrg), TreeLens JSON or plain
     text (tokenised and split), the format from the extension unless ``format`` names it.
-    PTB traces are left out, as ``treelens-cli probe`` reads them."""
-    return _core._read_file(_path(path), format)
+    PTB traces are left out, as ``treelens-cli probe`` reads them. A :class:`Corpus`: a list
+    that :meth:`Corpus.query` searches by tree pattern."""
+    return Corpus(_core._read_file(_path(path), format))
 
 
-def sentences(text: str, format: str = "text", split: bool = True) -> List[Sentence]:
+def sentences(text: str, format: str = "text", split: bool = True) -> "Corpus":
     """The sentences of ``text`` in a corpus format: plain text by default, tokenised and,
     with ``split``, cut into sentences as running text (``treelens-cli --split``;
     ``split=False``: a sentence per line, as the CLI reads text without ``--split``);
     also ``conllu``, ``ptb``, ``json``."""
-    return _core._read_text(text, format, split)
+    return Corpus(_core._read_text(text, format, split))
 
 
 def write_corpus(items: Sequence[Sentence], format: str = "conllu") -> str:
