@@ -37,6 +37,7 @@ class ModelPanel;
 class PairWorkbench;
 class PriorHeatmap;
 class ProbingPanel;
+class QueryAttentionPanel;
 class SentencePanel;
 class StatusLine;
 class TreeEditor;
@@ -83,8 +84,10 @@ public:
     /// Head ablation (issue 46): the heads every analysis is made without, and the Minimal pairs dock.
     AblationControl *ablation() { return m_ablation; }
     MinimalPairsPanel *minimalPairsPanel() { return m_minimalPairs; }
+    /// The Query attention dock (issue 48): the attention between two nodes of the corpus query.
+    QueryAttentionPanel *queryAttentionPanel() { return m_queryAttention; }
     /// Shows and raises the dock named `name` ("probing", "what-if", "explain",
-    /// "minimal-pairs", "model", "inspector", "corpus", "sentence", "view"; its object name
+    /// "minimal-pairs", "query-attention", "model", "inspector", "corpus", "sentence", "view"; its object name
     /// without "Dock"); false for an unknown name (`treelens --dock NAMES`).
     bool showDock(const QString &name);
     /// The view exported as `name` (constituency, dependency, prior, attention,
@@ -137,6 +140,8 @@ private:
     void createActions();
     /// The Minimal pairs dock, the ablation set and its badge in the status bar (mainwindowsetup.cpp).
     void createMinimalPairsDock();
+    /// The Query attention dock, and the corpus query's slice for the Probing and Minimal pairs docks.
+    void createQueryAttentionDock();
     /// The ablation set changed: the badge, and the sentence analysed again without those heads.
     void ablationChanged();
 
@@ -167,6 +172,7 @@ private:
     ExplainPanel *m_explain = nullptr;
     AblationControl *m_ablation = nullptr;
     MinimalPairsPanel *m_minimalPairs = nullptr;
+    QueryAttentionPanel *m_queryAttention = nullptr;
     QLabel *m_ablationBadge = nullptr;
     QTextBrowser *m_inspector = nullptr;
     StatusLine *m_status = nullptr;

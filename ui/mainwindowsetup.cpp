@@ -35,6 +35,7 @@
 #include "ui/minimalpairspanel.h"
 #include "ui/modelpanel.h"
 #include "ui/probingpanel.h"
+#include "ui/queryattentionpanel.h"
 #include "ui/sentencepanel.h"
 #include "ui/session/settings.h"
 #include "ui/statusline.h"
@@ -85,8 +86,14 @@ void MainWindow::createDocks()
     addDockWidget(Qt::LeftDockWidgetArea, corpusDock);
     connect(m_corpus, &CorpusPanel::openRequested, this, &MainWindow::openFileDialog);
     connect(m_corpus, &CorpusPanel::scoreRequested, this, &MainWindow::scoreCorpus);
-    connect(m_corpus, &CorpusPanel::sentenceActivated, this,
-            [this](std::shared_ptr<const Sentence> s, int) { analyseSentence(std::move(s)); });
+    m_corpus->setJobRunner(&m_jobs);
+    // The corpus query's occurrences in the sentence opened, outlined on its trees.
+    connect(m_corpus, &CorpusPanel::sentenceActivated, this, [this](std::shared_ptr<const Sentence> s, int row) {
+        m_views->setPatternMarks(m_corpus->patternMarks(row));
+        analyseSentence(std::move(s));
+    });
+    connect(m_corpus, &CorpusPanel::queryChanged, this,
+            [this] { m_views->setPatternMarks(m_corpus->patternMarks(m_corpus->currentRow())); });
 
     auto *controlsDock = newDock(this, tr("View"), QStringLiteral("viewDock"));
     m_controls = new ControlPanel(controlsDock);
@@ -166,6 +173,43 @@ void MainWindow::createDocks()
     tabifyDockWidget(inspectorDock, explainDock);
     inspectorDock->raise();
     createMinimalPairsDock();
+    createQueryAttentionDock();
+}
+
+void MainWindow::createQueryAttentionDock()
+{
+    // The attention between two nodes of the corpus query (issue 48): asked for in the Corpus
+    // dock, drawn here; an occurrence opens its sentence at the cell's layer and head.
+    auto *dock = newDock(this, tr("Query attention"), QStringLiteral("queryAttentionDock"));
+    m_queryAttention = new QueryAttentionPanel(&m_jobs, dock);
+    dock->setWidget(m_queryAttention);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    dock->hide();
+    connect(m_corpus, &CorpusPanel::attentionRequested, this, [this, dock](int from, int to) {
+        if (dock->isHidden() && !dock->isFloating()) {
+            // Beside a bottom dock already open (Probing, Minimal pairs, What if) rather than under it:
+            // two stacked docks leave the trees no room at 1600 x 1000.
+            for (QDockWidget *other : findChildren<QDockWidget *>())
+                if (other != dock && other->isVisible() && !other->isFloating() &&
+                    dockWidgetArea(other) == Qt::BottomDockWidgetArea) {
+                    tabifyDockWidget(other, dock);
+                    break;
+                }
+        }
+        dock->show();
+        dock->raise();
+        m_queryAttention->run(m_corpus->queryResult(), from, to, m_jobs.modelPath(), m_jobs.parserConfig());
+    });
+    connect(m_queryAttention, &QueryAttentionPanel::occurrenceActivated, this, [this](int row, int layer, int head) {
+        const auto q = m_queryAttention->query();
+        if (!q || !q->corpus || row < 0 || static_cast<std::size_t>(row) >= q->corpus->size())
+            return;
+        const auto s = std::shared_ptr<const Sentence>(q->corpus, &(*q->corpus)[static_cast<std::size_t>(row)]);
+        openProbedSentence(QString::fromStdString(s->id), std::max(layer, 0), std::max(head, 0), s);
+    });
+    // "Only sentences matching the corpus query" in the Probing and Minimal pairs docks.
+    m_probing->setQuerySliceSource([this] { return m_corpus->matchedSentences(); });
+    m_minimalPairs->setQuerySliceSource([this] { return m_corpus->matchedSentences(); });
 }
 
 void MainWindow::createMinimalPairsDock()

@@ -21,6 +21,7 @@
 #include "core/encoders/common/encodercache.h"
 #include "core/eval/makepairs.h"
 #include "ui/ablationcontrol.h"
+#include "ui/queryslice.h"
 #include "ui/session/jobrunner.h"
 #include "ui/viewregistry.h"
 #include "viz/minimalpairview.h"
@@ -137,6 +138,8 @@ void MinimalPairsPanel::build()
     row->addWidget(m_sweepButton);
     row->addStretch(1);
     layout->addLayout(row);
+    m_slice = new QuerySliceBox(this);
+    layout->addWidget(m_slice);
     m_clickAblates = new QCheckBox(tr("A click in the heads overview switches that head off (or on again)"), this);
     m_clickAblates->setToolTip(tr("Ctrl+click does it at any time; Edit ▸ Undo head switch-off goes back one step"));
     connect(m_clickAblates, &QCheckBox::toggled, this, &MinimalPairsPanel::clickAblatesChanged);
@@ -246,6 +249,11 @@ void MinimalPairsPanel::setCorpusSource(std::function<std::shared_ptr<const std:
     m_corpus = std::move(source);
 }
 
+void MinimalPairsPanel::setQuerySliceSource(std::function<std::shared_ptr<const std::vector<Sentence>>()> source)
+{
+    m_slice->setSource(std::move(source));
+}
+
 void MinimalPairsPanel::openDialog()
 {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open minimal pairs"), QString(),
@@ -279,7 +287,10 @@ bool MinimalPairsPanel::makePairsFromCorpus(const QString &phenomenon, QString *
             *error = message;
         return false;
     };
-    const auto corpus = m_corpus ? m_corpus() : nullptr;
+    const auto corpus = m_slice->apply(m_corpus ? m_corpus() : nullptr);
+    if (m_slice->isChecked() && (!corpus || corpus->empty()))
+        return fail(tr("No sentence matches the corpus query: type a tree pattern in the Corpus dock (or clear \"%1\").")
+                        .arg(m_slice->text()));
     if (!corpus || corpus->empty())
         return fail(tr("Open a treebank first (File ▸ Open corpus): pairs are made from its dependency trees."));
     auto kind = parsePairPhenomenon(phenomenon.toStdString());
@@ -303,7 +314,8 @@ bool MinimalPairsPanel::makePairsFromCorpus(const QString &phenomenon, QString *
         const auto it = byId.find(p.sentenceId);
         set.trees.push_back(it != byId.end() && it->second->dependency ? it->second->dependency : std::nullopt);
     }
-    set.source = tr("the open corpus (%1)").arg(phenomenon);
+    set.source = m_slice->isChecked() ? tr("the corpus query's %1 sentences (%2)").arg(corpus->size()).arg(phenomenon)
+                                      : tr("the open corpus (%1)").arg(phenomenon);
     setPairs(std::move(set));
     Q_EMIT statusMessage(tr("%1 %2 pairs made from %3 sentences").arg(made.pairs.size()).arg(phenomenon).arg(corpus->size()));
     return true;

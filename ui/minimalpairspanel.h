@@ -2,7 +2,8 @@
 /// \file minimalpairspanel.h
 /// The Minimal pairs dock (issue 46; docs/minimal-pairs.md, "In the app"): a pair file
 /// opened (BLiMP JSON Lines or a good/bad TSV, as `treelens-cli minimal-pairs` reads it) or
-/// pairs made from the open corpus's trees (agreement, determiner: core makePairs); the
+/// pairs made from the open corpus's trees (agreement, determiner: core makePairs; or from
+/// only the sentences the Corpus dock's query matches, queryslice.h); the
 /// window's model scores them off the GUI thread with the heads switched off now
 /// (AblationControl), and scores them again whenever that set or the model changes; the
 /// accuracy overall and per phenomenon with Wilson 95 % intervals; the pair list; the
@@ -40,6 +41,7 @@ namespace treelens {
 class AblationControl;
 class JobRunner;
 class MinimalPairView;
+class QuerySliceBox;
 class SweepHeatmap;
 
 /// The pairs the dock holds: the pairs, and for pairs made from a corpus the good sentence's tree.
@@ -75,6 +77,10 @@ public:
     void setModelPath(const QString &path);
     /// Where "Make pairs" takes the open corpus from.
     void setCorpusSource(std::function<std::shared_ptr<const std::vector<Sentence>>()> source);
+    /// Supplies the Corpus dock's matched sentences for "Only sentences matching the corpus
+    /// query" (queryslice.h): checked, pairs are made from them only.
+    void setQuerySliceSource(std::function<std::shared_ptr<const std::vector<Sentence>>()> source);
+    QuerySliceBox *querySliceBox() const { return m_slice; }
 
     /// Opens a pair file and scores it; false (and `*error`) when it cannot be read.
     bool openPairs(const QString &path, QString *error = nullptr);
@@ -145,6 +151,7 @@ private:
     QComboBox *m_phenomenon = nullptr;
     QPushButton *m_sweepButton = nullptr, *m_exportButton = nullptr, *m_showAll = nullptr;
     QCheckBox *m_clickAblates = nullptr;
+    QuerySliceBox *m_slice = nullptr;
     QTableWidget *m_phenomena = nullptr, *m_pairs = nullptr;
     QTabWidget *m_tabs = nullptr;
     MinimalPairView *m_view = nullptr;

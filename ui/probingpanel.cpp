@@ -180,6 +180,9 @@ QWidget *ProbingPanel::buildForm()
     m_useCorpus = new QCheckBox(tr("Use the open corpus (split 80/10/10)"));
     m_useCorpus->setEnabled(false);
     form->addRow(QString(), m_useCorpus);
+    m_slice = new QuerySliceBox;
+    form->addRow(QString(), m_slice);
+    connect(m_slice, &QCheckBox::toggled, this, [this](bool on) { m_useCorpus->setChecked(on || m_useCorpus->isChecked()); });
     m_models = new ProbingModelList;
     form->addRow(tr("Models:"), m_models);
 
@@ -441,7 +444,7 @@ ProbeRunConfig ProbingPanel::config() const
     c.tasks = checkedTasks().join(QLatin1Char(',')).toStdString();
     c.model = modelPath().toStdString();
     if (m_useCorpus->isChecked() && m_corpusSource) {
-        if (auto corpus = m_corpusSource())
+        if (auto corpus = m_slice->apply(m_corpusSource()))
             c.trainSentences = *corpus;
     } else {
         auto add = [](std::vector<std::string> &v, const QLineEdit *e) {
@@ -570,7 +573,7 @@ void ProbingPanel::run()
     m_pendingSource = RunSource{};
     m_pendingSource.format = cfg.from;
     if (cfg.train.empty()) {
-        m_pendingSource.corpus = m_corpusSource ? m_corpusSource() : nullptr;
+        m_pendingSource.corpus = m_slice->apply(m_corpusSource ? m_corpusSource() : nullptr);
     } else {
         for (const auto *files : {&cfg.train, &cfg.dev, &cfg.test})
             m_pendingSource.files.insert(m_pendingSource.files.end(), files->begin(), files->end());

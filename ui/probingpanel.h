@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <QPointer>
@@ -42,6 +43,7 @@
 
 #include "core/data/sentence.h"
 #include "core/probing/proberun.h"
+#include "ui/queryslice.h"
 #include "ui/session/jobrunner.h"
 
 class QCheckBox;
@@ -103,6 +105,11 @@ public:
     /// Supplies the open corpus for "Use the open corpus" (nullptr/empty = none).
     void setCorpusSource(std::function<std::shared_ptr<const std::vector<Sentence>>()> source);
     void setUseOpenCorpus(bool on);
+    /// Supplies the Corpus dock's matched sentences for "Only sentences matching the corpus
+    /// query" (queryslice.h): checked, they are the open corpus a run reads (and the box checks
+    /// "Use the open corpus").
+    void setQuerySliceSource(QuerySliceBox::Source source) { m_slice->setSource(std::move(source)); }
+    QuerySliceBox *querySliceBox() const { return m_slice; }
     /// The configuration the widgets describe, for the first checked model (a run
     /// uses it for every checked model, with ProbeRunConfig::model replaced).
     ProbeRunConfig config() const;
@@ -241,6 +248,7 @@ private:
     QLabel *m_compareData = nullptr;
     QTableWidget *m_compare = nullptr;
     QCheckBox *m_useCorpus = nullptr, *m_control = nullptr, *m_randomInit = nullptr;
+    QuerySliceBox *m_slice = nullptr;
     QListWidget *m_tasks = nullptr;
     QComboBox *m_pooling = nullptr;
     QMenu *m_exportMenu = nullptr;

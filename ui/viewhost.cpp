@@ -145,6 +145,16 @@ void ViewHost::onDocumentChanged(AnalysisDocument::Changes what)
         syncVisibleViews();
 }
 
+void ViewHost::setPatternMarks(std::shared_ptr<const PatternMarks> marks)
+{
+    m_marks = std::move(marks);
+    const auto s = m_document->sentence();
+    // Redraw only when the marks are (or were) the shown sentence's: marks for a sentence still
+    // being analysed wait for it.
+    if (s && (m_viewData.marks || (m_marks && m_marks->fits(*s))))
+        updateData();
+}
+
 void ViewHost::updateData()
 {
     QElapsedTimer clock;
@@ -155,6 +165,8 @@ void ViewHost::updateData()
         data.analysis.reset();
     else if (m_foldSpecial && data.analysis && hasFoldableSpecialTokens(*data.analysis))
         data.analysis = std::make_shared<const Analysis>(treelens::foldSpecialTokens(*data.analysis));
+    if (m_marks && data.sentence && m_marks->fits(*data.sentence))
+        data.marks = m_marks;
     m_viewData = data;
     ++m_dataGeneration;
     if (m_text && data.sentence)

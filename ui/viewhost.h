@@ -11,6 +11,7 @@
 /// GUI thread only.
 
 #include <functional>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -125,6 +126,12 @@ public:
     /// DependencyView/ConstituencyView::setShowSurprisal); saved as "view/surprisalBand".
     void setSurprisalBand(bool show);
     bool surprisalBand() const { return m_surprisalBand; }
+    /// The corpus query's marks (PatternMarks, viewcommon.h): the tree views outline them
+    /// while the document shows their sentence (the same id and words), from now or from
+    /// when it arrives; null clears them.
+    void setPatternMarks(std::shared_ptr<const PatternMarks> marks);
+    /// The marks the views were last given (null when none fit the sentence shown).
+    std::shared_ptr<const PatternMarks> patternMarks() const { return m_viewData.marks; }
     /// Reads the saved display options (those with a settingsKey) and the folding back
     /// from the settings and applies them.
     void restoreViewOptions();
@@ -182,6 +189,7 @@ private:
     std::vector<ViewSlot> m_slots;
     TreeTextView *m_text = nullptr;
     ViewData m_viewData;
+    std::shared_ptr<const PatternMarks> m_marks; ///< setPatternMarks(): given to the views when they fit
     quint64 m_dataGeneration = 0;
     double m_lastUpdateMs = 0.0;
     bool m_syncHidden = false;

@@ -28,6 +28,7 @@
 #include "viz/relationheatmap.h"
 #include "viz/structuralview.h"
 #include "viz/surprisalview.h"
+#include "viz/queryattentionview.h"
 #include "viz/sweepheatmap.h"
 #include "viz/treetextview.h"
 #include "viz/whatifview.h"
@@ -399,7 +400,8 @@ void addPairViews(std::vector<ViewSpec> &r)
     r.push_back(scores);
 }
 
-/// The main window's docks: the What-if dock's comparison and the Probing dock's results.
+/// The main window's docks: the What-if dock's comparison, the Probing dock's results, the
+/// Minimal pairs dock's views and the Query attention dock's heatmap.
 void addDockViews(std::vector<ViewSpec> &r)
 {
     using Pane = ViewSpec::Pane;
@@ -433,6 +435,12 @@ void addDockViews(std::vector<ViewSpec> &r)
     ViewSpec sweep = entry(QStringLiteral("ablation-sweep"), Pane::Dock, QT_TRANSLATE_NOOP("ViewRegistry", "Head sweep"));
     sweep.build = built<SweepHeatmap>();
     r.push_back(sweep);
+
+    // The Query attention dock (issue 48): the attention between two nodes of the corpus query.
+    ViewSpec queryAttention =
+        entry(QStringLiteral("query-attention"), Pane::Dock, QT_TRANSLATE_NOOP("ViewRegistry", "Query attention"));
+    queryAttention.build = built<QueryAttentionView>();
+    r.push_back(queryAttention);
 }
 
 std::vector<ViewSpec> makeRegistry()

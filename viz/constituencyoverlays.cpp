@@ -18,6 +18,7 @@
 #include "core/data/overlays.h"
 #include "core/eval/inductioneval.h"
 #include "viz/constituencystyle.h"
+#include "viz/patternmarks.h"
 #include "viz/surprisalscale.h"
 
 namespace treelens {
@@ -281,6 +282,8 @@ QStringList ConstituencyView::collectNotes() const
     if (m_data.analysis && overlay::wordAttribution(*m_data.analysis))
         notes << QStringLiteral("Badges on the nodes: the attribution to the prediction summed over each node's words "
                                 "(Explain dock): red raises it, blue lowers it");
+    if (patternMarksShown())
+        notes << patternMarksNote(*m_data.marks);
     notes.removeAll(QString());
     return notes;
 }

@@ -17,6 +17,7 @@
 #include "core/base/numbering.h"
 #include "core/data/overlays.h"
 #include "viz/constituencystyle.h"
+#include "viz/patternmarks.h"
 #include "viz/surprisalscale.h"
 
 namespace treelens {
@@ -145,8 +146,39 @@ ConstituencyView::DrawnTree ConstituencyView::drawTree(const TreeGraph &graph, Q
         item->setData(kHoverKey, itemHover);
         item->setToolTip(itemHover);
         s->addItem(item);
+        drawn.nodes.push_back(item);
     }
     return drawn;
+}
+
+bool ConstituencyView::patternMarksShown() const
+{
+    return m_data.marks && m_data.sentence && m_data.marks->fits(*m_data.sentence) && !m_data.marks->marks.empty();
+}
+
+void ConstituencyView::drawPatternMarks(const TreeGraph &graph, DrawnTree &drawn)
+{
+    if (!patternMarksShown())
+        return;
+    for (const PatternMarkGroup &g : groupPatternMarks(*m_data.marks)) {
+        // The node drawn for it: a constituent by its words and label; a word (or a part-of-speech
+        // tag or leaf a Tregex node bound: the view folds them into the word's box) by its leaf.
+        QGraphicsItem *target = nullptr;
+        for (std::size_t i = 0; i < graph.nodes.size() && i < drawn.nodes.size() && !target; ++i) {
+            const TreeGraph::Node &n = graph.nodes[i];
+            if (g.phrase && n.kind == TreeGraph::Kind::Phrase && n.span == std::make_pair(g.first, g.last + 1) && n.text == g.label)
+                target = drawn.nodes[i];
+        }
+        if (!target && g.first == g.last && g.first >= 0 && g.first < static_cast<int>(drawn.words.size()))
+            target = drawn.words[static_cast<std::size_t>(g.first)];
+        if (!target)
+            continue;
+        // The node with its children (a word's tag above it).
+        const QRectF rect = target->sceneBoundingRect()
+                                .united(target->mapRectToScene(target->childrenBoundingRect()))
+                                .adjusted(-3.0, -3.0, 3.0, 3.0);
+        drawn.patternMarks.push_back(addPatternMark(scene(), rect, g, 0.5));
+    }
 }
 
 void ConstituencyView::drawTreeEdges(const TreeGraph &graph, QPointF offset)

@@ -269,6 +269,8 @@ void ConstituencyView::rebuild()
             return;
         }
         DrawnTree drawn = drawTree(graph, QPointF(0.0, y), compare && primary);
+        if (primary && !isInduced)
+            drawPatternMarks(graph, drawn);
         y = primary ? drawSurprisalBand(drawn, drawn.rect.bottom()) : drawn.rect.bottom();
         if (compare && primary) {
             drawExtraBrackets(drawn, y);

@@ -24,6 +24,8 @@
 ///    attention X gives it (selected layer/head), each constituent by the sum over
 ///    its leaves; for a causal model (Analysis::causalAttention) the words after X and the
 ///    constituents of only such words are grey: not possible (causalNote), not attention 0;
+///  - the Corpus dock's query (ViewData::marks, patternmarks.h): the leaves and constituents a
+///    pattern bound, outlined in its nodes' colours with their names on a chip;
 ///  - a language model's surprisal (Analysis::surprisal) as a band under the leaves of the
 ///    primary tree (surprisalscale.h: viridis, its key "surprisal, nats" under the band, the
 ///    value on hover, hatched where nothing predicts the word), unless setShowSurprisal(false).
@@ -111,6 +113,9 @@ public:
     /// With word attributions (the Explain dock, overlay::kAttributionWord): the badge on
     /// each node of the primary tree (its data(1) the sum over the node's words) and the span.
     std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> attributionBadges() const { return m_primary.attributionBadges; }
+    /// The corpus query's outlines on the primary tree (ViewData::marks; patternmarks.h): one
+    /// per word or constituent bound, data(1) = the pattern's names, data(2)/data(3) its words.
+    std::vector<QGraphicsItem *> patternMarkItems() const { return m_primary.patternMarks; }
     /// Compare mode: spans classified as shared / parser-only (missing) / induced-only (extra).
     std::vector<std::pair<int, int>> sharedSpans() const;
     std::vector<std::pair<int, int>> missingSpans() const;
@@ -196,6 +201,8 @@ private:
         std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> phrases;
         /// With word attributions (overlay::kAttributionWord): each node's badge and its span.
         std::vector<std::pair<QGraphicsItem *, std::pair<int, int>>> attributionBadges;
+        std::vector<QGraphicsItem *> nodes;      ///< by graph node (TreeGraph::nodes)
+        std::vector<QGraphicsItem *> patternMarks; ///< the corpus query's outlines (drawPatternMarks)
         QRectF rect;                             ///< scene rect of the tree
     };
 
@@ -226,6 +233,11 @@ private:
     double drawSurprisalKey(const DrawnTree &tree, double top);
     /// The band is drawn: shown, and the analysis has a surprisal for each word.
     bool surprisalShown() const;
+    /// The corpus query's marks are this sentence's (ViewData::marks).
+    bool patternMarksShown() const;
+    /// Outlines the nodes of the parser's tree the corpus query bound (its words by their leaf,
+    /// a constituent by its node: same words and label).
+    void drawPatternMarks(const TreeGraph &graph, DrawnTree &drawn);
     void classifySpans();
     QRectF drawLegends(QPointF topLeft, double width);
     void drawExtraBrackets(const DrawnTree &tree, double top);

@@ -23,6 +23,7 @@
 
 #include "core/data/overlays.h"
 #include "viz/dependencyscene.h"
+#include "viz/patternmarks.h"
 #include "viz/viewzoom.h"
 
 namespace treelens {
@@ -307,6 +308,7 @@ void DependencyView::rebuild()
     m_notes.clear();
     m_attributionBands.clear();
     m_surprisalBands.clear();
+    m_patternMarks.clear();
 
     if (!m_data.sentence || m_data.sentence->tokens.empty()) {
         auto *t = m_scene->addSimpleText(tr("No sentence"), scaledFont(font(), 10.0));
@@ -348,6 +350,9 @@ void DependencyView::rebuild()
     // What the figure cannot show, above everything: where the tree came from, unknown words.
     m_notes = QStringList{ablationBadge(m_data.analysis.get()), treeSourceNote(*m_data.sentence, TreeKind::Dependency),
                           unknownWordsNote(m_data.analysis.get())};
+    addPatternMarks();
+    if (!m_patternMarks.empty())
+        m_notes << patternMarksNote(*m_data.marks);
     m_notes.removeAll(QString());
     addWordBands(); // surprisal and attributions under the words, with their notes
     // Wrapped to the figure's width: a long note would otherwise set it, and a short
@@ -371,6 +376,23 @@ void DependencyView::rebuild()
         }
     }
     m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-kMargin, -kMargin, kMargin, kMargin));
+}
+
+void DependencyView::addPatternMarks()
+{
+    if (!m_data.marks || !m_data.sentence || !m_data.marks->fits(*m_data.sentence))
+        return;
+    const int n = static_cast<int>(m_wordItems.size());
+    for (const PatternMarkGroup &g : groupPatternMarks(*m_data.marks)) {
+        if (g.first < 0 || g.last >= n || g.first > g.last)
+            continue;
+        QRectF rect;
+        for (int w = g.first; w <= g.last; ++w)
+            rect = rect.united(m_wordItems[static_cast<std::size_t>(w)]->sceneBoundingRect());
+        // A constituent's outline a little outside those of the words and constituents in it.
+        const double pad = 2.0 + 2.5 * g.inner;
+        m_patternMarks.push_back(addPatternMark(m_scene, rect.adjusted(-pad, -pad, pad, pad), g, 3.5 - 0.01 * g.inner));
+    }
 }
 
 } // namespace treelens

@@ -41,6 +41,10 @@
 /// later word to its earlier one (the only direction a causal head sees it in, as the heads
 /// overview scores it), and the legend says so.
 ///
+/// The Corpus dock's query (ViewData::marks, patternmarks.h): each word a pattern node is
+/// bound to is outlined in that node's colour with its name on a chip (a Tregex constituent:
+/// one outline over its words), and a note says so.
+///
 /// A language model's surprisal (Analysis::surprisal) is a band right under the words (viridis,
 /// its key "surprisal, nats" under the drawing; hover: the value and what it is conditioned on;
 /// hatched where nothing predicts the word), unless setShowSurprisal(false).
@@ -113,6 +117,9 @@ public:
     /// "surprisal", data(1) = the word; empty without it). Its key ("surprisal, nats") is under
     /// the drawing, data(0) = "surprisal-key"; the attribution bands go under it.
     std::vector<QGraphicsItem *> surprisalBands() const { return m_surprisalBands; }
+    /// The corpus query's outlines (ViewData::marks; patternmarks.h): one per word or
+    /// constituent bound, data(1) = the pattern's names, data(2)/data(3) = its first and last word.
+    std::vector<QGraphicsItem *> patternMarkItems() const { return m_patternMarks; }
 
     QSizeF exportSize() const override;
     void renderTo(QPainter *painter, const QRectF &target) override;
@@ -182,6 +189,8 @@ private:
     void addWordBands();
     void addSurprisalBand();
     void addAttributionBands(double below);
+    /// The corpus query's outlines around the words it bound (after the words are placed).
+    void addPatternMarks();
     static constexpr double kSurprisalBandHeight = 8.0;
 
     ViewData m_data;
@@ -201,6 +210,7 @@ private:
     QGraphicsLineItem *m_dragLine = nullptr;  ///< from the dragged word to the mouse
     std::vector<QGraphicsItem *> m_attributionBands;
     std::vector<QGraphicsItem *> m_surprisalBands;
+    std::vector<QGraphicsItem *> m_patternMarks;
     bool m_showSurprisal = true;
 };
 

@@ -4,7 +4,9 @@
 /// layer, head, attention kind, focus word, threshold), the data, the colour
 /// scale, and the interface the exporter (viewexport.h) renders through.
 
+#include <cstddef>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,10 +28,38 @@ class QPainterPath;
 
 namespace treelens {
 
+/// The words and constituents a tree pattern bound in one sentence (the Corpus dock's query,
+/// docs/query.md "In the app"): the tree views outline each and label it with the pattern's
+/// node names (viz/patternmarks.h). Plain data; the dock makes it, ViewData carries it.
+struct PatternMarks {
+    std::string sentenceId;     ///< the sentence the marks belong to (its id and word count)
+    std::size_t words = 0;
+    QString pattern;            ///< the pattern as typed (the views' note)
+    int occurrences = 0;        ///< its occurrences in the sentence
+    struct Mark {
+        QString name;           ///< the pattern node ("V", "obj", "_root_")
+        int first = 0, last = 0;///< the words it covers, 0-based, inclusive
+        QString label;          ///< a constituent's label (Tregex); "" for a word a Grew request bound
+        bool phrase = false;    ///< a constituent (a Tregex node), not one word (a Grew node)
+        int colour = 0;         ///< the node's place among the pattern's names (patternMarkColor)
+        int occurrence = 0;     ///< which occurrence of the sentence, from 0
+    };
+    std::vector<Mark> marks;
+    /// Whether the marks are `s`'s: the same id and number of words.
+    bool fits(const Sentence &s) const { return s.id == sentenceId && s.tokens.size() == words; }
+};
+
 /// The data a view shows. Either pointer may be null (no sentence yet, no model).
 struct ViewData {
+    ViewData(std::shared_ptr<const Sentence> s = nullptr, std::shared_ptr<const Analysis> a = nullptr,
+             std::shared_ptr<const PatternMarks> m = nullptr)
+        : sentence(std::move(s)), analysis(std::move(a)), marks(std::move(m))
+    {
+    }
     std::shared_ptr<const Sentence> sentence;
     std::shared_ptr<const Analysis> analysis;
+    /// The corpus query's marks for `sentence` (null: none; the tree views draw them).
+    std::shared_ptr<const PatternMarks> marks;
 };
 
 /// Recursive tree models (Analysis::nodeAttention in post-order): each node's height,

@@ -30,6 +30,8 @@
 #include "core/encoders/encoder.h"
 #include "core/eval/minimalpairscoring.h"
 #include "ui/corpuspanel.h"
+#include "ui/corpusquery.h"
+#include "ui/corpusquerybar.h"
 #include "ui/mainwindow.h"
 #include "ui/minimalpairspanel.h"
 #include "ui/pairworkbench.h"
@@ -133,8 +135,8 @@ void declareOptions(QCommandLineParser &cli)
         {QStringLiteral("pair-systems"),
          QStringLiteral("The workbench's systems A[,B]: model files, or idf for the word-overlap baseline."), QStringLiteral("A,B")},
         {QStringLiteral("dock"),
-         QStringLiteral("Show (and raise) these docks at start-up: probing, what-if, explain, minimal-pairs, model, "
-                        "inspector, corpus (comma-separated)."),
+         QStringLiteral("Show (and raise) these docks at start-up: probing, what-if, explain, minimal-pairs, "
+                        "query-attention, model, inspector, corpus (comma-separated)."),
          QStringLiteral("NAMES")},
         {QStringLiteral("grab-pairs"),
          QStringLiteral("Save a screenshot of the workbench once its first pair is shown, then quit."), QStringLiteral("PNG")},
@@ -148,6 +150,14 @@ void declareOptions(QCommandLineParser &cli)
          QStringLiteral("With --minimal-pairs: once scored, select the first pair the model gets wrong, sweep every head, "
                         "save the dock as PNG and PNG-sweep.png (its Head sweep tab), then quit."),
          QStringLiteral("PNG")},
+        {QStringLiteral("query"),
+         QStringLiteral("Type this tree pattern (a Grew request or a Tregex pattern) into the Corpus dock once FILE is "
+                        "open, and show the first sentence it matches (docs/query.md)."),
+         QStringLiteral("PATTERN")},
+        {QStringLiteral("query-attention"),
+         QStringLiteral("With --query: once it has matched, the attention from pattern node FROM to node TO in the Query "
+                        "attention dock."),
+         QStringLiteral("FROM,TO")},
         {QStringLiteral("sweep-figure"),
          QStringLiteral("Draw a `treelens-cli ablate-sweep --json` result as the Minimal pairs dock's heatmap into --out "
                         "(.png at --dpi, .svg or .pdf) and exit; no display needed."),
@@ -381,6 +391,40 @@ int runPairWorkbench(treelens::MainWindow &window, const QCommandLineParser &cli
     return QApplication::exec();
 }
 
+/// `--query PATTERN [--query-attention FROM,TO]`: the pattern typed into the Corpus dock; once it
+/// has matched, its first sentence shown (and the attention between the two nodes asked for).
+void typeQuery(treelens::MainWindow &window, const QCommandLineParser &cli)
+{
+    treelens::CorpusPanel *corpus = window.corpusPanel();
+    const QStringList nodes = cli.value(QStringLiteral("query-attention")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    auto once = std::make_shared<QMetaObject::Connection>();
+    *once = QObject::connect(corpus, &treelens::CorpusPanel::queryChanged, corpus, [corpus, nodes, once] {
+        const auto result = corpus->queryResult();
+        if (!result)
+            return;
+        QObject::disconnect(*once);
+        if (const auto rows = result->matchedRows(); !rows.empty())
+            corpus->activateRow(rows.front());
+        std::vector<int> index;
+        for (const QString &n : nodes) {
+            const auto &names = result->pattern->names();
+            const auto it = std::find(names.begin(), names.end(), n.trimmed().toStdString());
+            if (it == names.end()) {
+                std::fprintf(stderr, "treelens: --query-attention: the pattern has no node '%s'\n", n.toUtf8().constData());
+                return;
+            }
+            index.push_back(static_cast<int>(it - names.begin()));
+        }
+        if (index.size() == 2) {
+            corpus->queryBar()->setNodes(index[0], index[1]);
+            corpus->queryBar()->requestAttention();
+        }
+    });
+    corpus->setPattern(cli.value(QStringLiteral("query")), true);
+    if (!corpus->queryBar()->errorText().isEmpty())
+        std::fprintf(stderr, "treelens: --query: %s\n", corpus->queryBar()->errorText().toUtf8().constData());
+}
+
 /// The main window on FILE (its first sentence), or on the sentence given, last analysed or the default one.
 int runWindow(treelens::MainWindow &window, const QCommandLineParser &cli, const QString &file, QString sentence)
 {
@@ -389,8 +433,8 @@ int runWindow(treelens::MainWindow &window, const QCommandLineParser &cli, const
     window.show();
     for (const QString &name : cli.value(QStringLiteral("dock")).split(QLatin1Char(','), Qt::SkipEmptyParts))
         if (!window.showDock(name.trimmed()))
-            std::fprintf(stderr, "treelens: --dock: no dock '%s' (probing, what-if, explain, minimal-pairs, model, "
-                                 "inspector, corpus)\n",
+            std::fprintf(stderr, "treelens: --dock: no dock '%s' (probing, what-if, explain, minimal-pairs, "
+                                 "query-attention, model, inspector, corpus)\n",
                          name.toUtf8().constData());
     bool corpusShown = false; // an opened corpus shows its first sentence
     if (!file.isEmpty()) {
@@ -400,6 +444,8 @@ int runWindow(treelens::MainWindow &window, const QCommandLineParser &cli, const
         else
             corpusShown = window.corpusPanel()->model()->rowCount() > 0; // an empty file shows nothing
     }
+    if (corpusShown && cli.isSet(QStringLiteral("query")))
+        typeQuery(window, cli);
     if (sentence.isEmpty() && corpusShown)
         return QApplication::exec();
     if (sentence.isEmpty())

@@ -17,14 +17,19 @@
 #include "conformance.h"
 #include "core/encoders/encoder.h"
 #include "ui/ablationcontrol.h"
+#include "ui/corpuspanel.h"
+#include "ui/corpusquery.h"
+#include "ui/corpusquerybar.h"
 #include "ui/mainwindow.h"
 #include "ui/minimalpairspanel.h"
+#include "ui/queryattentionpanel.h"
 #include "ui/session/analysisdocument.h"
 #include "ui/viewhost.h"
 #include "ui/uitestapp.h"
 #include "viz/constituencyview.h"
 #include "viz/attentionoverview.h"
 #include "viz/dependencyview.h"
+#include "viz/queryattentionview.h"
 
 using namespace treelens;
 using namespace treelens::conformance;
@@ -350,5 +355,51 @@ TEST_P(ModelSwitch, MinimalPairsDockAndHeadAblation)
         EXPECT_FALSE(a) << m.name << ": analysed with a head switched off that it does not have";
         EXPECT_TRUE(w.document()->modelMessage().contains(QLatin1String("head"))) << m.name << ": "
                                                                                    << w.document()->modelMessage().toStdString();
+    }
+}
+
+// The Corpus dock's tree pattern and the Query attention dock (issue 48): the gold corpus
+// filtered by a Grew request, then the attention from each dependent to its head over its
+// occurrences with this model: a sentence model with attention heads gives a layers × heads grid
+// of its own size; one without word-level attention (a recursive model) says it has none to
+// average; a pair model refuses in one line (it reads pairs).
+TEST_P(ModelSwitch, CorpusQueryAndItsAttentionStatistic)
+{
+    const ModelLine &m = models()[GetParam()];
+    const std::string path = modelPath(m);
+    if (path.empty())
+        GTEST_SKIP() << "SKIPPED: " << m.file << kFixtureMissing;
+    MainWindow w;
+    w.setModelPath(QString::fromStdString(path));
+    w.show();
+    QString error;
+    ASSERT_TRUE(w.openCorpus(QString::fromStdString(goldCorpus()), &error)) << error.toStdString();
+    CorpusPanel *corpus = w.corpusPanel();
+    corpus->setPattern(QStringLiteral("pattern { H -> D; H << D }"), true);
+    ASSERT_TRUE(test::waitFor([&] { return corpus->queryResult() && !corpus->queryBar()->isMatching(); }));
+    ASSERT_GT(corpus->queryResult()->total, 0u);
+    QueryAttentionPanel *stat = w.queryAttentionPanel();
+    bool finished = false, ok = false;
+    QObject::connect(stat, &QueryAttentionPanel::finished, [&](bool r) { finished = true, ok = r; });
+    corpus->queryBar()->setNodes(1, 0); // D → H
+    corpus->queryBar()->requestAttention();
+    ASSERT_TRUE(test::waitFor([&] { return finished; }, 600000)) << m.name << ": the statistic never finished";
+    const QString status = stat->statusText();
+    if (m.kind == Kind::Pair) {
+        EXPECT_FALSE(ok) << m.name << ": a pair model analysed one sentence";
+        EXPECT_TRUE(status.contains(QLatin1String("sentence-pair model"))) << m.name << ": " << status.toStdString();
+        return;
+    }
+    ASSERT_TRUE(ok) << m.name << ": " << status.toStdString();
+    const QueryAttentionFigure &figure = stat->view()->figure();
+    const bool attention = (std::string(",") + m.views + ",").find(",attention,") != std::string::npos;
+    if (attention) {
+        EXPECT_GT(figure.layers, 0) << m.name;
+        EXPECT_GT(figure.heads, 0) << m.name;
+        EXPECT_GT(figure.occurrences, 0u) << m.name << ": " << status.toStdString();
+        EXPECT_EQ(stat->view()->cellTexts().size(), figure.layers * figure.heads) << m.name;
+    } else {
+        EXPECT_EQ(figure.layers, 0) << m.name;
+        EXPECT_TRUE(status.contains(QLatin1String("gives no word-level attention"))) << m.name << ": " << status.toStdString();
     }
 }

@@ -21,6 +21,7 @@ void CorpusModel::setCorpus(std::shared_ptr<const std::vector<Sentence>> corpus,
     beginResetModel();
     m_corpus = std::move(corpus);
     m_analysis.reset();
+    m_matches.clear();
     m_path = path;
     endResetModel();
 }
@@ -32,6 +33,20 @@ void CorpusModel::setAnalysis(std::shared_ptr<const CorpusAnalysis> analysis)
     m_analysis = std::move(analysis);
     if (rowCount() > 0)
         Q_EMIT dataChanged(index(0, F1Column), index(rowCount() - 1, F1Column));
+}
+
+void CorpusModel::setMatchCounts(std::vector<int> counts)
+{
+    if (!counts.empty() && (!m_corpus || counts.size() != m_corpus->size()))
+        return;
+    m_matches = std::move(counts);
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, MatchesColumn), index(rowCount() - 1, MatchesColumn));
+}
+
+int CorpusModel::matchCount(int row) const
+{
+    return row >= 0 && static_cast<std::size_t>(row) < m_matches.size() ? m_matches[static_cast<std::size_t>(row)] : 0;
 }
 
 std::shared_ptr<const Sentence> CorpusModel::sentenceAt(int row) const
@@ -70,6 +85,7 @@ QVariant CorpusModel::data(const QModelIndex &index, int role) const
         case IndexColumn: return index.row() + 1;
         case WordsColumn: return static_cast<int>(s.tokens.size());
         case F1Column: return f1 >= 0 ? QString::number(f1, 'f', 1) : QString();
+        case MatchesColumn: return hasMatchCounts() ? QVariant(matchCount(index.row())) : QVariant();
         case TextColumn: return sentenceDisplayText(s);
         default: return {};
         }
@@ -79,6 +95,7 @@ QVariant CorpusModel::data(const QModelIndex &index, int role) const
         case IndexColumn: return index.row();
         case WordsColumn: return static_cast<int>(s.tokens.size());
         case F1Column: return f1;
+        case MatchesColumn: return matchCount(index.row());
         default: return sentenceDisplayText(s);
         }
     }
@@ -103,6 +120,7 @@ QVariant CorpusModel::headerData(int section, Qt::Orientation orientation, int r
     case IndexColumn: return tr("#");
     case WordsColumn: return tr("Words");
     case F1Column: return tr("F1");
+    case MatchesColumn: return tr("Matches");
     case TextColumn: return tr("Sentence");
     default: return {};
     }

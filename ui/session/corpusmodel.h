@@ -1,9 +1,10 @@
 #pragma once
 /// \file corpusmodel.h
 /// A thin table-model adapter over a loaded corpus (thousands of sentences):
-/// columns #, words, induced-tree F1 (once a corpus analysis has run) and the
-/// sentence text. Sorting uses Qt::UserRole (numbers as numbers); searching is a
-/// QSortFilterProxyModel on the text column (see CorpusDock).
+/// columns #, words, induced-tree F1 (once a corpus analysis has run), the
+/// occurrences of the corpus query (once one has matched) and the sentence text.
+/// Sorting uses Qt::UserRole (numbers as numbers); searching and the query's filter
+/// are a QSortFilterProxyModel (see CorpusPanel).
 
 #include <memory>
 #include <string>
@@ -20,7 +21,7 @@ namespace treelens {
 class CorpusModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { IndexColumn, WordsColumn, F1Column, TextColumn, ColumnCount };
+    enum Column { IndexColumn, WordsColumn, F1Column, MatchesColumn, TextColumn, ColumnCount };
 
     explicit CorpusModel(QObject *parent = nullptr);
 
@@ -29,6 +30,12 @@ public:
     QString path() const { return m_path; }
     void setAnalysis(std::shared_ptr<const CorpusAnalysis> analysis);
     std::shared_ptr<const CorpusAnalysis> analysis() const { return m_analysis; }
+    /// The corpus query's occurrences per row (the Matches column); empty: no query (the
+    /// column is blank). A list of another length than the corpus is ignored.
+    void setMatchCounts(std::vector<int> counts);
+    bool hasMatchCounts() const { return !m_matches.empty(); }
+    /// Row `row`'s occurrences (0 without a query).
+    int matchCount(int row) const;
     /// The sentence in corpus row `row` (nullptr when out of range). Shares ownership with the corpus.
     std::shared_ptr<const Sentence> sentenceAt(int row) const;
     /// The row of the sentence with id `id` and, when `sameWords` is given, the
@@ -44,6 +51,7 @@ public:
 private:
     std::shared_ptr<const std::vector<Sentence>> m_corpus;
     std::shared_ptr<const CorpusAnalysis> m_analysis;
+    std::vector<int> m_matches;
     QString m_path;
 };
 

@@ -1,6 +1,7 @@
 // sentencepipeline: parse + encode one sentence for the app (see sentencepipeline.h).
 #include "ui/session/sentencepipeline.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/base/inputlimits.h"
@@ -85,37 +86,69 @@ SentencePipeline::Output SentencePipeline::run(Sentence s, const ParserConfig &c
                     " words (split it, or use treelens-cli with --max-words)";
         return out;
     }
-    double parseMs = 0.0, encoderMs = 0.0;
+    double parseMs = 0.0;
     if (!s.dependency || !s.constituency) {
-        auto p = parser(config);
-        if (!p) {
-            out.error = p.message();
+        if (!fillTrees(s, config, control, out, parseMs))
             return out;
-        }
-        control.report(0, 0, "Parsing");
-        const auto t0 = std::chrono::steady_clock::now();
-        auto r = (*p)->parse(s);
-        parseMs = msSince(t0);
-        if (!r) {
-            // The encoder needs only the words: show its analysis without trees
-            // rather than nothing (e.g. Link Grammar on a 200-word sentence).
-            s.setMetadata("parse_error", r.message());
-        }
-        const bool hadDep = s.dependency.has_value(), hadConst = s.constituency.has_value();
-        Sentence parsed = r ? std::move(*r) : s;
-        // A tree the sentence came with keeps its provenance (gold from a corpus file, or an
-        // earlier parse or edit); a tree the parser just made is "parsed".
-        if (hadDep)
-            parsed.dependency = s.dependency;
-        if (hadConst)
-            parsed.constituency = s.constituency;
-        markTreeSource(parsed, "dependency_source", hadDep, parsed.dependency.has_value(), s);
-        markTreeSource(parsed, "constituency_source", hadConst, parsed.constituency.has_value(), s);
-        s = std::move(parsed);
     } else {
         markTreeSource(s, "dependency_source", true, true, s);
         markTreeSource(s, "constituency_source", true, true, s);
     }
+    return encode(std::move(s), modelPath, control, ablate, parseMs, std::move(out));
+}
+
+SentencePipeline::Output SentencePipeline::runForModel(Sentence s, const ParserConfig &config, const std::string &modelPath,
+                                                       const RunControl &control)
+{
+    if (modelPath.empty())
+        return encode(std::move(s), modelPath, control, {}, 0.0, Output{});
+    auto encoder = m_encoders.get(modelPath);
+    bool lacks = false;
+    if (encoder) {
+        const InputKind input = (*encoder)->info().input;
+        lacks = (readsTree(input, TreeKind::Dependency) && !s.dependency) ||
+                (readsTree(input, TreeKind::Constituency) && !s.constituency);
+    }
+    // Without a loaded model encode() says why (modelError); over the word limit run() does.
+    if (lacks || s.tokens.size() > static_cast<std::size_t>(std::max(0, config.maxWords)))
+        return run(std::move(s), config, modelPath, control);
+    return encode(std::move(s), modelPath, control, {}, 0.0, Output{});
+}
+
+bool SentencePipeline::fillTrees(Sentence &s, const ParserConfig &config, const RunControl &control, Output &out, double &parseMs)
+{
+    auto p = parser(config);
+    if (!p) {
+        out.error = p.message();
+        return false;
+    }
+    control.report(0, 0, "Parsing");
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = (*p)->parse(s);
+    parseMs = msSince(t0);
+    if (!r) {
+        // The encoder needs only the words: show its analysis without trees
+        // rather than nothing (e.g. Link Grammar on a 200-word sentence).
+        s.setMetadata("parse_error", r.message());
+    }
+    const bool hadDep = s.dependency.has_value(), hadConst = s.constituency.has_value();
+    Sentence parsed = r ? std::move(*r) : s;
+    // A tree the sentence came with keeps its provenance (gold from a corpus file, or an
+    // earlier parse or edit); a tree the parser just made is "parsed".
+    if (hadDep)
+        parsed.dependency = s.dependency;
+    if (hadConst)
+        parsed.constituency = s.constituency;
+    markTreeSource(parsed, "dependency_source", hadDep, parsed.dependency.has_value(), s);
+    markTreeSource(parsed, "constituency_source", hadConst, parsed.constituency.has_value(), s);
+    s = std::move(parsed);
+    return true;
+}
+
+SentencePipeline::Output SentencePipeline::encode(Sentence s, const std::string &modelPath, const RunControl &control,
+                                                  const std::vector<HeadAblation> &ablate, double parseMs, Output out)
+{
+    double encoderMs = 0.0;
     if (!modelPath.empty() && !control.isCancelled()) {
         control.report(0, 0, "Running the encoder");
         auto encoder = m_encoders.get(modelPath);

@@ -51,7 +51,19 @@ public:
     Output run(Sentence sentence, const ParserConfig &parser, const std::string &modelPath, const RunControl &control,
                const std::vector<HeadAblation> &ablate = {});
 
+    /// run() for a statistic over corpus sentences (the Corpus dock's query attention): the
+    /// parser runs only when the sentence lacks a tree the model reads (a model of words alone
+    /// never waits for a parser), then the encoder as run() runs it, with every head on. A
+    /// sentence that needs the parser goes through run() itself.
+    Output runForModel(Sentence sentence, const ParserConfig &parser, const std::string &modelPath,
+                       const RunControl &control);
+
 private:
+    /// run()'s stages: the trees the sentence lacks filled by the parser (false and
+    /// `out.error` when the parser cannot be made), and the encoder run on it.
+    bool fillTrees(Sentence &s, const ParserConfig &config, const RunControl &control, Output &out, double &parseMs);
+    Output encode(Sentence s, const std::string &modelPath, const RunControl &control, const std::vector<HeadAblation> &ablate,
+                  double parseMs, Output out);
     /// The parser for `config`, created again only when the configuration changed.
     Result<Parser *> parser(const ParserConfig &config);
 
