@@ -119,10 +119,11 @@ TEST(AnalysisJson, KeysAndValuesMatchTheAnalysis)
 {
     const Analysis a = handAnalysis();
     const auto j = nlohmann::json::parse(analysisToJson(a, true));
-    EXPECT_EQ(keys(j), (std::set<std::string>{"tokens", "family", "layers", "heads", "link_probs", "constituent_prior",
-                                              "attention", "attention_raw", "induced_brackets", "induced_tree",
-                                              "embedding", "mean_embedding", "prediction"}));
+    EXPECT_EQ(keys(j), (std::set<std::string>{"tokens", "word_token", "family", "layers", "heads", "link_probs",
+                                              "constituent_prior", "attention", "attention_raw", "induced_brackets",
+                                              "induced_tree", "embedding", "mean_embedding", "prediction"}));
     EXPECT_EQ(j["tokens"].get<std::vector<std::string>>(), a.tokens);
+    EXPECT_EQ(j["word_token"].get<std::vector<int>>(), a.wordToken); // each word's row and column (issue 48)
     EXPECT_EQ(j["family"], "tree-transformer");
     EXPECT_EQ(j["layers"], 2);
     EXPECT_EQ(j["heads"], 2);
