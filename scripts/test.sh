@@ -9,7 +9,7 @@
 #   4. ci-headless preset (TREELENS_BUILD_GUI=OFF): build (ccache reuses the ci objects),
 #      ctest with native bf16 reported absent (TREELENS_CPU_BF16=none): both branches of
 #      --precision auto on any CPU
-#   5. libFuzzer targets, 30 s each, two at a time (FUZZ_SECONDS to change, 0 to skip)
+#   5. libFuzzer targets, 20 s each, two at a time (FUZZ_SECONDS to change, 0 to skip)
 # Each stage's wall-clock time is printed at the end and kept in build/ci-times.tsv
 # (docs/building.md, "The CI command end to end").
 set -euo pipefail
@@ -56,8 +56,8 @@ stage python-install cmake --install build/ci --component python
 stage headless-configure cmake --preset ci-headless
 stage headless-build cmake --build --preset ci-headless -j "$jobs"
 stage headless-test env TREELENS_CPU_BF16=none ctest --test-dir build/ci-headless --output-on-failure --timeout 1500 -E package_contents
-if [[ ${FUZZ_SECONDS:-30} != 0 ]]; then
-  stage fuzz scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+if [[ ${FUZZ_SECONDS:-20} != 0 ]]; then
+  stage fuzz scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 fi
 report
 echo "test.sh: all green"
