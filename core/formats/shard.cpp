@@ -2,10 +2,12 @@
 #include "core/formats/shard.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 #include <zlib.h>
@@ -160,6 +162,15 @@ std::string shardEndLine(std::size_t records)
 
 namespace {
 
+/// A count or size of a shard line: a non-negative integer (a number too large for 64 bits,
+/// which the JSON reader keeps as a float, or a negative one is refused, never converted).
+std::uint64_t countOf(const json &v)
+{
+    if (!v.is_number_unsigned())
+        throw std::runtime_error("expected a non-negative integer, found " + v.dump());
+    return v.get<std::uint64_t>();
+}
+
 /// The shard line's JSON (after kShardLine) into `h`.
 Status parseShardLine(const std::string &path, const std::string &line, ShardHeader &h)
 {
@@ -172,11 +183,11 @@ Status parseShardLine(const std::string &path, const std::string &line, ShardHea
             return Error{path + ": " + spec.message(), spec.code()};
         h.shard = *spec;
         h.input.path = j.at("input").at("path").get<std::string>();
-        h.input.size = j.at("input").at("size").get<std::uint64_t>();
+        h.input.size = countOf(j.at("input").at("size"));
         h.input.crc32 = j.at("input").at("crc32").get<std::string>();
-        h.total = j.at("total").get<std::size_t>();
-        h.begin = j.at("begin").get<std::size_t>();
-        h.end = j.at("end").get<std::size_t>();
+        h.total = static_cast<std::size_t>(countOf(j.at("total")));
+        h.begin = static_cast<std::size_t>(countOf(j.at("begin")));
+        h.end = static_cast<std::size_t>(countOf(j.at("end")));
         h.headerLines = j.at("header_lines").get<int>();
         h.threads = j.value("threads", -1); // absent before issue 47
         h.cpus = j.value("cpus", 0);
@@ -225,7 +236,7 @@ Result<ShardFile> readShard(const std::string &path, bool withBody)
         const bool wholeLine = lastStart != std::string::npos || tailSize == size - f.bodyBegin;
         if (wholeLine && last.compare(at, tail.size(), tail) == 0) {
             try {
-                f.records = json::parse(last.substr(at + tail.size())).at("records").get<std::size_t>();
+                f.records = static_cast<std::size_t>(countOf(json::parse(last.substr(at + tail.size())).at("records")));
                 f.complete = true;
                 f.bodyEnd = size - tailSize + at;
             } catch (const std::exception &) {
